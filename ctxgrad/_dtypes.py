@@ -1,0 +1,191 @@
+"""Dtypes, the default float dtype, and torch's type-promotion rules.
+
+ctxgrad's dtypes *are* NumPy dtypes (``ctxgrad.float32 is np.dtype("float32")``), so a
+tensor's ``dtype`` can be handed to NumPy unchanged.  What differs from NumPy is promotion:
+torch keeps a float32 tensor float32 when it meets a Python float or a 0-d float64 tensor,
+and turns an integer tensor combined with a Python float into the *default* float dtype
+(float32), where NumPy would give float64.  :func:`promote_operands` applies torch's rule
+before NumPy computes, so every binary op gets torch's result dtype from one place.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+float16 = half = np.dtype(np.float16)
+float32 = np.dtype(np.float32)
+float64 = double = np.dtype(np.float64)
+complex64 = cfloat = np.dtype(np.complex64)
+complex128 = cdouble = np.dtype(np.complex128)
+uint8 = np.dtype(np.uint8)
+int8 = np.dtype(np.int8)
+int16 = short = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+int64 = long = np.dtype(np.int64)
+bool_ = np.dtype(np.bool_)
+
+_default_dtype: np.dtype[Any] = float32
+
+# Torch's names for dtypes, used in reprs and messages ("torch.FloatTensor" style).
+_TENSOR_TYPE_NAMES = {
+    float16: "HalfTensor",
+    float32: "FloatTensor",
+    float64: "DoubleTensor",
+    complex64: "ComplexFloatTensor",
+    complex128: "ComplexDoubleTensor",
+    uint8: "ByteTensor",
+    int8: "CharTensor",
+    int16: "ShortTensor",
+    int32: "IntTensor",
+    int64: "LongTensor",
+    bool_: "BoolTensor",
+}
+_SHORT_NAMES = {
+    float16: "Half",
+    float32: "Float",
+    float64: "Double",
+    complex64: "ComplexFloat",
+    complex128: "ComplexDouble",
+    uint8: "Byte",
+    int8: "Char",
+    int16: "Short",
+    int32: "Int",
+    int64: "Long",
+    bool_: "Bool",
+}
+
+# Promotion category of a dtype kind: bool < integer < floating < complex.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def get_default_dtype() -> np.dtype[Any]:
+    """The dtype of floating tensors made from Python floats (float32 unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: Any) -> None:
+    """Set the default floating dtype; like torch, only float32 and float64 (and float16)."""
+    global _default_dtype
+    dt = to_dtype(d)
+    if dt.kind != "f":
+        raise TypeError(f"only floating-point types are supported as the default type, got {dt}")
+    _default_dtype = dt
+
+
+def to_dtype(d: Any) -> np.dtype[Any]:
+    """Normalise anything NumPy accepts as a dtype (and Python's ``float``) to a dtype."""
+    if d is builtins.float:
+        return _default_dtype
+    if d is builtins.int:
+        return int64
+    if d is builtins.bool:
+        return bool_
+    return np.dtype(d)
+
+
+def is_floating(dt: np.dtype[Any]) -> bool:
+    """True for the dtypes that may require grad (floating and complex)."""
+    return dt.kind in "fc"
+
+
+def type_name(dt: np.dtype[Any]) -> str:
+    """Torch's legacy name for a tensor type, e.g. ``FloatTensor``."""
+    return _TENSOR_TYPE_NAMES.get(dt, f"{dt.name}Tensor")
+
+
+def short_name(dt: np.dtype[Any]) -> str:
+    """Torch's short scalar-type name, e.g. ``Float`` or ``Double``."""
+    return _SHORT_NAMES.get(dt, dt.name)
+
+
+def dtype_repr(dt: np.dtype[Any]) -> str:
+    """How a dtype is spelled in a tensor's repr: ``ctxgrad.float64``."""
+    name = "bool" if dt == bool_ else dt.name
+    return f"ctxgrad.{name}"
+
+
+def scalar_dtype(value: object) -> np.dtype[Any]:
+    """The dtype torch gives a tensor made from a Python scalar."""
+    if isinstance(value, builtins.bool):
+        return bool_
+    if isinstance(value, builtins.int):
+        return int64
+    if isinstance(value, builtins.complex):
+        return complex64 if _default_dtype == float32 else complex128
+    return _default_dtype
+
+
+def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | object) -> np.dtype[Any]:
+    """Torch's result dtype for a binary op on arrays (from tensors) or Python scalars.
+
+    Torch ranks operands: tensors with dimensions, then 0-d tensors, then Python scalars.
+    A lower-ranked operand only changes the result dtype when it is of a higher category
+    (bool < int < float < complex); a Python float then brings the default dtype, a 0-d
+    tensor its own dtype.
+    """
+    a_arr = isinstance(a, np.ndarray)
+    b_arr = isinstance(b, np.ndarray)
+    if a_arr and b_arr:
+        assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+        da, db = a.dtype, b.dtype
+        if da == db:
+            return da
+        ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
+        a_dims, b_dims = a.ndim > 0, b.ndim > 0
+        if a_dims == b_dims or ca != cb:
+            # Same rank, or different categories: the higher category wins; within a
+            # category the wider type wins.
+            if ca == cb:
+                return np.promote_types(da, db)
+            return da if ca > cb else db
+        return da if a_dims else db
+    if a_arr:
+        assert isinstance(a, np.ndarray)
+        return _with_scalar(a.dtype, b)
+    if b_arr:
+        assert isinstance(b, np.ndarray)
+        return _with_scalar(b.dtype, a)
+    return np.promote_types(scalar_dtype(a), scalar_dtype(b))
+
+
+def _with_scalar(dt: np.dtype[Any], scalar: object) -> np.dtype[Any]:
+    sd = scalar_dtype(scalar)
+    if _CATEGORY[sd.kind] > _CATEGORY[dt.kind]:
+        if sd.kind == "c" and dt.kind == "f":
+            return complex128 if dt == float64 else complex64
+        return sd
+    return dt
+
+
+def promote_operands(a: Any, b: Any) -> tuple[Any, Any]:
+    """Cast NumPy operands so that NumPy's result dtype is torch's.
+
+    ``a`` and ``b`` are arrays (the data of tensors) or Python scalars.  The common cases,
+    equal dtypes or a float array with a Python number, return at once.
+    """
+    a_arr = isinstance(a, np.ndarray)
+    b_arr = isinstance(b, np.ndarray)
+    if a_arr and b_arr:
+        if a.dtype == b.dtype:
+            return a, b
+    elif a_arr:
+        if a.dtype.kind == "f" and not isinstance(b, builtins.complex):
+            return a, b
+    elif b_arr:
+        if b.dtype.kind == "f" and not isinstance(a, builtins.complex):
+            return a, b
+    dt = result_dtype(a, b)
+    if a_arr:
+        if a.dtype != dt:
+            a = a.astype(dt)
+    else:
+        a = np.asarray(a, dtype=dt)[()]
+    if b_arr:
+        if b.dtype != dt:
+            b = b.astype(dt)
+    else:
+        b = np.asarray(b, dtype=dt)[()]
+    return a, b

@@ -1,0 +1,171 @@
+"""Ways to make tensors: ``tensor``, ``zeros``, ``arange``, ``randn`` and the rest.
+
+Random tensors come from one NumPy ``Generator`` that ``manual_seed`` resets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ctxgrad import _dtypes
+from ctxgrad._state import _state
+from ctxgrad._tensor import Size, Tensor, _array_from, _check_requires_grad_dtype, _wrap, device
+
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> np.random.Generator:
+    """Seed the generator behind ``rand``, ``randn`` and friends."""
+    global _generator
+    _generator = np.random.default_rng(int(seed))
+    return _generator
+
+
+def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> Tensor:
+    if dev is not None:
+        device(dev)
+    t = _wrap(arr)
+    if requires_grad:
+        _check_requires_grad_dtype(arr.dtype, True)
+        t._requires_grad = True
+    if _state.inference:
+        t._inference = True
+    return t
+
+
+def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _dtype_or_default(dtype: Any) -> np.dtype[Any]:
+    return _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor that copies ``data`` (nested lists, numbers, arrays or tensors).
+
+    Python floats give the default dtype (float32), ints int64, bools bool.
+    """
+    return _finish(_array_from(data, dtype), requires_grad, device)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like ``tensor``, but shares memory with a NumPy array or tensor when no conversion is needed."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _dtypes.to_dtype(dtype) == data.dtype):
+        return _finish(data, False, device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
+    """A tensor that shares memory with ``array`` (changes to one show in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    return _finish(array, False)
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros."""
+    return _finish(np.zeros(_size(size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones."""
+    return _finish(np.ones(_size(size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor whose values are not initialised."""
+    return _finish(np.empty(_size(size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+
+
+def full(
+    size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A tensor filled with ``fill_value``; its dtype follows the value, as in torch."""
+    dt = _dtypes.scalar_dtype(fill_value) if dtype is None else _dtypes.to_dtype(dtype)
+    return _finish(np.full(_size((size,)), fill_value, dtype=dt), requires_grad, device)
+
+
+def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
+    return t._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros with ``input``'s shape and dtype."""
+    return _finish(np.zeros(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones with ``input``'s shape and dtype."""
+    return _finish(np.ones(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor with ``input``'s shape and dtype."""
+    return _finish(np.empty(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def full_like(
+    input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """``fill_value`` everywhere, with ``input``'s shape and dtype."""
+    return _finish(np.full(input._data.shape, fill_value, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from ``start`` (default 0) up to ``end``, excluded; int64 unless a bound is a float."""
+    if end is None:
+        start, end = 0, start
+    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dt = _dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else _dtypes.int64
+    else:
+        dt = _dtypes.to_dtype(dtype)
+    return _finish(np.arange(values[0], values[1], values[2]).astype(dt), requires_grad, device)
+
+
+def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples from [0, 1)."""
+    arr = _generator.random(_size(size)).astype(_dtype_or_default(dtype))
+    return _finish(arr, requires_grad, device)
+
+
+def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples."""
+    arr = _generator.standard_normal(_size(size)).astype(_dtype_or_default(dtype))
+    return _finish(arr, requires_grad, device)
+
+
+def randint(
+    low: int, high: int | None = None, size: Sequence[int] = (), *, dtype: Any = None, device: Any = None
+) -> Tensor:
+    """Integers drawn uniformly from [low, high)."""
+    if high is None:
+        low, high = 0, low
+    dt = _dtypes.int64 if dtype is None else _dtypes.to_dtype(dtype)
+    return _finish(_generator.integers(low, high, size=tuple(size)).astype(dt), False, device)
+
+
+def is_tensor(obj: object) -> bool:
+    """True for ctxgrad tensors."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return int(input._data.size)

@@ -1,0 +1,27 @@
+"""Per-thread mode flags read on every op: grad mode, inference mode, anomaly mode and
+the saved-tensor hooks.
+
+A module of its own with no imports, so that the tensor (which reads the flags) and the
+autograd package (which sets them) can both import it first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class _ModeState(threading.local):
+    """Per-thread mode flags; the class attributes give every new thread its defaults."""
+
+    grad_enabled: bool = True
+    inference: bool = False
+    anomaly: bool = False
+    anomaly_check_nan: bool = True
+    # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
+    saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
+    saved_hooks_disabled: str | None = None
+
+
+_state = _ModeState()

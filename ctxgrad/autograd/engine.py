@@ -1,0 +1,241 @@
+"""The backward engine: dependency counting and a ready queue, no recursion anywhere.
+
+``run_backward`` works in three steps:
+
+1. **Count.**  Walk the graph from the roots with an explicit stack and count, for every
+   node, how many edges point at it (``deps``).
+2. **Prune** (only when ``inputs`` are given).  Keep the nodes from which an input can be
+   reached; nothing else runs.
+3. **Run.**  A node is *ready* when every edge into it has delivered its gradient
+   (``deps`` reached zero).  Ready nodes wait in a heap ordered by creation, newest
+   first, as torch orders them.  Running a node (:func:`_run_node`, the one place where
+   that happens) applies its tensor hooks, calls ``node._run`` (the user's ``backward``
+   for a Function node, the ``.grad`` update for ``AccumulateGrad``), and adds each
+   gradient it returns into the buffer of the node the edge leads to.
+
+Each node runs once, so a graph of ``N`` nodes and ``E`` edges costs ``O(N + E)``, and a
+chain of a million ops needs no more stack than a chain of ten.  Without
+``retain_graph``, each node frees its saved tensors right after it runs.  Grad mode is
+``create_graph`` while the engine runs, so a backward built from ctxgrad ops records a
+graph of its own for double backward.
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad.autograd.graph import AccumulateGrad, Node, _accumulate_into, _accumulator_of
+
+if TYPE_CHECKING:
+    from ctxgrad._tensor import Tensor
+
+Buffer = list["Tensor | None"]
+
+
+def _edge_of(t: Tensor) -> tuple[Node, int]:
+    fn = t._grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    return _accumulator_of(t), 0
+
+
+def _input_edge(t: Tensor) -> tuple[Node | None, int]:
+    """Where gradients for ``t`` arrive, or ``(None, 0)`` for a leaf no graph has used."""
+    fn = t._grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    ref = t._accumulator
+    node = ref() if ref is not None else None
+    return node, 0
+
+
+def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
+    """For each node reachable from ``roots``, the number of edges pointing at it."""
+    deps: dict[Node, int] = dict.fromkeys(roots, 0)
+    stack = list(roots)
+    while stack:
+        for e in stack.pop()._edges:
+            if e is None:
+                continue
+            child = e[0]
+            if child is None:
+                continue
+            n = deps.get(child)
+            if n is None:
+                deps[child] = 1
+                stack.append(child)
+            else:
+                deps[child] = n + 1
+    return deps
+
+
+def _nodes_leading_to(deps: dict[Node, int], roots: list[Node], targets: set[Node]) -> set[Node]:
+    """The nodes from which some target can be reached (targets included)."""
+    # Kahn's order visits parents before children; walking it backwards sees children first.
+    remaining = dict(deps)
+    order: list[Node] = []
+    stack = [r for r in roots if remaining[r] == 0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for e in node._edges:
+            if e is not None and e[0] is not None:
+                child = e[0]
+                remaining[child] -= 1
+                if remaining[child] == 0:
+                    stack.append(child)
+    leading: set[Node] = set()
+    for node in reversed(order):
+        if node in targets or any(e is not None and e[0] in leading for e in node._edges):
+            leading.add(node)
+    return leading
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    seeds: Sequence[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+    accumulate: bool = True,
+) -> list[Tensor | None]:
+    """Propagate ``seeds`` (one gradient per root) back through the graph.
+
+    With ``accumulate`` (``backward``), gradients are added into ``.grad`` of the leaves
+    (only of ``inputs`` when given).  Without it (``autograd.grad``), the gradients that
+    reach each of ``inputs`` are returned and no ``.grad`` changes.
+    """
+    buffers: dict[Node, Buffer] = {}
+    root_nodes: list[Node] = []
+    for t, g in zip(roots, seeds):
+        node, nr = _edge_of(t)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * len(node._out_meta)
+            root_nodes.append(node)
+        prev = buf[nr]
+        buf[nr] = g if prev is None else prev + g
+    deps = _count_dependencies(root_nodes)
+
+    # What to capture (autograd.grad, or non-leaf inputs of backward) and what to run.
+    captures: dict[Node, list[tuple[int, int]]] = {}
+    captured: list[Tensor | None] = []
+    visit: set[Node] | None = None
+    runnable: set[Node] | None = None
+    if inputs is not None:
+        captured = [None] * len(inputs)
+        for k, t in enumerate(inputs):
+            node_or_none, nr = _input_edge(t)
+            if node_or_none is not None and node_or_none in deps:
+                if accumulate and isinstance(node_or_none, AccumulateGrad):
+                    continue  # backward(inputs=leaf): its AccumulateGrad runs and fills .grad
+                captures.setdefault(node_or_none, []).append((nr, k))
+        targets = set(captures)
+        if accumulate:
+            targets |= {n for t in inputs for n in [_input_edge(t)[0]] if isinstance(n, AccumulateGrad)}
+        visit = _nodes_leading_to(deps, root_nodes, targets)
+        runnable = {
+            n for n in visit if any(e is not None and e[0] in visit for e in n._edges)
+        }
+        if accumulate:
+            runnable |= {n for n in targets if isinstance(n, AccumulateGrad)}
+
+    # Ready nodes wait in a heap, newest first.  A chain never needs the heap: while only
+    # one node is ready, it is kept in ``node`` and run next.
+    ready: list[tuple[int, Node]] = [(-n._seq, n) for n in root_nodes if deps[n] == 0]
+    heapq.heapify(ready)
+    node: Node | None = None
+    prev_mode = _state.grad_enabled
+    _state.grad_enabled = create_graph
+    try:
+        while node is not None or ready:
+            if node is None:
+                node = heapq.heappop(ready)[1]
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * len(node._out_meta)
+            if node._hooks is not None or isinstance(node, AccumulateGrad):
+                buf = node._output_grads(buf)
+            if captures:
+                wanted = captures.get(node)
+                if wanted is not None:
+                    for nr, k in wanted:
+                        g = buf[nr]
+                        captured[k] = g
+                        if accumulate and g is not None:
+                            _accumulate_into(inputs[k], g)  # type: ignore[index]
+            if runnable is not None and node not in runnable:
+                node = None
+                continue
+            grads = _run_node(node, buf)
+            if not keep_graph:
+                node._release()
+            next_node: Node | None = None
+            for e, g in zip(node._edges, grads):
+                if e is None:
+                    continue
+                child = e[0]
+                if child is None:
+                    continue
+                if g is not None:
+                    cbuf = buffers.get(child)
+                    if cbuf is None:
+                        cbuf = buffers[child] = [None] * len(child._out_meta)
+                    nr = e[1]
+                    prev = cbuf[nr]
+                    cbuf[nr] = g if prev is None else prev + g
+                n = deps[child] - 1
+                deps[child] = n
+                if n == 0 and (visit is None or child in visit):
+                    if next_node is None and not ready:
+                        next_node = child
+                    else:
+                        if next_node is not None:
+                            heapq.heappush(ready, (-next_node._seq, next_node))
+                            next_node = None
+                        heapq.heappush(ready, (-child._seq, child))
+            node = next_node
+    finally:
+        _state.grad_enabled = prev_mode
+    return captured
+
+
+def _run_node(node: Node, buf: Buffer) -> list[Tensor | None]:
+    """Run one node; in anomaly mode, check its results for NaN and report where it was made."""
+    if not _state.anomaly:
+        return node._run(buf)
+    try:
+        grads = node._run(buf)
+        if _state.anomaly_check_nan:
+            for i, g in enumerate(grads):
+                if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        return grads
+    except Exception as exc:
+        _report_anomaly(node, exc)
+        raise
+
+
+def _report_anomaly(node: Node, exc: Exception) -> None:
+    md = node._metadata
+    stack = md.get("traceback_") if md else None
+    if stack:
+        text = "".join(stack)
+        message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{text}"
+    else:
+        text = ""
+        message = (
+            f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+            "anomaly during forward pass for more information."
+        )
+    warnings.warn(message, UserWarning, stacklevel=4)
+    exc.forward_traceback = text  # type: ignore[attr-defined]
+    add_note: Any = getattr(exc, "add_note", None)
+    if add_note is not None:
+        add_note(message)

@@ -1,0 +1,931 @@
+"""``Function``: the one way an op enters the graph, and its ctx, which *is* the graph node.
+
+Writing an op means subclassing :class:`Function`::
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):                # runs with grad mode off
+            y = x.exp()
+            ctx.save_for_backward(y)        # checked for in-place changes at unpack
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_y):          # one gradient per output of forward
+            (y,) = ctx.saved_tensors
+            return grad_y * y               # one gradient per argument of forward
+
+    y = Exp.apply(x)
+
+What ``apply`` does, in order:
+
+1. binds keyword arguments to ``forward``'s parameters (a plan made once per class);
+2. makes the ctx, an instance of the class ``ExpBackward`` generated for ``Exp``;
+3. sets ``ctx.needs_input_grad`` (one bool per argument) and runs ``forward`` (and
+   ``setup_context``, if the class defines it) with grad mode off;
+4. if grad mode is on and some tensor argument requires grad, *records*: the ctx gets one
+   edge per argument, each floating output gets ``grad_fn = ctx``, tensors passed to
+   ``save_for_backward`` are packed with their versions, and the result is returned.
+
+Otherwise the outputs come back untouched, which keeps calls in ``no_grad`` (and the ops
+called inside ``forward`` and ``backward``) cheap.  The backward engine later calls
+``ctx._run``, which runs ``backward`` and hands what it returns to :func:`_check_grads`,
+the single place where every gradient any op returns is checked and fitted to its input.
+
+Built-in ops in :mod:`ctxgrad.ops` are written exactly like this; read any of them as an
+example.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import traceback
+import warnings
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd.graph import _FREED_MSG, Node, SavedTensor, _accumulator_of, _sequence
+
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "GradientTypeError",
+    "InplaceFunction",
+    "NestedIOFunction",
+    "once_differentiable",
+]
+
+_T = TypeVar("_T")
+
+
+class GradientTypeError(TypeError, RuntimeError):
+    """A backward returned something that is not a gradient (a float, a list, an array).
+
+    It is a ``TypeError`` and, because torch raises ``RuntimeError`` for the same misuse, a
+    ``RuntimeError`` too, so ``except RuntimeError`` in ported code still catches it.
+    """
+
+
+_CLEARED = ("cleared",)
+# ctx attributes that belong to ctxgrad: the check for tensors stored on ctx skips them.
+_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_metadata", "_hooks", "to_save"})
+_FORWARD_MISSING = "You must implement the forward function for custom autograd.Function."
+_BACKWARD_MISSING = (
+    "You must implement either the backward or vjp method for your custom autograd.Function "
+    "to use it with backward mode AD."
+)
+
+
+class BackwardCFunction(Node):
+    """The ctx handed to ``forward``/``setup_context``/``backward``, and the graph node.
+
+    Each ``Function`` subclass ``F`` gets a subclass ``FBackward`` of this class; one
+    instance is made per ``F.apply`` call and becomes ``grad_fn`` of the outputs.
+    Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
+    """
+
+    __slots__ = ("_args", "_needs", "_out_meta")
+
+    _forward_cls: ClassVar[type[Function]]
+    _needs: tuple[bool, ...] | None
+    _args: tuple[Any, ...] | None
+
+    # Defaults for what the ctx API sets; an instance stores only what was set.
+    to_save: tuple[Tensor | None, ...] | None = None
+    _dirty: tuple[Tensor, ...] | None = None
+    _non_diff: tuple[Tensor, ...] | None = None
+    _materialize: bool = True
+    _saved_forward: tuple[Tensor | None, ...] | None = None
+    _saved: tuple[SavedTensor | None, ...] | None = ()
+
+    # ------------------------------------------------------------------ the ctx API
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors (inputs, outputs, intermediates or None) for ``backward``.
+
+        Read them back with ``ctx.saved_tensors``; an in-place change made to one of them
+        in between raises there instead of giving a wrong gradient.  (The arguments are
+        checked when the call is recorded, so that calls that record nothing stay cheap.)
+        """
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for ``jvp``; inside ``jvp``, ``ctx.saved_tensors`` returns these."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_forward expects all arguments to be tensors, but argument {i} is of "
+                    f"type {type(t).__name__} (in {self._forward_cls.__name__}); save non-tensors as "
+                    "attributes on ctx."
+                )
+        self._saved_forward = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to ``save_for_backward``, checked for in-place changes.
+
+        Empty inside ``forward``; after a backward without ``retain_graph`` it raises.
+        """
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED_MSG)
+        if saved is _CLEARED:
+            raise RuntimeError(
+                "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is "
+                "set on the autograd.Function. Either access saved_tensors only once, or set "
+                "clear_saved_tensors_on_access=False."
+            )
+        out = tuple(None if s is None else s.unpack(self, i) for i, s in enumerate(saved))
+        if saved and self._forward_cls.clear_saved_tensors_on_access:
+            self._saved = _CLEARED
+        return out
+
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """Deprecated alias of ``saved_tensors``."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare the inputs that ``forward`` changed in place; they must be returned.
+
+        The returned tensor is the same object, its version is bumped, and its history
+        now goes through this node.  A leaf that requires grad cannot be changed in place.
+        """
+        _check_all_tensors(self, "mark_dirty", tensors)
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that have no gradient: they do not require grad, and
+        ``backward`` receives zeros (or None without materialisation) for them."""
+        _check_all_tensors(self, "mark_non_differentiable", tensors)
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, ``backward`` gets None instead of zeros for outputs that got no gradient."""
+        self._materialize = bool(value)
+
+    def mark_shared_storage(self, *pairs: Any) -> None:
+        """Removed from torch long ago; kept so old code gets a clear message."""
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are automatically tracked.")
+
+    def maybe_clear_saved_tensors(self) -> None:
+        """Free the saved tensors now (used by code that manages memory itself)."""
+        self._saved = None
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        """One bool per forward argument: is it a tensor that requires grad?
+
+        Fixed when ``apply`` is called, whatever the grad mode, as in torch.
+        """
+        needs = self._needs
+        if needs is None:
+            # Calls in no_grad (most calls inside forward and backward) work it out only
+            # when asked.
+            args = self._args or ()
+            needs = self._needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        return needs
+
+    @property
+    def requires_grad(self) -> bool:
+        """True when some argument of the forward call requires grad."""
+        return any(self.needs_input_grad)
+
+    # ------------------------------------------------------------------ node behaviour
+    def _num_outputs(self) -> int:
+        return len(self._out_meta)
+
+    def _release(self) -> None:
+        if self._saved:
+            self._saved = None
+
+    def _run(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        """Run the user's backward on one gradient per output and check what it returns."""
+        cls = self._forward_cls
+        if self._materialize:
+            for i, g in enumerate(grads):
+                if g is None:
+                    m = self._out_meta[i]
+                    if m is not None:
+                        grads[i] = _wrap(np.zeros(m[0], dtype=m[1]))
+        hooks = self._hooks
+        if hooks is not None and hooks.pre:
+            grads = _run_prehooks(hooks.pre, grads)
+        backward = cls._backward_impl
+        if cls.boxed_grads_call:
+            result = backward(self, grads)
+        else:
+            result = backward(self, *grads)
+        checked = _check_grads(self, result)
+        if hooks is not None and hooks.post:
+            checked = _run_posthooks(self, hooks.post, checked, grads)
+        return checked
+
+
+FunctionCtx = BackwardCFunction
+
+
+def _check_all_tensors(ctx: BackwardCFunction, what: str, tensors: tuple[Any, ...]) -> None:
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{what} only accepts Tensors, but argument {i} is of type {type(t).__name__} "
+                f"(in {ctx._forward_cls.__name__}.forward)"
+            )
+
+
+def _run_prehooks(hooks: list[Callable[..., Any]], grads: list[Tensor | None]) -> list[Tensor | None]:
+    for hook in tuple(hooks):
+        new = hook(tuple(grads))
+        if new is None:
+            continue
+        if not isinstance(new, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+        if len(new) != len(grads):
+            raise RuntimeError(
+                f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number of values "
+                f"(got {len(new)}, but expected {len(grads)})"
+            )
+        grads = list(new)
+    return grads
+
+
+def _run_posthooks(
+    node: BackwardCFunction, hooks: list[Callable[..., Any]], checked: list[Tensor | None], grads: list[Tensor | None]
+) -> list[Tensor | None]:
+    # Hooks see one gradient per tensor argument, as next_functions lists them.
+    slots = [i for i, e in enumerate(node._edges) if e is not None]
+    grad_inputs = tuple(checked[i] for i in slots)
+    for hook in tuple(hooks):
+        new = hook(grad_inputs, tuple(grads))
+        if new is None:
+            continue
+        if not isinstance(new, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+        if len(new) != len(grad_inputs):
+            raise RuntimeError(
+                f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number of values "
+                f"(got {len(new)}, but expected {len(grad_inputs)})"
+            )
+        for old, g in zip(grad_inputs, new):
+            if g is not None and old is not None and g._data.shape != old._data.shape:
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
+        grad_inputs = new
+    checked = list(checked)
+    for i, g in zip(slots, grad_inputs):
+        checked[i] = g
+    return checked
+
+
+# --------------------------------------------------------------------------- checking gradients
+def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """True when ``shape`` broadcasts to ``target`` (so a gradient of ``target`` sums down)."""
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True
+
+
+def _check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
+    """Check what a backward returned, one gradient per forward argument, and fit each one.
+
+    This is the one place where gradients are validated: the count (extra trailing Nones
+    are allowed), the type, the shape (a gradient of a broadcast shape is summed down to
+    the input's shape, anything else is an error naming the argument), and the dtype
+    (cast to the input's, as torch does).  Gradients for tensors that do not require grad
+    are checked too, then dropped.
+    """
+    edges = node._edges
+    if type(result) is not tuple:
+        if len(edges) == 1 and type(result) is Tensor:
+            # The common case, one argument: check it without building tuples.
+            e = edges[0]
+            data = result._data
+            if e is not None and data.shape == e[2] and data.dtype == e[3]:
+                return [result if e[0] is not None else None]
+        result = (result,)
+    n = len(edges)
+    if len(result) != n:
+        if len(result) > n and all(g is None for g in result[n:]):
+            result = result[:n]
+        else:
+            raise RuntimeError(
+                f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
+                f"got {len(result)}){_signature_hint(node)}"
+            )
+    out: list[Tensor | None] = []
+    for i in range(n):
+        g = result[i]
+        if g is None:
+            out.append(None)
+            continue
+        e = edges[i]
+        if e is None:
+            raise GradientTypeError(
+                f"function {node.name()} returned a gradient different than None at position {i + 1}, "
+                "but the corresponding forward input was not a Variable "
+                f"(argument {_arg_label(node, i)} is a {_type_of_arg(node, i)}; return None for it)"
+            )
+        if not isinstance(g, Tensor):
+            raise GradientTypeError(
+                f"expected Variable or None (got {type(g).__name__}): function {node.name()} returned "
+                f"it as the gradient of argument {_arg_label(node, i)}; wrap it with ctxgrad.tensor or return None"
+            )
+        data = g._data
+        if data.shape != e[2]:
+            g = _fit_shape(node, i, g, e[2])
+        if data.dtype != e[3]:
+            g = _fit_dtype(node, i, g, e[3])
+        out.append(g if e[0] is not None else None)
+    return out
+
+
+def _fit_shape(node: BackwardCFunction, i: int, g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    if _expandable(shape, g._data.shape):
+        from ctxgrad.ops.reduction import SumToSize
+
+        return SumToSize.apply(g, shape)
+    raise RuntimeError(
+        f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g._data.shape)} "
+        f"but expected shape compatible with {list(shape)} (argument {_arg_label(node, i)} of "
+        f"{node._forward_cls.__name__}.forward has shape {list(shape)}; a gradient must have the "
+        "argument's shape or a shape it broadcasts to)"
+    )
+
+
+def _fit_dtype(node: BackwardCFunction, i: int, g: Tensor, dtype: np.dtype[Any]) -> Tensor:
+    if g._data.dtype.kind == "c" and dtype.kind != "c":
+        raise RuntimeError(
+            f"Function {node.name()} returned a complex gradient for argument {_arg_label(node, i)}, "
+            f"which is real ({dtype.name}); return the real part or make the input complex"
+        )
+    return g.to(dtype)
+
+
+def _arg_label(node: BackwardCFunction, i: int) -> str:
+    names = node._forward_cls._plan.slot_names
+    name = names[i] if i < len(names) else f"args[{i - len(names)}]"
+    return f"'{name}' (index {i})"
+
+
+def _type_of_arg(node: BackwardCFunction, i: int) -> str:
+    return "non-tensor value"
+
+
+def _signature_hint(node: BackwardCFunction) -> str:
+    names = node._forward_cls._plan.slot_names
+    if names and len(names) == len(node._edges):
+        return f"; forward takes ({', '.join(names)}), so backward must return one gradient (or None) for each"
+    return ""
+
+
+# --------------------------------------------------------------------------- binding arguments
+class _Plan:
+    """How ``apply``'s arguments map onto ``forward``'s parameters; made once per class."""
+
+    __slots__ = ("defaults", "kwonly", "min_args", "setup_style", "slot_names", "var_keyword", "var_positional")
+
+    def __init__(self, cls: type[Function]) -> None:
+        self.setup_style = _overrides(cls, "setup_context")
+        params: list[inspect.Parameter] = []
+        try:
+            params = list(inspect.signature(cls.forward).parameters.values())
+        except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
+            params = []
+        if not self.setup_style and params and params[0].kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            params = params[1:]  # the ctx
+        positional = [
+            p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        ]
+        self.slot_names = tuple(p.name for p in positional)
+        self.defaults = {p.name: p.default for p in positional if p.default is not inspect.Parameter.empty}
+        self.var_positional = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
+        self.var_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+        self.kwonly = tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        # setup_context sees every parameter, defaults filled in, as torch's does.
+        self.min_args = len(self.slot_names) if self.setup_style else 0
+
+    def bind(self, cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Place keyword arguments in their slots and fill skipped parameters with defaults."""
+        names = self.slot_names
+        where = f"{cls.__name__}.forward()"
+        for key in kwargs:
+            if key in names[: len(args)]:
+                raise TypeError(f"{where} got multiple values for argument '{key}'")
+            if key not in names:
+                if key in self.kwonly:
+                    raise TypeError(
+                        f"{where}: keyword-only parameter '{key}' is not supported by apply; make it an "
+                        "ordinary parameter (before any *) so it gets an input slot"
+                    )
+                raise TypeError(f"{where} got an unexpected keyword argument '{key}'")
+        bound = list(args)
+        for pos in range(len(args), len(names)):
+            name = names[pos]
+            if name in kwargs:
+                bound.append(kwargs[name])
+            elif name in self.defaults:
+                bound.append(self.defaults[name])
+            else:
+                missing = [n for n in names[pos:] if n not in kwargs and n not in self.defaults]
+                raise TypeError(
+                    f"{where} missing {len(missing)} required argument{'s' if len(missing) > 1 else ''}: "
+                    + ", ".join(f"'{m}'" for m in missing)
+                )
+        return tuple(bound)
+
+
+def _overrides(cls: type, name: str) -> bool:
+    """True when ``cls`` defines ``name`` itself rather than inheriting Function's."""
+    if "Function" not in globals():
+        return False  # Function itself is being made
+    mine = inspect.getattr_static(cls, name, None)
+    return mine is not None and mine is not Function.__dict__.get(name)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class ``<Name>Backward`` and a binding plan."""
+
+    _backward_cls: type[BackwardCFunction]
+    _plan: _Plan
+    _setup_style: bool
+    _min_args: int
+    _backward_impl: Callable[..., Any]
+    _warned_ctx_tensor: bool
+
+    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
+        super().__init__(name, bases, namespace)
+        node_name = namespace.get("_backward_name") or f"{name}Backward"
+        cls._backward_cls = type(
+            node_name,
+            (BackwardCFunction,),
+            {"_forward_cls": cls, "__module__": cls.__module__, "__doc__": f"Backward node of {name}."},
+        )
+        cls._plan = plan = _Plan(cls)  # type: ignore[arg-type]
+        cls._setup_style = plan.setup_style
+        cls._min_args = plan.min_args
+        cls._warned_ctx_tensor = False
+        has_backward = _overrides(cls, "backward")
+        has_vjp = _overrides(cls, "vjp")
+        if has_backward and has_vjp:
+            cls._backward_impl = _raiser(
+                RuntimeError,
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                "only implement one of them.",
+            )
+        elif has_vjp:
+            cls._backward_impl = cls.vjp  # type: ignore[attr-defined]
+        elif has_backward:
+            cls._backward_impl = cls.backward  # type: ignore[attr-defined]
+        else:
+            cls._backward_impl = _raiser(NotImplementedError, _BACKWARD_MISSING)
+
+
+def _raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:
+    def raise_(*args: Any) -> Any:
+        raise exc(msg)
+
+    return raise_
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for differentiable operations; subclass it and call ``apply``.
+
+    >>> import ctxgrad
+    >>> class Square(ctxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = ctxgrad.tensor([3.0], requires_grad=True)
+    >>> y = Square.apply(x)
+    >>> y
+    tensor([9.], grad_fn=<SquareBackward>)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([6.])
+    """
+
+    clear_saved_tensors_on_access: ClassVar[bool] = False
+    boxed_grads_call: ClassVar[bool] = False
+    generate_vmap_rule: ClassVar[bool] = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = type(self)
+        if args or kwargs:
+            raise RuntimeError(
+                f"{cls.__name__} should not be instantiated: Functions are used through their class. "
+                f"Call {cls.__name__}.apply(...) with these arguments instead."
+            )
+        warnings.warn(
+            f"{cls} should not be instantiated. Methods on autograd functions are all static, so you "
+            "should invoke them on the class itself. Instantiating an autograd function will raise an "
+            "error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            f"new-style autograd function with static forward method: call {type(self).__name__}.apply(...)."
+        )
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs; gets ``ctx`` first unless the class defines ``setup_context``."""
+        raise NotImplementedError(_FORWARD_MISSING)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Fill the ctx from the inputs and output, for a ``forward`` that takes no ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradients of the inputs, one per forward argument, from one per output."""
+        raise NotImplementedError(_BACKWARD_MISSING)
+
+    @staticmethod
+    def vjp(ctx: Any, *grad_outputs: Any) -> Any:
+        """Another name for ``backward``; define one of the two."""
+        raise NotImplementedError(_BACKWARD_MISSING)
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode derivative: one tangent per output from one per input."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """Batching rule (used by function transforms, which ctxgrad does not have yet)."""
+        raise NotImplementedError("vmap is not implemented for this Function")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` on the arguments and, when grad is needed, record the call."""
+        if kwargs or len(args) < cls._min_args:
+            args = cls._plan.bind(cls, args, kwargs)
+        ctx = cls._backward_cls()
+        setup_style = cls._setup_style
+        state = _state
+        if state.grad_enabled:
+            record = False
+            needs = []
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
+                    needs.append(True)
+                    record = True
+                else:
+                    needs.append(False)
+            ctx._needs = tuple(needs)
+            state.grad_enabled = False
+            try:
+                if setup_style:
+                    out = cls.forward(*args)
+                    cls.setup_context(ctx, args, out)
+                else:
+                    out = cls.forward(ctx, *args)
+            finally:
+                state.grad_enabled = True
+            if record:
+                return _record(cls, ctx, args, out)
+            grad_enabled = True
+        else:
+            ctx._needs = None
+            ctx._args = args
+            if setup_style:
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args)
+            grad_enabled = False
+        # Nothing recorded: a fresh tensor result goes back as it is.
+        if type(out) is Tensor and ctx._dirty is None and not out._requires_grad and not state.inference:
+            for a in args:
+                if a is out:
+                    break
+            else:
+                return out
+        return _finish_untracked(ctx, args, out, grad_enabled)
+
+
+class InplaceFunction(Function):
+    """Kept for torch compatibility: a Function with an ``inplace`` flag."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """Legacy torch base class; ctxgrad does not support nested-output functions."""
+
+
+# --------------------------------------------------------------------------- output processing
+def _reject_container(cls: type[Function], out: Any) -> None:
+    if isinstance(out, (list, dict)):
+        values = out.values() if isinstance(out, dict) else out
+        if any(isinstance(v, Tensor) for v in values):
+            raise TypeError(
+                f"{cls.__name__}.forward returned a {type(out).__name__} of tensors; return a tuple "
+                "instead (torch silently drops the gradients of tensors inside a list or dict)"
+            )
+
+
+def _alias(t: Tensor) -> Tensor:
+    """A new tensor object sharing ``t``'s storage and version: an input returned as-is."""
+    out = _wrap(t._data)
+    out._vc = t._get_vc()
+    out._base = t._base if t._base is not None else t
+    out._view_made_in_function = True
+    return out
+
+
+def _finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, grad_enabled: bool) -> Any:
+    """Outputs of a call that records nothing: aliases for inputs returned as-is, dirty
+    inputs version-bumped, inference tensors marked."""
+    cls = ctx._forward_cls
+    is_tuple = type(out) is tuple
+    outs = list(out) if is_tuple else [out]
+    if not is_tuple:
+        _reject_container(cls, out)
+    dirty = ctx._dirty
+    inference = _state.inference
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            continue
+        if dirty is not None and any(o is d for d in dirty):
+            o._bump_version()
+        elif any(o is a for a in args):
+            outs[i] = o = _alias(o)
+        elif o._requires_grad:
+            # forward built history with enable_grad; nothing is recorded, so drop it.
+            outs[i] = o = o.detach()
+        if inference:
+            o._inference = True
+    if dirty is not None:
+        _check_dirty_returned(cls, ctx, args, dirty, outs)
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _check_dirty_returned(
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], dirty: tuple[Tensor, ...], outs: list[Any]
+) -> None:
+    for d in dirty:
+        if not any(d is o for o in outs):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as output. "
+                f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
+            )
+        if not any(d is a for a in args):
+            warnings.warn(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
+                UserWarning,
+                stacklevel=4,
+            )
+
+
+def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any) -> Any:
+    """Make ``ctx`` the node of this call: edges to the inputs, ``grad_fn`` on the outputs,
+    saved tensors packed with their versions."""
+    edges: list[Any] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._inference:
+                raise RuntimeError(
+                    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                    "inference mode in computation tracked by autograd. To work around this, you can make a "
+                    "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead "
+                    f"of ctxgrad.inference_mode() (argument {len(edges)} of {cls.__name__})."
+                )
+            data = a._data
+            if a._requires_grad:
+                fn = a._grad_fn
+                if fn is None:
+                    edges.append((_accumulator_of(a), 0, data.shape, data.dtype))
+                else:
+                    edges.append((fn, a._output_nr, data.shape, data.dtype))
+            else:
+                edges.append((None, 0, data.shape, data.dtype))
+        else:
+            edges.append(None)
+    ctx._edges = tuple(edges)
+    ctx._seq = next(_sequence)
+
+    dirty = ctx._dirty
+    non_diff = ctx._non_diff
+    if type(out) is tuple:
+        outs = list(out)
+        meta = []
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
+                meta.append((o._data.shape, o._data.dtype))
+            else:
+                meta.append(None)
+        ctx._out_meta = tuple(meta)
+        result: Any = tuple(outs)
+    elif isinstance(out, Tensor):
+        out = result = _wire_output(ctx, args, out, 0, dirty, non_diff)
+        ctx._out_meta = ((out._data.shape, out._data.dtype),)
+        outs = [out]
+    else:
+        _reject_container(cls, out)
+        ctx._out_meta = (None,)
+        result = out
+        outs = [out]
+    if dirty is not None:
+        _check_dirty_returned(cls, ctx, args, dirty, outs)
+        del ctx._dirty
+    if non_diff is not None:
+        del ctx._non_diff
+
+    to_save = ctx.to_save
+    if to_save is not None:
+        for i, t in enumerate(to_save):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
+                    "of ctx instead."
+                )
+        ctx._saved = tuple(None if t is None else SavedTensor(t, ctx) for t in to_save)
+        del ctx.to_save
+
+    attrs = ctx.__dict__
+    if attrs and not cls._warned_ctx_tensor:
+        _warn_tensor_attributes(cls, attrs)
+    if _state.anomaly:
+        ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
+    return result
+
+
+def _wire_output(
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    o: Tensor,
+    i: int,
+    dirty: tuple[Tensor, ...] | None,
+    non_diff: tuple[Tensor, ...] | None,
+) -> Tensor:
+    """Make output ``i`` of a recorded call point at ``ctx``."""
+    if dirty is not None and any(o is d for d in dirty):
+        if o._grad_fn is None and o._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation "
+                f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
+            )
+        base = o._base
+        if base is not None and base._requires_grad:
+            raise RuntimeError(
+                f"{ctx._forward_cls.__name__} marks a view dirty, and the view's base requires grad: "
+                "rebasing the base's history through an in-place change of a view is not supported "
+                "yet; clone the view before passing it in."
+            )
+        o._bump_version()
+    else:
+        for a in args:
+            if a is o:
+                o = _alias(o)
+                break
+        else:
+            base_arr = o._data.base
+            if base_arr is not None and o._base is None:
+                _link_view(o, base_arr, args)
+    if o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff)):
+        o._grad_fn = ctx
+        o._output_nr = i
+        o._requires_grad = True
+    else:
+        o._grad_fn = None
+        o._requires_grad = False
+    return o
+
+
+def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
+    """An output whose array is a view of an input's array shares that input's version."""
+    for a in args:
+        if isinstance(a, Tensor):
+            arr = a._data
+            if base_arr is arr or (arr.base is not None and base_arr is arr.base):
+                o._vc = a._get_vc()
+                o._base = a._base if a._base is not None else a
+                o._view_made_in_function = True
+                return
+
+
+def _holds_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, Tensor) for v in value)
+    if isinstance(value, dict):
+        return any(isinstance(v, Tensor) for v in value.values())
+    return False
+
+
+def _warn_tensor_attributes(cls: type[Function], attrs: dict[str, Any]) -> None:
+    for key, value in attrs.items():
+        if key not in _INTERNAL_ATTRS and _holds_tensor(value):
+            cls._warned_ctx_tensor = True
+            warnings.warn(
+                f"{cls.__name__} stores a Tensor as ctx.{key}. A tensor kept as a ctx attribute skips the "
+                "in-place version check (a later in-place change gives a silently wrong gradient) and can "
+                "keep the graph alive (a reference cycle when it is an output). Pass it to "
+                "ctx.save_for_backward(...) and read it from ctx.saved_tensors instead. (Warned once per "
+                "Function class.)",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
+
+
+# --------------------------------------------------------------------------- once_differentiable
+class DelayedError(Function):
+    """Stands in the graph where a once-differentiable backward's results were used;
+    differentiating through it raises."""
+
+    _backward_name = "DelayedErrorBackward"
+
+    @staticmethod
+    def forward(ctx: Any, message: str, n_grads: int, *tensors: Tensor) -> Any:
+        ctx.message = message
+        outs = tuple(_wrap(t._data) for t in tensors[:n_grads])
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(ctx.message)
+
+
+def _phantom(edge: Any) -> Tensor:
+    """A data-less stand-in tensor whose history is ``edge``: lets DelayedError link to it."""
+    node, nr, shape, dtype = edge
+    t = _wrap(np.broadcast_to(np.zeros((), dtype=dtype), shape))
+    if isinstance(node, Node) and node.name() == "AccumulateGrad":
+        return node.variable  # type: ignore[attr-defined,no-any-return]
+    t._grad_fn = node
+    t._output_nr = nr
+    t._requires_grad = True
+    return t
+
+
+def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
+    """Mark a ``backward`` that cannot itself be differentiated (NumPy inside, say).
+
+    It runs under ``no_grad``.  When a graph of the backward is being built
+    (``create_graph=True``), its results are linked to the node's inputs through a
+    ``DelayedErrorBackward`` node, so any later attempt to differentiate them, through
+    ``.backward()`` or through ``autograd.grad``, raises ``trying to differentiate twice a
+    function that was marked with @once_differentiable`` instead of giving zeros.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        prev = _state.grad_enabled
+        _state.grad_enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _state.grad_enabled = prev
+        if not prev:
+            return outputs
+        is_tuple = isinstance(outputs, tuple)
+        outs = list(outputs) if is_tuple else [outputs]
+        positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        if not positions:
+            return outputs
+        links = [_phantom(e) for e in ctx._edges if e is not None and e[0] is not None]
+        links += [g for g in args if isinstance(g, Tensor) and g._requires_grad]
+        if not links:
+            return outputs
+        message = (
+            "trying to differentiate twice a function that was marked with @once_differentiable "
+            f"({ctx.name()}); write its backward in differentiable ctxgrad operations to allow "
+            "higher-order gradients"
+        )
+        made = DelayedError.apply(message, len(positions), *(outs[i] for i in positions), *links)
+        for i, t in zip(positions, made):
+            outs[i] = t
+        return tuple(outs) if is_tuple else outs[0]
+
+    return wrapper
+

@@ -1,0 +1,192 @@
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` and ``inference_mode``.
+
+Each mode is a flag in ``ctxgrad._state._state``, a ``threading.local``: a ``no_grad`` block in one
+thread never changes what another thread records, and a new thread starts with grad
+enabled, as in torch.  ``Function.apply`` reads ``_state.grad_enabled`` on every call, so
+the flag is a plain attribute rather than a property.
+
+Every mode object works as a context manager and as a decorator; the decorated function
+keeps its ``__name__`` and ``__doc__``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+from ctxgrad._state import _state
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+
+
+def is_grad_enabled() -> bool:
+    """True when ops record a graph in this thread."""
+    return _state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside an ``inference_mode`` block in this thread."""
+    return _state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions, re-entering itself per call."""
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return cast(F, wrapper)
+
+    def clone(self) -> _DecoratorContextManager:
+        """A fresh instance with the same settings (a decorator enters it once per call)."""
+        return self.__class__()
+
+    def __enter__(self) -> None:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable graph recording in this thread.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.ones(2, requires_grad=True)
+    >>> with ctxgrad.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+
+    Like torch, ``@no_grad`` may be written with or without parentheses.
+    """
+
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        # ``@no_grad`` without parentheses: decorate at once.
+        return cls()(orig_func)
+
+    def __init__(self, orig_func: Callable[..., Any] | None = None) -> None:
+        self._prev = True
+
+    def __enter__(self) -> None:
+        self._prev = _state.grad_enabled
+        _state.grad_enabled = False
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.grad_enabled = self._prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable graph recording in this thread (inside a ``no_grad`` block, say)."""
+
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func: Callable[..., Any] | None = None) -> None:
+        self._prev = True
+
+    def __enter__(self) -> None:
+        self._prev = _state.grad_enabled
+        _state.grad_enabled = True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.grad_enabled = self._prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode to ``mode``: at once when called, restored when used with ``with``.
+
+    >>> import ctxgrad
+    >>> _ = ctxgrad.set_grad_enabled(False)
+    >>> ctxgrad.is_grad_enabled()
+    False
+    >>> _ = ctxgrad.set_grad_enabled(True)
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = _state.grad_enabled
+        self.mode = bool(mode)
+        _state.grad_enabled = self.mode
+
+    def __call__(self, func: F) -> F:
+        # Used as a decorator, the constructor must not leave the mode changed.
+        _state.grad_enabled = self._prev
+        return super().__call__(func)
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        _state.grad_enabled = self.mode
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.grad_enabled = self._prev
+
+
+class inference_mode(_DecoratorContextManager):
+    """``no_grad`` that also marks the tensors made inside as inference tensors.
+
+    An inference tensor may not take part in recorded computation later, may not be
+    changed in place outside inference mode, and may not be made to require grad, as in
+    torch.  ``inference_mode(False)`` does nothing.
+    """
+
+    def __new__(cls, mode: bool | Callable[..., Any] = True) -> Any:
+        if callable(mode):
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool | Callable[..., Any] = True) -> None:
+        self.mode = bool(mode) if not callable(mode) else True
+        self._prev_grad = True
+        self._prev_inf = False
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        self._prev_grad = _state.grad_enabled
+        self._prev_inf = _state.inference
+        if self.mode:
+            _state.grad_enabled = False
+            _state.inference = True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.grad_enabled = self._prev_grad
+        _state.inference = self._prev_inf

@@ -1,0 +1,72 @@
+"""Small helpers shared by the op modules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import promote_operands
+from ctxgrad._tensor import Tensor, _new_tensor
+
+
+def raw(value: Any) -> Any:
+    """The array of a tensor; anything else (a Python number) as it is."""
+    return value._data if isinstance(value, Tensor) else value
+
+
+def wrap(result: Any) -> Tensor:
+    """A tensor around a NumPy result (ufuncs give scalars for 0-d inputs)."""
+    if type(result) is not np.ndarray:
+        result = np.asarray(result)
+    t = _new_tensor(Tensor)
+    t._data = result
+    return t
+
+
+def arrays(a: Any, b: Any) -> tuple[Any, Any]:
+    """The NumPy operands of a binary op on tensors or numbers, promoted as torch promotes.
+
+    The common cases (equal dtypes; a floating tensor with a Python int or float) return
+    at once; the rest go through :func:`~ctxgrad._dtypes.promote_operands`.
+    """
+    if isinstance(a, Tensor):
+        x = a._data
+        if isinstance(b, Tensor):
+            y = b._data
+            if x.dtype is y.dtype or x.dtype == y.dtype:
+                return x, y
+        elif x.dtype.kind == "f" and (type(b) is float or type(b) is int):
+            return x, b
+        else:
+            y = b
+    else:
+        x = a
+        y = b._data
+    return promote_operands(x, y)
+
+
+def save_operands(ctx: Any, a: Any, b: Any, out: Tensor | None = None) -> None:
+    """Save a binary op's tensor operands (and ``out``, if given) for backward, keeping a
+    Python-number operand as ``ctx.scalars``; :func:`operands` puts them back together."""
+    if isinstance(b, Tensor):
+        if isinstance(a, Tensor):
+            ctx.save_for_backward(a, b, out)
+            return
+        ctx.save_for_backward(None, b, out)
+        ctx.scalars = (a, None)
+    else:
+        ctx.save_for_backward(a, None, out)
+        ctx.scalars = (None, b)
+
+
+def operands(ctx: Any) -> tuple[Any, Any, Any]:
+    """``(a, b, out)`` as saved by :func:`save_operands`, numbers back in their places."""
+    a, b, out = ctx.saved_tensors
+    scalars = getattr(ctx, "scalars", None)
+    if scalars is not None:
+        if a is None:
+            a = scalars[0]
+        if b is None:
+            b = scalars[1]
+    return a, b, out

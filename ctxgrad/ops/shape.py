@@ -1,0 +1,210 @@
+"""Shape ops: ``reshape``, ``view``, ``permute`` (``t``, ``transpose``), ``expand`` and
+basic indexing.  Each returns a NumPy view where NumPy can make one, and ``apply`` links
+such an output to its input's version counter, so an in-place change of either is seen
+by every graph that saved the other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import wrap
+
+
+def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """``shape`` with a ``-1`` filled in; torch's error when it cannot hold ``numel`` elements."""
+    known = 1
+    infer = None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None and known != 0 and numel % known == 0:
+        shape = shape[:infer] + (numel // known,) + shape[infer + 1 :]
+        known = numel
+    if known != numel or (infer is not None and known == 0):
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class Reshape(Function):
+    """The same elements in a new shape: a view when the layout allows, else a copy."""
+
+    _backward_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
+        data = x._data
+        ctx.shape = data.shape
+        return wrap(np.reshape(data, _resolve_shape(shape, data.size)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+class View(Reshape):
+    """Like ``reshape`` but never copies: torch's error where no view is possible."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
+        data = x._data
+        ctx.shape = data.shape
+        target = _resolve_shape(shape, data.size)
+        try:
+            return wrap(np.reshape(data, target, copy=False))
+        except ValueError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension "
+                "spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+
+
+class Permute(Function):
+    """Reorder dimensions; the gradient is permuted back by the inverse order."""
+
+    _backward_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
+        if sorted(dims) != list(range(x._data.ndim)):
+            raise RuntimeError(
+                f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                f"of the desired ordering of dimensions i.e. input.dim() = {x._data.ndim} is not equal to "
+                f"len(dims) = {len(dims)}"
+                if len(dims) != x._data.ndim
+                else f"permute(): duplicate dims are not allowed in {list(dims)}"
+            )
+        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
+        return wrap(np.transpose(x._data, dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Permute.apply(grad, ctx.inverse), None
+
+
+class Transpose(Permute):
+    """Swap two dimensions (``transpose``, ``mT``)."""
+
+    _backward_name = "TransposeBackward0"
+
+
+class T(Permute):
+    """Reverse the dimensions of a tensor of at most 2 (``t()``)."""
+
+    _backward_name = "TBackward0"
+
+
+class Expand(Function):
+    """A broadcast view; its backward returns the gradient as it is, and the engine sums
+    the broadcast dimensions away."""
+
+    _backward_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
+        shape = x._data.shape
+        new = len(sizes) - len(shape)
+        if new < 0:
+            raise RuntimeError(
+                f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+                f"number of dimensions in the tensor ({len(shape)})"
+            )
+        target = []
+        for i, s in enumerate(sizes):
+            if i < new:
+                if s < 0:
+                    raise RuntimeError(
+                        f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
+                        f"dimension {i}"
+                    )
+                target.append(s)
+                continue
+            current = shape[i - new]
+            if s == -1:
+                s = current
+            elif current != 1 and s != current:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({current}) at "
+                    f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
+                )
+            target.append(s)
+        return wrap(np.broadcast_to(x._data, tuple(target)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+
+def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """A basic index (ints, slices, None, Ellipsis) as a tuple ending in Ellipsis.
+
+    The trailing Ellipsis makes NumPy return a 0-d array view, never a scalar copy.
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, Tensor) and item._data.ndim == 0 and item._data.dtype.kind in "iu":
+            item = int(item._data)
+        if isinstance(item, (bool, np.bool_)):
+            raise IndexError("indexing with a bool is not supported yet; use a slice or an int")
+        if isinstance(item, (int, np.integer)):
+            out.append(int(item))
+        elif isinstance(item, slice) or item is None or item is Ellipsis:
+            out.append(item)
+        else:
+            raise IndexError(
+                f"only integers, slices (`:`), ellipsis (`...`) and None are supported as indices, "
+                f"got {type(item).__name__}"
+            )
+    if not any(i is Ellipsis for i in out):
+        out.append(Ellipsis)
+    return tuple(out)
+
+
+class GetItem(Function):
+    """``x[index]`` for basic indices; the gradient is scattered into zeros of x's shape."""
+
+    _backward_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
+        ctx.shape = x._data.shape
+        ctx.index = index
+        try:
+            return wrap(x._data[index])
+        except IndexError as exc:
+            message = str(exc).replace("axis", "dimension")
+            if message.startswith("too many indices"):
+                message = f"too many indices for tensor of dimension {x._data.ndim}"
+            raise IndexError(message) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return IndexIntoZeros.apply(grad, ctx.shape, ctx.index), None
+
+
+class IndexIntoZeros(Function):
+    """Zeros of ``shape`` with ``values`` written at ``index``: the backward of indexing,
+    whose own backward is indexing again."""
+
+    _backward_name = "IndexIntoZerosBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: tuple[Any, ...]) -> Tensor:
+        ctx.index = index
+        out = np.zeros(shape, dtype=values._data.dtype)
+        out[index] = values._data
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return GetItem.apply(grad, ctx.index), None, None
