@@ -83,7 +83,8 @@ def to_dtype(d: Any) -> np.dtype[Any]:
         return int64
     if d is builtins.bool:
         return bool_
-    return np.dtype(d)
+    dt: np.dtype[Any] = np.dtype(d)
+    return dt
 
 
 def is_floating(dt: np.dtype[Any]) -> bool:
@@ -98,7 +99,7 @@ def type_name(dt: np.dtype[Any]) -> str:
 
 def short_name(dt: np.dtype[Any]) -> str:
     """Torch's short scalar-type name, e.g. ``Float`` or ``Double``."""
-    return _SHORT_NAMES.get(dt, dt.name)
+    return _SHORT_NAMES.get(dt, str(dt.name))
 
 
 def dtype_repr(dt: np.dtype[Any]) -> str:
@@ -130,7 +131,8 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
     b_arr = isinstance(b, np.ndarray)
     if a_arr and b_arr:
         assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-        da, db = a.dtype, b.dtype
+        da: np.dtype[Any] = a.dtype
+        db: np.dtype[Any] = b.dtype
         if da == db:
             return da
         ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
@@ -139,7 +141,8 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
             # Same rank, or different categories: the higher category wins; within a
             # category the wider type wins.
             if ca == cb:
-                return np.promote_types(da, db)
+                wider: np.dtype[Any] = np.promote_types(da, db)
+                return wider
             return da if ca > cb else db
         return da if a_dims else db
     if a_arr:
@@ -148,7 +151,8 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
     if b_arr:
         assert isinstance(b, np.ndarray)
         return _with_scalar(b.dtype, a)
-    return np.promote_types(scalar_dtype(a), scalar_dtype(b))
+    both: np.dtype[Any] = np.promote_types(scalar_dtype(a), scalar_dtype(b))
+    return both
 
 
 def _with_scalar(dt: np.dtype[Any], scalar: object) -> np.dtype[Any]:

@@ -65,9 +65,11 @@ class device:
     """The device a tensor lives on; ctxgrad has one, the CPU."""
 
     __slots__ = ("index", "type")
+    index: int | None
+    type: str
 
     def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
-        name = type.type if isinstance(type, device) else str(type).split(":")[0]
+        name: str = type.type if isinstance(type, device) else str(type).split(":")[0]
         if name != "cpu":
             raise RuntimeError(f"ctxgrad runs on the CPU only; got device '{type}'")
         self.type = "cpu"
@@ -250,7 +252,8 @@ class Tensor:
     @property
     def dtype(self) -> np.dtype[Any]:
         """The element type, a NumPy dtype (``ctxgrad.float32`` and friends)."""
-        return self._data.dtype
+        dt: np.dtype[Any] = self._data.dtype
+        return dt
 
     @property
     def ndim(self) -> int:
@@ -285,11 +288,11 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         """True for float16/32/64 tensors."""
-        return self._data.dtype.kind == "f"
+        return bool(self._data.dtype.kind == "f")
 
     def is_complex(self) -> bool:
         """True for complex tensors."""
-        return self._data.dtype.kind == "c"
+        return bool(self._data.dtype.kind == "c")
 
     def is_contiguous(self) -> bool:
         """True when the elements are laid out in row-major order without gaps."""
@@ -337,11 +340,11 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
-        arr = self._data
+        arr: np.ndarray[Any, Any] = self._data
         if dtype is not None and np.dtype(dtype) != arr.dtype:
-            return arr.astype(dtype)
-        if copy:
-            return arr.copy()
+            arr = arr.astype(dtype)
+        elif copy:
+            arr = arr.copy()
         return arr
 
     def item(self) -> Any:
@@ -524,30 +527,6 @@ class Tensor:
     def type_as(self, other: Tensor) -> Tensor:
         """This tensor converted to ``other``'s dtype."""
         return self.to(other._data.dtype)
-
-    def float(self) -> Tensor:
-        """Convert to float32."""
-        return self.to(_dtypes.float32)
-
-    def double(self) -> Tensor:
-        """Convert to float64."""
-        return self.to(_dtypes.float64)
-
-    def half(self) -> Tensor:
-        """Convert to float16."""
-        return self.to(_dtypes.float16)
-
-    def long(self) -> Tensor:
-        """Convert to int64."""
-        return self.to(_dtypes.int64)
-
-    def int(self) -> Tensor:
-        """Convert to int32."""
-        return self.to(_dtypes.int32)
-
-    def bool(self) -> Tensor:
-        """Convert to bool."""
-        return self.to(_dtypes.bool_)
 
     def cpu(self) -> Tensor:
         """This tensor (ctxgrad has only the CPU)."""
@@ -756,6 +735,32 @@ class Tensor:
 
     def __getitem__(self, index: Any) -> Tensor:
         return _shape.GetItem.apply(self, _shape.normalize_index(index, self._data.shape))
+
+    # Conversions named after dtypes come last: inside the class body their names hide
+    # the builtins ``int``, ``float`` and ``bool``.
+    def float(self) -> Tensor:
+        """Convert to float32."""
+        return self.to(_dtypes.float32)
+
+    def double(self) -> Tensor:
+        """Convert to float64."""
+        return self.to(_dtypes.float64)
+
+    def half(self) -> Tensor:
+        """Convert to float16."""
+        return self.to(_dtypes.float16)
+
+    def long(self) -> Tensor:
+        """Convert to int64."""
+        return self.to(_dtypes.int64)
+
+    def int(self) -> Tensor:
+        """Convert to int32."""
+        return self.to(_dtypes.int32)
+
+    def bool(self) -> Tensor:
+        """Convert to bool."""
+        return self.to(_dtypes.bool_)
 
 
 def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import warnings
 from types import TracebackType
 
-from ctxgrad.autograd.grad_mode import _DecoratorContextManager, _state
+from ctxgrad._state import _state
+from ctxgrad.autograd.grad_mode import _DecoratorContextManager
 
 
 def is_anomaly_enabled() -> bool:

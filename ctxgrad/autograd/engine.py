@@ -113,14 +113,14 @@ def run_backward(
     """
     buffers: dict[Node, Buffer] = {}
     root_nodes: list[Node] = []
-    for t, g in zip(roots, seeds):
-        node, nr = _edge_of(t)
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * len(node._out_meta)
-            root_nodes.append(node)
-        prev = buf[nr]
-        buf[nr] = g if prev is None else prev + g
+    for t, seed in zip(roots, seeds):
+        root, nr = _edge_of(t)
+        root_buf = buffers.get(root)
+        if root_buf is None:
+            root_buf = buffers[root] = [None] * len(root._out_meta)
+            root_nodes.append(root)
+        prev = root_buf[nr]
+        root_buf[nr] = seed if prev is None else prev + seed
     deps = _count_dependencies(root_nodes)
 
     # What to capture (autograd.grad, or non-leaf inputs of backward) and what to run.

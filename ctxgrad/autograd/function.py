@@ -42,9 +42,10 @@ import inspect
 import traceback
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Generic
 
 import numpy as np
+from typing_extensions import TypeVar
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
@@ -61,6 +62,9 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+# What ``apply`` returns: ``class Exp(Function[Tensor])`` types ``Exp.apply(x)`` as a Tensor;
+# a plain ``class F(Function)`` gives Any, as in torch.
+_Out = TypeVar("_Out", default=Any)
 
 
 class GradientTypeError(TypeError, RuntimeError):
@@ -71,9 +75,8 @@ class GradientTypeError(TypeError, RuntimeError):
     """
 
 
-_CLEARED = ("cleared",)
 # ctx attributes that belong to ctxgrad: the check for tensors stored on ctx skips them.
-_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_metadata", "_hooks", "to_save"})
+_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save"})
 _FORWARD_MISSING = "You must implement the forward function for custom autograd.Function."
 _BACKWARD_MISSING = (
     "You must implement either the backward or vjp method for your custom autograd.Function "
@@ -89,7 +92,7 @@ class BackwardCFunction(Node):
     Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
     """
 
-    __slots__ = ("_args", "_needs", "_out_meta")
+    __slots__ = ("__dict__", "_args", "_needs", "_out_meta")
 
     _forward_cls: ClassVar[type[Function]]
     _needs: tuple[bool, ...] | None
@@ -102,6 +105,7 @@ class BackwardCFunction(Node):
     _materialize: bool = True
     _saved_forward: tuple[Tensor | None, ...] | None = None
     _saved: tuple[SavedTensor | None, ...] | None = ()
+    _cleared_on_access: bool = False
 
     # ------------------------------------------------------------------ the ctx API
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -132,8 +136,8 @@ class BackwardCFunction(Node):
         """
         saved = self._saved
         if saved is None:
-            raise RuntimeError(_FREED_MSG)
-        if saved is _CLEARED:
+            if not self._cleared_on_access:
+                raise RuntimeError(_FREED_MSG)
             raise RuntimeError(
                 "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is "
                 "set on the autograd.Function. Either access saved_tensors only once, or set "
@@ -141,7 +145,8 @@ class BackwardCFunction(Node):
             )
         out = tuple(None if s is None else s.unpack(self, i) for i, s in enumerate(saved))
         if saved and self._forward_cls.clear_saved_tensors_on_access:
-            self._saved = _CLEARED
+            self._saved = None
+            self._cleared_on_access = True
         return out
 
     @property
@@ -498,7 +503,7 @@ def _raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:
     return raise_
 
 
-class Function(metaclass=FunctionMeta):
+class Function(Generic[_Out], metaclass=FunctionMeta):
     """Base class for differentiable operations; subclass it and call ``apply``.
 
     >>> import ctxgrad
@@ -578,7 +583,7 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("vmap is not implemented for this Function")
 
     @classmethod
-    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+    def apply(cls, *args: Any, **kwargs: Any) -> _Out:
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
@@ -595,6 +600,7 @@ class Function(metaclass=FunctionMeta):
                 else:
                     needs.append(False)
             ctx._needs = tuple(needs)
+            out: Any
             state.grad_enabled = False
             try:
                 if setup_style:
@@ -605,7 +611,8 @@ class Function(metaclass=FunctionMeta):
             finally:
                 state.grad_enabled = True
             if record:
-                return _record(cls, ctx, args, out)
+                recorded: _Out = _record(cls, ctx, args, out)
+                return recorded
             grad_enabled = True
         else:
             ctx._needs = None
@@ -617,13 +624,15 @@ class Function(metaclass=FunctionMeta):
                 out = cls.forward(ctx, *args)
             grad_enabled = False
         # Nothing recorded: a fresh tensor result goes back as it is.
+        fresh: _Out = out
         if type(out) is Tensor and ctx._dirty is None and not out._requires_grad and not state.inference:
             for a in args:
                 if a is out:
                     break
             else:
-                return out
-        return _finish_untracked(ctx, args, out, grad_enabled)
+                return fresh
+        untracked: _Out = _finish_untracked(ctx, args, out, grad_enabled)
+        return untracked
 
 
 class InplaceFunction(Function):
@@ -729,12 +738,14 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             edges.append(None)
     ctx._edges = tuple(edges)
     ctx._seq = next(_sequence)
+    ctx._hooks = None
+    ctx._metadata = None
 
     dirty = ctx._dirty
     non_diff = ctx._non_diff
     if type(out) is tuple:
         outs = list(out)
-        meta = []
+        meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
                 outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
@@ -909,7 +920,7 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         if not prev:
             return outputs
         is_tuple = isinstance(outputs, tuple)
-        outs = list(outputs) if is_tuple else [outputs]
+        outs: list[Any] = list(outputs) if isinstance(outputs, tuple) else [outputs]
         positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         if not positions:
             return outputs

@@ -113,15 +113,14 @@ class Node:
     ``(node, output_nr)`` its gradient flows to (``(None, 0)`` when it needs none).
     """
 
-    __slots__ = ("__weakref__", "_edges", "_seq")
+    __slots__ = ("__weakref__", "_edges", "_hooks", "_metadata", "_seq")
 
     _edges: tuple[Edge | None, ...]
     _seq: int
+    _hooks: _NodeHooks | None
+    _metadata: dict[str, Any] | None
     # One entry per output: (shape, dtype) of a tensor output, None otherwise.
     _out_meta: tuple[tuple[tuple[int, ...], np.dtype[Any]] | None, ...]
-    # Made on first use; subclasses keep them in their instance dict.
-    _hooks: _NodeHooks | None = None
-    _metadata: dict[str, Any] | None = None
 
     def name(self) -> str:
         """The node's class name, e.g. ``MulBackward0``."""
@@ -135,7 +134,7 @@ class Node:
     @property
     def metadata(self) -> dict[str, Any]:
         """A dict for anything you want to keep on the node (anomaly mode adds ``traceback_``)."""
-        md = self._metadata
+        md: dict[str, Any] | None = getattr(self, "_metadata", None)  # unset before the node is recorded
         if md is None:
             md = self._metadata = {}
         return md
@@ -224,12 +223,15 @@ class AccumulateGrad(Node):
     its post-accumulate-grad hooks run after ``.grad`` is updated.
     """
 
+    __slots__ = ("variable",)
     _out_meta = (None,)
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
         self._edges = ()
         self._seq = next(_sequence)
+        self._hooks = None
+        self._metadata = None
 
     def name(self) -> str:
         return "AccumulateGrad"

@@ -16,7 +16,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import arrays, operands, save_operands, wrap
 
 
-class Add(Function):
+class Add(Function[Tensor]):
     """``a + b``; the gradient passes through to both sides."""
 
     _backward_name = "AddBackward0"
@@ -32,7 +32,7 @@ class Add(Function):
         return (grad if need_a else None, grad if need_b else None)
 
 
-class Sub(Function):
+class Sub(Function[Tensor]):
     """``a - b``."""
 
     _backward_name = "SubBackward0"
@@ -48,7 +48,7 @@ class Sub(Function):
         return (grad if need_a else None, -grad if need_b else None)
 
 
-class Mul(Function):
+class Mul(Function[Tensor]):
     """``a * b``: each side's gradient is the gradient times the other side."""
 
     _backward_name = "MulBackward0"
@@ -66,7 +66,7 @@ class Mul(Function):
         return (grad * b if need_a else None, grad * a if need_b else None)
 
 
-class Div(Function):
+class Div(Function[Tensor]):
     """``a / b`` (true division: integer inputs give a floating result)."""
 
     _backward_name = "DivBackward0"
@@ -92,7 +92,7 @@ def _integral(v: Any) -> bool:
     return dt is not None and dt.kind in "iub"
 
 
-class Neg(Function):
+class Neg(Function[Tensor]):
     """``-a``."""
 
     _backward_name = "NegBackward0"
@@ -106,7 +106,7 @@ class Neg(Function):
         return -grad
 
 
-class Pow(Function):
+class Pow(Function[Tensor]):
     """``a ** b`` for a tensor or number on either side.
 
     d/da = b * a**(b-1); d/db = a**b * log(a), taken as 0 where a == 0 (as torch does).
@@ -139,7 +139,7 @@ class Pow(Function):
         return grad_a, grad_b
 
 
-class MatMul(Function):
+class MatMul(Function[Tensor]):
     """``a @ b`` with NumPy's ``matmul`` rules: 1-D, 2-D and broadcast batches.
 
     For matrices, grad_a = grad @ bᵀ and grad_b = aᵀ @ grad; a 1-D side is treated as a

@@ -13,7 +13,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import raw, wrap
 
 
-class _Compare(Function):
+class _Compare(Function[Tensor]):
     """Apply the class's ``ufunc``.  The bool output does not require grad, so the engine
     never calls ``backward``; it exists for completeness."""
 

@@ -11,7 +11,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
 
 
-class Clone(Function):
+class Clone(Function[Tensor]):
     """A copy with its own storage; the gradient passes through."""
 
     _backward_name = "CloneBackward0"
@@ -33,7 +33,7 @@ class Contiguous(Clone):
         return wrap(np.ascontiguousarray(x._data))
 
 
-class ToDtype(Function):
+class ToDtype(Function[Tensor]):
     """Convert to ``dtype``; the gradient is converted back.  An integer or bool result
     does not require grad (the engine never asks it for one)."""
 

@@ -20,7 +20,7 @@ def _floating(x: Tensor) -> np.ndarray[Any, Any]:
     return data
 
 
-class Exp(Function):
+class Exp(Function[Tensor]):
     """``e ** x``; its derivative is its own output, so the output is saved."""
 
     _backward_name = "ExpBackward0"
@@ -33,11 +33,11 @@ class Exp(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (y,) = ctx.saved_tensors
+        y: Tensor = ctx.saved_tensors[0]
         return grad * y
 
 
-class Log(Function):
+class Log(Function[Tensor]):
     """Natural logarithm; d/dx log x = 1 / x."""
 
     _backward_name = "LogBackward0"
@@ -50,11 +50,11 @@ class Log(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
+        x: Tensor = ctx.saved_tensors[0]
         return grad / x
 
 
-class Tanh(Function):
+class Tanh(Function[Tensor]):
     """Hyperbolic tangent; d/dx tanh x = 1 - tanh² x, computed from the saved output."""
 
     _backward_name = "TanhBackward0"
@@ -67,11 +67,11 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (y,) = ctx.saved_tensors
+        y: Tensor = ctx.saved_tensors[0]
         return grad * (1 - y * y)
 
 
-class Where(Function):
+class Where(Function[Tensor]):
     """``x`` where ``condition`` holds, else ``y`` (either may be a number)."""
 
     _backward_name = "WhereBackward0"

@@ -24,7 +24,7 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
-class Sum(Function):
+class Sum(Function[Tensor]):
     """Sum over ``dims`` (all when None); the gradient is broadcast back over them."""
 
     _backward_name = "SumBackward0"
@@ -41,7 +41,7 @@ class Sum(Function):
         return grad.reshape(_kept_shape(ctx.shape, ctx.axes)).expand(ctx.shape), None, None
 
 
-class Mean(Function):
+class Mean(Function[Tensor]):
     """Mean over ``dims``; the gradient is spread evenly over the averaged elements."""
 
     _backward_name = "MeanBackward0"
@@ -59,7 +59,7 @@ class Mean(Function):
         return (grad / ctx.count).reshape(_kept_shape(ctx.shape, ctx.axes)).expand(ctx.shape), None, None
 
 
-class SumToSize(Function):
+class SumToSize(Function[Tensor]):
     """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
     that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
 

@@ -35,7 +35,7 @@ def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
-class Reshape(Function):
+class Reshape(Function[Tensor]):
     """The same elements in a new shape: a view when the layout allows, else a copy."""
 
     _backward_name = "ViewBackward0"
@@ -68,7 +68,7 @@ class View(Reshape):
             ) from None
 
 
-class Permute(Function):
+class Permute(Function[Tensor]):
     """Reorder dimensions; the gradient is permuted back by the inverse order."""
 
     _backward_name = "PermuteBackward0"
@@ -103,7 +103,7 @@ class T(Permute):
     _backward_name = "TBackward0"
 
 
-class Expand(Function):
+class Expand(Function[Tensor]):
     """A broadcast view; its backward returns the gradient as it is, and the engine sums
     the broadcast dimensions away."""
 
@@ -170,7 +170,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-class GetItem(Function):
+class GetItem(Function[Tensor]):
     """``x[index]`` for basic indices; the gradient is scattered into zeros of x's shape."""
 
     _backward_name = "SliceBackward0"
@@ -192,7 +192,7 @@ class GetItem(Function):
         return IndexIntoZeros.apply(grad, ctx.shape, ctx.index), None
 
 
-class IndexIntoZeros(Function):
+class IndexIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with ``values`` written at ``index``: the backward of indexing,
     whose own backward is indexing again."""
 

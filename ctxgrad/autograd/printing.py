@@ -1,0 +1,251 @@
+"""Show a backward graph: as an indented tree (:func:`format_graph`, :func:`print_graph`)
+or as Graphviz DOT source (:func:`to_dot`).
+
+The graph of a tensor starts at its ``grad_fn`` and follows ``next_functions``, the way
+gradients flow: from each node to the nodes that made its inputs, down to the
+``AccumulateGrad`` node of each leaf.
+
+>>> import ctxgrad
+>>> from ctxgrad.autograd.printing import print_graph
+>>> x = ctxgrad.tensor([1.0, 2.0, 3.0], dtype=ctxgrad.float64, requires_grad=True)
+>>> w = ctxgrad.tensor([0.5, 0.5, 0.5], dtype=ctxgrad.float64)   # needs no grad
+>>> loss = (x * w + x).sum()
+>>> print_graph(loss)
+SumBackward0
+└─ AddBackward0
+   ├─ MulBackward0
+   │  ├─ AccumulateGrad [#1] (leaf: shape [3], float64)
+   │  └─ (None)
+   └─ AccumulateGrad [#1] (see above)
+
+How to read it:
+
+- each line is a node, named by ``node.name()``; its children are its ``next_functions``,
+  one per tensor argument of the forward call, in argument order;
+- ``AccumulateGrad`` adds the gradient into ``.grad`` of a leaf; the leaf's shape and
+  dtype are shown;
+- ``(None)`` is an argument that needs no gradient (``w`` above);
+- a node reached along more than one path (``x`` above is used twice) is drawn once and
+  tagged ``[#k]``; later lines refer back to it with ``(see above)``.  Its gradient is the
+  sum of what arrives along every path;
+- a node with several outputs says which one an edge comes from: ``(output 1)``.
+
+The walk uses an explicit stack, never recursion, so a graph a million nodes deep prints
+(its first ``max_nodes`` nodes, with a count of the rest) without a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.graph import AccumulateGrad, Node
+
+__all__ = ["format_graph", "print_graph", "to_dot"]
+
+_BRANCH, _LAST_BRANCH = "├─ ", "└─ "
+_PIPE, _SPACE = "│  ", "   "
+_ASCII = str.maketrans({"├": "+", "└": "`", "─": "-", "│": "|", "…": "."})
+
+
+def _root_of(graph: Tensor | Node) -> tuple[Node | None, int]:
+    """The node a walk starts from, and which of its outputs the tensor is."""
+    if isinstance(graph, Node):
+        return graph, 0
+    if not isinstance(graph, Tensor):
+        raise TypeError(f"expected a Tensor or a graph Node, got {type(graph).__name__}")
+    return graph.grad_fn, graph.output_nr
+
+
+def _check_max_nodes(max_nodes: int | None) -> None:
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be at least 1 (or None for no limit), got {max_nodes}")
+
+
+def _count_references(root: Node) -> dict[Node, int]:
+    """Every node reachable from ``root``, with how many edges point at it."""
+    refs: dict[Node, int] = {root: 0}
+    stack = [root]
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None:
+                continue
+            n = refs.get(child)
+            if n is None:
+                refs[child] = 1
+                stack.append(child)
+            else:
+                refs[child] = n + 1
+    return refs
+
+
+def _describe_leaf(t: Tensor) -> str:
+    return f"leaf: shape {list(t.shape)}, {t.dtype.name}"
+
+
+def _name(node: Node, output_nr: int) -> str:
+    """The node's name, plus which output an edge uses when the node has several."""
+    if node._num_outputs() > 1:
+        return f"{node.name()} (output {output_nr})"
+    return node.name()
+
+
+def _detail(node: Node) -> str:
+    if isinstance(node, AccumulateGrad):
+        return f" ({_describe_leaf(node.variable)})"
+    return ""
+
+
+def _no_graph(graph: Tensor) -> str:
+    if graph.requires_grad:
+        return f"(no grad_fn: {_describe_leaf(graph)}; its gradient goes straight to .grad)"
+    return "(no graph: the tensor does not require grad)"
+
+
+def format_graph(tensor: Tensor | Node, max_nodes: int | None = 50) -> str:
+    """The backward graph of ``tensor`` (or from a node) as an indented tree.
+
+    Shows at most ``max_nodes`` distinct nodes (``None``: all of them); the last line
+    then says how many were left out.  See the module docstring for how to read it.
+    """
+    _check_max_nodes(max_nodes)
+    root, root_nr = _root_of(tensor)
+    if root is None:
+        assert isinstance(tensor, Tensor)
+        return _no_graph(tensor)
+    refs = _count_references(root)
+    tags: dict[Node, str] = {}
+
+    def first_line(node: Node, nr: int) -> str:
+        tag = ""
+        if refs[node] > 1:
+            tag = tags[node] = f" [#{len(tags) + 1}]"
+        return _name(node, nr) + tag + _detail(node)
+
+    lines = [first_line(root, root_nr)]
+    shown = 1
+    # Each entry: (node or None, output_nr, prefix of its line, is it its parent's last child).
+    stack: list[tuple[Node | None, int, str, bool]] = []
+
+    def push_children(node: Node, prefix: str) -> None:
+        children = node.next_functions
+        last = len(children) - 1
+        for i in range(last, -1, -1):
+            child, nr = children[i]
+            stack.append((child, nr, prefix, i == last))
+
+    push_children(root, "")
+    while stack:
+        node, nr, prefix, is_last = stack.pop()
+        branch = prefix + (_LAST_BRANCH if is_last else _BRANCH)
+        if node is None:
+            lines.append(branch + "(None)")
+            continue
+        tag = tags.get(node)
+        if tag is not None:
+            lines.append(f"{branch}{_name(node, nr)}{tag} (see above)")
+            continue
+        if max_nodes is not None and shown >= max_nodes:
+            hidden = len(refs) - shown
+            lines.append(
+                f"{branch}… {hidden} more node{'s' if hidden != 1 else ''} not shown (max_nodes={max_nodes})"
+            )
+            break
+        shown += 1
+        lines.append(branch + first_line(node, nr))
+        push_children(node, prefix + (_SPACE if is_last else _PIPE))
+    return "\n".join(lines)
+
+
+def print_graph(tensor: Tensor | Node, max_nodes: int | None = 50, file: TextIO | None = None) -> None:
+    """Print :func:`format_graph` of ``tensor`` (to ``file``, standard output by default).
+
+    On a terminal that cannot show the box-drawing characters, ASCII ones are used.
+    """
+    out = sys.stdout if file is None else file
+    text = format_graph(tensor, max_nodes)
+    encoding = getattr(out, "encoding", None)
+    if encoding:
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            text = text.translate(_ASCII)
+    print(text, file=out)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_dot(tensor: Tensor | Node, max_nodes: int | None = None) -> str:
+    """The backward graph of ``tensor`` as Graphviz DOT source (render it with ``dot -Tsvg``).
+
+    Nodes are ``n0``, ``n1``, ... in the order :func:`format_graph` lists them; an edge
+    ``n0 -> n1`` points the way the gradient flows.  Leaves are filled boxes that show the
+    leaf's shape and dtype; an argument that needs no gradient is a grey ``None``.  With
+    ``max_nodes``, the nodes past the limit are replaced by one "more nodes" box.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> print(to_dot((x * 2).sum()))
+    digraph backward {
+        node [shape=box, style=rounded, fontname="Helvetica"];
+        n0 [label="SumBackward0"];
+        n1 [label="MulBackward0"];
+        n0 -> n1;
+        n2 [label="AccumulateGrad\\nleaf: shape [2], float32", style="rounded,filled", fillcolor=lightblue];
+        n1 -> n2;
+    }
+    """
+    _check_max_nodes(max_nodes)
+    root, _ = _root_of(tensor)
+    lines = ["digraph backward {", '    node [shape=box, style=rounded, fontname="Helvetica"];']
+    if root is None:
+        assert isinstance(tensor, Tensor)
+        lines.append(f"    n0 [label={_quote(_no_graph(tensor))}, shape=plaintext];")
+        lines.append("}")
+        return "\n".join(lines)
+
+    ids: dict[Node, str] = {}
+
+    def declare(node: Node) -> str:
+        ident = ids[node] = f"n{len(ids)}"
+        if isinstance(node, AccumulateGrad):
+            label = f"{node.name()}\n{_describe_leaf(node.variable)}"
+            lines.append(f'    {ident} [label={_quote(label)}, style="rounded,filled", fillcolor=lightblue];')
+        else:
+            lines.append(f"    {ident} [label={_quote(node.name())}];")
+        return ident
+
+    # The same walk as format_graph, so nodes are numbered in the order it lists them.
+    declare(root)
+    stack: list[tuple[str, Node | None, int]] = [(ids[root], c, nr) for c, nr in reversed(root.next_functions)]
+    n_none = 0
+    cut = False
+    while stack:
+        parent, child, nr = stack.pop()
+        attrs = ""
+        if child is None:
+            ident = f"none{n_none}"
+            n_none += 1
+            lines.append(f'    {ident} [label="None", shape=plaintext, fontcolor=gray];')
+            attrs = " [style=dashed, color=gray]"
+        elif child in ids:
+            ident = ids[child]
+        elif max_nodes is not None and len(ids) >= max_nodes:
+            cut = True
+            ident = "more"
+            attrs = " [style=dotted]"
+        else:
+            ident = declare(child)
+            stack.extend((ident, c, n) for c, n in reversed(child.next_functions))
+        if child is not None and child._num_outputs() > 1:
+            attrs = f' [label="output {nr}"]'
+        lines.append(f"    {parent} -> {ident}{attrs};")
+    if cut:
+        left_out = len(_count_references(root)) - len(ids)
+        label = f"… {left_out} more node{'s' if left_out != 1 else ''} (max_nodes={max_nodes})"
+        lines.append(f"    more [label={_quote(label)}, shape=plaintext];")
+    lines.append("}")
+    return "\n".join(lines)
