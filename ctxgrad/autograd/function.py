@@ -719,12 +719,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     for a in args:
         if isinstance(a, Tensor):
             if a._inference:
-                raise RuntimeError(
-                    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-                    "inference mode in computation tracked by autograd. To work around this, you can make a "
-                    "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead "
-                    f"of ctxgrad.inference_mode() (argument {len(edges)} of {cls.__name__})."
-                )
+                _inference_error(cls, len(edges))
             data = a._data
             if a._requires_grad:
                 fn = a._grad_fn
@@ -743,7 +738,21 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
 
     dirty = ctx._dirty
     non_diff = ctx._non_diff
-    if type(out) is tuple:
+    result: Any
+    if type(out) is Tensor and dirty is None and non_diff is None and out._data.base is None:
+        # The common case, one fresh output: wired here without the general loop.
+        for a in args:
+            if a is out:
+                out = _alias(out)
+                break
+        data = out._data
+        if data.dtype.kind in "fc":
+            out._grad_fn = ctx
+            out._output_nr = 0
+            out._requires_grad = True
+        ctx._out_meta = ((data.shape, data.dtype),)
+        result = out
+    elif type(out) is tuple:
         outs = list(out)
         meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
         for i, o in enumerate(outs):
@@ -753,40 +762,65 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             else:
                 meta.append(None)
         ctx._out_meta = tuple(meta)
-        result: Any = tuple(outs)
+        result = tuple(outs)
+        _finish_marks(cls, ctx, args, dirty, non_diff, outs)
     elif isinstance(out, Tensor):
-        out = result = _wire_output(ctx, args, out, 0, dirty, non_diff)
-        ctx._out_meta = ((out._data.shape, out._data.dtype),)
-        outs = [out]
+        result = _wire_output(ctx, args, out, 0, dirty, non_diff)
+        ctx._out_meta = ((result._data.shape, result._data.dtype),)
+        _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:
         _reject_container(cls, out)
         ctx._out_meta = (None,)
         result = out
-        outs = [out]
-    if dirty is not None:
-        _check_dirty_returned(cls, ctx, args, dirty, outs)
-        del ctx._dirty
-    if non_diff is not None:
-        del ctx._non_diff
+        _finish_marks(cls, ctx, args, dirty, non_diff, [out])
 
     to_save = ctx.to_save
     if to_save is not None:
-        for i, t in enumerate(to_save):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(
-                    f"save_for_backward can only save variables, but argument {i} is of type "
-                    f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
-                    "of ctx instead."
-                )
-        ctx._saved = tuple(None if t is None else SavedTensor(t, ctx) for t in to_save)
-        del ctx.to_save
-
+        _pack_saved(cls, ctx, to_save)
     attrs = ctx.__dict__
     if attrs and not cls._warned_ctx_tensor:
         _warn_tensor_attributes(cls, attrs)
     if _state.anomaly:
         ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
     return result
+
+
+def _inference_error(cls: type[Function], index: int) -> None:
+    raise RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+        "inference mode in computation tracked by autograd. To work around this, you can make a "
+        "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead "
+        f"of ctxgrad.inference_mode() (argument {index} of {cls.__name__})."
+    )
+
+
+def _finish_marks(
+    cls: type[Function],
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    dirty: tuple[Tensor, ...] | None,
+    non_diff: tuple[Tensor, ...] | None,
+    outs: list[Any],
+) -> None:
+    """Check that dirty tensors were returned, then drop the marks (they are consumed)."""
+    if dirty is not None:
+        _check_dirty_returned(cls, ctx, args, dirty, outs)
+        del ctx._dirty
+    if non_diff is not None:
+        del ctx._non_diff
+
+
+def _pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
+    """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(
+                f"save_for_backward can only save variables, but argument {i} is of type "
+                f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
+                "of ctx instead."
+            )
+    ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
+    del ctx.to_save
 
 
 def _wire_output(
