@@ -8,10 +8,11 @@
    reached; nothing else runs.
 3. **Run.**  A node is *ready* when every edge into it has delivered its gradient
    (``deps`` reached zero).  Ready nodes wait in a heap ordered by creation, newest
-   first, as torch orders them.  Running a node (:func:`_run_node`, the one place where
-   that happens) applies its tensor hooks, calls ``node._run`` (the user's ``backward``
-   for a Function node, the ``.grad`` update for ``AccumulateGrad``), and adds each
-   gradient it returns into the buffer of the node the edge leads to.
+   first, as torch orders them.  Running a node (the body of the loop in
+   :func:`run_backward`, the one place where that happens) applies its tensor hooks,
+   calls ``node._run`` (the user's ``backward`` for a Function node, the ``.grad`` update
+   for ``AccumulateGrad``), and adds each gradient it returns into the buffer of the node
+   the edge leads to.
 
 Each node runs once, so a graph of ``N`` nodes and ``E`` edges costs ``O(N + E)``, and a
 chain of a million ops needs no more stack than a chain of ten.  Without
@@ -160,7 +161,7 @@ def run_backward(
             buf = buffers.pop(node, None)
             if buf is None:
                 buf = [None] * len(node._out_meta)
-            if node._hooks is not None or isinstance(node, AccumulateGrad):
+            if node._hooks is not None or type(node) is AccumulateGrad:
                 buf = node._output_grads(buf)
             if captures:
                 wanted = captures.get(node)
@@ -173,7 +174,7 @@ def run_backward(
             if runnable is not None and node not in runnable:
                 node = None
                 continue
-            grads = _run_node(node, buf)
+            grads = _run_checked(node, buf) if _state.anomaly else node._run(buf)
             if not keep_graph:
                 node._release()
             next_node: Node | None = None
@@ -206,10 +207,8 @@ def run_backward(
     return captured
 
 
-def _run_node(node: Node, buf: Buffer) -> list[Tensor | None]:
-    """Run one node; in anomaly mode, check its results for NaN and report where it was made."""
-    if not _state.anomaly:
-        return node._run(buf)
+def _run_checked(node: Node, buf: Buffer) -> list[Tensor | None]:
+    """Run one node in anomaly mode: check its results for NaN and report where it was made."""
     try:
         grads = node._run(buf)
         if _state.anomaly_check_nan:
