@@ -68,7 +68,8 @@ _Out = TypeVar("_Out", default=Any)
 
 
 class GradientTypeError(TypeError, RuntimeError):
-    """A backward returned something that is not a gradient (a float, a list, an array).
+    """A value of the wrong type where autograd needs a tensor: a backward that returns a
+    float, a list or an array as a gradient, or ``ctx.mark_dirty(3)``.
 
     It is a ``TypeError`` and, because torch raises ``RuntimeError`` for the same misuse, a
     ``RuntimeError`` too, so ``except RuntimeError`` in ported code still catches it.
@@ -92,11 +93,10 @@ class BackwardCFunction(Node):
     Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
     """
 
-    __slots__ = ("__dict__", "_args", "_needs", "_out_meta")
+    __slots__ = ("__dict__", "_needs", "_out_meta")
 
     _forward_cls: ClassVar[type[Function]]
-    _needs: tuple[bool, ...] | None
-    _args: tuple[Any, ...] | None
+    _needs: tuple[bool, ...]
 
     # Defaults for what the ctx API sets; an instance stores only what was set.
     to_save: tuple[Tensor | None, ...] | None = None
@@ -188,13 +188,7 @@ class BackwardCFunction(Node):
 
         Fixed when ``apply`` is called, whatever the grad mode, as in torch.
         """
-        needs = self._needs
-        if needs is None:
-            # Calls in no_grad (most calls inside forward and backward) work it out only
-            # when asked.
-            args = self._args or ()
-            needs = self._needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-        return needs
+        return self._needs
 
     @property
     def requires_grad(self) -> bool:
@@ -206,8 +200,7 @@ class BackwardCFunction(Node):
         return len(self._out_meta)
 
     def _release(self) -> None:
-        if self._saved:
-            self._saved = None
+        self._saved = None
 
     def _run(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         """Run the user's backward on one gradient per output and check what it returns."""
@@ -238,7 +231,7 @@ FunctionCtx = BackwardCFunction
 def _check_all_tensors(ctx: BackwardCFunction, what: str, tensors: tuple[Any, ...]) -> None:
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(
+            raise GradientTypeError(
                 f"{what} only accepts Tensors, but argument {i} is of type {type(t).__name__} "
                 f"(in {ctx._forward_cls.__name__}.forward)"
             )
@@ -588,19 +581,23 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
         ctx = cls._backward_cls()
+        ctx._hooks = None
+        ctx._metadata = None
+        record = False
+        needs = []
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                needs.append(True)
+                record = True
+            else:
+                needs.append(False)
+        ctx._needs = tuple(needs)
         setup_style = cls._setup_style
         state = _state
-        if state.grad_enabled:
-            record = False
-            needs = []
-            for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
-                    needs.append(True)
-                    record = True
-                else:
-                    needs.append(False)
-            ctx._needs = tuple(needs)
-            out: Any
+        out: Any
+        grad_enabled = state.grad_enabled
+        if grad_enabled:
+            # forward runs with grad mode off, as in torch.
             state.grad_enabled = False
             try:
                 if setup_style:
@@ -613,16 +610,11 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
             if record:
                 recorded: _Out = _record(cls, ctx, args, out)
                 return recorded
-            grad_enabled = True
+        elif setup_style:
+            out = cls.forward(*args)
+            cls.setup_context(ctx, args, out)
         else:
-            ctx._needs = None
-            ctx._args = args
-            if setup_style:
-                out = cls.forward(*args)
-                cls.setup_context(ctx, args, out)
-            else:
-                out = cls.forward(ctx, *args)
-            grad_enabled = False
+            out = cls.forward(ctx, *args)
         # Nothing recorded: a fresh tensor result goes back as it is.
         fresh: _Out = out
         if type(out) is Tensor and ctx._dirty is None and not out._requires_grad and not state.inference:
@@ -733,8 +725,6 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             edges.append(None)
     ctx._edges = tuple(edges)
     ctx._seq = next(_sequence)
-    ctx._hooks = None
-    ctx._metadata = None
 
     dirty = ctx._dirty
     non_diff = ctx._non_diff
@@ -832,6 +822,7 @@ def _wire_output(
     non_diff: tuple[Tensor, ...] | None,
 ) -> Tensor:
     """Make output ``i`` of a recorded call point at ``ctx``."""
+    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff))
     if dirty is not None and any(o is d for d in dirty):
         if o._grad_fn is None and o._requires_grad:
             raise RuntimeError(
@@ -855,7 +846,7 @@ def _wire_output(
             base_arr = o._data.base
             if base_arr is not None and o._base is None:
                 _link_view(o, base_arr, args)
-    if o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff)):
+    if differentiable:
         o._grad_fn = ctx
         o._output_nr = i
         o._requires_grad = True

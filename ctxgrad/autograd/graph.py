@@ -128,19 +128,22 @@ class Node:
 
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
-        """``(node, output_nr)`` for each tensor argument of the forward call."""
-        return tuple((e[0], e[1]) for e in self._edges if e is not None)
+        """``(node, output_nr)`` for each tensor argument of the forward call (empty for
+        a ctx whose call recorded nothing)."""
+        edges: tuple[Edge | None, ...] = getattr(self, "_edges", ())
+        return tuple((e[0], e[1]) for e in edges if e is not None)
 
     @property
     def metadata(self) -> dict[str, Any]:
         """A dict for anything you want to keep on the node (anomaly mode adds ``traceback_``)."""
-        md: dict[str, Any] | None = getattr(self, "_metadata", None)  # unset before the node is recorded
+        md = self._metadata
         if md is None:
             md = self._metadata = {}
         return md
 
     def _sequence_nr(self) -> int:
-        return self._seq
+        seq: int = getattr(self, "_seq", -1)
+        return seq
 
     def _node_hooks(self) -> _NodeHooks:
         h = self._hooks
@@ -205,8 +208,9 @@ def _accumulate_into(t: Tensor, grad: Tensor) -> None:
 
     old = t._grad
     if _state.grad_enabled:
-        # create_graph: keep the history of the gradient, so never write in place.
-        t._grad = grad if old is None else old + grad
+        # create_graph: keep the history of the gradient, so never write in place; and
+        # copy, so that .grad never aliases a tensor someone else holds.
+        t._grad = grad.clone() if old is None else old + grad
     elif old is None:
         t._grad = _wrap(np.array(grad._data, copy=True))
     elif old._requires_grad:
