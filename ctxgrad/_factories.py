@@ -131,7 +131,7 @@ def arange(
     """Values from ``start`` (default 0) up to ``end``, excluded; int64 unless a bound is a float."""
     if end is None:
         start, end = 0, start
-    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if dtype is None:
         dt = _dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else _dtypes.int64
     else:

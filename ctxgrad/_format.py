@@ -20,57 +20,54 @@ _PRECISION = 4
 
 
 class _Formatter:
+    """Decides how every entry of one tensor is printed, as torch's formatter does: the
+    mode (whole numbers, fixed, scientific) and the width come from the nonzero finite
+    values only, so nan, inf and 0 never widen a column."""
+
     def __init__(self, values: np.ndarray[Any, Any]) -> None:
         self.kind = values.dtype.kind
         self.int_mode = True
         self.sci_mode = False
-        if self.kind == "b":
-            self.max_width = max((len(str(bool(v))) for v in values.ravel()), default=1)
+        self.max_width = 1
+        flat = values.ravel()
+        if self.kind in "biu":
+            self.max_width = max((len(self._plain_int(v)) for v in flat), default=1)
             return
-        if self.kind in "iu":
-            self.max_width = max((len(str(int(v))) for v in values.ravel()), default=1)
-            return
-        finite = values[np.isfinite(values)]
-        nonzero = np.abs(finite[finite != 0]).astype(np.float64)
-        strs: list[str]
+        finite = flat[np.isfinite(flat)]
+        nonzero = finite[finite != 0].astype(np.float64)
         if nonzero.size == 0:
-            strs = [self._fixed_int(float(v)) for v in values.ravel()]
-            self.max_width = max((len(s) for s in strs), default=1)
             return
-        lo, hi = float(nonzero.min()), float(nonzero.max())
+        magnitudes = np.abs(nonzero)
+        lo, hi = float(magnitudes.min()), float(magnitudes.max())
         self.int_mode = bool(np.all(nonzero == np.ceil(nonzero)))
         if self.int_mode:
             self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
+            if not self.sci_mode:
+                self.max_width = max(len(f"{v:.0f}") + 1 for v in nonzero.tolist())
         else:
             self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
-        strs = [self.format_plain(float(v)) for v in values.ravel()]
-        self.max_width = max((len(s) for s in strs), default=1)
-
-    @staticmethod
-    def _fixed_int(v: float) -> str:
-        if math.isnan(v) or math.isinf(v):
-            return str(v).replace("inf", "inf")
-        return f"{v:.0f}."
-
-    def format_plain(self, v: float) -> str:
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
+            if not self.sci_mode:
+                self.max_width = max(len(f"{v:.{_PRECISION}f}") for v in nonzero.tolist())
         if self.sci_mode:
-            return f"{v:.{_PRECISION}e}"
-        if self.int_mode:
-            return f"{v:.0f}."
-        return f"{v:.{_PRECISION}f}"
+            self.max_width = max(len(f"{v:.{_PRECISION}e}") for v in nonzero.tolist())
+
+    def _plain_int(self, v: Any) -> str:
+        return str(bool(v)) if self.kind == "b" else str(int(v))
 
     def format(self, v: Any) -> str:
-        if self.kind == "b":
-            s = str(bool(v))
-        elif self.kind in "iu":
-            s = str(int(v))
+        if self.kind in "biu":
+            text = self._plain_int(v)
         else:
-            s = self.format_plain(float(v))
-        return s.rjust(self.max_width)
+            x = float(v)
+            if self.sci_mode:
+                text = f"{x:.{_PRECISION}e}"
+            elif self.int_mode:
+                text = f"{x:.0f}"
+                if not (math.isinf(x) or math.isnan(x)):
+                    text += "."
+            else:
+                text = f"{x:.{_PRECISION}f}"
+        return text.rjust(self.max_width)
 
 
 def _summarized(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -91,7 +88,7 @@ def _format_nested(data: np.ndarray[Any, Any], fmt: _Formatter, indent: int, sum
     if data.ndim == 1:
         n = data.shape[0]
         if summarize and n > 2 * _EDGEITEMS:
-            items = [fmt.format(v) for v in data[:_EDGEITEMS]] + ["..."]
+            items = [fmt.format(v) for v in data[:_EDGEITEMS]] + [" ..."]
             items += [fmt.format(v) for v in data[-_EDGEITEMS:]]
         else:
             items = [fmt.format(v) for v in data]
@@ -115,3 +112,19 @@ def format_array(data: np.ndarray[Any, Any], indent: int) -> str:
     shown = _summarized(data) if summarize else data
     fmt = _Formatter(np.asarray(shown))
     return _format_nested(data, fmt, indent, summarize)
+
+
+def add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """Append ``, dtype=...``-style suffixes, starting a new line where one would pass 80
+    columns, as torch does."""
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > _LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._format import format_array
+from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state
 
 if TYPE_CHECKING:
@@ -102,10 +102,17 @@ _NOT_LEAF_MSG = (
 
 
 def _check_requires_grad_dtype(dt: np.dtype[Any], factory: bool) -> None:
+    """Torch's error for an integer or bool tensor asked to require grad (worded as each
+    entry point words it: factories, the setter, ``requires_grad_``)."""
     if dt.kind not in "fc":
         if factory:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
+
+
+def _check_requires_grad_setter(dt: np.dtype[Any]) -> None:
+    if dt.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
 
 
 class Tensor:
@@ -168,6 +175,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._grad_fn is None:
+            _check_requires_grad_setter(self._data.dtype)
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -232,7 +241,8 @@ class Tensor:
             )
         if value._data.dtype != self._data.dtype:
             raise RuntimeError(
-                f"attempting to assign a gradient with dtype '{value._data.dtype.name}' to a tensor "
+                f"attempting to assign a gradient with dtype '{_dtypes.short_name(value._data.dtype).lower()}' "
+                "to a tensor "
                 f"with grad_dtype '{_dtypes.short_name(self._data.dtype)}'. The gradient must match "
                 "the tensor's grad_dtype (defaults to the tensor's dtype)."
             )
@@ -405,7 +415,7 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
-        return prefix + ", ".join([body, *suffixes]) + ")"
+        return add_suffixes(prefix + body, suffixes, len(prefix))
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0 and spec:
@@ -606,9 +616,13 @@ class Tensor:
 
     # ------------------------------------------------------------------ comparisons
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if not _is_operand(other):
+            return NotImplemented  # ``t == None`` is False, as in torch
         return _cmp.Eq.apply(self, _operand(other))
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if not _is_operand(other):
+            return NotImplemented
         return _cmp.Ne.apply(self, _operand(other))
 
     def __lt__(self, other: Any) -> Tensor:
@@ -685,7 +699,7 @@ class Tensor:
     def view(self, *shape: Any) -> Tensor:
         """A view with a new shape; fails, as in torch, where no view is possible."""
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
-            return self.to(shape[0])
+            return _shape.ViewDtype.apply(self, _dtypes.to_dtype(shape[0]))
         return _shape.View.apply(self, _shape_arg(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
@@ -806,14 +820,20 @@ _PLAIN_OPERANDS = frozenset({Tensor, int, float})
 
 
 def _operand(other: Any) -> Any:
-    """Tensors and Python numbers pass through; arrays and nested lists become tensors."""
+    """Tensors and Python numbers pass through (NumPy scalars become Python numbers, as
+    torch treats them); arrays and nested lists become tensors."""
+    if isinstance(other, np.generic):
+        return other.item()
     if isinstance(other, (Tensor, int, float, complex)):
         return other
     if isinstance(other, np.ndarray):
         return _wrap(other)
-    if isinstance(other, np.generic):
-        return other.item()
     return Tensor(other, dtype=None)
+
+
+def _is_operand(other: Any) -> bool:
+    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
+    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
 
 
 def _tensor_operand(other: Any) -> Tensor:

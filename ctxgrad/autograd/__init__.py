@@ -36,6 +36,7 @@ from ctxgrad.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ctxgrad.autograd.graph import GradientEdge
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -155,7 +156,7 @@ def backward(
 
 def grad(
     outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | dict[Any, Tensor | GradientEdge],
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
@@ -163,14 +164,17 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
+) -> Any:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    ``inputs`` may be tensors, ``GradientEdge`` objects (``graph.get_gradient_edge``), or a
+    dict of either, which gives a dict of gradients.
 
     >>> import ctxgrad
     >>> x = ctxgrad.tensor(3.0, requires_grad=True)
     >>> (dx,) = ctxgrad.autograd.grad(x * x, x, create_graph=True)
     >>> dx
-    tensor(6., grad_fn=<MulBackward0>)
+    tensor(6., grad_fn=<AddBackward0>)
     >>> ctxgrad.autograd.grad(dx, x)
     (tensor(2.),)
     """
@@ -184,13 +188,20 @@ def grad(
     if is_grads_batched:
         raise NotImplementedError("grad(..., is_grads_batched=True) is not supported by ctxgrad yet")
     allow = bool(allow_unused) or materialize_grads
+    keys: list[Any] | None = None
+    if isinstance(inputs, dict):
+        keys = list(inputs)
+        in_list: tuple[Any, ...] = tuple(inputs.values())
+    elif isinstance(inputs, GradientEdge):
+        in_list = (inputs,)
+    else:
+        in_list = _as_tuple(inputs)
     out_list = _as_tuple(outputs)
-    in_list = _as_tuple(inputs)
     if not in_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_outputs(out_list)
     for t in in_list:
-        if not t._requires_grad:
+        if not isinstance(t, GradientEdge) and not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     seeds = _make_seeds(out_list, _as_tuple(grad_outputs), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
@@ -204,7 +215,14 @@ def grad(
                 )
             if materialize_grads:
                 t = in_list[k]
-                result[k] = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
+                if isinstance(t, GradientEdge):
+                    meta = t.node._out_meta[t.output_nr]
+                    assert meta is not None
+                    result[k] = _wrap(np.zeros(meta[0], dtype=meta[1]))
+                else:
+                    result[k] = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
         elif not create_graph and g._requires_grad:
             result[k] = g.detach()
+    if keys is not None:
+        return dict(zip(keys, result))
     return tuple(result)

@@ -8,7 +8,8 @@
    reached; nothing else runs.
 3. **Run.**  A node is *ready* when every edge into it has delivered its gradient
    (``deps`` reached zero).  Ready nodes wait in a heap ordered by creation, newest
-   first, as torch orders them.  Running a node (the body of the loop in
+   first, as torch orders them (``AccumulateGrad`` nodes first of all: their sequence
+   number is the largest there is, as in torch).  Running a node (the body of the loop in
    :func:`run_backward`, the one place where that happens) applies its tensor hooks,
    calls ``node._run`` (the user's ``backward`` for a Function node, the ``.grad`` update
    for ``AccumulateGrad``), and adds each gradient it returns into the buffer of the node
@@ -26,15 +27,13 @@ from __future__ import annotations
 import heapq
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ctxgrad._state import _state
-from ctxgrad.autograd.graph import AccumulateGrad, Node, _accumulate_into, _accumulator_of
-
-if TYPE_CHECKING:
-    from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.graph import AccumulateGrad, GradientEdge, Node, _accumulate_into, _accumulator_of
 
 Buffer = list["Tensor | None"]
 
@@ -46,8 +45,10 @@ def _edge_of(t: Tensor) -> tuple[Node, int]:
     return _accumulator_of(t), 0
 
 
-def _input_edge(t: Tensor) -> tuple[Node | None, int]:
+def _input_edge(t: Tensor | GradientEdge) -> tuple[Node | None, int]:
     """Where gradients for ``t`` arrive, or ``(None, 0)`` for a leaf no graph has used."""
+    if isinstance(t, GradientEdge):
+        return t.node, t.output_nr
     fn = t._grad_fn
     if fn is not None:
         return fn, t._output_nr
@@ -103,7 +104,7 @@ def run_backward(
     seeds: Sequence[Tensor],
     keep_graph: bool,
     create_graph: bool,
-    inputs: Sequence[Tensor] | None = None,
+    inputs: Sequence[Tensor | GradientEdge] | None = None,
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Propagate ``seeds`` (one gradient per root) back through the graph.
@@ -131,13 +132,13 @@ def run_backward(
     runnable: set[Node] | None = None
     if inputs is not None:
         captured = [None] * len(inputs)
-        for k, t in enumerate(inputs):
-            node_or_none, nr = _input_edge(t)
+        for k, target in enumerate(inputs):
+            node_or_none, nr = _input_edge(target)
             if node_or_none is not None and node_or_none in deps:
                 if accumulate and isinstance(node_or_none, AccumulateGrad):
                     continue  # backward(inputs=leaf): its AccumulateGrad runs and fills .grad
                 captures.setdefault(node_or_none, []).append((nr, k))
-        targets = set(captures)
+        targets: set[Node] = set(captures)
         if accumulate:
             targets |= {n for t in inputs for n in [_input_edge(t)[0]] if isinstance(n, AccumulateGrad)}
         visit = _nodes_leading_to(deps, root_nodes, targets)
@@ -149,7 +150,7 @@ def run_backward(
 
     # Ready nodes wait in a heap, newest first.  A chain never needs the heap: while only
     # one node is ready, it is kept in ``node`` and run next.
-    ready: list[tuple[int, Node]] = [(-n._seq, n) for n in root_nodes if deps[n] == 0]
+    ready: list[tuple[int, int, Node]] = [(-n._seq, id(n), n) for n in root_nodes if deps[n] == 0]
     heapq.heapify(ready)
     node: Node | None = None
     prev_mode = _state.grad_enabled
@@ -157,7 +158,7 @@ def run_backward(
     try:
         while node is not None or ready:
             if node is None:
-                node = heapq.heappop(ready)[1]
+                node = heapq.heappop(ready)[2]
             buf = buffers.pop(node, None)
             if buf is None:
                 buf = [None] * len(node._out_meta)
@@ -170,7 +171,9 @@ def run_backward(
                         g = buf[nr]
                         captured[k] = g
                         if accumulate and g is not None:
-                            _accumulate_into(inputs[k], g)  # type: ignore[index]
+                            wanted_input = inputs[k]  # type: ignore[index]
+                            if isinstance(wanted_input, Tensor) and not wanted_input._retains_grad:
+                                _accumulate_into(wanted_input, g)  # (else retain_grad filled it)
             if runnable is not None and node not in runnable:
                 node = None
                 continue
@@ -198,9 +201,9 @@ def run_backward(
                         next_node = child
                     else:
                         if next_node is not None:
-                            heapq.heappush(ready, (-next_node._seq, next_node))
+                            heapq.heappush(ready, (-next_node._seq, id(next_node), next_node))
                             next_node = None
-                        heapq.heappush(ready, (-child._seq, child))
+                        heapq.heappush(ready, (-child._seq, id(child), child))
             node = next_node
     finally:
         _state.grad_enabled = prev_mode

@@ -205,15 +205,15 @@ class BackwardCFunction(Node):
     def _run(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         """Run the user's backward on one gradient per output and check what it returns."""
         cls = self._forward_cls
+        hooks = self._hooks
+        if hooks is not None and hooks.pre:
+            grads = _run_prehooks(hooks.pre, grads)
         if self._materialize:
             for i, g in enumerate(grads):
                 if g is None:
                     m = self._out_meta[i]
                     if m is not None:
                         grads[i] = _wrap(np.zeros(m[0], dtype=m[1]))
-        hooks = self._hooks
-        if hooks is not None and hooks.pre:
-            grads = _run_prehooks(hooks.pre, grads)
         backward = cls._backward_impl
         if cls.boxed_grads_call:
             result = backward(self, grads)
@@ -617,7 +617,13 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
             out = cls.forward(ctx, *args)
         # Nothing recorded: a fresh tensor result goes back as it is.
         fresh: _Out = out
-        if type(out) is Tensor and ctx._dirty is None and not out._requires_grad and not state.inference:
+        if (
+            type(out) is Tensor
+            and out._data.base is None
+            and ctx._dirty is None
+            and not out._requires_grad
+            and not state.inference
+        ):
             for a in args:
                 if a is out:
                     break
@@ -676,9 +682,13 @@ def _finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, g
             o._bump_version()
         elif any(o is a for a in args):
             outs[i] = o = _alias(o)
-        elif o._requires_grad:
-            # forward built history with enable_grad; nothing is recorded, so drop it.
-            outs[i] = o = o.detach()
+        else:
+            if o._requires_grad:
+                # forward built history with enable_grad; nothing is recorded, so drop it.
+                outs[i] = o = o.detach()
+            base_arr = o._data.base
+            if base_arr is not None and o._base is None:
+                _link_view(o, base_arr, args)
         if inference:
             o._inference = True
     if dirty is not None:
@@ -710,8 +720,6 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     edges: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
-            if a._inference:
-                _inference_error(cls, len(edges))
             data = a._data
             if a._requires_grad:
                 fn = a._grad_fn
@@ -775,15 +783,6 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     return result
 
 
-def _inference_error(cls: type[Function], index: int) -> None:
-    raise RuntimeError(
-        "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-        "inference mode in computation tracked by autograd. To work around this, you can make a "
-        "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead "
-        f"of ctxgrad.inference_mode() (argument {index} of {cls.__name__})."
-    )
-
-
 def _finish_marks(
     cls: type[Function],
     ctx: BackwardCFunction,
@@ -808,6 +807,13 @@ def _pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any,
                 f"save_for_backward can only save variables, but argument {i} is of type "
                 f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
                 "of ctx instead."
+            )
+        if t is not None and t._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                "inference mode in computation tracked by autograd. To work around this, you can make a "
+                "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead of "
+                f"ctxgrad.inference_mode() ({cls.__name__} saves one as saved_tensors[{i}])."
             )
     ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
     del ctx.to_save

@@ -12,7 +12,9 @@ keeps its ``__name__`` and ``__doc__``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+import sys
+from collections.abc import Callable, Generator
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -37,12 +39,42 @@ class _DecoratorContextManager:
     """A context manager that also decorates functions, re-entering itself per call."""
 
     def __call__(self, func: F) -> F:
+        if inspect.isgeneratorfunction(func):
+            return cast(F, self._wrap_generator(func))
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.clone():
                 return func(*args, **kwargs)
 
         return cast(F, wrapper)
+
+    def _wrap_generator(self, func: Callable[..., Generator[Any, Any, Any]]) -> Callable[..., Any]:
+        """Run every step of a generator, not only its creation, inside the mode."""
+
+        @functools.wraps(func)
+        def generator(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException:
+                        with self.clone():
+                            response = gen.throw(*sys.exc_info())
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+
+        return generator
 
     def clone(self) -> _DecoratorContextManager:
         """A fresh instance with the same settings (a decorator enters it once per call)."""
@@ -159,7 +191,7 @@ class inference_mode(_DecoratorContextManager):
 
     An inference tensor may not take part in recorded computation later, may not be
     changed in place outside inference mode, and may not be made to require grad, as in
-    torch.  ``inference_mode(False)`` does nothing.
+    torch.  ``inference_mode(False)`` switches it off again inside (and grad mode on).
     """
 
     def __new__(cls, mode: bool | Callable[..., Any] = True) -> Any:
@@ -178,9 +210,9 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self) -> None:
         self._prev_grad = _state.grad_enabled
         self._prev_inf = _state.inference
-        if self.mode:
-            _state.grad_enabled = False
-            _state.inference = True
+        # As torch: inference_mode(False) turns inference mode off and grad mode on.
+        _state.grad_enabled = not self.mode
+        _state.inference = self.mode
 
     def __exit__(
         self,

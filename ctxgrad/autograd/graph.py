@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 Edge = tuple["Node | None", int, tuple[int, ...], np.dtype[Any]]
 
 _sequence = itertools.count()
+# AccumulateGrad nodes run as soon as they are ready, as in torch (UINT64_MAX there too).
+_ACCUMULATE_GRAD_SEQUENCE = 2**64 - 1
 
 
 class RemovableHandle:
@@ -233,7 +235,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
         self._edges = ()
-        self._seq = next(_sequence)
+        self._seq = _ACCUMULATE_GRAD_SEQUENCE
         self._hooks = None
         self._metadata = None
 
@@ -250,11 +252,19 @@ class AccumulateGrad(Node):
         return super()._output_grads(buf)
 
     def _run(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        hooks = self._hooks
+        if hooks is not None and hooks.pre:
+            from ctxgrad.autograd.function import _run_prehooks
+
+            grads = _run_prehooks(hooks.pre, grads)
         grad = grads[0]
         if grad is None:
             return []
         var = self.variable
         _accumulate_into(var, grad)
+        if hooks is not None and hooks.post:
+            for hook in tuple(hooks.post):
+                hook((), (grad,))
         post = var._post_acc_hooks
         if post:
             prev = _state.grad_enabled
@@ -310,6 +320,13 @@ _FREED_MSG = (
 )
 
 
+class _OutputMarker(Node):
+    """Stands for "the node that saved this tensor" in a SavedTensor."""
+
+
+_OUTPUT = _OutputMarker()
+
+
 class SavedTensor:
     """One tensor saved for backward, with the version it had when it was saved.
 
@@ -318,7 +335,19 @@ class SavedTensor:
     (output → node → saved output).  Inputs and intermediates are kept as they are.
     """
 
-    __slots__ = ("_base", "_data", "_output_nr", "_packed", "_requires_grad", "_tensor", "_unpack", "_vc", "_version")
+    __slots__ = (
+        "_accumulator",
+        "_base",
+        "_data",
+        "_grad_fn",
+        "_output_nr",
+        "_packed",
+        "_requires_grad",
+        "_tensor",
+        "_unpack",
+        "_vc",
+        "_version",
+    )
 
     def __init__(self, tensor: Tensor, node: Node) -> None:
         vc = tensor._get_vc()
@@ -340,6 +369,14 @@ class SavedTensor:
                 )
             self._unpack = unpack
             self._data = tensor._data
+            # Remember the history, so that what unpack returns can be given it back (a
+            # saved output's node is the unpacking node itself: no reference kept to it).
+            self._output_nr = tensor._output_nr
+            self._requires_grad = tensor._requires_grad
+            fn = tensor._grad_fn
+            self._grad_fn = _OUTPUT if fn is node else fn
+            self._accumulator = _accumulator_of(tensor) if fn is None and tensor._requires_grad else None
+            self._base = None
         elif tensor._grad_fn is node:
             self._data = tensor._data
             self._output_nr = tensor._output_nr
@@ -361,7 +398,7 @@ class SavedTensor:
                     "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                     f"type {type(out).__name__}"
                 )
-            return out
+            return self._with_history(out, node)
         t = self._tensor
         if t is not None:
             return t
@@ -373,6 +410,27 @@ class SavedTensor:
         t._requires_grad = self._requires_grad
         if self._base is not None:
             t._base = self._base
+        return t
+
+    def _with_history(self, out: Tensor, node: Node) -> Tensor:
+        """What an unpack hook returned, linked into the graph where the saved tensor was,
+        so that double backward works through hooked saved tensors too."""
+        from ctxgrad._tensor import _wrap
+
+        if not self._requires_grad:
+            return out
+        t = _wrap(out._data)
+        t._vc = out._get_vc()
+        t._requires_grad = True
+        fn = self._grad_fn
+        if fn is _OUTPUT:
+            t._grad_fn = node
+            t._output_nr = self._output_nr
+        elif fn is not None:
+            t._grad_fn = fn
+            t._output_nr = self._output_nr
+        elif self._accumulator is not None:
+            t._accumulator = weakref.ref(self._accumulator)
         return t
 
     def _version_message(self, node: Node, index: int) -> str:

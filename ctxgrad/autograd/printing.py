@@ -46,7 +46,7 @@ __all__ = ["format_graph", "print_graph", "to_dot"]
 
 _BRANCH, _LAST_BRANCH = "├─ ", "└─ "
 _PIPE, _SPACE = "│  ", "   "
-_ASCII = str.maketrans({"├": "+", "└": "`", "─": "-", "│": "|", "…": "."})
+_ASCII = str.maketrans({"├": "+", "└": "`", "─": "-", "│": "|", "…": "..."})
 
 
 def _root_of(graph: Tensor | Node) -> tuple[Node | None, int]:
@@ -99,7 +99,7 @@ def _detail(node: Node) -> str:
 
 def _no_graph(graph: Tensor) -> str:
     if graph.requires_grad:
-        return f"(no grad_fn: {_describe_leaf(graph)}; its gradient goes straight to .grad)"
+        return f"(a leaf that requires grad: shape {list(graph.shape)}, {graph.dtype.name}; no grad_fn, so no graph)"
     return "(no graph: the tensor does not require grad)"
 
 
@@ -149,7 +149,8 @@ def format_graph(tensor: Tensor | Node, max_nodes: int | None = 50) -> str:
         if max_nodes is not None and shown >= max_nodes:
             hidden = len(refs) - shown
             lines.append(
-                f"{branch}… {hidden} more node{'s' if hidden != 1 else ''} not shown (max_nodes={max_nodes})"
+                f"{prefix}{_LAST_BRANCH}… {hidden} more node{'s' if hidden != 1 else ''} not shown "
+                f"(max_nodes={max_nodes})"
             )
             break
         shown += 1

@@ -70,3 +70,18 @@ def operands(ctx: Any) -> tuple[Any, Any, Any]:
         if b is None:
             b = scalars[1]
     return a, b, out
+
+
+def broadcast_error(x: Any, y: Any) -> RuntimeError:
+    """Torch's error for operands whose shapes do not broadcast."""
+    a, b = np.shape(x), np.shape(y)
+    n = max(len(a), len(b))
+    for k in range(1, n + 1):
+        sa = a[-k] if k <= len(a) else 1
+        sb = b[-k] if k <= len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton "
+                f"dimension {n - k}"
+            )
+    return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")

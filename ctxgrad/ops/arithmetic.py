@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, operands, save_operands, wrap
+from ctxgrad.ops._util import arrays, broadcast_error, operands, save_operands, wrap
 
 
 class Add(Function[Tensor]):
@@ -24,7 +24,10 @@ class Add(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        return wrap(x + y)
+        try:
+            return wrap(x + y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -40,7 +43,15 @@ class Sub(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        return wrap(x - y)
+        if getattr(x, "dtype", None) == np.bool_ and getattr(y, "dtype", None) == np.bool_:
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead."
+            )
+        try:
+            return wrap(x - y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -57,7 +68,10 @@ class Mul(Function[Tensor]):
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
         save_operands(ctx, a, b)
-        return wrap(x * y)
+        try:
+            return wrap(x * y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -74,7 +88,10 @@ class Div(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        out = np.true_divide(x, y)
+        try:
+            out = np.true_divide(x, y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
         if _integral(x) and _integral(y):
             out = np.asarray(out, dtype=get_default_dtype())  # torch: int / int is a float tensor
         save_operands(ctx, a, b)
@@ -99,6 +116,11 @@ class Neg(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
+        if a._data.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                "a mask, use the `~` or `logical_not()` operator instead."
+            )
         return wrap(np.negative(a._data))
 
     @staticmethod
@@ -109,7 +131,8 @@ class Neg(Function[Tensor]):
 class Pow(Function[Tensor]):
     """``a ** b`` for a tensor or number on either side.
 
-    d/da = b * a**(b-1); d/db = a**b * log(a), taken as 0 where a == 0 (as torch does).
+    d/da = b * a**(b-1), taken as 0 where b == 0; d/db = a**b * log(a), taken as 0 where
+    a == 0 and b >= 0 (torch's conventions at those points).
     """
 
     _backward_name = "PowBackward0"
@@ -117,7 +140,12 @@ class Pow(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        out = wrap(np.power(x, y))
+        if np.asarray(x).dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        try:
+            out = wrap(np.power(x, y))
+        except ValueError:
+            raise broadcast_error(x, y) from None
         save_operands(ctx, a, b, out)
         return out
 
@@ -127,13 +155,22 @@ class Pow(Function[Tensor]):
 
         base, exponent, out = operands(ctx)
         need_a, need_b = ctx.needs_input_grad
-        grad_a = grad * exponent * base ** (exponent - 1) if need_a else None
-        grad_b = None
+        grad_a = grad_b = None
+        if need_a:
+            if isinstance(exponent, Tensor):
+                zero_exponent = _wrap(exponent._data == 0)
+                grad_a = grad * Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
+            elif exponent == 0:
+                grad_a = grad * 0.0
+            else:
+                grad_a = grad * exponent * base ** (exponent - 1)
         if need_b:
+            exp_data = exponent._data
             if isinstance(base, Tensor):
-                zero = base == 0
-                safe_base = Where.apply(zero, 1.0, base)
-                grad_b = Where.apply(zero, 0.0, grad * out * Log.apply(safe_base))
+                masked = _wrap(np.logical_and(base._data == 0, exp_data >= 0))
+                grad_b = grad * Where.apply(masked, 0.0, out * Log.apply(base))
+            elif base == 0:
+                grad_b = grad * Where.apply(_wrap(exp_data >= 0), 0.0, out * float("-inf"))
             else:
                 grad_b = grad * out * float(np.log(base))
         return grad_a, grad_b
@@ -156,12 +193,20 @@ class MatMul(Function[Tensor]):
                                f"{a._data.ndim}D and {b._data.ndim}D")
         x, y = promote_operands(a._data, b._data)
         if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
+            if x.ndim == 1 and y.ndim == 1:
+                raise RuntimeError(
+                    f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have "
+                    f"the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively"
+                )
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, x.shape))} and "
                 f"{'x'.join(map(str, y.shape))})"
             )
         ctx.save_for_backward(a, b)
-        return wrap(np.matmul(x, y))
+        try:
+            return wrap(np.matmul(x, y))
+        except ValueError:
+            raise broadcast_error(np.empty(x.shape[:-2]), np.empty(y.shape[:-2])) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

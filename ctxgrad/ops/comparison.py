@@ -10,7 +10,7 @@ import numpy as np
 from ctxgrad._dtypes import promote_operands
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import raw, wrap
+from ctxgrad.ops._util import broadcast_error, raw, wrap
 
 
 class _Compare(Function[Tensor]):
@@ -22,7 +22,10 @@ class _Compare(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = promote_operands(raw(a), raw(b))
-        return wrap(ctx._forward_cls.ufunc(x, y))
+        try:
+            return wrap(ctx._forward_cls.ufunc(x, y))
+        except ValueError:
+            raise broadcast_error(x, y) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, None]:

@@ -9,7 +9,7 @@ import numpy as np
 from ctxgrad._dtypes import get_default_dtype, promote_operands
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import raw, wrap
+from ctxgrad.ops._util import broadcast_error, raw, wrap
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -45,8 +45,7 @@ class Log(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return wrap(np.log(_floating(x)))
+        return wrap(np.log(_floating(x)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -80,7 +79,10 @@ class Where(Function[Tensor]):
     def forward(ctx: Any, condition: Tensor, x: Any, y: Any) -> Tensor:
         a, b = promote_operands(raw(x), raw(y))
         ctx.save_for_backward(condition)
-        return wrap(np.where(condition._data, a, b))
+        try:
+            return wrap(np.where(condition._data, a, b))
+        except ValueError:
+            raise broadcast_error(np.empty(np.broadcast_shapes(np.shape(a), np.shape(b))), condition._data) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:

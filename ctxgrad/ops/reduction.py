@@ -15,8 +15,11 @@ def _axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     if dims is None or len(dims) == 0:
         return tuple(range(ndim))
     axes = tuple(_wrap_dim(d, ndim) for d in dims)
-    if len(set(axes)) != len(axes):
-        raise RuntimeError(f"dim {axes} appears multiple times in the list of dims")
+    for i, a in enumerate(axes):
+        if a in axes[:i]:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+    if ndim == 0:
+        return ()  # a 0-d tensor accepts dim 0 and -1, as in torch
     return axes
 
 

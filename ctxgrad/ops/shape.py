@@ -27,10 +27,17 @@ def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
             raise RuntimeError(f"invalid shape dimension {s}")
         else:
             known *= s
-    if infer is not None and known != 0 and numel % known == 0:
-        shape = shape[:infer] + (numel // known,) + shape[infer + 1 :]
-        known = numel
-    if known != numel or (infer is not None and known == 0):
+    if infer is not None:
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous"
+                )
+        elif numel % known == 0:
+            return shape[:infer] + (numel // known,) + shape[infer + 1 :]
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
@@ -54,6 +61,8 @@ class Reshape(Function[Tensor]):
 class View(Reshape):
     """Like ``reshape`` but never copies: torch's error where no view is possible."""
 
+    _backward_name = "ViewBackward0"
+
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
         data = x._data
@@ -66,6 +75,27 @@ class View(Reshape):
                 "view size is not compatible with input tensor's size and stride (at least one dimension "
                 "spans across two contiguous subspaces). Use .reshape(...) instead."
             ) from None
+
+
+class ViewDtype(Function[Tensor]):
+    """The same bytes read as another dtype of the same size (``x.view(ctxgrad.int32)``)."""
+
+    _backward_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:
+        data = x._data
+        if dtype.itemsize != data.dtype.itemsize:
+            raise RuntimeError(
+                f"ctxgrad's view(dtype) needs a dtype of the same size: {data.dtype} has {data.dtype.itemsize} "
+                f"bytes per element, {dtype} has {dtype.itemsize}"
+            )
+        ctx.dtype = data.dtype
+        return wrap(data.view(dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return ViewDtype.apply(grad, ctx.dtype), None
 
 
 class Permute(Function[Tensor]):
@@ -158,7 +188,11 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
             raise IndexError("indexing with a bool is not supported yet; use a slice or an int")
         if isinstance(item, (int, np.integer)):
             out.append(int(item))
-        elif isinstance(item, slice) or item is None or item is Ellipsis:
+        elif isinstance(item, slice):
+            if item.step is not None and int(item.step) <= 0:
+                raise ValueError("step must be greater than zero")
+            out.append(item)
+        elif item is None or item is Ellipsis:
             out.append(item)
         else:
             raise IndexError(
@@ -179,6 +213,11 @@ class GetItem(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
         ctx.shape = x._data.shape
         ctx.index = index
+        if x._data.ndim == 0 and any(isinstance(i, int) for i in index):
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+                "to convert a 0-dim tensor to a number"
+            )
         try:
             return wrap(x._data[index])
         except IndexError as exc:
