@@ -15,22 +15,10 @@ import weakref
 from typing import Any
 
 import pytest
+from _support import import_torch, raised
 
 import ctxgrad
 from ctxgrad.autograd import Function
-
-
-def _torch() -> Any:
-    return pytest.importorskip("torch")
-
-
-def _raises(fn: Any, L: Any) -> tuple[str, str]:
-    """Run ``fn()``; return the exception's type name and message with the library name neutralised."""
-    try:
-        fn()
-    except Exception as exc:
-        return type(exc).__name__, str(exc).replace(L.__name__, "LIB")
-    raise AssertionError("no exception raised")
 
 
 # --------------------------------------------------------------------------- entry points
@@ -102,7 +90,7 @@ def test_grad_of_a_tensor_with_respect_to_itself_is_the_seed() -> None:
 
 
 def test_torch_parity_entry_point_signatures() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def params(fn: Any) -> list[tuple[str, Any]]:
         return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
@@ -127,7 +115,7 @@ def test_grad_accepts_gradient_edges_as_inputs() -> None:
 
 
 def test_torch_parity_grad_accepts_gradient_edges() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _gradient_edge_scenario(torch) == [[6.0, 12.0], [18.0, 36.0]]
 
 
@@ -143,7 +131,7 @@ def test_grad_accepts_a_dict_of_inputs() -> None:
 
 
 def test_torch_parity_grad_dict_inputs() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _dict_inputs_scenario(torch) == {"y": [6.0, 12.0], "x": [18.0, 36.0]}
 
 
@@ -166,7 +154,7 @@ def test_second_backward_with_retain_graph_doubles_grad_in_the_same_object() -> 
 
 
 def test_torch_parity_accumulation_in_place() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _accumulate_scenario(ctxgrad) == _accumulate_scenario(torch)
 
 
@@ -197,7 +185,7 @@ def test_first_grad_is_not_aliased_to_the_seed() -> None:
 
 
 def test_torch_parity_first_grad_not_aliased() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _seed_alias_scenario(ctxgrad) == _seed_alias_scenario(torch)
 
 
@@ -218,7 +206,7 @@ def test_first_grad_is_not_aliased_to_the_seed_with_create_graph() -> None:
 
 
 def test_torch_parity_first_grad_not_aliased_with_create_graph() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _seed_alias_create_graph_scenario(torch) == (False, False, False, [1.0, 1.0], [1.0, 1.0])
 
 
@@ -249,7 +237,7 @@ def test_retain_grad_accumulates_across_two_backwards() -> None:
 
 
 def test_torch_parity_retain_grad_accumulates() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _retain_grad_twice_scenario(ctxgrad) == _retain_grad_twice_scenario(torch)
 
 
@@ -276,7 +264,7 @@ def test_implicit_grad_for_a_one_element_tensor() -> None:
     assert x.grad.tolist() == [6.0]
 
 
-def test_backward_on_a_tensor_without_history_raises() -> None:
+def test_backward_on_a_tensor_without_historyraised() -> None:
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
         ctxgrad.tensor(1.0).backward()
     x = ctxgrad.tensor(1.0, requires_grad=True)
@@ -287,7 +275,7 @@ def test_backward_on_a_tensor_without_history_raises() -> None:
 
 
 @pytest.mark.parametrize("op", ["exp", "square"])
-def test_second_backward_through_freed_graph_raises(op: str) -> None:
+def test_second_backward_through_freed_graphraised(op: str) -> None:
     x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
     y = (x.exp() if op == "exp" else x * x).sum()
     y.backward()
@@ -322,26 +310,26 @@ def test_retain_graph_allows_a_second_backward() -> None:
 
 
 def test_torch_parity_second_backward_message() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> tuple[str, str]:
         x = L.tensor([1.0, 2.0], requires_grad=True)
         y = (x * x).sum()
         y.backward()
-        return _raises(y.backward, L)
+        return raised(y.backward, L)
 
     assert scenario(ctxgrad) == scenario(torch)
 
 
 def test_torch_parity_backward_errors() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenarios(L: Any) -> list[tuple[str, str]]:
         x = L.tensor([1.0, 2.0], requires_grad=True)
         return [
-            _raises(lambda: x.exp().backward(), L),
-            _raises(lambda: L.tensor(1.0).backward(), L),
-            _raises(lambda: (x * 2).sum().backward(inputs=[]), L),
+            raised(lambda: x.exp().backward(), L),
+            raised(lambda: L.tensor(1.0).backward(), L),
+            raised(lambda: (x * 2).sum().backward(inputs=[]), L),
         ]
 
     assert scenarios(ctxgrad) == scenarios(torch)
@@ -402,7 +390,7 @@ def test_custom_function_double_backward_with_create_graph() -> None:
 
 
 def test_torch_parity_double_backward() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[float]:
         x = L.tensor(3.0, requires_grad=True)
@@ -457,7 +445,7 @@ def test_grad_outputs_of_another_dtype_are_accepted() -> None:
     assert x.grad.dtype == ctxgrad.float32
 
 
-def test_grad_unused_input_raises() -> None:
+def test_grad_unused_inputraised() -> None:
     x = ctxgrad.ones(2, requires_grad=True)
     unused = ctxgrad.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError) as info:
@@ -489,32 +477,32 @@ def test_grad_allow_unused_false_with_materialize_grads_is_a_value_error() -> No
         ctxgrad.autograd.grad((x * 2).sum(), x, allow_unused=False, materialize_grads=True)
 
 
-def test_grad_input_not_requiring_grad_raises() -> None:
+def test_grad_input_not_requiring_gradraised() -> None:
     x = ctxgrad.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
         ctxgrad.autograd.grad((x * 2).sum(), [x, ctxgrad.ones(2)])
 
 
-def test_grad_empty_inputs_raises() -> None:
+def test_grad_empty_inputsraised() -> None:
     x = ctxgrad.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty"):
         ctxgrad.autograd.grad((x * 2).sum(), [])
 
 
 def test_torch_parity_grad_errors_and_unused() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[Any]:
         x = L.ones(2, requires_grad=True)
         u = L.ones(2, requires_grad=True)
         s = L.tensor(1.0, requires_grad=True)
         out: list[Any] = [
-            _raises(lambda: L.autograd.grad((x * 2).sum(), [x, u]), L),
-            _raises(lambda: L.autograd.grad((x * 2).sum(), [x, u], allow_unused=False, materialize_grads=True), L),
-            _raises(lambda: L.autograd.grad((x * 2).sum(), [x, L.ones(2)]), L),
-            _raises(lambda: L.autograd.grad(s * 2, s, grad_outputs=L.ones(2)), L),
-            _raises(lambda: L.autograd.grad([s * 2, s * 3], s, grad_outputs=[L.ones(())]), L),
-            _raises(lambda: L.autograd.grad((x * 2).sum(), []), L),
+            raised(lambda: L.autograd.grad((x * 2).sum(), [x, u]), L),
+            raised(lambda: L.autograd.grad((x * 2).sum(), [x, u], allow_unused=False, materialize_grads=True), L),
+            raised(lambda: L.autograd.grad((x * 2).sum(), [x, L.ones(2)]), L),
+            raised(lambda: L.autograd.grad(s * 2, s, grad_outputs=L.ones(2)), L),
+            raised(lambda: L.autograd.grad([s * 2, s * 3], s, grad_outputs=[L.ones(())]), L),
+            raised(lambda: L.autograd.grad((x * 2).sum(), []), L),
         ]
         gx, gu = L.autograd.grad((x * 2).sum(), [x, u], allow_unused=True)
         out.append((gx.tolist(), gu))
@@ -542,7 +530,7 @@ def test_backward_inputs_accepts_a_single_tensor() -> None:
     assert x.grad is None
 
 
-def test_backward_empty_inputs_raises() -> None:
+def test_backward_empty_inputsraised() -> None:
     x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty"):
         (x * 2).sum().backward(inputs=[])
@@ -579,7 +567,7 @@ def test_backward_inputs_non_leaf_that_retains_grad_is_filled_once() -> None:
 
 
 def test_torch_parity_backward_inputs() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[Any]:
         x = L.tensor([1.0, 2.0], requires_grad=True)
@@ -630,7 +618,7 @@ def test_engine_sums_a_broadcast_gradient_down_for_custom_functions() -> None:
 
 
 def test_torch_parity_broadcasting() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[Any]:
         a = L.ones(3, 1, requires_grad=True)
@@ -682,7 +670,7 @@ def test_diamond_of_custom_nodes_runs_newest_first() -> None:
 
 
 def test_torch_parity_diamond_order() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _diamond_scenario(ctxgrad) == _diamond_scenario(torch)
 
 
@@ -742,7 +730,7 @@ def test_ready_accumulate_grad_runs_before_other_ready_nodes() -> None:
 
 
 def test_torch_parity_accumulate_grad_priority() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _accumulate_grad_priority_scenario(torch) == ["C", "x2 hook", "B", "A", "x1 hook"]
 
 
@@ -779,7 +767,7 @@ def test_node_that_gets_no_gradient_still_runs_with_zeros() -> None:
 
 
 def test_torch_parity_node_that_gets_no_gradient() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _none_gradient_scenario(ctxgrad) == _none_gradient_scenario(torch)
 
 
@@ -822,7 +810,7 @@ def test_reentrant_backward_calls_grad_inside_a_custom_backward() -> None:
 
 
 def test_torch_parity_reentrant_backward() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _reentrant_scenario(ctxgrad) == _reentrant_scenario(torch)
 
 

@@ -13,21 +13,10 @@ import warnings
 from typing import Any
 
 import pytest
+from _support import import_torch, raised
 
 import ctxgrad
 from ctxgrad.autograd import Function
-
-
-def _torch() -> Any:
-    return pytest.importorskip("torch")
-
-
-def _raises(fn: Any, L: Any) -> tuple[str, str]:
-    try:
-        fn()
-    except Exception as exc:
-        return type(exc).__name__, str(exc).replace(L.__name__, "LIB")
-    raise AssertionError("no exception raised")
 
 
 def _in_new_thread(fn: Any) -> Any:
@@ -180,7 +169,7 @@ def test_no_grad_decorator_on_a_generator_function() -> None:
 
 
 def test_torch_parity_no_grad_decorator_on_a_generator_function() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _generator_scenario(torch) == [False, False, True]
 
 
@@ -215,7 +204,7 @@ def test_custom_function_under_no_grad_records_nothing() -> None:
 
 
 def test_torch_parity_grad_mode_forms() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[Any]:
         out: list[Any] = []
@@ -357,7 +346,7 @@ def test_inference_mode_decorators_keep_name_and_doc() -> None:
     assert (called.__name__, called.__doc__) == ("called", "Called.")
 
 
-def test_inference_tensor_in_a_recorded_op_later_raises() -> None:
+def test_inference_tensor_in_a_recorded_op_laterraised() -> None:
     with ctxgrad.inference_mode():
         i = ctxgrad.ones(2) * 2
     x = ctxgrad.ones(2, requires_grad=True)
@@ -370,7 +359,7 @@ def test_inference_tensor_in_a_recorded_op_later_raises() -> None:
         assert (x * i).tolist() == [2.0, 2.0]
 
 
-def test_inference_tensor_saved_by_a_custom_function_raises() -> None:
+def test_inference_tensor_saved_by_a_custom_functionraised() -> None:
     class SaveBoth(Function):
         @staticmethod
         def forward(ctx: Any, a: Any, b: Any) -> Any:
@@ -388,7 +377,7 @@ def test_inference_tensor_saved_by_a_custom_function_raises() -> None:
         SaveBoth.apply(ctxgrad.ones(2, requires_grad=True), i)
 
 
-def test_requires_grad_on_an_inference_tensor_outside_inference_mode_raises() -> None:
+def test_requires_grad_on_an_inference_tensor_outside_inference_moderaised() -> None:
     with ctxgrad.inference_mode():
         i = ctxgrad.ones(2)
     with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
@@ -419,7 +408,7 @@ def test_custom_function_inside_inference_mode() -> None:
 
 
 def test_torch_parity_inference_mode() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[Any]:
         x = L.ones(2, requires_grad=True)
@@ -428,9 +417,9 @@ def test_torch_parity_inference_mode() -> None:
             c = x * 2
             flags = [L.is_inference_mode_enabled(), L.is_grad_enabled()]
         out: list[Any] = [*flags, i.is_inference(), c.is_inference(), c.requires_grad, x.is_inference()]
-        kind, msg = _raises(lambda: x * i, L)
+        kind, msg = raised(lambda: x * i, L)
         out += [kind, msg.split(". ")[0]]  # ctxgrad adds the op and argument at the end
-        out.append(_raises(lambda: i.requires_grad_(), L))
+        out.append(raised(lambda: i.requires_grad_(), L))
         out.append((i * 2).tolist())
         return out
 
@@ -450,7 +439,7 @@ def test_inference_tensor_in_an_op_that_saves_nothing_is_allowed() -> None:
 
 
 def test_torch_parity_inference_tensor_in_an_op_that_saves_nothing() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _inference_in_op_that_saves_nothing(torch) == [1.0, 1.0]
 
 
@@ -467,7 +456,7 @@ def test_inference_mode_false_inside_inference_mode_leaves_it() -> None:
 
 
 def test_torch_parity_inference_mode_false() -> None:
-    torch = _torch()
+    torch = import_torch()
     assert _inference_false_scenario(torch) == [False, True, False, True, False]
 
 
@@ -613,7 +602,7 @@ def test_anomaly_mode_is_per_thread_in_ctxgrad() -> None:
 
 
 def test_torch_parity_anomaly_nan_message_and_warnings() -> None:
-    torch = _torch()
+    torch = import_torch()
 
     def scenario(L: Any) -> list[Any]:
         class F(L.autograd.Function):
@@ -630,7 +619,7 @@ def test_torch_parity_anomaly_nan_message_and_warnings() -> None:
             warnings.simplefilter("always")
             with L.autograd.detect_anomaly():
                 y = F.apply(x)
-                err = _raises(lambda: y.sum().backward(), L)
+                err = raised(lambda: y.sum().backward(), L)
         messages = [m.split(".")[0] for m in _messages(caught)]
         F.apply(x).sum().backward()  # silent without anomaly mode
         return [err, messages, [v != v for v in x.grad.tolist()]]

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _support import dtype_name, to_numpy
 
 import ctxgrad
 
@@ -32,13 +33,6 @@ def torch() -> Any:
     return pytest.importorskip("torch")
 
 
-def dtype_name(dt: Any) -> str:
-    """``float32`` for both ``np.dtype('float32')`` and ``torch.float32``."""
-    return str(dt).removeprefix("torch.")
-
-
-def to_numpy(t: Any) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
 
 
 def assert_same(ct: Any, tt: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:

@@ -1,0 +1,33 @@
+"""Helpers shared by the test modules (imported as ``from _support import ...``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+def import_torch() -> Any:
+    """torch, or skip the calling test when it is not installed."""
+    return pytest.importorskip("torch")
+
+
+def raised(fn: Any, lib: Any) -> tuple[str, str]:
+    """Run ``fn()`` and return its exception's type name and message, with the library's
+    name replaced by ``LIB`` so that ctxgrad's and torch's messages can be compared."""
+    try:
+        fn()
+    except Exception as exc:
+        return type(exc).__name__, str(exc).replace(lib.__name__, "LIB")
+    raise AssertionError("no exception raised")
+
+
+def dtype_name(dt: Any) -> str:
+    """``float32`` for both ``np.dtype('float32')`` and ``torch.float32``."""
+    return str(dt).removeprefix("torch.")
+
+
+def to_numpy(t: Any) -> np.ndarray:
+    """The values of a ctxgrad or torch tensor as an array."""
+    return np.asarray(t.detach().numpy())
