@@ -583,15 +583,7 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         ctx = cls._backward_cls()
         ctx._hooks = None
         ctx._metadata = None
-        record = False
-        needs = []
-        for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                needs.append(True)
-                record = True
-            else:
-                needs.append(False)
-        ctx._needs = tuple(needs)
+        ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         setup_style = cls._setup_style
         state = _state
         out: Any
@@ -607,7 +599,7 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
                     out = cls.forward(ctx, *args)
             finally:
                 state.grad_enabled = True
-            if record:
+            if True in needs:
                 recorded: _Out = _record(cls, ctx, args, out)
                 return recorded
         elif setup_style:
