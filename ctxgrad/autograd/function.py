@@ -329,7 +329,7 @@ def _check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
             raise GradientTypeError(
                 f"function {node.name()} returned a gradient different than None at position {i + 1}, "
                 "but the corresponding forward input was not a Variable "
-                f"(argument {_arg_label(node, i)} is a {_type_of_arg(node, i)}; return None for it)"
+                f"(argument {_arg_label(node, i)} is not a tensor; return None for it)"
             )
         if not isinstance(g, Tensor):
             raise GradientTypeError(
@@ -371,10 +371,6 @@ def _arg_label(node: BackwardCFunction, i: int) -> str:
     names = node._forward_cls._plan.slot_names
     name = names[i] if i < len(names) else f"args[{i - len(names)}]"
     return f"'{name}' (index {i})"
-
-
-def _type_of_arg(node: BackwardCFunction, i: int) -> str:
-    return "non-tensor value"
 
 
 def _signature_hint(node: BackwardCFunction) -> str:
