@@ -1422,8 +1422,41 @@ def test_list_or_dict_of_tensors_returned_raises_type_error(container):
         def backward(ctx, g):
             return g * 2
 
-    with pytest.raises(TypeError, match=f"returned a {container.__name__} of tensors; return a tuple"):
+    with pytest.raises(TypeError, match=f"returned a {container.__name__} of tensors; return the tensors as"):
         Contained.apply(leaf([1.0]))
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_list_of_tensors_inside_a_returned_tuple_raises_type_error(record):
+    class Nested(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, [x * 3]
+
+        @staticmethod
+        def backward(ctx, g, g_list):
+            return g * 2
+
+    x = leaf([1.0]) if record else ctxgrad.tensor([1.0])
+    with pytest.raises(TypeError, match=r"Nested\.forward returned a list of tensors as output 1"):
+        Nested.apply(x)
+
+
+def test_list_without_tensors_inside_a_returned_tuple_passes_through():
+    class WithNames(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, ["doubled"]
+
+        @staticmethod
+        def backward(ctx, g, names):
+            return g * 2
+
+    x = leaf([1.0])
+    y, names = WithNames.apply(x)
+    assert names == ["doubled"]
+    y.sum().backward()
+    np.testing.assert_allclose(values(x.grad), [2.0])
 
 
 # =========================================================================== central gradient checks

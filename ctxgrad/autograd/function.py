@@ -634,13 +634,17 @@ class NestedIOFunction(Function):
 
 
 # --------------------------------------------------------------------------- output processing
-def _reject_container(cls: type[Function], out: Any) -> None:
+def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:
+    """A list or dict holding tensors, returned by forward (or as output ``index`` of its
+    tuple), is an error: its tensors would get no gradient, as they silently do in torch."""
     if isinstance(out, (list, dict)):
         values = out.values() if isinstance(out, dict) else out
         if any(isinstance(v, Tensor) for v in values):
+            where = "" if index is None else f" as output {index}"
             raise TypeError(
-                f"{cls.__name__}.forward returned a {type(out).__name__} of tensors; return a tuple "
-                "instead (torch silently drops the gradients of tensors inside a list or dict)"
+                f"{cls.__name__}.forward returned a {type(out).__name__} of tensors{where}; return the "
+                "tensors as elements of a tuple instead (torch silently drops the gradients of tensors "
+                "inside a list or dict)"
             )
 
 
@@ -665,6 +669,8 @@ def _finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, g
     inference = _state.inference
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
+            if is_tuple:
+                _reject_container(cls, o, i)
             continue
         if dirty is not None and any(o is d for d in dirty):
             o._bump_version()
@@ -746,6 +752,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
                 outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
                 meta.append((o._data.shape, o._data.dtype))
             else:
+                _reject_container(cls, o, i)
                 meta.append(None)
         ctx._out_meta = tuple(meta)
         result = tuple(outs)
