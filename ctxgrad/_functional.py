@@ -23,6 +23,136 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
+def abs(input: Tensor) -> Tensor:
+    """Elementwise absolute value."""
+    return input.abs()
+
+
+def sign(input: Tensor) -> Tensor:
+    """Elementwise sign: -1, 0 or 1."""
+    return input.sign()
+
+
+def sqrt(input: Tensor) -> Tensor:
+    """Elementwise square root."""
+    return input.sqrt()
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    """Elementwise ``1 / sqrt(x)``."""
+    return input.rsqrt()
+
+
+def square(input: Tensor) -> Tensor:
+    """Elementwise ``x * x``."""
+    return input.square()
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """Elementwise ``1 / x``."""
+    return input.reciprocal()
+
+
+def exp2(input: Tensor) -> Tensor:
+    """Elementwise ``2 ** x``."""
+    return input.exp2()
+
+
+def expm1(input: Tensor) -> Tensor:
+    """Elementwise ``e ** x - 1``."""
+    return input.expm1()
+
+
+def log2(input: Tensor) -> Tensor:
+    """Elementwise base-2 logarithm."""
+    return input.log2()
+
+
+def log10(input: Tensor) -> Tensor:
+    """Elementwise base-10 logarithm."""
+    return input.log10()
+
+
+def log1p(input: Tensor) -> Tensor:
+    """Elementwise ``log(1 + x)``."""
+    return input.log1p()
+
+
+def sin(input: Tensor) -> Tensor:
+    """Elementwise sine."""
+    return input.sin()
+
+
+def cos(input: Tensor) -> Tensor:
+    """Elementwise cosine."""
+    return input.cos()
+
+
+def tan(input: Tensor) -> Tensor:
+    """Elementwise tangent."""
+    return input.tan()
+
+
+def asin(input: Tensor) -> Tensor:
+    """Elementwise arcsine."""
+    return input.asin()
+
+
+def acos(input: Tensor) -> Tensor:
+    """Elementwise arccosine."""
+    return input.acos()
+
+
+def atan(input: Tensor) -> Tensor:
+    """Elementwise arctangent."""
+    return input.atan()
+
+
+def sinh(input: Tensor) -> Tensor:
+    """Elementwise hyperbolic sine."""
+    return input.sinh()
+
+
+def cosh(input: Tensor) -> Tensor:
+    """Elementwise hyperbolic cosine."""
+    return input.cosh()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """Elementwise logistic sigmoid."""
+    return input.sigmoid()
+
+
+def relu(input: Tensor) -> Tensor:
+    """Elementwise ``max(x, 0)``."""
+    return input.relu()
+
+
+def floor(input: Tensor) -> Tensor:
+    """Elementwise round down."""
+    return input.floor()
+
+
+def ceil(input: Tensor) -> Tensor:
+    """Elementwise round up."""
+    return input.ceil()
+
+
+def round(input: Tensor) -> Tensor:
+    """Elementwise round to nearest, halves to even."""
+    return input.round()
+
+
+def trunc(input: Tensor) -> Tensor:
+    """Elementwise round toward zero."""
+    return input.trunc()
+
+
+def frac(input: Tensor) -> Tensor:
+    """Elementwise fractional part, ``x - trunc(x)``."""
+    return input.frac()
+
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Sum of all elements, or over ``dim``."""
     return input.sum(dim, keepdim, dtype=dtype)

@@ -674,6 +674,110 @@ class Tensor:
         """Elementwise hyperbolic tangent."""
         return _pointwise.Tanh.apply(self)
 
+    def abs(self) -> Tensor:
+        """Elementwise absolute value."""
+        return _pointwise.Abs.apply(self)
+
+    def sign(self) -> Tensor:
+        """Elementwise sign: -1, 0 or 1."""
+        return _pointwise.Sign.apply(self)
+
+    def sqrt(self) -> Tensor:
+        """Elementwise square root."""
+        return _pointwise.Sqrt.apply(self)
+
+    def rsqrt(self) -> Tensor:
+        """Elementwise ``1 / sqrt(x)``."""
+        return _pointwise.Rsqrt.apply(self)
+
+    def square(self) -> Tensor:
+        """Elementwise ``x * x``."""
+        return _pointwise.Square.apply(self)
+
+    def reciprocal(self) -> Tensor:
+        """Elementwise ``1 / x``."""
+        return _pointwise.Reciprocal.apply(self)
+
+    def exp2(self) -> Tensor:
+        """Elementwise ``2 ** x``."""
+        return _pointwise.Exp2.apply(self)
+
+    def expm1(self) -> Tensor:
+        """Elementwise ``e ** x - 1``."""
+        return _pointwise.Expm1.apply(self)
+
+    def log2(self) -> Tensor:
+        """Elementwise base-2 logarithm."""
+        return _pointwise.Log2.apply(self)
+
+    def log10(self) -> Tensor:
+        """Elementwise base-10 logarithm."""
+        return _pointwise.Log10.apply(self)
+
+    def log1p(self) -> Tensor:
+        """Elementwise ``log(1 + x)``."""
+        return _pointwise.Log1p.apply(self)
+
+    def sin(self) -> Tensor:
+        """Elementwise sine."""
+        return _pointwise.Sin.apply(self)
+
+    def cos(self) -> Tensor:
+        """Elementwise cosine."""
+        return _pointwise.Cos.apply(self)
+
+    def tan(self) -> Tensor:
+        """Elementwise tangent."""
+        return _pointwise.Tan.apply(self)
+
+    def asin(self) -> Tensor:
+        """Elementwise arcsine."""
+        return _pointwise.Asin.apply(self)
+
+    def acos(self) -> Tensor:
+        """Elementwise arccosine."""
+        return _pointwise.Acos.apply(self)
+
+    def atan(self) -> Tensor:
+        """Elementwise arctangent."""
+        return _pointwise.Atan.apply(self)
+
+    def sinh(self) -> Tensor:
+        """Elementwise hyperbolic sine."""
+        return _pointwise.Sinh.apply(self)
+
+    def cosh(self) -> Tensor:
+        """Elementwise hyperbolic cosine."""
+        return _pointwise.Cosh.apply(self)
+
+    def sigmoid(self) -> Tensor:
+        """Elementwise logistic sigmoid."""
+        return _pointwise.Sigmoid.apply(self)
+
+    def relu(self) -> Tensor:
+        """Elementwise ``max(x, 0)``."""
+        return _pointwise.Relu.apply(self)
+
+    def floor(self) -> Tensor:
+        """Elementwise round down."""
+        return _pointwise.Floor.apply(self)
+
+    def ceil(self) -> Tensor:
+        """Elementwise round up."""
+        return _pointwise.Ceil.apply(self)
+
+    def round(self) -> Tensor:
+        """Elementwise round to nearest, halves to even."""
+        return _pointwise.Round.apply(self)
+
+    def trunc(self) -> Tensor:
+        """Elementwise round toward zero."""
+        return _pointwise.Trunc.apply(self)
+
+    def frac(self) -> Tensor:
+        """Elementwise fractional part, ``x - trunc(x)``."""
+        return _pointwise.Frac.apply(self)
+
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Sum over all elements, or over ``dim``."""
         x = self if dtype is None else self.to(dtype)
