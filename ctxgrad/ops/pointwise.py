@@ -4,7 +4,8 @@ Each backward is written in ctxgrad ops, so that it can itself be differentiated
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -464,60 +465,47 @@ class Relu(Function[Tensor]):
         return grad * Sign.apply(y)  # y >= 0, so sign(y) is the mask y > 0, kept in the graph as torch keeps it
 
 
-class Floor(Function[Tensor]):
-    """Round down; the gradient is zero."""
+class _Rounding(Function[Tensor]):
+    """Apply the class's NumPy ``rounding`` function (integers come back unchanged); the
+    gradient is zero, as torch's is for these piecewise-constant functions."""
+
+    rounding: ClassVar[Callable[..., Any]]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        return _keep_integers(ctx._forward_cls.rounding, x)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return _zeros(grad)
+
+
+class Floor(_Rounding):
+    """Round down."""
 
     _backward_name = "FloorBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        return _keep_integers(np.floor, x)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return _zeros(grad)
+    rounding = np.floor
 
 
-class Ceil(Function[Tensor]):
-    """Round up; the gradient is zero."""
+class Ceil(_Rounding):
+    """Round up."""
 
     _backward_name = "CeilBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        return _keep_integers(np.ceil, x)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return _zeros(grad)
+    rounding = np.ceil
 
 
-class Round(Function[Tensor]):
-    """Round to the nearest integer, halves to even; the gradient is zero."""
+class Round(_Rounding):
+    """Round to the nearest integer, halves to even."""
 
     _backward_name = "RoundBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        return _keep_integers(np.round, x)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return _zeros(grad)
+    rounding = np.round
 
 
-class Trunc(Function[Tensor]):
-    """Round toward zero; the gradient is zero."""
+class Trunc(_Rounding):
+    """Round toward zero."""
 
     _backward_name = "TruncBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        return _keep_integers(np.trunc, x)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return _zeros(grad)
+    rounding = np.trunc
 
 
 class Frac(Function[Tensor]):
