@@ -45,9 +45,11 @@ class Double(Function):
         return g * 2
 
 
-def ctxgrad_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]]:
-    x = ctxgrad.ones(N_ELEMENTS, dtype=ctxgrad.float64, requires_grad=True)
-    apply = Double.apply
+def chain_cases(
+    x: Any, apply: Callable[[Any], Any], length: int
+) -> tuple[Callable[[], object], Callable[[], object]]:
+    """Forward-only and forward+backward runs of a ``length``-long chain of ``apply`` from
+    the leaf ``x``: the same code times ctxgrad and torch."""
 
     def forward() -> object:
         y = x
@@ -64,6 +66,11 @@ def ctxgrad_cases(length: int) -> tuple[Callable[[], object], Callable[[], objec
         return y
 
     return forward, forward_backward
+
+
+def ctxgrad_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]]:
+    x = ctxgrad.ones(N_ELEMENTS, dtype=ctxgrad.float64, requires_grad=True)
+    return chain_cases(x, Double.apply, length)
 
 
 def torch_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]] | str:
@@ -82,23 +89,7 @@ def torch_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]
             return g * 2
 
     x = torch.ones(N_ELEMENTS, dtype=torch.float64, requires_grad=True)
-    apply = TorchDouble.apply
-
-    def forward() -> object:
-        y = x
-        for _ in range(length):
-            y = apply(y)
-        return y
-
-    def forward_backward() -> object:
-        y = x
-        for _ in range(length):
-            y = apply(y)
-        y.sum().backward()
-        x.grad = None
-        return y
-
-    return forward, forward_backward
+    return chain_cases(x, TorchDouble.apply, length)
 
 
 def numpy_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]]:
