@@ -22,6 +22,8 @@ class _ModeState(threading.local):
     # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
     saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
     saved_hooks_disabled: str | None = None
+    # The open forward-mode dual levels, innermost last.
+    fw_levels: tuple[int, ...] = ()
 
 
 _state = _ModeState()

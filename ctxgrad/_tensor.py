@@ -139,6 +139,7 @@ class Tensor:
     _retains_grad: bool = False
     _inference: bool = False
     _view_made_in_function: bool = False
+    _fw: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
 
     # NumPy must hand ``ndarray * tensor`` back to Tensor.__rmul__.
     __array_ufunc__ = None
@@ -886,8 +887,8 @@ def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
     dt = None if dtype is None else _dtypes.to_dtype(dtype)
     if isinstance(data, Tensor):
         arr = np.array(data._data, dtype=dt, copy=True)
-    elif isinstance(data, np.ndarray):
-        arr = np.array(data, dtype=dt, copy=True)
+    elif isinstance(data, (np.ndarray, np.generic)):
+        arr = np.array(data, dtype=dt, copy=True)  # a NumPy scalar keeps its dtype, as in torch
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
         arr = np.array([_array_from(v, None) for v in data], dtype=dt)
     else:

@@ -15,131 +15,16 @@ differences of the first derivative.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
-from _support import dtype_name, to_numpy
+from _opcheck import Case, OpFamilyTests, any_, assert_same, case_params, make_inputs, numerical_gradient_check
 
 import ctxgrad
 
-# --------------------------------------------------------------------------- helpers
-
-
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
-
-
-def assert_same(ct: Any, tt: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
-    """A ctxgrad tensor matches a torch tensor: shape, dtype, requires_grad and values."""
-    assert isinstance(ct, ctxgrad.Tensor), type(ct)
-    assert tuple(ct.shape) == tuple(tt.shape)
-    assert dtype_name(ct.dtype) == dtype_name(tt.dtype)
-    assert ct.requires_grad == tt.requires_grad
-    a, b = to_numpy(ct), to_numpy(tt)
-    if a.dtype.kind in "fc":
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
-def xfail(reason: str) -> Any:
-    return pytest.mark.xfail(strict=True, reason=f"BUG: {reason}")
-
-
-def make_inputs(specs: Sequence[tuple[tuple[int, ...], str]], seed: int) -> list[np.ndarray]:
-    """float64 arrays for ``(shape, domain)`` specs: ``any`` normal, ``pos`` in [0.5, 2],
-    ``nz`` of magnitude in [0.5, 2] with random sign."""
-    rng = np.random.default_rng(seed)
-    arrays = []
-    for shape, domain in specs:
-        if domain == "any":
-            a = rng.standard_normal(shape)
-        elif domain == "pos":
-            a = rng.uniform(0.5, 2.0, shape)
-        elif domain == "nz":
-            a = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
-        else:
-            raise ValueError(domain)
-        arrays.append(np.asarray(a, dtype=np.float64))
-    return arrays
-
-
-def weights_for(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    return np.asarray(np.random.default_rng(seed + 1000).standard_normal(shape), dtype=np.float64)
-
-
-def numerical_gradient_check(
-    fn: Callable[..., Any],
-    arrays: Sequence[np.ndarray],
-    seed: int = 0,
-    eps: float = 1e-6,
-    rtol: float = 1e-5,
-    atol: float = 1e-7,
-) -> None:
-    """Compare ctxgrad's gradient of ``(fn(*xs) * w).sum()`` with central differences.
-
-    ``fn`` takes ctxgrad tensors (requiring grad, float64) and returns a tensor; ``w`` is a
-    fixed random array of the output's shape.  Each element of each input is moved by
-    ``eps`` up and down.
-    """
-    xs = [ctxgrad.tensor(a, requires_grad=True) for a in arrays]
-    out = fn(*xs)
-    assert out.dtype == np.float64
-    w = ctxgrad.tensor(weights_for(tuple(out.shape), seed))
-    (out * w).sum().backward()
-
-    def objective(values: list[np.ndarray]) -> float:
-        ts = [ctxgrad.tensor(v, requires_grad=True) for v in values]
-        return float((fn(*ts) * w).sum().item())
-
-    for i, a in enumerate(arrays):
-        numeric = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus = [v.copy() for v in arrays]
-            minus = [v.copy() for v in arrays]
-            plus[i][idx] += eps
-            minus[i][idx] -= eps
-            numeric[idx] = (objective(plus) - objective(minus)) / (2 * eps)
-        grad = xs[i].grad
-        analytic = np.zeros_like(a) if grad is None else to_numpy(grad)
-        assert analytic.shape == a.shape
-        np.testing.assert_allclose(analytic, numeric, rtol=rtol, atol=atol, err_msg=f"input {i}")
-
-
-def grads_of(m: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], dtype: str, seed: int) -> tuple[Any, ...]:
-    """``(out, grad_0, grad_1, ...)`` of ``(fn(m, *xs) * w).sum()`` on ``m`` (ctxgrad or torch)."""
-    xs = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in arrays]
-    out = fn(m, *xs)
-    if out.requires_grad:
-        w = m.tensor(weights_for(tuple(out.shape), seed), dtype=out.dtype)
-        (out * w).sum().backward()
-    return (out, *(x.grad for x in xs))
-
-
-# --------------------------------------------------------------------------- the op table
-
-
-@dataclass
-class Case:
-    """One op: ``fn(m, *inputs)`` with ``m`` a module; ``ref`` the NumPy reference
-    (``fn(np, ...)`` when None); ``bugs`` maps a test name to the reason it is expected to fail."""
-
-    id: str
-    fn: Callable[..., Any]
-    inputs: list[tuple[tuple[int, ...], str]]
-    ref: Callable[..., Any] | None = None
-    bugs: dict[str, str] = field(default_factory=dict)
-    seed: int = 0
-
-
-def _any(*shapes: tuple[int, ...]) -> list[tuple[tuple[int, ...], str]]:
-    return [(s, "any") for s in shapes]
+_any = any_
 
 
 ARITHMETIC = [
@@ -320,59 +205,6 @@ INDEXING = [
 OP_CASES = ARITHMETIC + MATMUL + REDUCTIONS + POINTWISE + SHAPE + INDEXING
 
 
-def params(cases: Sequence[Case], test: str) -> list[Any]:
-    out = []
-    for c in cases:
-        reason = c.bugs.get(test) or c.bugs.get("all")
-        out.append(pytest.param(c, id=c.id, marks=xfail(reason) if reason else ()))
-    return out
-
-
-# --------------------------------------------------------------------------- the op tests
-
-
-@pytest.mark.parametrize("case", params(OP_CASES, "numpy"))
-def test_values_match_numpy(case: Case) -> None:
-    arrays = make_inputs(case.inputs, case.seed)
-    out = case.fn(ctxgrad, *(ctxgrad.tensor(a) for a in arrays))
-    ref = case.ref or case.fn
-    expected = np.asarray(ref(np, *(a.copy() for a in arrays)))
-    assert isinstance(out, ctxgrad.Tensor)
-    assert out.dtype == np.float64
-    assert tuple(out.shape) == expected.shape
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-14)
-
-
-@pytest.mark.parametrize("case", params(OP_CASES, "torch"))
-def test_values_and_gradients_match_torch(torch: Any, case: Case) -> None:
-    arrays = make_inputs(case.inputs, case.seed)
-    c = grads_of(ctxgrad, case.fn, arrays, "float64", case.seed)
-    t = grads_of(torch, case.fn, arrays, "float64", case.seed)
-    assert_same(c[0], t[0])
-    assert c[0].is_leaf == t[0].is_leaf
-    assert (c[0].grad_fn is None) == (t[0].grad_fn is None)
-    for i, (cg, tg) in enumerate(zip(c[1:], t[1:])):
-        assert (cg is None) == (tg is None), f"input {i}"
-        if tg is not None:
-            assert_same(cg, tg)
-
-
-@pytest.mark.parametrize("case", params(OP_CASES, "float32"))
-def test_float32_matches_torch(torch: Any, case: Case) -> None:
-    arrays = make_inputs(case.inputs, case.seed)
-    c = grads_of(ctxgrad, case.fn, arrays, "float32", case.seed)
-    t = grads_of(torch, case.fn, arrays, "float32", case.seed)
-    for i, (ct, tt) in enumerate(zip(c, t)):
-        assert (ct is None) == (tt is None), f"item {i}"
-        if tt is not None:
-            assert_same(ct, tt, rtol=1e-4, atol=1e-5)
-
-
-@pytest.mark.parametrize("case", params(OP_CASES, "numerical"))
-def test_gradients_match_central_differences(case: Case) -> None:
-    numerical_gradient_check(lambda *xs: case.fn(ctxgrad, *xs), make_inputs(case.inputs, case.seed), case.seed)
-
-
 def test_numerical_checker_catches_a_wrong_gradient() -> None:
     """The helper is not vacuous: a Function with a wrong backward fails it."""
 
@@ -517,7 +349,7 @@ def special_grads(m: Any, case: Case) -> tuple[Any, ...]:
     return (out, *(x.grad for x in xs))
 
 
-@pytest.mark.parametrize("case", params(SPECIAL, "torch"))
+@pytest.mark.parametrize("case", case_params(SPECIAL, "torch"))
 def test_special_values_match_torch(torch: Any, case: Case) -> None:
     """nan, inf and zero where torch has them (values and gradients; nan compares equal)."""
     with np.errstate(all="ignore"):
@@ -680,61 +512,6 @@ DOUBLE_BACKWARD = [
 ]
 
 
-def first_and_second(m: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], seed: int) -> tuple[Any, ...]:
-    """First gradients of ``(fn(xs) * w).sum()`` with a graph, and the gradients of
-    ``sum_i (g_i * v_i).sum()`` over the first gradients that require grad."""
-    xs = [m.tensor(a, requires_grad=True) for a in arrays]
-    out = fn(m, *xs)
-    w = m.tensor(weights_for(tuple(out.shape), seed))
-    firsts = m.autograd.grad((out * w).sum(), xs, create_graph=True)
-    rng = np.random.default_rng(seed + 7)
-    total = None
-    for g in firsts:
-        if g is not None and g.requires_grad:
-            term = (g * m.tensor(rng.standard_normal(tuple(g.shape)))).sum()
-            total = term if total is None else total + term
-    assert total is not None, "the function is linear: no second derivative to check"
-    seconds = m.autograd.grad(total, xs, allow_unused=True)
-    return tuple(firsts), tuple(seconds)
-
-
-@pytest.mark.parametrize("case", params(DOUBLE_BACKWARD, "torch"))
-def test_double_backward_matches_torch(torch: Any, case: Case) -> None:
-    arrays = make_inputs(case.inputs, case.seed)
-    c_first, c_second = first_and_second(ctxgrad, case.fn, arrays, case.seed)
-    t_first, t_second = first_and_second(torch, case.fn, arrays, case.seed)
-    for i, (cg, tg) in enumerate(zip(c_first, t_first)):
-        assert cg.requires_grad == tg.requires_grad, f"first gradient {i}"
-        assert (cg.grad_fn is None) == (tg.grad_fn is None), f"first gradient {i}"
-        assert_same(cg, tg)
-    for i, (cg, tg) in enumerate(zip(c_second, t_second)):
-        c_val = np.zeros_like(arrays[i]) if cg is None else to_numpy(cg)
-        t_val = np.zeros_like(arrays[i]) if tg is None else to_numpy(tg)
-        np.testing.assert_allclose(c_val, t_val, rtol=1e-10, atol=1e-12, err_msg=f"second gradient {i}")
-        if cg is not None and tg is not None:
-            assert dtype_name(cg.dtype) == dtype_name(tg.dtype)
-
-
-@pytest.mark.parametrize("case", params(DOUBLE_BACKWARD, "numerical"))
-def test_double_backward_matches_central_differences(case: Case) -> None:
-    """The gradient of ``x -> sum_i (dL/dx_i * v_i)``, checked by central differences of the
-    first gradient: the second derivative without torch."""
-    arrays = make_inputs(case.inputs, case.seed)
-    rng = np.random.default_rng(case.seed + 7)
-    vs = [ctxgrad.tensor(rng.standard_normal(a.shape)) for a in arrays]
-
-    def first_gradient_dot_v(*xs: Any) -> Any:
-        out = case.fn(ctxgrad, *xs)
-        w = ctxgrad.tensor(weights_for(tuple(out.shape), case.seed))
-        firsts = ctxgrad.autograd.grad((out * w).sum(), xs, create_graph=True)
-        total = ctxgrad.tensor(0.0, dtype=ctxgrad.float64)
-        for g, v in zip(firsts, vs):
-            total = total + (g * v).sum()
-        return total
-
-    numerical_gradient_check(first_gradient_dot_v, arrays, case.seed)
-
-
 def test_double_backward_of_scalar_example() -> None:
     x = ctxgrad.tensor(3.0, dtype=ctxgrad.float64, requires_grad=True)
     (dx,) = ctxgrad.autograd.grad(x**3, x, create_graph=True)
@@ -742,3 +519,10 @@ def test_double_backward_of_scalar_example() -> None:
     (ddx,) = ctxgrad.autograd.grad(dx, x, create_graph=True)
     (dddx,) = ctxgrad.autograd.grad(ddx, x)
     assert (dx.item(), ddx.item(), dddx.item()) == pytest.approx((27.0, 18.0, 6.0))
+
+
+class TestOps(OpFamilyTests):
+    """Arithmetic, matmul, sum/mean, exp/log/tanh, shape and basic indexing."""
+
+    cases = OP_CASES
+    double_cases = DOUBLE_BACKWARD

@@ -576,49 +576,55 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
+        if _state.fw_levels:
+            dual: _Out = _apply_dual(cls, args)
+            return dual
         ctx = cls._backward_cls()
         ctx._hooks = None
         ctx._metadata = None
-        ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-        setup_style = cls._setup_style
-        state = _state
-        out: Any
-        grad_enabled = state.grad_enabled
-        if grad_enabled:
-            # forward runs with grad mode off, as in torch.
-            state.grad_enabled = False
-            try:
-                if setup_style:
-                    out = cls.forward(*args)
-                    cls.setup_context(ctx, args, out)
-                else:
-                    out = cls.forward(ctx, *args)
-            finally:
-                state.grad_enabled = True
-            if True in needs:
-                recorded: _Out = _record(cls, ctx, args, out)
-                return recorded
-        elif setup_style:
-            out = cls.forward(*args)
-            cls.setup_context(ctx, args, out)
-        else:
-            out = cls.forward(ctx, *args)
-        # Nothing recorded: a fresh tensor result goes back as it is.
-        fresh: _Out = out
-        if (
-            type(out) is Tensor
-            and out._data.base is None
-            and ctx._dirty is None
-            and not out._requires_grad
-            and not state.inference
-        ):
-            for a in args:
-                if a is out:
-                    break
+        ctx._needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        out: _Out = _run(cls, ctx, args)
+        return out
+
+
+def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
+    """The body of ``apply``: forward, then record the call if some input requires grad."""
+    setup_style = cls._setup_style
+    state = _state
+    out: Any
+    grad_enabled = state.grad_enabled
+    if grad_enabled:
+        # forward runs with grad mode off, as in torch.
+        state.grad_enabled = False
+        try:
+            if setup_style:
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
             else:
-                return fresh
-        untracked: _Out = _finish_untracked(ctx, args, out, grad_enabled)
-        return untracked
+                out = cls.forward(ctx, *args)
+        finally:
+            state.grad_enabled = True
+        if True in ctx._needs:
+            return _record(cls, ctx, args, out)
+    elif setup_style:
+        out = cls.forward(*args)
+        cls.setup_context(ctx, args, out)
+    else:
+        out = cls.forward(ctx, *args)
+    # Nothing recorded: a fresh tensor result goes back as it is.
+    if (
+        type(out) is Tensor
+        and out._data.base is None
+        and ctx._dirty is None
+        and not out._requires_grad
+        and not state.inference
+    ):
+        for a in args:
+            if a is out:
+                break
+        else:
+            return out
+    return _finish_untracked(ctx, args, out, grad_enabled)
 
 
 class InplaceFunction(Function):
@@ -966,3 +972,95 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
 
     return wrapper
 
+
+
+# --------------------------------------------------------------------------- forward mode
+class _SavedAsIs:
+    """A saved slot that hands back its tensor unchanged: what ``saved_tensors`` reads
+    inside ``jvp`` (the tensors of ``save_for_forward``, or of an unrecorded call)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+
+    def unpack(self, ctx: Any, index: int) -> Tensor:
+        return self.tensor
+
+
+def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
+    """``apply`` while a dual level is open: forward (with the levels whose tangents it
+    computes switched off, so that it sees plain values), then ``jvp`` once per level at
+    which an argument has a tangent."""
+    levels = _state.fw_levels
+    per_level = [(lv, ts) for lv in levels if (ts := forward_ad.tangents_of(args, lv)) is not None]
+    ctx = cls._backward_cls()
+    ctx._hooks = None
+    ctx._metadata = None
+    ctx._needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    if not per_level:
+        return _run(cls, ctx, args)
+    active = {lv for lv, _ in per_level}
+    _state.fw_levels = tuple(lv for lv in levels if lv not in active)
+    try:
+        out = _run(cls, ctx, args)
+    finally:
+        _state.fw_levels = levels
+    saved_forward = ctx._saved_forward
+    if saved_forward is not None:
+        view: tuple[Any, ...] | None = saved_forward
+    elif "to_save" in ctx.__dict__:
+        view = ctx.to_save  # not recorded: the tensors as given
+    else:
+        view = None  # recorded: saved_tensors unpacks the packed ones
+    outs = out if type(out) is tuple else (out,)
+    for lv, tangents in per_level:
+        full = tuple(
+            (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
+            for a, t in zip(args, tangents)
+        )
+        _state.fw_levels = tuple(x for x in levels if x != lv)
+        had_saved = "_saved" in ctx.__dict__
+        old_saved = ctx._saved
+        if view is not None:
+            ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
+        try:
+            result = cls.jvp(ctx, *full)
+        finally:
+            _state.fw_levels = levels
+            if view is not None:
+                if had_saved:
+                    ctx._saved = old_saved
+                else:
+                    del ctx._saved
+        _attach_tangents(cls, outs, result, lv)
+    return out
+
+
+def _attach_tangents(cls: type[Function], outs: tuple[Any, ...], result: Any, level: int) -> None:
+    """Check ``jvp``'s tangents (one per output) and attach them to the outputs."""
+    tangents = result if type(result) is tuple else (result,)
+    if len(tangents) != len(outs):
+        raise RuntimeError(
+            f"function {cls.__name__}.jvp returned an incorrect number of tangents (expected {len(outs)}, "
+            f"got {len(tangents)})"
+        )
+    for i, (o, t) in enumerate(zip(outs, tangents)):
+        if t is None or not isinstance(o, Tensor) or o._data.dtype.kind not in "fc":
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a "
+                "Tensor or None"
+            )
+        if t._data.shape != o._data.shape:
+            raise RuntimeError(
+                f"function {cls.__name__}.jvp returned an invalid tangent at index {i} - got "
+                f"{list(t._data.shape)} but expected shape compatible with {list(o._data.shape)}"
+            )
+        if t._data.dtype != o._data.dtype:
+            t = t.to(o._data.dtype)
+        forward_ad.set_tangent(o, level, t)
+
+
+from ctxgrad.autograd import forward_ad  # noqa: E402

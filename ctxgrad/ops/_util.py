@@ -85,3 +85,15 @@ def broadcast_error(x: Any, y: Any) -> RuntimeError:
                 f"dimension {n - k}"
             )
     return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
+
+
+def tangent_sum(*terms: Tensor | None) -> Tensor:
+    """The sum of a ``jvp``'s per-input terms, skipping None (an argument without a tangent:
+    a Python number).  At least one term is a tensor: ``jvp`` runs only when one is."""
+    total: Tensor | None = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    if total is None:
+        raise RuntimeError("tangent_sum: no tangent given (a jvp runs only when an input has one)")
+    return total

@@ -13,7 +13,7 @@ import numpy as np
 from ctxgrad._dtypes import get_default_dtype, promote_operands
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, operands, save_operands, wrap
+from ctxgrad.ops._util import arrays, broadcast_error, operands, save_operands, tangent_sum, wrap
 
 
 class Add(Function[Tensor]):
@@ -33,6 +33,10 @@ class Add(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_a, need_b = ctx.needs_input_grad
         return (grad if need_a else None, grad if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        return tangent_sum(ta, tb)
 
 
 class Sub(Function[Tensor]):
@@ -58,6 +62,10 @@ class Sub(Function[Tensor]):
         need_a, need_b = ctx.needs_input_grad
         return (grad if need_a else None, -grad if need_b else None)
 
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        return tangent_sum(ta, None if tb is None else -tb)
+
 
 class Mul(Function[Tensor]):
     """``a * b``: each side's gradient is the gradient times the other side."""
@@ -78,6 +86,11 @@ class Mul(Function[Tensor]):
         a, b, _ = operands(ctx)
         need_a, need_b = ctx.needs_input_grad
         return (grad * b if need_a else None, grad * a if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        a, b, _ = operands(ctx)
+        return tangent_sum(None if ta is None else ta * b, None if tb is None else a * tb)
 
 
 class Div(Function[Tensor]):
@@ -103,6 +116,11 @@ class Div(Function[Tensor]):
         need_a, need_b = ctx.needs_input_grad
         return (grad / b if need_a else None, -grad * a / (b * b) if need_b else None)
 
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        a, b, _ = operands(ctx)
+        return tangent_sum(None if ta is None else ta / b, None if tb is None else -tb * a / (b * b))
+
 
 def _integral(v: Any) -> bool:
     dt = getattr(v, "dtype", None)
@@ -126,6 +144,10 @@ class Neg(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         return -grad
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor) -> Tensor:
+        return -ta
 
 
 class Pow(Function[Tensor]):
@@ -151,29 +173,46 @@ class Pow(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from ctxgrad.ops.pointwise import Log, Where
-
-        base, exponent, out = operands(ctx)
         need_a, need_b = ctx.needs_input_grad
-        grad_a = grad_b = None
-        if need_a:
-            if isinstance(exponent, Tensor):
-                zero_exponent = _wrap(exponent._data == 0)
-                grad_a = grad * Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
-            elif exponent == 0:
-                grad_a = grad * 0.0
-            else:
-                grad_a = grad * exponent * base ** (exponent - 1)
-        if need_b:
-            exp_data = exponent._data
-            if isinstance(base, Tensor):
-                masked = _wrap(np.logical_and(base._data == 0, exp_data >= 0))
-                grad_b = grad * Where.apply(masked, 0.0, out * Log.apply(base))
-            elif base == 0:
-                grad_b = grad * Where.apply(_wrap(exp_data >= 0), 0.0, out * float("-inf"))
-            else:
-                grad_b = grad * out * float(np.log(base))
-        return grad_a, grad_b
+        d_base, d_exponent = _pow_partials(ctx, need_a, need_b)
+        return (
+            None if d_base is None else grad * d_base,
+            None if d_exponent is None else grad * d_exponent,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        d_base, d_exponent = _pow_partials(ctx, ta is not None, tb is not None)
+        return tangent_sum(
+            None if ta is None else ta * d_base,
+            None if tb is None else tb * d_exponent,
+        )
+
+
+def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
+    """d(a**b)/da and d(a**b)/db (those asked for), with torch's values at the special points."""
+    from ctxgrad.ops.pointwise import Log, Where
+
+    base, exponent, out = operands(ctx)
+    d_base = d_exponent = None
+    if need_a:
+        if isinstance(exponent, Tensor):
+            zero_exponent = _wrap(exponent._data == 0)
+            d_base = Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
+        elif exponent == 0:
+            d_base = out * 0.0  # a**0 is 1 everywhere (also at inf)
+        else:
+            d_base = exponent * base ** (exponent - 1)
+    if need_b:
+        exp_data = exponent._data
+        if isinstance(base, Tensor):
+            masked = _wrap(np.logical_and(base._data == 0, exp_data >= 0))
+            d_exponent = Where.apply(masked, 0.0, out * Log.apply(base))
+        elif base == 0:
+            d_exponent = Where.apply(_wrap(exp_data >= 0), 0.0, out * float("-inf"))
+        else:
+            d_exponent = out * float(np.log(base))
+    return d_base, d_exponent
 
 
 class MatMul(Function[Tensor]):
@@ -233,3 +272,8 @@ class MatMul(Function[Tensor]):
             if b_vec:
                 grad_b = grad_b.reshape(*grad_b.shape[:-1])
         return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        a, b = ctx.saved_tensors
+        return tangent_sum(None if ta is None else ta @ b, None if tb is None else a @ tb)

@@ -24,6 +24,10 @@ class Clone(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         return grad
 
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return Clone.apply(tx)
+
 
 class Contiguous(Clone):
     """A row-major copy of a tensor whose layout is not."""
@@ -44,8 +48,13 @@ class ToDtype(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:
         ctx.dtype = x._data.dtype
+        ctx.out_dtype = dtype
         return wrap(x._data.astype(dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return grad.to(ctx.dtype), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return ToDtype.apply(tx, ctx.out_dtype)

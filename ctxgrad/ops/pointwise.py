@@ -56,6 +56,11 @@ class Exp(Function[Tensor]):
         y: Tensor = ctx.saved_tensors[0]
         return grad * y
 
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        y: Tensor = ctx.saved_tensors[0]
+        return tx * y
+
 
 class Log(Function[Tensor]):
     """Natural logarithm; d/dx log x = 1 / x."""
@@ -71,6 +76,11 @@ class Log(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
         return grad / x
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return tx / x
 
 
 class Tanh(Function[Tensor]):
@@ -88,6 +98,11 @@ class Tanh(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
         return grad * (1 - y * y)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        y: Tensor = ctx.saved_tensors[0]
+        return tx * (1 - y * y)
 
 
 class Where(Function[Tensor]):
@@ -113,6 +128,11 @@ class Where(Function[Tensor]):
             Where.apply(condition, grad, 0.0) if need_x else None,
             Where.apply(condition, 0.0, grad) if need_y else None,
         )
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, tx: Tensor | None, ty: Tensor | None) -> Tensor:
+        (condition,) = ctx.saved_tensors
+        return Where.apply(condition, 0.0 if tx is None else tx, 0.0 if ty is None else ty)
 
 
 class Abs(Function[Tensor]):

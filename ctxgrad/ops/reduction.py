@@ -37,11 +37,16 @@ class Sum(Function[Tensor]):
         axes = _axes(dims, x._data.ndim)
         ctx.shape = x._data.shape
         ctx.axes = axes
+        ctx.keepdim = keepdim
         return wrap(np.sum(x._data, axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         return grad.reshape(_kept_shape(ctx.shape, ctx.axes)).expand(ctx.shape), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return Sum.apply(tx, ctx.axes or None, ctx.keepdim)
 
 
 class Mean(Function[Tensor]):
@@ -55,11 +60,16 @@ class Mean(Function[Tensor]):
         ctx.shape = x._data.shape
         ctx.axes = axes
         ctx.count = int(np.prod([x._data.shape[a] for a in axes]))
+        ctx.keepdim = keepdim
         return wrap(np.mean(x._data, axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         return (grad / ctx.count).reshape(_kept_shape(ctx.shape, ctx.axes)).expand(ctx.shape), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return Mean.apply(tx, ctx.axes or None, ctx.keepdim)
 
 
 class SumToSize(Function[Tensor]):
@@ -70,6 +80,7 @@ class SumToSize(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
         data = x._data
         ctx.shape = data.shape
+        ctx.out_shape = shape
         lead = data.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(
             lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1
@@ -80,3 +91,7 @@ class SumToSize(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return grad.expand(ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return SumToSize.apply(tx, ctx.out_shape)

@@ -51,11 +51,16 @@ class Reshape(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
         data = x._data
         ctx.shape = data.shape
-        return wrap(np.reshape(data, _resolve_shape(shape, data.size)))
+        ctx.out_shape = target = _resolve_shape(shape, data.size)
+        return wrap(np.reshape(data, target))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return grad.reshape(ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return tx.reshape(ctx.out_shape)
 
 
 class View(Reshape):
@@ -67,7 +72,7 @@ class View(Reshape):
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
         data = x._data
         ctx.shape = data.shape
-        target = _resolve_shape(shape, data.size)
+        ctx.out_shape = target = _resolve_shape(shape, data.size)
         try:
             return wrap(np.reshape(data, target, copy=False))
         except ValueError:
@@ -91,11 +96,16 @@ class ViewDtype(Function[Tensor]):
                 f"bytes per element, {dtype} has {dtype.itemsize}"
             )
         ctx.dtype = data.dtype
+        ctx.out_dtype = dtype
         return wrap(data.view(dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return ViewDtype.apply(grad, ctx.dtype), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return ViewDtype.apply(tx, ctx.out_dtype)
 
 
 class Permute(Function[Tensor]):
@@ -113,12 +123,17 @@ class Permute(Function[Tensor]):
                 if len(dims) != x._data.ndim
                 else f"permute(): duplicate dims are not allowed in {list(dims)}"
             )
+        ctx.dims = dims
         ctx.inverse = tuple(int(i) for i in np.argsort(dims))
         return wrap(np.transpose(x._data, dims))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return Permute.apply(grad, ctx.inverse), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Permute.apply(tx, ctx.dims)
 
 
 class Transpose(Permute):
@@ -167,11 +182,16 @@ class Expand(Function[Tensor]):
                     f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
                 )
             target.append(s)
-        return wrap(np.broadcast_to(x._data, tuple(target)))
+        ctx.target = tuple(target)
+        return wrap(np.broadcast_to(x._data, ctx.target))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return grad, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Expand.apply(tx, ctx.target)
 
 
 def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
@@ -230,6 +250,10 @@ class GetItem(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return IndexIntoZeros.apply(grad, ctx.shape, ctx.index), None
 
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return GetItem.apply(tx, ctx.index)
+
 
 class IndexIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with ``values`` written at ``index``: the backward of indexing,
@@ -240,6 +264,7 @@ class IndexIntoZeros(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: tuple[Any, ...]) -> Tensor:
         ctx.index = index
+        ctx.shape = shape
         out = np.zeros(shape, dtype=values._data.dtype)
         out[index] = values._data
         return wrap(out)
@@ -247,3 +272,7 @@ class IndexIntoZeros(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         return GetItem.apply(grad, ctx.index), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
+        return IndexIntoZeros.apply(tv, ctx.shape, ctx.index)

@@ -1,0 +1,183 @@
+"""Forward-mode automatic differentiation: dual tensors.
+
+Inside ``with dual_level():`` a tensor can carry a *tangent* (a direction ``v``).  Every op
+applied to it computes, next to its value ``f(x)``, the tangent ``J v`` of its output, by the
+op's ``jvp`` rule: one pass gives a Jacobian-vector product, with no backward.
+
+    >>> import ctxgrad
+    >>> import ctxgrad.autograd.forward_ad as fwAD
+    >>> x = ctxgrad.tensor([0.0, 1.0])
+    >>> with fwAD.dual_level():
+    ...     dual = fwAD.make_dual(x, ctxgrad.tensor([1.0, 0.0]))
+    ...     y = dual.exp() * 2
+    ...     fwAD.unpack_dual(y).tangent
+    tensor([2., 0.])
+
+How it fits the rest: ``Function.apply`` runs ``forward`` as always; when a dual level is
+open and an argument has a tangent at it, ``apply`` then calls the Function's
+``jvp(ctx, *tangents)`` (one tangent per forward argument: a zero tensor for a tensor without
+one, None for a non-tensor) and attaches what it returns to the outputs.  Inside ``jvp``,
+``ctx.saved_tensors`` gives the tensors of ``ctx.save_for_forward`` or, when it was not
+called, those of ``ctx.save_for_backward``, so one ``forward`` serves both modes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from ctxgrad._state import _state
+
+if TYPE_CHECKING:
+    from ctxgrad._tensor import Tensor
+
+__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
+
+# Per level, the tensors that were given a tangent at it, so that leaving the level can drop them.
+_dual_tensors: dict[int, list[weakref.ref[Tensor]]] = {}
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What :func:`unpack_dual` returns: the primal value and its tangent (None if it has none)."""
+
+    primal: Tensor
+    tangent: Tensor | None
+
+
+def enter_dual_level() -> int:
+    """Open a new (innermost) dual level and return its number."""
+    level = len(_state.fw_levels)
+    _state.fw_levels = (*_state.fw_levels, level)
+    _dual_tensors[level] = []
+    return level
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """Close the innermost dual level: every tangent set at it is dropped."""
+    levels = _state.fw_levels
+    if not levels:
+        raise RuntimeError("Trying to exit a forward AD level but no level is currently active.")
+    if level is None:
+        level = levels[-1]
+    if level != levels[-1]:
+        raise RuntimeError(
+            f"Trying to exit a forward AD level that was not the last one that was created (level {level}, "
+            f"innermost {levels[-1]}). This is not supported."
+        )
+    for ref in _dual_tensors.pop(level, []):
+        t = ref()
+        if t is not None and t._fw is not None:
+            t._fw.pop(level, None)
+            if not t._fw:
+                del t._fw
+    _state.fw_levels = levels[:-1]
+
+
+@contextmanager
+def dual_level() -> Iterator[int]:
+    """A block in which tensors can carry tangents; they lose them when it ends.
+
+    Levels nest: an inner level's tangents are independent of an outer one's.
+    """
+    level = enter_dual_level()
+    try:
+        yield level
+    finally:
+        exit_dual_level(level=level)
+
+
+def _current_level(level: int | None, action: str) -> int:
+    levels = _state.fw_levels
+    if level is None:
+        if not levels:
+            raise RuntimeError(
+                f"Trying to {action} but no level exists, make sure to enter_dual_level() first."
+            )
+        return levels[-1]
+    if level not in levels:
+        raise RuntimeError(f"Trying to {action} at level {level}, which is not an active dual level.")
+    return level
+
+
+def set_tangent(t: Tensor, level: int, tangent: Tensor) -> None:
+    """Attach ``tangent`` to ``t`` at ``level`` (no checks: the callers have made them)."""
+    fw = t._fw
+    if fw is None:
+        t._fw = {level: tangent}
+    else:
+        fw[level] = tangent
+    _dual_tensors[level].append(weakref.ref(t))
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    """A view of ``tensor`` that carries ``tangent`` (same shape, floating point)."""
+    from ctxgrad._tensor import Tensor
+
+    if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
+        raise TypeError(
+            f"make_dual expects tensors, but got {type(tensor).__name__} and {type(tangent).__name__}"
+        )
+    lvl = _current_level(level, "create a dual Tensor for forward AD")
+    if tangent._data.dtype.kind not in "fc":
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_str(tangent)}")
+    if tensor._data.dtype.kind not in "fc":
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_str(tensor)}")
+    if tangent._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, "
+            f"this is not supported. Tensor is of size {list(tensor._data.shape)} while the given forward "
+            f"gradient is of size {list(tangent._data.shape)}."
+        )
+    dual = tensor.view_as(tensor)
+    set_tangent(dual, lvl, tangent)
+    return dual
+
+
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """``(primal, tangent)`` of a dual tensor: the primal is a view without the tangent."""
+    from ctxgrad._tensor import Tensor
+
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"unpack_dual expects a tensor, but got {type(tensor).__name__}")
+    levels = _state.fw_levels
+    if level is None:
+        level = levels[-1] if levels else None
+    fw = tensor._fw
+    tangent = fw.get(level) if fw is not None and level is not None else None
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    saved = _state.fw_levels
+    _state.fw_levels = tuple(lv for lv in saved if lv != level)
+    try:
+        primal = tensor.view_as(tensor)
+    finally:
+        _state.fw_levels = saved
+    return UnpackedDualTensor(primal, tangent)
+
+
+def _dtype_str(t: Tensor) -> str:
+    from ctxgrad._dtypes import short_name
+
+    return f"ctxgrad.{short_name(np.dtype(t._data.dtype))}"
+
+
+def tangents_of(args: tuple[Any, ...], level: int) -> list[Any] | None:
+    """One tangent per argument at ``level`` (None for a tensor without one), or None
+    when no argument has one."""
+    from ctxgrad._tensor import Tensor
+
+    found = False
+    out: list[Any] = []
+    for a in args:
+        if isinstance(a, Tensor) and a._fw is not None:
+            t = a._fw.get(level)
+            if t is not None:
+                found = True
+            out.append(t)
+        else:
+            out.append(None)
+    return out if found else None
