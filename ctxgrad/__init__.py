@@ -223,3 +223,17 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# The op families export their function forms here, one block each.
+
+# [pointwise exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+
+# [reduction exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+
+# [linalg exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+
+# [shape exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+
+# [indexing exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+
+# [inplace exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]

@@ -231,3 +231,27 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     from ctxgrad.ops.pointwise import Where
 
     return Where.apply(condition, input, other)
+
+
+# --------------------------------------------------------------------------- pointwise and binary ops
+# [pointwise functions: add above this line]
+
+
+# --------------------------------------------------------------------------- reductions
+# [reduction functions: add above this line]
+
+
+# --------------------------------------------------------------------------- linear algebra
+# [linalg functions: add above this line]
+
+
+# --------------------------------------------------------------------------- shape and views
+# [shape functions: add above this line]
+
+
+# --------------------------------------------------------------------------- indexing, sorting and construction
+# [indexing functions: add above this line]
+
+
+# --------------------------------------------------------------------------- in-place ops
+# [inplace functions: add above this line]

@@ -853,7 +853,25 @@ class Tensor:
         return _copy.Contiguous.apply(self)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return _shape.GetItem.apply(self, _shape.normalize_index(index, self._data.shape))
+        return _indexing.GetItem.apply(self, _indexing.normalize_index(index, self._data.shape))
+
+    # ------------------------------------------------------------------ pointwise and binary ops
+    # [pointwise methods: add above this line]
+
+    # ------------------------------------------------------------------ reductions
+    # [reduction methods: add above this line]
+
+    # ------------------------------------------------------------------ linear algebra
+    # [linalg methods: add above this line]
+
+    # ------------------------------------------------------------------ shape and views
+    # [shape methods: add above this line]
+
+    # ------------------------------------------------------------------ indexing, sorting and construction
+    # [indexing methods: add above this line]
+
+    # ------------------------------------------------------------------ in-place ops
+    # [inplace methods: add above this line]
 
     # Conversions named after dtypes come last: inside the class body their names hide
     # the builtins ``int``, ``float`` and ``bool``.
@@ -973,6 +991,7 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 from ctxgrad.ops import arithmetic as _arith  # noqa: E402
 from ctxgrad.ops import comparison as _cmp  # noqa: E402
 from ctxgrad.ops import copy as _copy  # noqa: E402
+from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import pointwise as _pointwise  # noqa: E402
 from ctxgrad.ops import reduction as _reduction  # noqa: E402
 from ctxgrad.ops import shape as _shape  # noqa: E402

@@ -8,6 +8,7 @@ backward returns the gradient in the broadcast shape and the engine sums it down
 input's shape, in one place for every op.
 
 Modules: ``arithmetic`` (+, -, *, /, **, @), ``pointwise`` (exp, log, tanh, where),
-``reduction`` (sum, mean, sum_to_size), ``shape`` (reshape, view, permute, expand,
-indexing), ``comparison`` (==, <, ...), ``copy`` (clone, dtype conversion).
+``reduction`` (sum, mean, sum_to_size), ``shape`` (reshape, view, permute, expand),
+``indexing`` (``x[index]``), ``comparison`` (==, <, ...), ``copy`` (clone, dtype
+conversion).
 """
