@@ -19,15 +19,12 @@ Run: ``python benchmarks/bench_custom_chain.py [--length N] [--runs N] [--warmup
 from __future__ import annotations
 
 import argparse
-import gc
-import platform
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _harness import Case, report, versions
 
 import ctxgrad
 from ctxgrad.autograd import Function
@@ -113,25 +110,6 @@ def numpy_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]
     return forward, forward_backward
 
 
-def measure(fns: list[Callable[[], object]], length: int, runs: int, warmup: int) -> list[tuple[float, float]]:
-    """(median, min) microseconds per op of each function.
-
-    The functions take turns (one run of each, ``runs`` times over), so a burst of load
-    on the machine slows all of them alike instead of one.
-    """
-    for fn in fns:
-        for _ in range(warmup):
-            fn()
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(runs):
-        for fn, ts in zip(fns, times):
-            gc.collect()
-            start = time.perf_counter()
-            fn()
-            ts.append((time.perf_counter() - start) / length * 1e6)
-    return [(statistics.median(ts), min(ts)) for ts in times]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--length", type=int, default=1000, help="ops in the chain (default 1000)")
@@ -143,41 +121,21 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"W1: chain of {length} custom Functions (forward x * 2, backward g * 2) on {N_ELEMENTS} float64 "
         f"elements\n{runs} timed runs after {warmup} warm-up; microseconds per op, median (min); "
-        "ratios of medians (of mins)\n"
-        f"python {platform.python_version()}, numpy {np.__version__}, ctxgrad {ctxgrad.__version__}, "
-        f"{platform.machine()}"
+        f"ratios of medians (of mins)\n{versions()}"
     )
-    cases: dict[str, tuple[Callable[[], object], Callable[[], object]] | str] = {
-        "ctxgrad Function": ctxgrad_cases(length),
-        "torch Function": torch_cases(length),
-        "numpy loop": numpy_cases(length),
-    }
-    notes = [f"{name}: {case}" for name, case in cases.items() if isinstance(case, str)]
-    ready = {name: case for name, case in cases.items() if not isinstance(case, str)}
-    if "torch Function" in ready:
+    torch_name = "torch Function"
+    try:
         import torch
 
-        ready = {(f"torch {torch.__version__} Function" if k == "torch Function" else k): v for k, v in ready.items()}
-    names = list(ready)
-    fwd = measure([ready[n][0] for n in names], length, runs, warmup)
-    fwd_bwd = measure([ready[n][1] for n in names], length, runs, warmup)
-    results = {n: (f, fb) for n, f, fb in zip(names, fwd, fwd_bwd)}
-
-    def cell(m: tuple[float, float]) -> str:
-        return f"{m[0]:8.2f} ({m[1]:.2f})"
-
-    print(f"\n{'':28} {'forward only':>18} {'forward + backward':>20}")
-    for name, (fwd_m, fb_m) in results.items():
-        print(f"{name:28} {cell(fwd_m):>18} {cell(fb_m):>20}")
-    ours = results["ctxgrad Function"]
-    for name, (fwd_m, fb_m) in results.items():
-        if name == "ctxgrad Function":
-            continue
-        short = "torch" if name.startswith("torch") else "numpy"
-        ratios = [f"{ours[k][0] / m[0]:.2f}x ({ours[k][1] / m[1]:.2f}x)" for k, m in enumerate((fwd_m, fb_m))]
-        print(f"{'ratio ctxgrad/' + short:28} {ratios[0]:>18} {ratios[1]:>20}")
-    for note in notes:
-        print(f"note: {note}")
+        torch_name = f"torch {torch.__version__} Function"
+    except ImportError:
+        pass
+    cases: dict[str, Case] = {
+        "ctxgrad Function": ctxgrad_cases(length),
+        torch_name: torch_cases(length),
+        "numpy loop": numpy_cases(length),
+    }
+    report(cases, "ctxgrad Function", length, runs, warmup)
     return 0
 
 

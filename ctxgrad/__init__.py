@@ -227,13 +227,211 @@ __all__ = [
 # The op families export their function forms here, one block each.
 
 # [pointwise exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+from ctxgrad import nn
+from ctxgrad._functional import (
+    arctan2,
+    atan2,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    erf,
+    erfc,
+    floor_divide,
+    isfinite,
+    isinf,
+    isnan,
+    lerp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    logit,
+    maximum,
+    minimum,
+    true_divide,
+)
+
+__all__ += [
+    "arctan2",
+    "atan2",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "clamp",
+    "clamp_max",
+    "clamp_min",
+    "clip",
+    "erf",
+    "erfc",
+    "floor_divide",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "lerp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "logit",
+    "maximum",
+    "minimum",
+    "true_divide",
+    "nn",
+]
 
 # [reduction exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+from ctxgrad._functional import (  # noqa: E402
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    log_softmax,
+    logsumexp,
+    max,
+    min,
+    norm,
+    prod,
+    softmax,
+    std,
+    var,
+)
+
+__all__ += [
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "cumprod",
+    "cumsum",
+    "log_softmax",
+    "logsumexp",
+    "max",
+    "min",
+    "norm",
+    "prod",
+    "softmax",
+    "std",
+    "var",
+]
 
 # [linalg exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+from ctxgrad import linalg  # noqa: E402
+from ctxgrad._functional import bmm, det, dot, einsum, inverse, mm, mv, outer, tensordot, vdot  # noqa: E402
+
+__all__ += ["bmm", "det", "dot", "einsum", "inverse", "linalg", "mm", "mv", "outer", "tensordot", "vdot"]
 
 # [shape exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+from ctxgrad._functional import (  # noqa: E402
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
+    cat,
+    chunk,
+    concat,
+    concatenate,
+    diag,
+    diag_embed,
+    diagonal,
+    flatten,
+    flip,
+    fliplr,
+    flipud,
+    hstack,
+    moveaxis,
+    movedim,
+    narrow,
+    roll,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    swapdims,
+    tile,
+    tril,
+    triu,
+    unbind,
+    unflatten,
+    unsqueeze,
+    vstack,
+)
+
+__all__ += [
+    "flatten",
+    "unflatten",
+    "squeeze",
+    "unsqueeze",
+    "swapaxes",
+    "swapdims",
+    "moveaxis",
+    "movedim",
+    "broadcast_to",
+    "narrow",
+    "unbind",
+    "split",
+    "chunk",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "tile",
+    "tril",
+    "triu",
+    "diagonal",
+    "diag",
+    "diag_embed",
+    "broadcast_tensors",
+    "broadcast_shapes",
+]
 
 # [indexing exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+from ctxgrad._factories import (  # noqa: E402
+    allclose,
+    equal,
+    eye,
+    isclose,
+    linspace,
+    logspace,
+    rand_like,
+    randn_like,
+)
+from ctxgrad._functional import (  # noqa: E402
+    argsort,
+    argwhere,
+    gather,
+    index_select,
+    kthvalue,
+    masked_fill,
+    masked_select,
+    median,
+    nonzero,
+    scatter,
+    scatter_add,
+    sort,
+    take,
+    take_along_dim,
+    topk,
+)
+
+__all__ += ["allclose", "argsort", "argwhere", "equal", "eye", "gather", "index_select", "isclose", "kthvalue"]
+__all__ += ["linspace", "logspace", "masked_fill", "masked_select", "median", "nonzero", "rand_like", "randn_like"]
+__all__ += ["scatter", "scatter_add", "sort", "take", "take_along_dim", "topk"]
 
 # [inplace exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]

@@ -169,3 +169,113 @@ def is_tensor(obj: object) -> bool:
 def numel(input: Tensor) -> int:
     """The number of elements of ``input``."""
     return int(input._data.size)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples from [0, 1) with ``input``'s shape and dtype."""
+    dt = _like(input, dtype)
+    if dt.kind not in "fc":
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtypes.short_name(dt)}'")
+    return _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples with ``input``'s shape and dtype."""
+    dt = _like(input, dtype)
+    if dt.kind not in "fc":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtypes.short_name(dt)}'")
+    return _finish(_generator.standard_normal(input._data.shape).astype(dt), requires_grad, device)
+
+
+def _number(value: Any) -> Any:
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def linspace(
+    start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included.
+
+    As in torch, the first half counts up from ``start`` and the second half down from
+    ``end`` (so both ends are exact), in the output dtype."""
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _dtype_or_default(dtype)
+    start, end = _number(start), _number(end)
+    work = dt if dt.kind in "fc" else np.dtype(np.float64)
+    if dt.kind not in "fc":  # torch converts the ends to the integer dtype first
+        start, end = int(start), int(end)
+    if steps == 1:
+        values = np.full(1, start, dtype=work)
+    else:
+        first, last = work.type(start), work.type(end)
+        step = (last - first) / work.type(max(steps - 1, 1))
+        i = np.arange(steps, dtype=work)
+        values = np.where(i < steps // 2, first + i * step, last - (steps - 1 - i) * step).astype(work)
+    return _finish(values.astype(dt), requires_grad, device)
+
+
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``base ** linspace(start, end, steps)``."""
+    dt = _dtype_or_default(dtype)
+    exponents = linspace(start, end, steps, dtype=np.float64)._data
+    return _finish(np.power(float(base), exponents).astype(dt), requires_grad, device)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return _finish(np.eye(int(n), None if m is None else int(m), dtype=_dtype_or_default(dtype)), requires_grad, device)
+
+
+def _same_dtype(input: Tensor, other: Any, op: str) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{_dtypes_cpp(input._data.dtype)} did not match {_dtypes_cpp(other._data.dtype)}")
+
+
+def _dtypes_cpp(dt: np.dtype[Any]) -> str:
+    from ctxgrad.ops.indexing import _scalar_name
+
+    return _scalar_name(dt)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities close only to
+    themselves; NaN close to NaN only with ``equal_nan``), as a bool tensor."""
+    _same_dtype(input, other, "isclose")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    a, b = input._data, other._data
+    if a.dtype == np.bool_:
+        return _wrap(np.asarray(a == b))
+    return _wrap(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when every element of ``input`` is close to ``other`` (see :func:`isclose`)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and the same values (NaN never equals)."""
+    if input._data.shape != other._data.shape:
+        return False
+    return bool(np.array_equal(input._data, other._data))
+

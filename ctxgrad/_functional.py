@@ -226,30 +226,583 @@ def neg(input: Tensor) -> Tensor:
     return -input
 
 
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:
-    """``input`` where ``condition`` is true, else ``other``."""
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """``input`` where ``condition`` is true, else ``other``; with ``condition`` alone, its
+    nonzero indices as a tuple of 1-D int64 tensors (``condition.nonzero(as_tuple=True)``)."""
     from ctxgrad.ops.pointwise import Where
 
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
     return Where.apply(condition, input, other)
 
 
 # --------------------------------------------------------------------------- pointwise and binary ops
+def _binary_tensor_args(fn: str, input: Any, other: Any) -> Tensor:
+    """``input``, after torch's TypeError if it or ``other`` is not a tensor."""
+    from ctxgrad.ops.pointwise import tensor_arg
+
+    tensor_arg(fn, "other", 2, other)
+    return tensor_arg(fn, "input", 1, input)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise angle of the point ``(other, input)``, in ``[-pi, pi]``."""
+    return _binary_tensor_args("atan2", input, other).atan2(other)
+
+
+def arctan2(input: Tensor, other: Tensor) -> Tensor:
+    """Alias of :func:`atan2`."""
+    return _binary_tensor_args("arctan2", input, other).arctan2(other)
+
+
+def logit(input: Tensor, eps: Any = None) -> Tensor:
+    """Elementwise ``log(x / (1 - x))``, with x clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    return input.logit(eps)
+
+
+def erf(input: Tensor) -> Tensor:
+    """Elementwise error function."""
+    return input.erf()
+
+
+def erfc(input: Tensor) -> Tensor:
+    """Elementwise complementary error function ``1 - erf(x)``."""
+    return input.erfc()
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Elementwise ``min(max(input, min), max)``; bounds are numbers or tensors, either may be None."""
+    return input.clamp(min, max)
+
+
+def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Alias of :func:`clamp`."""
+    return input.clip(min, max)
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """Elementwise ``max(input, min)``."""
+    return input.clamp_min(min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """Elementwise ``min(input, max)``."""
+    return input.clamp_max(max)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise larger value (NaN if either is NaN)."""
+    return _binary_tensor_args("maximum", input, other).maximum(other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise smaller value (NaN if either is NaN)."""
+    return _binary_tensor_args("minimum", input, other).minimum(other)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """Linear interpolation ``input + weight * (end - input)``; ``weight`` a number or tensor."""
+    from ctxgrad.ops.pointwise import lerp as _lerp
+
+    return _lerp(input, end, weight, method=False)
+
+
+def true_divide(input: Any, other: Any) -> Tensor:
+    """``input / other`` (alias of :func:`div`)."""
+    return div(input, other)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other``, rounded toward -inf; not differentiable."""
+    out: Tensor = input // other if isinstance(input, Tensor) else other.__rfloordiv__(input)
+    return out
+
+
+def isnan(input: Tensor) -> Tensor:
+    """Elementwise test for NaN, as a bool tensor."""
+    return input.isnan()
+
+
+def isinf(input: Tensor) -> Tensor:
+    """Elementwise test for +inf or -inf, as a bool tensor."""
+    return input.isinf()
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """Elementwise test for neither inf nor NaN, as a bool tensor."""
+    return input.isfinite()
+
+
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical AND (nonzero is true), as a bool tensor."""
+    return _binary_tensor_args("logical_and", input, other).logical_and(other)
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical OR, as a bool tensor."""
+    return _binary_tensor_args("logical_or", input, other).logical_or(other)
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical XOR, as a bool tensor."""
+    return _binary_tensor_args("logical_xor", input, other).logical_xor(other)
+
+
+def logical_not(input: Tensor) -> Tensor:
+    """Elementwise logical NOT, as a bool tensor."""
+    return input.logical_not()
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input & other`` (bool and integer tensors)."""
+    out: Tensor = input & other if isinstance(input, Tensor) else other.__rand__(input)
+    return out
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input | other`` (bool and integer tensors)."""
+    out: Tensor = input | other if isinstance(input, Tensor) else other.__ror__(input)
+    return out
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input ^ other`` (bool and integer tensors)."""
+    out: Tensor = input ^ other if isinstance(input, Tensor) else other.__rxor__(input)
+    return out
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """Elementwise ``~input`` (bool and integer tensors)."""
+    return input.bitwise_not()
+
+
 # [pointwise functions: add above this line]
 
 
 # --------------------------------------------------------------------------- reductions
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Product of all elements, or over ``dim``."""
+    return input.prod(dim, keepdim, dtype=dtype)
+
+
+def var(
+    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+) -> Tensor:
+    """Variance over all elements or ``dim`` (``correction`` defaults to 1)."""
+    return input.var(dim, unbiased, keepdim, correction=correction)
+
+
+def std(
+    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+) -> Tensor:
+    """Standard deviation over all elements or ``dim`` (``correction`` defaults to 1)."""
+    return input.std(dim, unbiased, keepdim, correction=correction)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The largest element; ``(values, indices)`` over ``dim``; or ``maximum(input, other)``."""
+    return input.max(dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The smallest element; ``(values, indices)`` over ``dim``; or ``minimum(input, other)``."""
+    return input.min(dim, keepdim)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The largest element over ``dim`` (all when empty)."""
+    return input.amax(dim, keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The smallest element over ``dim`` (all when empty)."""
+    return input.amin(dim, keepdim)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest element."""
+    return input.argmax(dim, keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest element."""
+    return input.argmin(dim, keepdim)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, without overflow."""
+    return input.logsumexp(dim, keepdim)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """The vector ``p``-norm over all elements or ``dim``."""
+    return input.norm(p, dim, keepdim, dtype)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running sum along ``dim``."""
+    return input.cumsum(dim, dtype=dtype)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running product along ``dim``."""
+    return input.cumprod(dim, dtype=dtype)
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``, computed stably."""
+    return input.softmax(dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``input - input.logsumexp(dim)``, computed stably."""
+    return input.log_softmax(dim, dtype)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """True where every element (over ``dim``) is non-zero."""
+    return input.all(dim, keepdim)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """True where some element (over ``dim``) is non-zero."""
+    return input.any(dim, keepdim)
+
+
 # [reduction functions: add above this line]
 
 
 # --------------------------------------------------------------------------- linear algebra
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-D tensors of one dtype."""
+    return input.mm(mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors (no broadcasting)."""
+    return input.bmm(mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product."""
+    return input.mv(vec)
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
+    return input.dot(tensor)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """Inner product with the first vector conjugated (real tensors: ``dot``)."""
+    return input.vdot(other)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors."""
+    return input.outer(vec2)
+
+
+def einsum(*args: Any) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])`` or the
+    sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    Supports ``...``, implicit output (the letters that appear once, in alphabetical order),
+    repeated letters within an operand (diagonals, traces) and torch's broadcasting of
+    size-1 dimensions.
+    """
+    from ctxgrad.ops.linalg import einsum as _einsum
+    from ctxgrad.ops.linalg import einsum_args
+
+    equation, operands = einsum_args(args)
+    return _einsum(equation, *operands)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Contract the last ``dims`` dimensions of ``a`` with the first ``dims`` of ``b``, or the
+    dimensions listed in ``dims = (dims_a, dims_b)``."""
+    from ctxgrad.ops.linalg import tensordot as _tensordot
+
+    return _tensordot(a, b, dims)
+
+
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
+    return input.inverse()
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
+    return input.det()
+
+
 # [linalg functions: add above this line]
 
 
 # --------------------------------------------------------------------------- shape and views
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dimensions ``start_dim`` to ``end_dim`` into one."""
+    return input.flatten(start_dim, end_dim)
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    """Split dimension ``dim`` into ``sizes``."""
+    return input.unflatten(dim, sizes)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Drop dimensions of size 1 (all, or those of ``dim``)."""
+    return input.squeeze(dim)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dimension of size 1 at ``dim``."""
+    return input.unsqueeze(dim)
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """Swap two dimensions."""
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions."""
+    return input.transpose(dim0, dim1)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dimensions ``source`` to positions ``destination``."""
+    return input.movedim(source, destination)
+
+
+def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dimensions ``source`` to positions ``destination``."""
+    return input.moveaxis(source, destination)
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """A broadcast view of ``input`` with shape ``size``."""
+    return input.broadcast_to(size)
+
+
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``length`` elements from ``start`` along ``dim`` (a view)."""
+    return input.narrow(dim, start, length)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, as a tuple of views."""
+    return input.unbind(dim)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces along ``dim``: of one size (the last may be smaller) or of the listed sizes."""
+    return tensor.split(split_size_or_sections, dim)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """At most ``chunks`` pieces of equal size along ``dim``."""
+    return input.chunk(chunks, dim)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in torch)."""
+    from ctxgrad.ops.shape import Cat, tensor_list
+
+    ts = tensor_list(tensors, "cat")
+    if not ts:
+        raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
+    return Cat.apply(int(dim), *ts)
+
+
+def concat(tensors: Any, dim: int = 0) -> Tensor:
+    """``cat``."""
+    return cat(tensors, dim)
+
+
+def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tensor:
+    """``cat`` with NumPy's keyword (``axis``)."""
+    return cat(tensors, axis if dim is None else dim)
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join tensors of one shape along a new dimension ``dim``."""
+    from ctxgrad.ops.shape import Stack, tensor_list
+
+    ts = tensor_list(tensors, "stack")
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return Stack.apply(int(dim), *ts)
+
+
+def hstack(tensors: Any) -> Tensor:
+    """Join along dimension 1 (dimension 0 for 1-D tensors); 0-d tensors count as 1-D."""
+    from ctxgrad.ops.shape import tensor_list
+
+    ts = tensor_list(tensors, "hstack")
+    if not ts:
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    ts = [t.reshape(1) if t.ndim == 0 else t for t in ts]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    """Join along dimension 0, after making 0-d and 1-D tensors rows (``1 x n``)."""
+    from ctxgrad.ops.shape import tensor_list
+
+    ts = tensor_list(tensors, "vstack")
+    if not ts:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    ts = [t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0) if t.ndim == 1 else t for t in ts]
+    return cat(ts, 0)
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """The elements in reverse order along ``dims`` (a copy)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    return input.flip(dims)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Reverse the order along dimension 1."""
+    return input.fliplr()
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Reverse the order along dimension 0."""
+    return input.flipud()
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Shift the elements cyclically along ``dims`` (the flattened tensor when None)."""
+    return input.roll(shifts, dims)
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """Repeat ``input`` ``dims[i]`` times along each dimension (missing leading repeats are 1)."""
+    return input.tile(dims)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dimensions, zeros elsewhere."""
+    return input.tril(diagonal)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dimensions, zeros elsewhere."""
+    return input.triu(diagonal)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` (a view)."""
+    return input.diagonal(offset, dim1, dim2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector as a square matrix with it on a diagonal; a matrix's diagonal as a vector."""
+    return input.diag(diagonal)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dimensions ``dim1``, ``dim2``) with ``input``'s last dimension on a diagonal."""
+    return input.diag_embed(offset, dim1, dim2)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape (views; a tensor of that shape as it is)."""
+    from ctxgrad.ops.shape import broadcast_tensors as _broadcast_tensors
+
+    return _broadcast_tensors(tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape (a ``ctxgrad.Size``) that tensors of the given shapes broadcast to."""
+    from ctxgrad._tensor import Size
+    from ctxgrad.ops.shape import broadcast_shapes as _broadcast_shapes
+
+    return Size(_broadcast_shapes(*shapes))
+
+
 # [shape functions: add above this line]
 
 
 # --------------------------------------------------------------------------- indexing, sorting and construction
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """Values of ``input`` picked along ``dim`` at ``index``."""
+    return input.gather(dim, index, sparse_grad=sparse_grad)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    return input.scatter(dim, index, src, value=value)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim``."""
+    return input.scatter_add(dim, index, src)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``input`` along ``dim`` named by the 1-D ``index``."""
+    return input.index_select(dim, index)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` where ``mask`` holds."""
+    return input.masked_fill(mask, value)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where ``mask`` holds, as a 1-D tensor."""
+    return input.masked_select(mask)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """Values of ``input`` at ``indices`` along ``dim`` (1-D reads when ``dim`` is None)."""
+    return input.take_along_dim(indices, dim)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """``input`` read as 1-D at ``index``."""
+    return input.take(index)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """int64 indices of the nonzero elements of ``input``."""
+    return input.nonzero(as_tuple=as_tuple)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """int64 indices of the nonzero elements of ``input``, one row each."""
+    return input.argwhere()
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:
+    """``(values, indices)`` of ``input`` sorted along ``dim``."""
+    return input.sort(dim, descending, stable=stable)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    """int64 indices that sort ``input`` along ``dim``."""
+    return input.argsort(dim, descending, stable=stable)
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """``(values, indices)`` of the ``k`` largest (or smallest) elements along ``dim``."""
+    return input.topk(k, dim, largest, sorted)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
+    return input.kthvalue(k, dim, keepdim)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median of ``input``, or ``(values, indices)`` along ``dim``."""
+    return input.median(dim, keepdim)
+
+
 # [indexing functions: add above this line]
 
 

@@ -139,6 +139,7 @@ class Tensor:
     _retains_grad: bool = False
     _inference: bool = False
     _view_made_in_function: bool = False
+    _view_version: int = 0  # a view: its version when its grad_fn was last derived from the base
     _fw: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
 
     # NumPy must hand ``ndarray * tensor`` back to Tensor.__rmul__.
@@ -198,6 +199,14 @@ class Tensor:
     @property
     def grad_fn(self) -> Node | None:
         """The node that made this tensor (None for leaves)."""
+        return self._grad_fn if self._base is None else self._history()
+
+    def _history(self) -> Node | None:
+        """``grad_fn``, first re-derived from the base for a view whose base was changed in
+        place since (so that the view's gradient goes through the change, as in torch)."""
+        vc = self._vc
+        if vc is not None and self._view_version != vc.value:
+            _inplace.refresh_view(self)
         return self._grad_fn
 
     @property
@@ -335,6 +344,10 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dimensions swapped."""
+        if self._data.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor."
+            )
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ conversion
@@ -576,10 +589,10 @@ class Tensor:
         return _pow(other if type(other) in _PLAIN_OPERANDS else _operand(other), self)
 
     def __matmul__(self, other: Any) -> Tensor:
-        return _arith.MatMul.apply(self, _tensor_operand(other))
+        return _linalg.matmul(self, _tensor_operand(other))
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return _arith.MatMul.apply(_tensor_operand(other), self)
+        return _linalg.matmul(_tensor_operand(other), self)
 
     def __neg__(self) -> Tensor:
         return _arith.Neg.apply(self)
@@ -613,7 +626,7 @@ class Tensor:
 
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
-        return _arith.MatMul.apply(self, _tensor_operand(other))
+        return _linalg.matmul(self, _tensor_operand(other))
 
     # ------------------------------------------------------------------ comparisons
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
@@ -853,24 +866,666 @@ class Tensor:
         return _copy.Contiguous.apply(self)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return _indexing.GetItem.apply(self, _indexing.normalize_index(index, self._data.shape))
+        return _indexing.getitem(self, index)
 
     # ------------------------------------------------------------------ pointwise and binary ops
+    def atan2(self, other: Tensor) -> Tensor:
+        """Elementwise angle of the point ``(other, self)``, in ``[-pi, pi]``."""
+        return _pointwise.Atan2.apply(self, _pointwise.tensor_arg("atan2", "other", 1, other))
+
+    def arctan2(self, other: Tensor) -> Tensor:
+        """Alias of :meth:`atan2`."""
+        return _pointwise.Atan2.apply(self, _pointwise.tensor_arg("arctan2", "other", 1, other))
+
+    def logit(self, eps: Any = None) -> Tensor:
+        """Elementwise ``log(x / (1 - x))``, with x clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+        return _pointwise.Logit.apply(self, None if eps is None else float(eps))
+
+    def erf(self) -> Tensor:
+        """Elementwise error function."""
+        return _pointwise.Erf.apply(self)
+
+    def erfc(self) -> Tensor:
+        """Elementwise complementary error function ``1 - erf(x)``."""
+        return _pointwise.Erfc.apply(self)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+        """Elementwise ``min(max(x, min), max)``; bounds are numbers or tensors, either may be None."""
+        return _pointwise.clamp(self, min, max)
+
+    def clip(self, min: Any = None, max: Any = None) -> Tensor:
+        """Alias of :meth:`clamp`."""
+        return _pointwise.clamp(self, min, max, "clip")
+
+    def clamp_min(self, min: Any) -> Tensor:
+        """Elementwise ``max(x, min)``."""
+        return _pointwise.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        """Elementwise ``min(x, max)``."""
+        return _pointwise.clamp_max(self, max)
+
+    def maximum(self, other: Tensor) -> Tensor:
+        """Elementwise larger value (NaN if either is NaN)."""
+        return _pointwise.Maximum.apply(self, _pointwise.tensor_arg("maximum", "other", 1, other))
+
+    def minimum(self, other: Tensor) -> Tensor:
+        """Elementwise smaller value (NaN if either is NaN)."""
+        return _pointwise.Minimum.apply(self, _pointwise.tensor_arg("minimum", "other", 1, other))
+
+    def lerp(self, end: Tensor, weight: Any) -> Tensor:
+        """Linear interpolation ``self + weight * (end - self)``; ``weight`` a number or tensor."""
+        return _pointwise.lerp(self, end, weight)
+
+    def true_divide(self, other: Any) -> Tensor:
+        """``self / other`` (alias of :meth:`div`)."""
+        return _div(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
+
+    def floor_divide(self, other: Any) -> Tensor:
+        """``self // other``, rounded toward -inf; not differentiable."""
+        return _arith.FloorDivide.apply(self, _operand(other))
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _arith.FloorDivide.apply(self, _operand(other))
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _arith.FloorDivide.apply(_operand(other), self)
+
+    def isnan(self) -> Tensor:
+        """Elementwise test for NaN, as a bool tensor."""
+        return _cmp.IsNan.apply(self)
+
+    def isinf(self) -> Tensor:
+        """Elementwise test for +inf or -inf, as a bool tensor."""
+        return _cmp.IsInf.apply(self)
+
+    def isfinite(self) -> Tensor:
+        """Elementwise test for neither inf nor NaN, as a bool tensor."""
+        return _cmp.IsFinite.apply(self)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        """Elementwise logical AND of the elements' truth (nonzero is true), as a bool tensor."""
+        return _cmp.LogicalAnd.apply(self, _pointwise.tensor_arg("logical_and", "other", 1, other))
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        """Elementwise logical OR, as a bool tensor."""
+        return _cmp.LogicalOr.apply(self, _pointwise.tensor_arg("logical_or", "other", 1, other))
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        """Elementwise logical XOR, as a bool tensor."""
+        return _cmp.LogicalXor.apply(self, _pointwise.tensor_arg("logical_xor", "other", 1, other))
+
+    def logical_not(self) -> Tensor:
+        """Elementwise logical NOT, as a bool tensor."""
+        return _cmp.LogicalNot.apply(self)
+
+    def bitwise_and(self, other: Any) -> Tensor:
+        """Elementwise ``self & other`` (bool and integer tensors)."""
+        return _cmp.BitwiseAnd.apply(self, _operand(other))
+
+    def bitwise_or(self, other: Any) -> Tensor:
+        """Elementwise ``self | other`` (bool and integer tensors)."""
+        return _cmp.BitwiseOr.apply(self, _operand(other))
+
+    def bitwise_xor(self, other: Any) -> Tensor:
+        """Elementwise ``self ^ other`` (bool and integer tensors)."""
+        return _cmp.BitwiseXor.apply(self, _operand(other))
+
+    def bitwise_not(self) -> Tensor:
+        """Elementwise ``~self`` (bool and integer tensors)."""
+        return _cmp.BitwiseNot.apply(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _cmp.BitwiseAnd.apply(self, _operand(other))
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _cmp.BitwiseAnd.apply(_operand(other), self)
+
+    def __or__(self, other: Any) -> Tensor:
+        return _cmp.BitwiseOr.apply(self, _operand(other))
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _cmp.BitwiseOr.apply(_operand(other), self)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _cmp.BitwiseXor.apply(self, _operand(other))
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _cmp.BitwiseXor.apply(_operand(other), self)
+
+    def __invert__(self) -> Tensor:
+        if self._data.dtype.kind not in "biu":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return _cmp.BitwiseNot.apply(self)
+
     # [pointwise methods: add above this line]
 
     # ------------------------------------------------------------------ reductions
+    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
+        return _reduction.prod(self, dim, keepdim, dtype)
+
+    def var(
+        self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None
+    ) -> Tensor:
+        """Variance over all elements or ``dim``, divided by ``N - correction`` (default 1;
+        ``unbiased=False`` means 0)."""
+        return _reduction.variance("var", self, dim, unbiased, keepdim, correction)
+
+    def std(
+        self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None
+    ) -> Tensor:
+        """Standard deviation over all elements or ``dim`` (``correction`` as in ``var``)."""
+        return _reduction.variance("std", self, dim, unbiased, keepdim, correction)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
+        tensor, the elementwise ``maximum``."""
+        return _reduction.max_min(self, dim, keepdim, True)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
+        tensor, the elementwise ``minimum``."""
+        return _reduction.max_min(self, dim, keepdim, False)
+
+    def amax(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+        """The largest element over ``dim`` (all when empty); ties share the gradient."""
+        return _reduction.amax_amin(self, dim, keepdim, True)
+
+    def amin(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+        """The smallest element over ``dim`` (all when empty); ties share the gradient."""
+        return _reduction.amax_amin(self, dim, keepdim, False)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index (int64) of the largest element, of the flattened tensor when ``dim`` is None."""
+        return _reduction.argmax_argmin(self, dim, keepdim, True)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index (int64) of the smallest element, of the flattened tensor when ``dim`` is None."""
+        return _reduction.argmax_argmin(self, dim, keepdim, False)
+
+    def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
+        """``log(sum(exp(x)))`` over ``dim``, without overflow."""
+        return _reduction.logsumexp(self, dim, keepdim)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm)."""
+        return _reduction.norm(self, p, dim, keepdim, dtype)
+
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """Running sum along ``dim``."""
+        return _reduction.cumulative(self, dim, dtype, False)
+
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """Running product along ``dim``; exact gradients with zeros in the input."""
+        return _reduction.cumulative(self, dim, dtype, True)
+
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """``exp(x) / exp(x).sum(dim)``, computed stably."""
+        return _reduction.softmax(self, dim, dtype, False)
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """``x - x.logsumexp(dim)``, computed stably."""
+        return _reduction.softmax(self, dim, dtype, True)
+
+    def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """True where every element (over ``dim``) is non-zero."""
+        return _reduction.all_any(self, dim, keepdim, True)
+
+    def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """True where some element (over ``dim``) is non-zero."""
+        return _reduction.all_any(self, dim, keepdim, False)
+
     # [reduction methods: add above this line]
 
     # ------------------------------------------------------------------ linear algebra
+    def mm(self, mat2: Tensor) -> Tensor:
+        """Matrix product of two 2-D tensors of one dtype."""
+        return _linalg.Mm.apply(self, mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """Batched matrix product of two 3-D tensors (no broadcasting)."""
+        return _linalg.Bmm.apply(self, mat2)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        """Matrix-vector product."""
+        return _linalg.Mv.apply(self, vec)
+
+    def dot(self, tensor: Tensor) -> Tensor:
+        """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
+        return _linalg.Dot.apply(self, tensor)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        """Inner product with the first vector conjugated (real tensors: ``dot``)."""
+        return _linalg.Vdot.apply(self, other)
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        """Outer product of two vectors."""
+        return _linalg.outer(self, vec2)
+
+    def inverse(self) -> Tensor:
+        """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
+        return _linalg.LinalgInv.apply(self)
+
+    def det(self) -> Tensor:
+        """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
+        return _linalg.LinalgDet.apply(self)
+
     # [linalg methods: add above this line]
 
     # ------------------------------------------------------------------ shape and views
+    @property
+    def mH(self) -> Tensor:
+        """The last two dimensions swapped and conjugated (for real tensors, ``mT``)."""
+        n = self._data.ndim
+        if n < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+        if self._data.dtype.kind == "c":
+            raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
+        return self.transpose(-2, -1)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge dimensions ``start_dim`` to ``end_dim`` into one (a view when the layout allows)."""
+        return _shape.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
+        return _shape.unflatten(self, dim, sizes)
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
+        return _shape.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a dimension of size 1 at ``dim`` (a view)."""
+        return _shape.unsqueeze(self, dim)
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        """Swap two dimensions (``transpose``)."""
+        return self.transpose(axis0, axis1)
+
+    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions (``transpose``)."""
+        return self.transpose(dim0, dim1)
+
+    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        """Move dimensions ``source`` to positions ``destination``, the others keeping their order (a view)."""
+        return _shape.movedim(self, source, destination)
+
+    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        """``movedim``."""
+        return _shape.movedim(self, source, destination, "moveaxis")
+
+    def broadcast_to(self, *args: Any, size: Any = None) -> Tensor:
+        """A broadcast view with shape ``size`` (``expand``)."""
+        return _shape.Expand.apply(self, _shape.sizes_arg(args, size, "broadcast_to", "size"))
+
+    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
+        """``length`` elements from ``start`` along ``dim`` (a view)."""
+        return _shape.narrow(self, dim, start, length)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along ``dim``, as a tuple of views."""
+        return _shape.unbind(self, dim)
+
+    def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
+        return _shape.split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
+        return _shape.chunk(self, chunks, dim)
+
+    def flip(self, *args: Any, dims: Any = None) -> Tensor:
+        """The elements in reverse order along ``dims`` (a copy)."""
+        return _shape.flip_dims(self, _shape.sizes_arg(args, dims, "flip", "dims"))
+
+    def fliplr(self) -> Tensor:
+        """Reverse the order along dimension 1 (a copy)."""
+        if self._data.ndim < 2:
+            raise RuntimeError("Input must be >= 2-d.")
+        return _shape.Flip.apply(self, (1,))
+
+    def flipud(self) -> Tensor:
+        """Reverse the order along dimension 0 (a copy)."""
+        if self._data.ndim < 1:
+            raise RuntimeError("Input must be >= 1-d.")
+        return _shape.Flip.apply(self, (0,))
+
+    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+        """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None)."""
+        return _shape.roll(self, shifts, dims)
+
+    def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
+        """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions)."""
+        return _shape.Repeat.apply(self, _shape.sizes_arg(args, repeats, "repeat", "repeats"))
+
+    def tile(self, *args: Any, dims: Any = None) -> Tensor:
+        """``repeat``, with missing leading repeats taken as 1."""
+        reps = _shape.sizes_arg(args, dims, "tile", "dims")
+        return _shape.Repeat.apply(self, (1,) * (self._data.ndim - len(reps)) + reps)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere."""
+        return _shape.Tril.apply(self, int(diagonal))
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
+        return _shape.Triu.apply(self, int(diagonal))
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view)."""
+        return _shape.diagonal(self, offset, dim1, dim2)
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A vector as a square matrix with it on diagonal ``diagonal``; a matrix's diagonal as a vector."""
+        return _shape.diag(self, diagonal)
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
+        return _shape.diag_embed(self, offset, dim1, dim2)
+
     # [shape methods: add above this line]
 
     # ------------------------------------------------------------------ indexing, sorting and construction
+    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+        """``out[i][j] = self[i][index[i][j]]`` (for ``dim=1``): values picked along ``dim``."""
+        return _indexing.Gather.apply(self, dim, index)
+
+    def scatter(
+        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
+    ) -> Tensor:
+        """A copy with ``src`` (a tensor) or ``value`` (a number) written at the positions
+        ``index`` names along ``dim``."""
+        if reduce is not None:
+            raise NotImplementedError("ctxgrad's scatter does not take reduce= yet; use scatter_add")
+        if src is None:
+            src = value
+        if isinstance(src, Tensor):
+            return _indexing.Scatter.apply(self, dim, index, src)
+        if src is None:
+            raise TypeError("scatter() missing 1 required positional argument: 'src' (or 'value')")
+        return _indexing.ScatterValue.apply(self, dim, index, src)
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """A copy with ``src`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
+        if not isinstance(src, Tensor):
+            raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+        return _indexing.ScatterAdd.apply(self, dim, index, src)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        """The slices along ``dim`` that the 1-D ``index`` names, in its order."""
+        return _indexing.IndexSelect.apply(self, dim, index)
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        """A copy with ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast) holds."""
+        if isinstance(value, Tensor):
+            return _indexing.MaskedFillTensor.apply(self, mask, value)
+        return _indexing.MaskedFill.apply(self, mask, value)
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        """The elements where the bool ``mask`` holds (both broadcast), as a 1-D tensor."""
+        return _indexing.MaskedSelect.apply(self, mask)
+
+    def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor:
+        """Values at ``indices`` along ``dim`` (broadcast with ``self`` in the other dimensions);
+        with ``dim=None``, ``self`` and ``indices`` are read as 1-D."""
+        idx = indices._data
+        if idx.dtype != np.int64:
+            raise RuntimeError(
+                f"ctxgrad.take_along_dim(): dtype of indices should be Long but got {_indexing._scalar_name(idx.dtype)}"
+            )
+        if dim is None:
+            return _indexing.Gather.apply(self.reshape(-1), 0, indices.reshape(-1))
+        n = self._data.ndim
+        if idx.ndim != n:
+            raise RuntimeError(
+                "ctxgrad.take_along_dim(): input and indices should have the same number of dimensions, but got "
+                f"{n} dimensions for input, and {idx.ndim} dimensions for indices"
+            )
+        d = _wrap_dim(dim, n)
+        x_shape = list(self._data.shape)
+        i_shape = list(idx.shape)
+        x_shape[d] = i_shape[d] = 1
+        from ctxgrad.ops._util import broadcast_error
+
+        try:
+            common = list(np.broadcast_shapes(tuple(x_shape), tuple(i_shape)))
+        except ValueError:
+            raise broadcast_error(np.empty(x_shape), np.empty(i_shape)) from None
+        x_target = common.copy()
+        x_target[d] = self._data.shape[d]
+        i_target = common.copy()
+        i_target[d] = idx.shape[d]
+        x = self if list(self._data.shape) == x_target else self.expand(x_target)
+        index = indices if list(idx.shape) == i_target else indices.expand(i_target)
+        return _indexing.Gather.apply(x, d, index)
+
+    def take(self, index: Tensor) -> Tensor:
+        """``self`` read as 1-D at ``index``; the result has ``index``'s shape."""
+        return _indexing.Take.apply(self, index)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
+        tensor per dimension)."""
+        data = self._data if self._data.ndim else self._data.reshape(1)
+        if as_tuple:
+            return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
+        if self._data.ndim == 0:
+            return _wrap(np.zeros((int(np.count_nonzero(data)), 0), dtype=np.int64))
+        return _wrap(np.argwhere(data).astype(np.int64))
+
+    def argwhere(self) -> Tensor:
+        """int64 indices of the nonzero elements, one row per element."""
+        out: Tensor = self.nonzero()
+        return out
+
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _sorting.sort:
+        """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
+        cls = _sorting.Sort if stable is None else _sorting.SortStable
+        return _sorting.sort(*cls.apply(self, dim, descending))
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        """int64 indices that sort ``self`` along ``dim`` (ties keep their order)."""
+        if self._data.ndim == 0:
+            _wrap_dim(dim, 0)
+            return _wrap(np.zeros((), dtype=np.int64))
+        return _wrap(_sorting.stable_argsort(self._data, _wrap_dim(dim, self._data.ndim), descending))
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _sorting.topk:
+        """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) along ``dim``,
+        always sorted; ties keep their order."""
+        return _sorting.topk(*_sorting.Topk.apply(self, int(k), dim, largest))
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> _sorting.kthvalue:
+        """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
+        return _sorting.kthvalue(*_sorting.Kthvalue.apply(self, int(k), dim, keepdim))
+
+    def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+        if dim is None:
+            return _sorting.Median.apply(self)
+        return _sorting.median(*_sorting.MedianDim.apply(self, None, dim, keepdim))
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+        from ctxgrad import _factories
+
+        return _factories.zeros(
+            *size, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
+        )
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+        from ctxgrad import _factories
+
+        return _factories.ones(
+            *size, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
+        )
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+        from ctxgrad import _factories
+
+        return _factories.empty(
+            *size, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
+        )
+
+    def new_full(
+        self,
+        size: Sequence[int],
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
+        from ctxgrad import _factories
+
+        if not isinstance(size, (tuple, list, Size)):
+            raise TypeError(
+                f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+            )
+        return _factories.full(
+            size,
+            fill_value,
+            dtype=self._data.dtype if dtype is None else dtype,
+            device=device,
+            requires_grad=requires_grad,
+        )
+
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A new tensor copying ``data``, with this tensor's dtype (unless ``dtype`` is given)."""
+        from ctxgrad import _factories
+
+        return _factories.tensor(
+            data, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
+        )
+
+    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+        """Elementwise ``|self - other| <= atol + rtol * |other|`` as a bool tensor."""
+        from ctxgrad import _factories
+
+        return _factories.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        """True when every element is close (see :meth:`isclose`)."""
+        from ctxgrad import _factories
+
+        return _factories.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Tensor) -> bool:
+        """True when ``other`` has the same shape and the same values."""
+        from ctxgrad import _factories
+
+        return _factories.equal(self, other)
+
     # [indexing methods: add above this line]
 
     # ------------------------------------------------------------------ in-place ops
+    def _in_place(self, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+        """Run ``op`` out of place and write its result into this tensor (ops/inplace.py)."""
+        _inplace.check_writable(self)
+        return _inplace.commit(self, op(self, *args, **kwargs))
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """In-place ``self += alpha * other``."""
+        return self._in_place(Tensor.add, other, alpha=alpha)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """In-place ``self -= alpha * other``."""
+        return self._in_place(Tensor.sub, other, alpha=alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        """In-place ``self *= other``."""
+        return self._in_place(Tensor.mul, other)
+
+    def div_(self, other: Any) -> Tensor:
+        """In-place ``self /= other``."""
+        return self._in_place(Tensor.div, other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        """In-place ``self **= exponent``."""
+        return self._in_place(Tensor.pow, exponent)
+
+    def neg_(self) -> Tensor:
+        """In-place negation."""
+        return self._in_place(Tensor.neg)
+
+    def exp_(self) -> Tensor:
+        """In-place ``e ** self``."""
+        return self._in_place(Tensor.exp)
+
+    def log_(self) -> Tensor:
+        """In-place natural logarithm."""
+        return self._in_place(Tensor.log)
+
+    def tanh_(self) -> Tensor:
+        """In-place hyperbolic tangent."""
+        return self._in_place(Tensor.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        """In-place logistic sigmoid."""
+        return self._in_place(Tensor.sigmoid)
+
+    def relu_(self) -> Tensor:
+        """In-place ``max(self, 0)``."""
+        return self._in_place(Tensor.relu)
+
+    def abs_(self) -> Tensor:
+        """In-place absolute value."""
+        return self._in_place(Tensor.abs)
+
+    def sqrt_(self) -> Tensor:
+        """In-place square root."""
+        return self._in_place(Tensor.sqrt)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        """In-place clamp into ``[min, max]``."""
+        return self._in_place(Tensor.clamp, min, max)
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        """In-place: ``value`` where ``mask`` is true."""
+        return self._in_place(Tensor.masked_fill, mask, value)
+
+    def zero_(self) -> Tensor:
+        """Fill with zeros, in place."""
+        return self._in_place(_inplace.Zero.apply)
+
+    def fill_(self, value: Any) -> Tensor:
+        """Fill with ``value`` (a number or a 0-d tensor), in place."""
+        if isinstance(value, Tensor):
+            return self._in_place(_inplace.FillWithTensor.apply, value)
+        return self._in_place(_inplace.Fill.apply, value)
+
+    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+        """Copy ``src`` (broadcast, converted to this dtype) into this tensor, in place."""
+        return self._in_place(_inplace.CopyFrom.apply, src)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return self.pow_(other)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """``self[index] = value``: a write into the selected elements, recorded on this
+        tensor (``CopySlices`` for a basic index, ``IndexPutBackward0`` for an advanced one)."""
+        values = value if isinstance(value, Tensor) else Tensor(value, dtype=self._data.dtype)
+        _inplace.setitem(self, index, values)
+
     # [inplace methods: add above this line]
 
     # Conversions named after dtypes come last: inside the class body their names hide
@@ -992,9 +1647,12 @@ from ctxgrad.ops import arithmetic as _arith  # noqa: E402
 from ctxgrad.ops import comparison as _cmp  # noqa: E402
 from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
+from ctxgrad.ops import inplace as _inplace  # noqa: E402
+from ctxgrad.ops import linalg as _linalg  # noqa: E402
 from ctxgrad.ops import pointwise as _pointwise  # noqa: E402
 from ctxgrad.ops import reduction as _reduction  # noqa: E402
 from ctxgrad.ops import shape as _shape  # noqa: E402
+from ctxgrad.ops import sorting as _sorting  # noqa: E402
 
 _add = _arith.Add.apply
 _sub = _arith.Sub.apply

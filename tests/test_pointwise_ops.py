@@ -11,7 +11,9 @@ checked for
 * values, gradients and the backward node's name against torch in float64;
 * gradients against central differences in float64;
 * double backward against torch (whether the first gradient is differentiable, and the
-  second derivative where it is), and against central differences of the first gradient.
+  second derivative where it is), and against central differences of the first gradient;
+* forward mode (``jvp``): the tangent against torch's forward AD and against a central
+  difference along the tangent, and at the special points against torch.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from _opcheck import jvp_of, tangents_for
 from _support import dtype_name, to_numpy
 
 import ctxgrad
@@ -294,3 +297,44 @@ def test_double_backward_matches_central_differences(case: Case) -> None:
 
     analytic = np.zeros_like(x) if second is None else to_numpy(second)
     np.testing.assert_allclose(analytic, numerical_gradient(first_dot_v, x), rtol=1e-5, atol=1e-7)
+
+
+# --------------------------------------------------------------------------- forward mode
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3)], ids=["0d", "2d"])
+@pytest.mark.parametrize("case", ids(CASES))
+def test_jvp_matches_torch(torch: Any, case: Case, shape: tuple[int, ...]) -> None:
+    x = make_input(case.domain, shape)
+    (tx,) = tangents_for([x], 0)
+    c_out, c_tangent = jvp_of(ctxgrad, lambda m, a: case.fn(m, a), [x], [tx])
+    t_out, t_tangent = jvp_of(torch, lambda m, a: case.fn(m, a), [x], [tx])
+    assert_values(c_out, t_out, 1e-12, 1e-14)
+    assert c_tangent is not None and t_tangent is not None
+    assert_values(c_tangent, t_tangent, 1e-12, 1e-14)
+
+
+@pytest.mark.parametrize("case", ids(CASES))
+def test_jvp_matches_central_differences(case: Case) -> None:
+    """The tangent is the derivative along the tangent direction: (f(x+εv) - f(x-εv)) / 2ε."""
+    x = make_input(case.domain, (2, 3))
+    (v,) = tangents_for([x], 0)
+    _, tangent = jvp_of(ctxgrad, lambda m, a: case.fn(m, a), [x], [v])
+    eps = 1e-6
+
+    def at(sign: float) -> np.ndarray:
+        return to_numpy(case.fn(ctxgrad, ctxgrad.tensor(x + sign * eps * v)))
+
+    np.testing.assert_allclose(to_numpy(tangent), (at(1.0) - at(-1.0)) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("case", ids(CASES))
+def test_jvp_at_special_values_matches_torch(torch: Any, case: Case) -> None:
+    """The tangent (all ones) at zeros, halves, overflow, inf and NaN (relu at NaN left out,
+    as in test_special_values_match_torch)."""
+    values = np.array(SPECIAL_VALUES[:-1] if case.name == "relu" else SPECIAL_VALUES)
+    with np.errstate(all="ignore"):
+        _, c_tangent = jvp_of(ctxgrad, lambda m, a: case.fn(m, a), [values], [np.ones_like(values)])
+    _, t_tangent = jvp_of(torch, lambda m, a: case.fn(m, a), [values], [np.ones_like(values)])
+    np.testing.assert_allclose(to_numpy(c_tangent), as_array(t_tangent), rtol=1e-12, atol=0, equal_nan=True)
+

@@ -39,7 +39,7 @@ Buffer = list["Tensor | None"]
 
 
 def _edge_of(t: Tensor) -> tuple[Node, int]:
-    fn = t._grad_fn
+    fn = t._grad_fn if t._base is None else t._history()
     if fn is not None:
         return fn, t._output_nr
     return _accumulator_of(t), 0

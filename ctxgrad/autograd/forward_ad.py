@@ -160,9 +160,9 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
 
 
 def _dtype_str(t: Tensor) -> str:
-    from ctxgrad._dtypes import short_name
+    from ctxgrad._dtypes import dtype_repr
 
-    return f"ctxgrad.{short_name(np.dtype(t._data.dtype))}"
+    return dtype_repr(np.dtype(t._data.dtype))
 
 
 def tangents_of(args: tuple[Any, ...], level: int) -> list[Any] | None:

@@ -77,6 +77,11 @@ class GradientTypeError(TypeError, RuntimeError):
 
 
 # ctx attributes that belong to ctxgrad: the check for tensors stored on ctx skips them.
+# The ctx attributes of a Function's first recorded calls are checked for tensors; by then
+# a Function that stores one has shown it, and later calls skip the scan.
+_CTX_ATTRIBUTE_CHECKS = 16
+
+
 _INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save"})
 _FORWARD_MISSING = "You must implement the forward function for custom autograd.Function."
 _BACKWARD_MISSING = (
@@ -455,7 +460,7 @@ class FunctionMeta(type):
     _setup_style: bool
     _min_args: int
     _backward_impl: Callable[..., Any]
-    _warned_ctx_tensor: bool
+    _ctx_checks_left: int
 
     def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
         super().__init__(name, bases, namespace)
@@ -468,7 +473,7 @@ class FunctionMeta(type):
         cls._plan = plan = _Plan(cls)  # type: ignore[arg-type]
         cls._setup_style = plan.setup_style
         cls._min_args = plan.min_args
-        cls._warned_ctx_tensor = False
+        cls._ctx_checks_left = _CTX_ATTRIBUTE_CHECKS
         has_backward = _overrides(cls, "backward")
         has_vjp = _overrides(cls, "vjp")
         if has_backward and has_vjp:
@@ -582,7 +587,6 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         ctx = cls._backward_cls()
         ctx._hooks = None
         ctx._metadata = None
-        ctx._needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         out: _Out = _run(cls, ctx, args)
         return out
 
@@ -592,6 +596,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
     setup_style = cls._setup_style
     state = _state
     out: Any
+    ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     grad_enabled = state.grad_enabled
     if grad_enabled:
         # forward runs with grad mode off, as in torch.
@@ -604,7 +609,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
                 out = cls.forward(ctx, *args)
         finally:
             state.grad_enabled = True
-        if True in ctx._needs:
+        if True in needs:
             return _record(cls, ctx, args, out)
     elif setup_style:
         out = cls.forward(*args)
@@ -657,9 +662,10 @@ def _reject_container(cls: type[Function], out: Any, index: int | None = None) -
 def _alias(t: Tensor) -> Tensor:
     """A new tensor object sharing ``t``'s storage and version: an input returned as-is."""
     out = _wrap(t._data)
-    out._vc = t._get_vc()
+    out._vc = vc = t._get_vc()
     out._base = t._base if t._base is not None else t
     out._view_made_in_function = True
+    out._view_version = vc.value
     return out
 
 
@@ -721,6 +727,8 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     for a in args:
         if isinstance(a, Tensor):
             data = a._data
+            if a._base is not None:
+                a._history()
             if a._requires_grad:
                 fn = a._grad_fn
                 if fn is None:
@@ -777,7 +785,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     if to_save is not None:
         _pack_saved(cls, ctx, to_save)
     attrs = ctx.__dict__
-    if attrs and not cls._warned_ctx_tensor:
+    if attrs and cls._ctx_checks_left:
         _warn_tensor_attributes(cls, attrs)
     if _state.anomaly:
         ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
@@ -869,9 +877,10 @@ def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
         if isinstance(a, Tensor):
             arr = a._data
             if base_arr is arr or (arr.base is not None and base_arr is arr.base):
-                o._vc = a._get_vc()
+                o._vc = vc = a._get_vc()
                 o._base = a._base if a._base is not None else a
                 o._view_made_in_function = True
+                o._view_version = vc.value
                 return
 
 
@@ -886,9 +895,10 @@ def _holds_tensor(value: Any) -> bool:
 
 
 def _warn_tensor_attributes(cls: type[Function], attrs: dict[str, Any]) -> None:
+    cls._ctx_checks_left -= 1
     for key, value in attrs.items():
         if key not in _INTERNAL_ATTRS and _holds_tensor(value):
-            cls._warned_ctx_tensor = True
+            cls._ctx_checks_left = 0
             warnings.warn(
                 f"{cls.__name__} stores a Tensor as ctx.{key}. A tensor kept as a ctx attribute skips the "
                 "in-place version check (a later in-place change gives a silently wrong gradient) and can "
@@ -997,7 +1007,6 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
     ctx = cls._backward_cls()
     ctx._hooks = None
     ctx._metadata = None
-    ctx._needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     if not per_level:
         return _run(cls, ctx, args)
     active = {lv for lv, _ in per_level}
@@ -1014,6 +1023,8 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
     else:
         view = None  # recorded: saved_tensors unpacks the packed ones
     outs = out if type(out) is tuple else (out,)
+    if not any(isinstance(o, Tensor) and o._data.dtype.kind in "fc" for o in outs):
+        return out  # integer or bool results (comparisons, indices) carry no tangent
     for lv, tangents in per_level:
         full = tuple(
             (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None

@@ -7,8 +7,12 @@ can itself be differentiated (double backward).  Broadcasting is never undone he
 backward returns the gradient in the broadcast shape and the engine sums it down to the
 input's shape, in one place for every op.
 
-Modules: ``arithmetic`` (+, -, *, /, **, @), ``pointwise`` (exp, log, tanh, where),
-``reduction`` (sum, mean, sum_to_size), ``shape`` (reshape, view, permute, expand),
-``indexing`` (``x[index]``), ``comparison`` (==, <, ...), ``copy`` (clone, dtype
-conversion).
+Modules: ``arithmetic`` (+, -, *, /, //, **, the general ``@``), ``pointwise`` (exp, log,
+the trigonometric and activation functions, clamp, maximum, where, ...), ``comparison``
+(==, <, isnan, logical and bitwise ops), ``reduction`` (sum, mean, prod, var, max, norm,
+cumsum, softmax, ...), ``linalg`` (mm, bmm, mv, dot, einsum, inv, det, solve, norms and
+the dispatch of ``@``), ``shape`` (reshape, view, permute, squeeze, cat, split, flip, ...),
+``indexing`` (``x[index]``, gather, scatter, masked_fill, ...), ``sorting`` (sort, topk,
+median), ``copy`` (clone, dtype conversion) and ``inplace`` (the one mechanism behind
+``add_``, ``x[i] = v`` and every other in-place op).
 """

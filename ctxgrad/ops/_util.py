@@ -46,23 +46,30 @@ def arrays(a: Any, b: Any) -> tuple[Any, Any]:
     return promote_operands(x, y)
 
 
-def save_operands(ctx: Any, a: Any, b: Any, out: Tensor | None = None) -> None:
+def save_operands(ctx: Any, a: Any, b: Any, out: Tensor | None = None, *, linear: bool = False) -> None:
     """Save a binary op's tensor operands (and ``out``, if given) for backward, keeping a
-    Python-number operand as ``ctx.scalars``; :func:`operands` puts them back together."""
+    Python-number operand as ``ctx.scalars``; :func:`operands` puts them back together.
+
+    ``linear``: the op is linear in each side (``*``, ``/``), so with a number on one side
+    the tensor side is not needed (its gradient is the gradient times a number) and is not
+    saved: nothing to keep alive, nothing to check for in-place changes."""
     if isinstance(b, Tensor):
         if isinstance(a, Tensor):
             ctx.save_for_backward(a, b, out)
             return
-        ctx.save_for_backward(None, b, out)
+        if not linear or out is not None:
+            ctx.save_for_backward(None, b, out)
         ctx.scalars = (a, None)
     else:
-        ctx.save_for_backward(a, None, out)
+        if not linear or out is not None:
+            ctx.save_for_backward(a, None, out)
         ctx.scalars = (None, b)
 
 
 def operands(ctx: Any) -> tuple[Any, Any, Any]:
     """``(a, b, out)`` as saved by :func:`save_operands`, numbers back in their places."""
-    a, b, out = ctx.saved_tensors
+    saved = ctx.saved_tensors
+    a, b, out = saved if saved else (None, None, None)
     scalars = getattr(ctx, "scalars", None)
     if scalars is not None:
         if a is None:

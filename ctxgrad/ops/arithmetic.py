@@ -1,4 +1,4 @@
-"""Arithmetic: ``+``, ``-``, ``*``, ``/``, ``**``, unary ``-`` and ``@``.
+"""Arithmetic: ``+``, ``-``, ``*``, ``/``, ``//``, ``**``, unary ``-`` and ``@``.
 
 Binary ops take tensors or Python numbers on either side; :func:`promote_operands`
 applies torch's dtype promotion before NumPy computes.  A gradient for a number is None.
@@ -75,7 +75,7 @@ class Mul(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        save_operands(ctx, a, b)
+        save_operands(ctx, a, b, linear=True)
         try:
             return wrap(x * y)
         except ValueError:
@@ -107,7 +107,7 @@ class Div(Function[Tensor]):
             raise broadcast_error(x, y) from None
         if _integral(x) and _integral(y):
             out = np.asarray(out, dtype=get_default_dtype())  # torch: int / int is a float tensor
-        save_operands(ctx, a, b)
+        save_operands(ctx, a, b, linear=not isinstance(b, Tensor))  # a / number is linear in a
         return wrap(out)
 
     @staticmethod
@@ -119,7 +119,44 @@ class Div(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
         a, b, _ = operands(ctx)
-        return tangent_sum(None if ta is None else ta / b, None if tb is None else -tb * a / (b * b))
+        out: Tensor
+        if tb is None:
+            out = ta / b
+            return out
+        # torch's form, (ta - tb * out) / b: the same inf and NaN where b is 0.
+        tq = tb * (a / b)
+        out = (-tq if ta is None else ta - tq) / b
+        return out
+
+
+class FloorDivide(Function[Tensor]):
+    """``a // b``, rounded toward -inf (Python's rule) in the promoted dtype.
+
+    As in torch, a floating result records the op but has no derivative: ``backward`` and
+    ``jvp`` raise."""
+
+    _backward_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        x, y = arrays(a, b)
+        dt = np.asarray(x).dtype
+        if dt.kind == "b":
+            raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+        if dt.kind in "iu" and np.any(np.asarray(y) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        try:
+            return wrap(np.floor_divide(x, y))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None]:
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        raise NotImplementedError("Trying to use forward AD with aten::floor_divide that does not support it.")
 
 
 def _integral(v: Any) -> bool:

@@ -1,4 +1,8 @@
-"""Comparisons: ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``; bool results, never differentiable."""
+"""Comparisons (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``), tests (``isnan``, ``isinf``,
+``isfinite``), logical ops (``logical_and`` ...) and bitwise ops (``&``, ``|``, ``^``, ``~``).
+
+Their results are bool or integer tensors: never differentiable, so the engine never calls
+their ``backward``; it exists for completeness."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import promote_operands
+from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, raw, wrap
@@ -66,3 +70,130 @@ class Ge(_Compare):
     """Elementwise ``a >= b``."""
 
     ufunc = np.greater_equal
+
+
+class _Test(Function[Tensor]):
+    """Apply the class's ``test`` to a floating tensor; integers and bools are never NaN or
+    infinite (every element is finite)."""
+
+    test: ClassVar[Callable[..., Any]]
+    integer_result: ClassVar[bool] = False
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x._data
+        if data.dtype.kind in "fc":
+            return wrap(ctx._forward_cls.test(data))
+        return wrap(np.full(data.shape, ctx._forward_cls.integer_result))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+class IsNan(_Test):
+    """Elementwise ``x != x``."""
+
+    test = np.isnan
+
+
+class IsInf(_Test):
+    """Elementwise ``x`` is +inf or -inf."""
+
+    test = np.isinf
+
+
+class IsFinite(_Test):
+    """Elementwise ``x`` is neither infinite nor NaN."""
+
+    test = np.isfinite
+    integer_result = True
+
+
+class LogicalAnd(_Compare):
+    """Elementwise ``a and b`` on the truth of each element (nonzero is true)."""
+
+    ufunc = np.logical_and
+
+
+class LogicalOr(_Compare):
+    """Elementwise ``a or b`` on the truth of each element."""
+
+    ufunc = np.logical_or
+
+
+class LogicalXor(_Compare):
+    """Elementwise ``a != b`` on the truth of each element."""
+
+    ufunc = np.logical_xor
+
+
+class LogicalNot(Function[Tensor]):
+    """Elementwise ``not x`` (nonzero is true)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        return wrap(np.logical_not(x._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+class _Bitwise(Function[Tensor]):
+    """Apply the class's ``ufunc`` to bool or integer operands (tensors or Python ints and
+    bools), promoted as torch promotes; floating operands are refused, as in torch."""
+
+    ufunc: ClassVar[Callable[..., Any]]
+    kernel: ClassVar[str]
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        x, y = promote_operands(raw(a), raw(b))
+        dt = np.asarray(x).dtype
+        if dt.kind not in "biu":
+            raise NotImplementedError(f"\"{ctx._forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
+        try:
+            return wrap(ctx._forward_cls.ufunc(x, y))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None]:
+        return None, None
+
+
+class BitwiseAnd(_Bitwise):
+    """Elementwise ``a & b``."""
+
+    ufunc = np.bitwise_and
+    kernel = "bitwise_and_cpu"
+
+
+class BitwiseOr(_Bitwise):
+    """Elementwise ``a | b``."""
+
+    ufunc = np.bitwise_or
+    kernel = "bitwise_or_cpu"
+
+
+class BitwiseXor(_Bitwise):
+    """Elementwise ``a ^ b``."""
+
+    ufunc = np.bitwise_xor
+    kernel = "bitwise_xor_cpu"
+
+
+class BitwiseNot(Function[Tensor]):
+    """Elementwise ``~x``: logical not for bools, two's-complement not for integers."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x._data
+        if data.dtype.kind not in "biu":
+            raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{short_name(data.dtype)}'")
+        return wrap(np.invert(data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None

@@ -1,51 +1,363 @@
-"""Indexing: ``x[index]`` and its backward (writing a gradient into zeros).
+"""Indexing: ``x[index]``, ``gather``, ``scatter``, ``index_select``, ``masked_fill`` and friends.
 
 Basic indices (ints, slices, None, Ellipsis) give NumPy views, which ``apply`` links to the
-input's version counter."""
+input's version counter (:class:`GetItem`).  An index with an *advanced* item (an integer or
+bool tensor, a list, a NumPy array, a Python bool) gives a copy (:class:`Index`, torch's
+``IndexBackward0``) whose gradient adds up the gradients of repeated positions.
+
+Two helpers turn a torch index into a NumPy one, for reading here and for assignment
+(``__setitem__``): :func:`normalize_index` for basic indices and :func:`numpy_index` for
+any index.  Torch applies the ints of an index before its advanced items (so an int never
+joins the broadcast of the index tensors, unlike in NumPy); :class:`NumpyIndex` therefore
+holds two steps, a basic one that gives a view and the advanced rest applied to that view.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import wrap
+from ctxgrad.ops._util import broadcast_error, wrap
+
+# --------------------------------------------------------------------------- index conversion
+
+
+class _Advanced(Exception):
+    """Raised inside the basic-index parser when an item needs the advanced path."""
+
+
+_ZERO_DIM_INDEX = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+    "to convert a 0-dim tensor to a number"
+)
+
+
+def _type_label(item: Any) -> str:
+    tp = type(item)
+    return tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
+
+
+def _invalid_item(item: Any) -> Exception:
+    if isinstance(item, str):
+        return TypeError(f"new(): invalid data type '{type(item).__name__}'")
+    return IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+        f"(got {_type_label(item)})"
+    )
+
+
+def _check_step(item: slice) -> None:
+    step = item.step
+    if step is not None:
+        step = int(step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise ValueError("step must be greater than zero")
+
+
+def _as_int(item: Any) -> int | None:
+    """``item`` as an int when torch reads it as one (a NumPy integer, a 0-d integer tensor
+    or array), else None."""
+    if isinstance(item, np.integer):
+        return int(item)
+    if isinstance(item, (Tensor, np.ndarray)):
+        data = item._data if isinstance(item, Tensor) else item
+        if data.ndim == 0 and data.dtype.kind in "iu":
+            return int(data)
+    return None
+
+
+def _items(index: Any) -> tuple[Any, ...]:
+    """The items of an index: a tuple as it is; a short list holding a sequence, a slice,
+    None, Ellipsis or a tensor read as a tuple (torch's legacy rule, with its warning)."""
+    if type(index) is tuple:
+        return index
+    if type(index) is list and len(index) < 32:
+        for item in index:
+            if isinstance(item, (Tensor, list, tuple, slice, np.ndarray)) or item is None or item is Ellipsis:
+                warnings.warn(
+                    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+                    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+                    "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+                    "in an error or a different result",
+                    UserWarning,
+                    stacklevel=4,
+                )
+                return tuple(index)
+    return (index,)
+
+
+# Classes of basic indexing, named as torch names the node of the last view op it applies.
+def _basic(index: Any) -> tuple[tuple[Any, ...], type[GetItem]]:
+    """The NumPy tuple of a basic index (ending in Ellipsis, so that NumPy returns a 0-d
+    view, never a scalar copy) and the class to apply; raises ``_Advanced`` otherwise."""
+    if type(index) is not tuple:
+        tp = type(index)
+        if tp is int:
+            return (index, ...), SelectItem
+        if tp is slice:
+            _check_step(index)
+            return (index, ...), GetItem
+        if index is None:
+            return (None, ...), UnsqueezeItem
+        if index is Ellipsis:
+            return (...,), AliasItem
+        if tp is list:
+            raise _Advanced
+        index = (index,)
+    out: list[Any] = []
+    cls: type[GetItem] = AliasItem
+    ellipsis = False
+    for item in index:
+        tp = type(item)
+        if tp is int:
+            cls = SelectItem
+        elif tp is slice:
+            _check_step(item)
+            if item.start is not None or item.stop is not None or item.step not in (None, 1):
+                cls = GetItem
+        elif item is None:
+            cls = UnsqueezeItem
+        elif item is Ellipsis:
+            ellipsis = True
+        else:
+            as_int = _as_int(item)
+            if as_int is None:
+                if tp is float:
+                    raise _invalid_item(item)
+                raise _Advanced
+            item = as_int
+            cls = SelectItem
+        out.append(item)
+    if not ellipsis:
+        out.append(Ellipsis)
+    return tuple(out), cls
 
 
 def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
-    """A basic index (ints, slices, None, Ellipsis) as a tuple ending in Ellipsis.
+    """A basic index (ints, slices with step > 0, None, Ellipsis; NumPy ints and 0-d integer
+    tensors count as ints) as a NumPy tuple ending in Ellipsis.
 
-    The trailing Ellipsis makes NumPy return a 0-d array view, never a scalar copy.
-    """
-    items = index if isinstance(index, tuple) else (index,)
-    out: list[Any] = []
-    for item in items:
-        if isinstance(item, Tensor) and item._data.ndim == 0 and item._data.dtype.kind in "iu":
-            item = int(item._data)
-        if isinstance(item, (bool, np.bool_)):
-            raise IndexError("indexing with a bool is not supported yet; use a slice or an int")
-        if isinstance(item, (int, np.integer)):
-            out.append(int(item))
-        elif isinstance(item, slice):
-            if item.step is not None and int(item.step) <= 0:
-                raise ValueError("step must be greater than zero")
-            out.append(item)
-        elif item is None or item is Ellipsis:
-            out.append(item)
+    ``x._data[normalize_index(i, x.shape)]`` is then a view.  Raises IndexError for an index
+    with advanced items: use :func:`numpy_index` for those."""
+    try:
+        return _basic(index)[0]
+    except _Advanced:
+        raise IndexError(
+            "normalize_index takes basic indices only (ints, slices, None, Ellipsis); use numpy_index "
+            "for tensors, lists, arrays and bools"
+        ) from None
+
+
+class NumpyIndex(NamedTuple):
+    """A torch index in NumPy terms: ``arr[basic]`` is a view, and ``advanced`` (None for a
+    basic index) is applied to that view.  ``take`` reads, ``put`` writes."""
+
+    basic: tuple[Any, ...]
+    advanced: tuple[Any, ...] | None
+
+    def take(self, arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """``arr`` indexed: a view for a basic index, a new array otherwise."""
+        view = arr[self.basic]
+        return view if self.advanced is None else np.asarray(view[self.advanced])
+
+    def put(self, arr: np.ndarray[Any, Any], values: Any, accumulate: bool = False) -> None:
+        """Write ``values`` (broadcast to the indexed shape) into ``arr`` in place; with
+        ``accumulate``, repeated positions receive the sum of their values."""
+        view = arr[self.basic]
+        if self.advanced is None:
+            view[...] = values
+        elif accumulate and not all(type(a) is not np.ndarray or a.dtype == np.bool_ for a in self.advanced):
+            np.add.at(view, self.advanced, values)
         else:
-            raise IndexError(
-                f"only integers, slices (`:`), ellipsis (`...`) and None are supported as indices, "
-                f"got {type(item).__name__}"
+            view[self.advanced] = values
+
+
+def _advanced_item(item: Any) -> np.ndarray[Any, Any]:
+    """An advanced item as an int (intp) or bool array, with torch's dtype rules."""
+    if isinstance(item, Tensor):
+        data: np.ndarray[Any, Any] = item._data
+        if data.dtype.kind == "b":
+            return np.array(data)  # a copy: backward keeps it
+        if data.dtype == np.uint8:
+            warnings.warn(
+                "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                UserWarning,
+                stacklevel=5,
             )
-    if not any(i is Ellipsis for i in out):
-        out.append(Ellipsis)
-    return tuple(out)
+            return data.astype(np.bool_)
+        if data.dtype in (np.int64, np.int32):
+            return data.astype(np.intp)  # a copy: backward keeps it
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if isinstance(item, np.ndarray):
+        arr = item
+    elif isinstance(item, (list, tuple)):
+        arr = np.array(item) if len(item) else np.empty(0, dtype=np.intp)
+    else:
+        raise _invalid_item(item)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr.copy() if arr is item else arr
+    if kind in "iuf":
+        return arr.astype(np.intp)
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def numpy_index(index: Any, shape: tuple[int, ...]) -> NumpyIndex:
+    """Any torch index as a :class:`NumpyIndex` for an array of ``shape``.
+
+    Raises torch's errors: IndexError for an index out of range (``index 5 is out of bounds
+    for dimension 0 with size 3``, dimension counted among the index tensors as torch counts
+    it), for a mask whose shape does not match, for index tensors that do not broadcast and
+    for too many indices; ValueError for a slice step <= 0."""
+    try:
+        basic = _basic(index)[0]
+    except _Advanced:
+        pass
+    else:
+        _check_basic(basic, shape)
+        return NumpyIndex(basic, None)
+    first: list[Any] = []
+    second: list[Any] = []
+    ellipsis = False
+    for item in _items(index):
+        tp = type(item)
+        if tp is int or tp is slice or item is None:
+            if tp is slice:
+                _check_step(item)
+            first.append(item)
+            if tp is not int:
+                second.append(slice(None))
+            continue
+        if item is Ellipsis:
+            ellipsis = True
+            first.append(item)
+            second.append(item)
+            continue
+        if tp is bool or (isinstance(item, (Tensor, np.ndarray)) and item.ndim == 0 and item.dtype == np.bool_):
+            # torch: a new dimension of size 1, indexed by [0] (True) or by nothing (False).
+            first.append(None)
+            second.append(np.zeros(1 if bool(item) else 0, dtype=np.intp))
+            continue
+        as_int = _as_int(item)
+        if as_int is not None:
+            first.append(as_int)
+            continue
+        if tp is float or isinstance(item, np.generic):
+            raise _invalid_item(item)
+        arr = _advanced_item(item)
+        first.extend([slice(None)] * max(arr.ndim, 1) if arr.dtype == np.bool_ else [slice(None)])
+        second.append(arr)
+    if not ellipsis:
+        first.append(Ellipsis)
+        second.append(Ellipsis)
+    basic_tuple = tuple(first)
+    view_shape = _check_basic(basic_tuple, shape)
+    advanced = tuple(second)
+    if all(type(a) is not np.ndarray for a in advanced):
+        return NumpyIndex(basic_tuple, None)
+    _check_advanced(advanced, view_shape)
+    return NumpyIndex(basic_tuple, advanced)
+
+
+def _check_basic(basic: tuple[Any, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of ``arr[basic]``, raising torch's errors for a bad basic index."""
+    if len(shape) == 0 and any(type(i) is int for i in basic):
+        raise IndexError(_ZERO_DIM_INDEX)
+    try:
+        # Indexing a zero-strided broadcast array costs nothing and gives NumPy's own checks.
+        return tuple(np.broadcast_to(np.empty((), dtype=np.bool_), shape)[basic].shape)
+    except IndexError as exc:
+        raise _torch_index_error(exc, len(shape)) from None
+
+
+def _torch_index_error(exc: Exception, ndim: int) -> IndexError:
+    message = str(exc)
+    if message.startswith("too many indices"):
+        return IndexError(f"too many indices for tensor of dimension {ndim}")
+    return IndexError(message.replace("axis", "dimension"))
+
+
+def _check_advanced(advanced: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    """Torch's checks of the advanced step, in torch's order: mask shapes, then broadcasting
+    of the index tensors, then bounds."""
+    consumed = sum(a.ndim if isinstance(a, np.ndarray) and a.dtype == np.bool_ else 1 for a in advanced) - 1
+    several = sum(isinstance(a, np.ndarray) for a in advanced) > 1  # only then the broadcast is checked
+    dim = 0
+    tensors: list[tuple[int, np.ndarray[Any, Any]]] = []  # (dimension or -1 for a mask, index array)
+    bad = False
+    for item in advanced:
+        if item is Ellipsis:
+            dim += len(shape) - consumed
+        elif type(item) is slice:
+            dim += 1
+        elif item.dtype == np.bool_:
+            for q, size in enumerate(item.shape):
+                if size != shape[dim + q]:
+                    raise IndexError(
+                        f"The shape of the mask {list(item.shape)} at index {q} does not match the shape of the "
+                        f"indexed tensor {list(shape)} at index {dim + q}"
+                    )
+            tensors.extend((-1, a) for a in (np.nonzero(item) if several else [item]))
+            dim += item.ndim
+        else:
+            size = shape[dim]
+            if item.size and (item.min() < -size or item.max() >= size):
+                bad = True
+            tensors.append((dim, item))
+            dim += 1
+    if len(tensors) > 1:
+        try:
+            np.broadcast_shapes(*(a.shape for _, a in tensors))
+        except ValueError:
+            raise IndexError(
+                "shape mismatch: indexing tensors could not be broadcast together with shapes "
+                + ", ".join(str(list(a.shape)) for _, a in tensors)
+            ) from None
+    if bad:
+        _raise_out_of_bounds(tensors, shape)
+
+
+def _raise_out_of_bounds(tensors: list[tuple[int, np.ndarray[Any, Any]]], shape: tuple[int, ...]) -> None:
+    """Torch's message for the first bad index, in the order torch's kernel meets them:
+    element by element of the broadcast index tensors, tensor by tensor within one."""
+    full = np.broadcast_arrays(*(a for _, a in tensors))
+    best: tuple[int, int, int, int] | None = None  # (flat position, tensor number, value, size)
+    for j, ((dim, _), a) in enumerate(zip(tensors, full)):
+        if dim < 0:
+            continue
+        size = shape[dim]
+        flat = a.reshape(-1)
+        positions = np.flatnonzero((flat < -size) | (flat >= size))
+        if positions.size and (best is None or int(positions[0]) < best[0]):
+            best = (int(positions[0]), j, int(flat[positions[0]]), size)
+    if best is not None:
+        _, j, value, size = best
+        raise IndexError(f"index {value} is out of bounds for dimension {j} with size {size}")
+
+
+def getitem(x: Tensor, index: Any) -> Tensor:
+    """``x[index]``: a view for a basic index, a copy (``IndexBackward0``) otherwise."""
+    try:
+        basic, cls = _basic(index)
+    except _Advanced:
+        found = numpy_index(index, x._data.shape)
+        if found.advanced is not None:
+            return Index.apply(x, found)
+        basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
+    return cls.apply(x, basic)
+
+
+# --------------------------------------------------------------------------- x[index]
 
 
 class GetItem(Function[Tensor]):
-    """``x[index]`` for basic indices; the gradient is scattered into zeros of x's shape."""
+    """``x[index]`` for basic indices (a view); the gradient is written into zeros of x's shape."""
 
     _backward_name = "SliceBackward0"
 
@@ -53,18 +365,12 @@ class GetItem(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
         ctx.shape = x._data.shape
         ctx.index = index
-        if x._data.ndim == 0 and any(isinstance(i, int) for i in index):
-            raise IndexError(
-                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
-                "to convert a 0-dim tensor to a number"
-            )
+        if x._data.ndim == 0 and any(type(i) is int for i in index):
+            raise IndexError(_ZERO_DIM_INDEX)
         try:
             return wrap(x._data[index])
         except IndexError as exc:
-            message = str(exc).replace("axis", "dimension")
-            if message.startswith("too many indices"):
-                message = f"too many indices for tensor of dimension {x._data.ndim}"
-            raise IndexError(message) from None
+            raise _torch_index_error(exc, x._data.ndim) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -75,9 +381,27 @@ class GetItem(Function[Tensor]):
         return GetItem.apply(tx, ctx.index)
 
 
+class SelectItem(GetItem):
+    """Basic indexing whose last step is an int (torch's ``select``)."""
+
+    _backward_name = "SelectBackward0"
+
+
+class UnsqueezeItem(GetItem):
+    """Basic indexing whose last step is None (torch's ``unsqueeze``)."""
+
+    _backward_name = "UnsqueezeBackward0"
+
+
+class AliasItem(GetItem):
+    """Basic indexing that selects everything (``x[...]``, ``x[:, :]``): torch's ``alias``."""
+
+    _backward_name = "AliasBackward0"
+
+
 class IndexIntoZeros(Function[Tensor]):
-    """Zeros of ``shape`` with ``values`` written at ``index``: the backward of indexing,
-    whose own backward is indexing again."""
+    """Zeros of ``shape`` with ``values`` written at a basic ``index``: the backward of
+    indexing, whose own backward is indexing again."""
 
     _backward_name = "IndexIntoZerosBackward0"
 
@@ -96,3 +420,474 @@ class IndexIntoZeros(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
         return IndexIntoZeros.apply(tv, ctx.shape, ctx.index)
+
+
+class Index(Function[Tensor]):
+    """``x[index]`` with advanced items (a :class:`NumpyIndex`): a copy; the gradient adds up
+    at repeated positions."""
+
+    _backward_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, index: NumpyIndex) -> Tensor:
+        ctx.shape = x._data.shape
+        ctx.index = index
+        return wrap(index.take(x._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return IndexPutIntoZeros.apply(grad, ctx.shape, ctx.index), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Index.apply(tx, ctx.index)
+
+
+class IndexPutIntoZeros(Function[Tensor]):
+    """Zeros of ``shape`` with ``values`` added at a :class:`NumpyIndex` (repeated positions
+    sum): the backward of advanced indexing, whose own backward is that indexing."""
+
+    _backward_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: NumpyIndex) -> Tensor:
+        ctx.shape = shape
+        ctx.index = index
+        out = np.zeros(shape, dtype=values._data.dtype)
+        index.put(out, values._data, accumulate=True)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Index.apply(grad, ctx.index), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
+        return IndexPutIntoZeros.apply(tv, ctx.shape, ctx.index)
+
+
+# --------------------------------------------------------------------------- gather and scatter
+
+
+def _index_dtype(op: str, index: Tensor) -> np.ndarray[Any, Any]:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    data = index._data
+    if data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    return data
+
+
+def _grid(index: np.ndarray[Any, Any], dim: int) -> tuple[Any, ...]:
+    """The NumPy index of the positions ``(i_0, ..., index[i], ..., i_n)`` for every position
+    ``i`` of ``index``: what gather reads and scatter writes."""
+    grid: list[Any] = list(np.ogrid[tuple(slice(s) for s in index.shape)])
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _check_bounds(index: np.ndarray[Any, Any], dim: int, size: int) -> None:
+    if index.size and (index.min() < 0 or index.max() >= size):
+        flat = index.reshape(-1)
+        bad = flat[(flat < 0) | (flat >= size)][0]
+        raise RuntimeError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+
+
+def _as_1d(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    return data.reshape(1) if data.ndim == 0 else data
+
+
+def _check_gather(data: np.ndarray[Any, Any], dim: int, idx: np.ndarray[Any, Any]) -> None:
+    if idx.ndim != data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d, (s, t) in enumerate(zip(idx.shape, data.shape)):
+        if d != dim and s > t:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(idx.shape)} to be no larger than "
+                f"self {list(data.shape)} apart from dimension {dim}"
+            )
+    _check_bounds(idx, dim, data.shape[dim])
+
+
+class Gather(Function[Tensor]):
+    """``out[i][j] = x[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
+
+    _backward_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
+        data = _as_1d(x._data)
+        idx = _as_1d(_index_dtype("gather", index))
+        dim = _wrap_dim(dim, x._data.ndim)
+        _check_gather(data, dim, idx)
+        ctx.shape = x._data.shape
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        out = data[_grid(idx, dim)]
+        return wrap(out.reshape(index._data.shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (index,) = ctx.saved_tensors
+        zeros = wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, index, grad), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (index,) = ctx.saved_tensors
+        return Gather.apply(tx, ctx.dim, index)
+
+
+def _check_scatter(
+    op: str, data: np.ndarray[Any, Any], dim: int, idx: np.ndarray[Any, Any], src: np.ndarray[Any, Any] | None
+) -> None:
+    if src is not None and src.dtype != data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if idx.ndim != data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and src.ndim != idx.ndim:
+        if src.ndim < idx.ndim:  # torch reads src's size in a dimension it does not have
+            n = max(src.ndim, 1)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {src.ndim})")
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    too_big_self = any(d != dim and s > t for d, (s, t) in enumerate(zip(idx.shape, data.shape)))
+    too_big_src = src is not None and any(s > t for s, t in zip(idx.shape, src.shape))
+    if too_big_self or too_big_src:
+        message = (
+            f"Expected index {list(idx.shape)} to be no larger than self {list(data.shape)} apart from dimension {dim}"
+        )
+        if src is not None:
+            message += f" and to be no larger size than src {list(src.shape)}"
+        raise RuntimeError(message)
+    _check_bounds(idx, dim, data.shape[dim])
+
+
+def _src_part(src: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """The leading ``shape`` block of ``src``: the values scatter uses."""
+    return src if src.shape == shape else src[tuple(slice(s) for s in shape)]
+
+
+class Scatter(Function[Tensor]):
+    """A copy of ``x`` with ``src[i][j]`` written at ``[i][index[i][j]]`` (for ``dim=1``)."""
+
+    _backward_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        data = _as_1d(x._data)
+        idx = _as_1d(_index_dtype("scatter", index))
+        values = _as_1d(src._data)
+        dim = _wrap_dim(dim, x._data.ndim)
+        _check_scatter("scatter", data, dim, idx, values)
+        ctx.dim = dim
+        ctx.src_shape = src._data.shape
+        ctx.save_for_backward(index)
+        out = data.copy()
+        out[_grid(idx, dim)] = _src_part(values, idx.shape)
+        return wrap(out.reshape(x._data.shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, None, Tensor | None]:
+        (index,) = ctx.saved_tensors
+        need_x, _, _, need_src = ctx.needs_input_grad
+        gx = ScatterValue.apply(grad, ctx.dim, index, 0.0) if need_x else None
+        gsrc = _pad(Gather.apply(grad, ctx.dim, index), ctx.src_shape) if need_src else None
+        return gx, None, None, gsrc
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, __: None, tsrc: Tensor) -> Tensor:
+        (index,) = ctx.saved_tensors
+        return Scatter.apply(tx, ctx.dim, index, tsrc)
+
+
+def _pad(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``g`` in the leading block of zeros of ``shape`` (the gradient of a src larger than
+    its index; torch refuses to return it)."""
+    if g._data.shape == shape:
+        return g
+    if len(shape) == 0:
+        return g.reshape(())
+    return IndexIntoZeros.apply(g, shape, tuple(slice(s) for s in g._data.shape))
+
+
+class ScatterValue(Function[Tensor]):
+    """A copy of ``x`` with the number ``value`` written at the positions ``index`` names."""
+
+    _backward_name = "ScatterBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+        data = _as_1d(x._data)
+        idx = _as_1d(_index_dtype("scatter", index))
+        dim = _wrap_dim(dim, x._data.ndim)
+        _check_scatter("scatter", data, dim, idx, None)
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        out = data.copy()
+        out[_grid(idx, dim)] = value
+        return wrap(out.reshape(x._data.shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (index,) = ctx.saved_tensors
+        return ScatterValue.apply(grad, ctx.dim, index, 0.0), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (index,) = ctx.saved_tensors
+        return ScatterValue.apply(tx, ctx.dim, index, 0.0)
+
+
+class ScatterAdd(Function[Tensor]):
+    """A copy of ``x`` with ``src[i][j]`` added at ``[i][index[i][j]]`` (for ``dim=1``);
+    repeated positions receive the sum."""
+
+    _backward_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        data = _as_1d(x._data)
+        idx = _as_1d(_index_dtype("scatter_add", index))
+        values = _as_1d(src._data)
+        dim = _wrap_dim(dim, x._data.ndim)
+        _check_scatter("scatter_add", data, dim, idx, values)
+        ctx.dim = dim
+        ctx.src_shape = src._data.shape
+        ctx.save_for_backward(index)
+        out = data.copy()
+        np.add.at(out, _grid(idx, dim), _src_part(values, idx.shape))
+        return wrap(out.reshape(x._data.shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, Tensor | None]:
+        (index,) = ctx.saved_tensors
+        gsrc = _pad(Gather.apply(grad, ctx.dim, index), ctx.src_shape) if ctx.needs_input_grad[3] else None
+        return grad, None, None, gsrc
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, __: None, tsrc: Tensor) -> Tensor:
+        (index,) = ctx.saved_tensors
+        return ScatterAdd.apply(tx, ctx.dim, index, tsrc)
+
+
+# --------------------------------------------------------------------------- index_select, take
+
+
+class IndexSelect(Function[Tensor]):
+    """The slices ``index`` names along ``dim`` (repeats allowed); the gradient adds them back."""
+
+    _backward_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
+        if not isinstance(index, Tensor):
+            raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+        idx = index._data
+        if idx.dtype not in (np.int64, np.int32):
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        if idx.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        data = _as_1d(x._data)
+        dim = _wrap_dim(dim, x._data.ndim)
+        size = data.shape[dim]
+        idx = idx.reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= size):
+            bad = idx[(idx < 0) | (idx >= size)][0]
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} axis_dim={size}")
+        ctx.shape = x._data.shape
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        out = np.take(data, idx, axis=dim)
+        return wrap(out.reshape(()) if x._data.ndim == 0 else out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (index,) = ctx.saved_tensors
+        return IndexAddIntoZeros.apply(grad, ctx.shape, ctx.dim, index), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (index,) = ctx.saved_tensors
+        return IndexSelect.apply(tx, ctx.dim, index)
+
+
+class IndexAddIntoZeros(Function[Tensor]):
+    """Zeros of ``shape`` with the slices of ``values`` added along ``dim`` at ``index``:
+    the backward of ``index_select``, whose own backward is ``index_select``."""
+
+    _backward_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], dim: int, index: Tensor) -> Tensor:
+        ctx.dim = dim
+        ctx.shape = shape
+        ctx.save_for_backward(index)
+        out = np.zeros(shape if shape else (1,), dtype=values._data.dtype)
+        where: Any = (slice(None),) * dim + (index._data.reshape(-1),)
+        np.add.at(out, where, _as_1d(values._data))
+        return wrap(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (index,) = ctx.saved_tensors
+        return IndexSelect.apply(grad, ctx.dim, index), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
+        (index,) = ctx.saved_tensors
+        return IndexAddIntoZeros.apply(tv, ctx.shape, ctx.dim, index)
+
+
+class Take(Function[Tensor]):
+    """``x`` read as 1-D at ``index`` (negative indices count from the end); the output has
+    ``index``'s shape."""
+
+    _backward_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, index: Tensor) -> Tensor:
+        idx = index._data
+        if idx.dtype != np.int64:
+            raise RuntimeError(f"take(): Expected a long tensor for index, but got {_scalar_name(idx.dtype)}")
+        n = x._data.size
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            flat = idx.reshape(-1)
+            bad = flat[(flat < -n) | (flat >= n)][0]
+            raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {n} elements.")
+        ctx.shape = x._data.shape
+        ctx.index = NumpyIndex((Ellipsis,), (idx.astype(np.intp),))
+        return wrap(x._data.reshape(-1)[idx])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        flat = IndexPutIntoZeros.apply(grad, (int(np.prod(ctx.shape)),), ctx.index)
+        return flat.reshape(ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Index.apply(tx.reshape(-1), ctx.index)
+
+
+def _scalar_name(dt: np.dtype[Any]) -> str:
+    """torch's C++ name of a dtype as its errors print it (``Long``, ``Int``, ``Float``)."""
+    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    names |= {"float32": "Float", "float64": "Double", "float16": "Half"}
+    return names.get(str(dt), str(dt))
+
+
+# --------------------------------------------------------------------------- masks
+
+
+def _check_mask(op: str, mask: Any) -> np.ndarray[Any, Any]:
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{op}(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    data = mask._data
+    if data.dtype != np.bool_:
+        if op == "masked_select":
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        names = {"float32": "float", "float64": "double", "uint8": "unsigned char", "int64": "long int"}
+        name = names.get(str(data.dtype), str(data.dtype))
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
+    return data
+
+
+def _broadcast_shape(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(a.shape, b.shape))
+    except ValueError:
+        raise broadcast_error(a, b) from None
+
+
+class MaskedFill(Function[Tensor]):
+    """``x`` with the number ``value`` where ``mask`` (broadcast) holds."""
+
+    _backward_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, mask: Tensor, value: Any) -> Tensor:
+        data = x._data
+        m = _check_mask("masked_fill", mask)
+        _broadcast_shape(m, data)
+        ctx.save_for_backward(mask)
+        return wrap(np.where(m, value, data).astype(data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (mask,) = ctx.saved_tensors
+        return MaskedFill.apply(grad, mask, 0.0), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (mask,) = ctx.saved_tensors
+        return MaskedFill.apply(tx, mask, 0.0)
+
+
+class MaskedFillTensor(Function[Tensor]):
+    """``x`` with the 0-d tensor ``value`` where ``mask`` holds; ``value`` gets the sum of
+    the gradient over the filled positions."""
+
+    _backward_name = "MaskedFillBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+        data = x._data
+        m = _check_mask("masked_fill", mask)
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        _broadcast_shape(m, data)
+        ctx.save_for_backward(mask)
+        ctx.value_dtype = value._data.dtype
+        return wrap(np.where(m, value._data, data).astype(data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
+        (mask,) = ctx.saved_tensors
+        need_x, _, need_value = ctx.needs_input_grad
+        gx = MaskedFill.apply(grad, mask, 0.0) if need_x else None
+        gv = None
+        if need_value:
+            gv = MaskedSelect.apply(grad, mask).sum()
+            if gv._data.dtype != ctx.value_dtype:
+                gv = gv.to(ctx.value_dtype)
+        return gx, None, gv
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor) -> Tensor:
+        (mask,) = ctx.saved_tensors
+        return MaskedFillTensor.apply(tx, mask, tv.to(tx._data.dtype))
+
+
+class MaskedSelect(Function[Tensor]):
+    """The elements of ``x`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
+
+    _backward_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, mask: Tensor) -> Tensor:
+        data = x._data
+        m = _check_mask("masked_select", mask)
+        shape = _broadcast_shape(m, data)
+        if m.shape != shape:
+            m = np.broadcast_to(m, shape)
+        ctx.shape = shape
+        ctx.save_for_backward(mask)
+        return wrap(np.broadcast_to(data, shape)[m])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return IndexPutIntoZeros.apply(grad, ctx.shape, _mask_index(ctx)), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        data = tx if tx._data.shape == ctx.shape else tx.expand(ctx.shape)
+        return Index.apply(data, _mask_index(ctx))
+
+
+def _mask_index(ctx: Any) -> NumpyIndex:
+    """The saved mask, broadcast to the selection's shape, as an index."""
+    (mask,) = ctx.saved_tensors
+    m = mask._data
+    return NumpyIndex((Ellipsis,), (m if m.shape == ctx.shape else np.broadcast_to(m, ctx.shape),))

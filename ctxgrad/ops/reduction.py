@@ -1,14 +1,26 @@
-"""Reductions: ``sum``, ``mean`` and ``sum_to_size`` (the engine's broadcast reduction)."""
+"""Reductions and scans: ``sum``, ``mean``, ``prod``, ``var``/``std``, ``max``/``min``,
+``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``norm``, ``cumsum``/``cumprod``,
+``softmax``/``log_softmax``, ``all``/``any``, and ``sum_to_size`` (the engine's broadcast
+reduction).
+
+Every backward is written in ctxgrad ops, so that it can itself be differentiated; masks
+(where a maximum is attained, where an input is zero) are constants computed from the
+input's values, as torch computes them."""
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from ctxgrad._dtypes import short_name, to_dtype
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
+from ctxgrad.ops.pointwise import Where, _floating
 
 
 def _axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
@@ -82,9 +94,7 @@ class SumToSize(Function[Tensor]):
         ctx.shape = data.shape
         ctx.out_shape = shape
         lead = data.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(
-            lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1
-        )
+        axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
         out = np.sum(data, axis=axes, keepdims=True) if axes else data
         return wrap(np.reshape(out, shape) if out.shape != shape else out.copy() if out is data else out)
 
@@ -95,3 +105,1069 @@ class SumToSize(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         return SumToSize.apply(tx, ctx.out_shape)
+
+
+# --------------------------------------------------------------------------- helpers of the ops below
+
+
+def _const(arr: Any) -> Tensor:
+    """A constant tensor (a mask or a count) that takes part in a backward as a plain operand."""
+    return wrap(np.asarray(arr))
+
+
+def _restore(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: bool) -> Tensor:
+    """A reduced tensor with its reduced dimensions back as size 1 (``unsqueeze_multiple``)."""
+    if keepdim or len(shape) == 0:
+        return t
+    return t.reshape(_kept_shape(shape, axes))
+
+
+def _move_last(perm_axis: int, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The permutation that moves ``perm_axis`` last, and its inverse."""
+    perm = tuple(i for i in range(ndim) if i != perm_axis) + (perm_axis,)
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return perm, inverse
+
+
+def _one_dim(dim: Any, ndim: int) -> int:
+    """A single dimension, wrapped (a 0-d tensor takes 0 and -1)."""
+    return 0 if ndim == 0 and _wrap_dim(dim, 0) == 0 else _wrap_dim(dim, ndim)
+
+
+def _dof_warning(name: str) -> None:
+    # The frames above: Var.forward (Std.forward), _run, apply, variance, Tensor.var, the caller.
+    warnings.warn(
+        f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+        "(input numel divided by output numel).",
+        UserWarning,
+        stacklevel=7 if name == "var" else 8,
+    )
+
+
+# --------------------------------------------------------------------------- structural helpers (linear)
+
+
+class _Flip(Function[Tensor]):
+    """Reverse the order along ``axis`` (a copy); its own adjoint."""
+
+    _backward_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, axis: int) -> Tensor:
+        ctx.axis = axis
+        return wrap(np.ascontiguousarray(np.flip(x._data, axis)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return _Flip.apply(grad, ctx.axis), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return _Flip.apply(tx, ctx.axis)
+
+
+class _Shift(Function[Tensor]):
+    """Shift by one place along ``axis`` (toward the end when ``forward``), filling the freed
+    place with ``fill``: ``[a, b, c] -> [fill, a, b]``.  Affine; the adjoint shifts back."""
+
+    _backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, axis: int, forward: bool, fill: float) -> Tensor:
+        data = x._data
+        ctx.axis = axis
+        ctx.forward = forward
+        out = np.full_like(data, fill)
+        src = [slice(None)] * data.ndim
+        dst = [slice(None)] * data.ndim
+        if forward:
+            src[axis], dst[axis] = slice(None, -1), slice(1, None)
+        else:
+            src[axis], dst[axis] = slice(1, None), slice(None, -1)
+        out[tuple(dst)] = data[tuple(src)]
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return _Shift.apply(grad, ctx.axis, not ctx.forward, 0.0), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return _Shift.apply(tx, ctx.axis, ctx.forward, 0.0)
+
+
+def _others_product(x: Tensor, axis: int) -> Tensor:
+    """For each element, the product of the other elements of its slice along ``axis``,
+    without division (exact with zeros): ``[a, b, c] -> [b*c, a*c, a*b]``, as the product
+    of an exclusive cumulative product from each end."""
+    before = Cumprod.apply(_Shift.apply(x, axis, True, 1.0), axis)
+    after = _Flip.apply(Cumprod.apply(_Flip.apply(_Shift.apply(x, axis, False, 1.0), axis), axis), axis)
+    return before * after
+
+
+# --------------------------------------------------------------------------- prod
+
+
+def _prod_grad(ctx: Any, grad: Tensor) -> Tensor:
+    """The gradient of ``prod`` for the output gradient ``grad`` (torch's ``prod_backward``):
+    ``grad * result / x`` without zeros, the product of the others (exact) with them."""
+    x, result = ctx.saved_tensors
+    data = x._data
+    if data.ndim == 0:
+        return grad
+    axis = ctx.axis
+    if axis is None:
+        g = grad
+    else:
+        g = _restore(grad, data.shape, (axis,), ctx.keepdim)
+        result = _restore(result, data.shape, (axis,), ctx.keepdim)
+    if not (data == 0).any():
+        out: Tensor = g * (result / x)
+        return out
+    if axis is None:
+        others = _others_product(x.reshape(-1), 0).reshape(data.shape)
+    else:
+        others = _others_product(x, axis)
+    return g * others
+
+
+class Prod(Function[Tensor]):
+    """Product over one dimension (``prod(dim)``); the gradient is the product of the other
+    elements of each slice, exact when the slice holds zeros."""
+
+    _backward_name = "ProdBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> Tensor:
+        data = x._data
+        axis = _one_dim(dim, data.ndim)
+        ctx.axis = axis
+        ctx.keepdim = keepdim
+        out = wrap(data.copy() if data.ndim == 0 else np.prod(data, axis=axis, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return _prod_grad(ctx, grad), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x = ctx.saved_tensors[0]
+        ones = wrap(np.ones(_reduced_shape(x._data.shape, ctx.axis, ctx.keepdim), dtype=tx._data.dtype))
+        terms = _prod_grad(ctx, ones) * tx
+        if x._data.ndim == 0:
+            return terms
+        return terms.sum(ctx.axis, keepdim=ctx.keepdim)
+
+
+class ProdAll(Function[Tensor]):
+    """Product of all elements (``prod()``)."""
+
+    _backward_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        ctx.axis = None
+        ctx.keepdim = False
+        out = wrap(np.prod(x._data))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return _prod_grad(ctx, grad)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        ones = wrap(np.ones((), dtype=tx._data.dtype))
+        return (_prod_grad(ctx, ones) * tx).sum()
+
+
+def _reduced_shape(shape: tuple[int, ...], axis: int | None, keepdim: bool) -> tuple[int, ...]:
+    if axis is None or len(shape) == 0:
+        return () if axis is None else shape
+    if keepdim:
+        return shape[:axis] + (1,) + shape[axis + 1 :]
+    return shape[:axis] + shape[axis + 1 :]
+
+
+# --------------------------------------------------------------------------- cumsum, cumprod
+
+
+class Cumsum(Function[Tensor]):
+    """Running sum along ``dim`` (from the end when ``reverse``); the gradient is the
+    running sum of the gradient in the other direction."""
+
+    _backward_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, reverse: bool = False) -> Tensor:
+        data = x._data
+        if data.ndim == 0:
+            _wrap_dim(dim, 0)
+            ctx.axis = 0
+            ctx.reverse = reverse
+            return wrap(data.copy())
+        axis = ctx.axis = _wrap_dim(dim, data.ndim)
+        ctx.reverse = reverse
+        if reverse:
+            return wrap(np.ascontiguousarray(np.flip(np.cumsum(np.flip(data, axis), axis=axis), axis)))
+        return wrap(np.cumsum(data, axis=axis))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Cumsum.apply(grad, ctx.axis, not ctx.reverse), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return Cumsum.apply(tx, ctx.axis, ctx.reverse)
+
+
+class Cumprod(Function[Tensor]):
+    """Running product along ``dim``.  Without zeros the gradient is
+    ``reversed_cumsum(grad * out) / x``; with zeros it is computed exactly (O(n) when no
+    graph of the gradient is needed, an O(n²) differentiable formula otherwise, as torch)."""
+
+    _backward_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        data = x._data
+        axis = ctx.axis = _one_dim(dim, data.ndim)
+        out = wrap(data.copy() if data.ndim == 0 else np.cumprod(data, axis=axis))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        x, y = ctx.saved_tensors
+        data = x._data
+        axis = ctx.axis
+        if data.size <= 1 or data.shape[axis] == 1:
+            return grad, None
+        zero = data == 0
+        if not zero.any():
+            out: Tensor = Cumsum.apply(grad * y, axis, True) / x
+            return out, None
+        if _state.grad_enabled:
+            return _cumprod_grad_quadratic(x, grad, axis), None
+        return _cumprod_grad_zeros(x, y, grad, zero, axis), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        x, y = ctx.saved_tensors
+        data = x._data
+        if data.ndim == 0:
+            return tx
+        axis = ctx.axis
+        zero = data == 0
+        if not zero.any():
+            out: Tensor = Cumsum.apply(tx / x, axis, False) * y
+            return out
+        # torch's cumprod_jvp: before the first zero the smooth formula; from the first zero on
+        # cumprod of x with the first zero replaced by its tangent.
+        first = zero & (np.cumsum(zero, axis=axis) == 1)
+        after = np.cumsum(first, axis=axis) > 0
+        smooth = Cumsum.apply(tx / Where.apply(_const(zero), 1.0, x), axis, False) * y
+        new = Cumprod.apply(Where.apply(_const(first), tx, x), axis)
+        return Where.apply(_const(after), new, smooth)
+
+
+def _cumprod_grad_zeros(x: Tensor, y: Tensor, grad: Tensor, zero: Any, axis: int) -> Tensor:
+    """The cumprod gradient for inputs with zeros in O(n) (not differentiable again: used
+    when backward builds no graph).  Before the first zero of a slice it is the smooth
+    formula; at the first zero, the sum of ``grad_i * prod_{j<=i, j!=z} x_j`` up to the
+    second zero; after it, zero."""
+    data = x._data
+    count = np.cumsum(zero, axis=axis)
+    before = count == 0
+    first = zero & (count == 1)
+    between = count == 1
+    smooth = Cumsum.apply(Where.apply(_const(before), grad * y, 0.0), axis, True) / Where.apply(_const(before), x, 1.0)
+    skipped = wrap(np.cumprod(np.where(first, data.dtype.type(1), data), axis=axis))
+    at_zero = Where.apply(_const(between), grad * skipped, 0.0).sum(axis, keepdim=True)
+    return Where.apply(_const(first), at_zero, Where.apply(_const(before), smooth, 0.0))
+
+
+def _cumprod_grad_quadratic(x: Tensor, grad: Tensor, axis: int) -> Tensor:
+    """``dL/dx_k = sum_{i>=k} grad_i prod_{j<=i, j!=k} x_j`` as an n-by-n computation in
+    ctxgrad ops, exact with zeros and differentiable again."""
+    ndim = x._data.ndim
+    n = x._data.shape[axis]
+    perm, inverse = _move_last(axis, ndim)
+    xl = x.permute(perm)
+    gl = grad.permute(perm)
+    lead = xl._data.shape[:-1]
+    rows = xl.reshape(*lead, 1, n).expand(*lead, n, n)  # rows[..., k, j] = x_j
+    omitted = Where.apply(_const(np.eye(n, dtype=bool)), 1.0, rows)  # x_k replaced by 1 in row k
+    products = Cumprod.apply(omitted, ndim)  # [k, i] = prod_{j<=i, j!=k} x_j
+    upper = _const(np.triu(np.ones((n, n), dtype=bool)))  # i >= k
+    terms = Where.apply(upper, products, 0.0) * gl.reshape(*lead, 1, n)
+    return terms.sum(ndim).permute(inverse)
+
+
+# --------------------------------------------------------------------------- var, std
+
+
+class Var(Function[Tensor]):
+    """Variance over ``dims`` with ``correction`` (Bessel's by default)."""
+
+    _backward_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
+        data = x._data
+        axes = _axes(dims, data.ndim)
+        n = int(np.prod([data.shape[a] for a in axes])) if axes else data.size
+        dof = n - correction
+        if dof <= 0:
+            _dof_warning("std" if ctx._forward_cls is Std else "var")
+        ctx.axes = axes
+        ctx.keepdim = keepdim
+        ctx.correction = correction
+        ctx.n = n
+        ctx.full = dims is None or data.ndim == 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.mean(data, axis=axes, keepdims=True) if data.size else np.zeros_like(data, shape=())
+            sq = np.sum(np.square(data - mean), axis=axes, keepdims=keepdim)
+            out = sq / data.dtype.type(max(0, dof))
+        ctx.save_for_backward(x)
+        return wrap(np.asarray(out, dtype=data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (x,) = ctx.saved_tensors
+        return _var_grad(ctx, x, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return _var_jvp(ctx, x, tx)
+
+
+def _var_grad(ctx: Any, x: Tensor, grad: Tensor) -> Tensor:
+    """torch's ``var_backward``: ``2 / (n - correction) * grad * (x - mean)``."""
+    data = x._data
+    centred = x - x.mean(ctx.axes or None, keepdim=True) if data.size else x
+    dof = ctx.n - ctx.correction
+    if ctx.full:
+        if dof <= 0:
+            # 2 / 0 is infinite: nan where x equals the mean (inf * 0), inf elsewhere.
+            with np.errstate(invalid="ignore"):
+                mean = np.mean(data) if data.size else 0.0
+            return grad * _const(np.where(data == mean, np.nan, np.inf).astype(data.dtype))
+        out: Tensor = grad * centred * (2.0 / dof)
+        return out
+    g = _restore(grad, data.shape, ctx.axes, ctx.keepdim)
+    scale = 2.0 / dof if dof != 0 else float("inf")
+    return g * centred * scale
+
+
+def _var_jvp(ctx: Any, x: Tensor, tx: Tensor) -> Tensor:
+    data = x._data
+    dof = ctx.n - ctx.correction
+    if ctx.full and dof <= 0:
+        return wrap(np.full((), np.nan, dtype=data.dtype))
+    centred = x - x.mean(ctx.axes or None, keepdim=True) if data.size else x
+    scale = 2.0 / dof if dof != 0 else float("inf")
+    out: Tensor = (centred * tx).sum(ctx.axes or None, keepdim=ctx.keepdim) * scale
+    return out
+
+
+class Std(Function[Tensor]):
+    """Standard deviation: ``sqrt(var)``; the gradient is 0 where it is 0, as torch's."""
+
+    _backward_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
+        var = Var.forward(ctx, x, dims, correction, keepdim)
+        out = wrap(np.sqrt(var._data))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        x, out = ctx.saved_tensors
+        zero = _const(out._data == 0)
+        grad_var = Where.apply(zero, 0.0, grad / (out * 2))
+        return _var_grad(ctx, x, grad_var), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, out = ctx.saved_tensors
+        zero = _const(out._data == 0)
+        return Where.apply(zero, 0.0, _var_jvp(ctx, x, tx) / (out * 2))
+
+
+# --------------------------------------------------------------------------- max, min, amax, amin
+
+
+class _ValuesIndices(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class MaxResult(_ValuesIndices):
+    """``(values, indices)`` of ``max(dim)``, like ``torch.return_types.max``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.return_types.max(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+class MinResult(_ValuesIndices):
+    """``(values, indices)`` of ``min(dim)``, like ``torch.return_types.min``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.return_types.min(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+def _empty_check(name: str, data: Any, axes: tuple[int, ...] | None, exc: type[Exception] = RuntimeError) -> None:
+    """torch's errors for reducing an empty tensor or an empty dimension without an identity."""
+    if data.size:
+        return
+    if axes is None:
+        if exc is IndexError:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction "
+            "dim with the 'dim' argument."
+        )
+    for a in axes:
+        if data.ndim and data.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+class _MaxDim(Function[tuple[Tensor, Tensor]]):
+    """``(values, indices)`` along one dimension; the gradient goes to the index picked
+    (the first of ties, as torch on the CPU)."""
+
+    _backward_name = "MaxBackward0"
+    _name: ClassVar[str] = "max"
+    _arg: ClassVar[Callable[..., Any]] = np.argmax
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        data = x._data
+        cls = ctx._forward_cls
+        axis = _one_dim(dim, data.ndim)
+        ctx.shape = data.shape
+        ctx.keepdim = keepdim
+        if data.ndim == 0:
+            ctx.axis = None
+            values = wrap(data.copy())
+            indices = wrap(np.zeros((), dtype=np.int64))
+        else:
+            _empty_check(cls._name, data, (axis,))
+            ctx.axis = axis
+            idx = np.expand_dims(cls._arg(data, axis=axis), axis)
+            vals = np.take_along_axis(data, idx, axis)
+            ctx.index = idx
+            if not keepdim:
+                vals = np.squeeze(vals, axis)
+                idx = np.squeeze(idx, axis)
+            values = wrap(vals)
+            indices = wrap(idx.astype(np.int64, copy=False))
+        ctx.mark_non_differentiable(indices)
+        return values, indices
+
+    @staticmethod
+    def _mask(ctx: Any) -> Tensor:
+        axis = ctx.axis
+        n = ctx.shape[axis]
+        positions = np.arange(n).reshape([n if i == axis else 1 for i in range(len(ctx.shape))])
+        return _const(positions == ctx.index)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Tensor | None) -> tuple[Tensor, None, None]:
+        if ctx.axis is None:
+            return grad, None, None
+        g = _restore(grad, ctx.shape, (ctx.axis,), ctx.keepdim)
+        return Where.apply(_MaxDim._mask(ctx), g, 0.0), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
+        if ctx.axis is None:
+            return tx, None
+        picked = Where.apply(_MaxDim._mask(ctx), tx, 0.0).sum(ctx.axis, keepdim=ctx.keepdim)
+        return picked, None
+
+
+class MaxDim(_MaxDim):
+    """``max(dim)``."""
+
+    _backward_name = "MaxBackward0"
+
+
+class MinDim(_MaxDim):
+    """``min(dim)``."""
+
+    _backward_name = "MinBackward0"
+    _name = "min"
+    _arg = np.argmin
+
+
+def _even_mask(x: Any, value: Any) -> Any:
+    """Where ``x`` attains ``value`` (NaN where the value is NaN): the elements that share
+    the gradient of a full ``max``/``min`` evenly."""
+    if value.dtype.kind in "fc" and np.isnan(value).any():
+        return np.isnan(x)
+    return x == value
+
+
+class MaxAll(Function[Tensor]):
+    """Largest element (``max()``); the gradient is shared evenly by ties, as torch."""
+
+    _backward_name = "MaxBackward1"
+    _name: ClassVar[str] = "max"
+    _reduce: ClassVar[Callable[..., Any]] = np.max
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x._data
+        cls = ctx._forward_cls
+        _empty_check(cls._name, data, None)
+        out = wrap(cls._reduce(data))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def _mask(ctx: Any) -> tuple[Tensor, float]:
+        x, out = ctx.saved_tensors
+        mask = _even_mask(x._data, out._data)
+        return _const(mask), float(mask.sum())
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        mask, count = MaxAll._mask(ctx)
+        return mask * (grad / count)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        mask, count = MaxAll._mask(ctx)
+        return Where.apply(mask, tx, 0.0).sum() / count
+
+
+class MinAll(MaxAll):
+    """Smallest element (``min()``)."""
+
+    _backward_name = "MinBackward1"
+    _name = "min"
+    _reduce = np.min
+
+
+class Amax(Function[Tensor]):
+    """Largest element over ``dims`` (all when empty); ties share the gradient evenly."""
+
+    _backward_name = "AmaxBackward0"
+    _name: ClassVar[str] = "amax"
+    _reduce: ClassVar[Callable[..., Any]] = np.max
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        data = x._data
+        cls = ctx._forward_cls
+        axes = _axes(dims, data.ndim)
+        _empty_check(cls._name, data, axes if dims else None)
+        ctx.axes = axes
+        ctx.shape = data.shape
+        ctx.keepdim = keepdim
+        out = wrap(cls._reduce(data, axis=axes, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def _mask(ctx: Any) -> tuple[Tensor, Tensor]:
+        """Where each slice attains its extreme, and how many times (0 for a NaN slice)."""
+        x, out = ctx.saved_tensors
+        data = x._data
+        mask = data == np.reshape(out._data, _kept_shape(data.shape, ctx.axes))
+        return _const(mask), _const(np.sum(mask, axis=ctx.axes, keepdims=True).astype(data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        mask, count = Amax._mask(ctx)
+        g = _restore(grad, ctx.shape, ctx.axes, ctx.keepdim)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a NaN slice: count 0, as torch
+            out: Tensor = (g / count) * mask
+        return out, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        mask, count = Amax._mask(ctx)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = (tx * mask).sum(ctx.axes or None, keepdim=True) / count
+        return _unkeep(total, ctx.shape, ctx.axes, ctx.keepdim)
+
+
+class Amin(Amax):
+    """Smallest element over ``dims``."""
+
+    _backward_name = "AminBackward0"
+    _name = "amin"
+    _reduce = np.min
+
+
+def _unkeep(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: bool) -> Tensor:
+    """A keepdim result reshaped to the result without the reduced dimensions."""
+    if keepdim:
+        return t
+    return t.reshape(tuple(s for i, s in enumerate(shape) if i not in axes))
+
+
+class ArgMax(Function[Tensor]):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+
+    _name: ClassVar[str] = "argmax"
+    _arg: ClassVar[Callable[..., Any]] = np.argmax
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+        data = x._data
+        cls = ctx._forward_cls
+        if data.dtype == np.bool_:
+            raise RuntimeError(f"{cls._name}(): does not support bool input")
+        if dim is None:
+            _empty_check(cls._name, data, None, IndexError)
+            out = np.asarray(cls._arg(data))
+            if keepdim:
+                out = out.reshape((1,) * data.ndim)
+        elif data.ndim == 0:
+            _wrap_dim(dim, 0)
+            out = np.zeros((), dtype=np.int64)
+        else:
+            axis = _wrap_dim(dim, data.ndim)
+            _empty_check(cls._name, data, (axis,))
+            out = cls._arg(data, axis=axis, keepdims=keepdim)
+        return wrap(out.astype(np.int64, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, *_: Any) -> None:
+        return None
+
+
+class ArgMin(ArgMax):
+    """Index of the smallest element."""
+
+    _name = "argmin"
+    _arg = np.argmin
+
+
+# --------------------------------------------------------------------------- logsumexp
+
+
+class Logsumexp(Function[Tensor]):
+    """``log(sum(exp(x)))`` over ``dims``, computed around the maximum so that it neither
+    overflows nor underflows (a slice of -inf gives -inf, as torch)."""
+
+    _backward_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        data = _floating(x)
+        axes = _axes(dims, data.ndim)
+        ctx.axes = axes
+        ctx.shape = data.shape
+        ctx.keepdim = keepdim
+        if data.size == 0:
+            with np.errstate(divide="ignore"):
+                out = np.log(np.sum(np.exp(data), axis=axes, keepdims=keepdim))
+        else:
+            m = np.max(data, axis=axes, keepdims=True)
+            m = np.where(np.isinf(m), data.dtype.type(0), m)
+            with np.errstate(divide="ignore"):
+                s = np.log(np.sum(np.exp(data - m), axis=axes, keepdims=True)) + m
+            out = s if keepdim else np.reshape(s, [n for i, n in enumerate(data.shape) if i not in axes])
+        y = wrap(np.asarray(out, dtype=data.dtype))
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        x, y = ctx.saved_tensors
+        g = _restore(grad, ctx.shape, ctx.axes, ctx.keepdim)
+        out: Tensor = g * (x - _restore(y, ctx.shape, ctx.axes, ctx.keepdim)).exp()
+        return out, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, y = ctx.saved_tensors
+        weights: Tensor = (x - _restore(y, ctx.shape, ctx.axes, ctx.keepdim)).exp()
+        return (weights * tx).sum(ctx.axes or None, keepdim=ctx.keepdim)
+
+
+# --------------------------------------------------------------------------- norm
+
+
+def _p_text(p: float) -> str:
+    if np.isinf(p):
+        return "inf" if p > 0 else "-inf"
+    return str(int(p)) if float(p).is_integer() else repr(float(p))
+
+
+class VectorNorm(Function[Tensor]):
+    """The ``p``-norm over ``dims`` (all when None): ``sum(|x|^p)^(1/p)``, the largest or
+    smallest ``|x|`` for ``p = ±inf``, the count of non-zeros for ``p = 0``.  Gradients are
+    torch's (``norm_backward``), e.g. 0 at the zero vector for ``p = 2``."""
+
+    _backward_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, p: float, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
+        data = x._data
+        axes = _axes(dims, data.ndim)
+        ctx.p = p
+        ctx.axes = axes
+        ctx.shape = data.shape
+        ctx.keepdim = keepdim
+        a = np.abs(data)
+        if (p < 0 or np.isinf(p)) and data.size == 0:  # min and max have no identity
+            if dims is None or len(dims) == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {_p_text(p)} norm on an empty tensor because the "
+                    "operation does not have an identity"
+                )
+            for i in axes:
+                if data.shape[i] == 0:
+                    raise RuntimeError(
+                        f"linalg.vector_norm cannot compute the {_p_text(p)} norm on the dimension {i}because "
+                        "this dimension is empty and the operation does not have an identity"
+                    )
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == 2:
+                out = np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdim))
+            elif p == 1:
+                out = np.sum(a, axis=axes, keepdims=keepdim)
+            elif p == np.inf:
+                out = np.max(a, axis=axes, keepdims=keepdim)
+            elif p == -np.inf:
+                out = np.min(a, axis=axes, keepdims=keepdim)
+            elif p == 0:
+                out = np.sum(a != 0, axis=axes, keepdims=keepdim).astype(data.dtype)
+            else:
+                out = np.sum(a**p, axis=axes, keepdims=keepdim) ** (1.0 / p)
+        y = wrap(np.asarray(out, dtype=data.dtype))
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, None, None]:
+        x, y = ctx.saved_tensors
+        return _norm_grad(ctx, x, y, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, y = ctx.saved_tensors
+        if ctx.p == 0:
+            return wrap(np.zeros_like(y._data))
+        ones = wrap(np.ones_like(y._data))
+        grad = _norm_grad(ctx, x, y, ones)
+        assert grad is not None
+        return (grad * tx).sum(ctx.axes or None, keepdim=ctx.keepdim)
+
+
+def _norm_grad(ctx: Any, x: Tensor, y: Tensor, grad: Tensor) -> Tensor | None:
+    """torch's ``norm_backward`` written in ctxgrad ops; masks (norm == 0, x == 0, the
+    maxima of |x|) are constants."""
+    p = ctx.p
+    data = x._data
+    g = _restore(grad, ctx.shape, ctx.axes, ctx.keepdim)
+    norm = _restore(y, ctx.shape, ctx.axes, ctx.keepdim)
+    nd = norm._data
+    if p == 0:
+        return None
+    if p == 1:
+        out: Tensor = x.sign() * g
+        return out
+    if p == 2:
+        return g * Where.apply(_const(nd == 0), 0.0, x / Where.apply(_const(nd == 0), 1.0, norm))
+    if np.isinf(p):
+        a = np.abs(data)
+        mask = (a == nd) | (np.isnan(a) & np.isnan(nd))
+        count = np.sum(mask, axis=ctx.axes, keepdims=True).astype(data.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = x.sign() * ((g / _const(count)) * _const(mask))
+        return out
+    zero_x = _const(data == 0)
+    if p < 1:
+        safe = Where.apply(zero_x, 1.0, x)
+        scaled = Where.apply(zero_x, 0.0, x.sign() * safe.abs() ** (p - 1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = scaled * g * norm ** (1 - p)
+        return out
+    zero_n = _const(nd == 0)
+    safe_norm = Where.apply(zero_n, 1.0, norm)
+    scale = Where.apply(zero_n, 0.0, g / safe_norm ** (p - 1))
+    if p < 2:
+        out = x.sign() * x.abs() ** (p - 1) * scale
+    else:
+        out = x * x.abs() ** (p - 2) * scale
+    return out
+
+
+# --------------------------------------------------------------------------- softmax, log_softmax
+
+
+class Softmax(Function[Tensor]):
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed around the maximum."""
+
+    _backward_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        data = x._data
+        axis = ctx.axis = _one_dim(dim, data.ndim)
+        if data.ndim == 0:
+            y = wrap(np.ones_like(data))
+        elif data.size == 0:
+            y = wrap(data.copy())
+        else:
+            wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
+            with np.errstate(invalid="ignore"):
+                e = np.exp(wide - np.max(wide, axis=axis, keepdims=True))
+                y = wrap((e / np.sum(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (y,) = ctx.saved_tensors
+        if y._data.ndim == 0:
+            return grad * 0.0, None
+        out: Tensor = y * (grad - (grad * y).sum(ctx.axis, keepdim=True))
+        return out, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        (y,) = ctx.saved_tensors
+        if y._data.ndim == 0:
+            return tx * 0.0
+        out: Tensor = y * (tx - (tx * y).sum(ctx.axis, keepdim=True))
+        return out
+
+
+class LogSoftmax(Function[Tensor]):
+    """``x - logsumexp(x)`` along ``dim``, computed around the maximum."""
+
+    _backward_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        data = x._data
+        axis = ctx.axis = _one_dim(dim, data.ndim)
+        if data.ndim == 0:
+            y = wrap(np.zeros_like(data))
+        elif data.size == 0:
+            y = wrap(data.copy())
+        else:
+            wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shifted = wide - np.max(wide, axis=axis, keepdims=True)
+                out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+                y = wrap(out.astype(data.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (y,) = ctx.saved_tensors
+        if y._data.ndim == 0:
+            return grad * 0.0, None
+        out: Tensor = grad - y.exp() * grad.sum(ctx.axis, keepdim=True)
+        return out, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        (y,) = ctx.saved_tensors
+        if y._data.ndim == 0:
+            return tx * 0.0
+        out: Tensor = tx - (tx * y.exp()).sum(ctx.axis, keepdim=True)
+        return out
+
+
+# --------------------------------------------------------------------------- all, any
+
+
+class All(Function[Tensor]):
+    """True where every element over ``dims`` is non-zero (bool; uint8 stays uint8)."""
+
+    _reduce: ClassVar[Callable[..., Any]] = np.all
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
+        data = x._data
+        reduce = ctx._forward_cls._reduce
+        if dims is not None and len(dims) == 0:  # torch: an empty dim list reduces nothing
+            out = data != 0
+        else:
+            out = reduce(data, axis=_axes(dims, data.ndim), keepdims=keepdim)
+        out = np.asarray(out)
+        return wrap(out.astype(np.uint8) if data.dtype == np.uint8 else out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, *_: Any) -> None:
+        return None
+
+
+class Any_(All):
+    """True where some element over ``dims`` is non-zero."""
+
+    _reduce = np.any
+
+
+# --------------------------------------------------------------------------- argument handling of the methods
+
+
+def _as_int64(x: Tensor) -> Tensor:
+    """Integer and bool inputs of ``prod``, ``cumsum`` and ``cumprod`` compute in int64, as torch."""
+    kind = x._data.dtype.kind
+    if kind in "bu" or (kind == "i" and x._data.dtype != np.int64):
+        return x.to(np.dtype(np.int64))
+    return x
+
+
+def _dims_arg(dim: Any) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)) or (isinstance(dim, Tensor) and dim._data.ndim == 0):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
+
+
+def _int_dim(name: str, dim: Any) -> int:
+    """A dimension argument that must be a single int (torch's TypeError otherwise)."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({type(dim).__name__}), but "
+            "expected one of: (int dim, ...)"
+        )
+    return int(dim)
+
+
+def prod(x: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
+    """``x.prod(dim, keepdim, dtype=...)``."""
+    x = _as_int64(x if dtype is None else x.to(dtype))
+    if dim is None:
+        return ProdAll.apply(x)
+    return Prod.apply(x, _int_dim("prod", dim), keepdim)
+
+
+def variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
+    """``x.var(...)`` / ``x.std(...)``: torch's overloads ``(dim, unbiased, keepdim)``,
+    ``(unbiased)`` and ``(dim, *, correction, keepdim)``."""
+    if isinstance(dim, bool):  # x.var(False): the (unbiased) overload
+        if unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (bool, bool)")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (correction={correction!r}, "
+            f"unbiased={unbiased!r}): give either unbiased or correction"
+        )
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    fn = Std if name == "std" else Var
+    return fn.apply(x, _dims_arg(dim), correction, keepdim)
+
+
+def max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
+    """``x.max()``, ``x.max(dim, keepdim)`` (a named tuple) or ``x.max(other)``."""
+    if isinstance(dim, Tensor):
+        name = "maximum" if largest else "minimum"
+        fn = getattr(x, name, None)
+        if fn is None:
+            raise TypeError(f"{'max' if largest else 'min'}(other) needs Tensor.{name}, which ctxgrad does not have")
+        return fn(dim)
+    name = "max" if largest else "min"
+    if dim is None:
+        if keepdim:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool, )")
+        return (MaxAll if largest else MinAll).apply(x)
+    values, indices = (MaxDim if largest else MinDim).apply(x, _int_dim(name, dim), keepdim)
+    return (MaxResult if largest else MinResult)(values, indices)
+
+
+def amax_amin(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
+    """``x.amax(dim=(), keepdim=False)`` / ``amin``."""
+    dims = _dims_arg(dim) or ()
+    return (Amax if largest else Amin).apply(x, dims, keepdim)
+
+
+def argmax_argmin(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
+    """``x.argmax(dim=None, keepdim=False)`` / ``argmin``."""
+    name = "argmax" if largest else "argmin"
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    return (ArgMax if largest else ArgMin).apply(x, None if dim is None else int(dim), keepdim)
+
+
+def logsumexp(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """``x.logsumexp(dim, keepdim=False)``."""
+    return Logsumexp.apply(x, _dims_arg(dim) or (), keepdim)
+
+
+def norm(x: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
+    """``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``: vector norms (``'fro'`` is
+    the 2-norm over up to two dimensions, as in torch)."""
+    dims = _dims_arg(dim)
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            p = 2.0
+        elif p == "nuc":
+            raise NotImplementedError("ctxgrad does not have the nuclear norm (norm(p='nuc')) yet")
+        elif p != "fro":
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        else:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims or ())}")
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {short_name(x._data.dtype)}"
+        )
+    if dtype is not None:
+        dt = to_dtype(dtype)
+        if dt.kind not in "fc":
+            raise RuntimeError(
+                f"linalg.vector_norm: dtype should be floating point or complex, but got {short_name(dt)}"
+            )
+        x = x.to(dt)
+    return VectorNorm.apply(x, 2.0 if p is None else float(p), dims, keepdim)
+
+
+def cumulative(x: Tensor, dim: Any, dtype: Any, product: bool) -> Tensor:
+    """``x.cumsum(dim, dtype=None)`` / ``cumprod``; integers and bools accumulate in int64."""
+    x = _as_int64(x if dtype is None else x.to(dtype))
+    return Cumprod.apply(x, int(dim)) if product else Cumsum.apply(x, int(dim))
+
+
+def softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
+    """``x.softmax(dim, dtype=None)`` / ``log_softmax``; floating inputs only, as torch."""
+    if dtype is not None:
+        x = x.to(dtype)
+    data = x._data
+    d = _one_dim(dim, data.ndim)
+    if data.dtype.kind not in "fc":
+        kernel = "lastdim_kernel_impl" if d == data.ndim - 1 or data.ndim == 0 else "kernel_impl"
+        raise NotImplementedError(
+            f"\"{'log_softmax' if log else 'softmax'}_{kernel}\" not implemented for '{short_name(data.dtype)}'"
+        )
+    return (LogSoftmax if log else Softmax).apply(x, d)
+
+
+def all_any(x: Tensor, dim: Any, keepdim: bool, every: bool) -> Tensor:
+    """``x.all(dim=None, keepdim=False)`` / ``any``."""
+    return (All if every else Any_).apply(x, _dims_arg(dim), keepdim)

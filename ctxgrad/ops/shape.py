@@ -1,6 +1,9 @@
-"""Shape ops: ``reshape``, ``view``, ``permute`` (``t``, ``transpose``) and ``expand``.
+"""Shape ops: ``reshape``, ``view``, ``permute`` (``t``, ``transpose``, ``movedim``),
+``expand``, ``squeeze``/``unsqueeze``, slices and pieces (``narrow``, ``unbind``, ``split``),
+joining (``cat``, ``stack``), reordering copies (``flip``, ``roll``, ``repeat``), triangles and
+diagonals (``tril``, ``triu``, ``diagonal``, ``diag_embed``).
 
-Each returns a NumPy view where NumPy can make one, and ``apply`` links
+Each returns a NumPy view where NumPy can make one (torch returns a view there too), and ``apply`` links
 such an output to its input's version counter, so an in-place change of either is seen
 by every graph that saved the other."""
 
@@ -10,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
 
@@ -193,3 +196,830 @@ class Expand(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         return Expand.apply(tx, ctx.target)
+
+
+# --------------------------------------------------------------------------- helpers
+def _result_dtype(arrays: list[np.ndarray[Any, Any]]) -> np.dtype[Any]:
+    """Torch's result dtype of several tensors of the same rank (``cat``, ``stack``): the
+    highest category (bool < int < float < complex) wins, and within it the widest type."""
+    dt: np.dtype[Any] = arrays[0].dtype
+    for a in arrays[1:]:
+        other: np.dtype[Any] = a.dtype
+        if other != dt:
+            dt = promote_dtypes(dt, other)
+    return dt
+
+
+def promote_dtypes(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype torch gives two dimensioned tensors of dtypes ``a`` and ``b``."""
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca == cb:
+        wider: np.dtype[Any] = np.promote_types(a, b)
+        return wider
+    return a if ca > cb else b
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _at(dim: int, index: Any) -> tuple[Any, ...]:
+    """A NumPy index that takes ``index`` along dimension ``dim`` and everything elsewhere
+    (ending in ``...``, so that even a single element comes back as a 0-d view)."""
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
+def _writable_diagonal(data: np.ndarray[Any, Any], offset: int, dim1: int, dim2: int) -> np.ndarray[Any, Any]:
+    """``np.diagonal`` as a view that can be written through (NumPy's is read-only)."""
+    d = np.diagonal(data, offset, dim1, dim2)
+    if data.flags.writeable:
+        d.flags.writeable = True
+    return d
+
+
+# --------------------------------------------------------------------------- squeeze, unsqueeze
+class Squeeze(Function[Tensor]):
+    """Drop the dimensions of size 1 (all of them, or those in ``dims``): a view."""
+
+    _backward_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None) -> Tensor:
+        data = x._data
+        shape = data.shape
+        ctx.shape = shape
+        ctx.dims = dims
+        if dims is None:
+            target = tuple(s for s in shape if s != 1)
+        else:
+            target = tuple(s for i, s in enumerate(shape) if s != 1 or i not in dims)
+        return wrap(np.reshape(data, target, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Squeeze.apply(tx, ctx.dims)
+
+
+class SqueezeDim(Squeeze):
+    """``squeeze(dim)`` with one dimension."""
+
+    _backward_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """``squeeze(dims)`` with a tuple of dimensions."""
+
+    _backward_name = "SqueezeBackward2"
+
+
+class Unsqueeze(Function[Tensor]):
+    """Insert a dimension of size 1 at ``dim``: a view."""
+
+    _backward_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        return wrap(np.expand_dims(x._data, dim))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return SqueezeDim.apply(grad, (ctx.dim,)), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Unsqueeze.apply(tx, ctx.dim)
+
+
+# --------------------------------------------------------------------------- slices and pieces
+class Narrow(Function[Tensor]):
+    """``length`` elements from ``start`` along ``dim``: a view.  The gradient is the output's
+    gradient placed into zeros of the input's shape (:class:`NarrowGrad`)."""
+
+    _backward_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, start: int, length: int) -> Tensor:
+        data = x._data
+        ctx.shape = data.shape
+        ctx.args = (dim, start, length)
+        return wrap(data[_at(dim, slice(start, start + length))])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return NarrowGrad.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return Narrow.apply(tx, *ctx.args)
+
+
+class NarrowGrad(Function[Tensor]):
+    """The backward of :class:`Narrow`: zeros of ``shape`` with ``grad`` written at the slice.
+    Linear, so its own backward is ``narrow`` again."""
+
+    _backward_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], dim: int, start: int, length: int) -> Tensor:
+        g = grad._data
+        ctx.args = (shape, dim, start, length)
+        out = np.zeros(shape, dtype=g.dtype)
+        out[_at(dim, slice(start, start + length))] = g
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
+        _, dim, start, length = ctx.args
+        return Narrow.apply(gg, dim, start, length), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tg: Tensor, *_: None) -> Tensor:
+        return NarrowGrad.apply(tg, *ctx.args)
+
+
+class Unbind(Function[tuple[Tensor, ...]]):
+    """The slices along ``dim``, each a view, as a tuple; one node for all of them.  Its
+    backward stacks the gradients (zeros for the slices that were not used)."""
+
+    _backward_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, ...]:
+        data = x._data
+        ctx.dim = dim
+        return tuple([wrap(data[_at(dim, i)]) for i in range(data.shape[dim])])
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None]:
+        return Stack.apply(ctx.dim, *grads), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> tuple[Tensor, ...]:
+        return Unbind.apply(tx, ctx.dim)
+
+
+class SplitWithSizes(Function[tuple[Tensor, ...]]):
+    """Consecutive pieces of the given ``sizes`` along ``dim``, each a view; one node for all
+    of them.  Its backward concatenates the gradients (zeros for unused pieces)."""
+
+    _backward_name = "SplitWithSizesBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
+        data = x._data
+        ctx.sizes = sizes
+        ctx.dim = dim
+        outs = []
+        start = 0
+        for s in sizes:
+            outs.append(wrap(data[_at(dim, slice(start, start + s))]))
+            start += s
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None, None]:
+        return Cat.apply(ctx.dim, *grads), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, ...]:
+        return SplitWithSizes.apply(tx, ctx.sizes, ctx.dim)
+
+
+class Split(SplitWithSizes):
+    """``split`` with one piece size (and ``chunk``): the same, under torch's node name."""
+
+    _backward_name = "SplitBackward0"
+
+
+# --------------------------------------------------------------------------- joining
+def _check_cat_shapes(arrays: list[np.ndarray[Any, Any]], kept: list[int], dim: int) -> None:
+    first = arrays[kept[0]]
+    for i in kept[1:]:
+        a = arrays[i]
+        if a.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and {a.ndim}")
+        for d in range(a.ndim):
+            if d != dim and a.shape[d] != first.shape[d]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size {first.shape[d]} but "
+                    f"got size {a.shape[d]} for tensor number {i} in the list."
+                )
+
+
+class Cat(Function[Tensor]):
+    """Join tensors along an existing dimension ``dim``, promoting their dtypes as torch does.
+
+    As in torch, 1-D tensors with no elements are skipped (legacy behaviour: they may be
+    joined to tensors of any shape), though their dtype still takes part in the promotion.
+    Each input's gradient is a narrow slice (a view) of the output's gradient."""
+
+    _backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
+        arrays = [t._data for t in tensors]
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        kept = [i for i, a in enumerate(arrays) if a.shape != (0,)]
+        dt = _result_dtype(arrays)
+        if not kept:
+            ctx.dim = dim
+            ctx.pieces = [(0, -1)] * len(arrays)
+            return wrap(np.empty((0,), dtype=dt))
+        d = _wrap_dim(dim, arrays[kept[0]].ndim)
+        _check_cat_shapes(arrays, kept, d)
+        ctx.dim = d
+        pieces = []
+        start = 0
+        for a in arrays:
+            size = a.shape[d] if a.shape != (0,) else -1
+            pieces.append((start, size))
+            start += max(size, 0)
+        ctx.pieces = pieces
+        if len(kept) == 1:
+            return wrap(arrays[kept[0]].astype(dt, copy=True))
+        return wrap(np.concatenate([arrays[i] for i in kept], axis=d, dtype=dt, casting="unsafe"))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        needs = ctx.needs_input_grad
+        grads: list[Tensor | None] = [None]
+        for i, (start, size) in enumerate(ctx.pieces):
+            if not needs[i + 1]:
+                grads.append(None)
+            elif size < 0:
+                grads.append(wrap(np.zeros((0,), dtype=grad._data.dtype)))  # a skipped empty input
+            else:
+                grads.append(Narrow.apply(grad, ctx.dim, start, size))
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, *tangents: Tensor) -> Tensor:
+        return Cat.apply(ctx.dim, *tangents)
+
+
+class Stack(Function[Tensor]):
+    """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
+
+    _backward_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
+        arrays = [t._data for t in tensors]
+        shape = arrays[0].shape
+        for i, a in enumerate(arrays):
+            if a.shape != shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                    f"{list(a.shape)} at entry {i}"
+                )
+        d = _wrap_dim(dim, len(shape) + 1)
+        ctx.dim = d
+        return wrap(np.stack(arrays, axis=d, dtype=_result_dtype(arrays), casting="unsafe"))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        pieces = Unbind.apply(grad, ctx.dim)
+        return (None, *(p if need else None for p, need in zip(pieces, ctx.needs_input_grad[1:])))
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, *tangents: Tensor) -> Tensor:
+        return Stack.apply(ctx.dim, *tangents)
+
+
+# --------------------------------------------------------------------------- reordering copies
+class Flip(Function[Tensor]):
+    """Reverse the order of the elements along ``dims`` (a copy, as in torch)."""
+
+    _backward_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.dims = dims
+        return wrap(np.flip(x._data, dims).copy())
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Flip.apply(grad, ctx.dims), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Flip.apply(tx, ctx.dims)
+
+
+class Roll(Function[Tensor]):
+    """Shift the elements cyclically along ``dims`` (of the flattened tensor when ``dims``
+    is empty); the gradient is rolled back."""
+
+    _backward_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Tensor:
+        ctx.args = (shifts, dims)
+        data = x._data
+        if not dims:
+            return wrap(np.roll(data, shifts[0]))
+        return wrap(np.roll(data, shifts, axis=dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        shifts, dims = ctx.args
+        return Roll.apply(grad, tuple(-s for s in shifts), dims), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return Roll.apply(tx, *ctx.args)
+
+
+class Repeat(Function[Tensor]):
+    """Tile the tensor ``repeats[i]`` times along each dimension (leading repeats add
+    dimensions); the gradient sums the copies."""
+
+    _backward_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, repeats: tuple[int, ...]) -> Tensor:
+        data = x._data
+        if len(repeats) < data.ndim:
+            raise RuntimeError(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+            )
+        padded = (1,) * (len(repeats) - data.ndim) + data.shape
+        target = [s * r for s, r in zip(padded, repeats)]
+        for s in target:
+            if s < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
+        ctx.shape = data.shape
+        ctx.repeats = repeats
+        ctx.padded = padded
+        return wrap(np.tile(data, repeats))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        split: list[int] = []
+        for r, s in zip(ctx.repeats, ctx.padded):
+            split += [r, s]
+        g = grad.reshape(split)
+        if split:
+            g = g.sum(tuple(range(0, len(split), 2)))
+        return g.reshape(ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Repeat.apply(tx, ctx.repeats)
+
+
+# --------------------------------------------------------------------------- triangles and diagonals
+class Tril(Function[Tensor]):
+    """The lower triangle (on and below the ``diagonal``-th diagonal) of the last two
+    dimensions, zeros elsewhere."""
+
+    _backward_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, diagonal: int) -> Tensor:
+        data = x._data
+        if data.ndim < 2:
+            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+        ctx.diagonal = diagonal
+        return wrap(np.tril(data, diagonal))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Tril.apply(grad, ctx.diagonal), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Tril.apply(tx, ctx.diagonal)
+
+
+class Triu(Function[Tensor]):
+    """The upper triangle (on and above the ``diagonal``-th diagonal) of the last two
+    dimensions, zeros elsewhere."""
+
+    _backward_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, diagonal: int) -> Tensor:
+        data = x._data
+        if data.ndim < 2:
+            raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+        ctx.diagonal = diagonal
+        return wrap(np.triu(data, diagonal))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Triu.apply(grad, ctx.diagonal), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Triu.apply(tx, ctx.diagonal)
+
+
+def check_diagonal_dims(dim1: int, dim2: int, ndim: int) -> tuple[int, int]:
+    """``dim1`` and ``dim2`` wrapped for a tensor of ``ndim`` dimensions; torch's error when
+    they name the same dimension."""
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+class Diagonal(Function[Tensor]):
+    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2``, as a new last
+    dimension: a view that can be written through, as in torch."""
+
+    _backward_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        data = x._data
+        ctx.shape = data.shape
+        ctx.args = (offset, dim1, dim2)
+        return wrap(_writable_diagonal(data, offset, dim1, dim2))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return DiagonalGrad.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return Diagonal.apply(tx, *ctx.args)
+
+
+class DiagCopy(Diagonal):
+    """``diag`` of a matrix: the diagonal as a new tensor (a copy, as in torch)."""
+
+    _backward_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        data = x._data
+        ctx.shape = data.shape
+        ctx.args = (offset, dim1, dim2)
+        return wrap(np.diagonal(data, offset, dim1, dim2).copy())
+
+
+class DiagonalGrad(Function[Tensor]):
+    """The backward of :class:`Diagonal`: zeros of ``shape`` with ``grad`` written on the
+    diagonal.  Linear, so its own backward is ``diagonal`` again."""
+
+    _backward_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
+        g = grad._data
+        ctx.args = (shape, offset, dim1, dim2)
+        out = np.zeros(shape, dtype=g.dtype)
+        _writable_diagonal(out, offset, dim1, dim2)[...] = g
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
+        _, offset, dim1, dim2 = ctx.args
+        return Diagonal.apply(gg, offset, dim1, dim2), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tg: Tensor, *_: None) -> Tensor:
+        return DiagonalGrad.apply(tg, *ctx.args)
+
+
+class DiagEmbed(Function[Tensor]):
+    """Matrices (in dimensions ``dim1`` and ``dim2`` of the result) whose ``offset``-th
+    diagonal holds the last dimension of the input; zeros elsewhere."""
+
+    _backward_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        data = x._data
+        n = data.shape[-1] + abs(offset)
+        shape = list(data.shape[:-1])
+        for d in sorted((dim1, dim2)):
+            shape.insert(d, n)
+        ctx.args = (offset, dim1, dim2)
+        out = np.zeros(shape, dtype=data.dtype)
+        _writable_diagonal(out, offset, dim1, dim2)[...] = data
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return Diagonal.apply(grad, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        return DiagEmbed.apply(tx, *ctx.args)
+
+
+# --------------------------------------------------------------------------- argument handling for the methods
+def int_or_ints(value: Any) -> tuple[int, ...]:
+    """An int, or a sequence of ints (a tensor method's ``*dims`` given as one tuple or list)."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    if len(value) == 1 and isinstance(value[0], (tuple, list)):
+        value = value[0]
+    return tuple(int(v) for v in value)
+
+
+def wrap_unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """``dims`` wrapped for a tensor of ``ndim`` dimensions; torch's error for a repeated one."""
+    wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
+    seen: set[int] = set()
+    for d in wrapped:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return wrapped
+
+
+def squeeze(x: Tensor, dim: Any) -> Tensor:
+    """``x.squeeze(dim)`` (no dim, one dim, or a tuple or list of them)."""
+    n = x._data.ndim
+    if dim is None:
+        return Squeeze.apply(x, None)
+    if isinstance(dim, (int, np.integer)):
+        return SqueezeDim.apply(x, (_wrap_dim(dim, n),))
+    return SqueezeDims.apply(x, wrap_unique_dims(tuple(int(d) for d in dim), n))
+
+
+def unsqueeze(x: Tensor, dim: Any) -> Tensor:
+    """``x.unsqueeze(dim)``: ``dim`` counts the dimensions of the result."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    return Unsqueeze.apply(x, _wrap_dim(dim, x._data.ndim + 1))
+
+
+def flatten(x: Tensor, start_dim: int, end_dim: int) -> Tensor:
+    """``x.flatten(start_dim, end_dim)``: ``x`` itself when there is nothing to merge, as in torch."""
+    shape = x._data.shape
+    n = len(shape)
+    start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if n == 0:
+        return Reshape.apply(x, (1,))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return x
+    merged = 1
+    for s in shape[start : end + 1]:
+        merged *= s
+    return Reshape.apply(x, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+def unflatten(x: Tensor, dim: int, sizes: Any) -> Tensor:
+    """``x.unflatten(dim, sizes)``: dimension ``dim`` split into ``sizes`` (one may be -1)."""
+    shape = x._data.shape
+    if not shape:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
+    d = _wrap_dim(dim, len(shape))
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        resolved = _resolve_shape(sizes, shape[d])
+    except RuntimeError as exc:
+        if "is invalid for input of size" in str(exc):
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({shape[d]}) in "
+                "the input tensor"
+            ) from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
+    return Reshape.apply(x, shape[:d] + resolved + shape[d + 1 :])
+
+
+def movedim(x: Tensor, source: Any, destination: Any, name: str = "movedim") -> Tensor:
+    """``x.movedim(source, destination)`` as a permutation (``PermuteBackward0``, as in torch)."""
+    n = x._data.ndim
+    src_int = isinstance(source, (int, np.integer))
+    dst_int = isinstance(destination, (int, np.integer))
+    if src_int != dst_int:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({type(source).__name__}, "
+            f"{type(destination).__name__}), but expected one of:\n * (int source, int destination)\n"
+            " * (tuple of ints source, tuple of ints destination)"
+        )
+    src = (int(source),) if src_int else tuple(int(s) for s in source)
+    dst = (int(destination),) if dst_int else tuple(int(s) for s in destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same "
+            f"number of dims as destination ({list(dst)} dims)"
+        )
+    ws = tuple(_wrap_dim(d, n) for d in src)
+    wd = tuple(_wrap_dim(d, n) for d in dst)
+    if len(set(ws)) != len(ws):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(src)})")
+    if len(set(wd)) != len(wd):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(dst)})")
+    order = [d for d in range(n) if d not in ws]
+    for to, frm in sorted(zip(wd, ws)):
+        order.insert(to, frm)
+    return Permute.apply(x, tuple(order))
+
+
+def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``x.narrow(dim, start, length)`` with torch's checks (``start`` may be negative or a tensor)."""
+    shape = x._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    length = int(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    begin = int(start)
+    if not -size <= begin <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {begin})")
+    if begin < 0:
+        begin += size
+    if begin + length > size:
+        raise RuntimeError(f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
+    return Narrow.apply(x, d, begin, length)
+
+
+def unbind(x: Tensor, dim: int) -> tuple[Tensor, ...]:
+    """``x.unbind(dim)``."""
+    if x._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    out: tuple[Tensor, ...] = Unbind.apply(x, _wrap_dim(dim, x._data.ndim))
+    return out
+
+
+def split(x: Tensor, split_size: Any, dim: int) -> tuple[Tensor, ...]:
+    """``x.split(split_size, dim)``: pieces of one size (the last may be smaller) or of the
+    listed sizes."""
+    shape = x._data.shape
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    out: tuple[Tensor, ...]
+    if isinstance(split_size, (int, np.integer)) or (isinstance(split_size, Tensor) and split_size.ndim == 0):
+        step = int(split_size)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size != 0:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+            )
+        count = max(-(-size // step), 1) if step else 1
+        sizes = (step,) * (count - 1) + (size - step * (count - 1),)
+        out = Split.apply(x, sizes, d)
+        return out
+    sizes = tuple(int(s) for s in split_size)
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={list(sizes)}"
+        )
+    if sum(sizes) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
+            f"but got split_sizes={list(sizes)}"
+        )
+    out = SplitWithSizes.apply(x, sizes, d)
+    return out
+
+
+def chunk(x: Tensor, chunks: int, dim: int) -> tuple[Tensor, ...]:
+    """``x.chunk(chunks, dim)``: pieces of ``ceil(size / chunks)`` (fewer pieces when they run out)."""
+    shape = x._data.shape
+    if not shape:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = int(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    step = -(-size // chunks)
+    out: tuple[Tensor, ...]
+    if step == 0:  # an empty dimension: ``chunks`` empty pieces, as in torch
+        out = SplitWithSizes.apply(x, (0,) * chunks, d)
+        return out
+    return split(x, step, d)
+
+
+def flip_dims(x: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """``x.flip(dims)`` (of a 0-d tensor: a copy, dims 0 and -1 allowed as in torch)."""
+    n = x._data.ndim
+    dims = wrap_unique_dims(dims, n)
+    return Flip.apply(x, dims if n else ())
+
+
+def roll(x: Tensor, shifts: Any, dims: Any) -> Tensor:
+    """``x.roll(shifts, dims)``: with no dims, the flattened tensor is rolled."""
+    sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
+    if dims is None:
+        ds: tuple[int, ...] = ()
+    else:
+        ds = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    if not sh:
+        raise RuntimeError("`shifts` required")
+    if len(sh) != len(ds) and not (len(sh) == 1 and not ds):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
+    n = x._data.ndim
+    if ds and n == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return Roll.apply(x, sh, tuple(_wrap_dim(d, n) for d in ds))
+
+
+def diagonal(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """``x.diagonal(offset, dim1, dim2)``: a view."""
+    d1, d2 = check_diagonal_dims(dim1, dim2, x._data.ndim)
+    return Diagonal.apply(x, int(offset), d1, d2)
+
+
+def diag_embed(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """``x.diag_embed(offset, dim1, dim2)``: dims count the dimensions of the result."""
+    d1, d2 = check_diagonal_dims(dim1, dim2, x._data.ndim + 1)
+    return DiagEmbed.apply(x, int(offset), d1, d2)
+
+
+def diag(x: Tensor, diagonal: int) -> Tensor:
+    """``x.diag(diagonal)``: a vector becomes a square matrix, a matrix gives its diagonal (a copy)."""
+    n = x._data.ndim
+    if n == 1:
+        return DiagEmbed.apply(x, int(diagonal), 0, 1)
+    if n == 2:
+        return DiagCopy.apply(x, int(diagonal), 0, 1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+def tensor_list(tensors: Any, name: str) -> list[Tensor]:
+    """The tensors of ``cat``/``stack``'s first argument, with torch's errors for anything else."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to, with torch's errors."""
+    parsed: list[tuple[int, ...]] = []
+    for s in shapes:
+        if isinstance(s, (int, np.integer)):
+            parsed.append((int(s),))
+        elif isinstance(s, (tuple, list)):
+            parsed.append(tuple(int(v) for v in s))
+        else:
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    for p in parsed:
+        if any(v < 0 for v in p):
+            raise ValueError("Attempting to broadcast a dimension with negative length!")
+    result: list[int] = [1] * max((len(p) for p in parsed), default=0)
+    for i, p in enumerate(parsed):
+        for k in range(1, len(p) + 1):
+            v = p[-k]
+            if v == 1:
+                continue
+            if result[-k] == 1:
+                result[-k] = v
+            elif result[-k] != v:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {v} at {-k}! Mismatching argument at index {i} "
+                    f"had {tuple(p)}; but expected shape should be broadcastable to {result}"
+                )
+    return tuple(result)
+
+
+def broadcast_tensors(tensors: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape (a tensor already of that shape is returned
+    as it is, as in torch)."""
+    target: tuple[int, ...] = ()
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        shape = t._data.shape
+        n = max(len(target), len(shape))
+        merged = []
+        for k in range(n, 0, -1):
+            a = target[-k] if k <= len(target) else 1
+            b = shape[-k] if k <= len(shape) else 1
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
+                    f"{n - k}"
+                )
+            merged.append(b if a == 1 else a)
+        target = tuple(merged)
+    return tuple(t if t._data.shape == target else Expand.apply(t, target) for t in tensors)
+
+
+def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> tuple[int, ...]:
+    """A method's ints given as ``*args`` (``x.flip(0, 1)``, ``x.flip((0, 1))``) or as the keyword
+    (``x.flip(dims=(0, 1))``), with torch's error when there are none."""
+    if value is not None:
+        if args:
+            raise TypeError(f"{method}() got multiple values for argument '{keyword}'")
+        return int_or_ints(value)
+    if not args:
+        raise TypeError(f'{method}() missing 1 required positional arguments: "{keyword}"')
+    return int_or_ints(args)

@@ -1,0 +1,134 @@
+"""W2: the overhead of the built-in ops, on a chain of cheap ones.
+
+``--length`` (1000) steps of ``x = x * 1.0001 + 0.001``, with ``x = tanh(x)`` after every
+10th step, from a float64 leaf of 16 elements that requires grad; then
+``.sum().backward()``.  That is 2,100 ops (a multiply and an add per step, and 100 tanh),
+whose arithmetic is tiny, so the time is per-op overhead: the op's ``apply``, its node,
+and the engine running its backward.  Reported in microseconds per op (time of the whole
+chain / number of ops), median and min over ``--runs`` runs after ``--warmup`` untimed
+ones, for
+
+- ctxgrad's built-in ops;
+- torch running the same code (skipped, with a note, when torch cannot be imported);
+- hand-written NumPy doing the same forward and the backward by the chain rule (no graph):
+  the floor for any Python library.
+
+Run: ``python benchmarks/bench_builtin_chain.py [--length N] [--runs N] [--warmup N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from _harness import Case, report, versions
+
+import ctxgrad
+
+N_ELEMENTS = 16
+TANH_EVERY = 10
+
+
+def op_count(length: int) -> int:
+    return 2 * length + length // TANH_EVERY
+
+
+def chain_cases(x: Any, tanh: Callable[[Any], Any], length: int) -> tuple[Callable[[], object], Callable[[], object]]:
+    """Forward-only and forward+backward runs of the chain from the leaf ``x``: the same
+    code times ctxgrad and torch."""
+
+    def forward() -> object:
+        y = x
+        for i in range(1, length + 1):
+            y = y * 1.0001 + 0.001
+            if i % TANH_EVERY == 0:
+                y = tanh(y)
+        return y
+
+    def forward_backward() -> object:
+        y = forward()
+        y.sum().backward()  # type: ignore[attr-defined]
+        x.grad = None
+        return y
+
+    return forward, forward_backward
+
+
+def ctxgrad_case(length: int) -> Case:
+    x = ctxgrad.ones(N_ELEMENTS, dtype=ctxgrad.float64, requires_grad=True)
+    return chain_cases(x, ctxgrad.tanh, length)
+
+
+def torch_case(length: int) -> Case:
+    try:
+        import torch
+    except ImportError as exc:
+        return f"torch not importable ({exc}); skipped"
+    x = torch.ones(N_ELEMENTS, dtype=torch.float64, requires_grad=True)
+    return chain_cases(x, torch.tanh, length)
+
+
+def numpy_case(length: int) -> Case:
+    x = np.ones(N_ELEMENTS, dtype=np.float64)
+
+    def forward() -> object:
+        y = x
+        for i in range(1, length + 1):
+            y = y * 1.0001 + 0.001
+            if i % TANH_EVERY == 0:
+                y = np.tanh(y)
+        return y
+
+    def forward_backward() -> object:
+        y = x
+        tanh_outputs = []
+        for i in range(1, length + 1):
+            y = y * 1.0001 + 0.001
+            if i % TANH_EVERY == 0:
+                y = np.tanh(y)
+                tanh_outputs.append(y)
+        g = np.ones_like(y)  # d sum / d y
+        for i in range(length, 0, -1):
+            if i % TANH_EVERY == 0:
+                t = tanh_outputs.pop()
+                g = g * (1 - t * t)
+            g = g * 1.0001  # the add passes g through; the multiply scales it
+        return g
+
+    return forward, forward_backward
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--length", type=int, default=1000, help="steps in the chain (default 1000)")
+    parser.add_argument("--runs", type=int, default=30, help="timed runs (default 30)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
+    args = parser.parse_args(argv)
+    length, runs, warmup = args.length, args.runs, args.warmup
+    ops = op_count(length)
+    print(
+        f"W2: chain of {length} steps x = x * 1.0001 + 0.001, tanh every {TANH_EVERY} ({ops} built-in ops) on "
+        f"{N_ELEMENTS} float64 elements\n{runs} timed runs after {warmup} warm-up; microseconds per op, "
+        f"median (min); ratios of medians (of mins)\n{versions()}"
+    )
+    torch_name = "torch ops"
+    try:
+        import torch
+
+        torch_name = f"torch {torch.__version__} ops"
+    except ImportError:
+        pass
+    cases: dict[str, Case] = {
+        "ctxgrad ops": ctxgrad_case(length),
+        torch_name: torch_case(length),
+        "numpy loop": numpy_case(length),
+    }
+    report(cases, "ctxgrad ops", ops, runs, warmup)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""``ctxgrad.linalg``: torch.linalg's norms, inverse, determinant and linear solve.
+
+>>> import ctxgrad
+>>> A = ctxgrad.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
+>>> ctxgrad.linalg.det(A)
+tensor(8., grad_fn=<LinalgDetBackward0>)
+>>> ctxgrad.linalg.solve(A, ctxgrad.tensor([2.0, 2.0]))
+tensor([1.0000, 0.5000], grad_fn=<LinalgSolveExBackward0>)
+>>> ctxgrad.linalg.norm(ctxgrad.tensor([3.0, 4.0]))
+tensor(5.)
+
+A singular matrix raises :class:`LinAlgError`, a ``RuntimeError``, as in torch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name, to_dtype
+from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad.ops import linalg as _ops
+from ctxgrad.ops.linalg import LinAlgError
+
+__all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_norm", "norm", "solve", "vector_norm"]
+
+
+def inv(A: Tensor) -> Tensor:
+    """The inverse of a square matrix (or of each matrix of a batch).
+
+    Raises :class:`LinAlgError` for a singular matrix, naming the zero pivot as torch does.
+    """
+    return _ops.LinalgInv.apply(A)
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of a square matrix (or of each matrix of a batch).
+
+    The gradient is the matrix of cofactors, also for singular matrices.
+    """
+    return _ops.LinalgDet.apply(A)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (``X A = B`` when ``left=False``).
+
+    ``B`` is taken as a (batch of) vector(s) when it is 1-D or has the shape of ``A`` without
+    its last dimension; batch dimensions broadcast.
+    """
+    return _ops.LinalgSolve.apply(A, B, bool(left))
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """An alias of :func:`ctxgrad.matmul`."""
+    return input.matmul(other)
+
+
+def _check_input(x: Tensor, name: str) -> None:
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {short_name(x._data.dtype)}"
+        )
+
+
+def _cast(x: Tensor, dtype: Any) -> Tensor:
+    """``x`` in ``dtype`` for the ``dtype=`` argument of the norms (widening only, as torch)."""
+    if dtype is None:
+        return x
+    dt = to_dtype(dtype)
+    if dt.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {short_name(dt)}")
+    if np.promote_types(x._data.dtype, dt) != dt:
+        raise RuntimeError(
+            f"linalg.vector_norm: the dtype of the input ({short_name(x._data.dtype)}) should be convertible "
+            f"without narrowing to the specified dtype ({short_name(dt)})"
+        )
+    return x.to(dt)
+
+
+def vector_norm(
+    x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    """The vector ``ord``-norm of ``x`` over ``dim`` (all elements when None).
+
+    ``ord`` is any number: ``inf`` (max of ``|x|``), ``-inf`` (min), ``0`` (number of nonzeros),
+    or ``p`` for ``sum(|x|**p) ** (1/p)``.
+    """
+    if isinstance(ord, str):
+        raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
+    _check_input(x, "linalg.vector_norm")
+    x = _cast(x, dtype)
+    axes = _ops._norm_axes(dim, x._data.ndim)
+    p = float(ord)
+    if (p < 0 or math.isinf(p)) and x._data.size == 0:
+        explicit = dim is not None and not (isinstance(dim, Sequence) and len(dim) == 0)
+        empty = [a for a in axes if x._data.shape[a] == 0]
+        if not explicit or x._data.ndim == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {_ops._ord_text(p)} norm on an empty tensor because the "
+                "operation does not have an identity"
+            )
+        if empty:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {_ops._ord_text(p)} norm on the dimension {empty[0]}because "
+                "this dimension is empty and the operation does not have an identity"
+            )
+    return _ops.LinalgVectorNorm.apply(x, p, axes, bool(keepdim))
+
+
+def _dims_text(dims: Any) -> str:
+    return " ".join(str(int(d)) for d in dims)
+
+
+def matrix_norm(
+    A: Tensor,
+    ord: str | float = "fro",
+    dim: tuple[int, int] = (-2, -1),
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+) -> Tensor:
+    """The matrix norm of ``A`` (or of each matrix of a batch) over the two dimensions ``dim``.
+
+    ``ord`` is ``'fro'`` (Frobenius), ``1`` / ``-1`` (max / min absolute column sum) or
+    ``inf`` / ``-inf`` (max / min absolute row sum).  ``'nuc'`` and ``±2`` (singular values)
+    are not supported yet: they raise ``NotImplementedError``.
+    """
+    # torch checks the order first, then the input and the dims.
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        p = 2.0
+    else:
+        p = float(ord)
+        if abs(p) not in (1.0, 2.0, math.inf):
+            raise RuntimeError(f"linalg.matrix_norm: Order {_ops._ord_text(p)} not supported.")
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _check_input(A, "linalg.matrix_norm")
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {_dims_text(dims)}")
+    d0, d1 = (_wrap_dim(d, A._data.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    if ord == "nuc" or abs(p) == 2:
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} (singular values) is not supported by ctxgrad yet")
+    if math.isinf(p):
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = vector_norm(A, 1, d0, keepdim, dtype=dtype)
+    if sums._data.shape[d1] == 0:
+        if p < 0:
+            raise IndexError(f"amin(): Expected reduction dim {d1} to have non-zero size.")
+        shape = list(sums._data.shape)
+        if keepdim:
+            shape[d1] = 1
+        else:
+            del shape[d1]
+        return Tensor(np.zeros(shape, dtype=sums._data.dtype))  # torch: zeros, with no history
+    return _ops.extreme(sums, d1, bool(keepdim), p > 0)
+
+
+def norm(
+    input: Tensor,
+    ord: str | float | None = None,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+) -> Tensor:
+    """A vector or matrix norm, as ``torch.linalg.norm`` chooses.
+
+    With ``dim`` an int (or of length 1), or with ``ord`` None and no ``dim``, a vector norm;
+    with ``dim`` a pair, or ``ord`` given and a 2-D input, a matrix norm (see
+    :func:`matrix_norm` for the orders supported).
+    """
+    dims = None if dim is None else ((int(dim),) if isinstance(dim, (int, np.integer)) else tuple(dim))
+    if isinstance(ord, str):
+        if dims is not None:
+            if len(dims) == 1:
+                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {_dims_text(dims)}")
+            if len(dims) != 2:
+                raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+        elif input._data.ndim not in (1, 2):
+            raise RuntimeError(
+                f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {input._data.ndim}D."
+            )
+        return matrix_norm(input, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    if dims is not None:
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+    elif ord is not None and input._data.ndim not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {input._data.ndim}D."
+        )
+    if ord is not None and ((dims is not None and len(dims) == 2) or (dims is None and input._data.ndim == 2)):
+        return matrix_norm(input, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    return vector_norm(input, 2 if ord is None else ord, dims, keepdim, dtype=dtype)

@@ -1,0 +1,1058 @@
+"""Linear algebra: ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, ``einsum``, norms, ``inv``, ``det``
+and ``solve``.
+
+Each op is a :class:`~ctxgrad.autograd.Function` whose backward is written with ctxgrad ops
+(most often the op itself on transposed operands), so that gradients of gradients work.
+``outer`` and ``tensordot`` are compositions of other ops (as they are in torch), so they need
+no Function of their own; they live in :mod:`ctxgrad.linalg` and ``ctxgrad._functional``.
+
+Unlike ``@`` (which promotes), the named products require operands of one dtype, as torch does.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name
+from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import broadcast_error, tangent_sum, wrap
+from ctxgrad.ops.arithmetic import MatMul
+
+
+class LinAlgError(RuntimeError):
+    """A linear-algebra routine failed on its input (a singular matrix): ``torch.linalg.LinAlgError``."""
+
+
+# C++ names of the scalar types, as torch prints them in some messages.
+_CPP_NAMES = {
+    "float64": "double",
+    "float32": "float",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def _not_for_bool(x: np.ndarray[Any, Any], kernel: str) -> None:
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+# --------------------------------------------------------------------------- products
+class Mm(Function[Tensor]):
+    """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
+
+    _backward_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        x, y = a._data, b._data
+        if x.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if y.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        if x.shape[1] != y.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and {y.shape[0]}x{y.shape[1]})"
+            )
+        if x.dtype != y.dtype:
+            raise RuntimeError(
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
+            )
+        _not_for_bool(x, "addmm_impl_cpu_")
+        ctx.save_for_backward(a, b)
+        return wrap(x @ y)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            Mm.apply(grad, b.mT) if need_a else None,
+            Mm.apply(a.mT, grad) if need_b else None,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
+        a, b = ctx.saved_tensors
+        return Mm.apply(ta, b) + Mm.apply(a, tb)
+
+
+class Bmm(Function[Tensor]):
+    """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
+
+    _backward_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        x, y = a._data, b._data
+        if x.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if y.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        if y.shape[0] != x.shape[0] or y.shape[1] != x.shape[2]:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{x.shape[0]}, {x.shape[2]}] "
+                f"but got: [{y.shape[0]}, {y.shape[1]}]."
+            )
+        if x.dtype != y.dtype:
+            raise RuntimeError(f"expected scalar type {short_name(x.dtype)} but found {short_name(y.dtype)}")
+        _not_for_bool(x, "bmm")
+        ctx.save_for_backward(a, b)
+        return wrap(np.matmul(x, y))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            Bmm.apply(grad, b.mT) if need_a else None,
+            Bmm.apply(a.mT, grad) if need_b else None,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
+        a, b = ctx.saved_tensors
+        return Bmm.apply(ta, b) + Bmm.apply(a, tb)
+
+
+class Mv(Function[Tensor]):
+    """Matrix times vector; grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
+
+    _backward_name = "MvBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
+        x, y = a._data, v._data
+        if x.ndim != 2 or y.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {y.ndim}")
+        if x.shape[1] != y.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), vec ({y.shape[0]})"
+            )
+        if x.dtype != y.dtype:
+            vec, mat = short_name(y.dtype), short_name(x.dtype)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")
+        _not_for_bool(x, "addmv_impl_cpu")
+        ctx.save_for_backward(a, v)
+        return wrap(x @ y)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, v = ctx.saved_tensors
+        need_a, need_v = ctx.needs_input_grad
+        return (
+            grad.reshape(-1, 1) * v if need_a else None,
+            Mv.apply(a.mT, grad) if need_v else None,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tv: Tensor) -> Tensor:
+        a, v = ctx.saved_tensors
+        return Mv.apply(ta, v) + Mv.apply(a, tv)
+
+
+def _check_vectors(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
+    if x.ndim != 1 or y.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {short_name(x.dtype)} and {short_name(y.dtype)}"
+        )
+    if x.shape[0] != y.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have the same "
+            f"number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively"
+        )
+
+
+class Dot(Function[Tensor]):
+    """The inner product of two vectors (a 0-d tensor)."""
+
+    _backward_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        x, y = a._data, b._data
+        _check_vectors(x, y)
+        _not_for_bool(x, "dot")
+        ctx.save_for_backward(a, b)
+        return wrap(np.dot(x, y))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * b if need_a else None, grad * a if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
+        a, b = ctx.saved_tensors
+        return Dot.apply(ta, b) + Dot.apply(a, tb)
+
+
+class Vdot(Dot):
+    """``dot`` with the first vector conjugated; for real vectors it is ``dot``."""
+
+    _backward_name = "VdotBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        x, y = a._data, b._data
+        _check_vectors(x, y)
+        if x.dtype.kind == "c":
+            raise NotImplementedError("ctxgrad's vdot supports real tensors only")
+        _not_for_bool(x, "dot")
+        ctx.save_for_backward(a, b)
+        return wrap(np.dot(x, y))
+
+
+# --------------------------------------------------------------------------- einsum
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _stray_dot(operand: int) -> RuntimeError:
+    return RuntimeError(f"einsum(): found '.' for operand {operand} that is not part of any ellipsis")
+
+
+def _parse_subscripts(equation: str) -> tuple[list[list[str]], list[str] | None]:
+    """The operands' subscripts (``"..."`` for an ellipsis) and the output's (None: implicit),
+    with torch's errors for invalid characters and misplaced dots."""
+    lhs, arrow, rhs = equation.partition("->")
+    if arrow and "->" in rhs:
+        raise RuntimeError(
+            f"einsum(): invalid subscript given at index {len(lhs) + 2 + rhs.index('-')} in the equation "
+            "string, subscripts must be in [a-zA-Z]"
+        )
+
+    def terms(text: str, offset: int, operand_base: int) -> list[list[str]]:
+        out: list[list[str]] = [[]]
+        dots = 0
+        i = 0
+        while i < len(text):
+            c = text[i]
+            if c == ",":
+                if dots:
+                    raise _stray_dot(operand_base + len(out) - 1)
+                out.append([])
+            elif c == ".":
+                if "..." in out[-1] and dots == 0:
+                    raise RuntimeError(
+                        f"einsum(): found '.' for operand {operand_base + len(out) - 1} for which an ellipsis was "
+                        "already found"
+                    )
+                dots += 1
+                if dots == 3:
+                    out[-1].append("...")
+                    dots = 0
+            elif c.isascii() and c.isalpha():
+                if dots:
+                    raise _stray_dot(operand_base + len(out) - 1)
+                out[-1].append(c)
+            elif c != " ":
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {offset + i} in the equation string, subscripts "
+                    "must be in [a-zA-Z]"
+                )
+            i += 1
+        if dots:
+            raise _stray_dot(operand_base + len(out) - 1)
+        return out
+
+    inputs = terms(lhs, 0, 0)
+    if not arrow:
+        return inputs, None
+    if "," in rhs:
+        raise RuntimeError(
+            f"einsum(): invalid subscript given at index {len(lhs) + 2 + rhs.index(',')} in the equation string, "
+            "subscripts must be in [a-zA-Z]"
+        )
+    (output,) = terms(rhs, len(lhs) + 2, 0)
+    return inputs, output
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[str, tuple[str, ...], str, tuple[int, ...]]:
+    """``(numpy_equation, operand_subscripts, output_subscripts, label_sizes)``: the equation
+    with every ellipsis spelled out in free letters, after torch's checks.
+
+    ``label_sizes`` holds the broadcast size of each letter of ``_LETTERS`` (0 when unused)."""
+    inputs, output = _parse_subscripts(equation)
+    if len(inputs) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(inputs) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    used = {c for term in inputs for c in term} | set(output or ())
+    free = [c for c in _LETTERS if c not in used]
+    ell_ndim = 0
+    for k, (term, shape) in enumerate(zip(inputs, shapes)):
+        named = len(term) - term.count("...")
+        if "..." in term:
+            if named > len(shape):
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({named}) is more than the number of "
+                    f"dimensions ({len(shape)}) for operand {k}"
+                )
+            ell_ndim = max(ell_ndim, len(shape) - named)
+        elif named != len(shape):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) does not match the number of "
+                f"dimensions ({len(shape)}) for operand {k} and no ellipsis was given"
+            )
+    if ell_ndim > len(free):
+        raise RuntimeError("einsum(): too many dimensions (more than 52 subscripts) for ctxgrad's einsum")
+    ell = free[:ell_ndim]
+    sizes = dict.fromkeys(_LETTERS, 0)
+    ell_sizes = [1] * ell_ndim
+    subs: list[str] = []
+    for k, (term, shape) in enumerate(zip(inputs, shapes)):
+        letters: list[str] = []
+        for c in term:
+            if c == "...":
+                e = len(shape) - (len(term) - 1)
+                letters.extend(ell[ell_ndim - e :])
+            else:
+                letters.append(c)
+        seen: dict[str, int] = {}
+        for pos, (c, n) in enumerate(zip(letters, shape)):
+            if c in ell:
+                j = ell.index(c)
+                if n != 1 and ell_sizes[j] not in (1, n):
+                    raise RuntimeError(
+                        f"einsum(): dimension {pos} covered by ellipsis in operand {k}has size {n} which does not "
+                        f"broadcast with previously seen ellipsis with size {ell_sizes[j]} for the respective dimension"
+                    )
+                ell_sizes[j] = max(ell_sizes[j], n)
+            elif c in seen:
+                if seen[c] != n:
+                    raise RuntimeError(
+                        f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't match, "
+                        f"{n} != {seen[c]}"
+                    )
+            else:
+                seen[c] = n
+        for c, n in seen.items():
+            prev = sizes[c]
+            if prev not in (0, 1) and n != 1 and n != prev:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast with previously "
+                    f"seen size {prev}"
+                )
+            if prev in (0, 1):
+                sizes[c] = n
+        subs.append("".join(letters))
+    for c, n in zip(ell, ell_sizes):
+        sizes[c] = n
+    if output is None:
+        counts: dict[str, int] = {}
+        for term in inputs:
+            for c in term:
+                if c != "...":
+                    counts[c] = counts.get(c, 0) + 1
+        out = "".join(ell) + "".join(c for c in _LETTERS if counts.get(c) == 1)
+    else:
+        out_letters: list[str] = []
+        for c in output:
+            if c == "...":
+                out_letters.extend(ell)
+                continue
+            if c in out_letters:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+            if sizes[c] == 0:
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} does not appear in the equation for any input operand"
+                )
+            out_letters.append(c)
+        out = "".join(out_letters)  # ellipsis dimensions missing from the output are summed over
+    return ",".join(subs) + "->" + out, tuple(subs), out, tuple(sizes[c] for c in _LETTERS)
+
+
+def _fit(x: np.ndarray[Any, Any], sub: str, sizes: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``x`` with its size-1 dimensions broadcast to their letters' sizes (a view)."""
+    target = tuple(sizes[_LETTERS.index(c)] for c in sub)
+    return x if target == x.shape else np.broadcast_to(x, target)
+
+
+class Einsum(Function[Tensor]):
+    """Einstein summation, for an equation already checked and spelled out by :func:`_plan`.
+
+    The gradient of operand ``k`` is itself an einsum: the output's gradient with the other
+    operands, summed to ``k``'s distinct letters.  Letters that only ``k`` has are broadcast
+    back, and a letter repeated within ``k`` (a diagonal) is written back onto the diagonal
+    (:class:`EmbedDiagonal`).
+    """
+
+    _backward_name = "EinsumBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, plan: tuple[str, tuple[str, ...], str, tuple[int, ...]], *operands: Tensor) -> Tensor:
+        equation, subs, _, sizes = plan
+        arrays = [_fit(t._data, s, sizes) for t, s in zip(operands, subs)]
+        dtype = arrays[0].dtype
+        for a in arrays[1:]:
+            if a.dtype != dtype:
+                raise RuntimeError(f"expected scalar type {short_name(dtype)} but found {short_name(a.dtype)}")
+        _not_for_bool(arrays[0], "bmm")
+        ctx.plan = plan
+        ctx.save_for_backward(*operands)
+        out = np.einsum(equation, *arrays, optimize=len(arrays) > 2)
+        if type(out) is not np.ndarray or (out.base is not None and not out.flags.writeable):
+            out = np.array(out)  # a read-only view of a broadcast operand: copy it
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        _, subs, out_sub, sizes = ctx.plan
+        operands = ctx.saved_tensors
+        needs = ctx.needs_input_grad[1:]
+        grads: list[Tensor | None] = [None]
+        for k, sub in enumerate(subs):
+            if not needs[k]:
+                grads.append(None)
+                continue
+            others = [(s, t) for j, (s, t) in enumerate(zip(subs, operands)) if j != k]
+            available = set(out_sub).union(*(s for s, _ in others))
+            distinct = "".join(dict.fromkeys(sub))
+            target = "".join(c for c in distinct if c in available)
+            g_subs = [out_sub, *(s for s, _ in others)]
+            g = _einsum_planned(",".join(g_subs) + "->" + target, tuple(g_subs), target, sizes,
+                                grad, *(t for _, t in others))
+            if target != distinct:
+                full = tuple(sizes[_LETTERS.index(c)] for c in distinct)
+                g = g.reshape(*(n if c in available else 1 for c, n in zip(distinct, full))).expand(*full)
+            if distinct != sub:
+                g = EmbedDiagonal.apply(g, sub, tuple(sizes[_LETTERS.index(c)] for c in sub))
+            grads.append(g)
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, *tangents: Tensor) -> Tensor:
+        plan = ctx.plan
+        operands = ctx.saved_tensors
+        terms = []
+        for k, t in enumerate(tangents):
+            args = list(operands)
+            args[k] = t
+            terms.append(Einsum.apply(plan, *args))
+        return tangent_sum(*terms)
+
+
+def _einsum_planned(
+    equation: str, subs: tuple[str, ...], out: str, sizes: tuple[int, ...], *operands: Tensor
+) -> Tensor:
+    return Einsum.apply((equation, subs, out, sizes), *operands)
+
+
+class EmbedDiagonal(Function[Tensor]):
+    """Zeros of ``shape`` with ``g`` written on the generalised diagonal that ``sub`` names
+    (``"ii"``: the diagonal of a matrix); the adjoint of einsum's ``"ii->i"``."""
+
+    _backward_name = "EmbedDiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, sub: str, shape: tuple[int, ...]) -> Tensor:
+        distinct = "".join(dict.fromkeys(sub))
+        out = np.zeros(shape, dtype=g._data.dtype)
+        strides = [sum(st for c2, st in zip(sub, out.strides) if c2 == c) for c in distinct]
+        diag = np.lib.stride_tricks.as_strided(out, shape=g._data.shape, strides=strides)
+        diag[...] = g._data
+        ctx.sub, ctx.distinct, ctx.shape = sub, distinct, shape
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        sub, distinct = ctx.sub, ctx.distinct
+        sizes = [0] * len(_LETTERS)
+        for c, n in zip(sub, grad._data.shape):
+            sizes[_LETTERS.index(c)] = n
+        return _einsum_planned(f"{sub}->{distinct}", (sub,), distinct, tuple(sizes), grad), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tg: Tensor, *_: None) -> Tensor:
+        return EmbedDiagonal.apply(tg, ctx.sub, ctx.shape)
+
+
+def einsum(equation: str, *operands: Tensor) -> Tensor:
+    """Einstein summation (see :func:`ctxgrad.einsum`)."""
+    shapes = tuple(tuple(t._data.shape) for t in operands)
+    return Einsum.apply(_plan(equation, shapes), *operands)
+
+
+# --------------------------------------------------------------------------- norms
+def _ord_text(p: float) -> str:
+    if math.isinf(p):
+        return "inf" if p > 0 else "-inf"
+    return str(int(p)) if p == int(p) else repr(p)
+
+
+def _norm_axes(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The reduced axes for ``dim`` (None or empty: all), torch's errors for bad dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if len(dims) == 0:
+        return tuple(range(ndim))
+    axes = tuple(_wrap_dim(d, ndim) for d in dims)
+    for i, a in enumerate(axes):
+        if a in axes[:i]:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+    return axes if ndim > 0 else ()
+
+
+class LinalgVectorNorm(Function[Tensor]):
+    """``sum(|x|**ord) ** (1/ord)`` over ``axes`` (max/min of ``|x|`` for ``ord=±inf``, the
+    count of nonzeros for ``ord=0``).  Backward follows torch's ``norm_backward`` case by case."""
+
+    _backward_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, ord: float, axes: tuple[int, ...], keepdim: bool) -> Tensor:
+        data = x._data
+        ax = axes if data.ndim else None
+        a = np.abs(data)
+        with np.errstate(divide="ignore", over="ignore"):
+            if ord == 2:
+                out = np.sqrt(np.sum(a * a, axis=ax, keepdims=keepdim))
+            elif ord == 1:
+                out = np.sum(a, axis=ax, keepdims=keepdim)
+            elif ord == math.inf:
+                out = np.max(a, axis=ax, keepdims=keepdim)
+            elif ord == -math.inf:
+                out = np.min(a, axis=ax, keepdims=keepdim)
+            elif ord == 0:
+                out = np.sum(a != 0, axis=ax, keepdims=keepdim).astype(data.dtype)
+            else:
+                out = np.power(np.sum(np.power(a, ord), axis=ax, keepdims=keepdim), 1.0 / ord)
+        out = np.asarray(out, dtype=data.dtype)
+        ctx.ord, ctx.axes, ctx.keepdim = ord, axes, keepdim
+        result = wrap(out)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, None, None]:
+        if ctx.ord == 0:
+            return None, None, None, None  # torch: no gradient at all (not zeros)
+        x, norm = ctx.saved_tensors
+        return _norm_partial(ctx, x, norm, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, norm = ctx.saved_tensors
+        if ctx.ord == 0:
+            return _wrap(np.zeros_like(norm._data))
+        one = _wrap(np.ones(norm._data.shape, dtype=norm._data.dtype))
+        term = _norm_partial(ctx, x, norm, one) * tx
+        return term.sum(ctx.axes, keepdim=ctx.keepdim) if x.ndim else term
+
+
+def _norm_partial(ctx: Any, x: Tensor, norm: Tensor, grad: Tensor) -> Tensor:
+    """``grad * d norm / dx`` (``grad`` has the norm's shape), in ctxgrad ops."""
+    from ctxgrad.ops.pointwise import Where
+
+    p: float = ctx.ord
+    axes: tuple[int, ...] = ctx.axes
+    shape = x._data.shape
+    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    if not ctx.keepdim:
+        grad = grad.reshape(kept)
+        norm = norm.reshape(kept)
+    if p == 1:
+        return x.sign() * grad
+    if math.isinf(p):
+        mask = (x.abs() == norm).to(x.dtype)
+        count = mask.sum(axes, keepdim=True) if x.ndim else mask
+        return x.sign() * ((grad / count) * mask)
+    zero_norm = _wrap(norm._data == 0)
+    if p < 1:
+        zero_x = _wrap(x._data == 0)
+        safe_abs = Where.apply(zero_x, 1.0, x.abs())
+        scaled: Tensor = x.sign() * safe_abs ** (p - 1)
+        return scaled * grad * norm ** (1 - p)
+    safe_norm: Tensor = Where.apply(zero_norm, 1.0, norm)
+    if p == 2:
+        return grad * (x / safe_norm)
+    scale: Tensor = grad / safe_norm ** (p - 1)
+    if p < 2:
+        return x.sign() * x.abs() ** (p - 1) * scale
+    return x * x.abs() ** (p - 2) * scale
+
+
+class _Extreme(Function[Tensor]):
+    """``amax`` (``largest``) or ``amin`` over one axis, the gradient shared evenly among ties
+    (used by the matrix 1- and inf-norms)."""
+
+    _backward_name = "AmaxBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, axis: int, keepdim: bool, largest: bool) -> Tensor:
+        fn = np.max if largest else np.min
+        result = wrap(np.asarray(fn(x._data, axis=axis, keepdims=keepdim)))
+        ctx.axis, ctx.keepdim = axis, keepdim
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return _extreme_partial(ctx, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, out = ctx.saved_tensors
+        mask = _extreme_mask(ctx, x, out)
+        return (tx * mask).sum(ctx.axis, keepdim=ctx.keepdim) / mask.sum(ctx.axis, keepdim=ctx.keepdim)
+
+
+class _Amin(_Extreme):
+    _backward_name = "AminBackward0"
+
+
+def _extreme_mask(ctx: Any, x: Tensor, out: Tensor) -> Tensor:
+    if not ctx.keepdim:
+        out = out.reshape(tuple(1 if i == ctx.axis else n for i, n in enumerate(x._data.shape)))
+    return _wrap((x._data == out._data).astype(x._data.dtype))
+
+
+def _extreme_partial(ctx: Any, grad: Tensor) -> Tensor:
+    x, out = ctx.saved_tensors
+    mask = _extreme_mask(ctx, x, out)
+    if not ctx.keepdim:
+        grad = grad.reshape(tuple(1 if i == ctx.axis else n for i, n in enumerate(x._data.shape)))
+    return grad / mask.sum(ctx.axis, keepdim=True) * mask
+
+
+def extreme(x: Tensor, axis: int, keepdim: bool, largest: bool) -> Tensor:
+    """amax/amin of ``x`` over ``axis``."""
+    return (_Extreme if largest else _Amin).apply(x, axis, keepdim, largest)
+
+
+# --------------------------------------------------------------------------- inv, det, solve
+def _check_square(x: np.ndarray[Any, Any], name: str) -> None:
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {x.shape[-2]} by {x.shape[-1]} matrices"
+        )
+
+
+def _check_floating(x: np.ndarray[Any, Any], name: str) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {short_name(x.dtype)}")
+
+
+def _zero_pivot(a: np.ndarray[Any, Any]) -> int:
+    """The 1-based index of the first zero pivot of LU with partial pivoting (LAPACK's
+    ``getrf`` info), or 0 when there is none."""
+    u = np.array(a, dtype=np.float64 if a.dtype.kind == "f" else np.complex128)
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        if p != k:
+            u[[k, p]] = u[[p, k]]
+        u[k + 1 :, k:] -= np.outer(u[k + 1 :, k] / u[k, k], u[k, k:])
+    return 0
+
+
+def _singular_error(a: np.ndarray[Any, Any], name: str, message: str) -> LinAlgError:
+    """The error for the first singular matrix of a batch, worded as torch words it."""
+    mats = a.reshape(-1, *a.shape[-2:])
+    for i, m in enumerate(mats):
+        info = _zero_pivot(m)
+        if info or not np.all(np.isfinite(m)):
+            batch = f"(Batch element {i}): " if a.ndim > 2 else ""
+            return LinAlgError(f"{name}: {batch}" + message.format(info=info or 1))
+    batch = "(Batch element 0): " if a.ndim > 2 else ""
+    return LinAlgError(f"{name}: {batch}" + message.format(info=1))
+
+
+_INV_SINGULAR = (
+    "The diagonal element {info} is zero, the inversion could not be completed because the input matrix is singular."
+)
+
+
+class LinalgInv(Function[Tensor]):
+    """The inverse of a (batch of) square matrices; grad = -A⁻ᵀ @ grad @ A⁻ᵀ."""
+
+    _backward_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        x = a._data
+        _check_square(x, "linalg.inv")
+        _check_floating(x, "linalg.inv")
+        try:
+            out = np.linalg.inv(x)
+        except np.linalg.LinAlgError:
+            raise _singular_error(x, "linalg.inv", _INV_SINGULAR) from None
+        result = wrap(out)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        inv: Tensor = ctx.saved_tensors[0]
+        inv_t = inv.mT
+        return -(inv_t @ grad @ inv_t)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor) -> Tensor:
+        inv: Tensor = ctx.saved_tensors[0]
+        return -(inv @ ta @ inv)
+
+
+class LinalgDet(Function[Tensor]):
+    """The determinant of a (batch of) square matrices.
+
+    Its gradient is the cofactor matrix times the output's gradient: ``det(A) * A⁻ᵀ`` for an
+    invertible ``A``.  When some matrix of the batch is singular, the cofactors are computed as
+    signed determinants of the minors instead (still exact, and differentiable again)."""
+
+    _backward_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        x = a._data
+        _check_square(x, "linalg.det")
+        _check_floating(x, "linalg.det")
+        result = wrap(np.asarray(np.linalg.det(x), dtype=x.dtype))
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        a, det = ctx.saved_tensors
+        g = grad.reshape(*grad.shape, 1, 1)
+        return g * _cofactors(a, det)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor) -> Tensor:
+        a, det = ctx.saved_tensors
+        return (_cofactors(a, det) * ta).sum((-2, -1))
+
+
+def _cofactors(a: Tensor, det: Tensor) -> Tensor:
+    """The matrix of cofactors of ``a`` (``d det / d a``), differentiable."""
+    n = a._data.shape[-1]
+    if n == 0:
+        return _wrap(np.zeros_like(a._data))
+    if np.all(np.isfinite(det._data)) and not np.any(det._data == 0):
+        return det.reshape(*det.shape, 1, 1) * LinalgInv.apply(a).mT
+    if n == 1:
+        return _wrap(np.ones_like(a._data))
+    signs = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2 == 0, 1.0, -1.0).astype(a._data.dtype)
+    return _wrap(signs) * LinalgDet.apply(Minors.apply(a))
+
+
+def _minor_index(n: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    keep = np.array([[r for r in range(n) if r != i] for i in range(n)], dtype=np.intp)  # (n, n-1)
+    return keep[:, None, :, None], keep[None, :, None, :]
+
+
+class Minors(Function[Tensor]):
+    """``(..., n, n) -> (..., n, n, n-1, n-1)``: entry ``[i, j]`` is ``a`` without row ``i``
+    and column ``j``.  Linear; its adjoint is :class:`MinorsAdjoint`."""
+
+    _backward_name = "MinorsBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        rows, cols = _minor_index(a._data.shape[-1])
+        ctx.shape = a._data.shape
+        return wrap(a._data[..., rows, cols])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return MinorsAdjoint.apply(grad, ctx.shape)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor) -> Tensor:
+        return Minors.apply(ta)
+
+
+class MinorsAdjoint(Function[Tensor]):
+    """The adjoint of :class:`Minors`: each minor's entries summed back into ``shape``."""
+
+    _backward_name = "MinorsAdjointBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Tensor:
+        n = shape[-1]
+        rows, cols = _minor_index(n)
+        out = np.zeros(g._data.shape[:-4] + (n, n), dtype=g._data.dtype)
+        index: Any = (Ellipsis, rows, cols)
+        np.add.at(out, index, g._data)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Minors.apply(grad), None
+
+    @staticmethod
+    def jvp(ctx: Any, tg: Tensor, _: None) -> Tensor:
+        n = tg._data.shape[-3] + 1
+        return MinorsAdjoint.apply(tg, tg._data.shape[:-4] + (n, n))
+
+
+_SOLVE_SINGULAR = "The solver failed because the input matrix is singular."
+
+
+class LinalgSolve(Function[Tensor]):
+    """The solution ``X`` of ``A X = B`` (``X A = B`` when ``left`` is false), batched.
+
+    ``B`` is a vector (or a batch of vectors) when it is 1-D or has ``A``'s shape without its
+    last dimension, as in torch.  grad_B = solve(Aᵀ, grad); grad_A = -grad_B Xᵀ (``-Xᵀ grad_B``
+    when ``left`` is false)."""
+
+    _backward_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor, left: bool) -> Tensor:
+        x, y = a._data, b._data
+        if y.dtype != x.dtype:
+            raise RuntimeError(
+                "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                f"{short_name(x.dtype)} and B of type {short_name(y.dtype)} instead"
+            )
+        _check_floating(x, "linalg.solve")
+        if x.ndim < 2:
+            raise RuntimeError("linalg.solve: The input tensor A must have at least 2 dimensions.")
+        vector = y.ndim == 1 or (y.ndim == x.ndim - 1 and y.shape == x.shape[:-1])
+        y2 = y[..., None] if vector else y
+        _check_square(x, "linalg.solve")
+        if y2.ndim < 2:
+            raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+        if (x.shape[-2] != y2.shape[-2]) if left else (x.shape[-1] != y2.shape[-1]):
+            raise RuntimeError(
+                f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                f"({x.shape[-2]}x{x.shape[-1]} and {y2.shape[-2]}x{y2.shape[-1]})"
+            )
+        try:
+            batch = np.broadcast_shapes(y2.shape[:-2], x.shape[:-2])
+        except ValueError:
+            raise broadcast_error(np.empty(y2.shape[:-2]), np.empty(x.shape[:-2])) from None
+        xa = np.broadcast_to(x, batch + x.shape[-2:])
+        ya = np.broadcast_to(y2, batch + y2.shape[-2:])
+        try:
+            out = np.linalg.solve(xa, ya) if left else np.swapaxes(
+                np.linalg.solve(np.swapaxes(xa, -1, -2), np.swapaxes(ya, -1, -2)), -1, -2
+            )
+        except np.linalg.LinAlgError:
+            raise _singular_error(xa, "ctxgrad.linalg.solve", _SOLVE_SINGULAR) from None
+        if vector:
+            out = out[..., 0]
+        result = wrap(np.ascontiguousarray(out))
+        ctx.vector, ctx.left = vector, left
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        a, out = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad[:2]
+        left = ctx.left
+        grad_b = LinalgSolve.apply(a.mT, grad, left)
+        grad_a = None
+        if need_a:
+            gb, x = grad_b, out
+            if ctx.vector:
+                gb, x = gb.reshape(*gb.shape, 1), x.reshape(*x.shape, 1)
+            grad_a = -(gb @ x.mT) if left else -(x.mT @ gb)
+        return grad_a, grad_b if need_b else None, None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tb: Tensor, _: None) -> Tensor:
+        a, out = ctx.saved_tensors
+        x = out.reshape(*out.shape, 1) if ctx.vector else out
+        if ctx.left:
+            d = ta @ x
+        else:
+            d = x @ ta
+        if ctx.vector:
+            d = d.reshape(*d.shape[:-1])
+        return LinalgSolve.apply(a, tb - d, ctx.left)
+
+
+# --------------------------------------------------------------------------- compositions
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    """The outer product of two vectors: ``a.reshape(-1, 1) * b``, as torch computes it."""
+    if a._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {a._data.ndim}-D")
+    if b._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {b._data.ndim}-D")
+    return a.reshape(-1, 1) * b
+
+
+def _dim_list(value: Any) -> list[int]:
+    if isinstance(value, (int, np.integer)):
+        return [int(value)]
+    if isinstance(value, Tensor):
+        return [int(v) for v in np.atleast_1d(value._data)]
+    return [int(v) for v in value]
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Contract ``dims`` of ``a`` with ``dims`` of ``b``, as torch does: permute, reshape, ``mm``, reshape."""
+    if isinstance(dims, Tensor) and dims._data.ndim == 0:
+        dims = int(dims._data)
+    if isinstance(dims, (int, np.integer)):
+        n = int(dims)
+        if n < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")
+        if n > min(a._data.ndim, b._data.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={n}")
+        dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    else:
+        if isinstance(dims, Tensor):
+            dims = dims._data.tolist()
+        first, second = dims
+        if isinstance(first, (int, np.integer)) or isinstance(second, (int, np.integer)):
+            raise TypeError("tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not int")
+        dims_a, dims_b = _dim_list(first), _dim_list(second)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    axes_a = [_wrap_dim(d, a._data.ndim) for d in dims_a]
+    axes_b = [_wrap_dim(d, b._data.ndim) for d in dims_b]
+    for axes in (axes_a, axes_b):
+        for i, d in enumerate(axes):
+            if d in axes[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    t1, t2 = a, b
+    csize = 1
+    for da, db, ga, gb in zip(axes_a, axes_b, dims_a, dims_b):
+        s1, s2 = a._data.shape[da], b._data.shape[db]
+        if s2 == 1:
+            t1 = t1.sum(da, keepdim=True)
+        elif s1 == 1:
+            t2 = t2.sum(db, keepdim=True)
+        elif s1 != s2:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {s1} in dim {ga} and second has size "
+                f"{s2} in dim {gb}"
+            )
+        else:
+            csize *= s1
+    free_a = [d for d in range(a._data.ndim) if d not in axes_a]
+    free_b = [d for d in range(b._data.ndim) if d not in axes_b]
+    sizes_a = [a._data.shape[d] for d in free_a]
+    sizes_b = [b._data.shape[d] for d in free_b]
+    m1 = t1.permute(*free_a, *axes_a).reshape(math.prod(sizes_a), csize)
+    m2 = t2.permute(*axes_b, *free_b).reshape(csize, math.prod(sizes_b))
+    return Mm.apply(m1, m2).reshape(*sizes_a, *sizes_b)
+
+
+def _sublist_letter(n: Any) -> str:
+    if n is Ellipsis:
+        return "..."
+    if isinstance(n, (int, np.integer)) and 0 <= n < 52:
+        return _LETTERS[int(n)]
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum_args(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, ...]]:
+    """The equation and operands of any of torch's call forms: ``(equation, *operands)``,
+    ``(equation, [operands])`` and ``(op1, sublist1, op2, sublist2, ..., [out_sublist])``."""
+    if not args:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one operand "
+                        "and its subscripts list")
+    if isinstance(args[0], str):
+        equation = args[0]
+        operands = args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+    else:
+        pairs = len(args) // 2
+        terms = ["".join(_sublist_letter(n) for n in args[2 * i + 1]) for i in range(pairs)]
+        equation = ",".join(terms)
+        if len(args) % 2:
+            equation += "->" + "".join(_sublist_letter(n) for n in args[-1])
+        operands = tuple(args[2 * i] for i in range(pairs))
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
+    return equation, operands
+
+
+# --------------------------------------------------------------------------- matmul
+class MatMulUnsqueezed(MatMul):
+    """``vector @ matrix``: torch computes it as ``(v[None] @ m)[0]``, hence its node name."""
+
+    _backward_name = "SqueezeBackward4"
+
+
+class BatchedMatMul(MatMul):
+    """``@`` with a batch dimension on either side (broadcast as NumPy's ``matmul``)."""
+
+    _backward_name = "UnsafeViewBackward0"
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` dispatched as torch dispatches it: ``dot`` for two vectors, ``mv`` for a
+    matrix and a vector, ``mm`` for two matrices, a batched product otherwise; so the node
+    names, the refusal of mixed dtypes and the error messages are torch's."""
+    x, y = a._data, b._data
+    na, nb = x.ndim, y.ndim
+    if na == 1 and nb == 1:
+        return Dot.apply(a, b)
+    if na == 2 and nb == 1:
+        return Mv.apply(a, b)
+    if na == 2 and nb == 2:
+        return Mm.apply(a, b)
+    if na == 0 or nb == 0:
+        return MatMul.apply(a, b)  # its error names both dimensions
+    if na == 1 and nb == 2:
+        if x.shape[0] != y.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied (1x{x.shape[0]} and {y.shape[0]}x{y.shape[1]})"
+            )
+        _same_dtype_for_mm(x, y)
+        _not_for_bool(x, "addmm_impl_cpu_")
+        return MatMulUnsqueezed.apply(a, b)
+    # A batch on one side at least.  torch folds a batched left side into one matrix when
+    # the right side has no batch, so its errors are those of mv and mm there.
+    if nb == 1:
+        rows = int(np.prod(x.shape[:-1]))
+        if x.shape[-1] != y.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({rows}), mat ({rows}x{x.shape[-1]}), vec ({y.shape[0]})"
+            )
+        if x.dtype != y.dtype:
+            vec, mat = short_name(y.dtype), short_name(x.dtype)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")
+    elif nb == 2 and na > 2:
+        _same_dtype_for_mm(x, y)
+    elif na == 1:
+        batch = int(np.prod(y.shape[:-2]))
+        if y.shape[-2] != x.shape[0]:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {x.shape[0]}] but got: "
+                f"[{batch}, {y.shape[-2]}]."
+            )
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected scalar type {short_name(x.dtype)} but found {short_name(y.dtype)}")
+    _not_for_bool(x, "bmm")
+    return BatchedMatMul.apply(a, b)
+
+
+def _same_dtype_for_mm(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
+        )

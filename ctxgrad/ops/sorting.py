@@ -1,0 +1,236 @@
+"""Sorting and selection: ``sort``, ``topk``, ``kthvalue``, ``median`` (and ``argsort``,
+``nonzero``, which are not differentiable).
+
+Each differentiable op returns its values and their int64 indices; the indices are marked
+non-differentiable, and the gradient of the values is scattered back to the positions the
+indices name.  Sorting is stable: equal elements keep their order (NaN sorts as the
+largest value, as in torch)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import wrap
+from ctxgrad.ops.indexing import Gather, Scatter
+
+
+class sort(NamedTuple):  # torch.return_types.sort
+    """``(values, indices)`` of :meth:`Tensor.sort`."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class topk(NamedTuple):  # torch.return_types.topk
+    """``(values, indices)`` of :meth:`Tensor.topk`."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class kthvalue(NamedTuple):  # torch.return_types.kthvalue
+    """``(values, indices)`` of :meth:`Tensor.kthvalue`."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class median(NamedTuple):  # torch.return_types.median
+    """``(values, indices)`` of :meth:`Tensor.median` along a dimension."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def stable_argsort(data: np.ndarray[Any, Any], axis: int, descending: bool) -> np.ndarray[Any, Any]:
+    """int64 indices that sort ``data`` along ``axis``; equal elements keep their order,
+    in both directions."""
+    if data.dtype == np.bool_:
+        data = data.view(np.uint8)
+    if not descending:
+        order: np.ndarray[Any, Any] = np.argsort(data, axis=axis, kind="stable")
+        return order.astype(np.int64, copy=False)
+    # Sorting the reversed array and reversing the result keeps ties in their order.
+    n = data.shape[axis]
+    flipped = np.argsort(np.flip(data, axis), axis=axis, kind="stable")
+    result: np.ndarray[Any, Any] = np.flip(n - 1 - flipped, axis).astype(np.int64)
+    return result
+
+
+def _scatter_into_zeros(shape: tuple[int, ...], dim: int, index: Tensor, grad: Tensor) -> Tensor:
+    """Zeros of ``shape`` with ``grad`` written at ``index`` along ``dim`` (differentiable in ``grad``)."""
+    return Scatter.apply(wrap(np.zeros(shape, dtype=grad._data.dtype)), dim, index, grad)
+
+
+class Sort(Function[tuple[Tensor, Tensor]]):
+    """Sorted values and the indices they came from, along ``dim``."""
+
+    _backward_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
+        data = x._data
+        dim = _wrap_dim(dim, data.ndim)
+        if data.ndim == 0:
+            values, indices = wrap(data.copy()), wrap(np.zeros((), dtype=np.int64))
+        else:
+            order = stable_argsort(data, dim, descending)
+            values, indices = wrap(np.take_along_axis(data, order, dim)), wrap(order)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.shape = data.shape
+        ctx.dim = dim
+        return values, indices
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
+        (indices,) = ctx.saved_tensors
+        return _scatter_into_zeros(ctx.shape, ctx.dim, indices, grad), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
+        (indices,) = ctx.saved_tensors
+        return Gather.apply(tx, ctx.dim, indices), None
+
+
+class SortStable(Sort):
+    """``sort`` called with ``stable=`` (torch's second overload)."""
+
+    _backward_name = "SortBackward1"
+
+
+class Topk(Function[tuple[Tensor, Tensor]]):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+
+    _backward_name = "TopkBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, k: int, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
+        data = x._data
+        dim = _wrap_dim(dim, data.ndim)
+        n = data.shape[dim] if data.ndim else 1
+        if not 0 <= k <= n:
+            raise RuntimeError("selected index k out of range")
+        if data.ndim == 0:
+            values, indices = wrap(data.copy()), wrap(np.zeros((), dtype=np.int64))
+        else:
+            order = np.take(stable_argsort(data, dim, largest), np.arange(k), axis=dim)
+            values, indices = wrap(np.take_along_axis(data, order, dim)), wrap(order)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.shape = data.shape
+        ctx.dim = dim
+        return values, indices
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
+        (indices,) = ctx.saved_tensors
+        return _scatter_into_zeros(ctx.shape, ctx.dim, indices, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
+        (indices,) = ctx.saved_tensors
+        return Gather.apply(tx, ctx.dim, indices), None
+
+
+def _select(data: np.ndarray[Any, Any], dim: int, position: np.ndarray[Any, Any] | int) -> np.ndarray[Any, Any]:
+    """The indices (keepdim shape) of the element at sorted ``position`` along ``dim``."""
+    order = stable_argsort(data, dim, False)
+    pos = np.asarray(position)
+    if pos.ndim:
+        pos = np.expand_dims(pos, dim)
+    return np.take_along_axis(order, np.broadcast_to(pos, order.shape[:dim] + (1,) + order.shape[dim + 1 :]), dim)
+
+
+class Kthvalue(Function[tuple[Tensor, Tensor]]):
+    """The ``k``-th smallest value along ``dim`` and its index (``Median`` picks its ``k``)."""
+
+    _backward_name = "KthvalueBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, k: Any, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        data = x._data
+        dim = _wrap_dim(dim, data.ndim)
+        flat = data.reshape(1) if data.ndim == 0 else data
+        n = flat.shape[dim]
+        if k is None:  # median: the lower middle; NaN if the row holds one
+            nans = np.isnan(flat).sum(axis=dim) if flat.dtype.kind == "f" else np.zeros(())
+            position: Any = np.where(nans > 0, n - nans, (n - 1) // 2)
+            if n == 0:
+                raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+        else:
+            if not 1 <= k <= n:
+                raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+            position = k - 1
+        idx = _select(flat, dim, position)
+        values = np.take_along_axis(flat, idx, dim)
+        if data.ndim == 0:
+            values, idx = values.reshape(()), idx.reshape(())
+        elif not keepdim:
+            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+        indices = wrap(idx)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.shape = data.shape
+        ctx.dim = dim
+        ctx.keepdim = keepdim or data.ndim == 0
+        ctx.kept = data.shape[:dim] + (1,) + data.shape[dim + 1 :]
+        return wrap(values), indices
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
+        (indices,) = ctx.saved_tensors
+        if not ctx.keepdim:
+            grad, indices = grad.reshape(ctx.kept), indices.reshape(ctx.kept)
+        return _scatter_into_zeros(ctx.shape, ctx.dim, indices, grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
+        (indices,) = ctx.saved_tensors
+        if ctx.keepdim:
+            return Gather.apply(tx, ctx.dim, indices), None
+        out = Gather.apply(tx, ctx.dim, indices.reshape(ctx.kept))
+        return out.reshape(indices._data.shape), None
+
+
+class MedianDim(Kthvalue):
+    """``median(dim)``: the lower median along ``dim`` and its index."""
+
+    _backward_name = "MedianBackward1"
+
+
+class Median(Function[Tensor]):
+    """The lower median of all elements (NaN if any is NaN); the gradient is shared evenly
+    among the elements equal to it."""
+
+    _backward_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        flat = x._data.reshape(-1)
+        if flat.size == 0:
+            out = np.asarray(np.nan, dtype=flat.dtype) if flat.dtype.kind == "f" else np.zeros((), flat.dtype)
+        elif flat.dtype.kind == "f" and np.isnan(flat).any():
+            out = np.asarray(np.nan, dtype=flat.dtype)
+        else:
+            out = np.sort(flat)[(flat.size - 1) // 2]
+        result = np.asarray(out, dtype=flat.dtype)
+        equal = x._data == result
+        if result.dtype.kind == "f" and np.isnan(result):
+            equal = np.isnan(x._data)
+        # The share of the gradient each element gets (an array: a ctx attribute may not hold a tensor).
+        ctx.share = (equal / max(int(equal.sum()), 1)).astype(x._data.dtype)
+        return wrap(result)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        out: Tensor = grad * wrap(ctx.share)
+        return out
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return (tx * wrap(ctx.share)).sum()

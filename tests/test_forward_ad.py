@@ -1,0 +1,162 @@
+"""Forward mode (dual tensors), the part the op library needs: levels, ``make_dual`` /
+``unpack_dual``, tangents through built-in ops and through a custom Function's ``jvp``.
+
+The per-op tangents are checked by the op test kit (``tests/_opcheck.py``) for every case
+of every op family; here are the API and its errors, against torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ctxgrad
+
+
+def dual_run(m: Any, fn: Callable[[Any, Any], Any]) -> tuple[Any, Any]:
+    fw = m.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(m.tensor([0.5, -1.0, 2.0], dtype=m.float64), m.tensor([1.0, 2.0, -1.0], dtype=m.float64))
+        primal, tangent = fw.unpack_dual(fn(m, x))
+        return primal.detach().numpy(), None if tangent is None else tangent.detach().numpy()
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda m, x: x * x + x.exp() / (x * x + 1), id="arithmetic"),
+        pytest.param(lambda m, x: (x.reshape(3, 1) @ x.reshape(1, 3)).t().sum(0), id="matmul-shape"),
+        pytest.param(lambda m, x: m.where(x > 0, x.exp(), x**2).mean(), id="where-mean"),
+        pytest.param(lambda m, x: x[1:] * 2 - x[:2], id="indexing"),
+        pytest.param(lambda m, x: x.tanh() ** 3, id="tanh-pow"),
+        pytest.param(lambda m, x: x > 0, id="comparison-has-no-tangent"),
+        pytest.param(lambda m, x: x * m.tensor([1.0, 2.0, 3.0], dtype=m.float64), id="with-plain-tensor"),
+    ],
+)
+def test_tangents_match_torch(torch: Any, fn: Callable[[Any, Any], Any]) -> None:
+    c_primal, c_tangent = dual_run(ctxgrad, fn)
+    t_primal, t_tangent = dual_run(torch, fn)
+    np.testing.assert_allclose(c_primal, t_primal, rtol=1e-12)
+    assert (c_tangent is None) == (t_tangent is None)
+    if t_tangent is not None:
+        np.testing.assert_allclose(c_tangent, t_tangent, rtol=1e-12)
+
+
+def test_levels_drop_their_tangents_on_exit(torch: Any) -> None:
+    for m in (ctxgrad, torch):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([1.0]), m.tensor([2.0]))
+            y = x * 3
+            assert fw.unpack_dual(y).tangent.tolist() == [6.0]
+        assert fw.unpack_dual(x).tangent is None
+        assert fw.unpack_dual(y).tangent is None
+
+
+def test_reverse_mode_through_a_dual_computation(torch: Any) -> None:
+    """backward() through ops applied to dual tensors, and a tangent that carries a graph."""
+    results = []
+    for m in (ctxgrad, torch):
+        fw = m.autograd.forward_ad
+        a = m.tensor([0.5, 2.0], dtype=m.float64, requires_grad=True)
+        with fw.dual_level():
+            x = fw.make_dual(a, m.tensor([1.0, -1.0], dtype=m.float64))
+            y = (x * x).sin()
+            tangent = fw.unpack_dual(y).tangent
+            assert tangent.requires_grad
+            (y.sum() + tangent.sum()).backward()
+        results.append(a.grad.numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def test_custom_function_jvp_and_save_for_forward(torch: Any) -> None:
+    def make(m: Any) -> Any:
+        class Cube(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any, scale: float) -> Any:
+                ctx.save_for_forward(x)
+                ctx.scale = scale
+                return x * x * x * scale
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                raise AssertionError("not used")
+
+            @staticmethod
+            def jvp(ctx: Any, tx: Any, t_scale: Any) -> Any:
+                assert t_scale is None
+                (x,) = ctx.saved_tensors
+                return 3 * x * x * tx * ctx.scale
+
+        return Cube
+
+    outs = []
+    for m in (ctxgrad, torch):
+        fw = m.autograd.forward_ad
+        cube = make(m)
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([1.0, 2.0], dtype=m.float64), m.tensor([1.0, 0.5], dtype=m.float64))
+            outs.append(fw.unpack_dual(cube.apply(x, 2.0)).tangent.numpy())
+    np.testing.assert_allclose(outs[0], outs[1])
+    np.testing.assert_allclose(outs[0], [6.0, 12.0])
+
+
+def test_custom_function_without_jvp_raises_as_torch(torch: Any) -> None:
+    messages = []
+    for m in (ctxgrad, torch):
+
+        class NoJvp(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+        fw = m.autograd.forward_ad
+        with fw.dual_level(), pytest.raises(NotImplementedError) as info:
+            NoJvp.apply(fw.make_dual(m.tensor([1.0]), m.tensor([1.0])))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(
+    ("fn", "exc", "message"),
+    [
+        pytest.param(lambda m: m.autograd.forward_ad.make_dual(m.ones(2), m.ones(2)), RuntimeError,
+                     "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+                     "enter_dual_level() first.", id="no-level"),
+    ],
+)
+def test_errors_outside_a_level_match_torch(
+    torch: Any, fn: Callable[[Any], Any], exc: type[BaseException], message: str
+) -> None:
+    for m in (torch, ctxgrad):
+        with pytest.raises(exc) as info:
+            fn(m)
+        assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("tangent", "exc", "message"),
+    [
+        pytest.param(lambda m: m.ones(3), RuntimeError,
+                     "Trying to set a forward gradient that has a different size than that of the original Tensor, "
+                     "this is not supported. Tensor is of size [2] while the given forward gradient is of size [3].",
+                     id="wrong-size"),
+        pytest.param(lambda m: m.ones(2, dtype=m.int64), ValueError,
+                     "Expected tangent to be floating point or complex, but got: LIB.int64", id="int-tangent"),
+    ],
+)
+def test_make_dual_errors_match_torch(
+    torch: Any, tangent: Callable[[Any], Any], exc: type[BaseException], message: str
+) -> None:
+    for m in (torch, ctxgrad):
+        fw = m.autograd.forward_ad
+        with fw.dual_level(), pytest.raises(exc) as info:
+            fw.make_dual(m.ones(2), tangent(m))
+        assert str(info.value) == message.replace("LIB", m.__name__)
