@@ -224,9 +224,9 @@ __all__ = [
     "zeros_like",
 ]
 
-# The op families export their function forms here, one block each.
+# The function forms of the op library, one block per family of ops.
 
-# [pointwise exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+# pointwise and binary ops
 from ctxgrad import nn
 from ctxgrad._functional import (
     arctan2,
@@ -285,7 +285,7 @@ __all__ += [
     "nn",
 ]
 
-# [reduction exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+# reductions
 from ctxgrad._functional import (  # noqa: E402
     all,
     amax,
@@ -326,13 +326,13 @@ __all__ += [
     "var",
 ]
 
-# [linalg exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+# linear algebra
 from ctxgrad import linalg  # noqa: E402
 from ctxgrad._functional import bmm, det, dot, einsum, inverse, mm, mv, outer, tensordot, vdot  # noqa: E402
 
 __all__ += ["bmm", "det", "dot", "einsum", "inverse", "linalg", "mm", "mv", "outer", "tensordot", "vdot"]
 
-# [shape exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+# shape and views
 from ctxgrad._functional import (  # noqa: E402
     broadcast_shapes,
     broadcast_tensors,
@@ -401,7 +401,7 @@ __all__ += [
     "broadcast_shapes",
 ]
 
-# [indexing exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]
+# indexing, sorting and construction
 from ctxgrad._factories import (  # noqa: E402
     allclose,
     equal,
@@ -433,5 +433,3 @@ from ctxgrad._functional import (  # noqa: E402
 __all__ += ["allclose", "argsort", "argwhere", "equal", "eye", "gather", "index_select", "isclose", "kthvalue"]
 __all__ += ["linspace", "logspace", "masked_fill", "masked_select", "median", "nonzero", "rand_like", "randn_like"]
 __all__ += ["scatter", "scatter_add", "sort", "take", "take_along_dim", "topk"]
-
-# [inplace exports: "from ctxgrad._functional import name  # noqa: E402" lines, then __all__ += [...]]

@@ -376,7 +376,6 @@ def bitwise_not(input: Tensor) -> Tensor:
     return input.bitwise_not()
 
 
-# [pointwise functions: add above this line]
 
 
 # --------------------------------------------------------------------------- reductions
@@ -469,7 +468,6 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return input.any(dim, keepdim)
 
 
-# [reduction functions: add above this line]
 
 
 # --------------------------------------------------------------------------- linear algebra
@@ -536,7 +534,6 @@ def det(input: Tensor) -> Tensor:
     return input.det()
 
 
-# [linalg functions: add above this line]
 
 
 # --------------------------------------------------------------------------- shape and views
@@ -724,7 +721,6 @@ def broadcast_shapes(*shapes: Any) -> Any:
     return Size(_broadcast_shapes(*shapes))
 
 
-# [shape functions: add above this line]
 
 
 # --------------------------------------------------------------------------- indexing, sorting and construction
@@ -803,8 +799,6 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     return input.median(dim, keepdim)
 
 
-# [indexing functions: add above this line]
 
 
 # --------------------------------------------------------------------------- in-place ops
-# [inplace functions: add above this line]

@@ -998,7 +998,6 @@ class Tensor:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _cmp.BitwiseNot.apply(self)
 
-    # [pointwise methods: add above this line]
 
     # ------------------------------------------------------------------ reductions
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -1076,7 +1075,6 @@ class Tensor:
         """True where some element (over ``dim``) is non-zero."""
         return _reduction.all_any(self, dim, keepdim, False)
 
-    # [reduction methods: add above this line]
 
     # ------------------------------------------------------------------ linear algebra
     def mm(self, mat2: Tensor) -> Tensor:
@@ -1111,7 +1109,6 @@ class Tensor:
         """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
         return _linalg.LinalgDet.apply(self)
 
-    # [linalg methods: add above this line]
 
     # ------------------------------------------------------------------ shape and views
     @property
@@ -1225,7 +1222,6 @@ class Tensor:
         """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
         return _shape.diag_embed(self, offset, dim1, dim2)
 
-    # [shape methods: add above this line]
 
     # ------------------------------------------------------------------ indexing, sorting and construction
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
@@ -1421,7 +1417,6 @@ class Tensor:
 
         return _factories.equal(self, other)
 
-    # [indexing methods: add above this line]
 
     # ------------------------------------------------------------------ in-place ops
     def _in_place(self, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
@@ -1526,7 +1521,6 @@ class Tensor:
         values = value if isinstance(value, Tensor) else Tensor(value, dtype=self._data.dtype)
         _inplace.setitem(self, index, values)
 
-    # [inplace methods: add above this line]
 
     # Conversions named after dtypes come last: inside the class body their names hide
     # the builtins ``int``, ``float`` and ``bool``.
