@@ -104,24 +104,138 @@ def test_custom_function_jvp_and_save_for_forward(torch: Any) -> None:
     np.testing.assert_allclose(outs[0], [6.0, 12.0])
 
 
-def test_custom_function_without_jvp_raises_as_torch(torch: Any) -> None:
-    messages = []
-    for m in (ctxgrad, torch):
+class ScaledCube(ctxgrad.autograd.Function):
+    """No jvp: forward mode derives the tangents from the backward (written in ctxgrad ops)."""
 
-        class NoJvp(m.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any, y: Any, scale: float) -> Any:
+        ctx.save_for_backward(x, y)
+        ctx.scale = scale
+        return x * x * x * y * scale, (x + y).argmax()
+
+    @staticmethod
+    def backward(ctx: Any, g: Any, _: Any) -> Any:
+        x, y = ctx.saved_tensors
+        need_x, need_y, _ = ctx.needs_input_grad
+        return (
+            g * 3 * x * x * y * ctx.scale if need_x else None,
+            (g * x * x * x * ctx.scale).sum(0) if need_y else None,
+            None,
+        )
+
+
+def test_custom_function_without_jvp_gets_tangents_from_its_backward(torch: Any) -> None:
+    """torch raises NotImplementedError here; ctxgrad derives J v from the backward (a
+    documented difference), equal to torch's tangent of the same function."""
+    x0, y0 = np.array([[0.5, -1.0], [2.0, 1.5]]), np.array([1.0, -2.0])
+    tx, ty = np.array([[1.0, 0.5], [-1.0, 2.0]]), np.array([0.25, 1.0])
+    fw = ctxgrad.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(ctxgrad.tensor(x0), ctxgrad.tensor(tx))
+        y = fw.make_dual(ctxgrad.tensor(y0), ctxgrad.tensor(ty))
+        out, index = ScaledCube.apply(x, y, 2.0)
+        tangent = fw.unpack_dual(out).tangent
+        assert fw.unpack_dual(index).tangent is None
+    _, expected = torch.func.jvp(
+        lambda a, b: a**3 * b * 2.0, (torch.tensor(x0), torch.tensor(y0)), (torch.tensor(tx), torch.tensor(ty))
+    )
+    np.testing.assert_allclose(tangent.numpy(), expected.numpy(), rtol=1e-12)
+
+
+def test_derived_tangents_respect_inputs_without_requires_grad() -> None:
+    """The backward is asked for the inputs that have tangents, whatever their requires_grad."""
+    fw = ctxgrad.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([1.0, 1.0]))
+        y = ctxgrad.tensor([3.0, 4.0], requires_grad=True)  # no tangent: contributes nothing
+        out, _ = ScaledCube.apply(x, y, 1.0)
+        assert fw.unpack_dual(out).tangent.tolist() == [9.0, 48.0]  # 3 x^2 y
+
+
+@pytest.mark.parametrize("kind", ["once_differentiable", "numpy-backward"])
+def test_no_jvp_and_a_backward_that_cannot_be_differentiated_raises(torch: Any, kind: str) -> None:
+    """torch raises NotImplementedError for any Function without jvp; ctxgrad raises the same
+    type only when it cannot derive the tangents, and says what to add."""
+    if kind == "once_differentiable":
+
+        class Twice(ctxgrad.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 2
+
+            @staticmethod
+            @ctxgrad.autograd.once_differentiable
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+    else:
+
+        class Twice(ctxgrad.autograd.Function):  # type: ignore[no-redef]
             @staticmethod
             def forward(ctx: Any, x: Any) -> Any:
                 return x * 2
 
             @staticmethod
             def backward(ctx: Any, g: Any) -> Any:
-                return g * 2
+                return ctxgrad.tensor(g.detach().numpy() * 2)
 
+    fw = ctxgrad.autograd.forward_ad
+    with fw.dual_level(), pytest.raises(NotImplementedError) as info:
+        Twice.apply(fw.make_dual(ctxgrad.tensor([1.0]), ctxgrad.tensor([1.0])))
+    message = str(info.value)
+    assert message.startswith("Twice has no jvp, and its backward cannot be differentiated")
+    assert "staticmethod jvp(ctx, *tangents)" in message
+
+
+def test_jvp_returning_the_wrong_shape_names_the_function() -> None:
+    class BadJvp(ctxgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx: Any, t: Any) -> Any:
+            return t.sum()
+
+    fw = ctxgrad.autograd.forward_ad
+    with fw.dual_level(), pytest.raises(RuntimeError) as info:
+        BadJvp.apply(fw.make_dual(ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([1.0, 1.0])))
+    assert str(info.value) == (
+        "function BadJvp.jvp returned an invalid tangent at index 0 - got [] but expected shape compatible with [2]"
+    )
+
+
+def test_nested_levels_give_second_directional_derivatives() -> None:
+    """Forward over forward (torch does not support nested forward AD): the outer tangent of
+    the inner tangent of f(x) = sum(sin x e^x) is v1' H v2, with H = diag(2 cos x e^x)."""
+    x0, v1, v2 = np.array([0.5, 1.5]), np.array([1.0, -1.0]), np.array([2.0, 1.0])
+    fw = ctxgrad.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(ctxgrad.tensor(x0), ctxgrad.tensor(v1))
+        with fw.dual_level():
+            xx = fw.make_dual(x, ctxgrad.tensor(v2))
+            y = (xx.sin() * xx.exp()).sum()
+            inner = fw.unpack_dual(y).tangent
+        outer = fw.unpack_dual(inner).tangent
+    first = np.exp(x0) * (np.sin(x0) + np.cos(x0))
+    np.testing.assert_allclose(float(inner), (first * v2).sum(), rtol=1e-12)
+    np.testing.assert_allclose(float(outer), (v1 * 2 * np.cos(x0) * np.exp(x0) * v2).sum(), rtol=1e-12)
+
+
+def test_forward_over_reverse_gives_a_hessian_vector_product(torch: Any) -> None:
+    results = []
+    for m in (ctxgrad, torch):
         fw = m.autograd.forward_ad
-        with fw.dual_level(), pytest.raises(NotImplementedError) as info:
-            NoJvp.apply(fw.make_dual(m.tensor([1.0]), m.tensor([1.0])))
-        messages.append(str(info.value))
-    assert messages[0] == messages[1]
+        a = m.tensor([0.5, 1.5, -1.0], dtype=m.float64, requires_grad=True)
+        with fw.dual_level():
+            x = fw.make_dual(a, m.tensor([1.0, 0.0, 2.0], dtype=m.float64))
+            (g,) = m.autograd.grad((x * x * x.tanh()).sum(), x, create_graph=True)
+            results.append(fw.unpack_dual(g).tangent.detach().numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -461,6 +461,7 @@ class FunctionMeta(type):
     _min_args: int
     _backward_impl: Callable[..., Any]
     _ctx_checks_left: int
+    _has_jvp: bool
 
     def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
         super().__init__(name, bases, namespace)
@@ -474,6 +475,7 @@ class FunctionMeta(type):
         cls._setup_style = plan.setup_style
         cls._min_args = plan.min_args
         cls._ctx_checks_left = _CTX_ATTRIBUTE_CHECKS
+        cls._has_jvp = _overrides(cls, "jvp")
         has_backward = _overrides(cls, "backward")
         has_vjp = _overrides(cls, "vjp")
         if has_backward and has_vjp:
@@ -804,8 +806,8 @@ def _finish_marks(
     if dirty is not None:
         _check_dirty_returned(cls, ctx, args, dirty, outs)
         del ctx._dirty
-    if non_diff is not None:
-        del ctx._non_diff
+    if non_diff is not None and "_dual" not in ctx.__dict__:
+        del ctx._non_diff  # (forward mode reads it after the call: see _apply_dual)
 
 
 def _pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
@@ -966,7 +968,7 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         if not positions:
             return outputs
-        links = [_phantom(e) for e in ctx._edges if e is not None and e[0] is not None]
+        links = [_phantom(e) for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
         links += [g for g in args if isinstance(g, Tensor) and g._requires_grad]
         if not links:
             return outputs
@@ -980,6 +982,7 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
             outs[i] = t
         return tuple(outs) if is_tuple else outs[0]
 
+    wrapper._once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -1011,10 +1014,13 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
         return _run(cls, ctx, args)
     active = {lv for lv, _ in per_level}
     _state.fw_levels = tuple(lv for lv in levels if lv not in active)
+    ctx.__dict__["_dual"] = True  # keeps ctx._non_diff for the tangents below
     try:
         out = _run(cls, ctx, args)
     finally:
         _state.fw_levels = levels
+        del ctx.__dict__["_dual"]
+    non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
     saved_forward = ctx._saved_forward
     if saved_forward is not None:
         view: tuple[Any, ...] | None = saved_forward
@@ -1023,8 +1029,10 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
     else:
         view = None  # recorded: saved_tensors unpacks the packed ones
     outs = out if type(out) is tuple else (out,)
-    if not any(isinstance(o, Tensor) and o._data.dtype.kind in "fc" for o in outs):
-        return out  # integer or bool results (comparisons, indices) carry no tangent
+    if not any(
+        isinstance(o, Tensor) and o._data.dtype.kind in "fc" and not any(o is n for n in non_diff) for o in outs
+    ):
+        return out  # integer, bool or non-differentiable results (comparisons, indices) carry no tangent
     for lv, tangents in per_level:
         full = tuple(
             (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
@@ -1036,7 +1044,7 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
         if view is not None:
             ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
         try:
-            result = cls.jvp(ctx, *full)
+            result = cls.jvp(ctx, *full) if cls._has_jvp else _jvp_from_backward(cls, ctx, args, outs, full)
         finally:
             _state.fw_levels = levels
             if view is not None:
@@ -1044,12 +1052,90 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
                     ctx._saved = old_saved
                 else:
                     del ctx._saved
-        _attach_tangents(cls, outs, result, lv)
+        _attach_tangents(cls, outs, result, lv, non_diff)
+    saved = ctx._saved
+    if saved:
+        # A saved output is rebuilt from its array when unpacked; give it its tangents back,
+        # so that a backward built with create_graph carries them (forward over reverse).
+        for s in saved:
+            if s is not None and s._tensor is None and s._data is not None:
+                for o in outs:
+                    if isinstance(o, Tensor) and o._data is s._data and o._fw is not None:
+                        s._fw = o._fw
     return out
 
 
-def _attach_tangents(cls: type[Function], outs: tuple[Any, ...], result: Any, level: int) -> None:
-    """Check ``jvp``'s tangents (one per output) and attach them to the outputs."""
+def _jvp_from_backward(
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outs: tuple[Any, ...], tangents: tuple[Any, ...]
+) -> tuple[Tensor | None, ...]:
+    """The tangents of a Function that has no ``jvp``, derived from its ``backward``.
+
+    ``backward`` computes ``u -> Jᵀu``, linear in the output gradients ``u``.  Then
+    ``<Jᵀu, v> = <u, Jv>``, so the gradient of ``<backward(u), v>`` with respect to ``u`` is
+    ``Jv``: the tangent.  This needs a ``backward`` written in differentiable ops (not
+    ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
+    """
+    from ctxgrad.autograd import grad as autograd_grad
+
+    if getattr(cls._backward_impl, "_once_differentiable", False):
+        raise NotImplementedError(_no_jvp_message(cls))
+    # Ones, not zeros: backward is linear in its gradients, so any value gives the same
+    # derivative, but a backward that ignores them (NumPy inside) then shows as nonzero.
+    probes = [
+        _wrap(np.ones_like(o._data)).requires_grad_() if isinstance(o, Tensor) and o._data.dtype.kind in "fc" else None
+        for o in outs
+    ]
+    seeds = [
+        p if p is not None else (_wrap(np.zeros_like(o._data)) if isinstance(o, Tensor) else None)
+        for p, o in zip(probes, outs)
+    ]
+    grad_mode = _state.grad_enabled
+    needs = ctx._needs
+    # The inputs with a tangent are the ones whose gradient backward must produce.
+    ctx._needs = tuple(t is not None and isinstance(a, Tensor) and a._data.dtype.kind in "fc"
+                       for a, t in zip(args, tangents))
+    _state.grad_enabled = True
+    try:
+        result = cls._backward_impl(ctx, *seeds)
+        grads = result if type(result) is tuple else (result,)
+        total: Tensor | None = None
+        for g, t in zip(grads, tangents):
+            if isinstance(g, Tensor) and t is not None:
+                term = (g * t).sum()
+                total = term if total is None else total + term
+    finally:
+        _state.grad_enabled = grad_mode
+        ctx._needs = needs
+    used = [p for p in probes if p is not None]
+    if total is None or not total._requires_grad:
+        if total is None or not total._data.any():
+            return tuple(None if p is None else _wrap(np.zeros_like(p._data)) for p in probes)
+        raise NotImplementedError(_no_jvp_message(cls))
+    found = autograd_grad(total, used, allow_unused=True, create_graph=grad_mode)
+    by_probe = iter(found)
+    out: list[Tensor | None] = []
+    for p in probes:
+        if p is None:
+            out.append(None)
+        else:
+            g = next(by_probe)
+            out.append(_wrap(np.zeros_like(p._data)) if g is None else g)
+    return tuple(out)
+
+
+def _no_jvp_message(cls: type[Function]) -> str:
+    return (
+        f"{cls.__name__} has no jvp, and its backward cannot be differentiated (it is once_differentiable "
+        "or computes outside ctxgrad ops), so forward mode cannot derive the tangents from it. Add a "
+        "staticmethod jvp(ctx, *tangents) returning one tangent per output (with ctx.save_for_forward(...) "
+        "in forward for the tensors it needs)."
+    )
+
+
+def _attach_tangents(
+    cls: type[Function], outs: tuple[Any, ...], result: Any, level: int, non_diff: tuple[Tensor, ...]
+) -> None:
+    """Check ``jvp``'s tangents (one per output) and attach them to the differentiable outputs."""
     tangents = result if type(result) is tuple else (result,)
     if len(tangents) != len(outs):
         raise RuntimeError(
@@ -1057,7 +1143,7 @@ def _attach_tangents(cls: type[Function], outs: tuple[Any, ...], result: Any, le
             f"got {len(tangents)})"
         )
     for i, (o, t) in enumerate(zip(outs, tangents)):
-        if t is None or not isinstance(o, Tensor) or o._data.dtype.kind not in "fc":
+        if t is None or not isinstance(o, Tensor) or o._data.dtype.kind not in "fc" or any(o is n for n in non_diff):
             continue
         if not isinstance(t, Tensor):
             raise TypeError(

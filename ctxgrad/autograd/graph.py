@@ -339,6 +339,7 @@ class SavedTensor:
         "_accumulator",
         "_base",
         "_data",
+        "_fw",
         "_grad_fn",
         "_output_nr",
         "_packed",
@@ -355,6 +356,7 @@ class SavedTensor:
         self._version = vc.value
         self._tensor: Tensor | None = None
         self._data: np.ndarray[Any, Any] | None = None
+        self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
         self._unpack: Callable[[Any], Any] | None = None
         hooks = _state.saved_hooks
         if hooks:
@@ -410,6 +412,8 @@ class SavedTensor:
         t._requires_grad = self._requires_grad
         if self._base is not None:
             t._base = self._base
+        if self._fw:
+            t._fw = self._fw  # shared: leaving a dual level drops the tangent here too
         return t
 
     def _with_history(self, out: Tensor, node: Node) -> Tensor:
