@@ -274,3 +274,59 @@ def test_make_dual_errors_match_torch(
         with fw.dual_level(), pytest.raises(exc) as info:
             fw.make_dual(m.ones(2), tangent(m))
         assert str(info.value) == message.replace("LIB", m.__name__)
+
+
+def test_mark_dirty_and_setup_context_styles_match_torch(torch: Any) -> None:
+    """An in-place custom Function (mark_dirty; its jvp updates the input's tangent in place,
+    as torch requires) and a setup_context-style Function with two outputs."""
+
+    def make(m: Any) -> tuple[Any, Any]:
+        class ScaleInPlace(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                x.mul_(3)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 3
+
+            @staticmethod
+            def jvp(ctx: Any, tx: Any) -> Any:
+                return tx.mul_(3)
+
+        class SinCos(m.autograd.Function):
+            @staticmethod
+            def forward(x: Any) -> Any:
+                return x.sin(), x.cos()
+
+            @staticmethod
+            def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+                (x,) = inputs
+                ctx.save_for_forward(x)
+
+            @staticmethod
+            def backward(ctx: Any, gs: Any, gc: Any) -> Any:
+                raise AssertionError("not used")
+
+            @staticmethod
+            def jvp(ctx: Any, tx: Any) -> Any:
+                (x,) = ctx.saved_tensors
+                return x.cos() * tx, -x.sin() * tx
+
+        return ScaleInPlace, SinCos
+
+    results = []
+    for m in (ctxgrad, torch):
+        scale_in_place, sin_cos = make(m)
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([0.5, 2.0], dtype=m.float64), m.tensor([1.0, -1.0], dtype=m.float64))
+            y = x * 1
+            out = scale_in_place.apply(y)
+            assert out is y
+            s, c = sin_cos.apply(y)
+            results.append([np.asarray(fw.unpack_dual(t).tangent.numpy()) for t in (y, s, c)])
+    for c_t, t_t in zip(*results):
+        np.testing.assert_allclose(c_t, t_t, rtol=1e-12)
