@@ -1107,6 +1107,31 @@ def test_mark_dirty_without_grad_same_object_and_version():
     assert ours == theirs == (True, 2, None)
 
 
+def test_mark_dirty_on_a_view_rebases_its_base():
+    """A custom in-place Function applied to a view: the base's history goes through it
+    (CopySlices), and the view is re-read from the base (AsStridedBackward0), as in torch."""
+
+    def run(lib):
+        a = tensor(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        b = a * 1
+        v = b[0]
+        out = make_mul2_(lib).apply(v)
+        facts = (out is v, b._version, b.grad_fn.name().removeprefix("torch::autograd::"), v.grad_fn.name())
+        (b * b).sum().backward()
+        return facts, values(a.grad).tolist(), values(b).tolist()
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert ours[1] == [[8.0, 16.0, 24.0], [8.0, 10.0, 12.0]]
+
+
+def test_mark_dirty_on_a_view_of_a_leaf_requiring_grad():
+    def run(lib):
+        make_mul2_(lib).apply(tensor(lib, [[1.0]], requires_grad=True)[0])
+
+    assert_same_error(run, "a view of a leaf Variable that requires grad")
+
+
 def test_34_mark_dirty_on_leaf_requiring_grad():
     def run(lib):
         make_mul2_(lib).apply(tensor(lib, [1.0], requires_grad=True))

@@ -783,6 +783,10 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
         result = out
         _finish_marks(cls, ctx, args, dirty, non_diff, [out])
 
+    if dirty is not None:
+        for d in dirty:
+            if d._base is not None and d._grad_fn is ctx:
+                _rebase_view_base(d)
     to_save = ctx.to_save
     if to_save is not None:
         _pack_saved(cls, ctx, to_save)
@@ -846,12 +850,10 @@ def _wire_output(
                 "a leaf Variable that requires grad has been used in an in-place operation "
                 f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
             )
-        base = o._base
-        if base is not None and base._requires_grad:
+        if o._base is not None and o._base._grad_fn is None and o._base._requires_grad:
             raise RuntimeError(
-                f"{ctx._forward_cls.__name__} marks a view dirty, and the view's base requires grad: "
-                "rebasing the base's history through an in-place change of a view is not supported "
-                "yet; clone the view before passing it in."
+                "a view of a leaf Variable that requires grad is being used in an in-place operation "
+                f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
             )
         o._bump_version()
     else:
@@ -871,6 +873,22 @@ def _wire_output(
         o._grad_fn = None
         o._requires_grad = False
     return o
+
+
+def _rebase_view_base(view: Tensor) -> None:
+    """A view changed in place by a recorded Function: its base's history now goes through
+    the change (``CopySlices``, as for the built-in in-place ops), and the view is re-read
+    from the new base.  The write itself was already counted in the version."""
+    from ctxgrad.ops.inplace import CopySlices, _reread, view_positions
+
+    base = view._base
+    assert base is not None
+    positions = view_positions(view._data, base._data)
+    vc = view._get_vc()
+    version = view._view_version = vc.value  # its grad_fn (this node) is current: no re-read
+    CopySlices.apply(base, view, positions, None)
+    vc.value = version
+    _reread(view, base, positions)
 
 
 def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
