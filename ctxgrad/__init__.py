@@ -242,6 +242,7 @@ from ctxgrad._functional import (
     erf,
     erfc,
     floor_divide,
+    fmod,
     isfinite,
     isinf,
     isnan,
@@ -253,6 +254,7 @@ from ctxgrad._functional import (
     logit,
     maximum,
     minimum,
+    remainder,
     true_divide,
 )
 
@@ -270,6 +272,8 @@ __all__ += [
     "erf",
     "erfc",
     "floor_divide",
+    "fmod",
+    "remainder",
     "isfinite",
     "isinf",
     "isnan",

@@ -312,6 +312,17 @@ def true_divide(input: Any, other: Any) -> Tensor:
     return div(input, other)
 
 
+def remainder(input: Any, other: Any) -> Tensor:
+    """``input % other``, with the sign of ``other`` (Python's rule)."""
+    out: Tensor = input.remainder(other) if isinstance(input, Tensor) else other.__rmod__(input)
+    return out
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
+    return input.fmod(other)
+
+
 def floor_divide(input: Any, other: Any) -> Tensor:
     """``input // other``, rounded toward -inf; not differentiable."""
     out: Tensor = input // other if isinstance(input, Tensor) else other.__rfloordiv__(input)

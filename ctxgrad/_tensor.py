@@ -931,6 +931,24 @@ class Tensor:
     def __rfloordiv__(self, other: Any) -> Tensor:
         return _arith.FloorDivide.apply(_operand(other), self)
 
+    def remainder(self, other: Any) -> Tensor:
+        """``self % other``, with the sign of ``other`` (Python's rule)."""
+        if isinstance(other, Tensor):
+            return _arith.Remainder.apply(self, other)
+        return _arith.RemainderScalar.apply(self, _operand(other))
+
+    def __mod__(self, other: Any) -> Tensor:
+        return self.remainder(other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _arith.Remainder.apply(_operand(other), self)
+
+    def fmod(self, other: Any) -> Tensor:
+        """The remainder of ``self / other`` with the sign of ``self`` (C's rule)."""
+        if isinstance(other, Tensor):
+            return _arith.Fmod.apply(self, other)
+        return _arith.FmodScalar.apply(self, _operand(other))
+
     def isnan(self) -> Tensor:
         """Elementwise test for NaN, as a bool tensor."""
         return _cmp.IsNan.apply(self)

@@ -116,6 +116,12 @@ CASES = [
          ref=lambda m, a, b, w: a + w * (b - a)),
     Case("true_divide", lambda m, a, b: m.true_divide(a, b), [((2, 3), "any"), ((3,), "nz")]),
     Case("true_divide-method", lambda m, a: a.true_divide(2.0), any_((3,)), ref=lambda m, a: a / 2.0),
+    Case("remainder", lambda m, a, b: a % b, [((2, 3), "any"), ((2, 3), "nz")], ref=lambda m, a, b: np.remainder(a, b)),
+    Case("remainder-broadcast", lambda m, a, b: m.remainder(a, b), [((2, 3), "any"), ((3,), "pos")],
+         ref=lambda m, a, b: np.remainder(a, b)),
+    Case("remainder-number", lambda m, a: a % 0.7, any_((2, 3)), ref=lambda m, a: np.remainder(a, 0.7)),
+    Case("fmod", lambda m, a, b: m.fmod(a, b), [((2, 3), "any"), ((2, 3), "nz")], ref=lambda m, a, b: np.fmod(a, b)),
+    Case("fmod-number", lambda m, a: a.fmod(-0.6), any_((2, 3)), ref=lambda m, a: np.fmod(a, -0.6)),
     Case("composite", lambda m, a, b: F(m).silu(m.clamp(a, -1.0, 1.0) * m.maximum(a, b)).erf(),
          any_((2, 3), (3,)), ref=lambda m, a, b: _erf(np.clip(a, -1, 1) * np.maximum(a, b)
                                                         / (1 + np.exp(-np.clip(a, -1, 1) * np.maximum(a, b))))),
@@ -141,6 +147,8 @@ DOUBLE = [
     Case("minimum-squared", lambda m, a, b: m.minimum(a, b) ** 2, any_((2, 3), (2, 3))),
     Case("lerp-scalar-squared", lambda m, a, b: a.lerp(b, 0.3) ** 2, any_((2, 3), (2, 3))),
     Case("lerp-tensor-weight", lambda m, a, b, w: a.lerp(b, w), any_((2, 3), (2, 3), (3,))),
+    Case("remainder-times-b", lambda m, a, b: (a % b) * b, [((2, 3), "any"), ((3,), "pos")]),
+    Case("fmod-squared", lambda m, a, b: m.fmod(a, b) ** 2, [((2, 3), "any"), ((2, 3), "nz")]),
 ]
 
 
@@ -581,3 +589,55 @@ def test_functional_softmax_matches_torch(torch: Any, name: str, shape: tuple[in
             else:
                 results.append(fn(m.tensor(x), dim=dim))
         np.testing.assert_allclose(results[0].numpy(), results[1].numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda m: m.tensor([5, -5, 7]) % 3, id="int-mod-int"),
+        pytest.param(lambda m: m.tensor([5, -5]) % 2.5, id="int-mod-float"),
+        pytest.param(lambda m: m.fmod(m.tensor([5, -5]), 3), id="int-fmod"),
+        pytest.param(lambda m: m.tensor([5.5, -5.5, 0.0]) % m.tensor([2.0, 2.0, -3.0]), id="signs"),
+        pytest.param(lambda m: m.tensor([5.0]) % 0, id="float-mod-zero"),
+        pytest.param(lambda m: m.fmod(m.tensor([-5.5, 5.5], dtype=m.float32), 2.0), id="fmod-float32"),
+        pytest.param(lambda m: 7 % m.tensor([3.0, -2.0]), id="number-mod-tensor"),
+    ],
+)
+def test_remainder_values_and_dtypes_match_torch(torch: Any, fn: Callable[[Any], Any]) -> None:
+    assert_same(fn(ctxgrad), fn(torch))
+
+
+@pytest.mark.parametrize(
+    ("fn", "name"),
+    [
+        pytest.param(lambda m, a, b: a % b, "RemainderBackward1", id="tensor-tensor"),
+        pytest.param(lambda m, a, b: a % 2.0, "RemainderBackward0", id="tensor-number"),
+        pytest.param(lambda m, a, b: m.fmod(a, b), "FmodBackward1", id="fmod-tensor"),
+        pytest.param(lambda m, a, b: m.fmod(a, 2.0), "FmodBackward0", id="fmod-number"),
+    ],
+)
+def test_remainder_node_names_match_torch(torch: Any, fn: Callable[..., Any], name: str) -> None:
+    for m in (ctxgrad, torch):
+        a = m.tensor([5.5, -1.5], requires_grad=True)
+        b = m.tensor([2.0, 2.0], requires_grad=True)
+        assert fn(m, a, b).grad_fn.name() == name
+
+
+def test_integer_remainder_by_zero_raises_as_torch(torch: Any) -> None:
+    for m in (ctxgrad, torch):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            m.tensor([5]) % 0
+
+
+def test_number_mod_tensor_is_differentiable_where_torch_is_not(torch: Any) -> None:
+    """``2.5 % b``: torch has no derivative for a number on the left (it raises at backward);
+    ctxgrad gives -floor(2.5 / b), checked here by central differences (docs/differences.md)."""
+    b = ctxgrad.tensor([0.7, -1.1, 2.0], dtype=ctxgrad.float64, requires_grad=True)
+    (2.5 % b).sum().backward()
+    eps = 1e-6
+    plus = np.remainder(2.5, b.detach().numpy() + eps)
+    minus = np.remainder(2.5, b.detach().numpy() - eps)
+    np.testing.assert_allclose(b.grad.numpy(), (plus - minus) / (2 * eps), rtol=1e-6)
+    t = torch.tensor([0.7, -1.1, 2.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::remainder is not implemented"):
+        (2.5 % t).sum().backward()

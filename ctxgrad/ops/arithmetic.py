@@ -159,6 +159,77 @@ class FloorDivide(Function[Tensor]):
         raise NotImplementedError("Trying to use forward AD with aten::floor_divide that does not support it.")
 
 
+class Remainder(Function[Tensor]):
+    """``a % b`` with the sign of ``b`` (Python's rule): ``a - floor(a / b) * b``.
+
+    d/da = 1 and d/db = -floor(a / b), the derivative away from the jumps (as torch).
+    :class:`Fmod` is the same with ``trunc`` for ``floor``."""
+
+    _backward_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        return _remainder(ctx, a, b, "floor")
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b, _ = operands(ctx)
+        need_a, need_b = ctx.needs_input_grad
+        return (grad if need_a else None, -grad * _quotient(ctx, a, b) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        a, b, _ = operands(ctx)
+        return tangent_sum(ta, None if tb is None else -tb * _quotient(ctx, a, b))
+
+
+class RemainderScalar(Remainder):
+    """``tensor % number``: torch's node name for that form."""
+
+    _backward_name = "RemainderBackward0"
+
+
+class Fmod(Remainder):
+    """``fmod(a, b)``: the remainder with the sign of ``a`` (C's rule), ``a - trunc(a / b) * b``."""
+
+    _backward_name = "FmodBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        return _remainder(ctx, a, b, "trunc")
+
+
+class FmodScalar(Fmod):
+    """``fmod(tensor, number)``: torch's node name for that form."""
+
+    _backward_name = "FmodBackward0"
+
+
+_REMAINDERS = {"floor": (np.remainder, "remainder"), "trunc": (np.fmod, "fmod")}
+
+
+def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
+    values, name = _REMAINDERS[rounding]
+    x, y = arrays(a, b)
+    dt = np.asarray(x).dtype
+    if dt.kind == "b":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    if dt.kind in "iu" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    save_operands(ctx, a, b)
+    ctx.rounding = rounding
+    try:
+        return wrap(values(x, y))
+    except ValueError:
+        raise broadcast_error(x, y) from None
+
+
+def _quotient(ctx: Any, a: Any, b: Any) -> Tensor:
+    """``floor(a / b)`` or ``trunc(a / b)``: how many times ``b`` was taken away."""
+    q: Tensor = a / b
+    return q.floor() if ctx.rounding == "floor" else q.trunc()
+
+
 def _integral(v: Any) -> bool:
     dt = getattr(v, "dtype", None)
     return dt is not None and dt.kind in "iub"
