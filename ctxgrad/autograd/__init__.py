@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ctxgrad.autograd import graph
+from ctxgrad.autograd import functional, graph
 from ctxgrad.autograd.anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -36,6 +36,7 @@ from ctxgrad.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ctxgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ctxgrad.autograd.graph import GradientEdge
 
 if TYPE_CHECKING:
@@ -45,13 +46,17 @@ __all__ = [
     "BackwardCFunction",
     "Function",
     "FunctionCtx",
+    "GradcheckError",
     "GradientTypeError",
     "InplaceFunction",
     "NestedIOFunction",
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "functional",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "graph",
     "inference_mode",
     "is_anomaly_check_nan_enabled",
