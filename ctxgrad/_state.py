@@ -22,8 +22,10 @@ class _ModeState(threading.local):
     # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
     saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
     saved_hooks_disabled: str | None = None
-    # The open forward-mode dual levels, innermost last.
+    # The open forward-mode dual levels, innermost last, and per level the tensors given a
+    # tangent at it (weak references), so that leaving the level can drop those tangents.
     fw_levels: tuple[int, ...] = ()
+    fw_dual_tensors: dict[int, list[Any]] | None = None
 
 
 _state = _ModeState()

@@ -23,6 +23,7 @@ called, those of ``ctx.save_for_backward``, so one ``forward`` serves both modes
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,10 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 
-# Per level, the tensors that were given a tangent at it, so that leaving the level can drop them.
-_dual_tensors: dict[int, list[weakref.ref[Tensor]]] = {}
-
-
 class UnpackedDualTensor(NamedTuple):
     """What :func:`unpack_dual` returns: the primal value and its tangent (None if it has none)."""
 
@@ -49,11 +46,25 @@ class UnpackedDualTensor(NamedTuple):
 
 
 def enter_dual_level() -> int:
-    """Open a new (innermost) dual level and return its number."""
-    level = len(_state.fw_levels)
+    """Open a new (innermost) dual level and return its number.
+
+    Levels nest per thread; their numbers are unique across threads, so that a tensor
+    carrying a tangent from one thread's level is never read at another thread's."""
+    level = next(_level_numbers)
     _state.fw_levels = (*_state.fw_levels, level)
-    _dual_tensors[level] = []
+    _registry()[level] = []
     return level
+
+
+_level_numbers = itertools.count()
+
+
+def _registry() -> dict[int, list[weakref.ref[Tensor]]]:
+    """This thread's tensors with tangents, per level (levels are numbered per thread)."""
+    registry = _state.fw_dual_tensors
+    if registry is None:
+        registry = _state.fw_dual_tensors = {}
+    return registry
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
@@ -68,7 +79,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
             f"Trying to exit a forward AD level that was not the last one that was created (level {level}, "
             f"innermost {levels[-1]}). This is not supported."
         )
-    for ref in _dual_tensors.pop(level, []):
+    for ref in _registry().pop(level, []):
         t = ref()
         if t is not None and t._fw is not None:
             t._fw.pop(level, None)
@@ -110,7 +121,7 @@ def set_tangent(t: Tensor, level: int, tangent: Tensor) -> None:
         t._fw = {level: tangent}
     else:
         fw[level] = tangent
-    _dual_tensors[level].append(weakref.ref(t))
+    _registry()[level].append(weakref.ref(t))
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:

@@ -23,6 +23,7 @@ argument.  The shape and dtype let the engine check each gradient a backward ret
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from collections.abc import Callable, MutableSequence
 from types import TracebackType
@@ -282,9 +283,18 @@ def _accumulator_of(t: Tensor) -> AccumulateGrad:
     ref = t._accumulator
     node = ref() if ref is not None else None
     if node is None:
-        node = AccumulateGrad(t)
-        t._accumulator = weakref.ref(node)
+        # Two threads using a fresh leaf at once must get the same node: one lock for the
+        # (rare) creation, none for the common lookup above.
+        with _accumulator_lock:
+            ref = t._accumulator
+            node = ref() if ref is not None else None
+            if node is None:
+                node = AccumulateGrad(t)
+                t._accumulator = weakref.ref(node)
     return node
+
+
+_accumulator_lock = threading.Lock()
 
 
 class GradientEdge(NamedTuple):

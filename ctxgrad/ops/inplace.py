@@ -77,6 +77,12 @@ def _check_no_overlap(positions: np.ndarray[Any, Any]) -> None:
 
 
 # --------------------------------------------------------------------------- the Functions
+def _positions(ctx: Any) -> np.ndarray[Any, Any]:
+    """The flat positions a node saved (as a tensor, so that its backward frees them)."""
+    saved: Tensor = ctx.saved_tensors[0]
+    return saved._data
+
+
 class TakeFlat(Function[Tensor]):
     """The elements of ``x`` at flat ``positions`` (in the positions' shape): how a view
     that was written through is re-read from its base."""
@@ -86,17 +92,17 @@ class TakeFlat(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any]) -> Tensor:
         ctx.shape = x._data.shape
-        ctx.positions = positions
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
         return wrap(np.take(x._data, positions))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         zeros = _wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
-        return ReplaceFlat.apply(zeros, ctx.positions, grad), None
+        return ReplaceFlat.apply(zeros, _positions(ctx), grad), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        return TakeFlat.apply(tx, ctx.positions)
+        return TakeFlat.apply(tx, _positions(ctx))
 
 
 class ReplaceFlat(Function[Tensor]):
@@ -107,7 +113,7 @@ class ReplaceFlat(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Any) -> Tensor:
-        ctx.positions = positions
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
         out = x._data.copy()
         v = values._data if isinstance(values, Tensor) else values
         out.flat[positions.ravel()] = np.broadcast_to(v, positions.shape).ravel()
@@ -117,14 +123,14 @@ class ReplaceFlat(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
         need_x, _, need_values = ctx.needs_input_grad
         return (
-            ReplaceFlat.apply(grad, ctx.positions, 0.0) if need_x else None,
+            ReplaceFlat.apply(grad, _positions(ctx), 0.0) if need_x else None,
             None,
-            TakeFlat.apply(grad, ctx.positions) if need_values else None,
+            TakeFlat.apply(grad, _positions(ctx)) if need_values else None,
         )
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor | None) -> Tensor:
-        return ReplaceFlat.apply(tx, ctx.positions, 0.0 if tv is None else tv)
+        return ReplaceFlat.apply(tx, _positions(ctx), 0.0 if tv is None else tv)
 
 
 class CopySlices(Function[Tensor]):
@@ -141,7 +147,7 @@ class CopySlices(Function[Tensor]):
             np.copyto(target, values._data, casting="unsafe")
         else:
             base._data.flat[positions.ravel()] = np.broadcast_to(values._data, positions.shape).ravel()
-        ctx.positions = positions
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
         ctx.mark_dirty(base)
         return base
 
@@ -149,15 +155,15 @@ class CopySlices(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
         need_base, need_values, _, _ = ctx.needs_input_grad
         return (
-            ReplaceFlat.apply(grad, ctx.positions, 0.0) if need_base else None,
-            TakeFlat.apply(grad, ctx.positions) if need_values else None,
+            ReplaceFlat.apply(grad, _positions(ctx), 0.0) if need_base else None,
+            TakeFlat.apply(grad, _positions(ctx)) if need_values else None,
             None,
             None,
         )
 
     @staticmethod
     def jvp(ctx: Any, t_base: Tensor, t_values: Tensor, *_: None) -> Tensor:
-        return ReplaceFlat.apply(t_base, ctx.positions, t_values)
+        return ReplaceFlat.apply(t_base, _positions(ctx), t_values)
 
 
 class IndexPut(CopySlices):

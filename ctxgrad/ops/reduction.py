@@ -567,7 +567,7 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
             ctx.axis = axis
             idx = np.expand_dims(cls._arg(data, axis=axis), axis)
             vals = np.take_along_axis(data, idx, axis)
-            ctx.index = idx
+            ctx.save_for_backward(wrap(idx))  # a saved tensor: freed by backward, unlike an attribute
             if not keepdim:
                 vals = np.squeeze(vals, axis)
                 idx = np.squeeze(idx, axis)
@@ -581,7 +581,8 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
         axis = ctx.axis
         n = ctx.shape[axis]
         positions = np.arange(n).reshape([n if i == axis else 1 for i in range(len(ctx.shape))])
-        return _const(positions == ctx.index)
+        (index,) = ctx.saved_tensors
+        return _const(positions == index._data)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Tensor | None) -> tuple[Tensor, None, None]:
