@@ -1,23 +1,82 @@
-"""Activation functions as ``torch.nn.functional`` has them (``import ctxgrad.nn.functional as F``).
+"""``torch.nn.functional`` on ctxgrad (``import ctxgrad.nn.functional as F``).
 
-``leaky_relu``, ``elu``, ``gelu``, ``silu`` and ``softplus`` exist only here, as in torch;
-``relu``, ``sigmoid``, ``tanh``, ``softmax`` and ``log_softmax`` are the same ops as
-``ctxgrad.relu`` and friends.  Each is an
-ordinary :class:`~ctxgrad.autograd.Function` in :mod:`ctxgrad.ops.pointwise`, with a backward
-that can itself be differentiated and a ``jvp`` for forward mode.
+Activations.  ``leaky_relu``, ``elu``, ``gelu``, ``silu`` and ``softplus`` exist only here, as
+in torch; ``relu``, ``sigmoid``, ``tanh``, ``softmax`` and ``log_softmax`` are the same ops as
+``ctxgrad.relu`` and friends.  Each is an ordinary :class:`~ctxgrad.autograd.Function` in
+:mod:`ctxgrad.ops.pointwise`, with a backward that can itself be differentiated and a ``jvp``
+for forward mode.  ``inplace=True`` is accepted only where ctxgrad has the in-place op
+(``relu``; ``dropout`` too); elsewhere it raises ``NotImplementedError``.
 
-``inplace=True`` is accepted only where ctxgrad has the in-place op (``relu``); elsewhere it
-raises ``NotImplementedError``.
+Layers as functions.  ``conv2d``, ``max_pool2d``, ``embedding``, ``unfold``/``fold`` and
+constant ``pad`` are Functions in :mod:`ctxgrad.nn._ops` (NumPy forward, backward in ctxgrad
+ops, a ``jvp``); ``conv1d`` is a ``conv2d`` over a height of 1; ``linear``, ``bilinear``,
+``avg_pool2d``, ``layer_norm``, ``batch_norm``, ``dropout`` and the other ``pad`` modes are
+composed from existing ops, so double backward and forward mode come for free.
+
+Losses.  ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``nll_loss``,
+``cross_entropy`` (class indices or probabilities, ``weight``, ``ignore_index``,
+``label_smoothing``), ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``
+(``pos_weight``) and ``kl_div``, composed from ops and computed stably (log-softmax,
+softplus), with torch's reductions and the deprecated ``size_average``/``reduce`` pair.
+
+>>> import ctxgrad
+>>> import ctxgrad.nn.functional as F
+>>> logits = ctxgrad.tensor([[2.0, 0.5, -1.0]], requires_grad=True)
+>>> loss = F.cross_entropy(logits, ctxgrad.tensor([0]))
+>>> loss.backward()
+>>> logits.grad
+tensor([[-0.2144,  0.1753,  0.0391]])
 """
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.grad_mode import no_grad
+from ctxgrad.nn import _ops
 from ctxgrad.ops import pointwise as _pointwise
 
-__all__ = ["elu", "gelu", "leaky_relu", "log_softmax", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh"]
+__all__ = [
+    "avg_pool2d",
+    "batch_norm",
+    "bilinear",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "embedding",
+    "fold",
+    "gelu",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "pad",
+    "relu",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "softplus",
+    "tanh",
+    "unfold",
+]
 
 
 def _no_inplace(name: str) -> None:
@@ -79,14 +138,12 @@ def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor:
     return _pointwise.Softplus.apply(input, float(beta), float(threshold))
 
 
-
 def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
     """torch's deprecated choice of dim when none is given (0 for 0-, 1- and 3-D, else 1)."""
     import warnings
 
     warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
-        "argument.",
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
         UserWarning,
         stacklevel=stacklevel,
     )
@@ -105,3 +162,749 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
+
+
+# =========================================================================== layers as functions
+def _pair(value: Any, name: str) -> tuple[int, int]:
+    """An int or a pair of ints as a pair (torch's ``_pair``)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value), int(value)
+    items = tuple(int(v) for v in value)
+    if len(items) == 1:
+        return items[0], items[0]
+    if len(items) != 2:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of 2 values to match the convolution "
+            f"dimensions, but got {name}={list(items)}"
+        )
+    return items[0], items[1]
+
+
+def _check_input_dim(input: Tensor, expected: tuple[int, ...], name: str) -> None:
+    if input.ndim not in expected:
+        shapes = " or ".join(f"{d}D" for d in expected)
+        raise RuntimeError(f"{name}: Expected {shapes} input, but got input of size: {list(input.shape)}")
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: ``weight`` is ``(out_features, in_features)``."""
+    if input.shape[-1:] != weight.shape[-1:] and input.ndim and weight.ndim == 2:
+        rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+            f"{weight.shape[1]}x{weight.shape[0]})"
+        )
+    out = input @ weight.mT if weight.ndim == 2 else input @ weight
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., k] = input1[..., i] weight[k, i, j] input2[..., j] + bias[k]``."""
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-dimensional, got {weight.ndim}")
+    if input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input sizes {input1.shape[-1]} and {input2.shape[-1]} do not match weight size "
+            f"{list(weight.shape)}"
+        )
+    from ctxgrad._functional import einsum
+
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def _conv_padding(
+    padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stride: tuple[int, int]
+) -> _ops.Pads4:
+    """Padding as ``(top, bottom, left, right)``; ``'same'`` may be uneven (the extra goes after)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return 0, 0, 0, 0
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+        if stride != (1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads: list[int] = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            pads += [total // 2, total - total // 2]
+        return pads[0], pads[1], pads[2], pads[3]
+    ph, pw = _pair(padding, "padding")
+    if ph < 0 or pw < 0:
+        raise RuntimeError("negative padding is not supported")
+    return ph, ph, pw, pw
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """2-D cross-correlation of ``(N, C, H, W)`` (or unbatched ``(C, H, W)``) input with
+    ``(out_channels, C/groups, kH, kW)`` weight; ``padding`` an int, a pair, ``'valid'`` or ``'same'``."""
+    _check_input_dim(input, (3, 4), "conv2d")
+    if weight.ndim != 4:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if min(st) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    pads = _conv_padding(padding, (weight.shape[2], weight.shape[3]), dl, st)
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    out = _ops.Convolution.apply(x, weight, bias, st, pads, dl, int(groups))
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """1-D cross-correlation of ``(N, C, L)`` (or ``(C, L)``) input with ``(out_channels, C/groups, k)``
+    weight: a :func:`conv2d` over a height of 1."""
+    _check_input_dim(input, (2, 3), "conv1d")
+    if weight.ndim != 3:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+
+    pads = padding if isinstance(padding, str) else (0, _single(padding))
+    out = conv2d(
+        input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)), pads, (1, _single(dilation)), groups
+    )
+    return out.squeeze(-2)
+
+
+def _single(value: Any) -> int:
+    return int(value) if isinstance(value, (int, np.integer)) else int(value[0])
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """Every sliding window of a ``(N, C, H, W)`` input as a column: ``(N, C*kH*kW, L)`` (im2col)."""
+    _check_input_dim(input, (3, 4), "unfold")
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    ph, pw = _pair(padding, "padding")
+    out = _ops.Im2Col.apply(
+        x, _pair(kernel_size, "kernel_size"), _pair(dilation, "dilation"), (ph, ph, pw, pw), _pair(stride, "stride")
+    )
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(
+    input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
+) -> Tensor:
+    """The adjoint of :func:`unfold`: columns added back into a ``(N, C, H, W)`` image (col2im)."""
+    _check_input_dim(input, (2, 3), "fold")
+    unbatched = input.ndim == 2
+    x = input.unsqueeze(0) if unbatched else input
+    ph, pw = _pair(padding, "padding")
+    out = _ops.Col2Im.apply(
+        x,
+        _pair(output_size, "output_size"),
+        _pair(kernel_size, "kernel_size"),
+        _pair(dilation, "dilation"),
+        (ph, ph, pw, pw),
+        _pair(stride, "stride"),
+    )
+    return out.squeeze(0) if unbatched else out
+
+
+def _pool_args(kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+    kernel = _pair(kernel_size, "kernel_size")
+    st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride, "stride")
+    pad = _pair(padding, "padding")
+    if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={max(pad)}, "
+            f"kernel_size={max(kernel)} and dilation=1"
+        )
+    return kernel, st, pad
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The maximum of each ``kernel_size`` window of a ``(N, C, H, W)`` (or ``(C, H, W)``) input;
+    with ``return_indices=True`` also the flat position of each maximum within its ``H*W`` plane."""
+    _check_input_dim(input, (3, 4), "max_pool2d")
+    kernel, st, pad = _pool_args(kernel_size, stride, padding)
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    dilation2 = _pair(dilation, "dilation")
+    out = _ops.MaxPool2d.apply(x, kernel, st, pad, dilation2, bool(ceil_mode))
+    if unbatched:
+        out = out.squeeze(0)
+    if return_indices:
+        node = out.grad_fn
+        if node is not None:
+            indices = Tensor(node.indices)  # type: ignore[attr-defined]
+        else:
+            indices = Tensor(_ops.max_pool2d_with_indices(x._data, kernel, st, pad, dilation2, bool(ceil_mode))[1])
+        return out, (indices.squeeze(0) if unbatched else indices)
+    return out
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each ``kernel_size`` window (zero padding counts unless ``count_include_pad=False``;
+    with ``ceil_mode`` the last, partial windows average over what they cover of the padded input)."""
+    _check_input_dim(input, (3, 4), "avg_pool2d")
+    kernel, st, pad = _pool_args(kernel_size, stride, padding)
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, h, w = x.shape
+    out_sizes, extra = [], []
+    for size, k, s, p in zip((h, w), kernel, st, pad):
+        o = _ops.pool_out_size(size, k, s, p, 1, ceil_mode)
+        out_sizes.append(o)
+        extra.append(max(0, (o - 1) * s + k - (size + 2 * p)))  # room the partial ceil_mode windows need
+    oh, ow = out_sizes
+    pads = (pad[0], pad[0] + extra[0], pad[1], pad[1] + extra[1])
+    sums = _ops.Im2Col.apply(x, kernel, (1, 1), pads, st).reshape(n, c, kernel[0] * kernel[1], oh, ow).sum(2)
+    if divisor_override is not None:
+        return _unbatch(sums / divisor_override, unbatched)
+    if not any(extra) and (count_include_pad or not any(pad)):
+        return _unbatch(sums / (kernel[0] * kernel[1]), unbatched)
+    # How many elements each window averages: those of the padded input (count_include_pad)
+    # or of the input itself, never the extra room of ceil_mode.
+    if count_include_pad:
+        ones = np.ones((1, 1, h + 2 * pad[0], w + 2 * pad[1]), dtype=x.dtype)
+        count_pads = (0, extra[0], 0, extra[1])
+    else:
+        ones = np.ones((1, 1, h, w), dtype=x.dtype)
+        count_pads = pads
+    counts = _ops.Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
+    return _unbatch(sums / counts, unbatched)
+
+
+def _unbatch(out: Tensor, unbatched: bool) -> Tensor:
+    return out.squeeze(0) if unbatched else out
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training
+    only; the identity otherwise).  The mask comes from ctxgrad's generator (``ctxgrad.manual_seed``)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        mask = Tensor(np.zeros(input.shape, dtype=input.dtype))
+    else:
+        keep = _factories._generator.random(input.shape) >= p
+        mask = Tensor(keep.astype(input.dtype) / (1.0 - p))
+    return input.mul_(mask) if inplace else input * mask
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dimensions to zero mean and unit
+    (biased) variance, then scale by ``weight`` and shift by ``bias``."""
+    shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k :]) != shape or input.ndim < k:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    out = centred * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel (dimension 1) over the batch and spatial dimensions.
+
+    Training uses the batch's mean and biased variance, and updates ``running_mean`` and
+    ``running_var`` in place (``(1 - momentum) * running + momentum * batch``, the variance
+    unbiased); evaluation uses the running statistics.
+    """
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    c = input.shape[1]
+    dims = (0, *range(2, input.ndim))
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+        if running_mean is not None and running_var is not None:
+            with no_grad():
+                running_mean.mul_(1.0 - momentum).add_(mean.detach().reshape(c) * momentum)
+                running_var.mul_(1.0 - momentum).add_(var.detach().reshape(c) * (momentum * count / (count - 1)))
+        out = centred * (var + eps).rsqrt()
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """Rows of ``weight`` picked by the integer tensor ``input``; the row ``padding_idx`` gets no
+    gradient.  ``max_norm`` first rescales, in place, each picked row whose ``norm_type``-norm
+    exceeds it; ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``."""
+    if sparse:
+        raise NotImplementedError("ctxgrad.nn.functional.embedding: sparse=True is not supported (gradients are dense)")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, float(max_norm), float(norm_type))
+    return _ops.Embedding.apply(
+        input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq)
+    )
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """torch's ``embedding_renorm_``: scale each used row with norm above ``max_norm`` down to it, unrecorded."""
+    data = weight._data
+    rows = np.unique(input._data)
+    if rows.size == 0:
+        return
+    norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+    over = norms > max_norm
+    if over.any():
+        scale = (max_norm / (norms[over] + 1e-7)).astype(data.dtype)
+        with no_grad():
+            index = Tensor(rows[over])
+            weight[index] = weight[index] * Tensor(scale[:, None])
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``(*, num_classes)`` int64 with a 1 at each value of the integer ``tensor``."""
+    data = tensor._data
+    if data.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor((data[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dimensions: ``pad = (last_before, last_after, prev_before, ...)``
+    (torch's order, last dimension first).  Negative amounts crop.
+
+    ``mode='constant'`` fills with ``value`` (0 by default); ``'reflect'`` mirrors without
+    repeating the edge, ``'replicate'`` repeats the edge, ``'circular'`` wraps around.  The
+    other modes are gathers (``index_select``), so their gradients add up the copies.
+    """
+    amounts = [int(a) for a in pad]
+    if len(amounts) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(amounts) // 2 > input.ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but got "
+            f"padding length {len(amounts)} and input of dimension {input.ndim}"
+        )
+    pairs = [(0, 0)] * input.ndim
+    for i in range(len(amounts) // 2):
+        pairs[input.ndim - 1 - i] = (amounts[2 * i], amounts[2 * i + 1])
+    if mode == "constant":
+        return _ops.ConstantPad.apply(input, tuple(pairs), 0.0 if value is None else float(value))
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    n_padded = len(amounts) // 2
+    if n_padded > 3 or input.ndim not in (n_padded + 1, n_padded + 2):
+        raise NotImplementedError(
+            f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now (got {input.ndim}D input "
+            f"and {len(amounts)} padding values)"
+        )
+    out = input
+    for dim, (before, after) in enumerate(pairs):
+        if before == 0 and after == 0:
+            continue
+        size = input.shape[dim]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                f"padding ({before}, {after}) at dimension {dim} of input {list(input.shape)}"
+            )
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        positions = np.arange(-before, size + after)
+        if mode == "reflect":
+            positions = np.where(positions < 0, -positions, positions)
+            positions = np.where(positions >= size, 2 * (size - 1) - positions, positions)
+        elif mode == "replicate":
+            positions = np.clip(positions, 0, size - 1)
+        else:
+            positions = positions % size
+        out = out.index_select(dim, Tensor(positions.astype(np.int64)))
+    return out
+
+
+# =========================================================================== losses
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """The reduction, honouring the deprecated ``size_average`` / ``reduce`` pair as torch does."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _pointwise_loss(loss: Tensor, weight: Tensor | None, reduction: str) -> Tensor:
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """``(input - target) ** 2``, reduced."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    diff = input - target
+    return _pointwise_loss(diff * diff, weight, reduction)
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """``|input - target|``, reduced."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _pointwise_loss((input - target).abs(), weight, reduction)
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """``0.5 d² / beta`` where ``|d| < beta``, else ``|d| - beta / 2`` (``d = input - target``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    diff = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(diff, reduction)
+    from ctxgrad._functional import where
+
+    loss = where(diff < beta, diff * diff * (0.5 / beta), diff - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
+) -> Tensor:
+    """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - delta / 2)``."""
+    reduction = _reduction(None, None, reduction)
+    _warn_size(input, target)
+    from ctxgrad._functional import where
+
+    diff = (input - target).abs()
+    loss = where(diff < delta, diff * diff * 0.5, (diff - 0.5 * delta) * delta)
+    return _pointwise_loss(loss, weight, reduction)
+
+
+def _class_dim(input: Tensor) -> int:
+    return 0 if input.ndim == 1 else 1
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-weight[t] * input[t]`` for each target class ``t`` (``input`` holds log-probabilities,
+    classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    expected = input.shape[:cdim] + input.shape[cdim + 1 :]
+    if input.ndim >= 2 and target.shape[:1] != input.shape[:1]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
+        )
+    if tuple(target.shape) != tuple(expected):
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    tdata = target._data
+    if tdata.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    if weight is not None and tuple(weight.shape) != (n_classes,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
+            f"tensor of shape: {list(weight.shape)}"
+        )
+    ignored = tdata == ignore_index
+    bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(tdata[bad].flat[0])} is out of bounds.")
+    safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
+    picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    keep = Tensor((~ignored).astype(input.dtype))
+    w = keep if weight is None else weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * keep
+    loss = picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):  # every target ignored: NaN, as in torch, silently
+        return loss.sum() / w.sum()
+
+
+def _type_name(t: Tensor) -> str:
+    from ctxgrad import _dtypes
+
+    return _dtypes.short_name(t.dtype)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices; for class probabilities
+    (a floating ``target`` shaped like ``input``) ``-sum_c weight[c] target[c] log_softmax(input)[c]``.
+
+    ``label_smoothing = ε`` mixes the target with the uniform distribution: ``(1 - ε) target + ε / C``.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    logp = input.log_softmax(cdim)
+    wshape = [1] * input.ndim
+    wshape[cdim] = n_classes
+    if target.is_floating_point():
+        if target.shape != input.shape:
+            raise RuntimeError(
+                f"Expected floating point type target to have the same shape as input, got {list(target.shape)} "
+                f"and {list(input.shape)}"
+            )
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight.reshape(wshape)
+        if reduction == "none":
+            return -terms.sum(cdim)
+        if reduction == "sum":
+            return -terms.sum()
+        return -terms.sum() / (input.numel() / n_classes)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    ignored = Tensor(target._data == ignore_index)
+    smooth = -(logp * weight.reshape(wshape)).sum(cdim) if weight is not None else -logp.sum(cdim)
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            safe = Tensor(np.where(ignored._data, 0, target._data).astype(np.int64))
+            denominator = (weight.index_select(0, safe.reshape(-1)) * (~ignored).reshape(-1).to(weight.dtype)).sum()
+            ret = smooth.sum() / denominator
+        else:
+            ret = smooth.sum() / float((~ignored._data).sum())
+    else:
+        ret = _reduce(smooth, reduction)
+    return nll * (1.0 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``x``, each log clamped at -100 as in torch."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is deprecated. "
+            "Please ensure they have the same size."
+        )
+    data = input._data
+    if data.size and (np.any(data < 0) or np.any(data > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_x = input.log().clamp_min(-100.0)
+        log_1mx = (1.0 - input).log().clamp_min(-100.0)
+    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    return _pointwise_loss(loss, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """``binary_cross_entropy(sigmoid(input), target)`` computed stably from the logits:
+    ``(1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    log_sig_neg = softplus(-input)  # -log(sigmoid(x)), without overflow
+    if pos_weight is not None:
+        loss = (1.0 - target) * input + (1.0 + (pos_weight - 1.0) * target) * log_sig_neg
+    else:
+        loss = (1.0 - target) * input + log_sig_neg
+    return _pointwise_loss(loss, weight, reduction)
+
+
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """``target * (log(target) - input)`` with ``input`` log-probabilities (0 where ``target`` is 0);
+    ``log_target=True`` takes the target as log-probabilities.  ``reduction='batchmean'`` divides the
+    sum by the batch size (the mathematical KL divergence)."""
+    if reduction == "mean" and size_average is None and reduce is None:
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    batchmean = reduction == "batchmean"
+    reduction = "sum" if batchmean else _reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        from ctxgrad._functional import where
+
+        positive = target > 0
+        safe = where(positive, target, 1.0)
+        loss = target * safe.log() - target * input
+    out = _reduce(loss, reduction)
+    if batchmean and input.ndim != 0:
+        out = out / input.shape[0]
+    return out

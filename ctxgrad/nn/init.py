@@ -1,0 +1,182 @@
+"""Weight initialisation, as ``torch.nn.init``: each function fills a tensor in place (without
+recording the change for autograd) and returns it.
+
+The distributions and their bounds are torch's; the numbers come from ctxgrad's generator
+(seeded by ``ctxgrad.manual_seed``), so they differ from torch's numbers for the same seed.
+
+>>> import ctxgrad
+>>> from ctxgrad import nn
+>>> w = ctxgrad.empty(256, 128)
+>>> _ = nn.init.xavier_uniform_(w)
+>>> bound = (6 / (256 + 128)) ** 0.5
+>>> bool(w.abs().max() <= bound)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ctxgrad import _factories
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.grad_mode import no_grad
+
+__all__ = [
+    "calculate_gain",
+    "constant_",
+    "eye_",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
+    "trunc_normal_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
+]
+
+_LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended scale of the weights in front of ``nonlinearity`` (torch's table):
+    1 for linear layers and sigmoid, 5/3 for tanh, √2 for relu, √(2 / (1 + slope²)) for
+    leaky_relu (slope ``param``, default 0.01), 3/4 for selu."""
+    if nonlinearity in _LINEAR_FNS or nonlinearity == "sigmoid":
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            slope = float(param)
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _generator(generator: Any) -> np.random.Generator:
+    if generator is None:
+        rng: np.random.Generator = _factories._generator
+        return rng
+    if not isinstance(generator, np.random.Generator):
+        raise TypeError(f"generator must be a numpy.random.Generator or None, got {type(generator).__name__}")
+    return generator
+
+
+def _fill(tensor: Tensor, values: Any) -> Tensor:
+    """Write ``values`` into ``tensor`` in place, unrecorded (the version counter still moves)."""
+    with no_grad():
+        tensor.copy_(Tensor(np.asarray(values, dtype=tensor.dtype)))
+    return tensor
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """``(fan_in, fan_out)``: ``size(1)`` and ``size(0)`` times the receptive field (the product of
+    the remaining dimensions, for convolution kernels)."""
+    if tensor.ndim < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = int(np.prod(tensor.shape[2:])) if tensor.ndim > 2 else 1
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with samples from U(a, b)."""
+    return _fill(tensor, _generator(generator).uniform(a, b, tensor.shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with samples from N(mean, std²)."""
+    return _fill(tensor, _generator(generator).normal(mean, std, tensor.shape))
+
+
+def trunc_normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator: Any = None
+) -> Tensor:
+    """Fill with samples from N(mean, std²) truncated to [a, b] (redrawn until inside)."""
+    rng = _generator(generator)
+    values = rng.normal(mean, std, tensor.shape)
+    outside = (values < a) | (values > b)
+    while outside.any():
+        values[outside] = rng.normal(mean, std, int(outside.sum()))
+        outside = (values < a) | (values > b)
+    return _fill(tensor, values)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val``."""
+    return _fill(tensor, np.full(tensor.shape, val))
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones."""
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros."""
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity matrix (ones on the diagonal)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot normal: N(0, std²) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None
+) -> Tensor:
+    """He uniform: U(-bound, bound) with ``bound = gain * sqrt(3 / fan)``, ``gain =
+    calculate_gain(nonlinearity, a)`` and ``fan`` the fan-in or fan-out (``mode``)."""
+    if 0 in tensor.shape:
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None
+) -> Tensor:
+    """He normal: N(0, std²) with ``std = gain / sqrt(fan)``."""
+    if 0 in tensor.shape:
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)

@@ -1,0 +1,127 @@
+"""``Conv1d`` and ``Conv2d``: cross-correlation layers (see :func:`ctxgrad.nn.functional.conv2d`).
+
+>>> import ctxgrad
+>>> from ctxgrad import nn
+>>> conv = nn.Conv2d(3, 8, kernel_size=3, padding=1)
+>>> conv
+Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+>>> conv(ctxgrad.ones(2, 3, 5, 5)).shape
+ctxgrad.Size([2, 8, 5, 5])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ctxgrad._factories import empty
+from ctxgrad._tensor import Tensor
+from ctxgrad.nn import functional as F
+from ctxgrad.nn import init
+from ctxgrad.nn.modules.module import Module
+from ctxgrad.nn.parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d"]
+
+
+def _ntuple(value: Any, n: int) -> tuple[int, ...]:
+    if isinstance(value, int):
+        return (value,) * n
+    items = tuple(int(v) for v in value)
+    return items * n if len(items) == 1 else items
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: the parameters, their initialisation and the repr."""
+
+    weight: Parameter
+    bias: Parameter | None
+    _dims: int = 2
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        n = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"ctxgrad: padding_mode '{padding_mode}' is not supported (only 'zeros')")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride, n)
+        self.padding: str | tuple[int, ...] = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.dilation = _ntuple(dilation, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.output_padding = (0,) * n
+        self.transposed = False
+        self.weight = Parameter(
+            empty((out_channels, in_channels // groups, *self.kernel_size), dtype=dtype, device=device)
+        )
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw fresh weights: U(-1/√fan_in, 1/√fan_in) for both, fan_in = in_channels/groups * kernel area."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        n = self._dims
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over ``(N, C_in, H, W)`` input; weight ``(C_out, C_in/groups, kH, kW)``."""
+
+    _dims = 2
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over ``(N, C_in, L)`` input; weight ``(C_out, C_in/groups, k)``."""
+
+    _dims = 1
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)

@@ -1,0 +1,192 @@
+"""Loss modules: each holds its options and calls the function of the same name in
+:mod:`ctxgrad.nn.functional`.  Class weights are buffers (saved in ``state_dict``), as in torch.
+
+>>> import ctxgrad
+>>> from ctxgrad import nn
+>>> loss = nn.CrossEntropyLoss()
+>>> loss(ctxgrad.zeros(2, 4), ctxgrad.tensor([1, 3]))
+tensor(1.3863)
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ctxgrad._tensor import Tensor
+from ctxgrad.nn import functional as F
+from ctxgrad.nn.modules.module import Module
+
+__all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "L1Loss",
+    "MSELoss",
+    "NLLLoss",
+    "SmoothL1Loss",
+]
+
+
+class _Loss(Module):
+    reduction: str
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                reduction = F._reduction(size_average, reduce, reduction)
+            warnings.warn(
+                f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                UserWarning,
+                stacklevel=3,
+            )
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    weight: Tensor | None
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    """Mean squared error ``(input - target) ** 2``, reduced."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error ``|input - target|``, reduced."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Quadratic below ``beta``, linear above (see :func:`ctxgrad.nn.functional.smooth_l1_loss`)."""
+
+    def __init__(
+        self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Quadratic below ``delta``, linear (slope ``delta``) above."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities (see :func:`ctxgrad.nn.functional.nll_loss`)."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of logits against class indices or class probabilities
+    (see :func:`ctxgrad.nn.functional.cross_entropy`)."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of logits, computed stably; ``pos_weight`` scales the positive term."""
+
+    weight: Tensor | None
+    pos_weight: Tensor | None
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
+        )
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``."""
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

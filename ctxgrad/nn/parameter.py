@@ -1,0 +1,65 @@
+"""``Parameter``: the tensor a :class:`~ctxgrad.nn.Module` registers as one of its weights.
+
+A Parameter is an ordinary :class:`~ctxgrad.Tensor` (every op takes it, and an op's result is a
+plain Tensor, as in torch) with two differences: it requires grad unless told otherwise, and a
+Module that is given one as an attribute adds it to ``parameters()`` and ``state_dict()``.
+
+>>> import ctxgrad
+>>> w = ctxgrad.nn.Parameter(ctxgrad.ones(2))
+>>> w
+Parameter containing:
+tensor([1., 1.], requires_grad=True)
+>>> type(w * 2).__name__
+'Tensor'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ctxgrad import _dtypes
+from ctxgrad._tensor import Tensor
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that a Module registers as a parameter.
+
+    ``Parameter(data)`` shares ``data``'s storage and version counter (like ``data.detach()``);
+    ``Parameter()`` holds an empty tensor of the default dtype.
+    """
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        if data is None:
+            self._data = np.empty((0,), dtype=_dtypes.get_default_dtype())
+        elif isinstance(data, Tensor):
+            self._data = data._data
+            self._vc = data._get_vc()
+        else:
+            raise TypeError(f"Parameter(): data must be a Tensor or None, got {type(data).__name__}")
+        if requires_grad:
+            if self._data.dtype.kind not in "fc":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            self.requires_grad_(True)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        if id(self) in memo:
+            copied: Parameter = memo[id(self)]
+            return copied
+        result = Parameter(Tensor(self._data.copy()), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_parameter, (self._data, self._requires_grad))
+
+
+def _rebuild_parameter(data: np.ndarray[Any, Any], requires_grad: bool) -> Parameter:
+    """Unpickle a Parameter (its values and its ``requires_grad`` flag)."""
+    return Parameter(Tensor(data), requires_grad)
