@@ -1,0 +1,197 @@
+"""``save`` and ``load``: tensors and (nested) containers of them in a file, without pickle.
+
+``torch.save`` pickles, so ``torch.load`` of an untrusted file can run code. ctxgrad writes
+NumPy's ``.npz`` format (a zip archive of ``.npy`` arrays) and reads it back with
+``allow_pickle=False``, so loading a file never runs code:
+
+* each tensor (and NumPy array) is one array in the archive, ``tensor_0``, ``tensor_1``, ...;
+* the structure around them (dicts, lists, tuples, numbers, strings, booleans, None) is one
+  JSON document, stored as UTF-8 bytes in the entry ``__ctxgrad__``, where a tensor appears
+  as ``{"tensor": 0}``.
+
+A tensor referenced twice is stored once and comes back as one object. Tensors come back
+with their dtype, shape and values, as leaves that do not require grad.
+
+>>> import io
+>>> import ctxgrad
+>>> buffer = io.BytesIO()
+>>> ctxgrad.save({"step": 3, "weights": [ctxgrad.ones(2), ctxgrad.arange(3)]}, buffer)
+>>> _ = buffer.seek(0)
+>>> ctxgrad.load(buffer)
+{'step': 3, 'weights': [tensor([1., 1.]), tensor([0, 1, 2])]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections import OrderedDict
+from typing import IO, Any
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor, _wrap
+
+__all__ = ["load", "save"]
+
+FORMAT_NAME = "ctxgrad.save"
+FORMAT_VERSION = 1
+_STRUCTURE_ENTRY = "__ctxgrad__"
+_ZIP_MAGIC = b"PK\x03\x04"
+_KEY_TYPES = (str, int, float, bool, type(None))
+
+FileLike = str | os.PathLike[str] | IO[bytes]
+
+
+# --------------------------------------------------------------------------- save
+def save(obj: Any, f: FileLike) -> None:
+    """Write ``obj`` to ``f`` (a path, or a binary file object open for writing).
+
+    ``obj`` is a tensor, a NumPy array, or a dict, list or tuple nesting tensors, arrays,
+    numbers, strings, booleans and None (an optimizer's or a module's ``state_dict``). Dict
+    keys are strings, numbers, booleans or None. Anything else (a set, an arbitrary object, an
+    array of Python objects) is a ``TypeError`` naming where it sits in ``obj``.
+
+    The file is an ``.npz`` archive whatever its name (no suffix is added).
+    """
+    arrays: dict[str, np.ndarray[Any, Any]] = {}
+    stored: dict[int, int] = {}
+    structure = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "object": _encode(obj, "obj", arrays, stored, set()),
+    }
+    text = json.dumps(structure, allow_nan=True)
+    arrays[_STRUCTURE_ENTRY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as file:
+            np.savez(file, **arrays)  # type: ignore[arg-type]
+    else:
+        np.savez(f, **arrays)  # type: ignore[arg-type]
+
+
+def _encode(
+    obj: Any, where: str, arrays: dict[str, np.ndarray[Any, Any]], stored: dict[int, int], active: set[int]
+) -> Any:
+    """The JSON form of ``obj`` (found at ``where``), adding its arrays to ``arrays``."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        return float(obj)
+    if isinstance(obj, (Tensor, np.ndarray)):
+        kind = "tensor" if isinstance(obj, Tensor) else "ndarray"
+        if id(obj) not in stored:
+            data = obj.detach().numpy() if isinstance(obj, Tensor) else obj
+            if data.dtype.hasobject:
+                raise TypeError(f"ctxgrad.save cannot store an array of Python objects (dtype object) at {where}")
+            stored[id(obj)] = len(stored)
+            arrays[f"tensor_{stored[id(obj)]}"] = data
+        return {kind: stored[id(obj)]}
+    if isinstance(obj, (dict, list, tuple)):
+        if id(obj) in active:
+            raise ValueError(f"ctxgrad.save cannot store {where}: it contains itself")
+        active.add(id(obj))
+        try:
+            if isinstance(obj, dict):
+                items = []
+                for key, value in obj.items():
+                    if not isinstance(key, _KEY_TYPES):
+                        raise TypeError(
+                            f"ctxgrad.save cannot store a dict key of type {type(key).__name__} ({key!r}) in {where}; "
+                            "keys must be str, int, float, bool or None"
+                        )
+                    items.append([key, _encode(value, f"{where}[{key!r}]", arrays, stored, active)])
+                return {"odict" if isinstance(obj, OrderedDict) else "dict": items}
+            kind = "list" if isinstance(obj, list) else "tuple"
+            return {kind: [_encode(v, f"{where}[{i}]", arrays, stored, active) for i, v in enumerate(obj)]}
+        finally:
+            active.discard(id(obj))
+    raise TypeError(
+        f"ctxgrad.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} at {where}; "
+        "it stores Tensor, numpy.ndarray, dict, list, tuple, str, int, float, bool and None"
+    )
+
+
+# --------------------------------------------------------------------------- load
+def load(f: FileLike, map_location: Any = None, *, weights_only: bool = True) -> Any:
+    """Read back an object written by :func:`save` from ``f`` (a path or a binary file object).
+
+    ``map_location`` may be None or ``"cpu"`` (ctxgrad has only the CPU); ``weights_only``
+    is accepted for torch compatibility: loading never runs code, whatever its value.
+
+    Raises ``FileNotFoundError`` for a missing path, and ``RuntimeError`` saying what is wrong
+    for a file that is not one written by :func:`save` (not a zip archive, no ctxgrad
+    structure, a damaged archive, or a newer format version).
+    """
+    if map_location is not None and str(map_location) != "cpu":
+        raise RuntimeError(
+            f"ctxgrad.load: map_location must be None or 'cpu' (ctxgrad has only the CPU), got {map_location!r}"
+        )
+    name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as file:
+            return _load_from(file, name)
+    return _load_from(f, name)
+
+
+def _load_from(file: IO[bytes], name: Any) -> Any:
+    start = file.tell()
+    magic = file.read(len(_ZIP_MAGIC))
+    file.seek(start)
+    if magic != _ZIP_MAGIC:
+        what = "it is empty" if not magic else f"it starts with {magic!r}, not a zip archive's signature"
+        raise RuntimeError(f"ctxgrad.load: {name} is not a file written by ctxgrad.save: {what}")
+    try:
+        with np.load(file, allow_pickle=False) as archive:
+            if _STRUCTURE_ENTRY not in archive.files:
+                raise RuntimeError(
+                    f"ctxgrad.load: {name} is a zip archive but not one written by ctxgrad.save "
+                    f"(no '{_STRUCTURE_ENTRY}' entry; entries: {archive.files[:5]})"
+                )
+            structure = _read_structure(archive[_STRUCTURE_ENTRY], name)
+            arrays = {key: archive[key] for key in archive.files if key != _STRUCTURE_ENTRY}
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
+        raise RuntimeError(f"ctxgrad.load: {name} is damaged or not a ctxgrad file: {error}") from error
+    return _decode(structure["object"], arrays, {}, name)
+
+
+def _read_structure(raw: np.ndarray[Any, Any], name: Any) -> dict[str, Any]:
+    try:
+        structure = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RuntimeError(f"ctxgrad.load: {name} has a damaged structure entry: {error}") from error
+    if not isinstance(structure, dict) or structure.get("format") != FORMAT_NAME or "object" not in structure:
+        raise RuntimeError(f"ctxgrad.load: {name} has a '{_STRUCTURE_ENTRY}' entry that ctxgrad.save did not write")
+    version = structure.get("version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise RuntimeError(
+            f"ctxgrad.load: {name} was written in format version {version!r}; this ctxgrad reads versions up to "
+            f"{FORMAT_VERSION}: upgrade ctxgrad"
+        )
+    return structure
+
+
+def _decode(node: Any, arrays: dict[str, np.ndarray[Any, Any]], made: dict[tuple[str, int], Any], name: Any) -> Any:
+    """The object that the JSON ``node`` describes (one object per stored array)."""
+    if node is None or isinstance(node, (bool, int, float, str)):
+        return node
+    if isinstance(node, dict) and len(node) == 1:
+        ((kind, value),) = node.items()
+        if kind in ("tensor", "ndarray") and isinstance(value, int):
+            key = (kind, value)
+            if key not in made:
+                entry = f"tensor_{value}"
+                if entry not in arrays:
+                    raise RuntimeError(f"ctxgrad.load: {name} is damaged: the array '{entry}' is missing")
+                made[key] = _wrap(arrays[entry]) if kind == "tensor" else arrays[entry]
+            return made[key]
+        if kind in ("list", "tuple") and isinstance(value, list):
+            items = [_decode(v, arrays, made, name) for v in value]
+            return items if kind == "list" else tuple(items)
+        if kind in ("dict", "odict") and isinstance(value, list):
+            pairs = [(_decode(k, arrays, made, name), _decode(v, arrays, made, name)) for k, v in value]
+            return dict(pairs) if kind == "dict" else OrderedDict(pairs)
+    raise RuntimeError(f"ctxgrad.load: {name} is damaged: unexpected structure node {str(node)[:80]}")
