@@ -428,6 +428,7 @@ from ctxgrad._functional import (  # noqa: E402
     nonzero,
     scatter,
     scatter_add,
+    select,
     sort,
     take,
     take_along_dim,
@@ -436,7 +437,7 @@ from ctxgrad._functional import (  # noqa: E402
 
 __all__ += ["allclose", "argsort", "argwhere", "equal", "eye", "gather", "index_select", "isclose", "kthvalue"]
 __all__ += ["linspace", "logspace", "masked_fill", "masked_select", "median", "nonzero", "rand_like", "randn_like"]
-__all__ += ["scatter", "scatter_add", "sort", "take", "take_along_dim", "topk"]
+__all__ += ["scatter", "scatter_add", "select", "sort", "take", "take_along_dim", "topk"]
 
 # training: optimizers, schedulers, saving and data loading
 from ctxgrad import optim, utils  # noqa: E402

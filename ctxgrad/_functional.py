@@ -750,6 +750,11 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return input.scatter_add(dim, index, src)
 
 
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` of dimension ``dim``, that dimension removed (a view)."""
+    return input.select(dim, index)
+
+
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` named by the 1-D ``index``."""
     return input.index_select(dim, index)

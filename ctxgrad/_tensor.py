@@ -105,14 +105,18 @@ def _check_requires_grad_dtype(dt: np.dtype[Any], factory: bool) -> None:
     """Torch's error for an integer or bool tensor asked to require grad (worded as each
     entry point words it: factories, the setter, ``requires_grad_``)."""
     if dt.kind not in "fc":
+        this = f" (this tensor is {_dtypes.dtype_repr(dt)})"
         if factory:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients" + this)
+        raise RuntimeError("only Tensors of floating point dtype can require gradients" + this)
 
 
 def _check_requires_grad_setter(dt: np.dtype[Any]) -> None:
     if dt.kind not in "fc":
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError(
+            "only Tensors of floating point and complex dtype can require gradients "
+            f"(this tensor is {_dtypes.dtype_repr(dt)})"
+        )
 
 
 class Tensor:
@@ -1266,6 +1270,20 @@ class Tensor:
         if not isinstance(src, Tensor):
             raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
         return _indexing.ScatterAdd.apply(self, dim, index, src)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """The slice at ``index`` of dimension ``dim`` (that dimension removed): a view,
+        ``x.select(1, i)`` is ``x[:, i]``."""
+        n = self._data.ndim
+        if n == 0:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        d = _wrap_dim(dim, n)
+        size = self._data.shape[d]
+        i = int(index)
+        if not -size <= i < size:
+            raise IndexError(f"select(): index {i} out of range for tensor of size {list(self._data.shape)} at "
+                             f"dimension {d}")
+        return self[(slice(None),) * d + (i,)]
 
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         """The slices along ``dim`` that the 1-D ``index`` names, in its order."""

@@ -31,3 +31,22 @@ def dtype_name(dt: Any) -> str:
 def to_numpy(t: Any) -> np.ndarray:
     """The values of a ctxgrad or torch tensor as an array."""
     return np.asarray(t.detach().numpy())
+
+
+def assert_matches_torch(ours: Any, theirs: Any) -> None:
+    """ctxgrad's results equal torch's, where an error, as ``raised`` gives it, matches when
+    its type is the same and its message is torch's, possibly followed by ctxgrad's detail
+    (which names the culprit: a node, a shape, a dtype)."""
+    if (
+        isinstance(theirs, tuple)
+        and len(theirs) == 2
+        and all(isinstance(v, str) for v in theirs)
+        and theirs[0].endswith(("Error", "Exception"))
+    ):
+        assert isinstance(ours, tuple) and ours[0] == theirs[0], (ours, theirs)
+        assert ours[1].startswith(theirs[1]), (ours, theirs)
+    elif isinstance(theirs, (list, tuple)) and isinstance(ours, (list, tuple)) and len(ours) == len(theirs):
+        for o, t in zip(ours, theirs):
+            assert_matches_torch(o, t)
+    else:
+        assert ours == theirs

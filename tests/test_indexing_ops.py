@@ -823,3 +823,35 @@ def test_saved_index_of_gather_is_version_checked() -> None:
     index.add_(-1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda m, x: x.select(1, -1), id="method-negative"),
+        pytest.param(lambda m, x: m.select(x, 0, 1), id="function"),
+        pytest.param(lambda m, x: x.select(-1, 0) * 2, id="negative-dim"),
+    ],
+)
+def test_select_matches_torch(torch: Any, fn: Callable[..., Any]) -> None:
+    results = []
+    for m in (ctxgrad, torch):
+        x = m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=m.float64, requires_grad=True)
+        y = fn(m, x)
+        (y * m.arange(y.numel(), dtype=m.float64).reshape(y.shape)).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy(), y._base is not None))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    assert results[0][2] == results[1][2]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda m: m.zeros(2, 3).select(1, 5), id="index-out-of-range"),
+        pytest.param(lambda m: m.tensor(1.0).select(0, 0), id="0-dim"),
+        pytest.param(lambda m: m.zeros(2, 3).select(2, 0), id="dim-out-of-range"),
+    ],
+)
+def test_select_errors_match_torch(torch: Any, fn: Callable[[Any], Any]) -> None:
+    assert raised(lambda: fn(ctxgrad), ctxgrad) == raised(lambda: fn(torch), torch)

@@ -89,7 +89,10 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
         g = grads[i] if grads else None
         if g is None:
             if out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs (this output has shape "
+                    f"{list(out._data.shape)}: pass a gradient of that shape, or reduce it first, e.g. with .sum())"
+                )
             seeds.append(_wrap(np.ones(out._data.shape, dtype=out._data.dtype)))
             continue
         if not isinstance(g, Tensor):

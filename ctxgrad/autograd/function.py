@@ -142,11 +142,11 @@ class BackwardCFunction(Node):
         saved = self._saved
         if saved is None:
             if not self._cleared_on_access:
-                raise RuntimeError(_FREED_MSG)
+                raise RuntimeError(f"{_FREED_MSG} ({self.name()}'s saved tensors were freed by an earlier backward.)")
             raise RuntimeError(
                 "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is "
                 "set on the autograd.Function. Either access saved_tensors only once, or set "
-                "clear_saved_tensors_on_access=False."
+                f"clear_saved_tensors_on_access=False. ({self.name()} read them a second time.)"
             )
         out = tuple(None if s is None else s.unpack(self, i) for i, s in enumerate(saved))
         if saved and self._forward_cls.clear_saved_tensors_on_access:
@@ -489,7 +489,7 @@ class FunctionMeta(type):
         elif has_backward:
             cls._backward_impl = cls.backward  # type: ignore[attr-defined]
         else:
-            cls._backward_impl = _raiser(NotImplementedError, _BACKWARD_MISSING)
+            cls._backward_impl = _raiser(NotImplementedError, f"{_BACKWARD_MISSING} ({name} defines neither.)")
 
 
 def _raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:

@@ -96,9 +96,14 @@ def _run_tensor_hooks(hooks: list[Callable[[Tensor], Tensor | None]], grad: Tens
         if new is None:
             continue
         if not isinstance(new, Tensor):
-            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+            raise TypeError(
+                f"expected Variable, but hook returned '{type(new).__name__}' (hook '{_hook_name(hook)}')"
+            )
         if new._data.shape != grad._data.shape:
-            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+            raise RuntimeError(
+                f"hook '{_hook_name(hook)}' has changed the size of value (from {list(grad._data.shape)} to "
+                f"{list(new._data.shape)})"
+            )
         if new._data.dtype != grad._data.dtype:
             raise RuntimeError(
                 f"hook '{_hook_name(hook)}' has changed the type of value (was "

@@ -1185,13 +1185,21 @@ class LeakyRelu(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        x: Tensor = ctx.saved_tensors[0]
-        return Where.apply(_mask(x._data > 0), grad, grad * ctx.slope), None
+        return grad * _leaky_slope(ctx), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return Where.apply(_mask(x._data > 0), tx, tx * ctx.slope)
+        return tx * _leaky_slope(ctx)
+
+
+def _leaky_slope(ctx: Any) -> Tensor:
+    """1 where ``x > 0``, else the negative slope (also at 0 and NaN, as torch), built from
+    ``x`` through ops whose own derivative is zero, so that the first gradient stays in the
+    graph (its derivative is 0, not an error), as torch's ``LeakyReluBackwardBackward0``."""
+    x: Tensor = ctx.saved_tensors[0]
+    positive = Sign.apply(Relu.apply(x))  # 1 where x > 0, else 0
+    slope: float = ctx.slope
+    return positive * (1.0 - slope) + slope
 
 
 class Elu(Function[Tensor]):

@@ -82,7 +82,8 @@ class View(Reshape):
         except ValueError:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension "
-                "spans across two contiguous subspaces). Use .reshape(...) instead."
+                "spans across two contiguous subspaces). Use .reshape(...) instead. (A view of shape "
+                f"{list(data.shape)} with strides {[s // data.itemsize for s in data.strides]} as {list(target)}.)"
             ) from None
 
 
