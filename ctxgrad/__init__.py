@@ -444,3 +444,8 @@ from ctxgrad import optim, utils  # noqa: E402
 from ctxgrad.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "optim", "save", "utils"]
+
+# the op author's diagnoses: check_function, example (python -m ctxgrad check)
+from ctxgrad import checks  # noqa: E402
+
+__all__ += ["checks"]

@@ -1,0 +1,819 @@
+"""Diagnose a custom :class:`~ctxgrad.autograd.Function`: ``check_function``.
+
+:func:`~ctxgrad.autograd.gradcheck` answers one question, "is the backward right?", and
+stops at the first failure.  ``check_function`` is for the op author who wants to know
+*what* is wrong: it runs a list of named checks on one Function class and turns every
+mistake it recognises into a :class:`Finding` with a one-line fix:
+
+* ``backward`` returns the wrong number of gradients, a gradient of the wrong shape or
+  dtype, something that is not a tensor, or a gradient for an argument that is not one;
+* the gradient disagrees with finite differences, for which input, and how: a constant
+  factor, the wrong sign, the transpose;
+* ``forward`` changes an input in place without ``ctx.mark_dirty``;
+* a tensor is kept as a ctx attribute instead of passed to ``save_for_backward``;
+* a saved intermediate (neither input nor output) makes double backward silently wrong;
+* a backward computed in raw NumPy, not marked ``once_differentiable``, whose result
+  cannot be differentiated again;
+* ``ctx.needs_input_grad`` is ignored (a hint: wasted work, not a wrong answer);
+* two identical backward calls disagree;
+* the ``jvp`` disagrees with the backward.
+
+The inputs come from an ``example_inputs()`` staticmethod of the class, or from the
+:func:`example` decorator, or from the ``inputs`` argument.  Floating-point tensors among
+them are cast to ``dtype`` and checked (they require grad); other values pass through.
+
+    >>> import ctxgrad
+    >>> from ctxgrad.autograd import Function
+    >>> from ctxgrad.checks import check_function, example
+    >>> @example(ctxgrad.tensor([0.5, -1.0, 2.0]))
+    ... class Cube(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 3 * x * x * grad
+    >>> report = check_function(Cube)
+    >>> report.ok
+    True
+    >>> [check.name for check in report.checks if check.status == "pass"][:3]
+    ['inputs', 'forward', 'in-place']
+
+The command line runs the same checks on every Function of a file:
+``python -m ctxgrad check my_ops.py`` (see :mod:`ctxgrad.cli`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.grad_mode import no_grad
+from ctxgrad.autograd.gradcheck import (
+    GradcheckError,
+    _Checked,
+    _forward_jacobian,
+    _input_labels,
+    _numerical_jacobians,
+    _vjp,
+    gradgradcheck,
+)
+
+__all__ = ["CheckReport", "CheckResult", "Finding", "check_function", "example"]
+
+Severity = Literal["error", "hint"]
+Status = Literal["pass", "fail", "skip"]
+_F = TypeVar("_F", bound=type)
+
+# ctx attributes set by ctxgrad itself: the scan for tensors kept on ctx skips them.
+_CTX_INTERNALS = frozenset(
+    {"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save", "_hooks", "_metadata", "_edges",
+     "_seq", "_dual", "_dirty", "_non_diff"}
+)
+# Finite differences and their tolerances by dtype: float32 cannot resolve eps=1e-6.
+_TOLERANCES = {"float64": (1e-6, 1e-5, 1e-3), "float32": (1e-3, 1e-2, 1e-2), "float16": (1e-2, 5e-2, 5e-2)}
+
+
+# --------------------------------------------------------------------------- the report
+@dataclass(frozen=True)
+class Finding:
+    """One recognised mistake: a stable ``name``, ``severity`` ("error": a wrong result or a
+    crash; "hint": wasted work), a ``message`` saying what was seen, and a one-line ``fix``."""
+
+    name: str
+    severity: Severity
+    message: str
+    fix: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "severity": self.severity, "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check that was run (``status`` "pass" or "fail") or could not be ("skip")."""
+
+    name: str
+    status: Status
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check_function` found for one Function class.
+
+    ``str(report)`` is the text the command line prints: one line per check, then the
+    findings with their fixes, then a summary line.
+    """
+
+    function: str
+    checks: list[CheckResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed and no finding is an error (hints are allowed)."""
+        return not any(c.status == "fail" for c in self.checks) and not any(
+            f.severity == "error" for f in self.findings
+        )
+
+    def finding(self, name: str) -> Finding | None:
+        """The first finding called ``name``, or None."""
+        return next((f for f in self.findings if f.name == name), None)
+
+    @property
+    def summary(self) -> str:
+        counts = {s: sum(c.status == s for c in self.checks) for s in ("pass", "fail", "skip")}
+        errors = sum(f.severity == "error" for f in self.findings)
+        hints = len(self.findings) - errors
+        return (
+            f"{self.function}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped; "
+            f"{errors} error{'s' * (errors != 1)}, {hints} hint{'s' * (hints != 1)} -> "
+            f"{'OK' if self.ok else 'FAILED'}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "function": self.function,
+            "ok": self.ok,
+            "checks": [c.to_dict() for c in self.checks],
+            "findings": [f.to_dict() for f in self.findings],
+            "summary": self.summary,
+        }
+
+    def __str__(self) -> str:
+        lines = [f"== {self.function}"]
+        lines += [f"  {c.status.upper():<4}  {c.name:<24} {c.detail}" for c in self.checks]
+        for f in self.findings:
+            lines.append(f"  {f.severity}: [{f.name}] {f.message}")
+            lines.append(f"    fix: {f.fix}")
+        lines.append(self.summary)
+        return "\n".join(lines)
+
+    def _add(self, name: str, status: Status, detail: str) -> None:
+        self.checks.append(CheckResult(name, status, detail))
+
+
+class _Stop(Exception):
+    """Raised inside check_function when the remaining checks cannot run."""
+
+
+# --------------------------------------------------------------------------- example inputs
+def example(*args: Any, **kwargs: Any) -> Callable[[_F], _F]:
+    """Attach example inputs to a Function class, for :func:`check_function` and the
+    ``python -m ctxgrad check`` command: ``@example(x, w, scale=2.0)`` above ``class F``.
+
+    The arguments are those of ``F.apply``; an ``example_inputs()`` staticmethod on the
+    class takes precedence.
+    """
+
+    def attach(cls: _F) -> _F:
+        if not (isinstance(cls, type) and issubclass(cls, Function)):
+            raise TypeError(f"@example(...) decorates a Function subclass, not {cls!r}")
+        cls.__ctxgrad_example__ = (args, kwargs)  # type: ignore[attr-defined]
+        return cls
+
+    return attach
+
+
+def _missing_inputs_message(name: str) -> str:
+    return (
+        f"{name} has no example inputs, so it cannot be checked. Give them in one of two ways: a staticmethod "
+        f"`example_inputs()` on {name} that returns the tuple of arguments for apply, or the decorator "
+        f"`@ctxgrad.checks.example(arg0, arg1, ...)` above `class {name}`."
+    )
+
+
+def _example_arguments(cls: type[Function], inputs: Sequence[Any] | None) -> tuple[Any, ...]:
+    """The positional arguments of ``cls.apply`` to check with (keywords bound to slots)."""
+    kwargs: dict[str, Any] = {}
+    if inputs is not None:
+        args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    elif callable(getattr(cls, "example_inputs", None)):
+        made = cls.example_inputs()  # type: ignore[attr-defined]
+        args = tuple(made) if isinstance(made, (tuple, list)) else (made,)
+    elif hasattr(cls, "__ctxgrad_example__"):
+        args, kwargs = cls.__ctxgrad_example__
+    else:
+        raise _Stop(_missing_inputs_message(cls.__name__))
+    if kwargs:
+        args = cls._plan.bind(cls, args, kwargs)
+    return args
+
+
+class _Inputs:
+    """Makes fresh copies of the example inputs: every check gets its own, so that one
+    check (a forward that writes its input, a finite difference) cannot disturb another."""
+
+    def __init__(self, args: tuple[Any, ...], dtype: np.dtype[Any]) -> None:
+        self.arrays: list[np.ndarray[Any, Any] | None] = []
+        for a in args:
+            if isinstance(a, Tensor) and a._data.dtype.kind == "f":
+                self.arrays.append(np.array(a._data, dtype=dtype, copy=True))
+            else:
+                self.arrays.append(None)
+        self.args = args
+        self.checked = [i for i, arr in enumerate(self.arrays) if arr is not None]
+
+    def fresh(self, requires_grad: Callable[[int], bool] = lambda i: True) -> tuple[Any, ...]:
+        out: list[Any] = []
+        for i, (a, arr) in enumerate(zip(self.args, self.arrays)):
+            if arr is None:
+                out.append(a)
+            else:
+                t = _wrap(np.array(arr, copy=True))
+                out.append(t.requires_grad_() if requires_grad(i) else t)
+        return tuple(out)
+
+
+# --------------------------------------------------------------------------- helpers
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _outputs_of(result: Any) -> list[tuple[int, Tensor]]:
+    """The outputs that require grad, with their positions in forward's result."""
+    return [(q, o) for q, o in enumerate(_as_tuple(result)) if isinstance(o, Tensor) and o._requires_grad]
+
+
+def _ctx_of(cls: type[Function], result: Any) -> Any:
+    for o in _as_tuple(result):
+        fn = getattr(o, "_grad_fn", None) if isinstance(o, Tensor) else None
+        if fn is not None and type(fn) is cls._backward_cls:
+            return fn
+    return None
+
+
+def _holds_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(isinstance(v, Tensor) for v in value)
+    if isinstance(value, dict):
+        return any(isinstance(v, Tensor) for v in value.values())
+    return False
+
+
+def _raw_backward(cls: type[Function], ctx: Any, grads: list[Tensor | None]) -> tuple[Any, ...]:
+    """What the user's backward returns, before the engine checks and fits it."""
+    impl = cls._backward_impl
+    with no_grad():
+        result = impl(ctx, grads) if cls.boxed_grads_call else impl(ctx, *grads)
+    return _as_tuple(result)
+
+
+def _seeds(ctx: Any, result: Any, rng: np.random.Generator) -> list[Tensor | None]:
+    """One grad_output per output of the node: random for a differentiable one, zeros
+    for one that is not (as the engine materialises it), None for a non-tensor."""
+    outs = _as_tuple(result)
+    seeds: list[Tensor | None] = []
+    for q, m in enumerate(ctx._out_meta):
+        if m is None:
+            seeds.append(None)
+        elif q < len(outs) and isinstance(outs[q], Tensor) and outs[q]._requires_grad:
+            seeds.append(_wrap(rng.uniform(0.5, 1.5, m[0]).astype(m[1])))
+        else:
+            seeds.append(_wrap(np.zeros(m[0], dtype=m[1])))
+    return seeds
+
+
+def _arg_name(names: list[str], i: int) -> str:
+    return f"'{names[i]}' (index {i})"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
+# --------------------------------------------------------------------------- the checks
+class _Run:
+    """The state of one check_function call: the class, its inputs and the report."""
+
+    def __init__(self, cls: type[Function], inputs: _Inputs, dtype: np.dtype[Any], seed: int) -> None:
+        self.cls = cls
+        self.name = cls.__name__
+        self.inputs = inputs
+        self.dtype = dtype
+        self.seed = seed
+        self.report = CheckReport(cls.__name__)
+        self.names = [
+            n if n else f"args[{i}]" for i, n in
+            enumerate((list(cls._plan.slot_names) + [""] * len(inputs.args))[: len(inputs.args)])
+        ]
+        self.eps, self.atol, self.rtol = _TOLERANCES.get(dtype.name, _TOLERANCES["float64"])
+        self.analytical: list[np.ndarray[Any, Any]] = []
+        self.numerical: list[np.ndarray[Any, Any]] = []
+
+    def apply(self, *args: Any) -> Any:
+        """``cls.apply`` on clones of the tensor arguments: a forward that changes its input
+        (and says so with mark_dirty) changes the clone, so the leaves stay as they were."""
+        return self.cls.apply(*[a.clone() if isinstance(a, Tensor) else a for a in args])
+
+    def find(self, name: str, severity: Severity, message: str, fix: str) -> None:
+        self.report.findings.append(Finding(name, severity, message, fix))
+
+    # -- forward ------------------------------------------------------------------------
+    def forward(self) -> tuple[Any, Any]:
+        leaves = self.inputs.fresh()
+        args = tuple(a.clone() if isinstance(a, Tensor) else a for a in leaves)
+        try:
+            result = self.cls.apply(*args)
+        except Exception as exc:
+            self.report._add("forward", "fail", f"{self.name}.apply raised {type(exc).__name__}")
+            self.find(
+                "forward-raises", "error",
+                f"{self.name}.apply(*example inputs) raised {type(exc).__name__}: {exc}",
+                "make forward run on the example inputs (or fix the example inputs) before checking the gradients",
+            )
+            raise _Stop from exc
+        outs = _outputs_of(result)
+        ctx = _ctx_of(self.cls, result)
+        if not outs or ctx is None:
+            self.report._add("forward", "fail", "no output requires grad")
+            self.find(
+                "no-differentiable-output", "error",
+                f"{self.name}.apply returned no floating-point tensor that requires grad, so there is nothing to "
+                "differentiate (do the example inputs include a floating-point tensor?)",
+                "return floating-point tensors from forward and give at least one floating-point tensor input",
+            )
+            raise _Stop
+        self.report._add("forward", "pass", f"{len(outs)} differentiable output{'s' * (len(outs) != 1)}")
+        return args, result
+
+    def in_place(self) -> bool:
+        args = self.inputs.fresh(lambda i: False)
+        before = [np.array(a._data, copy=True) if isinstance(a, Tensor) else None for a in args]
+        with no_grad():
+            result = self.cls.apply(*args)
+        outs = _as_tuple(result)
+        changed = [
+            i for i, (a, b) in enumerate(zip(args, before))
+            if b is not None and not np.array_equal(a._data, b, equal_nan=True) and not any(o is a for o in outs)
+        ]
+        if not changed:
+            self.report._add("in-place", "pass", "forward leaves its inputs unchanged (or marks them dirty)")
+            return True
+        which = ", ".join(_arg_name(self.names, i) for i in changed)
+        self.report._add("in-place", "fail", f"forward changed {which} in place")
+        self.find(
+            "inplace-without-mark-dirty", "error",
+            f"{self.name}.forward changes argument {which} in place but does not call ctx.mark_dirty on it: "
+            "autograd does not know the input changed, so gradients of anything that used it are silently wrong",
+            "call ctx.mark_dirty(x) and return x, or compute into a new tensor (x.clone() first)",
+        )
+        return False
+
+    def ctx_attributes(self, ctx: Any) -> None:
+        stored = [k for k, v in vars(ctx).items() if k not in _CTX_INTERNALS and _holds_tensor(v)]
+        if not stored:
+            self.report._add("ctx-attributes", "pass", "no tensor kept as a ctx attribute")
+            return
+        which = ", ".join(f"ctx.{k}" for k in stored)
+        self.report._add("ctx-attributes", "fail", f"tensor stored as {which}")
+        self.find(
+            "tensor-as-ctx-attribute", "error",
+            f"{self.name}.forward stores a tensor as {which}: it skips the in-place version check (a later "
+            "in-place change gives a silently wrong gradient) and an output kept there makes a reference cycle",
+            f"use ctx.save_for_backward(...) in forward and ctx.saved_tensors in backward instead of {which}",
+        )
+
+    # -- what backward returns ------------------------------------------------------------
+    def backward_returns(self, ctx: Any, result: Any) -> bool:
+        rng = np.random.default_rng(self.seed)
+        try:
+            returned = _raw_backward(self.cls, ctx, _seeds(ctx, result, rng))
+        except Exception as exc:
+            self.report._add("backward-returns", "fail", f"backward raised {type(exc).__name__}")
+            self.find(
+                "backward-raises", "error", f"{self.name}.backward raised {type(exc).__name__}: {exc}",
+                "make backward run: it gets one gradient per output and returns one per forward argument",
+            )
+            return False
+        edges = ctx._edges
+        count = len(edges)
+        problems = 0
+        if len(returned) != count and not (len(returned) > count and all(g is None for g in returned[count:])):
+            problems += 1
+            self.find(
+                "wrong-gradient-count", "error",
+                f"{self.name}.backward returned {len(returned)} value{'s' * (len(returned) != 1)} but forward takes "
+                f"{count} argument{'s' * (count != 1)} ({', '.join(self.names)})",
+                f"return exactly {count} values from backward, one per forward argument, None for those without one",
+            )
+        for i, (g, e) in enumerate(zip(returned, edges)):
+            if g is None:
+                continue
+            name = _arg_name(self.names, i)
+            if e is None:
+                problems += 1
+                self.find(
+                    "gradient-for-non-tensor", "error",
+                    f"{self.name}.backward returned a gradient for argument {name}, which is not a tensor "
+                    f"({type(self.inputs.args[i]).__name__})",
+                    f"return None in position {i} of backward's result",
+                )
+            elif not isinstance(g, Tensor):
+                problems += 1
+                self.find(
+                    "gradient-not-a-tensor", "error",
+                    f"{self.name}.backward returned a {type(g).__name__} as the gradient of argument {name}",
+                    "wrap the gradient in a tensor (ctxgrad.tensor(...)) or, better, compute it with ctxgrad ops",
+                )
+            else:
+                shape, dtype = e[2], e[3]
+                if g._data.shape != shape and not _expandable(shape, g._data.shape):
+                    problems += 1
+                    self.find(
+                        "wrong-gradient-shape", "error",
+                        f"{self.name}.backward returned a gradient of shape {list(g._data.shape)} for argument "
+                        f"{name}, which has shape {list(shape)}",
+                        f"return a gradient of shape {list(shape)} for argument {name} (reduce or reshape it)",
+                    )
+                if g._data.dtype != dtype:
+                    problems += 1
+                    self.find(
+                        "wrong-gradient-dtype", "error",
+                        f"{self.name}.backward returned a {g._data.dtype.name} gradient for argument {name}, which "
+                        f"is {np.dtype(dtype).name} (the engine casts it: the values silently lose precision)",
+                        f"compute the gradient of {name} in its dtype (avoid creating arrays or tensors with a "
+                        "fixed dtype in backward)",
+                    )
+        if problems:
+            self.report._add("backward-returns", "fail", f"{problems} problem{'s' * (problems != 1)} with the "
+                             "gradients backward returns")
+            return False
+        self.report._add("backward-returns", "pass", "one gradient per argument, with its shape and dtype")
+        return True
+
+    # -- the values of the gradients ------------------------------------------------------
+    def gradient(self) -> bool:
+        args = self.inputs.fresh()
+        result = self.apply(*args)
+        outs = _outputs_of(result)
+        positions = [q for q, _ in outs]
+        sizes = [o._data.size for _, o in outs]
+        labels, short = _input_labels(self.cls.apply, args)
+        checked = _Checked(self.apply, args, self.inputs.checked, labels, short, None)
+        tensors = checked.tensors
+        self.analytical, self.numerical = [], []
+        for i in range(len(tensors)):
+            along_real, _ = _numerical_jacobians(checked, i, positions, sizes, self.eps)
+            self.numerical.append(np.concatenate([j.real for j in along_real], axis=1))
+        columns: list[list[np.ndarray[Any, Any]]] = [[] for _ in tensors]
+        for _, o in outs:
+            for j in range(o._data.size):
+                seed = np.zeros(o._data.size, dtype=o._data.dtype)
+                seed[j] = 1
+                for i, g in enumerate(_vjp(o, tensors, seed)):
+                    columns[i].append(np.zeros(tensors[i]._data.size) if g is None else g.reshape(-1).real)
+        self.analytical = [np.stack(c, axis=1) for c in columns]
+        wrong = [
+            i for i in range(len(tensors))
+            if not np.allclose(self.analytical[i], self.numerical[i], rtol=self.rtol, atol=self.atol)
+        ]
+        if not wrong:
+            self.report._add("gradient", "pass", "backward agrees with finite differences")
+            return True
+        for i in wrong:
+            position = self.inputs.checked[i]
+            self._diagnose_gradient(i, position, len(wrong), len(tensors), args[position]._data.shape)
+        names = ", ".join(self.names[self.inputs.checked[i]] for i in wrong)
+        self.report._add("gradient", "fail", f"backward disagrees with finite differences for {names}")
+        return False
+
+    def _diagnose_gradient(self, i: int, position: int, n_wrong: int, n_inputs: int, shape: tuple[int, ...]) -> None:
+        a, n = self.analytical[i], self.numerical[i]
+        name = _arg_name(self.names, position)
+        only = " (the only input whose gradient is wrong)" if n_wrong == 1 and n_inputs > 1 else ""
+        where = f"the gradient of argument {name}{only}"
+        error = float(np.abs(a - n).max())
+        factor = float(np.vdot(n, a) / np.vdot(n, n)) if np.any(n) else 0.0
+        if not np.any(a):
+            self.find("gradient-missing", "error", f"{where} is zero (or None) but the finite differences are not",
+                      f"return the gradient of {name} from backward instead of None or zeros")
+            return
+        if np.any(n) and abs(factor - 1) > 1e-3 and np.allclose(a, factor * n, rtol=self.rtol,
+                                                                 atol=self.atol * max(1.0, abs(factor))):
+            if abs(factor + 1) < 1e-3:
+                self.find("gradient-wrong-sign", "error", f"{where} has the wrong sign: backward = -1 x the "
+                          "finite differences", f"negate the gradient of {name} in backward (check the sign of "
+                          "the derivative)")
+            else:
+                self.find("gradient-constant-factor", "error", f"{where} is off by a constant factor: backward "
+                          f"= {_fmt(factor)} x the finite differences", f"multiply the gradient of {name} by "
+                          f"{_fmt(1 / factor) if factor else 'the missing factor'} (a missing or extra constant "
+                          "in backward)")
+            return
+        if self._transposed(a, n, shape):
+            self.find("gradient-transposed", "error", f"{where} is transposed: backward returns the transpose of "
+                      "the right gradient (or applies J instead of J^T)", f"transpose the gradient of {name} "
+                      "(use W.T where backward uses W, or swap the operands of a matmul)")
+            return
+        self.find("gradient-wrong", "error", f"{where} disagrees with finite differences (largest absolute "
+                  f"error {_fmt(error)})", f"re-derive the gradient of {name}; compare with "
+                  "ctxgrad.autograd.gradcheck for the full Jacobians")
+
+    def _transposed(self, a: np.ndarray[Any, Any], n: np.ndarray[Any, Any], shape: tuple[int, ...]) -> bool:
+        close = self._close
+        if a.shape[0] == a.shape[1] and close(a, n.T):
+            return True
+        if len(shape) == 2 and shape[0] == shape[1]:
+            k = shape[0]
+            swapped = n.reshape(k, k, -1).transpose(1, 0, 2).reshape(n.shape)
+            return close(a, swapped)
+        return False
+
+    def _close(self, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> bool:
+        return bool(np.allclose(a, b, rtol=self.rtol, atol=self.atol))
+
+    def determinism(self) -> None:
+        args = self.inputs.fresh()
+        result = self.apply(*args)
+        ctx = _ctx_of(self.cls, result)
+        seeds = _seeds(ctx, result, np.random.default_rng(self.seed))
+        first = _raw_backward(self.cls, ctx, seeds)
+        second = _raw_backward(self.cls, ctx, seeds)
+        differs = [
+            i for i, (g, h) in enumerate(zip(first, second))
+            if isinstance(g, Tensor) and isinstance(h, Tensor) and not np.array_equal(g._data, h._data)
+        ]
+        if not differs:
+            self.report._add("determinism", "pass", "two identical backward calls agree exactly")
+            return
+        which = ", ".join(_arg_name(self.names, i) for i in differs)
+        diff = max(float(np.abs(first[i]._data - second[i]._data).max()) for i in differs)
+        self.report._add("determinism", "fail", f"two identical backward calls differ for {which}")
+        self.find(
+            "nondeterministic-backward", "error",
+            f"two backward calls with the same inputs and grad_output give different gradients for {which} "
+            f"(by up to {_fmt(diff)})",
+            "remove the randomness from backward (or draw it in forward with a fixed seed and save it)",
+        )
+
+    def needs_input_grad(self) -> None:
+        if len(self.inputs.checked) < 2:
+            self.report._add("needs-input-grad", "skip", "needs two or more tensor inputs")
+            return
+        ignored: list[int] = []
+        for p in self.inputs.checked:
+            args = self.inputs.fresh(lambda i, p=p: i != p)  # type: ignore[misc]
+            result = self.apply(*args)
+            ctx = _ctx_of(self.cls, result)
+            if ctx is None:
+                continue
+            try:
+                returned = _raw_backward(self.cls, ctx, _seeds(ctx, result, np.random.default_rng(self.seed)))
+            except Exception:
+                continue  # a backward that relies on every input requiring grad: reported elsewhere if wrong
+            if p < len(returned) and returned[p] is not None:
+                ignored.append(p)
+        if not ignored:
+            self.report._add("needs-input-grad", "pass", "no gradient computed for inputs that do not need one")
+            return
+        which = ", ".join(_arg_name(self.names, i) for i in ignored)
+        self.report._add("needs-input-grad", "pass", f"hint: gradients computed for {which} when not needed")
+        self.find(
+            "needs-input-grad-ignored", "hint",
+            f"{self.name}.backward computes a gradient for {which} even when it does not require grad (the engine "
+            "drops it: wasted work)",
+            "guard each gradient with `if ctx.needs_input_grad[i]:` and return None otherwise",
+        )
+
+    # -- higher order ---------------------------------------------------------------------
+    def differentiable_backward(self) -> bool:
+        from ctxgrad.autograd import grad
+
+        if getattr(self.cls._backward_impl, "_once_differentiable", False):
+            self.report._add("backward-differentiable", "skip", "backward is marked once_differentiable")
+            return False
+        args = self.inputs.fresh()
+        outs = _outputs_of(self.apply(*args))
+        rng = np.random.default_rng(self.seed)
+        seeds = [_wrap(rng.uniform(0.5, 1.5, o._data.shape).astype(o._data.dtype)).requires_grad_() for _, o in outs]
+        tensors = [args[p] for p in self.inputs.checked]
+        grads = grad([o for _, o in outs], tensors, seeds, create_graph=True, allow_unused=True)
+        # A zero gradient without a graph is consistent (its derivative is zero too); a
+        # nonzero one without a graph was computed outside ctxgrad ops.
+        detached = [
+            p for p, g in zip(self.inputs.checked, grads)
+            if g is not None and not g._requires_grad and np.any(g._data)
+        ]
+        if not detached:
+            self.report._add("backward-differentiable", "pass", "the gradients can be differentiated again")
+            return True
+        which = ", ".join(_arg_name(self.names, i) for i in detached)
+        self.report._add("backward-differentiable", "fail", f"the gradient of {which} has no graph")
+        self.find(
+            "backward-not-differentiable", "error",
+            f"{self.name}.backward computes the gradient of {which} outside ctxgrad ops (raw NumPy?), so it has no "
+            "graph: a double backward silently gives zero (or raises) instead of the second derivative",
+            "write backward with ctxgrad ops, or decorate it with @once_differentiable so double backward raises",
+        )
+        return False
+
+    def second_derivative(self, ctx: Any, args: tuple[Any, ...], result: Any, double: bool) -> None:
+        intermediates = self._saved_intermediates(ctx, args, result)
+        if not (double or intermediates):
+            self.report._add("double-backward", "skip", "pass double=True (--double) to check it")
+            return
+        fresh = self.inputs.fresh()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gradgradcheck(self.apply, fresh, eps=self.eps, atol=self.atol, rtol=self.rtol)
+        except GradcheckError as exc:
+            first = "gradgradcheck: " + (str(exc).splitlines() or [type(exc).__name__])[0].rstrip(",")
+            self.report._add("double-backward", "fail", "second derivatives disagree with finite differences")
+            if intermediates:
+                which = ", ".join(f"saved_tensors[{k}]" for k in intermediates)
+                self.find(
+                    "saved-intermediate", "error",
+                    f"{self.name} saves an intermediate ({which}: neither an input nor an output) computed in "
+                    "forward without a graph, so double backward treats it as a constant and is silently wrong "
+                    f"({first})",
+                    "save the inputs (or outputs) and recompute the intermediate in backward with ctxgrad ops",
+                )
+            else:
+                self.find(
+                    "wrong-second-derivative", "error",
+                    f"the double backward of {self.name} disagrees with finite differences ({first})",
+                    "check that backward uses only differentiable ctxgrad ops on saved inputs or outputs",
+                )
+            return
+        self.report._add("double-backward", "pass", "second derivatives agree with finite differences")
+
+    def _saved_intermediates(self, ctx: Any, args: tuple[Any, ...], result: Any) -> list[int]:
+        saved = ctx._saved or ()
+        ours = [*args, *_as_tuple(result)]
+        found = []
+        for k, s in enumerate(saved):
+            t = getattr(s, "_tensor", None) if s is not None else None
+            if t is not None and not any(t is a for a in ours) and t._data.dtype.kind in "fc":
+                found.append(k)
+        return found
+
+    # -- forward mode -----------------------------------------------------------------------
+    def jvp(self, forward: bool) -> None:
+        if not self.cls._has_jvp:
+            if forward:
+                self.report._add("jvp", "fail", f"{self.name} has no jvp")
+                self.find("missing-jvp", "error", f"forward mode (forward=True) was asked for, but {self.name} "
+                          "defines no jvp", "define `jvp(ctx, *tangents)` returning one tangent per output")
+            else:
+                self.report._add("jvp", "skip", f"{self.name} has no jvp")
+            return
+        args = self.inputs.fresh()
+        result = self.apply(*args)
+        positions = [q for q, _ in _outputs_of(result)]
+        labels, short = _input_labels(self.cls.apply, args)
+        checked = _Checked(self.apply, args, self.inputs.checked, labels, short, None)
+        try:
+            forward_jacs = [
+                np.concatenate([j.real for j in _forward_jacobian(checked, i, positions)], axis=1)
+                for i in range(len(checked.tensors))
+            ]
+        except Exception as exc:
+            self.report._add("jvp", "fail", f"jvp raised {type(exc).__name__}")
+            self.find("jvp-raises", "error", f"{self.name}.jvp raised {type(exc).__name__}: {exc}",
+                      "make jvp return one tangent per output, computed from ctx and the input tangents")
+            return
+        close = self._close
+        wrong = [i for i, f in enumerate(forward_jacs) if not close(f, self.analytical[i])]
+        if not wrong:
+            self.report._add("jvp", "pass", "jvp agrees with backward")
+            return
+        names = [_arg_name(self.names, self.inputs.checked[i]) for i in wrong]
+        right = all(close(self.analytical[i], self.numerical[i]) for i in wrong)
+        verdict = "finite differences agree with backward, so the jvp is wrong" if right else (
+            "finite differences agree with the jvp, so the backward is wrong"
+            if all(close(forward_jacs[i], self.numerical[i]) for i in wrong) else "neither matches finite differences"
+        )
+        self.report._add("jvp", "fail", f"jvp disagrees with backward for {', '.join(names)}")
+        self.find(
+            "jvp-disagrees-with-backward", "error",
+            f"{self.name}.jvp and {self.name}.backward give different derivatives for {', '.join(names)}; {verdict}",
+            "make jvp compute J @ tangent with the same derivative backward uses (grad @ J)",
+        )
+
+
+# --------------------------------------------------------------------------- public entry point
+def check_function(
+    fn_cls: type[Function],
+    inputs: Sequence[Any] | None = None,
+    *,
+    double: bool = False,
+    forward: bool = False,
+    dtype: str = "float64",
+    seed: int = 0,
+) -> CheckReport:
+    """Run every diagnosis on the Function class ``fn_cls`` and return the report.
+
+    Args:
+        fn_cls: a subclass of :class:`~ctxgrad.autograd.Function`.
+        inputs: the arguments of ``fn_cls.apply``; by default those of its
+            ``example_inputs()`` staticmethod or of the :func:`example` decorator.
+        double: also check second derivatives (double backward) against finite
+            differences; they are checked anyway when forward saves an intermediate.
+        forward: require a ``jvp`` (forward mode); a ``jvp`` that exists is always checked.
+        dtype: the floating dtype the floating-point inputs are cast to. float64 is
+            what finite differences need; float32 uses coarser steps and tolerances.
+        seed: the seed of the random ``grad_output`` values.
+
+    Returns:
+        A :class:`CheckReport`; ``report.ok`` is True when nothing is wrong.  It does not
+        raise for a broken Function: a forward that raises is the finding
+        ``forward-raises``, missing example inputs the finding ``no-example-inputs``.
+    """
+    if not (isinstance(fn_cls, type) and issubclass(fn_cls, Function)):
+        raise TypeError(f"check_function expects a Function subclass, but got {fn_cls!r}")
+    np_dtype = np.dtype(dtype)
+    if np_dtype.kind != "f":
+        raise ValueError(f"check_function: dtype must be a floating-point dtype, got {dtype!r}")
+    report = CheckReport(fn_cls.__name__)
+    try:
+        args = _example_arguments(fn_cls, inputs)
+    except Exception as exc:
+        why = str(exc) if isinstance(exc, _Stop) else (
+            f"the example inputs of {fn_cls.__name__} could not be made: {type(exc).__name__}: {exc}"
+        )
+        report._add("inputs", "fail", "no example inputs")
+        report.findings.append(Finding(
+            "no-example-inputs", "error", why,
+            f"add `@ctxgrad.checks.example(...)` or an `example_inputs()` staticmethod to {fn_cls.__name__}",
+        ))
+        return report
+    run = _Run(fn_cls, _Inputs(args, np_dtype), np_dtype, seed)
+    run.report = report
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            _run_checks(run, double, forward)
+        except _Stop:
+            pass
+        except Exception as exc:
+            # A Function broken in a way no check foresaw: a finding, never a bare traceback.
+            report._add("unexpected-error", "fail", f"{type(exc).__name__} while checking")
+            report.findings.append(Finding(
+                "check-raised", "error", f"checking {fn_cls.__name__} raised {type(exc).__name__}: {exc}",
+                f"run ctxgrad.autograd.gradcheck({fn_cls.__name__}.apply, inputs) to see the full traceback",
+            ))
+    return report
+
+
+def _run_checks(run: _Run, double: bool, forward: bool) -> None:
+    report = run.report
+    if not run.inputs.checked:
+        report._add("inputs", "fail", "no floating-point tensor among the inputs")
+        run.find("no-differentiable-input", "error", f"none of the example inputs of {run.name} is a "
+                 "floating-point tensor, so no gradient can be checked",
+                 "give at least one floating-point tensor in the example inputs")
+        return
+    report._add("inputs", "pass", f"{len(run.inputs.checked)} tensor input{'s' * (len(run.inputs.checked) != 1)} "
+                f"checked, as {run.dtype.name}")
+    args, result = run.forward()
+    ctx = _ctx_of(run.cls, result)
+    later = ["ctx-attributes", "backward-returns", "gradient", "determinism", "needs-input-grad",
+             "backward-differentiable", "double-backward", "jvp"]
+    if not run.in_place():
+        for name in later:
+            report._add(name, "skip", "forward changes its input in place; fix that first")
+        return
+    run.ctx_attributes(ctx)
+    if not run.backward_returns(ctx, result):
+        for name in later[2:]:
+            report._add(name, "skip", "backward's result has the wrong structure; fix that first")
+        return
+    gradient_ok = run.gradient()
+    run.determinism()
+    run.needs_input_grad()
+    if run.differentiable_backward():
+        if gradient_ok:
+            run.second_derivative(ctx, args, result, double)
+        else:
+            report._add("double-backward", "skip", "the first derivative is wrong; fix that first")
+    elif double and getattr(run.cls._backward_impl, "_once_differentiable", False):
+        report._add("double-backward", "fail", "backward is marked once_differentiable")
+        run.find("once-differentiable", "error", f"double=True was asked for, but {run.name}.backward is marked "
+                 "@once_differentiable, so it has no second derivative",
+                 "write backward in differentiable ctxgrad ops and remove @once_differentiable")
+    else:
+        report._add("double-backward", "skip", "backward cannot be differentiated")
+    run.jvp(forward)

@@ -1,0 +1,171 @@
+"""The command line: ``python -m ctxgrad check PATH[::Name] [options]``.
+
+``PATH`` is a Python file (``examples/checks/good_ops.py``) or an importable module
+(``my_package.ops``).  Every subclass of :class:`~ctxgrad.autograd.Function` *defined* there
+(not imported from elsewhere) is checked with :func:`ctxgrad.checks.check_function`, or
+only the one named after ``::``.  The output is one line per check, the findings with their
+fixes and a summary per Function, then a total line; ``--json`` prints the same as one JSON
+object.
+
+Exit codes: 0 when every Function passes (hints allowed), 1 when some check fails, 2 when
+the command cannot run (no such file, a file that does not import, no Function in it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from ctxgrad.autograd.function import Function
+from ctxgrad.checks import CheckReport, check_function
+
+__all__ = ["main"]
+
+_USAGE_ERROR = 2
+_CHECK_FAILED = 1
+
+
+class _UsageError(Exception):
+    """A problem with what the command was given, told as one paragraph."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ctxgrad", description="ctxgrad tools for op authors.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = commands.add_parser(
+        "check",
+        help="diagnose the custom Functions of a file or module",
+        description="Run ctxgrad.checks.check_function on every Function subclass defined in a file or module.",
+    )
+    check.add_argument("target", metavar="PATH[::Name]", help="a .py file or a module name, optionally ::FunctionName")
+    check.add_argument("--double", action="store_true", help="also check second derivatives (double backward)")
+    check.add_argument("--forward", action="store_true", help="require and check a jvp (forward mode)")
+    check.add_argument("--dtype", default="float64", choices=["float64", "float32"],
+                       help="dtype of the floating-point inputs (default: float64)")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random grad_outputs (default: 0)")
+    check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
+    return parser
+
+
+def _import_target(path: str) -> ModuleType:
+    """Import a file by path, or a module by name; every failure becomes a _UsageError."""
+    if os.path.exists(path):
+        if os.path.isdir(path):
+            raise _UsageError(f"{path} is a directory; give a Python file inside it (or a module name).")
+        name = "_ctxgrad_check_" + os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise _UsageError(f"cannot import {path}: it is not a Python file (expected a name ending in .py).")
+        module = importlib.util.module_from_spec(spec)
+        # Its own folder first, so that the file can import its neighbours as when run directly.
+        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except SyntaxError as exc:
+            raise _UsageError(
+                f"cannot import {path}: it has a syntax error at line {exc.lineno}: {exc.msg}. "
+                "Fix the file (run `python " + path + "` to see it) and check again."
+            ) from exc
+        except Exception as exc:
+            raise _UsageError(_import_failure(path, exc)) from exc
+        return module
+    looks_like_module = path.replace(".", "").replace("_", "").isalnum() and not path.endswith(".py")
+    if not looks_like_module:
+        raise _UsageError(
+            f"{path} does not exist. Give the path of a Python file that defines Functions "
+            "(python -m ctxgrad check my_ops.py) or an importable module name (python -m ctxgrad check "
+            "my_package.ops), optionally followed by ::FunctionName."
+        )
+    try:
+        return importlib.import_module(path)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and path.startswith(exc.name):
+            raise _UsageError(
+                f"{path} is neither an existing file nor an importable module (no module named {exc.name!r}). "
+                "Give the path of a Python file, or a module name importable from the current directory."
+            ) from exc
+        raise _UsageError(_import_failure(path, exc)) from exc
+    except SyntaxError as exc:
+        raise _UsageError(
+            f"cannot import {path}: {exc.filename} has a syntax error at line {exc.lineno}: {exc.msg}."
+        ) from exc
+    except Exception as exc:
+        raise _UsageError(_import_failure(path, exc)) from exc
+
+
+def _import_failure(path: str, exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    return (
+        f"cannot import {path}: running it raised {type(exc).__name__}: {exc}{where}. "
+        "The file must import cleanly before its Functions can be checked."
+    )
+
+
+def _functions_in(module: ModuleType, path: str, name: str | None) -> list[type[Function]]:
+    found = [
+        value for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, Function) and value.__module__ == module.__name__
+    ]
+    if name is not None:
+        chosen = [f for f in found if f.__name__ == name]
+        if not chosen:
+            available = ", ".join(f.__name__ for f in found) or "none"
+            raise _UsageError(
+                f"{path} defines no Function called {name!r} (the Functions defined there: {available})."
+            )
+        return chosen
+    if not found:
+        raise _UsageError(
+            f"{path} defines no subclass of ctxgrad.autograd.Function, so there is nothing to check "
+            "(Functions imported from elsewhere are not checked: check the module that defines them)."
+        )
+    return found
+
+
+def _total(reports: list[CheckReport]) -> str:
+    passed = sum(r.ok for r in reports)
+    failed = len(reports) - passed
+    noun = "Function" if len(reports) == 1 else "Functions"
+    return f"{len(reports)} {noun} checked: {passed} OK, {failed} failed"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    args = _parser().parse_args(argv)
+    target: str = args.target
+    path, _, name = target.partition("::")
+    try:
+        module = _import_target(path)
+        functions = _functions_in(module, path, name or None)
+    except _UsageError as exc:
+        message = str(exc)
+        if args.json:
+            print(json.dumps({"ok": False, "error": message}, indent=2))
+        print(f"python -m ctxgrad check: error: {message}", file=sys.stderr)
+        return _USAGE_ERROR
+    reports = [
+        check_function(fn, double=args.double, forward=args.forward, dtype=args.dtype, seed=args.seed)
+        for fn in functions
+    ]
+    ok = all(r.ok for r in reports)
+    if args.json:
+        payload: dict[str, Any] = {
+            "ok": ok, "target": target, "functions": [r.to_dict() for r in reports], "summary": _total(reports)
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        for report in reports:
+            print(report)
+            print()
+        print(_total(reports))
+    return 0 if ok else _CHECK_FAILED

@@ -1,0 +1,166 @@
+"""``python -m ctxgrad check``, end to end through a subprocess: output, exit codes,
+``--json`` and every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = "examples/checks/good_ops.py"
+MISTAKES = "examples/checks/mistakes"
+
+
+def check(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxgrad", "check", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        cwd=cwd,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(ROOT)},
+    )
+
+
+def assert_clean_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    """A usage error: exit code 2, one paragraph on stderr, no traceback."""
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("python -m ctxgrad check: error: ")
+    assert result.stderr.count("\n") == 1
+    for fragment in fragments:
+        assert fragment in result.stderr
+
+
+def test_good_ops_pass_with_exit_code_0() -> None:
+    result = check(GOOD)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith("== ")] == ["== Cube", "== Exp", "== ScaledMatVec"]
+    assert "  PASS  gradient                 backward agrees with finite differences" in lines
+    assert "Cube: 8 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in lines
+    assert lines[-1] == "3 Functions checked: 3 OK, 0 failed"
+
+
+def test_good_ops_pass_the_double_and_forward_checks_of_one_named_function() -> None:
+    result = check(f"{GOOD}::Exp", "--double", "--forward", "--dtype", "float64", "--seed", "3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "  PASS  double-backward          second derivatives agree with finite differences" in result.stdout
+    assert "  PASS  jvp                      jvp agrees with backward" in result.stdout
+    assert result.stdout.splitlines()[-1] == "1 Function checked: 1 OK, 0 failed"
+
+
+def test_a_mistake_fails_with_exit_code_1_and_the_output_in_the_docs() -> None:
+    """docs/checking.md shows this run's output verbatim."""
+    target = f"{MISTAKES}/gradient_transposed.py"
+    result = check(target)
+    assert result.returncode == 1
+    docs = (ROOT / "docs" / "checking.md").read_text(encoding="utf-8")
+    match = re.search(rf"<!-- cli-output: {re.escape(target)} -->\n```text\n(.*?)```", docs, re.S)
+    assert match is not None
+    assert result.stdout == match.group(1)
+
+
+def test_json_output() -> None:
+    result = check(f"{MISTAKES}/needs_input_grad_ignored.py", "--json")
+    assert result.returncode == 0  # a hint does not fail
+    data = json.loads(result.stdout)
+    assert data["ok"] is True and data["summary"] == "1 Function checked: 1 OK, 0 failed"
+    (report,) = data["functions"]
+    assert report["function"] == "Mul" and report["ok"] is True
+    assert [(f["name"], f["severity"]) for f in report["findings"]] == [("needs-input-grad-ignored", "hint")]
+    assert {"name": "gradient", "status": "pass", "detail": "backward agrees with finite differences"} in (
+        report["checks"]
+    )
+
+    failing = check(f"{MISTAKES}/wrong_gradient_count.py", "--json")
+    assert failing.returncode == 1
+    assert json.loads(failing.stdout)["functions"][0]["findings"][0]["name"] == "wrong-gradient-count"
+
+
+def test_a_module_name_works_like_a_path(tmp_path: Path) -> None:
+    (tmp_path / "my_ops.py").write_text((ROOT / GOOD).read_text(encoding="utf-8"), encoding="utf-8")
+    result = check("my_ops::Cube", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("== Cube\n")
+
+
+def test_a_path_that_does_not_exist() -> None:
+    assert_clean_error(check("no_such_ops.py"), "no_such_ops.py does not exist.")
+    assert_clean_error(check("no_such_package.ops"), "is neither an existing file nor an importable module")
+
+
+@pytest.mark.parametrize(
+    ("source", "fragments"),
+    [
+        ("def f(:\n    pass\n", ("has a syntax error at line 1",)),
+        ("import ctxgrad\nX = 1\n", ("defines no subclass of ctxgrad.autograd.Function",)),
+        ("raise RuntimeError('boom')\n", ("running it raised RuntimeError: boom", "line 1")),
+    ],
+    ids=["syntax-error", "no-functions", "import-raises"],
+)
+def test_bad_files(tmp_path: Path, source: str, fragments: tuple[str, ...]) -> None:
+    path = tmp_path / "ops.py"
+    path.write_text(source, encoding="utf-8")
+    assert_clean_error(check(str(path)), *fragments)
+
+
+def test_an_unknown_function_name_lists_the_ones_there() -> None:
+    assert_clean_error(
+        check(f"{GOOD}::Nope"),
+        "defines no Function called 'Nope' (the Functions defined there: Cube, Exp, ScaledMatVec)",
+    )
+
+
+def test_bad_input_with_json_prints_the_error_as_json(tmp_path: Path) -> None:
+    result = check(str(tmp_path / "missing.py"), "--json")
+    assert result.returncode == 2
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and "missing.py does not exist" in data["error"]
+
+
+def test_a_forward_that_raises(tmp_path: Path) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text(
+        "import ctxgrad\n"
+        "from ctxgrad.autograd import Function\n"
+        "from ctxgrad.checks import example\n\n"
+        "@example(ctxgrad.tensor([1.0]))\n"
+        "class Broken(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        raise ValueError('x must be positive')\n\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad):\n"
+        "        return grad\n",
+        encoding="utf-8",
+    )
+    result = check(str(path))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "  error: [forward-raises] Broken.apply(*example inputs) raised ValueError: x must be positive" in (
+        result.stdout
+    )
+
+
+def test_a_function_without_example_inputs(tmp_path: Path) -> None:
+    path = tmp_path / "bare.py"
+    path.write_text(
+        "from ctxgrad.autograd import Function\n\n"
+        "class Bare(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x\n",
+        encoding="utf-8",
+    )
+    result = check(str(path))
+    assert result.returncode == 1
+    assert "error: [no-example-inputs] Bare has no example inputs" in result.stdout
