@@ -23,3 +23,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     name = metafunc.function.__name__
     cases = cls.double_cases if "double_backward" in name else cls.cases
     metafunc.parametrize("case", case_params(cases, CHECKS[name]))
+
+
+# The Hypothesis profiles of the fuzz tests, registered before pytest reads `--hypothesis-profile`.
+from _fuzz import register_profiles  # noqa: E402
+
+register_profiles()
