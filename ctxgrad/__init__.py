@@ -445,7 +445,7 @@ from ctxgrad.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "optim", "save", "utils"]
 
-# the op author's diagnoses: check_function, example (python -m ctxgrad check)
-from ctxgrad import checks  # noqa: E402
+# the op author's tools: check_function (python -m ctxgrad check), OpTestCase, example
+from ctxgrad import checks, testing  # noqa: E402
 
-__all__ += ["checks"]
+__all__ += ["checks", "testing"]
