@@ -88,6 +88,7 @@ class _Checked:
     input_names: list[str]  # "weight" (or "inputs[2]" when the name is unknown), by position
     output_labels: Callable[[int], str] | None  # position in func's result -> its name (None: the default)
     returns_tuple: bool = False
+    complex_step: bool = False  # numerical derivatives of real inputs by the complex step
 
     def output_name(self, position: int) -> str:
         if self.output_labels is not None:
@@ -238,6 +239,8 @@ def _numerical_jacobians(
     of a real perturbation, and for a complex input also that of an imaginary one."""
     x = checked.tensors[i]
     is_complex = x._data.dtype.kind == "c"
+    if checked.complex_step and not is_complex:
+        return _complex_step_jacobians(checked, i, positions, sizes), None
     along_real = [np.zeros((x._data.size, n), dtype=np.complex128) for n in sizes]
     along_imag = [np.zeros((x._data.size, n), dtype=np.complex128) for n in sizes] if is_complex else None
     for k, index in enumerate(np.ndindex(*x._data.shape)):
@@ -247,6 +250,41 @@ def _numerical_jacobians(
             for jac, col in zip(along_imag, _central_difference(checked, x, index, 1j * eps, eps, positions)):
                 jac[k] = col
     return along_real, along_imag
+
+
+_COMPLEX_STEP = 1e-20
+
+
+def _complex_step_jacobians(
+    checked: _Checked, i: int, positions: list[int], sizes: list[int]
+) -> list[np.ndarray[Any, Any]]:
+    """``Im f(x + ih e_k) / h`` for each element k of real input ``i``: the derivative of a
+    real-analytic ``f`` with no subtraction, so exact to rounding even with h = 1e-20
+    (Squire and Trapp, 1998).  ``func`` must accept complex inputs."""
+    x = checked.tensors[i]
+    where = checked.input_positions[i]
+    jacobians = [np.zeros((x._data.size, n), dtype=np.complex128) for n in sizes]
+    for k, index in enumerate(np.ndindex(*x._data.shape)):
+        shifted = x._data.astype(np.complex128)
+        shifted[index] += 1j * _COMPLEX_STEP
+        inputs = list(checked.inputs)
+        inputs[where] = _wrap(shifted)
+        try:
+            values = _values(checked.func, tuple(inputs))
+        except Exception as exc:
+            raise GradcheckError(
+                f"gradcheck(complex_step=True) needs a func that accepts complex inputs, but it raised "
+                f"{type(exc).__name__}: {exc} (with {checked.input_name(i)} made complex)"
+            ) from exc
+        for jac, q in zip(jacobians, positions):
+            value = values[q]
+            if value is None or value.dtype.kind != "c":
+                raise GradcheckError(
+                    f"gradcheck(complex_step=True) needs {checked.output_name(q)} to be complex when "
+                    f"{checked.input_name(i)} is complex; it is {_describe(value)}"
+                )
+            jac[k] = value.imag.reshape(-1) / _COMPLEX_STEP
+    return jacobians
 
 
 # --------------------------------------------------------------------------- analytical side
@@ -792,6 +830,7 @@ def gradcheck(
     check_backward_ad: bool = True,
     fast_mode: bool = False,
     masked: bool | None = None,
+    complex_step: bool = False,
 ) -> bool:
     """Check the gradients of ``func`` at ``inputs`` against finite differences.
 
@@ -825,6 +864,11 @@ def gradcheck(
             fall back to the full check.
         masked: accepted for torch's signature (it concerns sparse tensors, which ctxgrad
             does not have); True makes the zero-grad_output check use ``allclose``.
+        complex_step: (ctxgrad only) take the numerical derivatives of real inputs by the
+            complex step, ``Im f(x + ih) / h`` with ``h = 1e-20``: no cancellation, so they
+            are exact to rounding and tight tolerances can be used. ``func`` must accept
+            complex inputs (most ctxgrad ops do) and be real-analytic (no ``abs``,
+            comparisons or rounding on the path).
 
     Returns:
         True when every check passes (False on failure with ``raise_exception=False``).
@@ -845,7 +889,9 @@ def gradcheck(
         )
     tupled = _as_tuple(inputs)
     labels, names = _input_labels(func, tupled)
-    checked = _Checked(func, tupled, _check_inputs(tupled), labels, names, None)
+    checked = _Checked(func, tupled, _check_inputs(tupled), labels, names, None, complex_step=complex_step)
+    if complex_step and any(t._data.dtype.kind == "c" for t in checked.tensors):
+        raise ValueError("gradcheck(complex_step=True) takes real inputs only (it perturbs them along i)")
     try:
         _gradcheck(
             checked, eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
