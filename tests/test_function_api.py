@@ -921,15 +921,47 @@ class AddOne_(Function):
         return g
 
 
+class AddOneInPlace_(Function):
+    """Adds one in place with ctxgrad's in-place op (tracked by the version counter)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def test_saved_array_written_by_numpy_in_forward_is_refused_at_once():
+    """A graph's saved arrays are read-only while saved: a NumPy write into one (which the
+    version counter cannot see) fails in forward, naming the Function and the argument,
+    instead of making the later backward silently wrong (torch raises only at backward)."""
+    a = leaf([1.0, 2.0, 3.0])
+    x = a * 1
+    y = Square.apply(x)  # saves x
+    with pytest.raises(RuntimeError) as info:
+        AddOne_.apply(x)
+    msg = str(info.value)
+    assert msg.startswith("AddOne_.forward wrote into the array of argument 'x' (index 0) with NumPy")
+    assert "x.mul_(2)" in msg
+    assert y.requires_grad
+    z = a * 1
+    AddOne_.apply(z)  # nothing saved z: the write is allowed
+    assert z.tolist() == [2.0, 3.0, 4.0]
+
+
 def test_saved_tensor_changed_by_dirty_function_raises_at_backward():
     a = leaf([1.0, 2.0, 3.0])
     x = a * 1
     y = Square.apply(x)
-    AddOne_.apply(x)
+    AddOneInPlace_.apply(x)
     with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
         y.sum().backward()
     msg = str(info.value)
-    assert "is at version 1; expected version 0" in msg
+    assert "is at version 2; expected version 0" in msg  # add_ and mark_dirty, as in torch
     assert "SquareBackward" in msg
     assert "[3]" in msg
 

@@ -41,9 +41,9 @@ def dtype_name(dt: Any) -> str:
 
 
 def inplace_mul_(lib: Any, t: Any, k: float) -> None:
-    """Change ``t`` in place as a built-in in-place op would: data changed, version bumped once."""
-    t.detach().numpy()[...] *= k
-    lib.autograd.graph.increment_version(t)
+    """Change ``t`` in place with the library's in-place op: data changed, version bumped once."""
+    with lib.no_grad():
+        t.mul_(k)
 
 
 def both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:

@@ -49,7 +49,7 @@ from typing_extensions import TypeVar
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
-from ctxgrad.autograd.graph import _FREED_MSG, Node, SavedTensor, _accumulator_of, _sequence
+from ctxgrad.autograd.graph import _FREED_MSG, Node, SavedTensor, _accumulator_of, _locks, _sequence
 
 __all__ = [
     "BackwardCFunction",
@@ -373,9 +373,7 @@ def _fit_dtype(node: BackwardCFunction, i: int, g: Tensor, dtype: np.dtype[Any])
 
 
 def _arg_label(node: BackwardCFunction, i: int) -> str:
-    names = node._forward_cls._plan.slot_names
-    name = names[i] if i < len(names) else f"args[{i - len(names)}]"
-    return f"'{name}' (index {i})"
+    return _arg_label_of(node._forward_cls, i)
 
 
 def _signature_hint(node: BackwardCFunction) -> str:
@@ -589,8 +587,33 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         ctx = cls._backward_cls()
         ctx._hooks = None
         ctx._metadata = None
-        out: _Out = _run(cls, ctx, args)
+        try:
+            out: _Out = _run(cls, ctx, args)
+        except ValueError as exc:
+            if "read-only" in str(exc):
+                _explain_read_only(cls, args, exc)
+            raise
         return out
+
+
+def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueError) -> None:
+    """NumPy refused a write into an argument's array that a graph holds for backward (read-only
+    while saved): say which, and what to do instead."""
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and (id(a._data) in _locks or id(a._data.base) in _locks):
+            raise RuntimeError(
+                f"{cls.__name__}.forward wrote into the array of argument {_arg_label_of(cls, i)} with NumPy, "
+                "but a graph has saved that tensor for backward, so its array is read-only while it is saved "
+                "(a NumPy write there would make that backward silently wrong; torch finds out only at "
+                "backward, with a version error). Change it with ctxgrad's in-place ops (x.mul_(2), "
+                "x[...] = v: the version counter tracks them) and ctx.mark_dirty, or work on a clone."
+            ) from exc
+
+
+def _arg_label_of(cls: type[Function], i: int) -> str:
+    names = cls._plan.slot_names
+    name = names[i] if i < len(names) else f"args[{i - len(names)}]"
+    return f"'{name}' (index {i})"
 
 
 def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:

@@ -61,6 +61,7 @@ from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad as fwAD
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
+from ctxgrad.autograd.graph import _locks, relock, writable
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -172,7 +173,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> list[int]:
                 "compute the numerical gradients correctly. You should call "
                 ".contiguous on the input before passing it to gradcheck."
             )
-        if not data.flags.writeable:
+        if not data.flags.writeable and not (id(data) in _locks or id(data.base) in _locks):
             raise RuntimeError(
                 f"The {idx}th input is read-only, so gradcheck cannot perturb it in place to compute the "
                 "numerical gradients. Pass a copy (.clone()) of it instead."
@@ -201,6 +202,9 @@ def _central_difference(
     ``delta`` is added at ``index`` of x's array; x is restored exactly afterwards."""
     data = x._data
     original = np.array(data[index], copy=True)
+    # (a graph alive elsewhere may have saved x, which makes its array read-only; the
+    # perturbation is undone exactly, so it is not an in-place change anyone can see)
+    flipped = writable(data)
     try:
         data[index] = original - delta
         below = _values(checked.func, checked.inputs)
@@ -208,6 +212,7 @@ def _central_difference(
         above = _values(checked.func, checked.inputs)
     finally:
         data[index] = original
+        relock(flipped)
     columns: list[np.ndarray[Any, Any]] = []
     for q in positions:
         a, b = below[q], above[q]

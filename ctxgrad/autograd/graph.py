@@ -224,7 +224,9 @@ def _accumulate_into(t: Tensor, grad: Tensor) -> None:
     elif old._requires_grad:
         t._grad = old + grad.detach()
     else:
+        flipped = writable(old._data)
         np.add(old._data, grad._data, out=old._data, casting="unsafe")
+        relock(flipped)
         old._bump_version()
 
 
@@ -335,6 +337,77 @@ _FREED_MSG = (
 )
 
 
+# --------------------------------------------------------------------------- read-only saved arrays
+# An array held by a saved tensor is read-only while it is saved, so that NumPy code that
+# writes into it behind ctxgrad's back (``t.detach().numpy()[0] = 1``) fails at once instead
+# of making a later backward silently wrong: the version counter only sees ctxgrad's own
+# in-place ops.  Those stay allowed (as in torch): they lift the lock for their write
+# (``writable``), bump the version, and the version check reports the change at backward.
+# Per array: [array, how many saved tensors hold it, whether it was writeable before].
+_locks: dict[int, list[Any]] = {}
+_locks_guard = threading.Lock()
+
+
+def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
+    """Make ``arr`` read-only for one more saved tensor; returns it (to unlock later).
+
+    Only an array that owns its memory is locked: a view's flag could not be given back
+    while its base is locked, and views made of a locked array are read-only anyway."""
+    if arr.base is not None:
+        return None
+    with _locks_guard:
+        entry = _locks.get(id(arr))
+        if entry is None:
+            writeable = bool(arr.flags.writeable)
+            if writeable:
+                arr.flags.writeable = False
+            _locks[id(arr)] = [arr, 1, writeable]
+        else:
+            entry[1] += 1
+    return arr
+
+
+def unlock_array(arr: np.ndarray[Any, Any] | None) -> None:
+    """One saved tensor fewer holds ``arr``; the last one gives its writeability back."""
+    if arr is None:
+        return
+    with _locks_guard:
+        entry = _locks.get(id(arr))
+        if entry is None or entry[0] is not arr:
+            return
+        entry[1] -= 1
+        if entry[1] == 0:
+            del _locks[id(arr)]
+            if entry[2]:
+                arr.flags.writeable = True
+
+
+def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
+    """Lift the saved-tensor lock from ``arr`` (and the arrays it is a view of) for one of
+    ctxgrad's own writes; give the result to :func:`relock` afterwards.  An array that is
+    read-only for another reason stays so (NumPy then raises, as it would anyway)."""
+    if arr.flags.writeable:
+        return []
+    chain = []
+    a: Any = arr
+    while isinstance(a, np.ndarray):
+        chain.append(a)
+        a = a.base
+    if not any(id(a) in _locks for a in chain):
+        return []
+    flipped = []
+    for a in reversed(chain):  # the owner first: a view can be made writeable only after its base
+        if not a.flags.writeable:
+            a.flags.writeable = True
+            flipped.append(a)
+    return flipped
+
+
+def relock(flipped: list[np.ndarray[Any, Any]]) -> None:
+    for a in reversed(flipped):
+        a.flags.writeable = False
+
+
 class _OutputMarker(Node):
     """Stands for "the node that saved this tensor" in a SavedTensor."""
 
@@ -356,6 +429,7 @@ class SavedTensor:
         "_data",
         "_fw",
         "_grad_fn",
+        "_locked",
         "_output_nr",
         "_packed",
         "_requires_grad",
@@ -369,6 +443,7 @@ class SavedTensor:
         vc = tensor._get_vc()
         self._vc = vc
         self._version = vc.value
+        self._locked = lock_array(tensor._data)
         self._tensor: Tensor | None = None
         self._data: np.ndarray[Any, Any] | None = None
         self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
@@ -401,6 +476,9 @@ class SavedTensor:
             self._base = tensor._base
         else:
             self._tensor = tensor
+
+    def __del__(self) -> None:
+        unlock_array(self._locked)
 
     def unpack(self, node: Node, index: int) -> Tensor:
         """The saved tensor, after checking that no in-place change happened since saving."""

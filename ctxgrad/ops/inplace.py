@@ -36,7 +36,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd.function import Function
-from ctxgrad.autograd.graph import SavedTensor
+from ctxgrad.autograd.graph import SavedTensor, relock, writable
 from ctxgrad.ops._util import wrap
 
 _OVERLAP_MSG = (
@@ -143,10 +143,14 @@ class CopySlices(Function[Tensor]):
     def forward(
         ctx: Any, base: Tensor, values: Tensor, positions: np.ndarray[Any, Any], target: np.ndarray[Any, Any] | None
     ) -> Tensor:
-        if target is not None:
-            np.copyto(target, values._data, casting="unsafe")
-        else:
-            base._data.flat[positions.ravel()] = np.broadcast_to(values._data, positions.shape).ravel()
+        flipped = writable(target if target is not None else base._data)
+        try:
+            if target is not None:
+                np.copyto(target, values._data, casting="unsafe")
+            else:
+                base._data.flat[positions.ravel()] = np.broadcast_to(values._data, positions.shape).ravel()
+        finally:
+            relock(flipped)
         ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
         ctx.mark_dirty(base)
         return base
@@ -306,7 +310,11 @@ def commit(x: Tensor, out: Tensor) -> Tensor:
     if base is None:
         if out._grad_fn is not None:
             _keep_original(x, out)
-        np.copyto(x._data, out._data, casting="unsafe")
+        flipped = writable(x._data)
+        try:
+            np.copyto(x._data, out._data, casting="unsafe")
+        finally:
+            relock(flipped)
         x._bump_version()
         if out._grad_fn is not None and _state.grad_enabled:
             x._grad_fn = out._grad_fn
