@@ -536,3 +536,35 @@ def test_gradcheck_and_gradgradcheck(name: str, fn: Any, shapes: list[tuple[int,
     inputs = tuple(_t(*s) for s in shapes)
     assert gradcheck(fn, inputs)
     assert gradgradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("ignore", [False, True], ids=["all-kept", "one-ignored"])
+def test_fused_cross_entropy_matches_torch_to_second_order_and_forward_mode(
+    torch: Any, reduction: str, ignore: bool
+) -> None:
+    """The common case (logits (N, C), class indices) runs as one Function: its value,
+    gradient, second derivative and tangent equal torch's."""
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((5, 4)) * 3
+    target = np.array([0, 3, 1, 1, 2])
+    if ignore:
+        target[2] = -100
+    v = rng.standard_normal((5, 4))
+    results = []
+    for m in (ctxgrad, torch):
+        x = m.tensor(logits, requires_grad=True)
+        t = m.tensor(target)
+        loss = m.nn.functional.cross_entropy(x, t, reduction=reduction)
+        (g,) = m.autograd.grad(loss, x, create_graph=True)
+        (gg,) = m.autograd.grad((g * m.tensor(v)).sum(), x)
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            dual = fw.make_dual(m.tensor(logits), m.tensor(v))
+            tangent = fw.unpack_dual(m.nn.functional.cross_entropy(dual, t, reduction=reduction)).tangent
+        results.append([np.asarray(r.detach().numpy()) for r in (loss, g, gg, tangent)])
+    for c, t_ in zip(*results):
+        np.testing.assert_allclose(c, t_, rtol=1e-10, atol=1e-12)
+    assert ctxgrad.nn.functional.cross_entropy(
+        ctxgrad.tensor(logits, requires_grad=True), ctxgrad.tensor(target)
+    ).grad_fn.name() == "NllLossBackward0"

@@ -367,3 +367,46 @@ class ConstantPad(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         return ConstantPad.apply(tx, ctx.pads, 0.0)
+
+
+# --------------------------------------------------------------------------- cross-entropy
+class CrossEntropyWithIndices(Function[Tensor]):
+    """The softmax cross-entropy of ``(N, C)`` logits ``x`` with class indices, summed (or
+    averaged) over the rows that are kept (not ``ignore_index``): one node where the
+    composed form (log_softmax, gather, mask, sum) takes about ten.
+
+    loss = -Σᵢ keepᵢ log softmax(xᵢ)[tᵢ] (· 1/Σ keep for the mean); d loss / d xᵢ =
+    keepᵢ (softmax(xᵢ) - onehot(tᵢ)) (· 1/Σ keep).  The backward recomputes the softmax
+    from the saved input with ctxgrad ops, so it can be differentiated again."""
+
+    _backward_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, target: np.ndarray[Any, Any], keep: np.ndarray[Any, Any], mean: bool) -> Tensor:
+        data = x._data
+        rows = np.arange(data.shape[0])
+        shifted = data - data.max(axis=1, keepdims=True)
+        log_p = shifted[rows, target] - np.log(np.exp(shifted).sum(axis=1))
+        kept = keep.astype(data.dtype)
+        total = -(log_p * kept).sum()
+        scale = 1.0
+        if mean:
+            with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: NaN, as in torch
+                scale = 1.0 / kept.sum()
+        onehot = np.zeros_like(data)
+        onehot[rows, target] = kept
+        ctx.save_for_backward(x, wrap(kept[:, None]), wrap(onehot))
+        ctx.scale = scale
+        with np.errstate(invalid="ignore"):
+            return wrap(np.asarray(total * scale, dtype=data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        x, kept, onehot = ctx.saved_tensors
+        return (x.softmax(1) * kept - onehot) * (grad * ctx.scale), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, kept, onehot = ctx.saved_tensors
+        tangent: Tensor = ((x.softmax(1) * kept - onehot) * tx).sum() * ctx.scale
+        return tangent

@@ -717,18 +717,9 @@ def _class_dim(input: Tensor) -> int:
     return 0 if input.ndim == 1 else 1
 
 
-def nll_loss(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    size_average: bool | None = None,
-    ignore_index: int = -100,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """``-weight[t] * input[t]`` for each target class ``t`` (``input`` holds log-probabilities,
-    classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
-    reduction = _reduction(size_average, reduce, reduction)
+def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Any:
+    """torch's checks of an ``nll_loss`` target (shape, dtype, bounds) and weight; returns
+    the mask of the ignored targets."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     cdim = _class_dim(input)
@@ -752,6 +743,24 @@ def nll_loss(
     bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(tdata[bad].flat[0])} is out of bounds.")
+    return ignored
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-weight[t] * input[t]`` for each target class ``t`` (``input`` holds log-probabilities,
+    classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
+    reduction = _reduction(size_average, reduce, reduction)
+    cdim = _class_dim(input) if input.ndim >= 1 else 0
+    ignored = _check_nll_target(input, target, weight, ignore_index)
+    tdata = target._data
     safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
     picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
     keep = Tensor((~ignored).astype(input.dtype))
@@ -791,6 +800,19 @@ def cross_entropy(
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = _class_dim(input)
     n_classes = input.shape[cdim]
+    if (
+        not target.is_floating_point()
+        and label_smoothing == 0.0
+        and weight is None
+        and input.ndim == 2
+        and reduction != "none"
+        and input.is_floating_point()
+    ):
+        # The common case, fused into one Function; the target gets nll_loss's checks first.
+        _check_nll_target(input, target, None, ignore_index)
+        keep = target._data != ignore_index
+        rows = np.where(keep, target._data, 0).astype(np.intp)
+        return _ops.CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
     logp = input.log_softmax(cdim)
     wshape = [1] * input.ndim
     wshape[cdim] = n_classes
