@@ -34,15 +34,18 @@ already requires grad), so the derivative is taken with respect to the argument 
 receives and not a tensor ``func`` might capture from outside.
 
 Where an output does not depend on an input, the derivative is a tensor of zeros (the right
-value) when ``strict=False``, and a ``RuntimeError`` when ``strict=True``: pass ``strict=True``
-to be told that a requested derivative is structurally zero.  A ``once_differentiable``
-backward met while a second derivative is needed (``hessian``, ``hvp``, ``vhp``, ``jvp``) raises
-a ``RuntimeError`` that names the Function, where torch can return zeros.
+value) when ``strict=False`` (with a ``UserWarning`` in ``vjp``, ``jvp``, ``vhp`` and ``hvp``,
+where that derivative was asked for by name; torch says nothing), and a ``RuntimeError`` when
+``strict=True``: pass ``strict=True`` to be told that a requested derivative is structurally
+zero.  A ``once_differentiable`` backward met while a second derivative is needed (``hessian``,
+``hvp``, ``vhp``, ``jvp``) raises a ``RuntimeError`` that names the Function, where torch can
+return zeros.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -203,6 +206,15 @@ _FILL_MESSAGES = {
 }
 
 
+# stage -> (the function, what the missing derivative is taken with respect to)
+_FILL_NAMES = {
+    "back": ("vjp", "input"),
+    "back_trick": ("jvp", "output"),
+    "double_back": ("vhp", "input"),
+    "double_back_trick": ("hvp", "input"),
+}
+
+
 def _fill_in_zeros(
     grads: Sequence[Tensor | None], refs: Sequence[Tensor], strict: bool, create_graph: bool, stage: str
 ) -> tuple[Tensor, ...]:
@@ -215,6 +227,13 @@ def _fill_in_zeros(
         if g is None:
             if strict:
                 raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
+            name, what = _FILL_NAMES[stage]
+            warnings.warn(
+                f"ctxgrad.autograd.functional.{name}: the result does not depend on {what} {i}, so its entry is "
+                "zeros (torch returns them without a word); pass strict=True to make this an error",
+                UserWarning,
+                stacklevel=3,
+            )
             g = zeros_like(refs[i])
         elif strict and create_graph and not g.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
