@@ -330,3 +330,37 @@ def test_mark_dirty_and_setup_context_styles_match_torch(torch: Any) -> None:
             results.append([np.asarray(fw.unpack_dual(t).tangent.numpy()) for t in (y, s, c)])
     for c_t, t_t in zip(*results):
         np.testing.assert_allclose(c_t, t_t, rtol=1e-12)
+
+
+@pytest.mark.parametrize("tangent_for_rounded", [False, True], ids=["none", "a-tensor"])
+def test_an_output_marked_non_differentiable_gets_no_tangent(torch: Any, tangent_for_rounded: bool) -> None:
+    """Its jvp must return None there (both libraries refuse a tensor)."""
+    results = []
+    for m in (ctxgrad, torch):
+
+        class DoubledAndRounded(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                rounded = x.round()
+                ctx.mark_non_differentiable(rounded)
+                return x * 2, rounded
+
+            @staticmethod
+            def backward(ctx: Any, g: Any, _: Any) -> Any:
+                return g * 2
+
+            @staticmethod
+            def jvp(ctx: Any, t: Any) -> Any:
+                return t * 2, (t if tangent_for_rounded else None)
+
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([0.4, 1.6]), m.tensor([1.0, 2.0]))
+            if tangent_for_rounded:
+                with pytest.raises(RuntimeError, match="not a differentiable Tensor"):
+                    DoubledAndRounded.apply(x)
+                continue
+            doubled, rounded = DoubledAndRounded.apply(x)
+            results.append((fw.unpack_dual(doubled).tangent.tolist(), fw.unpack_dual(rounded).tangent))
+    if not tangent_for_rounded:
+        assert results[0] == results[1] == ([2.0, 4.0], None)

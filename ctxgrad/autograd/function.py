@@ -1085,7 +1085,11 @@ def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
         if view is not None:
             ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
         try:
-            result = cls.jvp(ctx, *full) if cls._has_jvp else _jvp_from_backward(cls, ctx, args, outs, full)
+            if cls._has_jvp:
+                result = cls.jvp(ctx, *full)
+            else:
+                derived = _jvp_from_backward(cls, ctx, args, outs, full)
+                result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
         finally:
             _state.fw_levels = levels
             if view is not None:
@@ -1184,8 +1188,14 @@ def _attach_tangents(
             f"got {len(tangents)})"
         )
     for i, (o, t) in enumerate(zip(outs, tangents)):
-        if t is None or not isinstance(o, Tensor) or o._data.dtype.kind not in "fc" or any(o is n for n in non_diff):
+        if t is None:
             continue
+        if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc" or any(o is n for n in non_diff):
+            raise RuntimeError(
+                f"function {cls.__name__}.jvp returned a tangent at position {i}, but the corresponding forward "
+                "output is not a differentiable Tensor (not floating point, or marked non-differentiable). You "
+                "should return None at that position instead."
+            )
         if not isinstance(t, Tensor):
             raise TypeError(
                 f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a "
