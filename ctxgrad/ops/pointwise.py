@@ -43,7 +43,28 @@ _LN2 = float(np.log(2.0))
 _LN10 = float(np.log(10.0))
 
 
-class Exp(Function[Tensor]):
+class _Elementwise(Function[Tensor]):
+    """An elementwise op ``y = f(x)`` of one tensor.  A subclass writes ``forward`` and
+    ``derivative``, which gives ``f'(x)`` in ctxgrad ops from what ``forward`` saved; the chain
+    rule is then the same in both modes: ``backward`` is ``grad * f'(x)`` and ``jvp`` is
+    ``tangent * f'(x)``.  (Written in ctxgrad ops, the derivative can itself be differentiated.)"""
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        raise NotImplementedError(f"{ctx._forward_cls.__name__} must define derivative(ctx)")
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        derivative: Tensor = ctx._forward_cls.derivative(ctx)
+        return grad * derivative
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        derivative: Tensor = ctx._forward_cls.derivative(ctx)
+        return tx * derivative
+
+
+class Exp(_Elementwise):
     """``e ** x``; its derivative is its own output, so the output is saved."""
 
     _backward_name = "ExpBackward0"
@@ -55,17 +76,12 @@ class Exp(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * y
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * y
+        return y
 
 
-class Log(Function[Tensor]):
+class Log(_Elementwise):
     """Natural logarithm; d/dx log x = 1 / x."""
 
     _backward_name = "LogBackward0"
@@ -76,17 +92,12 @@ class Log(Function[Tensor]):
         return wrap(np.log(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad / x
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx / x
+        return 1 / x
 
 
-class Tanh(Function[Tensor]):
+class Tanh(_Elementwise):
     """Hyperbolic tangent; d/dx tanh x = 1 - tanh² x, computed from the saved output."""
 
     _backward_name = "TanhBackward0"
@@ -98,14 +109,9 @@ class Tanh(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * (1 - y * y)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * (1 - y * y)
+        return (1 - y * y)
 
 
 class Where(Function[Tensor]):
@@ -138,7 +144,7 @@ class Where(Function[Tensor]):
         return Where.apply(condition, 0.0 if tx is None else tx, 0.0 if ty is None else ty)
 
 
-class Abs(Function[Tensor]):
+class Abs(_Elementwise):
     """``|x|``; d/dx = sign(x) (0 at 0, as torch)."""
 
     _backward_name = "AbsBackward0"
@@ -149,14 +155,9 @@ class Abs(Function[Tensor]):
         return wrap(np.abs(x._data))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * Sign.apply(x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * Sign.apply(x)
+        return Sign.apply(x)
 
 
 class Sign(Function[Tensor]):
@@ -183,7 +184,7 @@ class Sign(Function[Tensor]):
         return _zeros(tx)
 
 
-class Sqrt(Function[Tensor]):
+class Sqrt(_Elementwise):
     """Square root; d/dx sqrt x = 1 / (2 sqrt x), from the saved output."""
 
     _backward_name = "SqrtBackward0"
@@ -195,17 +196,12 @@ class Sqrt(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad / (2 * y)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx / (2 * y)
+        return 1 / (2 * y)
 
 
-class Rsqrt(Function[Tensor]):
+class Rsqrt(_Elementwise):
     """``1 / sqrt(x)``; d/dx = -y³ / 2, from the saved output."""
 
     _backward_name = "RsqrtBackward0"
@@ -217,17 +213,12 @@ class Rsqrt(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * (-0.5 * y * y * y)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * (-0.5 * y * y * y)
+        return (-0.5 * y * y * y)
 
 
-class Square(Function[Tensor]):
+class Square(_Elementwise):
     """``x * x`` (integers stay integers); torch records it as ``pow(x, 2)``."""
 
     _backward_name = "PowBackward0"
@@ -238,17 +229,12 @@ class Square(Function[Tensor]):
         return wrap(np.square(x._data))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * (2.0 * x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * (2.0 * x)
+        return (2.0 * x)
 
 
-class Reciprocal(Function[Tensor]):
+class Reciprocal(_Elementwise):
     """``1 / x``; d/dx = -y², from the saved output."""
 
     _backward_name = "ReciprocalBackward0"
@@ -260,17 +246,12 @@ class Reciprocal(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * -(y * y)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * -(y * y)
+        return -(y * y)
 
 
-class Exp2(Function[Tensor]):
+class Exp2(_Elementwise):
     """``2 ** x``; d/dx = y ln 2."""
 
     _backward_name = "Exp2Backward0"
@@ -282,17 +263,12 @@ class Exp2(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * (y * _LN2)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * (y * _LN2)
+        return (y * _LN2)
 
 
-class Expm1(Function[Tensor]):
+class Expm1(_Elementwise):
     """``e ** x - 1``, accurate near 0; d/dx = y + 1."""
 
     _backward_name = "Expm1Backward0"
@@ -304,17 +280,12 @@ class Expm1(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * (y + 1)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * (y + 1)
+        return (y + 1)
 
 
-class Log2(Function[Tensor]):
+class Log2(_Elementwise):
     """Base-2 logarithm; d/dx = 1 / (x ln 2)."""
 
     _backward_name = "Log2Backward0"
@@ -325,17 +296,12 @@ class Log2(Function[Tensor]):
         return wrap(np.log2(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad / (x * _LN2)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx / (x * _LN2)
+        return 1 / (x * _LN2)
 
 
-class Log10(Function[Tensor]):
+class Log10(_Elementwise):
     """Base-10 logarithm; d/dx = 1 / (x ln 10)."""
 
     _backward_name = "Log10Backward0"
@@ -346,17 +312,12 @@ class Log10(Function[Tensor]):
         return wrap(np.log10(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad / (x * _LN10)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx / (x * _LN10)
+        return 1 / (x * _LN10)
 
 
-class Log1p(Function[Tensor]):
+class Log1p(_Elementwise):
     """``log(1 + x)``, accurate near 0; d/dx = 1 / (1 + x)."""
 
     _backward_name = "Log1PBackward0"
@@ -367,17 +328,12 @@ class Log1p(Function[Tensor]):
         return wrap(np.log1p(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad / (x + 1)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx / (x + 1)
+        return 1 / (x + 1)
 
 
-class Sin(Function[Tensor]):
+class Sin(_Elementwise):
     """Sine; d/dx sin x = cos x."""
 
     _backward_name = "SinBackward0"
@@ -388,17 +344,12 @@ class Sin(Function[Tensor]):
         return wrap(np.sin(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * Cos.apply(x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * Cos.apply(x)
+        return Cos.apply(x)
 
 
-class Cos(Function[Tensor]):
+class Cos(_Elementwise):
     """Cosine; d/dx cos x = -sin x."""
 
     _backward_name = "CosBackward0"
@@ -409,17 +360,12 @@ class Cos(Function[Tensor]):
         return wrap(np.cos(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * -Sin.apply(x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * -Sin.apply(x)
+        return -Sin.apply(x)
 
 
-class Tan(Function[Tensor]):
+class Tan(_Elementwise):
     """Tangent; d/dx tan x = 1 + tan² x, from the saved output."""
 
     _backward_name = "TanBackward0"
@@ -431,17 +377,12 @@ class Tan(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * (1 + y * y)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * (1 + y * y)
+        return (1 + y * y)
 
 
-class Asin(Function[Tensor]):
+class Asin(_Elementwise):
     """Arcsine; d/dx = 1 / sqrt(1 - x²)."""
 
     _backward_name = "AsinBackward0"
@@ -452,17 +393,12 @@ class Asin(Function[Tensor]):
         return wrap(np.arcsin(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * Rsqrt.apply(1 - x * x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * Rsqrt.apply(1 - x * x)
+        return Rsqrt.apply(1 - x * x)
 
 
-class Acos(Function[Tensor]):
+class Acos(_Elementwise):
     """Arccosine; d/dx = -1 / sqrt(1 - x²)."""
 
     _backward_name = "AcosBackward0"
@@ -473,17 +409,12 @@ class Acos(Function[Tensor]):
         return wrap(np.arccos(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * -Rsqrt.apply(1 - x * x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * -Rsqrt.apply(1 - x * x)
+        return -Rsqrt.apply(1 - x * x)
 
 
-class Atan(Function[Tensor]):
+class Atan(_Elementwise):
     """Arctangent; d/dx = 1 / (1 + x²)."""
 
     _backward_name = "AtanBackward0"
@@ -494,17 +425,12 @@ class Atan(Function[Tensor]):
         return wrap(np.arctan(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad / (x * x + 1)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx / (x * x + 1)
+        return 1 / (x * x + 1)
 
 
-class Sinh(Function[Tensor]):
+class Sinh(_Elementwise):
     """Hyperbolic sine; d/dx sinh x = cosh x."""
 
     _backward_name = "SinhBackward0"
@@ -515,17 +441,12 @@ class Sinh(Function[Tensor]):
         return wrap(np.sinh(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * Cosh.apply(x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * Cosh.apply(x)
+        return Cosh.apply(x)
 
 
-class Cosh(Function[Tensor]):
+class Cosh(_Elementwise):
     """Hyperbolic cosine; d/dx cosh x = sinh x."""
 
     _backward_name = "CoshBackward0"
@@ -536,17 +457,12 @@ class Cosh(Function[Tensor]):
         return wrap(np.cosh(_floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * Sinh.apply(x)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * Sinh.apply(x)
+        return Sinh.apply(x)
 
 
-class Sigmoid(Function[Tensor]):
+class Sigmoid(_Elementwise):
     """``1 / (1 + e ** -x)``; d/dx = y (1 - y), from the saved output."""
 
     _backward_name = "SigmoidBackward0"
@@ -559,17 +475,12 @@ class Sigmoid(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * (y * (1 - y))
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * (y * (1 - y))
+        return (y * (1 - y))
 
 
-class Relu(Function[Tensor]):
+class Relu(_Elementwise):
     """``max(x, 0)`` (integers stay integers); the gradient passes where the output is positive."""
 
     _backward_name = "ReluBackward0"
@@ -582,14 +493,9 @@ class Relu(Function[Tensor]):
         return y
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return grad * Sign.apply(y)  # y >= 0, so sign(y) is the mask y > 0, kept in the graph as torch keeps it
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        y: Tensor = ctx.saved_tensors[0]
-        return tx * Sign.apply(y)
+        return Sign.apply(y)  # y >= 0, so sign(y) is the mask y > 0, kept in the graph as torch keeps it
 
 
 class _Rounding(Function[Tensor]):
@@ -678,7 +584,7 @@ def _per_element(fn: Callable[[float], float], data: np.ndarray[Any, Any]) -> np
     return out
 
 
-class Erf(Function[Tensor]):
+class Erf(_Elementwise):
     """The error function; d/dx erf x = 2 / sqrt(pi) * exp(-x²)."""
 
     _backward_name = "ErfBackward0"
@@ -689,17 +595,12 @@ class Erf(Function[Tensor]):
         return wrap(_per_element(math.erf, _floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * (Exp.apply(-(x * x)) * _TWO_OVER_SQRT_PI)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * (Exp.apply(-(x * x)) * _TWO_OVER_SQRT_PI)
+        return (Exp.apply(-(x * x)) * _TWO_OVER_SQRT_PI)
 
 
-class Erfc(Function[Tensor]):
+class Erfc(_Elementwise):
     """``1 - erf(x)``, accurate where it is tiny; d/dx = -2 / sqrt(pi) * exp(-x²)."""
 
     _backward_name = "ErfcBackward0"
@@ -710,14 +611,9 @@ class Erfc(Function[Tensor]):
         return wrap(_per_element(math.erfc, _floating(x)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return grad * (Exp.apply(-(x * x)) * -_TWO_OVER_SQRT_PI)
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        x: Tensor = ctx.saved_tensors[0]
-        return tx * (Exp.apply(-(x * x)) * -_TWO_OVER_SQRT_PI)
+        return (Exp.apply(-(x * x)) * -_TWO_OVER_SQRT_PI)
 
 
 # --------------------------------------------------------------------------- binary pointwise
