@@ -23,6 +23,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.ops import linalg as _ops
+from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops.linalg import LinAlgError
 
 __all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_norm", "norm", "solve", "vector_norm"]
@@ -92,22 +93,23 @@ def vector_norm(
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
     _check_input(x, "linalg.vector_norm")
     x = _cast(x, dtype)
-    axes = _ops._norm_axes(dim, x._data.ndim)
+    dims = _reduction._dims_arg(dim)
+    axes = _reduction._axes(dims, x._data.ndim)
     p = float(ord)
     if (p < 0 or math.isinf(p)) and x._data.size == 0:
         explicit = dim is not None and not (isinstance(dim, Sequence) and len(dim) == 0)
         empty = [a for a in axes if x._data.shape[a] == 0]
         if not explicit or x._data.ndim == 0:
             raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {_ops._ord_text(p)} norm on an empty tensor because the "
+                f"linalg.vector_norm cannot compute the {_reduction._p_text(p)} norm on an empty tensor because the "
                 "operation does not have an identity"
             )
         if empty:
             raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {_ops._ord_text(p)} norm on the dimension {empty[0]}because "
-                "this dimension is empty and the operation does not have an identity"
+                f"linalg.vector_norm cannot compute the {_reduction._p_text(p)} norm on the dimension "
+                f"{empty[0]}because this dimension is empty and the operation does not have an identity"
             )
-    return _ops.LinalgVectorNorm.apply(x, p, axes, bool(keepdim))
+    return _reduction.VectorNorm.apply(x, p, dims, bool(keepdim))
 
 
 def _dims_text(dims: Any) -> str:
@@ -136,7 +138,7 @@ def matrix_norm(
     else:
         p = float(ord)
         if abs(p) not in (1.0, 2.0, math.inf):
-            raise RuntimeError(f"linalg.matrix_norm: Order {_ops._ord_text(p)} not supported.")
+            raise RuntimeError(f"linalg.matrix_norm: Order {_reduction._p_text(p)} not supported.")
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     _check_input(A, "linalg.matrix_norm")
@@ -164,7 +166,7 @@ def matrix_norm(
         else:
             del shape[d1]
         return Tensor(np.zeros(shape, dtype=sums._data.dtype))  # torch: zeros, with no history
-    return _ops.extreme(sums, d1, bool(keepdim), p > 0)
+    return sums.amax(d1, bool(keepdim)) if p > 0 else sums.amin(d1, bool(keepdim))
 
 
 def norm(
