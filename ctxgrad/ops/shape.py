@@ -9,7 +9,8 @@ by every graph that saved the other."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -578,48 +579,38 @@ class Repeat(Function[Tensor]):
 # --------------------------------------------------------------------------- triangles and diagonals
 class Tril(Function[Tensor]):
     """The lower triangle (on and below the ``diagonal``-th diagonal) of the last two
-    dimensions, zeros elsewhere."""
+    dimensions, zeros elsewhere.  A mask, so its backward and jvp apply the same mask."""
 
     _backward_name = "TrilBackward0"
+    keep: ClassVar[Callable[..., Any]] = staticmethod(np.tril)
+    name: ClassVar[str] = "tril"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, diagonal: int) -> Tensor:
+        cls = ctx._forward_cls
         data = x._data
         if data.ndim < 2:
-            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+            raise RuntimeError(f"{cls.name}: input tensor must have at least 2 dimensions")
         ctx.diagonal = diagonal
-        return wrap(np.tril(data, diagonal))
+        return wrap(cls.keep(data, diagonal))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return Tril.apply(grad, ctx.diagonal), None
+        return ctx._forward_cls.apply(grad, ctx.diagonal), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        return Tril.apply(tx, ctx.diagonal)
+        out: Tensor = ctx._forward_cls.apply(tx, ctx.diagonal)
+        return out
 
 
-class Triu(Function[Tensor]):
+class Triu(Tril):
     """The upper triangle (on and above the ``diagonal``-th diagonal) of the last two
     dimensions, zeros elsewhere."""
 
     _backward_name = "TriuBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, diagonal: int) -> Tensor:
-        data = x._data
-        if data.ndim < 2:
-            raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-        ctx.diagonal = diagonal
-        return wrap(np.triu(data, diagonal))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return Triu.apply(grad, ctx.diagonal), None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        return Triu.apply(tx, ctx.diagonal)
+    keep = staticmethod(np.triu)
+    name = "triu"
 
 
 def check_diagonal_dims(dim1: int, dim2: int, ndim: int) -> tuple[int, int]:
