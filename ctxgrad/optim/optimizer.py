@@ -30,6 +30,7 @@ from typing import Any, TypeVar, overload
 
 from ctxgrad import _dtypes
 from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -248,7 +249,24 @@ class Optimizer:
     def step(self, closure: Callable[[], float]) -> float: ...
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters once. ``closure`` re-evaluates the model and returns the loss."""
+        """Update the parameters once; with a ``closure`` (which re-evaluates the model, grad
+        mode on), return its loss.
+
+        Every param group is updated under ``no_grad`` by ``_update_group``, which the built-in
+        optimizers define; a subclass defines it too, or overrides ``step`` as a whole (as
+        ``Descent`` above does)."""
+        self._opt_called = True
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group: dict[str, Any]) -> None:
+        """Update the parameters of one group (the inside of ``step``)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
     # ------------------------------------------------------------------ saving and loading

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ctxgrad._factories import zeros_like
 from ctxgrad._tensor import Tensor
-from ctxgrad.autograd.grad_mode import enable_grad, no_grad
 from ctxgrad.optim.optimizer import Optimizer, ParamsT, _check_no_unsupported, _check_real, _scalar_dtype, _to_scalar
 
 __all__ = ["RMSprop"]
@@ -94,17 +92,6 @@ class RMSprop(Optimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; return ``closure()``'s loss if given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group: dict[str, Any]) -> None:
         lr = _to_scalar(group["lr"])
