@@ -3,6 +3,7 @@ microseconds per op, and ratios of ctxgrad against the other rows."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import platform
 import statistics
@@ -41,6 +42,24 @@ def versions() -> str:
         f"python {platform.python_version()}, numpy {np.__version__}, ctxgrad {ctxgrad.__version__}, "
         f"{platform.machine()}"
     )
+
+
+def chain_arguments(doc: str | None, argv: list[str] | None, length_help: str) -> argparse.Namespace:
+    """``--length``, ``--runs`` (30) and ``--warmup`` (3), as the chain benchmarks take them."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--length", type=int, default=1000, help=f"{length_help} (default 1000)")
+    parser.add_argument("--runs", type=int, default=30, help="timed runs (default 30)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
+    return parser.parse_args(argv)
+
+
+def torch_label(what: str) -> str:
+    """``torch 2.13.0+cpu <what>`` when torch imports, else ``torch <what>`` (its row is then a note)."""
+    try:
+        import torch
+    except ImportError:
+        return f"torch {what}"
+    return f"torch {torch.__version__} {what}"
 
 
 def report(cases: dict[str, Case], ours: str, ops: int, runs: int, warmup: int) -> None:

@@ -18,13 +18,12 @@ Run: ``python benchmarks/bench_builtin_chain.py [--length N] [--runs N] [--warmu
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from _harness import Case, report, versions
+from _harness import Case, chain_arguments, report, torch_label, versions
 
 import ctxgrad
 
@@ -102,11 +101,7 @@ def numpy_case(length: int) -> Case:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--length", type=int, default=1000, help="steps in the chain (default 1000)")
-    parser.add_argument("--runs", type=int, default=30, help="timed runs (default 30)")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
-    args = parser.parse_args(argv)
+    args = chain_arguments(__doc__, argv, "steps in the chain")
     length, runs, warmup = args.length, args.runs, args.warmup
     ops = op_count(length)
     print(
@@ -114,13 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{N_ELEMENTS} float64 elements\n{runs} timed runs after {warmup} warm-up; microseconds per op, "
         f"median (min); ratios of medians (of mins)\n{versions()}"
     )
-    torch_name = "torch ops"
-    try:
-        import torch
-
-        torch_name = f"torch {torch.__version__} ops"
-    except ImportError:
-        pass
+    torch_name = torch_label("ops")
     cases: dict[str, Case] = {
         "ctxgrad ops": ctxgrad_case(length),
         torch_name: torch_case(length),

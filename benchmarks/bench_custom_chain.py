@@ -18,13 +18,12 @@ Run: ``python benchmarks/bench_custom_chain.py [--length N] [--runs N] [--warmup
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from _harness import Case, report, versions
+from _harness import Case, chain_arguments, report, torch_label, versions
 
 import ctxgrad
 from ctxgrad.autograd import Function
@@ -111,11 +110,7 @@ def numpy_cases(length: int) -> tuple[Callable[[], object], Callable[[], object]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--length", type=int, default=1000, help="ops in the chain (default 1000)")
-    parser.add_argument("--runs", type=int, default=30, help="timed runs (default 30)")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
-    args = parser.parse_args(argv)
+    args = chain_arguments(__doc__, argv, "ops in the chain")
     length, runs, warmup = args.length, args.runs, args.warmup
 
     print(
@@ -123,13 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         f"elements\n{runs} timed runs after {warmup} warm-up; microseconds per op, median (min); "
         f"ratios of medians (of mins)\n{versions()}"
     )
-    torch_name = "torch Function"
-    try:
-        import torch
-
-        torch_name = f"torch {torch.__version__} Function"
-    except ImportError:
-        pass
+    torch_name = torch_label("Function")
     cases: dict[str, Case] = {
         "ctxgrad Function": ctxgrad_cases(length),
         torch_name: torch_cases(length),
