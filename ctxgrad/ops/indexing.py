@@ -567,6 +567,30 @@ def _src_part(src: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.ndarray[A
     return src if src.shape == shape else src[tuple(slice(s) for s in shape)]
 
 
+def _scatter_into(
+    ctx: Any, name: str, x: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any = None, add: bool = False
+) -> Tensor:
+    """The forward the scatter ops share: a copy of ``x`` with ``src`` (or the number ``value``)
+    written, or with ``add`` added, at the positions ``index`` names along ``dim``."""
+    data = _as_1d(x._data)
+    idx = _as_1d(_index_dtype(name, index))
+    values = None if src is None else _as_1d(src._data)
+    dim = _wrap_dim(dim, x._data.ndim)
+    _check_scatter(name, data, dim, idx, values)
+    ctx.dim = dim
+    ctx.save_for_backward(index)
+    out = data.copy()
+    where = _grid(idx, dim)
+    if src is not None and values is not None:
+        ctx.src_shape = src._data.shape
+        value = _src_part(values, idx.shape)
+    if add:
+        np.add.at(out, where, value)
+    else:
+        out[where] = value
+    return wrap(out.reshape(x._data.shape))
+
+
 class Scatter(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` written at ``[i][index[i][j]]`` (for ``dim=1``)."""
 
@@ -574,17 +598,7 @@ class Scatter(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-        data = _as_1d(x._data)
-        idx = _as_1d(_index_dtype("scatter", index))
-        values = _as_1d(src._data)
-        dim = _wrap_dim(dim, x._data.ndim)
-        _check_scatter("scatter", data, dim, idx, values)
-        ctx.dim = dim
-        ctx.src_shape = src._data.shape
-        ctx.save_for_backward(index)
-        out = data.copy()
-        out[_grid(idx, dim)] = _src_part(values, idx.shape)
-        return wrap(out.reshape(x._data.shape))
+        return _scatter_into(ctx, "scatter", x, dim, index, src)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, None, Tensor | None]:
@@ -617,15 +631,7 @@ class ScatterValue(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-        data = _as_1d(x._data)
-        idx = _as_1d(_index_dtype("scatter", index))
-        dim = _wrap_dim(dim, x._data.ndim)
-        _check_scatter("scatter", data, dim, idx, None)
-        ctx.dim = dim
-        ctx.save_for_backward(index)
-        out = data.copy()
-        out[_grid(idx, dim)] = value
-        return wrap(out.reshape(x._data.shape))
+        return _scatter_into(ctx, "scatter", x, dim, index, None, value)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -646,17 +652,7 @@ class ScatterAdd(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-        data = _as_1d(x._data)
-        idx = _as_1d(_index_dtype("scatter_add", index))
-        values = _as_1d(src._data)
-        dim = _wrap_dim(dim, x._data.ndim)
-        _check_scatter("scatter_add", data, dim, idx, values)
-        ctx.dim = dim
-        ctx.src_shape = src._data.shape
-        ctx.save_for_backward(index)
-        out = data.copy()
-        np.add.at(out, _grid(idx, dim), _src_part(values, idx.shape))
-        return wrap(out.reshape(x._data.shape))
+        return _scatter_into(ctx, "scatter_add", x, dim, index, src, add=True)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, Tensor | None]:
