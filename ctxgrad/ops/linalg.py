@@ -50,7 +50,27 @@ def _not_for_bool(x: np.ndarray[Any, Any], kernel: str) -> None:
 
 
 # --------------------------------------------------------------------------- products
-class Mm(Function[Tensor]):
+class _MatrixProduct(Function[Tensor]):
+    """``a @ b`` for matrices (or batches of them), the class's ``forward`` checking the
+    shapes its torch op accepts: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad, and the tangent
+    ta @ b + a @ tb, each with the same op."""
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        product = ctx._forward_cls.apply
+        return (product(grad, b.mT) if need_a else None, product(a.mT, grad) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
+        a, b = ctx.saved_tensors
+        product = ctx._forward_cls.apply
+        out: Tensor = product(ta, b) + product(a, tb)
+        return out
+
+
+class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
     _backward_name = "MmBackward0"
@@ -75,22 +95,9 @@ class Mm(Function[Tensor]):
         ctx.save_for_backward(a, b)
         return wrap(x @ y)
 
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
-        need_a, need_b = ctx.needs_input_grad
-        return (
-            Mm.apply(grad, b.mT) if need_a else None,
-            Mm.apply(a.mT, grad) if need_b else None,
-        )
-
-    @staticmethod
-    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
-        a, b = ctx.saved_tensors
-        return Mm.apply(ta, b) + Mm.apply(a, tb)
 
 
-class Bmm(Function[Tensor]):
+class Bmm(_MatrixProduct):
     """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
 
     _backward_name = "BmmBackward0"
@@ -113,19 +120,6 @@ class Bmm(Function[Tensor]):
         ctx.save_for_backward(a, b)
         return wrap(np.matmul(x, y))
 
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
-        need_a, need_b = ctx.needs_input_grad
-        return (
-            Bmm.apply(grad, b.mT) if need_a else None,
-            Bmm.apply(a.mT, grad) if need_b else None,
-        )
-
-    @staticmethod
-    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
-        a, b = ctx.saved_tensors
-        return Bmm.apply(ta, b) + Bmm.apply(a, tb)
 
 
 class Mv(Function[Tensor]):
