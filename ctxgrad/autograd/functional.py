@@ -191,32 +191,24 @@ def _autograd_grad(
     return result
 
 
+# torch's strict-mode message for a missing derivative, by the function that found it
 _FILL_MESSAGES = {
-    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
-    "back_trick": (
+    "vjp": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
+    "jvp": (
         "The gradient with respect to the input is independent of entry {i} in the grad_outputs when using the "
         "double backward trick to compute forward mode gradients. This is not allowed in strict mode."
     ),
-    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
+    "vhp": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
     "strict mode.",
-    "double_back_trick": (
+    "hvp": (
         "The hessian of the user-provided function is independent of entry {i} in the grad_jacobian. This is not "
         "allowed in strict mode as it prevents from using the double backward trick to replace forward mode AD."
     ),
 }
 
 
-# stage -> (the function, what the missing derivative is taken with respect to)
-_FILL_NAMES = {
-    "back": ("vjp", "input"),
-    "back_trick": ("jvp", "output"),
-    "double_back": ("vhp", "input"),
-    "double_back_trick": ("hvp", "input"),
-}
-
-
 def _fill_in_zeros(
-    grads: Sequence[Tensor | None], refs: Sequence[Tensor], strict: bool, create_graph: bool, stage: str
+    grads: Sequence[Tensor | None], refs: Sequence[Tensor], strict: bool, create_graph: bool, name: str
 ) -> tuple[Tensor, ...]:
     """Replace a missing gradient (None: no path from the output) by zeros shaped like its
     reference, or, in strict mode, raise the error that says which derivative was missing."""
@@ -226,8 +218,8 @@ def _fill_in_zeros(
     for i, g in enumerate(grads):
         if g is None:
             if strict:
-                raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
-            name, what = _FILL_NAMES[stage]
+                raise RuntimeError(_FILL_MESSAGES[name].format(i=i))
+            what = "output" if name == "jvp" else "input"  # jvp's backward trick differentiates w.r.t. its v
             warnings.warn(
                 f"ctxgrad.autograd.functional.{name}: the result does not depend on {what} {i}, so its entry is "
                 "zeros (torch returns them without a word); pass strict=True to make this an error",
@@ -236,7 +228,7 @@ def _fill_in_zeros(
             )
             g = zeros_like(refs[i])
         elif strict and create_graph and not g.requires_grad:
-            what = "hessian" if "double" in stage else "jacobian"
+            what = "hessian" if name in ("vhp", "hvp") else "jacobian"
             raise RuntimeError(
                 f"The {what} of the user-provided function is independent of input {i}. This is not allowed in "
                 "strict mode when create_graph=True."
@@ -294,7 +286,7 @@ def vjp(
             _check_v_none(outs, about_input=False)
     with set_grad_enabled(True if create_graph else _state.grad_enabled):
         grad_res = _autograd_grad(outs, ins, vs, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, ins, strict, create_graph, "back")
+        result = _fill_in_zeros(grad_res, ins, strict, create_graph, "vjp")
     return (
         _tuple_postprocess(_grad_postprocess(outs, create_graph), is_outputs_tuple),
         _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple),
@@ -344,7 +336,7 @@ def jvp(
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
     with set_grad_enabled(True if create_graph else _state.grad_enabled):
         grad_res = _autograd_grad(grad_inputs, grad_outputs, vs, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outs, strict, create_graph, "back_trick")
+        result = _fill_in_zeros(grad_res, outs, strict, create_graph, "jvp")
     return (
         _tuple_postprocess(_grad_postprocess(outs, create_graph), is_outputs_tuple),
         _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple),
@@ -618,7 +610,7 @@ def vhp(
         )
     with set_grad_enabled(True if create_graph else _state.grad_enabled):
         grad_res = _autograd_grad(jac, ins, vs, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, ins, strict, create_graph, "double_back")
+        result = _fill_in_zeros(grad_res, ins, strict, create_graph, "vhp")
     return (
         _tuple_postprocess(_grad_postprocess(outs, create_graph), is_outputs_tuple),
         _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple),
@@ -655,7 +647,7 @@ def hvp(
         _check_requires_grad(jac, "hessian", strict=strict)
     with set_grad_enabled(True if create_graph else _state.grad_enabled):
         grad_res = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, ins, strict, create_graph, "double_back_trick")
+        result = _fill_in_zeros(grad_res, ins, strict, create_graph, "hvp")
     return (
         _tuple_postprocess(_grad_postprocess(outs, create_graph), is_outputs_tuple),
         _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple),
