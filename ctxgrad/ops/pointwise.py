@@ -44,10 +44,22 @@ _LN10 = float(np.log(10.0))
 
 
 class _Elementwise(Function[Tensor]):
-    """An elementwise op ``y = f(x)`` of one tensor.  A subclass writes ``forward`` and
-    ``derivative``, which gives ``f'(x)`` in ctxgrad ops from what ``forward`` saved; the chain
-    rule is then the same in both modes: ``backward`` is ``grad * f'(x)`` and ``jvp`` is
+    """An elementwise op ``y = f(x)`` of one tensor.  A subclass gives ``f`` (a ``ufunc``, or
+    its own ``forward``) and ``derivative``, which gives ``f'(x)`` in ctxgrad ops from what
+    ``forward`` saved; the chain rule is then the same in both modes: ``backward`` is ``grad * f'(x)`` and ``jvp`` is
     ``tangent * f'(x)``.  (Written in ctxgrad ops, the derivative can itself be differentiated.)"""
+
+    # Most are a NumPy ufunc on floating values (integers become the default float dtype),
+    # saving the input, or the output when the derivative is best written with it.
+    ufunc: ClassVar[Callable[..., Any]]
+    saves_output: ClassVar[bool] = False
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        cls = ctx._forward_cls
+        y = wrap(cls.ufunc(_floating(x)))
+        ctx.save_for_backward(y if cls.saves_output else x)
+        return y
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -68,12 +80,8 @@ class Exp(_Elementwise):
     """``e ** x``; its derivative is its own output, so the output is saved."""
 
     _backward_name = "ExpBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.exp(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.exp)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -85,11 +93,7 @@ class Log(_Elementwise):
     """Natural logarithm; d/dx log x = 1 / x."""
 
     _backward_name = "LogBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.log(_floating(x)))
+    ufunc = staticmethod(np.log)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -101,12 +105,8 @@ class Tanh(_Elementwise):
     """Hyperbolic tangent; d/dx tanh x = 1 - tanh² x, computed from the saved output."""
 
     _backward_name = "TanhBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.tanh(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.tanh)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -188,12 +188,8 @@ class Sqrt(_Elementwise):
     """Square root; d/dx sqrt x = 1 / (2 sqrt x), from the saved output."""
 
     _backward_name = "SqrtBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.sqrt(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.sqrt)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -238,12 +234,8 @@ class Reciprocal(_Elementwise):
     """``1 / x``; d/dx = -y², from the saved output."""
 
     _backward_name = "ReciprocalBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.reciprocal(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.reciprocal)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -255,12 +247,8 @@ class Exp2(_Elementwise):
     """``2 ** x``; d/dx = y ln 2."""
 
     _backward_name = "Exp2Backward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.exp2(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.exp2)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -272,12 +260,8 @@ class Expm1(_Elementwise):
     """``e ** x - 1``, accurate near 0; d/dx = y + 1."""
 
     _backward_name = "Expm1Backward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.expm1(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.expm1)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -289,11 +273,7 @@ class Log2(_Elementwise):
     """Base-2 logarithm; d/dx = 1 / (x ln 2)."""
 
     _backward_name = "Log2Backward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.log2(_floating(x)))
+    ufunc = staticmethod(np.log2)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -305,11 +285,7 @@ class Log10(_Elementwise):
     """Base-10 logarithm; d/dx = 1 / (x ln 10)."""
 
     _backward_name = "Log10Backward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.log10(_floating(x)))
+    ufunc = staticmethod(np.log10)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -321,11 +297,7 @@ class Log1p(_Elementwise):
     """``log(1 + x)``, accurate near 0; d/dx = 1 / (1 + x)."""
 
     _backward_name = "Log1PBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.log1p(_floating(x)))
+    ufunc = staticmethod(np.log1p)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -337,11 +309,7 @@ class Sin(_Elementwise):
     """Sine; d/dx sin x = cos x."""
 
     _backward_name = "SinBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.sin(_floating(x)))
+    ufunc = staticmethod(np.sin)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -353,11 +321,7 @@ class Cos(_Elementwise):
     """Cosine; d/dx cos x = -sin x."""
 
     _backward_name = "CosBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.cos(_floating(x)))
+    ufunc = staticmethod(np.cos)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -369,12 +333,8 @@ class Tan(_Elementwise):
     """Tangent; d/dx tan x = 1 + tan² x, from the saved output."""
 
     _backward_name = "TanBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(np.tan(_floating(x)))
-        ctx.save_for_backward(y)
-        return y
+    ufunc = staticmethod(np.tan)
+    saves_output = True
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -386,11 +346,7 @@ class Asin(_Elementwise):
     """Arcsine; d/dx = 1 / sqrt(1 - x²)."""
 
     _backward_name = "AsinBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.arcsin(_floating(x)))
+    ufunc = staticmethod(np.arcsin)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -402,11 +358,7 @@ class Acos(_Elementwise):
     """Arccosine; d/dx = -1 / sqrt(1 - x²)."""
 
     _backward_name = "AcosBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.arccos(_floating(x)))
+    ufunc = staticmethod(np.arccos)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -418,11 +370,7 @@ class Atan(_Elementwise):
     """Arctangent; d/dx = 1 / (1 + x²)."""
 
     _backward_name = "AtanBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.arctan(_floating(x)))
+    ufunc = staticmethod(np.arctan)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -434,11 +382,7 @@ class Sinh(_Elementwise):
     """Hyperbolic sine; d/dx sinh x = cosh x."""
 
     _backward_name = "SinhBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.sinh(_floating(x)))
+    ufunc = staticmethod(np.sinh)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -450,11 +394,7 @@ class Cosh(_Elementwise):
     """Hyperbolic cosine; d/dx cosh x = sinh x."""
 
     _backward_name = "CoshBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return wrap(np.cosh(_floating(x)))
+    ufunc = staticmethod(np.cosh)
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
