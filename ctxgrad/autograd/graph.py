@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable, MutableSequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -344,8 +345,20 @@ _FREED_MSG = (
 # in-place ops.  Those stay allowed (as in torch): they lift the lock for their write
 # (``writable``), bump the version, and the version check reports the change at backward.
 # Per array: [array, how many saved tensors hold it, whether it was writeable before].
+#
+# Why no finaliser can hang on ``_locks_guard``: the cyclic garbage collector can run in the
+# middle of any bytecode, including inside ``lock_array`` while this thread holds the guard,
+# and it then runs ``SavedTensor.__del__`` in the same thread.  A finaliser that waited for
+# the guard would wait on its own thread forever (seen on Python 3.12 and 3.13).  So releases
+# never wait: ``unlock_array`` appends the array to ``_pending_unlocks`` (an atomic deque
+# append) and then only *tries* the guard.  Whoever holds the guard drains the queue after
+# letting go of it (``_drain_pending``), so a release queued while the guard was busy, by
+# this thread's collector or by another thread, is applied as soon as the holder is done:
+# the append happens before the failed try, the failed try before the holder's release, and
+# the holder looks at the queue after its release.
 _locks: dict[int, list[Any]] = {}
 _locks_guard = threading.Lock()
+_pending_unlocks: deque[np.ndarray[Any, Any]] = deque()
 
 
 def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
@@ -364,22 +377,37 @@ def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
             _locks[id(arr)] = [arr, 1, writeable]
         else:
             entry[1] += 1
+    _drain_pending()
     return arr
 
 
 def unlock_array(arr: np.ndarray[Any, Any] | None) -> None:
-    """One saved tensor fewer holds ``arr``; the last one gives its writeability back."""
+    """One saved tensor fewer holds ``arr``; the last one gives its writeability back.
+
+    Safe to call from a finaliser: it never waits for the guard (see above)."""
     if arr is None:
         return
-    with _locks_guard:
-        entry = _locks.get(id(arr))
-        if entry is None or entry[0] is not arr:
-            return
-        entry[1] -= 1
-        if entry[1] == 0:
-            del _locks[id(arr)]
-            if entry[2]:
-                arr.flags.writeable = True
+    _pending_unlocks.append(arr)
+    _drain_pending()
+
+
+def _drain_pending() -> None:
+    while _pending_unlocks:
+        if not _locks_guard.acquire(blocking=False):
+            return  # the holder drains after its release
+        try:
+            while _pending_unlocks:
+                arr = _pending_unlocks.popleft()
+                entry = _locks.get(id(arr))
+                if entry is None or entry[0] is not arr:
+                    continue
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del _locks[id(arr)]
+                    if entry[2]:
+                        arr.flags.writeable = True
+        finally:
+            _locks_guard.release()
 
 
 def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
