@@ -1,4 +1,4 @@
-"""The command line: ``python -m ctxgrad check PATH[::Name] [options]``.
+"""The command line: ``ctxgrad check PATH[::Name] [options]`` (or ``python -m ctxgrad check``).
 
 ``PATH`` is a Python file (``examples/checks/good_ops.py``) or an importable module
 (``my_package.ops``).  Every subclass of :class:`~ctxgrad.autograd.Function` *defined* there
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from ctxgrad import __version__
 from ctxgrad.autograd.function import Function
 from ctxgrad.checks import CheckReport, check_function
 
@@ -37,8 +38,14 @@ class _UsageError(Exception):
     """A problem with what the command was given, told as one paragraph."""
 
 
+def _prog() -> str:
+    """How the command was called: the ``ctxgrad`` script or ``python -m ctxgrad``."""
+    return "python -m ctxgrad" if os.path.basename(sys.argv[0]) == "__main__.py" else "ctxgrad"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ctxgrad", description="ctxgrad tools for op authors.")
+    parser = argparse.ArgumentParser(prog=_prog(), description="ctxgrad tools for op authors.")
+    parser.add_argument("--version", action="version", version=f"ctxgrad {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
         "check",
@@ -151,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(exc)
         if args.json:
             print(json.dumps({"ok": False, "error": message}, indent=2))
-        print(f"python -m ctxgrad check: error: {message}", file=sys.stderr)
+        print(f"{_prog()} check: error: {message}", file=sys.stderr)
         return _USAGE_ERROR
     reports = [
         check_function(fn, double=args.double, forward=args.forward, dtype=args.dtype, seed=args.seed)

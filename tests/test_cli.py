@@ -164,3 +164,27 @@ def test_a_function_without_example_inputs(tmp_path: Path) -> None:
     result = check(str(path))
     assert result.returncode == 1
     assert "error: [no-example-inputs] Bare has no example inputs" in result.stdout
+
+
+def test_version_is_the_package_version() -> None:
+    import ctxgrad
+
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxgrad", "--version"], capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"ctxgrad {ctxgrad.__version__}"
+
+
+def test_the_console_script_names_itself_in_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxgrad.cli import main
+
+    argv0 = sys.argv[0]
+    sys.argv[0] = "/usr/local/bin/ctxgrad"
+    try:
+        code = main(["check", "no_such_file.py"])
+    finally:
+        sys.argv[0] = argv0
+    assert code == 2
+    assert capsys.readouterr().err.startswith("ctxgrad check: error: no_such_file.py does not exist.")

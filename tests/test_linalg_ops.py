@@ -46,7 +46,11 @@ def _np_vector_norm(x: Any, ord: float = 2, dim: Any = None, keepdim: bool = Fal
 def _np_solve(a: Any, b: Any) -> Any:
     """torch's solve with NumPy: B is a (batch of) vector(s) when 1-D or shaped like A[..., 0]."""
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
-    out = np.linalg.solve(a, b[..., None] if vector else b)
+    b = b[..., None] if vector else b
+    # Broadcast the batches by hand: NumPy 1.x reads a B with one dimension fewer than A as
+    # a batch of vectors, NumPy 2 only a 1-D B.
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))
     return out[..., 0] if vector else out
 
 

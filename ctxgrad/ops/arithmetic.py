@@ -6,6 +6,7 @@ applies torch's dtype promotion before NumPy computes.  A gradient for a number 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -258,6 +259,17 @@ class Neg(Function[Tensor]):
         return -ta
 
 
+# Small whole exponents by multiplication, as torch computes them: exact, where a SIMD ``pow``
+# may be an ulp off (NumPy 1.26 gives 50.99999999999999 for 51.0 ** 1.0 on AVX-512 machines).
+_EXACT_POWERS: dict[float, Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]]] = {
+    1: np.copy,
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -1: np.reciprocal,
+    -2: lambda x: np.reciprocal(x * x),
+}
+
+
 class Pow(Function[Tensor]):
     """``a ** b`` for a tensor or number on either side.
 
@@ -270,6 +282,11 @@ class Pow(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
+        exact = _EXACT_POWERS.get(y) if type(y) in (int, float) and isinstance(x, np.ndarray) and x.dtype.kind == "f" else None
+        if exact is not None:
+            out = wrap(exact(x))
+            save_operands(ctx, a, b, out)
+            return out
         if np.asarray(x).dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         try:

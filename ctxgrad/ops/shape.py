@@ -78,14 +78,16 @@ class View(Reshape):
         data = x._data
         ctx.shape = data.shape
         ctx.out_shape = target = _resolve_shape(shape, data.size)
-        try:
-            return wrap(np.reshape(data, target, copy=False))
-        except ValueError:
+        out = np.reshape(data, target)
+        # NumPy copies when no view is possible (np.reshape's copy=False needs NumPy 2.1): a
+        # copy never shares memory with its source.
+        if out.size and not np.may_share_memory(out, data):
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension "
                 "spans across two contiguous subspaces). Use .reshape(...) instead. (A view of shape "
                 f"{list(data.shape)} with strides {[s // data.itemsize for s in data.strides]} as {list(target)}.)"
-            ) from None
+            )
+        return wrap(out)
 
 
 class ViewDtype(Function[Tensor]):
@@ -254,7 +256,7 @@ class Squeeze(Function[Tensor]):
             target = tuple(s for s in shape if s != 1)
         else:
             target = tuple(s for i, s in enumerate(shape) if s != 1 or i not in dims)
-        return wrap(np.reshape(data, target, copy=False))
+        return wrap(np.reshape(data, target))  # dropping dimensions of size 1 is always a view
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
