@@ -11,7 +11,10 @@ import re
 import sys
 from pathlib import Path
 
-REQUIREMENT = re.compile(r"""^\s*([A-Za-z0-9_.-]+)\s*>=\s*([0-9][^;,\s]*)\s*(?:;\s*python_version\s*([<>=!]=?)\s*'([0-9.]+)')?\s*$""")
+REQUIREMENT = re.compile(
+    r"^\s*([A-Za-z0-9_.-]+)\s*>=\s*([0-9][^;,\s]*)\s*"  # name>=floor
+    r"(?:;\s*python_version\s*([<>=!]=?)\s*'([0-9.]+)')?\s*$"  # ; python_version OP 'X.Y'
+)
 
 
 def version_tuple(text: str) -> tuple[int, ...]:

@@ -282,7 +282,8 @@ class Pow(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        exact = _EXACT_POWERS.get(y) if type(y) in (int, float) and isinstance(x, np.ndarray) and x.dtype.kind == "f" else None
+        floating = isinstance(x, np.ndarray) and x.dtype.kind == "f"
+        exact = _EXACT_POWERS.get(y) if floating and type(y) in (int, float) else None
         if exact is not None:
             out = wrap(exact(x))
             save_operands(ctx, a, b, out)
