@@ -25,8 +25,14 @@ def applies(op: str | None, bound: str | None) -> bool:
     if op is None or bound is None:
         return True
     here, there = sys.version_info[:2], version_tuple(bound)
-    return {"<": here < there, "<=": here <= there, ">": here > there, ">=": here >= there,
-            "==": here == there, "!=": here != there}[op]
+    return {
+        "<": here < there,
+        "<=": here <= there,
+        ">": here > there,
+        ">=": here >= there,
+        "==": here == there,
+        "!=": here != there,
+    }[op]
 
 
 def main() -> int:

@@ -56,7 +56,8 @@ version = subprocess.run([str(script), "--version"], capture_output=True, text=T
 assert version == f"ctxgrad {ctxgrad.__version__}", version
 with tempfile.TemporaryDirectory() as folder:
     ops = Path(folder) / "ops.py"
-    ops.write_text(textwrap.dedent('''
+    ops.write_text(
+        textwrap.dedent("""
         from ctxgrad.autograd import Function
 
         class Double(Function):
@@ -67,10 +68,13 @@ with tempfile.TemporaryDirectory() as folder:
             @staticmethod
             def backward(ctx, grad):
                 return grad * 2
-    '''))
+    """)
+    )
     checked = subprocess.run([str(script), "check", str(ops)], capture_output=True, text=True, cwd=folder)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "Double" in checked.stdout, checked.stdout
 
-print(f"smoke: ctxgrad {ctxgrad.__version__} from {installed_at.parent}: Function, gradcheck, training step, "
-      f"console script: ok")
+print(
+    f"smoke: ctxgrad {ctxgrad.__version__} from {installed_at.parent}: Function, gradcheck, training step, "
+    f"console script: ok"
+)

@@ -41,9 +41,7 @@ class Double(Function):
         return g * 2
 
 
-def chain_cases(
-    x: Any, apply: Callable[[Any], Any], length: int
-) -> tuple[Callable[[], object], Callable[[], object]]:
+def chain_cases(x: Any, apply: Callable[[Any], Any], length: int) -> tuple[Callable[[], object], Callable[[], object]]:
     """Forward-only and forward+backward runs of a ``length``-long chain of ``apply`` from
     the leaf ``x``: the same code times ctxgrad and torch."""
 

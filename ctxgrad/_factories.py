@@ -278,4 +278,3 @@ def equal(input: Tensor, other: Tensor) -> bool:
     if input._data.shape != other._data.shape:
         return False
     return bool(np.array_equal(input._data, other._data))
-

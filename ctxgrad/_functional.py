@@ -387,8 +387,6 @@ def bitwise_not(input: Tensor) -> Tensor:
     return input.bitwise_not()
 
 
-
-
 # --------------------------------------------------------------------------- reductions
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Product of all elements, or over ``dim``."""
@@ -479,8 +477,6 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return input.any(dim, keepdim)
 
 
-
-
 # --------------------------------------------------------------------------- linear algebra
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of two 2-D tensors of one dtype."""
@@ -543,8 +539,6 @@ def inverse(input: Tensor) -> Tensor:
 def det(input: Tensor) -> Tensor:
     """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
     return input.det()
-
-
 
 
 # --------------------------------------------------------------------------- shape and views
@@ -732,8 +726,6 @@ def broadcast_shapes(*shapes: Any) -> Any:
     return Size(_broadcast_shapes(*shapes))
 
 
-
-
 # --------------------------------------------------------------------------- indexing, sorting and construction
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Values of ``input`` picked along ``dim`` at ``index``."""
@@ -813,8 +805,6 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median of ``input``, or ``(values, indices)`` along ``dim``."""
     return input.median(dim, keepdim)
-
-
 
 
 # --------------------------------------------------------------------------- in-place ops

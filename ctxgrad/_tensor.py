@@ -362,9 +362,7 @@ class Tensor:
         Function's ``forward`` or ``no_grad`` it is allowed).
         """
         if self._requires_grad and _state.grad_enabled and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
@@ -1020,7 +1018,6 @@ class Tensor:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _cmp.BitwiseNot.apply(self)
 
-
     # ------------------------------------------------------------------ reductions
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
@@ -1097,7 +1094,6 @@ class Tensor:
         """True where some element (over ``dim``) is non-zero."""
         return _reduction.all_any(self, dim, keepdim, False)
 
-
     # ------------------------------------------------------------------ linear algebra
     def mm(self, mat2: Tensor) -> Tensor:
         """Matrix product of two 2-D tensors of one dtype."""
@@ -1130,7 +1126,6 @@ class Tensor:
     def det(self) -> Tensor:
         """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
         return _linalg.LinalgDet.apply(self)
-
 
     # ------------------------------------------------------------------ shape and views
     @property
@@ -1244,7 +1239,6 @@ class Tensor:
         """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
         return _shape.diag_embed(self, offset, dim1, dim2)
 
-
     # ------------------------------------------------------------------ indexing, sorting and construction
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
         """``out[i][j] = self[i][index[i][j]]`` (for ``dim=1``): values picked along ``dim``."""
@@ -1281,8 +1275,9 @@ class Tensor:
         size = self._data.shape[d]
         i = int(index)
         if not -size <= i < size:
-            raise IndexError(f"select(): index {i} out of range for tensor of size {list(self._data.shape)} at "
-                             f"dimension {d}")
+            raise IndexError(
+                f"select(): index {i} out of range for tensor of size {list(self._data.shape)} at dimension {d}"
+            )
         return self[(slice(None),) * d + (i,)]
 
     def index_select(self, dim: int, index: Tensor) -> Tensor:
@@ -1453,7 +1448,6 @@ class Tensor:
 
         return _factories.equal(self, other)
 
-
     # ------------------------------------------------------------------ in-place ops
     def _in_place(self, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
         """Run ``op`` out of place and write its result into this tensor (ops/inplace.py)."""
@@ -1556,7 +1550,6 @@ class Tensor:
         tensor (``CopySlices`` for a basic index, ``IndexPutBackward0`` for an advanced one)."""
         values = value if isinstance(value, Tensor) else Tensor(value, dtype=self._data.dtype)
         _inplace.setitem(self, index, values)
-
 
     # Conversions named after dtypes come last: inside the class body their names hide
     # the builtins ``int``, ``float`` and ``bool``.

@@ -76,8 +76,20 @@ _F = TypeVar("_F", bound=type)
 
 # ctx attributes set by ctxgrad itself: the scan for tensors kept on ctx skips them.
 _CTX_INTERNALS = frozenset(
-    {"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save", "_hooks", "_metadata", "_edges",
-     "_seq", "_dual", "_dirty", "_non_diff"}
+    {
+        "_saved",
+        "_materialize",
+        "_saved_forward",
+        "_cleared_on_access",
+        "to_save",
+        "_hooks",
+        "_metadata",
+        "_edges",
+        "_seq",
+        "_dual",
+        "_dirty",
+        "_non_diff",
+    }
 )
 # Finite differences and their tolerances by dtype: float32 cannot resolve eps=1e-6.
 _TOLERANCES = {"float64": (1e-6, 1e-5, 1e-3), "float32": (1e-3, 1e-2, 1e-2), "float16": (1e-2, 5e-2, 5e-2)}
@@ -315,8 +327,8 @@ class _Run:
         self.seed = seed
         self.report = CheckReport(cls.__name__)
         self.names = [
-            n if n else f"args[{i}]" for i, n in
-            enumerate((list(cls._plan.slot_names) + [""] * len(inputs.args))[: len(inputs.args)])
+            n if n else f"args[{i}]"
+            for i, n in enumerate((list(cls._plan.slot_names) + [""] * len(inputs.args))[: len(inputs.args)])
         ]
         self.eps, self.atol, self.rtol = _TOLERANCES.get(dtype.name, _TOLERANCES["float64"])
         self.analytical: list[np.ndarray[Any, Any]] = []
@@ -339,7 +351,8 @@ class _Run:
         except Exception as exc:
             self.report._add("forward", "fail", f"{self.name}.apply raised {type(exc).__name__}")
             self.find(
-                "forward-raises", "error",
+                "forward-raises",
+                "error",
                 f"{self.name}.apply(*example inputs) raised {type(exc).__name__}: {exc}",
                 "make forward run on the example inputs (or fix the example inputs) before checking the gradients",
             )
@@ -349,7 +362,8 @@ class _Run:
         if not outs or ctx is None:
             self.report._add("forward", "fail", "no output requires grad")
             self.find(
-                "no-differentiable-output", "error",
+                "no-differentiable-output",
+                "error",
                 f"{self.name}.apply returned no floating-point tensor that requires grad, so there is nothing to "
                 "differentiate (do the example inputs include a floating-point tensor?)",
                 "return floating-point tensors from forward and give at least one floating-point tensor input",
@@ -365,7 +379,8 @@ class _Run:
             result = self.cls.apply(*args)
         outs = _as_tuple(result)
         changed = [
-            i for i, (a, b) in enumerate(zip(args, before))
+            i
+            for i, (a, b) in enumerate(zip(args, before))
             if b is not None and not np.array_equal(a._data, b, equal_nan=True) and not any(o is a for o in outs)
         ]
         if not changed:
@@ -374,7 +389,8 @@ class _Run:
         which = ", ".join(_arg_name(self.names, i) for i in changed)
         self.report._add("in-place", "fail", f"forward changed {which} in place")
         self.find(
-            "inplace-without-mark-dirty", "error",
+            "inplace-without-mark-dirty",
+            "error",
             f"{self.name}.forward changes argument {which} in place but does not call ctx.mark_dirty on it: "
             "autograd does not know the input changed, so gradients of anything that used it are silently wrong",
             "call ctx.mark_dirty(x) and return x, or compute into a new tensor (x.clone() first)",
@@ -389,7 +405,8 @@ class _Run:
         which = ", ".join(f"ctx.{k}" for k in stored)
         self.report._add("ctx-attributes", "fail", f"tensor stored as {which}")
         self.find(
-            "tensor-as-ctx-attribute", "error",
+            "tensor-as-ctx-attribute",
+            "error",
             f"{self.name}.forward stores a tensor as {which}: it skips the in-place version check (a later "
             "in-place change gives a silently wrong gradient) and an output kept there makes a reference cycle",
             f"use ctx.save_for_backward(...) in forward and ctx.saved_tensors in backward instead of {which}",
@@ -403,7 +420,9 @@ class _Run:
         except Exception as exc:
             self.report._add("backward-returns", "fail", f"backward raised {type(exc).__name__}")
             self.find(
-                "backward-raises", "error", f"{self.name}.backward raised {type(exc).__name__}: {exc}",
+                "backward-raises",
+                "error",
+                f"{self.name}.backward raised {type(exc).__name__}: {exc}",
                 "make backward run: it gets one gradient per output and returns one per forward argument",
             )
             return False
@@ -413,7 +432,8 @@ class _Run:
         if len(returned) != count and not (len(returned) > count and all(g is None for g in returned[count:])):
             problems += 1
             self.find(
-                "wrong-gradient-count", "error",
+                "wrong-gradient-count",
+                "error",
                 f"{self.name}.backward returned {len(returned)} value{'s' * (len(returned) != 1)} but forward takes "
                 f"{count} argument{'s' * (count != 1)} ({', '.join(self.names)})",
                 f"return exactly {count} values from backward, one per forward argument, None for those without one",
@@ -425,7 +445,8 @@ class _Run:
             if e is None:
                 problems += 1
                 self.find(
-                    "gradient-for-non-tensor", "error",
+                    "gradient-for-non-tensor",
+                    "error",
                     f"{self.name}.backward returned a gradient for argument {name}, which is not a tensor "
                     f"({type(self.inputs.args[i]).__name__})",
                     f"return None in position {i} of backward's result",
@@ -433,7 +454,8 @@ class _Run:
             elif not isinstance(g, Tensor):
                 problems += 1
                 self.find(
-                    "gradient-not-a-tensor", "error",
+                    "gradient-not-a-tensor",
+                    "error",
                     f"{self.name}.backward returned a {type(g).__name__} as the gradient of argument {name}",
                     "wrap the gradient in a tensor (ctxgrad.tensor(...)) or, better, compute it with ctxgrad ops",
                 )
@@ -442,7 +464,8 @@ class _Run:
                 if g._data.shape != shape and not _expandable(shape, g._data.shape):
                     problems += 1
                     self.find(
-                        "wrong-gradient-shape", "error",
+                        "wrong-gradient-shape",
+                        "error",
                         f"{self.name}.backward returned a gradient of shape {list(g._data.shape)} for argument "
                         f"{name}, which has shape {list(shape)}",
                         f"return a gradient of shape {list(shape)} for argument {name} (reduce or reshape it)",
@@ -450,15 +473,19 @@ class _Run:
                 if g._data.dtype != dtype:
                     problems += 1
                     self.find(
-                        "wrong-gradient-dtype", "error",
+                        "wrong-gradient-dtype",
+                        "error",
                         f"{self.name}.backward returned a {g._data.dtype.name} gradient for argument {name}, which "
                         f"is {np.dtype(dtype).name} (the engine casts it: the values silently lose precision)",
                         f"compute the gradient of {name} in its dtype (avoid creating arrays or tensors with a "
                         "fixed dtype in backward)",
                     )
         if problems:
-            self.report._add("backward-returns", "fail", f"{problems} problem{'s' * (problems != 1)} with the "
-                             "gradients backward returns")
+            self.report._add(
+                "backward-returns",
+                "fail",
+                f"{problems} problem{'s' * (problems != 1)} with the gradients backward returns",
+            )
             return False
         self.report._add("backward-returns", "pass", "one gradient per argument, with its shape and dtype")
         return True
@@ -486,7 +513,8 @@ class _Run:
                     columns[i].append(np.zeros(tensors[i]._data.size) if g is None else g.reshape(-1).real)
         self.analytical = [np.stack(c, axis=1) for c in columns]
         wrong = [
-            i for i in range(len(tensors))
+            i
+            for i in range(len(tensors))
             if not np.allclose(self.analytical[i], self.numerical[i], rtol=self.rtol, atol=self.atol)
         ]
         if not wrong:
@@ -507,29 +535,50 @@ class _Run:
         error = float(np.abs(a - n).max())
         factor = float(np.vdot(n, a) / np.vdot(n, n)) if np.any(n) else 0.0
         if not np.any(a):
-            self.find("gradient-missing", "error", f"{where} is zero (or None) but the finite differences are not",
-                      f"return the gradient of {name} from backward instead of None or zeros")
+            self.find(
+                "gradient-missing",
+                "error",
+                f"{where} is zero (or None) but the finite differences are not",
+                f"return the gradient of {name} from backward instead of None or zeros",
+            )
             return
-        if np.any(n) and abs(factor - 1) > 1e-3 and np.allclose(a, factor * n, rtol=self.rtol,
-                                                                 atol=self.atol * max(1.0, abs(factor))):
+        if (
+            np.any(n)
+            and abs(factor - 1) > 1e-3
+            and np.allclose(a, factor * n, rtol=self.rtol, atol=self.atol * max(1.0, abs(factor)))
+        ):
             if abs(factor + 1) < 1e-3:
-                self.find("gradient-wrong-sign", "error", f"{where} has the wrong sign: backward = -1 x the "
-                          "finite differences", f"negate the gradient of {name} in backward (check the sign of "
-                          "the derivative)")
+                self.find(
+                    "gradient-wrong-sign",
+                    "error",
+                    f"{where} has the wrong sign: backward = -1 x the finite differences",
+                    f"negate the gradient of {name} in backward (check the sign of the derivative)",
+                )
             else:
-                self.find("gradient-constant-factor", "error", f"{where} is off by a constant factor: backward "
-                          f"= {_fmt(factor)} x the finite differences", f"multiply the gradient of {name} by "
-                          f"{_fmt(1 / factor) if factor else 'the missing factor'} (a missing or extra constant "
-                          "in backward)")
+                self.find(
+                    "gradient-constant-factor",
+                    "error",
+                    f"{where} is off by a constant factor: backward = {_fmt(factor)} x the finite differences",
+                    f"multiply the gradient of {name} by "
+                    f"{_fmt(1 / factor) if factor else 'the missing factor'} (a missing or extra constant "
+                    "in backward)",
+                )
             return
         if self._transposed(a, n, shape):
-            self.find("gradient-transposed", "error", f"{where} is transposed: backward returns the transpose of "
-                      "the right gradient (or applies J instead of J^T)", f"transpose the gradient of {name} "
-                      "(use W.T where backward uses W, or swap the operands of a matmul)")
+            self.find(
+                "gradient-transposed",
+                "error",
+                f"{where} is transposed: backward returns the transpose of "
+                "the right gradient (or applies J instead of J^T)",
+                f"transpose the gradient of {name} (use W.T where backward uses W, or swap the operands of a matmul)",
+            )
             return
-        self.find("gradient-wrong", "error", f"{where} disagrees with finite differences (largest absolute "
-                  f"error {_fmt(error)})", f"re-derive the gradient of {name}; compare with "
-                  "ctxgrad.autograd.gradcheck for the full Jacobians")
+        self.find(
+            "gradient-wrong",
+            "error",
+            f"{where} disagrees with finite differences (largest absolute error {_fmt(error)})",
+            f"re-derive the gradient of {name}; compare with ctxgrad.autograd.gradcheck for the full Jacobians",
+        )
 
     def _transposed(self, a: np.ndarray[Any, Any], n: np.ndarray[Any, Any], shape: tuple[int, ...]) -> bool:
         close = self._close
@@ -552,7 +601,8 @@ class _Run:
         first = _raw_backward(self.cls, ctx, seeds)
         second = _raw_backward(self.cls, ctx, seeds)
         differs = [
-            i for i, (g, h) in enumerate(zip(first, second))
+            i
+            for i, (g, h) in enumerate(zip(first, second))
             if isinstance(g, Tensor) and isinstance(h, Tensor) and not np.array_equal(g._data, h._data)
         ]
         if not differs:
@@ -562,7 +612,8 @@ class _Run:
         diff = max(float(np.abs(first[i]._data - second[i]._data).max()) for i in differs)
         self.report._add("determinism", "fail", f"two identical backward calls differ for {which}")
         self.find(
-            "nondeterministic-backward", "error",
+            "nondeterministic-backward",
+            "error",
             f"two backward calls with the same inputs and grad_output give different gradients for {which} "
             f"(by up to {_fmt(diff)})",
             "remove the randomness from backward (or draw it in forward with a fixed seed and save it)",
@@ -591,7 +642,8 @@ class _Run:
         which = ", ".join(_arg_name(self.names, i) for i in ignored)
         self.report._add("needs-input-grad", "pass", f"hint: gradients computed for {which} when not needed")
         self.find(
-            "needs-input-grad-ignored", "hint",
+            "needs-input-grad-ignored",
+            "hint",
             f"{self.name}.backward computes a gradient for {which} even when it does not require grad (the engine "
             "drops it: wasted work)",
             "guard each gradient with `if ctx.needs_input_grad[i]:` and return None otherwise",
@@ -613,8 +665,7 @@ class _Run:
         # A zero gradient without a graph is consistent (its derivative is zero too); a
         # nonzero one without a graph was computed outside ctxgrad ops.
         detached = [
-            p for p, g in zip(self.inputs.checked, grads)
-            if g is not None and not g._requires_grad and np.any(g._data)
+            p for p, g in zip(self.inputs.checked, grads) if g is not None and not g._requires_grad and np.any(g._data)
         ]
         if not detached:
             self.report._add("backward-differentiable", "pass", "the gradients can be differentiated again")
@@ -622,7 +673,8 @@ class _Run:
         which = ", ".join(_arg_name(self.names, i) for i in detached)
         self.report._add("backward-differentiable", "fail", f"the gradient of {which} has no graph")
         self.find(
-            "backward-not-differentiable", "error",
+            "backward-not-differentiable",
+            "error",
             f"{self.name}.backward computes the gradient of {which} outside ctxgrad ops (raw NumPy?), so it has no "
             "graph: a double backward silently gives zero (or raises) instead of the second derivative",
             "write backward with ctxgrad ops, or decorate it with @once_differentiable so double backward raises",
@@ -645,7 +697,8 @@ class _Run:
             if intermediates:
                 which = ", ".join(f"saved_tensors[{k}]" for k in intermediates)
                 self.find(
-                    "saved-intermediate", "error",
+                    "saved-intermediate",
+                    "error",
                     f"{self.name} saves an intermediate ({which}: neither an input nor an output) computed in "
                     "forward without a graph, so double backward treats it as a constant and is silently wrong "
                     f"({first})",
@@ -653,7 +706,8 @@ class _Run:
                 )
             else:
                 self.find(
-                    "wrong-second-derivative", "error",
+                    "wrong-second-derivative",
+                    "error",
                     f"the double backward of {self.name} disagrees with finite differences ({first})",
                     "check that backward uses only differentiable ctxgrad ops on saved inputs or outputs",
                 )
@@ -675,8 +729,12 @@ class _Run:
         if not self.cls._has_jvp:
             if forward:
                 self.report._add("jvp", "fail", f"{self.name} has no jvp")
-                self.find("missing-jvp", "error", f"forward mode (forward=True) was asked for, but {self.name} "
-                          "defines no jvp", "define `jvp(ctx, *tangents)` returning one tangent per output")
+                self.find(
+                    "missing-jvp",
+                    "error",
+                    f"forward mode (forward=True) was asked for, but {self.name} defines no jvp",
+                    "define `jvp(ctx, *tangents)` returning one tangent per output",
+                )
             else:
                 self.report._add("jvp", "skip", f"{self.name} has no jvp")
             return
@@ -692,8 +750,12 @@ class _Run:
             ]
         except Exception as exc:
             self.report._add("jvp", "fail", f"jvp raised {type(exc).__name__}")
-            self.find("jvp-raises", "error", f"{self.name}.jvp raised {type(exc).__name__}: {exc}",
-                      "make jvp return one tangent per output, computed from ctx and the input tangents")
+            self.find(
+                "jvp-raises",
+                "error",
+                f"{self.name}.jvp raised {type(exc).__name__}: {exc}",
+                "make jvp return one tangent per output, computed from ctx and the input tangents",
+            )
             return
         close = self._close
         wrong = [i for i, f in enumerate(forward_jacs) if not close(f, self.analytical[i])]
@@ -702,13 +764,19 @@ class _Run:
             return
         names = [_arg_name(self.names, self.inputs.checked[i]) for i in wrong]
         right = all(close(self.analytical[i], self.numerical[i]) for i in wrong)
-        verdict = "finite differences agree with backward, so the jvp is wrong" if right else (
-            "finite differences agree with the jvp, so the backward is wrong"
-            if all(close(forward_jacs[i], self.numerical[i]) for i in wrong) else "neither matches finite differences"
+        verdict = (
+            "finite differences agree with backward, so the jvp is wrong"
+            if right
+            else (
+                "finite differences agree with the jvp, so the backward is wrong"
+                if all(close(forward_jacs[i], self.numerical[i]) for i in wrong)
+                else "neither matches finite differences"
+            )
         )
         self.report._add("jvp", "fail", f"jvp disagrees with backward for {', '.join(names)}")
         self.find(
-            "jvp-disagrees-with-backward", "error",
+            "jvp-disagrees-with-backward",
+            "error",
             f"{self.name}.jvp and {self.name}.backward give different derivatives for {', '.join(names)}; {verdict}",
             "make jvp compute J @ tangent with the same derivative backward uses (grad @ J)",
         )
@@ -751,14 +819,20 @@ def check_function(
     try:
         args = _example_arguments(fn_cls, inputs)
     except Exception as exc:
-        why = str(exc) if isinstance(exc, _Stop) else (
-            f"the example inputs of {fn_cls.__name__} could not be made: {type(exc).__name__}: {exc}"
+        why = (
+            str(exc)
+            if isinstance(exc, _Stop)
+            else (f"the example inputs of {fn_cls.__name__} could not be made: {type(exc).__name__}: {exc}")
         )
         report._add("inputs", "fail", "no example inputs")
-        report.findings.append(Finding(
-            "no-example-inputs", "error", why,
-            f"add `@ctxgrad.checks.example(...)` or an `example_inputs()` staticmethod to {fn_cls.__name__}",
-        ))
+        report.findings.append(
+            Finding(
+                "no-example-inputs",
+                "error",
+                why,
+                f"add `@ctxgrad.checks.example(...)` or an `example_inputs()` staticmethod to {fn_cls.__name__}",
+            )
+        )
         return report
     run = _Run(fn_cls, _Inputs(args, np_dtype), np_dtype, seed)
     run.report = report
@@ -771,10 +845,14 @@ def check_function(
         except Exception as exc:
             # A Function broken in a way no check foresaw: a finding, never a bare traceback.
             report._add("unexpected-error", "fail", f"{type(exc).__name__} while checking")
-            report.findings.append(Finding(
-                "check-raised", "error", f"checking {fn_cls.__name__} raised {type(exc).__name__}: {exc}",
-                f"run ctxgrad.autograd.gradcheck({fn_cls.__name__}.apply, inputs) to see the full traceback",
-            ))
+            report.findings.append(
+                Finding(
+                    "check-raised",
+                    "error",
+                    f"checking {fn_cls.__name__} raised {type(exc).__name__}: {exc}",
+                    f"run ctxgrad.autograd.gradcheck({fn_cls.__name__}.apply, inputs) to see the full traceback",
+                )
+            )
     return report
 
 
@@ -782,16 +860,30 @@ def _run_checks(run: _Run, double: bool, forward: bool) -> None:
     report = run.report
     if not run.inputs.checked:
         report._add("inputs", "fail", "no floating-point tensor among the inputs")
-        run.find("no-differentiable-input", "error", f"none of the example inputs of {run.name} is a "
-                 "floating-point tensor, so no gradient can be checked",
-                 "give at least one floating-point tensor in the example inputs")
+        run.find(
+            "no-differentiable-input",
+            "error",
+            f"none of the example inputs of {run.name} is a floating-point tensor, so no gradient can be checked",
+            "give at least one floating-point tensor in the example inputs",
+        )
         return
-    report._add("inputs", "pass", f"{len(run.inputs.checked)} tensor input{'s' * (len(run.inputs.checked) != 1)} "
-                f"checked, as {run.dtype.name}")
+    report._add(
+        "inputs",
+        "pass",
+        f"{len(run.inputs.checked)} tensor input{'s' * (len(run.inputs.checked) != 1)} checked, as {run.dtype.name}",
+    )
     args, result = run.forward()
     ctx = _ctx_of(run.cls, result)
-    later = ["ctx-attributes", "backward-returns", "gradient", "determinism", "needs-input-grad",
-             "backward-differentiable", "double-backward", "jvp"]
+    later = [
+        "ctx-attributes",
+        "backward-returns",
+        "gradient",
+        "determinism",
+        "needs-input-grad",
+        "backward-differentiable",
+        "double-backward",
+        "jvp",
+    ]
     if not run.in_place():
         for name in later:
             report._add(name, "skip", "forward changes its input in place; fix that first")
@@ -811,9 +903,13 @@ def _run_checks(run: _Run, double: bool, forward: bool) -> None:
             report._add("double-backward", "skip", "the first derivative is wrong; fix that first")
     elif double and getattr(run.cls._backward_impl, "_once_differentiable", False):
         report._add("double-backward", "fail", "backward is marked once_differentiable")
-        run.find("once-differentiable", "error", f"double=True was asked for, but {run.name}.backward is marked "
-                 "@once_differentiable, so it has no second derivative",
-                 "write backward in differentiable ctxgrad ops and remove @once_differentiable")
+        run.find(
+            "once-differentiable",
+            "error",
+            f"double=True was asked for, but {run.name}.backward is marked "
+            "@once_differentiable, so it has no second derivative",
+            "write backward in differentiable ctxgrad ops and remove @once_differentiable",
+        )
     else:
         report._add("double-backward", "skip", "backward cannot be differentiated")
     run.jvp(forward)

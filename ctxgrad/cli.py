@@ -55,8 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("target", metavar="PATH[::Name]", help="a .py file or a module name, optionally ::FunctionName")
     check.add_argument("--double", action="store_true", help="also check second derivatives (double backward)")
     check.add_argument("--forward", action="store_true", help="require and check a jvp (forward mode)")
-    check.add_argument("--dtype", default="float64", choices=["float64", "float32"],
-                       help="dtype of the floating-point inputs (default: float64)")
+    check.add_argument(
+        "--dtype",
+        default="float64",
+        choices=["float64", "float32"],
+        help="dtype of the floating-point inputs (default: float64)",
+    )
     check.add_argument("--seed", type=int, default=0, help="seed of the random grad_outputs (default: 0)")
     check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
     return parser
@@ -120,16 +124,15 @@ def _import_failure(path: str, exc: BaseException) -> str:
 
 def _functions_in(module: ModuleType, path: str, name: str | None) -> list[type[Function]]:
     found = [
-        value for value in vars(module).values()
+        value
+        for value in vars(module).values()
         if isinstance(value, type) and issubclass(value, Function) and value.__module__ == module.__name__
     ]
     if name is not None:
         chosen = [f for f in found if f.__name__ == name]
         if not chosen:
             available = ", ".join(f.__name__ for f in found) or "none"
-            raise _UsageError(
-                f"{path} defines no Function called {name!r} (the Functions defined there: {available})."
-            )
+            raise _UsageError(f"{path} defines no Function called {name!r} (the Functions defined there: {available}).")
         return chosen
     if not found:
         raise _UsageError(
@@ -167,7 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ok = all(r.ok for r in reports)
     if args.json:
         payload: dict[str, Any] = {
-            "ok": ok, "target": target, "functions": [r.to_dict() for r in reports], "summary": _total(reports)
+            "ok": ok,
+            "target": target,
+            "functions": [r.to_dict() for r in reports],
+            "summary": _total(reports),
         }
         print(json.dumps(payload, indent=2))
     else:

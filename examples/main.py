@@ -86,6 +86,7 @@ def finite_difference_grads(
     op: type[LinearFunction], arrays: list[np.ndarray[Any, Any]], mix: Tensor, eps: float = 1e-6
 ) -> list[np.ndarray[Any, Any]]:
     """d loss / d array, one element at a time, by central differences."""
+
     def loss() -> float:
         input, weight, bias = (ctxgrad.tensor(a) for a in arrays)  # copies of the arrays
         return float(loss_of(op, input, weight, bias, mix).item())

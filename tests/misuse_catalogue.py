@@ -626,8 +626,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         ValueError,
         "my backward failed",
         ("my backward failed",),
-        "Nothing to fix in the engine: the exception is yours, unchanged, and its traceback ends in your "
-        "`backward`.",
+        "Nothing to fix in the engine: the exception is yours, unchanged, and its traceback ends in your `backward`.",
         torch_message="my backward failed",
         check=_raised_in_users_backward,
     ),
@@ -686,8 +685,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         RuntimeError,
         _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of AddBackward0, is at version 1; "
         "expected version 0 instead. It was saved for backward by SquareBackward as saved_tensors[0]." + "...",
-        ("[ctxgrad.DoubleTensor [2]]", "AddBackward0", "version 1", "version 0", "SquareBackward",
-         "saved_tensors[0]"),
+        ("[ctxgrad.DoubleTensor [2]]", "AddBackward0", "version 1", "version 0", "SquareBackward", "saved_tensors[0]"),
         "Change a copy (`a = a.clone()`) or change it after the backward.",
         torch_message="which is output 0 of Add, is at version 1; expected version 0 instead",
     ),
@@ -756,8 +754,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         mark_dirty_on_a_leaf_that_requires_grad,
         RuntimeError,
         RuntimeError,
-        "a leaf Variable that requires grad has been used in an in-place operation (marked dirty in "
-        "AddOne_.forward).",
+        "a leaf Variable that requires grad has been used in an in-place operation (marked dirty in AddOne_.forward).",
         ("leaf Variable", "AddOne_.forward"),
         "Pass a non-leaf (`x.clone()`), or do not change the input.",
         torch_message="a leaf Variable that requires grad has been used in an in-place operation.",
@@ -972,8 +969,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         once_differentiable_twice_through_backward,
         RuntimeError,
         RuntimeError,
-        "trying to differentiate twice a function that was marked with @once_differentiable "
-        "(NumpySquareBackward); ...",
+        "trying to differentiate twice a function that was marked with @once_differentiable (NumpySquareBackward); ...",
         ("NumpySquareBackward",),
         "Write the backward in differentiable ctxgrad ops and drop `@once_differentiable`.",
         torch_message="trying to differentiate twice a function that was marked with @once_differentiable",
@@ -984,8 +980,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         once_differentiable_twice_through_grad,
         RuntimeError,
         RuntimeError,
-        "trying to differentiate twice a function that was marked with @once_differentiable "
-        "(NumpySquareBackward); ...",
+        "trying to differentiate twice a function that was marked with @once_differentiable (NumpySquareBackward); ...",
         ("NumpySquareBackward",),
         "Write the backward in differentiable ctxgrad ops and drop `@once_differentiable`.",
         torch_message="element 0 of tensors does not require grad and does not have a grad_fn",
@@ -1103,8 +1098,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         make_dual_outside_a_dual_level,
         RuntimeError,
         RuntimeError,
-        "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() "
-        "first.",
+        "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first.",
         ("no level exists",),
         "Wrap the code in `with forward_ad.dual_level():`.",
         torch_message="Trying to create a dual Tensor for forward AD but no level exists",
@@ -1182,9 +1176,7 @@ def render_entry(number: int, misuse: Misuse) -> str:
         lines.append("- **names the culprit:** " + ", ".join(f"`{part}`" for part in misuse.culprit))
     if misuse.missing:
         lines.append(
-            "- **known gap:** the message does not name "
-            + ", ".join(f"`{part}`" for part in misuse.missing)
-            + " yet."
+            "- **known gap:** the message does not name " + ", ".join(f"`{part}`" for part in misuse.missing) + " yet."
         )
     if misuse.difference and misuse.difference[0].isdigit():
         where = f"[differences.md](differences.md) §{misuse.difference}"

@@ -57,74 +57,140 @@ CASES = [
     Case("arctan2", lambda m, a, b: m.arctan2(a, b), any_((3,), ()), ref=lambda m, a, b: np.arctan2(a, b)),
     Case("arctan2-method", lambda m, a, b: a.arctan2(b), any_((3,), (3,)), ref=lambda m, a, b: np.arctan2(a, b)),
     Case("logit", lambda m, a: m.logit(a), _PROB, ref=lambda m, a: np.log(a / (1 - a))),
-    Case("logit-eps", lambda m, a: a.logit(eps=0.2), _PROB,
-         ref=lambda m, a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8)))),
+    Case(
+        "logit-eps",
+        lambda m, a: a.logit(eps=0.2),
+        _PROB,
+        ref=lambda m, a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8))),
+    ),
     Case("erf", lambda m, a: m.erf(a), any_((2, 3)), ref=lambda m, a: _erf(a)),
     Case("erf-method-wide", lambda m, a: (a * 3).erf(), any_((4,)), ref=lambda m, a: _erf(a * 3)),
     Case("erfc", lambda m, a: m.erfc(a), any_((2, 3)), ref=lambda m, a: _erfc(a)),
     Case("erfc-method-wide", lambda m, a: (a * 3).erfc(), any_((4,)), ref=lambda m, a: _erfc(a * 3)),
-    Case("leaky_relu", lambda m, a: F(m).leaky_relu(a), [((2, 3), "nz")],
-         ref=lambda m, a: np.where(a > 0, a, 0.01 * a)),
-    Case("leaky_relu-slope", lambda m, a: F(m).leaky_relu(a, negative_slope=-0.3), [((2, 3), "nz")],
-         ref=lambda m, a: np.where(a > 0, a, -0.3 * a)),
+    Case(
+        "leaky_relu", lambda m, a: F(m).leaky_relu(a), [((2, 3), "nz")], ref=lambda m, a: np.where(a > 0, a, 0.01 * a)
+    ),
+    Case(
+        "leaky_relu-slope",
+        lambda m, a: F(m).leaky_relu(a, negative_slope=-0.3),
+        [((2, 3), "nz")],
+        ref=lambda m, a: np.where(a > 0, a, -0.3 * a),
+    ),
     Case("elu", lambda m, a: F(m).elu(a), [((2, 3), "nz")], ref=lambda m, a: np.where(a > 0, a, np.expm1(a))),
-    Case("elu-alpha", lambda m, a: F(m).elu(a, alpha=2.5), [((2, 3), "nz")],
-         ref=lambda m, a: np.where(a > 0, a, 2.5 * np.expm1(a))),
+    Case(
+        "elu-alpha",
+        lambda m, a: F(m).elu(a, alpha=2.5),
+        [((2, 3), "nz")],
+        ref=lambda m, a: np.where(a > 0, a, 2.5 * np.expm1(a)),
+    ),
     Case("gelu", lambda m, a: F(m).gelu(a), any_((2, 3)), ref=lambda m, a: a * 0.5 * (1 + _erf(a / math.sqrt(2)))),
     Case("gelu-tanh", lambda m, a: F(m).gelu(a, approximate="tanh"), any_((2, 3)), ref=lambda m, a: _gelu_tanh(a)),
     Case("silu", lambda m, a: F(m).silu(a), any_((2, 3)), ref=lambda m, a: a / (1 + np.exp(-a))),
     Case("softplus", lambda m, a: F(m).softplus(a), any_((2, 3)), ref=lambda m, a: _softplus(a, 1.0, 20.0)),
-    Case("softplus-beta-threshold", lambda m, a: F(m).softplus(a, beta=2.0, threshold=1.5), any_((3, 4)),
-         ref=lambda m, a: _softplus(a, 2.0, 1.5)),
+    Case(
+        "softplus-beta-threshold",
+        lambda m, a: F(m).softplus(a, beta=2.0, threshold=1.5),
+        any_((3, 4)),
+        ref=lambda m, a: _softplus(a, 2.0, 1.5),
+    ),
     Case("clamp", lambda m, a: m.clamp(a, -0.3, 0.4), any_((3, 4)), ref=lambda m, a: np.clip(a, -0.3, 0.4)),
     Case("clamp-min", lambda m, a: a.clamp(min=-0.3), any_((3, 4)), ref=lambda m, a: np.maximum(a, -0.3)),
     Case("clamp-max", lambda m, a: a.clamp(max=0.4), any_((3, 4)), ref=lambda m, a: np.minimum(a, 0.4)),
     Case("clamp-int-bounds", lambda m, a: (a * 3).clamp(-1, 2), any_((3, 4)), ref=lambda m, a: np.clip(a * 3, -1, 2)),
     Case("clip", lambda m, a: m.clip(a, -0.3, 0.4), any_((3, 4)), ref=lambda m, a: np.clip(a, -0.3, 0.4)),
-    Case("clamp-crossed", lambda m, a: a.clamp(0.4, -0.3), any_((3,)),
-         ref=lambda m, a: np.minimum(np.maximum(a, 0.4), -0.3)),
+    Case(
+        "clamp-crossed",
+        lambda m, a: a.clamp(0.4, -0.3),
+        any_((3,)),
+        ref=lambda m, a: np.minimum(np.maximum(a, 0.4), -0.3),
+    ),
     Case("clamp_min", lambda m, a: m.clamp_min(a, 0.1), any_((3, 4)), ref=lambda m, a: np.maximum(a, 0.1)),
     Case("clamp_max", lambda m, a: a.clamp_max(0.1), any_((3, 4)), ref=lambda m, a: np.minimum(a, 0.1)),
-    Case("clamp-tensors", lambda m, a, lo, hi: m.clamp(a, lo, hi), [((3, 4), "any"), ((3, 4), _LOW), ((4,), _HIGH)],
-         ref=lambda m, a, lo, hi: np.minimum(np.maximum(a, lo), hi)),
-    Case("clamp-tensor-min", lambda m, a, lo: a.clamp(min=lo), [((3, 4), "any"), ((3, 1), _LOW)],
-         ref=lambda m, a, lo: np.maximum(a, lo)),
-    Case("clamp-tensor-max", lambda m, a, hi: a.clamp(max=hi), [((3, 4), "any"), ((), _HIGH)],
-         ref=lambda m, a, hi: np.minimum(a, hi)),
-    Case("clamp-tensors-crossed", lambda m, a, lo, hi: a.clamp(hi, lo),
-         [((2, 3), "any"), ((2, 3), _LOW), ((3,), _HIGH)],
-         ref=lambda m, a, lo, hi: np.minimum(np.maximum(a, hi), lo)),
-    Case("clamp-tensors-broadcast-x", lambda m, a, lo, hi: a.clip(lo, hi),
-         [((3,), "any"), ((2, 3), _LOW), ((2, 1), _HIGH)],
-         ref=lambda m, a, lo, hi: np.minimum(np.maximum(a, lo), hi)),
-    Case("clamp_min-tensor", lambda m, a, lo: a.clamp_min(lo), any_((2, 3), (3,)),
-         ref=lambda m, a, lo: np.maximum(a, lo)),
-    Case("clamp_max-tensor", lambda m, a, hi: m.clamp_max(a, hi), any_((2, 3), (2, 1)),
-         ref=lambda m, a, hi: np.minimum(a, hi)),
+    Case(
+        "clamp-tensors",
+        lambda m, a, lo, hi: m.clamp(a, lo, hi),
+        [((3, 4), "any"), ((3, 4), _LOW), ((4,), _HIGH)],
+        ref=lambda m, a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+    ),
+    Case(
+        "clamp-tensor-min",
+        lambda m, a, lo: a.clamp(min=lo),
+        [((3, 4), "any"), ((3, 1), _LOW)],
+        ref=lambda m, a, lo: np.maximum(a, lo),
+    ),
+    Case(
+        "clamp-tensor-max",
+        lambda m, a, hi: a.clamp(max=hi),
+        [((3, 4), "any"), ((), _HIGH)],
+        ref=lambda m, a, hi: np.minimum(a, hi),
+    ),
+    Case(
+        "clamp-tensors-crossed",
+        lambda m, a, lo, hi: a.clamp(hi, lo),
+        [((2, 3), "any"), ((2, 3), _LOW), ((3,), _HIGH)],
+        ref=lambda m, a, lo, hi: np.minimum(np.maximum(a, hi), lo),
+    ),
+    Case(
+        "clamp-tensors-broadcast-x",
+        lambda m, a, lo, hi: a.clip(lo, hi),
+        [((3,), "any"), ((2, 3), _LOW), ((2, 1), _HIGH)],
+        ref=lambda m, a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+    ),
+    Case(
+        "clamp_min-tensor", lambda m, a, lo: a.clamp_min(lo), any_((2, 3), (3,)), ref=lambda m, a, lo: np.maximum(a, lo)
+    ),
+    Case(
+        "clamp_max-tensor",
+        lambda m, a, hi: m.clamp_max(a, hi),
+        any_((2, 3), (2, 1)),
+        ref=lambda m, a, hi: np.minimum(a, hi),
+    ),
     Case("maximum", lambda m, a, b: m.maximum(a, b), any_((2, 3), (2, 3))),
     Case("maximum-broadcast", lambda m, a, b: a.maximum(b), any_((3, 1), (4,)), ref=lambda m, a, b: np.maximum(a, b)),
     Case("minimum", lambda m, a, b: m.minimum(a, b), any_((2, 3), (2, 3))),
     Case("minimum-broadcast-0d", lambda m, a, b: a.minimum(b), any_((2, 3), ()), ref=lambda m, a, b: np.minimum(a, b)),
-    Case("lerp-small-weight", lambda m, a, b: m.lerp(a, b, 0.3), any_((2, 3), (2, 3)),
-         ref=lambda m, a, b: a + 0.3 * (b - a)),
-    Case("lerp-large-weight", lambda m, a, b: a.lerp(b, 0.75), any_((2, 3), (3,)),
-         ref=lambda m, a, b: a + 0.75 * (b - a)),
+    Case(
+        "lerp-small-weight",
+        lambda m, a, b: m.lerp(a, b, 0.3),
+        any_((2, 3), (2, 3)),
+        ref=lambda m, a, b: a + 0.3 * (b - a),
+    ),
+    Case(
+        "lerp-large-weight", lambda m, a, b: a.lerp(b, 0.75), any_((2, 3), (3,)), ref=lambda m, a, b: a + 0.75 * (b - a)
+    ),
     Case("lerp-int-weight", lambda m, a, b: a.lerp(b, 2), any_((3,), (3,)), ref=lambda m, a, b: a + 2 * (b - a)),
-    Case("lerp-tensor-weight", lambda m, a, b, w: m.lerp(a, b, w), any_((2, 3), (2, 3), (2, 3)),
-         ref=lambda m, a, b, w: a + w * (b - a)),
-    Case("lerp-tensor-weight-broadcast", lambda m, a, b, w: a.lerp(b, w), any_((2, 3), (3,), (2, 1)),
-         ref=lambda m, a, b, w: a + w * (b - a)),
+    Case(
+        "lerp-tensor-weight",
+        lambda m, a, b, w: m.lerp(a, b, w),
+        any_((2, 3), (2, 3), (2, 3)),
+        ref=lambda m, a, b, w: a + w * (b - a),
+    ),
+    Case(
+        "lerp-tensor-weight-broadcast",
+        lambda m, a, b, w: a.lerp(b, w),
+        any_((2, 3), (3,), (2, 1)),
+        ref=lambda m, a, b, w: a + w * (b - a),
+    ),
     Case("true_divide", lambda m, a, b: m.true_divide(a, b), [((2, 3), "any"), ((3,), "nz")]),
     Case("true_divide-method", lambda m, a: a.true_divide(2.0), any_((3,)), ref=lambda m, a: a / 2.0),
     Case("remainder", lambda m, a, b: a % b, [((2, 3), "any"), ((2, 3), "nz")], ref=lambda m, a, b: np.remainder(a, b)),
-    Case("remainder-broadcast", lambda m, a, b: m.remainder(a, b), [((2, 3), "any"), ((3,), "pos")],
-         ref=lambda m, a, b: np.remainder(a, b)),
+    Case(
+        "remainder-broadcast",
+        lambda m, a, b: m.remainder(a, b),
+        [((2, 3), "any"), ((3,), "pos")],
+        ref=lambda m, a, b: np.remainder(a, b),
+    ),
     Case("remainder-number", lambda m, a: a % 0.7, any_((2, 3)), ref=lambda m, a: np.remainder(a, 0.7)),
     Case("fmod", lambda m, a, b: m.fmod(a, b), [((2, 3), "any"), ((2, 3), "nz")], ref=lambda m, a, b: np.fmod(a, b)),
     Case("fmod-number", lambda m, a: a.fmod(-0.6), any_((2, 3)), ref=lambda m, a: np.fmod(a, -0.6)),
-    Case("composite", lambda m, a, b: F(m).silu(m.clamp(a, -1.0, 1.0) * m.maximum(a, b)).erf(),
-         any_((2, 3), (3,)), ref=lambda m, a, b: _erf(np.clip(a, -1, 1) * np.maximum(a, b)
-                                                        / (1 + np.exp(-np.clip(a, -1, 1) * np.maximum(a, b))))),
+    Case(
+        "composite",
+        lambda m, a, b: F(m).silu(m.clamp(a, -1.0, 1.0) * m.maximum(a, b)).erf(),
+        any_((2, 3), (3,)),
+        ref=lambda m, a, b: _erf(
+            np.clip(a, -1, 1) * np.maximum(a, b) / (1 + np.exp(-np.clip(a, -1, 1) * np.maximum(a, b)))
+        ),
+    ),
 ]
 
 DOUBLE = [
@@ -140,8 +206,11 @@ DOUBLE = [
     Case("silu", lambda m, a: F(m).silu(a), any_((2, 3))),
     Case("softplus", lambda m, a: F(m).softplus(a, 2.0, 1.5), any_((3, 4))),
     Case("clamp-times-x", lambda m, a: a.clamp(-0.3, 0.4) * a, any_((3, 4))),
-    Case("clamp-tensors-squared", lambda m, a, lo, hi: a.clamp(lo, hi) ** 2,
-         [((3, 4), "any"), ((3, 4), _LOW), ((4,), _HIGH)]),
+    Case(
+        "clamp-tensors-squared",
+        lambda m, a, lo, hi: a.clamp(lo, hi) ** 2,
+        [((3, 4), "any"), ((3, 4), _LOW), ((4,), _HIGH)],
+    ),
     Case("clamp_min-tensor-squared", lambda m, a, lo: a.clamp_min(lo) ** 2, any_((2, 3), (3,))),
     Case("maximum-times-x", lambda m, a, b: m.maximum(a, b) * a, any_((2, 3), (3,))),
     Case("minimum-squared", lambda m, a, b: m.minimum(a, b) ** 2, any_((2, 3), (2, 3))),
@@ -175,10 +244,15 @@ SPECIAL = [
     ("clamp-nan-bound", lambda m, a: a.clamp(NAN, 1.0), [[-1.0, 0.0, 2.0]]),
     ("clamp_min-at-bound", lambda m, a: a.clamp_min(0.0), [[-1.0, 0.0, 1.0]]),
     ("clamp_max-at-bound", lambda m, a: a.clamp_max(0.0), [[-1.0, 0.0, 1.0]]),
-    ("clamp-tensors-at-bounds", lambda m, a, lo, hi: a.clamp(lo, hi),
-     [[-1.0, 0.0, 0.5, 1.0, 2.0, NAN, 0.5, 0.5, 1.5, -1.0, 1.5],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NAN, 0.0, 2.0, 2.0, 2.0],
-      [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, NAN, 1.0, 1.0, 1.0]]),
+    (
+        "clamp-tensors-at-bounds",
+        lambda m, a, lo, hi: a.clamp(lo, hi),
+        [
+            [-1.0, 0.0, 0.5, 1.0, 2.0, NAN, 0.5, 0.5, 1.5, -1.0, 1.5],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, NAN, 0.0, 2.0, 2.0, 2.0],
+            [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, NAN, 1.0, 1.0, 1.0],
+        ],
+    ),
     ("clamp-tensor-min-at-bound", lambda m, a, lo: a.clamp(min=lo), [[-1.0, 0.0, 0.5, NAN], [0.0, 0.0, 0.0, 0.0]]),
     ("clamp-tensor-max-at-bound", lambda m, a, hi: a.clamp(max=hi), [[-1.0, 0.0, 0.5, NAN], [0.0, 0.0, 0.0, 0.0]]),
     ("clamp_min-tensor-at-bound", lambda m, a, lo: a.clamp_min(lo), [[-1.0, 0.0, 0.5, NAN], [0.0, 0.0, 0.0, 0.0]]),
@@ -193,11 +267,17 @@ SPECIAL = [
     ("erfc-extremes", lambda m, a: a.erfc(), [[0.0, -0.0, 5.0, 26.0, 27.3, -6.0, INF, -INF, NAN]]),
     ("logit-edges", lambda m, a: a.logit(), [[0.0, 0.5, 1.0, -0.5, 1.5]]),
     ("logit-eps-at-bounds", lambda m, a: a.logit(0.1), [[0.0, 0.1, 0.5, 0.9, 1.0, -0.5, 1.5]]),
-    ("atan2-origin-and-signed-zeros", lambda m, a, b: m.atan2(a, b),
-     [[0.0, 0.0, -0.0, -0.0, 1.0, INF, 0.0], [0.0, -0.0, 0.0, -0.0, 0.0, INF, INF]]),
+    (
+        "atan2-origin-and-signed-zeros",
+        lambda m, a, b: m.atan2(a, b),
+        [[0.0, 0.0, -0.0, -0.0, 1.0, INF, 0.0], [0.0, -0.0, 0.0, -0.0, 0.0, INF, INF]],
+    ),
     ("lerp-weight-half", lambda m, a, b: a.lerp(b, 0.5), [[1.0, -2.0], [3.0, 5.0]]),
-    ("lerp-tensor-weight-edges", lambda m, a, b, w: a.lerp(b, w), [[1.0, 1.0, 1.0, 1.0], [3.0, 3.0, 3.0, 3.0],
-                                                                  [0.0, 0.5, 1.0, -0.5]]),
+    (
+        "lerp-tensor-weight-edges",
+        lambda m, a, b, w: a.lerp(b, w),
+        [[1.0, 1.0, 1.0, 1.0], [3.0, 3.0, 3.0, 3.0], [0.0, 0.5, 1.0, -0.5]],
+    ),
     ("true_divide-by-zero", lambda m, a, b: m.true_divide(a, b), [[1.0, 0.0], [0.0, 0.0]]),
 ]
 
@@ -257,10 +337,14 @@ def test_erf_and_erfc_are_accurate_to_1e_14_in_float64() -> None:
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 50
     rng = np.random.default_rng(5)
-    xs = np.concatenate([
-        rng.uniform(-6.0, 6.0, 400), rng.uniform(-0.01, 0.01, 50), 10.0 ** rng.uniform(-300, 0, 50),
-        np.array([0.5, 0.84375, 1.25, 2.857, 6.0, 27.0]),
-    ])
+    xs = np.concatenate(
+        [
+            rng.uniform(-6.0, 6.0, 400),
+            rng.uniform(-0.01, 0.01, 50),
+            10.0 ** rng.uniform(-300, 0, 50),
+            np.array([0.5, 0.84375, 1.25, 2.857, 6.0, 27.0]),
+        ]
+    )
     got_erf = to_numpy(ctxgrad.tensor(xs).erf())
     got_erfc = to_numpy(ctxgrad.tensor(xs).erfc())
     for x, e, c in zip(xs, got_erf, got_erfc):
@@ -340,8 +424,10 @@ DTYPES = [
     ("invert-bool", lambda m: ~m.tensor([True, False])),
     ("invert-int", lambda m: ~m.tensor([5, -1, 0])),
     ("invert-0d-int", lambda m: ~m.tensor(5)),
-    ("bitwise-functions",
-     lambda m: m.bitwise_xor(m.bitwise_or(m.bitwise_and(m.tensor([12, 7]), 6), 1), m.tensor([1, 1]))),
+    (
+        "bitwise-functions",
+        lambda m: m.bitwise_xor(m.bitwise_or(m.bitwise_and(m.tensor([12, 7]), 6), 1), m.tensor([1, 1])),
+    ),
     ("bitwise-functions-number-first", lambda m: m.bitwise_and(3, m.tensor([1, 2]))),
     ("bitwise_not-function", lambda m: m.bitwise_not(m.tensor([True, False]))),
     ("bitwise-methods", lambda m: m.tensor([12, 7]).bitwise_and(6).bitwise_or(1).bitwise_xor(3).bitwise_not()),
@@ -366,12 +452,17 @@ def test_values_and_dtypes_match_torch(torch: Any, fn: Callable[[Any], Any]) -> 
 def test_float32_results_are_computed_in_float32_as_torch(torch: Any) -> None:
     """Exact agreement in float32 where both compute with float32 arithmetic."""
     x = [-1.5, -0.25, 0.0, 0.75, 3.0]
-    for fn in (lambda m, a: a.clamp(-0.5, 0.5), lambda m, a: m.maximum(a, a * 0.5),
-               lambda m, a: F(m).leaky_relu(a), lambda m, a: a.lerp(a * 2, 0.25)):
+    for fn in (
+        lambda m, a: a.clamp(-0.5, 0.5),
+        lambda m, a: m.maximum(a, a * 0.5),
+        lambda m, a: F(m).leaky_relu(a),
+        lambda m, a: a.lerp(a * 2, 0.25),
+    ):
         assert_same(fn(ctxgrad, ctxgrad.tensor(x)), fn(torch, torch.tensor(x)), rtol=0, atol=0)
 
 
 # --------------------------------------------------------------------------- graphs
+
 
 @pytest.mark.parametrize(
     "fn",
@@ -417,14 +508,31 @@ def test_floor_divide_records_a_node_without_derivative_as_torch(torch: Any) -> 
 
 def test_grad_fn_names_match_torch(torch: Any) -> None:
     ops = [
-        lambda m, x, y: m.atan2(x, y), lambda m, x, y: x.logit(), lambda m, x, y: x.erf(), lambda m, x, y: x.erfc(),
-        lambda m, x, y: x.clamp(0, 1), lambda m, x, y: x.clamp(min=0.0), lambda m, x, y: x.clamp(y, y + 1),
-        lambda m, x, y: x.clamp(max=y), lambda m, x, y: x.clip(0, 1), lambda m, x, y: x.clamp_min(0.0),
-        lambda m, x, y: x.clamp_max(0.0), lambda m, x, y: x.clamp_min(y), lambda m, x, y: x.clamp_max(y),
-        lambda m, x, y: m.maximum(x, y), lambda m, x, y: m.minimum(x, y), lambda m, x, y: x.lerp(y, 0.5),
-        lambda m, x, y: x.lerp(y, y), lambda m, x, y: x.true_divide(y), lambda m, x, y: F(m).leaky_relu(x),
-        lambda m, x, y: F(m).elu(x), lambda m, x, y: F(m).gelu(x), lambda m, x, y: F(m).silu(x),
-        lambda m, x, y: F(m).softplus(x), lambda m, x, y: F(m).relu(x), lambda m, x, y: x // y,
+        lambda m, x, y: m.atan2(x, y),
+        lambda m, x, y: x.logit(),
+        lambda m, x, y: x.erf(),
+        lambda m, x, y: x.erfc(),
+        lambda m, x, y: x.clamp(0, 1),
+        lambda m, x, y: x.clamp(min=0.0),
+        lambda m, x, y: x.clamp(y, y + 1),
+        lambda m, x, y: x.clamp(max=y),
+        lambda m, x, y: x.clip(0, 1),
+        lambda m, x, y: x.clamp_min(0.0),
+        lambda m, x, y: x.clamp_max(0.0),
+        lambda m, x, y: x.clamp_min(y),
+        lambda m, x, y: x.clamp_max(y),
+        lambda m, x, y: m.maximum(x, y),
+        lambda m, x, y: m.minimum(x, y),
+        lambda m, x, y: x.lerp(y, 0.5),
+        lambda m, x, y: x.lerp(y, y),
+        lambda m, x, y: x.true_divide(y),
+        lambda m, x, y: F(m).leaky_relu(x),
+        lambda m, x, y: F(m).elu(x),
+        lambda m, x, y: F(m).gelu(x),
+        lambda m, x, y: F(m).silu(x),
+        lambda m, x, y: F(m).softplus(x),
+        lambda m, x, y: F(m).relu(x),
+        lambda m, x, y: x // y,
     ]
     for op in ops:
         names = []
@@ -459,8 +567,10 @@ ERRORS = [
     ("lerp-end-dtype", lambda m: m.lerp(m.ones(2), m.ones(2, dtype=m.float64), 0.5)),
     ("lerp-weight-dtype", lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(2, dtype=m.float64))),
     ("lerp-int", lambda m: m.lerp(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64), 0.5)),
-    ("lerp-int-tensor-weight", lambda m: m.lerp(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64),
-                                                m.ones(2, dtype=m.int64))),
+    (
+        "lerp-int-tensor-weight",
+        lambda m: m.lerp(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
+    ),
     ("leaky_relu-int", lambda m: F(m).leaky_relu(m.tensor([1]))),
     ("elu-int", lambda m: F(m).elu(m.tensor([1]))),
     ("gelu-int", lambda m: F(m).gelu(m.tensor([1]))),
@@ -483,8 +593,10 @@ def test_errors_match_torch(torch: Any, fn: Callable[[Any], Any]) -> None:
     c_type, c_msg = raised(lambda: fn(ctxgrad), ctxgrad)
     t_type, t_msg = raised(lambda: fn(torch), torch)
     assert c_type == t_type
-    assert c_msg.splitlines()[0].replace("Tensor, min=Tensor, max=float", "Tensor, max=float, min=Tensor") == \
-        t_msg.splitlines()[0], (c_msg, t_msg)
+    assert (
+        c_msg.splitlines()[0].replace("Tensor, min=Tensor, max=float", "Tensor, max=float, min=Tensor")
+        == t_msg.splitlines()[0]
+    ), (c_msg, t_msg)
 
 
 def test_nn_functional_inplace_is_refused_where_ctxgrad_has_no_inplace_op() -> None:
@@ -547,9 +659,18 @@ def test_keywords_and_forms_match_torch(torch: Any, fn: Callable[..., Any]) -> N
 
 @pytest.mark.parametrize(
     ("method", "function"),
-    [("atan2", "arctan2"), ("arctan2", "atan2"), ("clamp", "clip"), ("true_divide", "div"),
-     ("maximum", "maximum"), ("minimum", "minimum"), ("floor_divide", "floor_divide"),
-     ("logical_and", "logical_and"), ("logical_or", "logical_or"), ("logical_xor", "logical_xor")],
+    [
+        ("atan2", "arctan2"),
+        ("arctan2", "atan2"),
+        ("clamp", "clip"),
+        ("true_divide", "div"),
+        ("maximum", "maximum"),
+        ("minimum", "minimum"),
+        ("floor_divide", "floor_divide"),
+        ("logical_and", "logical_and"),
+        ("logical_or", "logical_or"),
+        ("logical_xor", "logical_xor"),
+    ],
 )
 def test_method_matches_function_and_alias(method: str, function: str) -> None:
     x = ctxgrad.tensor([[-1.5, 0.25, 2.0]], dtype=ctxgrad.float64)
@@ -562,10 +683,33 @@ def test_method_matches_function_and_alias(method: str, function: str) -> None:
 
 def test_public_names_exist_where_torch_has_them(torch: Any) -> None:
     """Top-level functions and methods as in torch; the activations only in nn.functional."""
-    for name in ["atan2", "arctan2", "logit", "erf", "erfc", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
-                 "minimum", "lerp", "true_divide", "floor_divide", "isnan", "isinf", "isfinite", "logical_and",
-                 "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-                 "bitwise_not"]:
+    for name in [
+        "atan2",
+        "arctan2",
+        "logit",
+        "erf",
+        "erfc",
+        "clamp",
+        "clip",
+        "clamp_min",
+        "clamp_max",
+        "maximum",
+        "minimum",
+        "lerp",
+        "true_divide",
+        "floor_divide",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "logical_not",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_not",
+    ]:
         assert hasattr(torch, name) and hasattr(torch.Tensor, name)
         assert callable(getattr(ctxgrad, name)) and callable(getattr(ctxgrad.Tensor, name)), name
         assert name in ctxgrad.__all__

@@ -28,7 +28,8 @@ def load(path: Path) -> ModuleType:
 
 def functions_of(module: ModuleType) -> list[type[Function]]:
     return [
-        v for v in vars(module).values()
+        v
+        for v in vars(module).values()
         if isinstance(v, type) and issubclass(v, Function) and v.__module__ == module.__name__
     ]
 

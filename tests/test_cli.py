@@ -170,8 +170,12 @@ def test_version_is_the_package_version() -> None:
     import ctxgrad
 
     result = subprocess.run(
-        [sys.executable, "-m", "ctxgrad", "--version"], capture_output=True, text=True, timeout=120,
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [sys.executable, "-m", "ctxgrad", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"ctxgrad {ctxgrad.__version__}"

@@ -241,9 +241,12 @@ def test_forward_over_reverse_gives_a_hessian_vector_product(torch: Any) -> None
 @pytest.mark.parametrize(
     ("fn", "exc", "message"),
     [
-        pytest.param(lambda m: m.autograd.forward_ad.make_dual(m.ones(2), m.ones(2)), RuntimeError,
-                     "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
-                     "enter_dual_level() first.", id="no-level"),
+        pytest.param(
+            lambda m: m.autograd.forward_ad.make_dual(m.ones(2), m.ones(2)),
+            RuntimeError,
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first.",
+            id="no-level",
+        ),
     ],
 )
 def test_errors_outside_a_level_match_torch(
@@ -258,12 +261,19 @@ def test_errors_outside_a_level_match_torch(
 @pytest.mark.parametrize(
     ("tangent", "exc", "message"),
     [
-        pytest.param(lambda m: m.ones(3), RuntimeError,
-                     "Trying to set a forward gradient that has a different size than that of the original Tensor, "
-                     "this is not supported. Tensor is of size [2] while the given forward gradient is of size [3].",
-                     id="wrong-size"),
-        pytest.param(lambda m: m.ones(2, dtype=m.int64), ValueError,
-                     "Expected tangent to be floating point or complex, but got: LIB.int64", id="int-tangent"),
+        pytest.param(
+            lambda m: m.ones(3),
+            RuntimeError,
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, "
+            "this is not supported. Tensor is of size [2] while the given forward gradient is of size [3].",
+            id="wrong-size",
+        ),
+        pytest.param(
+            lambda m: m.ones(2, dtype=m.int64),
+            ValueError,
+            "Expected tangent to be floating point or complex, but got: LIB.int64",
+            id="int-tangent",
+        ),
     ],
 )
 def test_make_dual_errors_match_torch(

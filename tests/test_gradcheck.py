@@ -550,8 +550,9 @@ def test_gradgradcheck_of_a_numpy_backward_fails() -> None:
     fast_mode=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-def test_any_constant_error_in_backward_is_caught(shape: tuple[int, ...], factor: float, fast_mode: bool,
-                                                   seed: int) -> None:
+def test_any_constant_error_in_backward_is_caught(
+    shape: tuple[int, ...], factor: float, fast_mode: bool, seed: int
+) -> None:
     """Scaling a right backward by any factor other than 1 fails, at any shape and point;
     the right backward passes."""
 

@@ -309,8 +309,6 @@ def _arrays_kept_as_attributes(node: Any) -> list[str]:
     ]
 
 
-
-
 @pytest.mark.parametrize("family", FAMILIES)
 def test_built_in_nodes_keep_no_arrays_after_backward(family: str) -> None:
     x = _leaf()

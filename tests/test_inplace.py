@@ -52,10 +52,20 @@ def s_ops_chain(m: Any) -> dict[str, Any]:
 
 def s_unary_chain(m: Any) -> dict[str, Any]:
     a = leaf(m, [[0.5, 0.25, 1.5], [0.1, 0.2, 0.3]])
-    outs = [op(a * 1) for op in (
-        lambda y: y.exp_(), lambda y: y.log_(), lambda y: y.tanh_(), lambda y: y.sigmoid_(), lambda y: y.abs_(),
-        lambda y: y.sqrt_(), lambda y: y.neg_(), lambda y: (y - 0.2).relu_(), lambda y: y.neg_().abs_(),
-    )]
+    outs = [
+        op(a * 1)
+        for op in (
+            lambda y: y.exp_(),
+            lambda y: y.log_(),
+            lambda y: y.tanh_(),
+            lambda y: y.sigmoid_(),
+            lambda y: y.abs_(),
+            lambda y: y.sqrt_(),
+            lambda y: y.neg_(),
+            lambda y: (y - 0.2).relu_(),
+            lambda y: y.neg_().abs_(),
+        )
+    ]
     sum(o * o for o in outs).sum().backward()
     return {"outs": outs, "grad": a.grad, "fns": [name(o) for o in outs]}
 
@@ -180,8 +190,7 @@ def s_zero_fill_copy(m: Any) -> dict[str, Any]:
     w = a * 1
     w.fill_(3.5)
     (x * y + z * w).sum().backward()
-    return {"x": x, "y": y, "z": z, "grad_a": a.grad, "grad_s": s.grad,
-            "fns": [name(x), name(y), name(z), name(w)]}
+    return {"x": x, "y": y, "z": z, "grad_a": a.grad, "grad_s": s.grad, "fns": [name(x), name(y), name(z), name(w)]}
 
 
 def s_copy_casts_dtype(m: Any) -> dict[str, Any]:
@@ -262,12 +271,28 @@ def s_view_of_leaf_after_no_grad_update(m: Any) -> dict[str, Any]:
 
 
 SCENARIOS = [
-    s_sibling_view_sees_write, s_view_after_base_inplace, s_view_of_leaf_after_no_grad_update,
-    s_mul_, s_ops_chain, s_unary_chain, s_mul_by_tensor_needs_original, s_inplace_on_plain_tensor,
-    s_write_through_view, s_write_through_transposed_view, s_write_through_view_of_view, s_view_then_read_view,
-    s_setitem_basic, s_setitem_advanced, s_setitem_mixed_indices, s_setitem_broadcast_value, s_setitem_into_view,
+    s_sibling_view_sees_write,
+    s_view_after_base_inplace,
+    s_view_of_leaf_after_no_grad_update,
+    s_mul_,
+    s_ops_chain,
+    s_unary_chain,
+    s_mul_by_tensor_needs_original,
+    s_inplace_on_plain_tensor,
+    s_write_through_view,
+    s_write_through_transposed_view,
+    s_write_through_view_of_view,
+    s_view_then_read_view,
+    s_setitem_basic,
+    s_setitem_advanced,
+    s_setitem_mixed_indices,
+    s_setitem_broadcast_value,
+    s_setitem_into_view,
     s_zero_fill_copy,
-    s_copy_casts_dtype, s_no_grad_update_of_leaf, s_int_tensor_inplace, s_float32_inplace_with_float64,
+    s_copy_casts_dtype,
+    s_no_grad_update_of_leaf,
+    s_int_tensor_inplace,
+    s_float32_inplace_with_float64,
     s_double_backward_through_inplace,
 ]
 
@@ -297,33 +322,73 @@ def test_scenario_matches_torch(torch: Any, scenario: Callable[[Any], dict[str, 
 # --------------------------------------------------------------------------- errors
 
 ERRORS = [
-    pytest.param(lambda m: leaf(m, [1.0]).mul_(2), RuntimeError,
-                 "a leaf Variable that requires grad is being used in an in-place operation.", id="leaf"),
-    pytest.param(lambda m: leaf(m, [1.0]).__iadd__(1), RuntimeError,
-                 "a leaf Variable that requires grad is being used in an in-place operation.", id="leaf-iadd"),
-    pytest.param(lambda m: leaf(m, [[1.0]])[0].add_(1), RuntimeError,
-                 "a view of a leaf Variable that requires grad is being used in an in-place operation.",
-                 id="view-of-leaf"),
-    pytest.param(lambda m: leaf(m, [1.0, 2.0]).__setitem__(0, 3.0), RuntimeError,
-                 "a view of a leaf Variable that requires grad is being used in an in-place operation.",
-                 id="setitem-leaf"),
-    pytest.param(lambda m: m.ones(3, dtype=m.int64).mul_(1.5), RuntimeError,
-                 "result type Float can't be cast to the desired output type Long", id="int-times-float"),
-    pytest.param(lambda m: m.ones(3).add_(m.ones(2, 3)), RuntimeError,
-                 "output with shape [3] doesn't match the broadcast shape [2, 3]", id="broadcast-grows"),
-    pytest.param(lambda m: m.ones(3).expand(2, 3).mul_(2), RuntimeError,
-                 "unsupported operation: more than one element of the written-to tensor refers to a single "
-                 "memory location. Please clone() the tensor before performing the operation.", id="expanded"),
-    pytest.param(lambda m: m.ones(2, 3).__setitem__((slice(None), 0), m.ones(3)), RuntimeError,
-                 "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.",
-                 id="setitem-shape"),
-    pytest.param(lambda m: m.ones(2, 3).__setitem__(([0, 1], 0), m.ones(3)), RuntimeError,
-                 "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2]",
-                 id="setitem-advanced-shape"),
-    pytest.param(lambda m: m.ones(3).__setitem__([0, 5], 1.0), IndexError,
-                 "index 5 is out of bounds for dimension 0 with size 3", id="setitem-index-range"),
-    pytest.param(lambda m: m.ones(3).fill_(m.ones(2)), RuntimeError,
-                 "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions.", id="fill-1d"),
+    pytest.param(
+        lambda m: leaf(m, [1.0]).mul_(2),
+        RuntimeError,
+        "a leaf Variable that requires grad is being used in an in-place operation.",
+        id="leaf",
+    ),
+    pytest.param(
+        lambda m: leaf(m, [1.0]).__iadd__(1),
+        RuntimeError,
+        "a leaf Variable that requires grad is being used in an in-place operation.",
+        id="leaf-iadd",
+    ),
+    pytest.param(
+        lambda m: leaf(m, [[1.0]])[0].add_(1),
+        RuntimeError,
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+        id="view-of-leaf",
+    ),
+    pytest.param(
+        lambda m: leaf(m, [1.0, 2.0]).__setitem__(0, 3.0),
+        RuntimeError,
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+        id="setitem-leaf",
+    ),
+    pytest.param(
+        lambda m: m.ones(3, dtype=m.int64).mul_(1.5),
+        RuntimeError,
+        "result type Float can't be cast to the desired output type Long",
+        id="int-times-float",
+    ),
+    pytest.param(
+        lambda m: m.ones(3).add_(m.ones(2, 3)),
+        RuntimeError,
+        "output with shape [3] doesn't match the broadcast shape [2, 3]",
+        id="broadcast-grows",
+    ),
+    pytest.param(
+        lambda m: m.ones(3).expand(2, 3).mul_(2),
+        RuntimeError,
+        "unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
+        id="expanded",
+    ),
+    pytest.param(
+        lambda m: m.ones(2, 3).__setitem__((slice(None), 0), m.ones(3)),
+        RuntimeError,
+        "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.",
+        id="setitem-shape",
+    ),
+    pytest.param(
+        lambda m: m.ones(2, 3).__setitem__(([0, 1], 0), m.ones(3)),
+        RuntimeError,
+        "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2]",
+        id="setitem-advanced-shape",
+    ),
+    pytest.param(
+        lambda m: m.ones(3).__setitem__([0, 5], 1.0),
+        IndexError,
+        "index 5 is out of bounds for dimension 0 with size 3",
+        id="setitem-index-range",
+    ),
+    pytest.param(
+        lambda m: m.ones(3).fill_(m.ones(2)),
+        RuntimeError,
+        "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions.",
+        id="fill-1d",
+    ),
 ]
 
 
@@ -370,6 +435,7 @@ def test_result_saved_by_an_inplace_op_survives_a_later_inplace_op(torch: Any) -
     """A documented difference (docs/differences.md): ``y.sqrt_()`` saves its result for
     backward; torch then refuses the backward after ``y.neg_()`` changed it, ctxgrad (which
     keeps the op's result apart from ``y``'s storage) gives the right gradient."""
+
     def run(m: Any) -> Any:
         a = leaf(m, [0.25, 4.0])
         y = a * 1
@@ -397,8 +463,14 @@ def test_version_error_names_the_node_and_versions() -> None:
 
 def test_inplace_returns_self_and_bumps_version_once() -> None:
     x = ctxgrad.zeros(3)
-    for op in (lambda t: t.add_(1), lambda t: t.mul_(2), lambda t: t.zero_(), lambda t: t.fill_(2.0),
-               lambda t: t.copy_(ctxgrad.ones(3)), lambda t: t.exp_()):
+    for op in (
+        lambda t: t.add_(1),
+        lambda t: t.mul_(2),
+        lambda t: t.zero_(),
+        lambda t: t.fill_(2.0),
+        lambda t: t.copy_(ctxgrad.ones(3)),
+        lambda t: t.exp_(),
+    ):
         before = x._version
         assert op(x) is x
         assert x._version == before + 1

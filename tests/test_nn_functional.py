@@ -565,6 +565,9 @@ def test_fused_cross_entropy_matches_torch_to_second_order_and_forward_mode(
         results.append([np.asarray(r.detach().numpy()) for r in (loss, g, gg, tangent)])
     for c, t_ in zip(*results):
         np.testing.assert_allclose(c, t_, rtol=1e-10, atol=1e-12)
-    assert ctxgrad.nn.functional.cross_entropy(
-        ctxgrad.tensor(logits, requires_grad=True), ctxgrad.tensor(target)
-    ).grad_fn.name() == "NllLossBackward0"
+    assert (
+        ctxgrad.nn.functional.cross_entropy(
+            ctxgrad.tensor(logits, requires_grad=True), ctxgrad.tensor(target)
+        ).grad_fn.name()
+        == "NllLossBackward0"
+    )

@@ -402,8 +402,11 @@ def test_turned_off_checks_are_skipped() -> None:
         check_requires_grad_subsets = False
 
     results = outcomes(Tests)
-    assert results == {**dict.fromkeys(GENERATED, "skipped"), "test_forward": "passed",
-                       "test_inputs_are_supplied": "passed"}
+    assert results == {
+        **dict.fromkeys(GENERATED, "skipped"),
+        "test_forward": "passed",
+        "test_inputs_are_supplied": "passed",
+    }
 
 
 def test_tolerances_are_per_dtype() -> None:

@@ -49,8 +49,12 @@ def test_metadata_names_urls_pythons_and_audiences() -> None:
     assert isinstance(classifiers, list)
     for minor in (10, 11, 12, 13):
         assert f"Programming Language :: Python :: 3.{minor}" in classifiers
-    for needed in ("Intended Audience :: Science/Research", "Intended Audience :: Education",
-                   "Operating System :: OS Independent", "Typing :: Typed"):
+    for needed in (
+        "Intended Audience :: Science/Research",
+        "Intended Audience :: Education",
+        "Operating System :: OS Independent",
+        "Typing :: Typed",
+    ):
         assert needed in classifiers
     assert any(c.startswith("Development Status ::") for c in classifiers)
 

@@ -337,4 +337,3 @@ def test_jvp_at_special_values_matches_torch(torch: Any, case: Case) -> None:
         _, c_tangent = jvp_of(ctxgrad, lambda m, a: case.fn(m, a), [values], [np.ones_like(values)])
     _, t_tangent = jvp_of(torch, lambda m, a: case.fn(m, a), [values], [np.ones_like(values)])
     np.testing.assert_allclose(to_numpy(c_tangent), as_array(t_tangent), rtol=1e-12, atol=0, equal_nan=True)
-

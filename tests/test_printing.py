@@ -91,10 +91,7 @@ def test_max_nodes_cuts_the_tree_and_counts_what_was_left_out() -> None:
         y = y * 2.0
     # 9 MulBackward0 nodes and one AccumulateGrad: 10 nodes, 3 shown.
     assert format_graph(y, max_nodes=3) == (
-        "MulBackward0\n"
-        "└─ MulBackward0\n"
-        "   └─ MulBackward0\n"
-        "      └─ … 7 more nodes not shown (max_nodes=3)"
+        "MulBackward0\n└─ MulBackward0\n   └─ MulBackward0\n      └─ … 7 more nodes not shown (max_nodes=3)"
     )
     assert "not shown" not in format_graph(y, max_nodes=10)
     assert format_graph(y, max_nodes=None) == format_graph(y, max_nodes=10)
@@ -154,11 +151,7 @@ def test_print_graph_falls_back_to_ascii_when_the_terminal_cannot_show_box_chara
     y = leaf(1.0) * ctxgrad.ones(1, dtype=ctxgrad.float64)
     print_graph(y, file=out)
     out.flush()
-    assert raw.getvalue().decode("ascii") == (
-        "MulBackward0\n"
-        "+- AccumulateGrad (leaf: shape [1], float64)\n"
-        "`- (None)\n"
-    )
+    assert raw.getvalue().decode("ascii") == ("MulBackward0\n+- AccumulateGrad (leaf: shape [1], float64)\n`- (None)\n")
 
 
 def test_to_dot_lists_every_node_and_edge() -> None:

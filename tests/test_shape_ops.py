@@ -56,25 +56,45 @@ CASES = [
     # flatten, unflatten
     Case("flatten", lambda m, a: a.flatten(), _any((2, 3, 4)), ref=lambda m, a: a.reshape(-1)),
     Case("flatten-start", lambda m, a: a.flatten(1), _any((2, 3, 4)), ref=lambda m, a: a.reshape(2, 12)),
-    Case("flatten-negative-dims", lambda m, a: m.flatten(a, -3, -2), _any((2, 3, 4, 5)),
-         ref=lambda m, a: a.reshape(2, 12, 5)),
-    Case("flatten-keywords", lambda m, a: a.flatten(start_dim=0, end_dim=1), _any((2, 3, 4)),
-         ref=lambda m, a: a.reshape(6, 4)),
+    Case(
+        "flatten-negative-dims",
+        lambda m, a: m.flatten(a, -3, -2),
+        _any((2, 3, 4, 5)),
+        ref=lambda m, a: a.reshape(2, 12, 5),
+    ),
+    Case(
+        "flatten-keywords",
+        lambda m, a: a.flatten(start_dim=0, end_dim=1),
+        _any((2, 3, 4)),
+        ref=lambda m, a: a.reshape(6, 4),
+    ),
     Case("flatten-one-dim-is-self", lambda m, a: a.flatten(1, 1), _any((2, 3)), ref=lambda m, a: a),
     Case("flatten-0d", lambda m, a: a.flatten(), _any(()), ref=lambda m, a: a.reshape(1)),
-    Case("flatten-non-contiguous", lambda m, a: a.mT.flatten(1), _any((2, 3, 4)),
-         ref=lambda m, a: np.swapaxes(a, 1, 2).reshape(2, 12)),
+    Case(
+        "flatten-non-contiguous",
+        lambda m, a: a.mT.flatten(1),
+        _any((2, 3, 4)),
+        ref=lambda m, a: np.swapaxes(a, 1, 2).reshape(2, 12),
+    ),
     Case("flatten-empty", lambda m, a: a.flatten(), _any((2, 0, 3)), ref=lambda m, a: a.reshape(0)),
     Case("unflatten", lambda m, a: a.unflatten(1, (2, 3)), _any((4, 6, 2)), ref=lambda m, a: a.reshape(4, 2, 3, 2)),
-    Case("unflatten-infer-negative-dim", lambda m, a: m.unflatten(a, -1, (-1, 2)), _any((3, 4)),
-         ref=lambda m, a: a.reshape(3, 2, 2)),
+    Case(
+        "unflatten-infer-negative-dim",
+        lambda m, a: m.unflatten(a, -1, (-1, 2)),
+        _any((3, 4)),
+        ref=lambda m, a: a.reshape(3, 2, 2),
+    ),
     # squeeze, unsqueeze
     Case("squeeze", lambda m, a: a.squeeze(), _any((1, 3, 1, 2)), ref=lambda m, a: np.squeeze(a)),
     Case("squeeze-dim", lambda m, a: a.squeeze(2), _any((3, 2, 1)), ref=lambda m, a: np.squeeze(a, 2)),
     Case("squeeze-dim-not-1-is-noop", lambda m, a: a.squeeze(0), _any((3, 1, 2)), ref=lambda m, a: a),
     Case("squeeze-tuple", lambda m, a: a.squeeze((0, -2)), _any((1, 3, 1, 2)), ref=lambda m, a: np.squeeze(a, (0, 2))),
-    Case("squeeze-tuple-some-not-1", lambda m, a: m.squeeze(a, dim=[0, 1]), _any((1, 3, 1)),
-         ref=lambda m, a: a.reshape(3, 1)),
+    Case(
+        "squeeze-tuple-some-not-1",
+        lambda m, a: m.squeeze(a, dim=[0, 1]),
+        _any((1, 3, 1)),
+        ref=lambda m, a: a.reshape(3, 1),
+    ),
     Case("squeeze-0d", lambda m, a: a.squeeze(), _any(())),
     Case("squeeze-0d-dim", lambda m, a: m.squeeze(a, -1), _any(()), ref=lambda m, a: a),
     Case("squeeze-empty", lambda m, a: a.squeeze(), _any((0, 1, 2)), ref=lambda m, a: a.reshape(0, 2)),
@@ -88,53 +108,98 @@ CASES = [
     Case("swapaxes-function", lambda m, a: m.swapaxes(a, 1, 0), _any((2, 3))),
     Case("moveaxis", lambda m, a: m.moveaxis(a, 0, -1), _any((2, 3, 4))),
     Case("movedim", lambda m, a: a.movedim(-1, 0), _any((2, 3, 4)), ref=lambda m, a: np.moveaxis(a, -1, 0)),
-    Case("movedim-several", lambda m, a: m.movedim(a, (0, 1), (2, 0)), _any((2, 3, 4, 5)),
-         ref=lambda m, a: np.moveaxis(a, (0, 1), (2, 0))),
+    Case(
+        "movedim-several",
+        lambda m, a: m.movedim(a, (0, 1), (2, 0)),
+        _any((2, 3, 4, 5)),
+        ref=lambda m, a: np.moveaxis(a, (0, 1), (2, 0)),
+    ),
     Case("mH", lambda m, a: a.mH, _any((2, 3, 4)), ref=lambda m, a: np.swapaxes(a, -1, -2)),
     # broadcast_to
-    Case("broadcast_to", lambda m, a: a.broadcast_to((2, 3, 4)), _any((3, 1)),
-         ref=lambda m, a: np.broadcast_to(a, (2, 3, 4))),
+    Case(
+        "broadcast_to",
+        lambda m, a: a.broadcast_to((2, 3, 4)),
+        _any((3, 1)),
+        ref=lambda m, a: np.broadcast_to(a, (2, 3, 4)),
+    ),
     Case("broadcast_to-function-0d", lambda m, a: m.broadcast_to(a, (2, 3)), _any(())),
     # narrow
     Case("narrow", lambda m, a: a.narrow(1, 1, 2), _any((2, 4, 3)), ref=lambda m, a: a[:, 1:3]),
     Case("narrow-negative", lambda m, a: m.narrow(a, -1, -2, 2), _any((2, 3, 4)), ref=lambda m, a: a[..., 2:4]),
     Case("narrow-empty", lambda m, a: a.narrow(0, 3, 0), _any((3, 2)), ref=lambda m, a: a[3:3]),
     # unbind, split, chunk
-    Case("unbind", lambda m, a: m.stack(_weighted(a.unbind(1))), _any((2, 3, 4)),
-         ref=lambda m, a: np.stack(_weighted(np.moveaxis(a, 1, 0)))),
+    Case(
+        "unbind",
+        lambda m, a: m.stack(_weighted(a.unbind(1))),
+        _any((2, 3, 4)),
+        ref=lambda m, a: np.stack(_weighted(np.moveaxis(a, 1, 0))),
+    ),
     Case("unbind-one-used", lambda m, a: m.unbind(a, -1)[2] * 2, _any((2, 3, 4)), ref=lambda m, a: a[..., 2] * 2),
     Case("unbind-to-0d", lambda m, a: a.unbind()[1], _any((3,)), ref=lambda m, a: a[1]),
     Case("split", lambda m, a: m.cat(_weighted(a.split(2, 1)), 1), _any((2, 5)), ref=_split_ref([2, 2, 1], 1)),
     Case("split-one-used", lambda m, a: a.split(2, 1)[1], _any((2, 5)), ref=lambda m, a: a[:, 2:4]),
-    Case("split-sizes", lambda m, a: m.cat(_weighted(a.split([1, 3], -1)), -1), _any((2, 4)),
-         ref=_split_ref([1, 3], 1)),
-    Case("split-function-sizes-with-0", lambda m, a: m.cat(_weighted(m.split(a, [2, 0, 1])), 0), _any((3, 2)),
-         ref=_split_ref([2, 0, 1], 0)),
+    Case(
+        "split-sizes", lambda m, a: m.cat(_weighted(a.split([1, 3], -1)), -1), _any((2, 4)), ref=_split_ref([1, 3], 1)
+    ),
+    Case(
+        "split-function-sizes-with-0",
+        lambda m, a: m.cat(_weighted(m.split(a, [2, 0, 1])), 0),
+        _any((3, 2)),
+        ref=_split_ref([2, 0, 1], 0),
+    ),
     Case("split-bigger-than-dim", lambda m, a: a.split(10)[0], _any((3, 2)), ref=lambda m, a: a),
     Case("split-empty-dim", lambda m, a: a.split(0)[0], _any((0, 3)), ref=lambda m, a: a),
     Case("chunk", lambda m, a: m.cat(_weighted(a.chunk(3, 1)), 1), _any((2, 5)), ref=_split_ref([2, 2, 1], 1)),
-    Case("chunk-fewer-pieces", lambda m, a: m.stack(_weighted(m.chunk(a, 4))), _any((6,)),
-         ref=lambda m, a: np.stack(_weighted(np.split(a, 3)))),
+    Case(
+        "chunk-fewer-pieces",
+        lambda m, a: m.stack(_weighted(m.chunk(a, 4))),
+        _any((6,)),
+        ref=lambda m, a: np.stack(_weighted(np.split(a, 3))),
+    ),
     Case("chunk-one-used", lambda m, a: a.chunk(2, dim=-1)[1] * 3, _any((3, 4)), ref=lambda m, a: a[:, 2:] * 3),
     # cat, stack, hstack, vstack
     Case("cat", lambda m, a, b: m.cat([a, b]), _any((2, 3), (4, 3)), ref=lambda m, a, b: np.concatenate([a, b])),
-    Case("cat-negative-dim", lambda m, a, b: m.cat((a, b, a), -1), _any((2, 3), (2, 1)),
-         ref=lambda m, a, b: np.concatenate([a, b, a], -1)),
-    Case("cat-same-input", lambda m, a: m.cat([a, a * 2], 1), _any((2, 3)),
-         ref=lambda m, a: np.concatenate([a, a * 2], 1)),
-    Case("concat", lambda m, a, b: m.concat((a, b), dim=1), _any((2, 3), (2, 2)),
-         ref=lambda m, a, b: np.concatenate([a, b], 1)),
+    Case(
+        "cat-negative-dim",
+        lambda m, a, b: m.cat((a, b, a), -1),
+        _any((2, 3), (2, 1)),
+        ref=lambda m, a, b: np.concatenate([a, b, a], -1),
+    ),
+    Case(
+        "cat-same-input",
+        lambda m, a: m.cat([a, a * 2], 1),
+        _any((2, 3)),
+        ref=lambda m, a: np.concatenate([a, a * 2], 1),
+    ),
+    Case(
+        "concat",
+        lambda m, a, b: m.concat((a, b), dim=1),
+        _any((2, 3), (2, 2)),
+        ref=lambda m, a, b: np.concatenate([a, b], 1),
+    ),
     Case("concatenate-axis", lambda m, a, b: m.concatenate([a, b], axis=1), _any((2, 3), (2, 2))),
     Case("cat-one", lambda m, a: m.cat([a]), _any((2, 3)), ref=lambda m, a: a),
-    Case("cat-skips-empty-1d", lambda m, a, b: m.cat([a, b, a], 1), _any((2, 3), (0,)),
-         ref=lambda m, a, b: np.concatenate([a, a], 1)),
+    Case(
+        "cat-skips-empty-1d",
+        lambda m, a, b: m.cat([a, b, a], 1),
+        _any((2, 3), (0,)),
+        ref=lambda m, a, b: np.concatenate([a, a], 1),
+    ),
     Case("cat-only-empty-1d", lambda m, a, b: m.cat([a, b]), _any((0,), (0,)), ref=lambda m, a, b: a),
     Case("cat-size-0", lambda m, a, b: m.cat([a, b]), _any((0, 3), (2, 3)), ref=lambda m, a, b: b),
-    Case("cat-int-float", lambda m, a, b: m.cat([(a * 4).long(), b], 0), _any((2, 2), (1, 2)),
-         ref=lambda m, a, b: np.concatenate([(a * 4).astype(np.int64), b])),
+    Case(
+        "cat-int-float",
+        lambda m, a, b: m.cat([(a * 4).long(), b], 0),
+        _any((2, 2), (1, 2)),
+        ref=lambda m, a, b: np.concatenate([(a * 4).astype(np.int64), b]),
+    ),
     Case("stack", lambda m, a, b: m.stack([a, b]), _any((2, 3), (2, 3))),
-    Case("stack-negative-dim", lambda m, a, b: m.stack((a, b, a), -1), _any((2, 3), (2, 3)),
-         ref=lambda m, a, b: np.stack([a, b, a], -1)),
+    Case(
+        "stack-negative-dim",
+        lambda m, a, b: m.stack((a, b, a), -1),
+        _any((2, 3), (2, 3)),
+        ref=lambda m, a, b: np.stack([a, b, a], -1),
+    ),
     Case("stack-0d", lambda m, a, b: m.stack([a, b]), _any((), ())),
     Case("hstack-1d", lambda m, a, b: m.hstack([a, b]), _any((2,), (3,))),
     Case("hstack-2d", lambda m, a, b: m.hstack((a, b)), _any((2, 1), (2, 3))),
@@ -169,10 +234,18 @@ CASES = [
     Case("triu-function", lambda m, a: m.triu(a, -1), _any((3, 4))),
     Case("diagonal", lambda m, a: a.diagonal(), _any((3, 4)), ref=lambda m, a: np.diagonal(a)),
     Case("diagonal-offset", lambda m, a: a.diagonal(1), _any((3, 4)), ref=lambda m, a: np.diagonal(a, 1)),
-    Case("diagonal-dims", lambda m, a: m.diagonal(a, -1, 2, 0), _any((2, 3, 4)),
-         ref=lambda m, a: np.diagonal(a, -1, 2, 0)),
-    Case("diagonal-keywords", lambda m, a: a.diagonal(offset=1, dim1=-1, dim2=-2), _any((2, 3, 4)),
-         ref=lambda m, a: np.diagonal(a, 1, 2, 1)),
+    Case(
+        "diagonal-dims",
+        lambda m, a: m.diagonal(a, -1, 2, 0),
+        _any((2, 3, 4)),
+        ref=lambda m, a: np.diagonal(a, -1, 2, 0),
+    ),
+    Case(
+        "diagonal-keywords",
+        lambda m, a: a.diagonal(offset=1, dim1=-1, dim2=-2),
+        _any((2, 3, 4)),
+        ref=lambda m, a: np.diagonal(a, 1, 2, 1),
+    ),
     Case("diagonal-offset-past-the-end", lambda m, a: a.diagonal(5), _any((3, 4)), ref=lambda m, a: np.diagonal(a, 5)),
     Case("diag-vector", lambda m, a: a.diag(), _any((3,)), ref=lambda m, a: np.diag(a)),
     Case("diag-vector-below", lambda m, a: m.diag(a, -2), _any((3,))),
@@ -182,10 +255,18 @@ CASES = [
     Case("diag_embed-offset-dims", lambda m, a: m.diag_embed(a, 1, 0, 2), _any((2, 3)), ref=_diag_embed_ref(1, 0, 2)),
     Case("diag_embed-negative-offset", lambda m, a: a.diag_embed(-1), _any((3,)), ref=_diag_embed_ref(-1, 0, 1)),
     # broadcast_tensors
-    Case("broadcast_tensors", lambda m, a, b: m.stack(_weighted(m.broadcast_tensors(a, b))), _any((3, 1), (4,)),
-         ref=lambda m, a, b: np.stack(_weighted(np.broadcast_arrays(a, b)))),
-    Case("broadcast_tensors-one-unchanged", lambda m, a, b: m.broadcast_tensors(a, b)[0] * m.broadcast_tensors(a, b)[1],
-         _any((2, 3), (3,)), ref=lambda m, a, b: a * b),
+    Case(
+        "broadcast_tensors",
+        lambda m, a, b: m.stack(_weighted(m.broadcast_tensors(a, b))),
+        _any((3, 1), (4,)),
+        ref=lambda m, a, b: np.stack(_weighted(np.broadcast_arrays(a, b))),
+    ),
+    Case(
+        "broadcast_tensors-one-unchanged",
+        lambda m, a, b: m.broadcast_tensors(a, b)[0] * m.broadcast_tensors(a, b)[1],
+        _any((2, 3), (3,)),
+        ref=lambda m, a, b: a * b,
+    ),
 ]
 
 
@@ -230,6 +311,7 @@ class TestShapeOps(OpFamilyTests):
 
 
 # --------------------------------------------------------------------------- grad_fn names
+
 
 def _x(m: Any, *shape: int) -> Any:
     return m.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
@@ -381,12 +463,16 @@ def test_diagonal_is_a_writable_view() -> None:
 
 # --------------------------------------------------------------------------- multi-output ops
 
-@pytest.mark.parametrize(("fn", "n", "name", "last"), [
-    (lambda x: x.unbind(1), 3, "UnbindBackward0", 1),
-    (lambda x: x.split(2, 1), 2, "SplitBackward0", 1),
-    (lambda x: x.split([1, 0, 2], 1), 3, "SplitWithSizesBackward0", 2),
-    (lambda x: x.chunk(2, 1), 2, "SplitBackward0", 1),
-])
+
+@pytest.mark.parametrize(
+    ("fn", "n", "name", "last"),
+    [
+        (lambda x: x.unbind(1), 3, "UnbindBackward0", 1),
+        (lambda x: x.split(2, 1), 2, "SplitBackward0", 1),
+        (lambda x: x.split([1, 0, 2], 1), 3, "SplitWithSizesBackward0", 2),
+        (lambda x: x.chunk(2, 1), 2, "SplitBackward0", 1),
+    ],
+)
 def test_multi_output_ops_return_a_tuple_with_one_node(fn: Callable[[Any], Any], n: int, name: str, last: int) -> None:
     """One node for all outputs; the last output used alone gets ones, the others zeros."""
     x = ctxgrad.randn(2, 3, requires_grad=True)
@@ -397,7 +483,7 @@ def test_multi_output_ops_return_a_tuple_with_one_node(fn: Callable[[Any], Any],
     assert out[0].grad_fn.name() == name
     out[-1].sum().backward()  # the other outputs get zero gradients
     expected = np.zeros((2, 3), dtype=np.float32)
-    expected[:, 3 - last:] = 1
+    expected[:, 3 - last :] = 1
     assert x.grad is not None
     np.testing.assert_array_equal(x.grad.numpy(), expected)
 
@@ -418,6 +504,7 @@ def test_unbind_without_grad_gives_plain_views() -> None:
 
 
 # --------------------------------------------------------------------------- returns the input itself
+
 
 def test_flatten_of_one_dimension_returns_the_input(torch: Any) -> None:
     for m in (torch, ctxgrad):
@@ -447,8 +534,16 @@ def test_squeeze_that_changes_nothing_is_still_a_new_view(torch: Any) -> None:
 # --------------------------------------------------------------------------- dtypes
 
 DTYPE_PAIRS = [
-    ("float32", "float64"), ("float64", "float32"), ("int64", "float32"), ("float16", "int64"), ("int32", "bool"),
-    ("bool", "uint8"), ("uint8", "int8"), ("int64", "int64"), ("bool", "bool"), ("float16", "float32"),
+    ("float32", "float64"),
+    ("float64", "float32"),
+    ("int64", "float32"),
+    ("float16", "int64"),
+    ("int32", "bool"),
+    ("bool", "uint8"),
+    ("uint8", "int8"),
+    ("int64", "int64"),
+    ("bool", "bool"),
+    ("float16", "float32"),
 ]
 
 
@@ -456,9 +551,11 @@ DTYPE_PAIRS = [
 def test_cat_and_stack_promote_as_torch(torch: Any, da: str, db: str) -> None:
     a, b = np.array([1, 0, 3]), np.array([0, 2, 1])
     ops: list[Callable[..., Any]] = [
-        lambda m, x, y: m.cat([x, y]), lambda m, x, y: m.stack([x, y], 1),
+        lambda m, x, y: m.cat([x, y]),
+        lambda m, x, y: m.stack([x, y], 1),
         lambda m, x, y: m.cat([x, m.zeros(0, dtype=getattr(m, db)), x]),
-        lambda m, x, y: m.hstack([x, y]), lambda m, x, y: m.vstack([y, x]),
+        lambda m, x, y: m.hstack([x, y]),
+        lambda m, x, y: m.vstack([y, x]),
     ]
     for op in ops:
         c = op(ctxgrad, ctxgrad.tensor(a, dtype=getattr(ctxgrad, da)), ctxgrad.tensor(b, dtype=getattr(ctxgrad, db)))
@@ -533,9 +630,20 @@ def test_cat_gives_an_empty_skipped_input_an_empty_gradient(torch: Any) -> None:
 
 # --------------------------------------------------------------------------- broadcast_shapes
 
-@pytest.mark.parametrize("shapes", [
-    ((3, 1), (2, 1, 4)), ((2, 1), [3]), (3, (2, 1)), (), ((),), ((0,), (3, 1)), ((1,), (1, 1)), ((5, 1, 4), (3, 1)),
-])
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((3, 1), (2, 1, 4)),
+        ((2, 1), [3]),
+        (3, (2, 1)),
+        (),
+        ((),),
+        ((0,), (3, 1)),
+        ((1,), (1, 1)),
+        ((5, 1, 4), (3, 1)),
+    ],
+)
 def test_broadcast_shapes_matches_torch(torch: Any, shapes: tuple[Any, ...]) -> None:
     c = ctxgrad.broadcast_shapes(*shapes)
     assert isinstance(c, ctxgrad.Size)
@@ -611,13 +719,34 @@ def test_keyword_names_and_forms_match_torch(torch: Any, call: Callable[..., Any
     np.testing.assert_array_equal(to_numpy(c), to_numpy(t))
 
 
-@pytest.mark.parametrize(("method", "args"), [
-    ("flatten", (1,)), ("unflatten", (0, (1, 2))), ("squeeze", ()), ("unsqueeze", (1,)), ("swapaxes", (0, 1)),
-    ("swapdims", (1, 0)), ("moveaxis", (0, 1)), ("movedim", (1, 0)), ("broadcast_to", ((2, 2, 3),)),
-    ("narrow", (1, 1, 2)), ("unbind", (1,)), ("split", (2, 1)), ("chunk", (2,)), ("flip", ((0,),)), ("fliplr", ()),
-    ("flipud", ()), ("roll", (1, 1)), ("tile", ((2,),)), ("tril", (-1,)), ("triu", (1,)), ("diagonal", (1,)),
-    ("diag", (1,)), ("diag_embed", (1,)),
-])
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [
+        ("flatten", (1,)),
+        ("unflatten", (0, (1, 2))),
+        ("squeeze", ()),
+        ("unsqueeze", (1,)),
+        ("swapaxes", (0, 1)),
+        ("swapdims", (1, 0)),
+        ("moveaxis", (0, 1)),
+        ("movedim", (1, 0)),
+        ("broadcast_to", ((2, 2, 3),)),
+        ("narrow", (1, 1, 2)),
+        ("unbind", (1,)),
+        ("split", (2, 1)),
+        ("chunk", (2,)),
+        ("flip", ((0,),)),
+        ("fliplr", ()),
+        ("flipud", ()),
+        ("roll", (1, 1)),
+        ("tile", ((2,),)),
+        ("tril", (-1,)),
+        ("triu", (1,)),
+        ("diagonal", (1,)),
+        ("diag", (1,)),
+        ("diag_embed", (1,)),
+    ],
+)
 def test_function_form_is_the_method(method: str, args: tuple[Any, ...]) -> None:
     x = ctxgrad.tensor(np.arange(6.0).reshape(2, 3))
     a, b = getattr(ctxgrad, method)(x, *args), getattr(x, method)(*args)
@@ -714,10 +843,12 @@ ERRORS: list[tuple[str, Callable[[Any], Any], bool]] = [
     ("tril-1d", lambda m: m.zeros(3).tril(), True),
     ("triu-0d", lambda m: m.tensor(1.0).triu(), True),
     ("broadcast_tensors-mismatch", lambda m: m.broadcast_tensors(m.zeros(3), m.zeros(4)), True),
-    ("broadcast_tensors-mismatch-third", lambda m: m.broadcast_tensors(m.zeros(3, 1), m.zeros(1, 4), m.zeros(5)),
-     True),
-    ("broadcast_tensors-mismatch-leading",
-     lambda m: m.broadcast_tensors(m.zeros(2, 1), m.zeros(5, 1, 4), m.zeros(3, 1)), True),
+    ("broadcast_tensors-mismatch-third", lambda m: m.broadcast_tensors(m.zeros(3, 1), m.zeros(1, 4), m.zeros(5)), True),
+    (
+        "broadcast_tensors-mismatch-leading",
+        lambda m: m.broadcast_tensors(m.zeros(2, 1), m.zeros(5, 1, 4), m.zeros(3, 1)),
+        True,
+    ),
     ("broadcast_tensors-list", lambda m: m.broadcast_tensors([m.zeros(3)]), True),
     ("broadcast_shapes-mismatch", lambda m: m.broadcast_shapes((3,), (4,)), True),
     ("broadcast_shapes-mismatch-third", lambda m: m.broadcast_shapes((2, 1), (5, 1, 4), (3, 1)), True),

@@ -24,8 +24,6 @@ def torch() -> Any:
     return pytest.importorskip("torch")
 
 
-
-
 def assert_same(ct: Any, tt: Any, rtol: float = 1e-6, atol: float = 0.0) -> None:
     """A ctxgrad result matches a torch result: type, shape, dtype, requires_grad, values."""
     assert isinstance(ct, ctxgrad.Tensor), type(ct)
@@ -62,8 +60,6 @@ def bump(m: Any, t: Any) -> None:
     m.autograd.graph.increment_version(t)
 
 
-
-
 # --------------------------------------------------------------------------- requires_grad
 
 
@@ -85,16 +81,31 @@ def test_requires_grad_defaults_and_setter(torch: Any) -> None:
 
 
 REQUIRES_GRAD_ERRORS = [
-    pytest.param(lambda m: m.tensor([1, 2]).requires_grad_(),
-                 "only Tensors of floating point dtype can require gradients", id="requires_grad_-int"),
-    pytest.param(lambda m: setattr(m.tensor([1, 2]), "requires_grad", True),
-                 "only Tensors of floating point and complex dtype can require gradients", id="setter-int"),
-    pytest.param(lambda m: m.tensor([1, 2], requires_grad=True),
-                 "Only Tensors of floating point and complex dtype can require gradients", id="tensor-factory-int"),
-    pytest.param(lambda m: m.zeros(2, dtype=m.int64, requires_grad=True),
-                 "Only Tensors of floating point and complex dtype can require gradients", id="zeros-factory-int"),
-    pytest.param(lambda m: m.ones(2, dtype=m.bool, requires_grad=True),
-                 "Only Tensors of floating point and complex dtype can require gradients", id="ones-factory-bool"),
+    pytest.param(
+        lambda m: m.tensor([1, 2]).requires_grad_(),
+        "only Tensors of floating point dtype can require gradients",
+        id="requires_grad_-int",
+    ),
+    pytest.param(
+        lambda m: setattr(m.tensor([1, 2]), "requires_grad", True),
+        "only Tensors of floating point and complex dtype can require gradients",
+        id="setter-int",
+    ),
+    pytest.param(
+        lambda m: m.tensor([1, 2], requires_grad=True),
+        "Only Tensors of floating point and complex dtype can require gradients",
+        id="tensor-factory-int",
+    ),
+    pytest.param(
+        lambda m: m.zeros(2, dtype=m.int64, requires_grad=True),
+        "Only Tensors of floating point and complex dtype can require gradients",
+        id="zeros-factory-int",
+    ),
+    pytest.param(
+        lambda m: m.ones(2, dtype=m.bool, requires_grad=True),
+        "Only Tensors of floating point and complex dtype can require gradients",
+        id="ones-factory-bool",
+    ),
 ]
 
 
@@ -302,7 +313,9 @@ def test_basic_facts_match_torch(torch: Any, make: Callable[[Any], Any]) -> None
 
 def test_size_dim_out_of_range(torch: Any) -> None:
     assert_same_error(
-        torch, lambda m: m.zeros(2, 3).size(2), IndexError,
+        torch,
+        lambda m: m.zeros(2, 3).size(2),
+        IndexError,
         "Dimension out of range (expected to be in range of [-2, 1], but got 2)",
     )
 
@@ -353,7 +366,9 @@ def test_version_counter_shared_with_views(torch: Any, make_view: Callable[[Any]
 
 def test_numpy_refuses_tensor_that_requires_grad(torch: Any) -> None:
     assert_same_error(
-        torch, lambda m: m.ones(2, requires_grad=True).numpy(), RuntimeError,
+        torch,
+        lambda m: m.ones(2, requires_grad=True).numpy(),
+        RuntimeError,
         "Can't call numpy() on Tensor that requires grad",
     )
 
@@ -389,7 +404,9 @@ def test_item(torch: Any, make: Callable[[Any], Any]) -> None:
 
 def test_item_more_than_one_element(torch: Any) -> None:
     assert_same_error(
-        torch, lambda m: m.tensor([1.0, 2.0]).item(), RuntimeError,
+        torch,
+        lambda m: m.tensor([1.0, 2.0]).item(),
+        RuntimeError,
         "a Tensor with 2 elements cannot be converted to Scalar",
     )
 
@@ -463,8 +480,9 @@ def test_bool(torch: Any, make: Callable[[Any], Any], expected: bool) -> None:
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        pytest.param(lambda m: m.tensor([1.0, 2.0]), "Boolean value of Tensor with more than one value is ambiguous",
-                     id="two"),
+        pytest.param(
+            lambda m: m.tensor([1.0, 2.0]), "Boolean value of Tensor with more than one value is ambiguous", id="two"
+        ),
         pytest.param(lambda m: m.zeros(0), "Boolean value of Tensor with no values is ambiguous", id="empty"),
     ],
 )
@@ -512,7 +530,9 @@ def test_detach_in_place(torch: Any) -> None:
 
 def test_detach_in_place_of_a_view_errors(torch: Any) -> None:
     assert_same_error(
-        torch, lambda m: m.zeros(2, 2, requires_grad=True)[0].detach_(), RuntimeError,
+        torch,
+        lambda m: m.zeros(2, 2, requires_grad=True)[0].detach_(),
+        RuntimeError,
         "Can't detach views in-place. Use detach() instead.",
     )
 
@@ -633,12 +653,20 @@ REPR_CASES = [
     pytest.param(lambda m: m.tensor([1, 2], dtype=m.int32), id="int32"),
     pytest.param(lambda m: m.tensor([1.5, 2.0], dtype=m.float16), id="float16"),
     pytest.param(lambda m: m.tensor([1, 0], dtype=m.uint8), id="uint8"),
-    pytest.param(lambda m: m.arange(12.0, dtype=m.float64) / 7 * m.ones(12, dtype=m.float64, requires_grad=True),
-                 id="wrapped-rows-then-two-suffixes"),
-    pytest.param(lambda m: m.tensor([0.6334, -2.2035, 0.052, 0.6837, 1.004, -0.6179, 1.0, 2.0], requires_grad=True),
-                 id="suffix-on-new-line"),
-    pytest.param(lambda m: m.tensor([[-7037.35, -12654.21, -6232.74, 413.26], [-23250.31, -2187.92, -12459.11, 1.5]],
-                                    dtype=m.float64), id="dtype-suffix-on-new-line"),
+    pytest.param(
+        lambda m: m.arange(12.0, dtype=m.float64) / 7 * m.ones(12, dtype=m.float64, requires_grad=True),
+        id="wrapped-rows-then-two-suffixes",
+    ),
+    pytest.param(
+        lambda m: m.tensor([0.6334, -2.2035, 0.052, 0.6837, 1.004, -0.6179, 1.0, 2.0], requires_grad=True),
+        id="suffix-on-new-line",
+    ),
+    pytest.param(
+        lambda m: m.tensor(
+            [[-7037.35, -12654.21, -6232.74, 413.26], [-23250.31, -2187.92, -12459.11, 1.5]], dtype=m.float64
+        ),
+        id="dtype-suffix-on-new-line",
+    ),
     pytest.param(lambda m: m.arange(30.0) / 3, id="wrapping-floats"),
     pytest.param(lambda m: m.arange(100), id="wrapping-ints"),
     pytest.param(lambda m: m.arange(40.0).reshape(2, 20) / 3, id="wrapping-2d"),
@@ -1021,8 +1049,9 @@ PROMOTION_CASES = [
     pytest.param(lambda m: m.tensor([1.0, 2.0], dtype=m.float16) - np.float32(0.5), id="float16-np.float32"),
     pytest.param(lambda m: m.tensor([1, 2], dtype=m.int32) * np.int64(3), id="int32*np.int64"),
     pytest.param(lambda m: m.tensor([1.0, 2.0], requires_grad=True) * m.tensor([1, 2]), id="grad-float32*int64"),
-    pytest.param(lambda m: m.tensor([1, 2]) * m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True),
-                 id="grad-int64*float64"),
+    pytest.param(
+        lambda m: m.tensor([1, 2]) * m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True), id="grad-int64*float64"
+    ),
     pytest.param(lambda m: m.tensor([1.0, 2.0], requires_grad=True) < m.tensor([1.5, 1.5]), id="lt-requires-grad"),
     pytest.param(lambda m: m.tensor([1.0, 2.0]) == m.tensor([1.0, 2.0], dtype=m.float64), id="eq-mixed-floats"),
     pytest.param(lambda m: m.tensor([1, 2]) >= 1.5, id="ge-int-pyfloat"),
@@ -1049,9 +1078,10 @@ def test_type_promotion_matches_torch(torch: Any, fn: Callable[[Any], Any]) -> N
 
 def test_mean_of_integers_errors(torch: Any) -> None:
     assert_same_error(
-        torch, lambda m: m.tensor([1, 2]).mean(), RuntimeError,
-        "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-        "Got: Long",
+        torch,
+        lambda m: m.tensor([1, 2]).mean(),
+        RuntimeError,
+        "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long",
     )
 
 
@@ -1071,4 +1101,3 @@ def test_is_tensor_and_numel() -> None:
     assert ctxgrad.is_tensor(x)
     assert not ctxgrad.is_tensor(np.zeros(3))
     assert ctxgrad.numel(x) == 6
-

@@ -143,8 +143,7 @@ def backward(
         for k, t in enumerate(input_list):
             if not t._requires_grad:
                 raise RuntimeError(
-                    f"backward(inputs=...): input {k} does not require grad, so no gradient can be "
-                    "accumulated into it"
+                    f"backward(inputs=...): input {k} does not require grad, so no gradient can be accumulated into it"
                 )
     else:
         input_list = None
@@ -190,8 +189,7 @@ def grad(
 
     if materialize_grads and allow_unused is False:
         raise ValueError(
-            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
-            "allow_unused=False."
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
         )
     if is_grads_batched:
         raise NotImplementedError("grad(..., is_grads_batched=True) is not supported by ctxgrad yet")

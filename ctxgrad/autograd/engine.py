@@ -142,9 +142,7 @@ def run_backward(
         if accumulate:
             targets |= {n for t in inputs for n in [_input_edge(t)[0]] if isinstance(n, AccumulateGrad)}
         visit = _nodes_leading_to(deps, root_nodes, targets)
-        runnable = {
-            n for n in visit if any(e is not None and e[0] in visit for e in n._edges)
-        }
+        runnable = {n for n in visit if any(e is not None and e[0] in visit for e in n._edges)}
         if accumulate:
             runnable |= {n for n in targets if isinstance(n, AccumulateGrad)}
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 
+
 class UnpackedDualTensor(NamedTuple):
     """What :func:`unpack_dual` returns: the primal value and its tangent (None if it has none)."""
 
@@ -105,9 +106,7 @@ def _current_level(level: int | None, action: str) -> int:
     levels = _state.fw_levels
     if level is None:
         if not levels:
-            raise RuntimeError(
-                f"Trying to {action} but no level exists, make sure to enter_dual_level() first."
-            )
+            raise RuntimeError(f"Trying to {action} but no level exists, make sure to enter_dual_level() first.")
         return levels[-1]
     if level not in levels:
         raise RuntimeError(f"Trying to {action} at level {level}, which is not an active dual level.")
@@ -129,9 +128,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     from ctxgrad._tensor import Tensor
 
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
-        raise TypeError(
-            f"make_dual expects tensors, but got {type(tensor).__name__} and {type(tangent).__name__}"
-        )
+        raise TypeError(f"make_dual expects tensors, but got {type(tensor).__name__} and {type(tangent).__name__}")
     lvl = _current_level(level, "create a dual Tensor for forward AD")
     if tangent._data.dtype.kind not in "fc":
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_str(tangent)}")

@@ -396,9 +396,14 @@ class _Plan:
             params = list(inspect.signature(cls.forward).parameters.values())
         except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
             params = []
-        if not self.setup_style and params and params[0].kind in (
-            inspect.Parameter.POSITIONAL_ONLY,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        if (
+            not self.setup_style
+            and params
+            and params[0].kind
+            in (
+                inspect.Parameter.POSITIONAL_ONLY,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            )
         ):
             params = params[1:]  # the ctx
         positional = [
@@ -1027,7 +1032,6 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     return wrapper
 
 
-
 # --------------------------------------------------------------------------- forward mode
 class _SavedAsIs:
     """A saved slot that hands back its tensor unchanged: what ``saved_tensors`` reads
@@ -1137,8 +1141,9 @@ def _jvp_from_backward(
     grad_mode = _state.grad_enabled
     needs = ctx._needs
     # The inputs with a tangent are the ones whose gradient backward must produce.
-    ctx._needs = tuple(t is not None and isinstance(a, Tensor) and a._data.dtype.kind in "fc"
-                       for a, t in zip(args, tangents))
+    ctx._needs = tuple(
+        t is not None and isinstance(a, Tensor) and a._data.dtype.kind in "fc" for a, t in zip(args, tangents)
+    )
     _state.grad_enabled = True
     try:
         result = cls._backward_impl(ctx, *seeds)
@@ -1198,8 +1203,7 @@ def _attach_tangents(
             )
         if not isinstance(t, Tensor):
             raise TypeError(
-                f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a "
-                "Tensor or None"
+                f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a Tensor or None"
             )
         if t._data.shape != o._data.shape:
             raise RuntimeError(

@@ -23,8 +23,6 @@ from ctxgrad._state import _state
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-
-
 def is_grad_enabled() -> bool:
     """True when ops record a graph in this thread."""
     return _state.grad_enabled

@@ -182,8 +182,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> list[int]:
             positions.append(idx)
     if not positions:
         raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, "
-            "but none of them have requires_grad=True."
+            "gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True."
         )
     return positions
 
@@ -293,9 +292,7 @@ def _complex_step_jacobians(
 
 
 # --------------------------------------------------------------------------- analytical side
-def _vjp(
-    output: Tensor, inputs: list[Tensor], grad_output: np.ndarray[Any, Any]
-) -> list[np.ndarray[Any, Any] | None]:
+def _vjp(output: Tensor, inputs: list[Tensor], grad_output: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any] | None]:
     from ctxgrad.autograd import grad
 
     seed = _wrap(np.asarray(grad_output, dtype=output._data.dtype).reshape(output._data.shape))
@@ -422,8 +419,13 @@ def _show(arr: np.ndarray[Any, Any]) -> str:
     return repr(_wrap(arr))
 
 
-def _hint(analytical: np.ndarray[Any, Any], numerical: np.ndarray[Any, Any], x_shape: tuple[int, ...],
-          rtol: float, atol: float) -> str | None:
+def _hint(
+    analytical: np.ndarray[Any, Any],
+    numerical: np.ndarray[Any, Any],
+    x_shape: tuple[int, ...],
+    rtol: float,
+    atol: float,
+) -> str | None:
     """A guess at the kind of mistake, when the numbers show one."""
     scale = float(np.abs(numerical).max()) if numerical.size else 0.0
     if scale == 0.0:
@@ -491,9 +493,7 @@ def _mismatch_message(
     if diff.size:
         worst = int(np.argmax(diff))
         k, j = divmod(worst, max(n.shape[1], 1))
-        lines.append(
-            f"  largest absolute error: {diff.flat[worst]:.6g} at {_entry(k, j, x_shape, output_shape, name)}"
-        )
+        lines.append(f"  largest absolute error: {diff.flat[worst]:.6g} at {_entry(k, j, x_shape, output_shape, name)}")
         nonzero = np.abs(n) > 0
         if nonzero.any():
             relative = np.where(nonzero, diff / np.where(nonzero, np.abs(n), 1.0), 0.0)
@@ -549,8 +549,14 @@ def _numerical_for_part(
 
 
 def _slow_backward_check(
-    checked: _Checked, result: tuple[Any, ...], positions: list[int], eps: float, rtol: float, atol: float,
-    nondet_tol: float, check_grad_dtypes: bool,
+    checked: _Checked,
+    result: tuple[Any, ...],
+    positions: list[int],
+    eps: float,
+    rtol: float,
+    atol: float,
+    nondet_tol: float,
+    check_grad_dtypes: bool,
 ) -> None:
     sizes = [result[p]._data.size for p in positions]
     numerical = [_numerical_jacobians(checked, i, positions, sizes, eps) for i in range(len(checked.tensors))]
@@ -571,8 +577,14 @@ def _random_unit(rng: np.random.Generator, size: int) -> np.ndarray[Any, Any]:
 
 
 def _fast_backward_check(
-    checked: _Checked, result: tuple[Any, ...], positions: list[int], eps: float, rtol: float, atol: float,
-    nondet_tol: float, check_grad_dtypes: bool,
+    checked: _Checked,
+    result: tuple[Any, ...],
+    positions: list[int],
+    eps: float,
+    rtol: float,
+    atol: float,
+    nondet_tol: float,
+    check_grad_dtypes: bool,
 ) -> None:
     """``v^T (J u)`` by one finite difference against ``(v^T J) u`` by one backward."""
     rng = np.random.default_rng(_SEED)
@@ -581,8 +593,7 @@ def _fast_backward_check(
     vs = [_random_unit(rng, result[p]._data.size) for p in positions]
     # J u for every input and output: two calls of func per input.
     ju = [
-        _central_difference(checked, x, ..., eps * u.reshape(x._data.shape), eps, positions)
-        for x, u in zip(inputs, us)
+        _central_difference(checked, x, ..., eps * u.reshape(x._data.shape), eps, positions) for x, u in zip(inputs, us)
     ]
     for q, (p, v) in enumerate(zip(positions, vs)):
         output = result[p]
@@ -618,13 +629,13 @@ def _fast_backward_check(
                     message
                     + f"fast mode: for random unit directions u (input) and v (output), v^T J u is {numerical:.10g} "
                     f"numerically and {analytical:.10g} analytically (tolerance {adjusted_atol:.3g} + "
-                    f"{rtol:g} x |numerical|); the Jacobians above are recomputed in slow mode.\n"
-                    + prefix
+                    f"{rtol:g} x |numerical|); the Jacobians above are recomputed in slow mode.\n" + prefix
                 )
 
 
-def _forward_jvp(checked: _Checked, i: int, tangent: np.ndarray[Any, Any], positions: list[int]) -> list[
-        np.ndarray[Any, Any]]:
+def _forward_jvp(
+    checked: _Checked, i: int, tangent: np.ndarray[Any, Any], positions: list[int]
+) -> list[np.ndarray[Any, Any]]:
     """The tangents of func's results at ``positions`` for tangent ``tangent`` on input i
     (zero on the other checked inputs)."""
     with fwAD.dual_level():
@@ -642,8 +653,14 @@ def _forward_jvp(checked: _Checked, i: int, tangent: np.ndarray[Any, Any], posit
 
 
 def _forward_check(
-    checked: _Checked, result: tuple[Any, ...], positions: list[int], eps: float, rtol: float, atol: float,
-    fast_mode: bool, check_undefined_grad: bool,
+    checked: _Checked,
+    result: tuple[Any, ...],
+    positions: list[int],
+    eps: float,
+    rtol: float,
+    atol: float,
+    fast_mode: bool,
+    check_undefined_grad: bool,
 ) -> None:
     """The tangents of forward mode against the numerical Jacobian (or, fast, ``J u``)."""
     if any(t._data.dtype.kind == "c" for t in checked.tensors):
@@ -663,8 +680,17 @@ def _forward_check(
                     along_real, _ = _numerical_jacobians(checked, i, positions, sizes, eps)
                     a_full = _forward_jacobian(checked, i, positions)[q]
                     raise GradcheckError(
-                        _mismatch_message(a_full, along_real[q], checked, i, _Part(q, positions[q], False, False),
-                                          result[positions[q]]._data.shape, rtol, atol, forward_ad=True)
+                        _mismatch_message(
+                            a_full,
+                            along_real[q],
+                            checked,
+                            i,
+                            _Part(q, positions[q], False, False),
+                            result[positions[q]]._data.shape,
+                            rtol,
+                            atol,
+                            forward_ad=True,
+                        )
                         + "fast mode: J u along a random unit direction u differs; the Jacobians above are "
                         "recomputed in slow mode.\n"
                     )
@@ -675,8 +701,17 @@ def _forward_check(
                 n = n if result[positions[q]]._data.dtype.kind == "c" else n.real
                 if not _allclose(a, n, rtol, atol):
                     raise GradcheckError(
-                        _mismatch_message(a, n, checked, i, _Part(q, positions[q], False, False),
-                                          result[positions[q]]._data.shape, rtol, atol, forward_ad=True)
+                        _mismatch_message(
+                            a,
+                            n,
+                            checked,
+                            i,
+                            _Part(q, positions[q], False, False),
+                            result[positions[q]]._data.shape,
+                            rtol,
+                            atol,
+                            forward_ad=True,
+                        )
                     )
     if check_undefined_grad:
         _check_undefined_tangents(checked, positions)
@@ -731,7 +766,10 @@ class _UndefinedGrad(Function):
 
 
 def _check_backward_with_zero_and_undefined_grads(
-    checked: _Checked, result: tuple[Any, ...], positions: list[int], masked: bool | None,
+    checked: _Checked,
+    result: tuple[Any, ...],
+    positions: list[int],
+    masked: bool | None,
     check_undefined_grad: bool,
 ) -> None:
     """Torch's "backward not multiplied by grad_output" and undefined-gradient checks."""
@@ -768,9 +806,7 @@ def _check_backward_with_zero_and_undefined_grads(
         cases += [{q} for q in range(len(positions))]
     for undefined in cases:
         fresh = _as_tuple(checked.func(*checked.inputs))
-        outs = [
-            _UndefinedGrad.apply(fresh[p]) if q in undefined else fresh[p] for q, p in enumerate(positions)
-        ]
+        outs = [_UndefinedGrad.apply(fresh[p]) if q in undefined else fresh[p] for q, p in enumerate(positions)]
         which = "every output" if len(undefined) == len(positions) else f"output {next(iter(undefined))}"
         try:
             grads = grad(outs, inputs, [_wrap(np.zeros_like(o._data)) for o in outs], allow_unused=True)
@@ -796,9 +832,7 @@ def _check_no_differentiable_outputs(
     checked: _Checked, result: tuple[Any, ...], eps: float, fast_mode: bool, nondet_tol: float
 ) -> None:
     """With no output that requires grad, the function must not depend on the inputs."""
-    positions = [
-        p for p, o in enumerate(result) if isinstance(o, Tensor) and o._data.dtype.kind in "fc"
-    ]
+    positions = [p for p, o in enumerate(result) if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
     sizes = [result[p]._data.size for p in positions]
     for i, x in enumerate(checked.tensors):
         if fast_mode:
@@ -899,9 +933,17 @@ def gradcheck(
         raise ValueError("gradcheck(complex_step=True) takes real inputs only (it perturbs them along i)")
     try:
         _gradcheck(
-            checked, eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
-            check_grad_dtypes=check_grad_dtypes, check_forward_ad=check_forward_ad,
-            check_backward_ad=check_backward_ad, fast_mode=fast_mode, masked=masked,
+            checked,
+            eps=eps,
+            atol=atol,
+            rtol=rtol,
+            nondet_tol=nondet_tol,
+            check_undefined_grad=check_undefined_grad,
+            check_grad_dtypes=check_grad_dtypes,
+            check_forward_ad=check_forward_ad,
+            check_backward_ad=check_backward_ad,
+            fast_mode=fast_mode,
+            masked=masked,
         )
     except GradcheckError:
         if raise_exception:
@@ -911,8 +953,17 @@ def gradcheck(
 
 
 def _gradcheck(
-    checked: _Checked, *, eps: float, atol: float, rtol: float, nondet_tol: float, check_undefined_grad: bool,
-    check_grad_dtypes: bool, check_forward_ad: bool, check_backward_ad: bool, fast_mode: bool,
+    checked: _Checked,
+    *,
+    eps: float,
+    atol: float,
+    rtol: float,
+    nondet_tol: float,
+    check_undefined_grad: bool,
+    check_grad_dtypes: bool,
+    check_forward_ad: bool,
+    check_backward_ad: bool,
+    fast_mode: bool,
     masked: bool | None,
 ) -> None:
     raw = checked.func(*checked.inputs)
@@ -1041,9 +1092,16 @@ def gradgradcheck(
     try:
         try:
             _gradcheck(
-                checked, eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
-                check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
-                check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev, fast_mode=fast_mode,
+                checked,
+                eps=eps,
+                atol=atol,
+                rtol=rtol,
+                nondet_tol=nondet_tol,
+                check_undefined_grad=check_undefined_grad,
+                check_grad_dtypes=check_grad_dtypes,
+                check_forward_ad=check_fwd_over_rev,
+                check_backward_ad=check_rev_over_rev,
+                fast_mode=fast_mode,
                 masked=masked,
             )
         except RuntimeError as exc:

@@ -97,9 +97,7 @@ def _run_tensor_hooks(hooks: list[Callable[[Tensor], Tensor | None]], grad: Tens
         if new is None:
             continue
         if not isinstance(new, Tensor):
-            raise TypeError(
-                f"expected Variable, but hook returned '{type(new).__name__}' (hook '{_hook_name(hook)}')"
-            )
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}' (hook '{_hook_name(hook)}')")
         if new._data.shape != grad._data.shape:
             raise RuntimeError(
                 f"hook '{_hook_name(hook)}' has changed the size of value (from {list(grad._data.shape)} to "
@@ -315,9 +313,7 @@ class GradientEdge(NamedTuple):
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     """The edge through which gradients for ``tensor`` flow."""
     if not tensor._requires_grad:
-        raise RuntimeError(
-            "It is not possible to get the gradient edge for a Tensor that does not require gradients"
-        )
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     if tensor._grad_fn is not None:
         return GradientEdge(tensor._grad_fn, tensor._output_nr)
     return GradientEdge(_accumulator_of(tensor), 0)

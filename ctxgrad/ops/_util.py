@@ -88,8 +88,7 @@ def broadcast_error(x: Any, y: Any) -> RuntimeError:
         sb = b[-k] if k <= len(b) else 1
         if sa != sb and sa != 1 and sb != 1:
             return RuntimeError(
-                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton "
-                f"dimension {n - k}"
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {n - k}"
             )
     return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
 

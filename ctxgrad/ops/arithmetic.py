@@ -354,8 +354,9 @@ class MatMul(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         if a._data.ndim == 0 or b._data.ndim == 0:
-            raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
-                               f"{a._data.ndim}D and {b._data.ndim}D")
+            raise RuntimeError(
+                f"both arguments to matmul need to be at least 1D, but they are {a._data.ndim}D and {b._data.ndim}D"
+            )
         x, y = promote_operands(a._data, b._data)
         if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
             if x.ndim == 1 and y.ndim == 1:

@@ -214,8 +214,7 @@ class Fill(Function[Tensor]):
         if isinstance(value, Tensor):
             if value._data.ndim != 0:
                 raise RuntimeError(
-                    "fill_ only supports 0-dimension value tensor but got tensor with "
-                    f"{value._data.ndim} dimensions."
+                    f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
                 )
             value = value._data
         return wrap(np.full(x._data.shape, value, dtype=x._data.dtype))

@@ -46,7 +46,7 @@ _CPP_NAMES = {
 
 def _not_for_bool(x: np.ndarray[Any, Any], kernel: str) -> None:
     if x.dtype == np.bool_:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 # --------------------------------------------------------------------------- products
@@ -96,7 +96,6 @@ class Mm(_MatrixProduct):
         return wrap(x @ y)
 
 
-
 class Bmm(_MatrixProduct):
     """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
 
@@ -119,7 +118,6 @@ class Bmm(_MatrixProduct):
         _not_for_bool(x, "bmm")
         ctx.save_for_backward(a, b)
         return wrap(np.matmul(x, y))
-
 
 
 class Mv(Function[Tensor]):
@@ -421,8 +419,9 @@ class Einsum(Function[Tensor]):
             distinct = "".join(dict.fromkeys(sub))
             target = "".join(c for c in distinct if c in available)
             g_subs = [out_sub, *(s for s, _ in others)]
-            g = _einsum_planned(",".join(g_subs) + "->" + target, tuple(g_subs), target, sizes,
-                                grad, *(t for _, t in others))
+            g = _einsum_planned(
+                ",".join(g_subs) + "->" + target, tuple(g_subs), target, sizes, grad, *(t for _, t in others)
+            )
             if target != distinct:
                 full = tuple(sizes[_LETTERS.index(c)] for c in distinct)
                 g = g.reshape(*(n if c in available else 1 for c, n in zip(distinct, full))).expand(*full)
@@ -694,8 +693,10 @@ class LinalgSolve(Function[Tensor]):
         xa = np.broadcast_to(x, batch + x.shape[-2:])
         ya = np.broadcast_to(y2, batch + y2.shape[-2:])
         try:
-            out = np.linalg.solve(xa, ya) if left else np.swapaxes(
-                np.linalg.solve(np.swapaxes(xa, -1, -2), np.swapaxes(ya, -1, -2)), -1, -2
+            out = (
+                np.linalg.solve(xa, ya)
+                if left
+                else np.swapaxes(np.linalg.solve(np.swapaxes(xa, -1, -2), np.swapaxes(ya, -1, -2)), -1, -2)
             )
         except np.linalg.LinAlgError:
             raise _singular_error(xa, "ctxgrad.linalg.solve", _SOLVE_SINGULAR) from None
@@ -815,8 +816,10 @@ def einsum_args(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, ...]]:
     """The equation and operands of any of torch's call forms: ``(equation, *operands)``,
     ``(equation, [operands])`` and ``(op1, sublist1, op2, sublist2, ..., [out_sublist])``."""
     if not args:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one operand "
-                        "and its subscripts list")
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at least one operand "
+            "and its subscripts list"
+        )
     if isinstance(args[0], str):
         equation = args[0]
         operands = args[1:]
@@ -875,9 +878,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if nb == 1:
         rows = int(np.prod(x.shape[:-1]))
         if x.shape[-1] != y.shape[0]:
-            raise RuntimeError(
-                f"size mismatch, got input ({rows}), mat ({rows}x{x.shape[-1]}), vec ({y.shape[0]})"
-            )
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{x.shape[-1]}), vec ({y.shape[0]})")
         if x.dtype != y.dtype:
             vec, mat = short_name(y.dtype), short_name(x.dtype)
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")

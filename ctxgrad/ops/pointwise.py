@@ -111,7 +111,7 @@ class Tanh(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return (1 - y * y)
+        return 1 - y * y
 
 
 class Where(Function[Tensor]):
@@ -211,7 +211,7 @@ class Rsqrt(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return (-0.5 * y * y * y)
+        return -0.5 * y * y * y
 
 
 class Square(_Elementwise):
@@ -227,7 +227,7 @@ class Square(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return (2.0 * x)
+        return 2.0 * x
 
 
 class Reciprocal(_Elementwise):
@@ -253,7 +253,7 @@ class Exp2(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return (y * _LN2)
+        return y * _LN2
 
 
 class Expm1(_Elementwise):
@@ -266,7 +266,7 @@ class Expm1(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return (y + 1)
+        return y + 1
 
 
 class Log2(_Elementwise):
@@ -339,7 +339,7 @@ class Tan(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return (1 + y * y)
+        return 1 + y * y
 
 
 class Asin(_Elementwise):
@@ -417,7 +417,7 @@ class Sigmoid(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         y: Tensor = ctx.saved_tensors[0]
-        return (y * (1 - y))
+        return y * (1 - y)
 
 
 class Relu(_Elementwise):
@@ -537,7 +537,7 @@ class Erf(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return (Exp.apply(-(x * x)) * _TWO_OVER_SQRT_PI)
+        return Exp.apply(-(x * x)) * _TWO_OVER_SQRT_PI
 
 
 class Erfc(_Elementwise):
@@ -553,7 +553,7 @@ class Erfc(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return (Exp.apply(-(x * x)) * -_TWO_OVER_SQRT_PI)
+        return Exp.apply(-(x * x)) * -_TWO_OVER_SQRT_PI
 
 
 # --------------------------------------------------------------------------- binary pointwise

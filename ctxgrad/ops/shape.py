@@ -176,8 +176,7 @@ class Expand(Function[Tensor]):
             if i < new:
                 if s < 0:
                     raise RuntimeError(
-                        f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
-                        f"dimension {i}"
+                        f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
                     )
                 target.append(s)
                 continue
@@ -858,9 +857,7 @@ def split(x: Tensor, split_size: Any, dim: int) -> tuple[Tensor, ...]:
         if step < 0:
             raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
         if step == 0 and size != 0:
-            raise RuntimeError(
-                f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
-            )
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         count = max(-(-size // step), 1) if step else 1
         sizes = (step,) * (count - 1) + (size - step * (count - 1),)
         out = Split.apply(x, sizes, d)

@@ -256,8 +256,9 @@ class OpTestCase:
     def test_inputs_are_supplied(self) -> None:
         """A subclass without inputs fails here, once, with how to give them."""
         if not self._gives_inputs():
-            raise AssertionError(f"{type(self).__name__} has no input cases for {self._function_name()}: "
-                                 + _HOW_TO_GIVE_INPUTS)
+            raise AssertionError(
+                f"{type(self).__name__} has no input cases for {self._function_name()}: " + _HOW_TO_GIVE_INPUTS
+            )
         if self._callable() is None:
             raise AssertionError(
                 f"{type(self).__name__} has no `function`: set `function = MyFunction` (a Function subclass) "
@@ -265,8 +266,9 @@ class OpTestCase:
             )
         for dtype in self.dtypes:
             if not self._cases(dtype):
-                raise AssertionError(f"{type(self).__name__} gave an empty list of input cases for dtype {dtype}: "
-                                     + _HOW_TO_GIVE_INPUTS)
+                raise AssertionError(
+                    f"{type(self).__name__} gave an empty list of input cases for dtype {dtype}: " + _HOW_TO_GIVE_INPUTS
+                )
 
     def test_forward(self) -> None:
         """Outputs are tensors; a floating output has the case's dtype; values match
@@ -451,23 +453,27 @@ class OpTestCase:
         return cases
 
     @staticmethod
-    def _tolerance(given: dict[str, dict[str, float]], defaults: dict[str, dict[str, float]],
-                   dtype: str) -> dict[str, float]:
+    def _tolerance(
+        given: dict[str, dict[str, float]], defaults: dict[str, dict[str, float]], dtype: str
+    ) -> dict[str, float]:
         return {**defaults.get(dtype, defaults["float32"]), **given.get(dtype, {})}
 
     def _gradcheck_kwargs(self) -> dict[str, Any]:
         return {"check_grad_dtypes": True, **self.gradcheck_options}
 
-    def _forward_problem(self, case: _Case, outputs: tuple[Any, ...], has_reference: bool,
-                         tol: dict[str, float]) -> str | None:
+    def _forward_problem(
+        self, case: _Case, outputs: tuple[Any, ...], has_reference: bool, tol: dict[str, float]
+    ) -> str | None:
         for q, out in enumerate(outputs):
             if not isinstance(out, Tensor):
                 return f"output {q} is of type {type(out).__name__}, not a Tensor"
             kind = out.dtype.kind
             expected = case.dtype if kind == "f" else _COMPLEX_OF[case.dtype] if kind == "c" else None
             if expected is not None and out.dtype.name != expected:
-                return (f"output {q} has dtype {out.dtype.name}, expected {expected}: a floating output should "
-                        "follow the dtype of the inputs")
+                return (
+                    f"output {q} has dtype {out.dtype.name}, expected {expected}: a floating output should "
+                    "follow the dtype of the inputs"
+                )
         if not has_reference:
             return None
         expected_values = _as_tuple(self.reference(*(_as_value(v) for v in case.values)))
@@ -486,12 +492,20 @@ class OpTestCase:
     def _gradcheck(self, case: _Case, failures: _Failures, check: str) -> None:
         backward = check == "backward"
         try:
-            gradcheck(self._function(), case.tensors(case.differentiable), check_forward_ad=not backward,
-                      check_backward_ad=backward, **self._gradcheck_kwargs())
+            gradcheck(
+                self._function(),
+                case.tensors(case.differentiable),
+                check_forward_ad=not backward,
+                check_backward_ad=backward,
+                **self._gradcheck_kwargs(),
+            )
         except Exception as exc:
             if not backward and "jvp" in str(exc):
-                failures.add(case, case.differentiable,
-                             _problem(exc) + "\n(set `check_forward_mode = False` if the op has no forward mode)")
+                failures.add(
+                    case,
+                    case.differentiable,
+                    _problem(exc) + "\n(set `check_forward_mode = False` if the op has no forward mode)",
+                )
             else:
                 failures.add(case, case.differentiable, _problem(exc))
 
@@ -536,19 +550,28 @@ class OpTestCase:
             for q, out in enumerate(outputs):
                 tangent = fwAD.unpack_dual(out).tangent if isinstance(out, Tensor) else None
                 if tangent is not None and tangent.dtype != out.dtype:
-                    raise AssertionError(f"the tangent of output {q} is {tangent.dtype.name}, the output "
-                                         f"{out.dtype.name}")
+                    raise AssertionError(
+                        f"the tangent of output {q} is {tangent.dtype.name}, the output {out.dtype.name}"
+                    )
                 tangents.append(None if tangent is None else tangent.numpy().copy())
             return tangents
 
-    def _compare(self, low: list[np.ndarray[Any, Any] | None], high: list[np.ndarray[Any, Any] | None], dtype: str,
-                 what: str, positions: Sequence[int] | None) -> str | None:
+    def _compare(
+        self,
+        low: list[np.ndarray[Any, Any] | None],
+        high: list[np.ndarray[Any, Any] | None],
+        dtype: str,
+        what: str,
+        positions: Sequence[int] | None,
+    ) -> str | None:
         tol = self._tolerance(self.gradient_tolerances, _DEFAULT_GRADIENT_TOLERANCES, dtype)
         for k, (a, b) in enumerate(zip(low, high)):
             label = f"inputs[{positions[k]}]" if positions is not None else f"output {k}"
             if (a is None) != (b is None):
-                return f"the {what} of {label} is {'None' if a is None else 'set'} in {dtype}, " \
-                       f"{'None' if b is None else 'set'} in float64"
+                return (
+                    f"the {what} of {label} is {'None' if a is None else 'set'} in {dtype}, "
+                    f"{'None' if b is None else 'set'} in float64"
+                )
             if a is None or b is None:
                 continue
             if a.dtype.name not in (dtype, _COMPLEX_OF[dtype]):
@@ -577,11 +600,14 @@ class OpTestCase:
         for p, g in zip(subset, grads):
             want = full[case.differentiable.index(p)]
             if (g is None) != (want is None):
-                return f"the gradient of inputs[{p}] is {'None' if g is None else 'set'} here, " \
-                       f"{'None' if want is None else 'set'} when every input requires grad"
+                return (
+                    f"the gradient of inputs[{p}] is {'None' if g is None else 'set'} here, "
+                    f"{'None' if want is None else 'set'} when every input requires grad"
+                )
             if g is not None and want is not None and not _close(g, want, tol):
-                return f"the gradient of inputs[{p}] differs from the one when every input requires grad: " \
-                       + _worst(g, want)
+                return f"the gradient of inputs[{p}] differs from the one when every input requires grad: " + _worst(
+                    g, want
+                )
         return None
 
 
@@ -598,5 +624,7 @@ def _worst(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any]) -> str:
     flat = int(np.argmax(diff))
     where = np.unravel_index(flat, got.shape) if got.shape else ()
     at = f"[{', '.join(str(int(i)) for i in where)}]" if got.shape else ""
-    return (f"largest difference {float(diff.reshape(-1)[flat]):.3g} at {at or 'the scalar'}: got "
-            f"{got.reshape(-1)[flat].item()!r}, expected {want.reshape(-1)[flat].item()!r}")
+    return (
+        f"largest difference {float(diff.reshape(-1)[flat]):.3g} at {at or 'the scalar'}: got "
+        f"{got.reshape(-1)[flat].item()!r}, expected {want.reshape(-1)[flat].item()!r}"
+    )
