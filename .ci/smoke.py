@@ -58,8 +58,11 @@ with tempfile.TemporaryDirectory() as folder:
     ops = Path(folder) / "ops.py"
     ops.write_text(
         textwrap.dedent("""
+        import ctxgrad
         from ctxgrad.autograd import Function
+        from ctxgrad.checks import example
 
+        @example(ctxgrad.tensor([0.5, -1.0, 2.0]))
         class Double(Function):
             @staticmethod
             def forward(ctx, x):
