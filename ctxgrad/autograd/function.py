@@ -28,8 +28,14 @@ What ``apply`` does, in order:
 
 Otherwise the outputs come back untouched, which keeps calls in ``no_grad`` (and the ops
 called inside ``forward`` and ``backward``) cheap.  The backward engine later calls
-``ctx._run``, which runs ``backward`` and hands what it returns to :func:`_check_grads`,
-the single place where every gradient any op returns is checked and fitted to its input.
+``ctx._run``, which runs ``backward`` and hands what it returns to
+:func:`~ctxgrad.autograd._validate.check_grads`, the single place where every gradient any
+op returns is checked and fitted to its input.
+
+The pieces ``apply`` hands work to live beside this module: :mod:`._binding` (keyword
+arguments), :mod:`._outputs` (outputs that are views, aliases or dirty inputs; saved
+tensors), :mod:`._validate` (the gradients backward returns), :mod:`._dual` (forward
+mode) and :mod:`.hooks` (node hooks).
 
 Built-in ops in :mod:`ctxgrad.ops` are written exactly like this; read any of them as an
 example.
@@ -49,7 +55,12 @@ from typing_extensions import TypeVar
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._binding import Plan
+from ctxgrad.autograd._dual import apply_dual
+from ctxgrad.autograd._outputs import alias, finish_untracked, pack_saved, warn_tensor_attributes, wire_outputs
+from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
 from ctxgrad.autograd.graph import _FREED_MSG, Node, SavedTensor, _accumulator_of, _locks, _sequence
+from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
 
 __all__ = [
     "BackwardCFunction",
@@ -67,22 +78,12 @@ _T = TypeVar("_T")
 _Out = TypeVar("_Out", default=Any)
 
 
-class GradientTypeError(TypeError, RuntimeError):
-    """A value of the wrong type where autograd needs a tensor: a backward that returns a
-    float, a list or an array as a gradient, or ``ctx.mark_dirty(3)``.
-
-    It is a ``TypeError`` and, because torch raises ``RuntimeError`` for the same misuse, a
-    ``RuntimeError`` too, so ``except RuntimeError`` in ported code still catches it.
-    """
-
-
 # ctx attributes that belong to ctxgrad: the check for tensors stored on ctx skips them.
 # The ctx attributes of a Function's first recorded calls are checked for tensors; by then
 # a Function that stores one has shown it, and later calls skip the scan.
 _CTX_ATTRIBUTE_CHECKS = 16
 
 
-_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save"})
 _FORWARD_MISSING = "You must implement the forward function for custom autograd.Function."
 _BACKWARD_MISSING = (
     "You must implement either the backward or vjp method for your custom autograd.Function "
@@ -166,13 +167,13 @@ class BackwardCFunction(Node):
         The returned tensor is the same object, its version is bumped, and its history
         now goes through this node.  A leaf that requires grad cannot be changed in place.
         """
-        _check_all_tensors(self, "mark_dirty", tensors)
+        check_all_tensors(self, "mark_dirty", tensors)
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Declare outputs that have no gradient: they do not require grad, and
         ``backward`` receives zeros (or None without materialisation) for them."""
-        _check_all_tensors(self, "mark_non_differentiable", tensors)
+        check_all_tensors(self, "mark_non_differentiable", tensors)
         self._non_diff = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
@@ -212,7 +213,7 @@ class BackwardCFunction(Node):
         cls = self._forward_cls
         hooks = self._hooks
         if hooks is not None and hooks.pre:
-            grads = _run_prehooks(hooks.pre, grads)
+            grads = run_prehooks(hooks.pre, grads)
         if self._materialize:
             for i, g in enumerate(grads):
                 if g is None:
@@ -224,227 +225,13 @@ class BackwardCFunction(Node):
             result = backward(self, grads)
         else:
             result = backward(self, *grads)
-        checked = _check_grads(self, result)
+        checked = check_grads(self, result)
         if hooks is not None and hooks.post:
-            checked = _run_posthooks(self, hooks.post, checked, grads)
+            checked = run_posthooks(self, hooks.post, checked, grads)
         return checked
 
 
 FunctionCtx = BackwardCFunction
-
-
-def _check_all_tensors(ctx: BackwardCFunction, what: str, tensors: tuple[Any, ...]) -> None:
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise GradientTypeError(
-                f"{what} only accepts Tensors, but argument {i} is of type {type(t).__name__} "
-                f"(in {ctx._forward_cls.__name__}.forward)"
-            )
-
-
-def _run_prehooks(hooks: list[Callable[..., Any]], grads: list[Tensor | None]) -> list[Tensor | None]:
-    for hook in tuple(hooks):
-        new = hook(tuple(grads))
-        if new is None:
-            continue
-        if not isinstance(new, tuple):
-            raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
-        if len(new) != len(grads):
-            raise RuntimeError(
-                f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number of values "
-                f"(got {len(new)}, but expected {len(grads)})"
-            )
-        grads = list(new)
-    return grads
-
-
-def _run_posthooks(
-    node: BackwardCFunction, hooks: list[Callable[..., Any]], checked: list[Tensor | None], grads: list[Tensor | None]
-) -> list[Tensor | None]:
-    # Hooks see one gradient per tensor argument, as next_functions lists them.
-    slots = [i for i, e in enumerate(node._edges) if e is not None]
-    grad_inputs = tuple(checked[i] for i in slots)
-    for hook in tuple(hooks):
-        new = hook(grad_inputs, tuple(grads))
-        if new is None:
-            continue
-        if not isinstance(new, tuple):
-            raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
-        if len(new) != len(grad_inputs):
-            raise RuntimeError(
-                f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number of values "
-                f"(got {len(new)}, but expected {len(grad_inputs)})"
-            )
-        for old, g in zip(grad_inputs, new):
-            if g is not None and old is not None and g._data.shape != old._data.shape:
-                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
-        grad_inputs = new
-    checked = list(checked)
-    for i, g in zip(slots, grad_inputs):
-        checked[i] = g
-    return checked
-
-
-# --------------------------------------------------------------------------- checking gradients
-def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """True when ``shape`` broadcasts to ``target`` (so a gradient of ``target`` sums down)."""
-    if len(shape) > len(target):
-        return False
-    for s, t in zip(reversed(shape), reversed(target)):
-        if s != t and s != 1:
-            return False
-    return True
-
-
-def _check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
-    """Check what a backward returned, one gradient per forward argument, and fit each one.
-
-    This is the one place where gradients are validated: the count (extra trailing Nones
-    are allowed), the type, the shape (a gradient of a broadcast shape is summed down to
-    the input's shape, anything else is an error naming the argument), and the dtype
-    (cast to the input's, as torch does).  Gradients for tensors that do not require grad
-    are checked too, then dropped.
-    """
-    edges = node._edges
-    if type(result) is not tuple:
-        if len(edges) == 1 and type(result) is Tensor:
-            # The common case, one argument: check it without building tuples.
-            e = edges[0]
-            data = result._data
-            if e is not None and data.shape == e[2] and data.dtype == e[3]:
-                return [result if e[0] is not None else None]
-        result = (result,)
-    n = len(edges)
-    if len(result) != n:
-        if len(result) > n and all(g is None for g in result[n:]):
-            result = result[:n]
-        else:
-            raise RuntimeError(
-                f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
-                f"got {len(result)}){_signature_hint(node)}"
-            )
-    out: list[Tensor | None] = []
-    for i in range(n):
-        g = result[i]
-        if g is None:
-            out.append(None)
-            continue
-        e = edges[i]
-        if e is None:
-            raise GradientTypeError(
-                f"function {node.name()} returned a gradient different than None at position {i + 1}, "
-                "but the corresponding forward input was not a Variable "
-                f"(argument {_arg_label(node, i)} is not a tensor; return None for it)"
-            )
-        if not isinstance(g, Tensor):
-            raise GradientTypeError(
-                f"expected Variable or None (got {type(g).__name__}): function {node.name()} returned "
-                f"it as the gradient of argument {_arg_label(node, i)}; wrap it with ctxgrad.tensor or return None"
-            )
-        data = g._data
-        if data.shape != e[2]:
-            g = _fit_shape(node, i, g, e[2])
-        if data.dtype != e[3]:
-            g = _fit_dtype(node, i, g, e[3])
-        out.append(g if e[0] is not None else None)
-    return out
-
-
-def _fit_shape(node: BackwardCFunction, i: int, g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    if _expandable(shape, g._data.shape):
-        from ctxgrad.ops.reduction import SumToSize
-
-        return SumToSize.apply(g, shape)
-    raise RuntimeError(
-        f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g._data.shape)} "
-        f"but expected shape compatible with {list(shape)} (argument {_arg_label(node, i)} of "
-        f"{node._forward_cls.__name__}.forward has shape {list(shape)}; a gradient must have the "
-        "argument's shape or a shape it broadcasts to)"
-    )
-
-
-def _fit_dtype(node: BackwardCFunction, i: int, g: Tensor, dtype: np.dtype[Any]) -> Tensor:
-    if g._data.dtype.kind == "c" and dtype.kind != "c":
-        raise RuntimeError(
-            f"Function {node.name()} returned a complex gradient for argument {_arg_label(node, i)}, "
-            f"which is real ({dtype.name}); return the real part or make the input complex"
-        )
-    return g.to(dtype)
-
-
-def _arg_label(node: BackwardCFunction, i: int) -> str:
-    return _arg_label_of(node._forward_cls, i)
-
-
-def _signature_hint(node: BackwardCFunction) -> str:
-    names = node._forward_cls._plan.slot_names
-    if names and len(names) == len(node._edges):
-        return f"; forward takes ({', '.join(names)}), so backward must return one gradient (or None) for each"
-    return ""
-
-
-# --------------------------------------------------------------------------- binding arguments
-class _Plan:
-    """How ``apply``'s arguments map onto ``forward``'s parameters; made once per class."""
-
-    __slots__ = ("defaults", "kwonly", "min_args", "setup_style", "slot_names", "var_keyword", "var_positional")
-
-    def __init__(self, cls: type[Function]) -> None:
-        self.setup_style = _overrides(cls, "setup_context")
-        params: list[inspect.Parameter] = []
-        try:
-            params = list(inspect.signature(cls.forward).parameters.values())
-        except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
-            params = []
-        if (
-            not self.setup_style
-            and params
-            and params[0].kind
-            in (
-                inspect.Parameter.POSITIONAL_ONLY,
-                inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            )
-        ):
-            params = params[1:]  # the ctx
-        positional = [
-            p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        ]
-        self.slot_names = tuple(p.name for p in positional)
-        self.defaults = {p.name: p.default for p in positional if p.default is not inspect.Parameter.empty}
-        self.var_positional = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
-        self.var_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-        self.kwonly = tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
-        # setup_context sees every parameter, defaults filled in, as torch's does.
-        self.min_args = len(self.slot_names) if self.setup_style else 0
-
-    def bind(self, cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        """Place keyword arguments in their slots and fill skipped parameters with defaults."""
-        names = self.slot_names
-        where = f"{cls.__name__}.forward()"
-        for key in kwargs:
-            if key in names[: len(args)]:
-                raise TypeError(f"{where} got multiple values for argument '{key}'")
-            if key not in names:
-                if key in self.kwonly:
-                    raise TypeError(
-                        f"{where}: keyword-only parameter '{key}' is not supported by apply; make it an "
-                        "ordinary parameter (before any *) so it gets an input slot"
-                    )
-                raise TypeError(f"{where} got an unexpected keyword argument '{key}'")
-        bound = list(args)
-        for pos in range(len(args), len(names)):
-            name = names[pos]
-            if name in kwargs:
-                bound.append(kwargs[name])
-            elif name in self.defaults:
-                bound.append(self.defaults[name])
-            else:
-                missing = [n for n in names[pos:] if n not in kwargs and n not in self.defaults]
-                raise TypeError(
-                    f"{where} missing {len(missing)} required argument{'s' if len(missing) > 1 else ''}: "
-                    + ", ".join(f"'{m}'" for m in missing)
-                )
-        return tuple(bound)
 
 
 def _overrides(cls: type, name: str) -> bool:
@@ -459,7 +246,7 @@ class FunctionMeta(type):
     """Gives each Function subclass its node class ``<Name>Backward`` and a binding plan."""
 
     _backward_cls: type[BackwardCFunction]
-    _plan: _Plan
+    _plan: Plan
     _setup_style: bool
     _min_args: int
     _backward_impl: Callable[..., Any]
@@ -474,7 +261,7 @@ class FunctionMeta(type):
             (BackwardCFunction,),
             {"_forward_cls": cls, "__module__": cls.__module__, "__doc__": f"Backward node of {name}."},
         )
-        cls._plan = plan = _Plan(cls)  # type: ignore[arg-type]
+        cls._plan = plan = Plan(cls, _overrides(cls, "setup_context"))
         cls._setup_style = plan.setup_style
         cls._min_args = plan.min_args
         cls._ctx_checks_left = _CTX_ATTRIBUTE_CHECKS
@@ -587,7 +374,7 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
         if _state.fw_levels:
-            dual: _Out = _apply_dual(cls, args)
+            dual: _Out = apply_dual(cls, args, _run)
             return dual
         ctx = cls._backward_cls()
         ctx._hooks = None
@@ -607,18 +394,12 @@ def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueErr
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and (id(a._data) in _locks or id(a._data.base) in _locks):
             raise RuntimeError(
-                f"{cls.__name__}.forward wrote into the array of argument {_arg_label_of(cls, i)} with NumPy, "
+                f"{cls.__name__}.forward wrote into the array of argument {arg_label_of(cls, i)} with NumPy, "
                 "but a graph has saved that tensor for backward, so its array is read-only while it is saved "
                 "(a NumPy write there would make that backward silently wrong; torch finds out only at "
                 "backward, with a version error). Change it with ctxgrad's in-place ops (x.mul_(2), "
                 "x[...] = v: the version counter tracks them) and ctx.mark_dirty, or work on a clone."
             ) from exc
-
-
-def _arg_label_of(cls: type[Function], i: int) -> str:
-    names = cls._plan.slot_names
-    name = names[i] if i < len(names) else f"args[{i - len(names)}]"
-    return f"'{name}' (index {i})"
 
 
 def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
@@ -659,7 +440,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
                 break
         else:
             return out
-    return _finish_untracked(ctx, args, out, grad_enabled)
+    return finish_untracked(ctx, args, out, grad_enabled)
 
 
 class InplaceFunction(Function):
@@ -672,82 +453,6 @@ class InplaceFunction(Function):
 
 class NestedIOFunction(Function):
     """Legacy torch base class; ctxgrad does not support nested-output functions."""
-
-
-# --------------------------------------------------------------------------- output processing
-def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:
-    """A list or dict holding tensors, returned by forward (or as output ``index`` of its
-    tuple), is an error: its tensors would get no gradient, as they silently do in torch."""
-    if isinstance(out, (list, dict)):
-        values = out.values() if isinstance(out, dict) else out
-        if any(isinstance(v, Tensor) for v in values):
-            where = "" if index is None else f" as output {index}"
-            raise TypeError(
-                f"{cls.__name__}.forward returned a {type(out).__name__} of tensors{where}; return the "
-                "tensors as elements of a tuple instead (torch silently drops the gradients of tensors "
-                "inside a list or dict)"
-            )
-
-
-def _alias(t: Tensor) -> Tensor:
-    """A new tensor object sharing ``t``'s storage and version: an input returned as-is."""
-    out = _wrap(t._data)
-    out._vc = vc = t._get_vc()
-    out._base = t._base if t._base is not None else t
-    out._view_made_in_function = True
-    out._view_version = vc.value
-    return out
-
-
-def _finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, grad_enabled: bool) -> Any:
-    """Outputs of a call that records nothing: aliases for inputs returned as-is, dirty
-    inputs version-bumped, inference tensors marked."""
-    cls = ctx._forward_cls
-    is_tuple = type(out) is tuple
-    outs = list(out) if is_tuple else [out]
-    if not is_tuple:
-        _reject_container(cls, out)
-    dirty = ctx._dirty
-    inference = _state.inference
-    for i, o in enumerate(outs):
-        if not isinstance(o, Tensor):
-            if is_tuple:
-                _reject_container(cls, o, i)
-            continue
-        if dirty is not None and any(o is d for d in dirty):
-            o._bump_version()
-        elif any(o is a for a in args):
-            outs[i] = o = _alias(o)
-        else:
-            if o._requires_grad:
-                # forward built history with enable_grad; nothing is recorded, so drop it.
-                outs[i] = o = o.detach()
-            base_arr = o._data.base
-            if base_arr is not None and o._base is None:
-                _link_view(o, base_arr, args)
-        if inference:
-            o._inference = True
-    if dirty is not None:
-        _check_dirty_returned(cls, ctx, args, dirty, outs)
-    return tuple(outs) if is_tuple else outs[0]
-
-
-def _check_dirty_returned(
-    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], dirty: tuple[Tensor, ...], outs: list[Any]
-) -> None:
-    for d in dirty:
-        if not any(d is o for o in outs):
-            raise RuntimeError(
-                "Some elements marked as dirty during the forward method were not returned as output. "
-                f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
-            )
-        if not any(d is a for a in args):
-            warnings.warn(
-                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
-                f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
-                UserWarning,
-                stacklevel=4,
-            )
 
 
 def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any) -> Any:
@@ -774,12 +479,11 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
 
     dirty = ctx._dirty
     non_diff = ctx._non_diff
-    result: Any
     if type(out) is Tensor and dirty is None and non_diff is None and out._data.base is None:
-        # The common case, one fresh output: wired here without the general loop.
+        # The common case, one fresh output: its grad_fn is this node.
         for a in args:
             if a is out:
-                out = _alias(out)
+                out = alias(out)
                 break
         data = out._data
         if data.dtype.kind in "fc":
@@ -787,176 +491,17 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             out._output_nr = 0
             out._requires_grad = True
         ctx._out_meta = ((data.shape, data.dtype),)
-        result = out
-    elif type(out) is tuple:
-        outs = list(out)
-        meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
-        for i, o in enumerate(outs):
-            if isinstance(o, Tensor):
-                outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
-                meta.append((o._data.shape, o._data.dtype))
-            else:
-                _reject_container(cls, o, i)
-                meta.append(None)
-        ctx._out_meta = tuple(meta)
-        result = tuple(outs)
-        _finish_marks(cls, ctx, args, dirty, non_diff, outs)
-    elif isinstance(out, Tensor):
-        result = _wire_output(ctx, args, out, 0, dirty, non_diff)
-        ctx._out_meta = ((result._data.shape, result._data.dtype),)
-        _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:
-        _reject_container(cls, out)
-        ctx._out_meta = (None,)
-        result = out
-        _finish_marks(cls, ctx, args, dirty, non_diff, [out])
-
-    if dirty is not None:
-        for d in dirty:
-            if d._base is not None and d._grad_fn is ctx:
-                _rebase_view_base(d)
+        out = wire_outputs(cls, ctx, args, out, dirty, non_diff)
     to_save = ctx.to_save
     if to_save is not None:
-        _pack_saved(cls, ctx, to_save)
+        pack_saved(cls, ctx, to_save)
     attrs = ctx.__dict__
     if attrs and cls._ctx_checks_left:
-        _warn_tensor_attributes(cls, attrs)
+        warn_tensor_attributes(cls, attrs)
     if _state.anomaly:
         ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
-    return result
-
-
-def _finish_marks(
-    cls: type[Function],
-    ctx: BackwardCFunction,
-    args: tuple[Any, ...],
-    dirty: tuple[Tensor, ...] | None,
-    non_diff: tuple[Tensor, ...] | None,
-    outs: list[Any],
-) -> None:
-    """Check that dirty tensors were returned, then drop the marks (they are consumed)."""
-    if dirty is not None:
-        _check_dirty_returned(cls, ctx, args, dirty, outs)
-        del ctx._dirty
-    if non_diff is not None and "_dual" not in ctx.__dict__:
-        del ctx._non_diff  # (forward mode reads it after the call: see _apply_dual)
-
-
-def _pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
-    """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
-    for i, t in enumerate(to_save):
-        if t is not None and not isinstance(t, Tensor):
-            raise TypeError(
-                f"save_for_backward can only save variables, but argument {i} is of type "
-                f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
-                "of ctx instead."
-            )
-        if t is not None and t._inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-                "inference mode in computation tracked by autograd. To work around this, you can make a "
-                "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead of "
-                f"ctxgrad.inference_mode() ({cls.__name__} saves one as saved_tensors[{i}])."
-            )
-    ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
-    del ctx.to_save
-
-
-def _wire_output(
-    ctx: BackwardCFunction,
-    args: tuple[Any, ...],
-    o: Tensor,
-    i: int,
-    dirty: tuple[Tensor, ...] | None,
-    non_diff: tuple[Tensor, ...] | None,
-) -> Tensor:
-    """Make output ``i`` of a recorded call point at ``ctx``."""
-    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff))
-    if dirty is not None and any(o is d for d in dirty):
-        if o._grad_fn is None and o._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad has been used in an in-place operation "
-                f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
-            )
-        if o._base is not None and o._base._grad_fn is None and o._base._requires_grad:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation "
-                f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
-            )
-        o._bump_version()
-    else:
-        for a in args:
-            if a is o:
-                o = _alias(o)
-                break
-        else:
-            base_arr = o._data.base
-            if base_arr is not None and o._base is None:
-                _link_view(o, base_arr, args)
-    if differentiable:
-        o._grad_fn = ctx
-        o._output_nr = i
-        o._requires_grad = True
-    else:
-        o._grad_fn = None
-        o._requires_grad = False
-    return o
-
-
-def _rebase_view_base(view: Tensor) -> None:
-    """A view changed in place by a recorded Function: its base's history now goes through
-    the change (``CopySlices``, as for the built-in in-place ops), and the view is re-read
-    from the new base.  The write itself was already counted in the version."""
-    from ctxgrad.ops.inplace import CopySlices, _reread, view_positions
-
-    base = view._base
-    assert base is not None
-    positions = view_positions(view._data, base._data)
-    vc = view._get_vc()
-    version = view._view_version = vc.value  # its grad_fn (this node) is current: no re-read
-    CopySlices.apply(base, view, positions, None)
-    vc.value = version
-    _reread(view, base, positions)
-
-
-def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
-    """An output whose array is a view of an input's array shares that input's version."""
-    for a in args:
-        if isinstance(a, Tensor):
-            arr = a._data
-            if base_arr is arr or (arr.base is not None and base_arr is arr.base):
-                o._vc = vc = a._get_vc()
-                o._base = a._base if a._base is not None else a
-                o._view_made_in_function = True
-                o._view_version = vc.value
-                return
-
-
-def _holds_tensor(value: Any) -> bool:
-    if isinstance(value, Tensor):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(isinstance(v, Tensor) for v in value)
-    if isinstance(value, dict):
-        return any(isinstance(v, Tensor) for v in value.values())
-    return False
-
-
-def _warn_tensor_attributes(cls: type[Function], attrs: dict[str, Any]) -> None:
-    cls._ctx_checks_left -= 1
-    for key, value in attrs.items():
-        if key not in _INTERNAL_ATTRS and _holds_tensor(value):
-            cls._ctx_checks_left = 0
-            warnings.warn(
-                f"{cls.__name__} stores a Tensor as ctx.{key}. A tensor kept as a ctx attribute skips the "
-                "in-place version check (a later in-place change gives a silently wrong gradient) and can "
-                "keep the graph alive (a reference cycle when it is an output). Pass it to "
-                "ctx.save_for_backward(...) and read it from ctx.saved_tensors instead. (Warned once per "
-                "Function class.)",
-                UserWarning,
-                stacklevel=4,
-            )
-            return
+    return out
 
 
 # --------------------------------------------------------------------------- once_differentiable
@@ -1030,189 +575,3 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
 
     wrapper._once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
-
-
-# --------------------------------------------------------------------------- forward mode
-class _SavedAsIs:
-    """A saved slot that hands back its tensor unchanged: what ``saved_tensors`` reads
-    inside ``jvp`` (the tensors of ``save_for_forward``, or of an unrecorded call)."""
-
-    __slots__ = ("tensor",)
-
-    def __init__(self, tensor: Tensor) -> None:
-        self.tensor = tensor
-
-    def unpack(self, ctx: Any, index: int) -> Tensor:
-        return self.tensor
-
-
-def _apply_dual(cls: type[Function], args: tuple[Any, ...]) -> Any:
-    """``apply`` while a dual level is open: forward (with the levels whose tangents it
-    computes switched off, so that it sees plain values), then ``jvp`` once per level at
-    which an argument has a tangent."""
-    levels = _state.fw_levels
-    per_level = [(lv, ts) for lv in levels if (ts := forward_ad.tangents_of(args, lv)) is not None]
-    ctx = cls._backward_cls()
-    ctx._hooks = None
-    ctx._metadata = None
-    if not per_level:
-        return _run(cls, ctx, args)
-    active = {lv for lv, _ in per_level}
-    _state.fw_levels = tuple(lv for lv in levels if lv not in active)
-    ctx.__dict__["_dual"] = True  # keeps ctx._non_diff for the tangents below
-    try:
-        out = _run(cls, ctx, args)
-    finally:
-        _state.fw_levels = levels
-        del ctx.__dict__["_dual"]
-    non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
-    saved_forward = ctx._saved_forward
-    if saved_forward is not None:
-        view: tuple[Any, ...] | None = saved_forward
-    elif "to_save" in ctx.__dict__:
-        view = ctx.to_save  # not recorded: the tensors as given
-    else:
-        view = None  # recorded: saved_tensors unpacks the packed ones
-    outs = out if type(out) is tuple else (out,)
-    if not any(
-        isinstance(o, Tensor) and o._data.dtype.kind in "fc" and not any(o is n for n in non_diff) for o in outs
-    ):
-        return out  # integer, bool or non-differentiable results (comparisons, indices) carry no tangent
-    for lv, tangents in per_level:
-        full = tuple(
-            (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
-            for a, t in zip(args, tangents)
-        )
-        _state.fw_levels = tuple(x for x in levels if x != lv)
-        had_saved = "_saved" in ctx.__dict__
-        old_saved = ctx._saved
-        if view is not None:
-            ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
-        try:
-            if cls._has_jvp:
-                result = cls.jvp(ctx, *full)
-            else:
-                derived = _jvp_from_backward(cls, ctx, args, outs, full)
-                result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
-        finally:
-            _state.fw_levels = levels
-            if view is not None:
-                if had_saved:
-                    ctx._saved = old_saved
-                else:
-                    del ctx._saved
-        _attach_tangents(cls, outs, result, lv, non_diff)
-    saved = ctx._saved
-    if saved:
-        # A saved output is rebuilt from its array when unpacked; give it its tangents back,
-        # so that a backward built with create_graph carries them (forward over reverse).
-        for s in saved:
-            if s is not None and s._tensor is None and s._data is not None:
-                for o in outs:
-                    if isinstance(o, Tensor) and o._data is s._data and o._fw is not None:
-                        s._fw = o._fw
-    return out
-
-
-def _jvp_from_backward(
-    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outs: tuple[Any, ...], tangents: tuple[Any, ...]
-) -> tuple[Tensor | None, ...]:
-    """The tangents of a Function that has no ``jvp``, derived from its ``backward``.
-
-    ``backward`` computes ``u -> Jᵀu``, linear in the output gradients ``u``.  Then
-    ``<Jᵀu, v> = <u, Jv>``, so the gradient of ``<backward(u), v>`` with respect to ``u`` is
-    ``Jv``: the tangent.  This needs a ``backward`` written in differentiable ops (not
-    ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
-    """
-    from ctxgrad.autograd import grad as autograd_grad
-
-    if getattr(cls._backward_impl, "_once_differentiable", False):
-        raise NotImplementedError(_no_jvp_message(cls))
-    # Ones, not zeros: backward is linear in its gradients, so any value gives the same
-    # derivative, but a backward that ignores them (NumPy inside) then shows as nonzero.
-    probes = [
-        _wrap(np.ones_like(o._data)).requires_grad_() if isinstance(o, Tensor) and o._data.dtype.kind in "fc" else None
-        for o in outs
-    ]
-    seeds = [
-        p if p is not None else (_wrap(np.zeros_like(o._data)) if isinstance(o, Tensor) else None)
-        for p, o in zip(probes, outs)
-    ]
-    grad_mode = _state.grad_enabled
-    needs = ctx._needs
-    # The inputs with a tangent are the ones whose gradient backward must produce.
-    ctx._needs = tuple(
-        t is not None and isinstance(a, Tensor) and a._data.dtype.kind in "fc" for a, t in zip(args, tangents)
-    )
-    _state.grad_enabled = True
-    try:
-        result = cls._backward_impl(ctx, *seeds)
-        grads = result if type(result) is tuple else (result,)
-        total: Tensor | None = None
-        for g, t in zip(grads, tangents):
-            if isinstance(g, Tensor) and t is not None:
-                term = (g * t).sum()
-                total = term if total is None else total + term
-    finally:
-        _state.grad_enabled = grad_mode
-        ctx._needs = needs
-    used = [p for p in probes if p is not None]
-    if total is None or not total._requires_grad:
-        if total is None or not total._data.any():
-            return tuple(None if p is None else _wrap(np.zeros_like(p._data)) for p in probes)
-        raise NotImplementedError(_no_jvp_message(cls))
-    found = autograd_grad(total, used, allow_unused=True, create_graph=grad_mode)
-    by_probe = iter(found)
-    out: list[Tensor | None] = []
-    for p in probes:
-        if p is None:
-            out.append(None)
-        else:
-            g = next(by_probe)
-            out.append(_wrap(np.zeros_like(p._data)) if g is None else g)
-    return tuple(out)
-
-
-def _no_jvp_message(cls: type[Function]) -> str:
-    return (
-        f"{cls.__name__} has no jvp, and its backward cannot be differentiated (it is once_differentiable "
-        "or computes outside ctxgrad ops), so forward mode cannot derive the tangents from it. Add a "
-        "staticmethod jvp(ctx, *tangents) returning one tangent per output (with ctx.save_for_forward(...) "
-        "in forward for the tensors it needs)."
-    )
-
-
-def _attach_tangents(
-    cls: type[Function], outs: tuple[Any, ...], result: Any, level: int, non_diff: tuple[Tensor, ...]
-) -> None:
-    """Check ``jvp``'s tangents (one per output) and attach them to the differentiable outputs."""
-    tangents = result if type(result) is tuple else (result,)
-    if len(tangents) != len(outs):
-        raise RuntimeError(
-            f"function {cls.__name__}.jvp returned an incorrect number of tangents (expected {len(outs)}, "
-            f"got {len(tangents)})"
-        )
-    for i, (o, t) in enumerate(zip(outs, tangents)):
-        if t is None:
-            continue
-        if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc" or any(o is n for n in non_diff):
-            raise RuntimeError(
-                f"function {cls.__name__}.jvp returned a tangent at position {i}, but the corresponding forward "
-                "output is not a differentiable Tensor (not floating point, or marked non-differentiable). You "
-                "should return None at that position instead."
-            )
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a Tensor or None"
-            )
-        if t._data.shape != o._data.shape:
-            raise RuntimeError(
-                f"function {cls.__name__}.jvp returned an invalid tangent at index {i} - got "
-                f"{list(t._data.shape)} but expected shape compatible with {list(o._data.shape)}"
-            )
-        if t._data.dtype != o._data.dtype:
-            t = t.to(o._data.dtype)
-        forward_ad.set_tangent(o, level, t)
-
-
-from ctxgrad.autograd import forward_ad  # noqa: E402

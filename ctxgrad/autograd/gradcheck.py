@@ -375,7 +375,8 @@ def _check_backward_gradient_dtypes(outputs: list[Tensor]) -> None:
     """Run the backward of every custom Function in the graph once and check the dtype of
     what it returns, before the engine casts it to the input's dtype (silently, as torch
     does: a float32 gradient for a float64 input passes the value checks)."""
-    from ctxgrad.autograd.function import BackwardCFunction, _arg_label
+    from ctxgrad.autograd._validate import arg_label_of
+    from ctxgrad.autograd.function import BackwardCFunction
 
     seen: set[int] = set()
     stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
@@ -396,7 +397,8 @@ def _check_backward_gradient_dtypes(outputs: list[Tensor]) -> None:
             if isinstance(g, Tensor) and e is not None and e[0] is not None and g._data.dtype != e[3]:
                 raise GradcheckError(
                     f"Gradient has dtype mismatch: {cls.__name__}.backward returned a {g._data.dtype.name} gradient "
-                    f"for argument {_arg_label(node, k)}, which is {np.dtype(e[3]).name} (the engine casts it, so "
+                    f"for argument {arg_label_of(node._forward_cls, k)}, which is {np.dtype(e[3]).name} "
+                    "(the engine casts it, so "
                     "the values silently lose precision or their imaginary part)"
                 )
 

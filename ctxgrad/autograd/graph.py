@@ -34,6 +34,7 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._state import _state
+from ctxgrad.autograd.hooks import run_prehooks
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -261,9 +262,7 @@ class AccumulateGrad(Node):
     def _run(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         hooks = self._hooks
         if hooks is not None and hooks.pre:
-            from ctxgrad.autograd.function import _run_prehooks
-
-            grads = _run_prehooks(hooks.pre, grads)
+            grads = run_prehooks(hooks.pre, grads)
         grad = grads[0]
         if grad is None:
             return []

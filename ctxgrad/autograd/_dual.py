@@ -1,0 +1,207 @@
+"""``apply`` while a dual level is open (forward mode).
+
+``forward`` runs with the levels whose tangents it computes switched off, so that it sees
+plain values; then ``jvp`` runs once per level at which an argument has a tangent, and its
+tangents are checked and attached to the outputs.  A Function without ``jvp`` gets its
+tangents derived from its ``backward`` (:func:`_jvp_from_backward`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd import forward_ad
+
+if TYPE_CHECKING:
+    from ctxgrad.autograd.function import BackwardCFunction, Function
+
+__all__ = ["apply_dual"]
+
+
+class _SavedAsIs:
+    """A saved slot that hands back its tensor unchanged: what ``saved_tensors`` reads
+    inside ``jvp`` (the tensors of ``save_for_forward``, or of an unrecorded call)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+
+    def unpack(self, ctx: Any, index: int) -> Tensor:
+        return self.tensor
+
+
+def apply_dual(
+    cls: type[Function], args: tuple[Any, ...], run: Callable[[type[Function], BackwardCFunction, tuple[Any, ...]], Any]
+) -> Any:
+    """``apply`` while a dual level is open: ``run`` (the body of ``apply``) with the levels
+    whose tangents it computes switched off, then ``jvp`` once per level at which an
+    argument has a tangent."""
+    levels = _state.fw_levels
+    per_level = [(lv, ts) for lv in levels if (ts := forward_ad.tangents_of(args, lv)) is not None]
+    ctx = cls._backward_cls()
+    ctx._hooks = None
+    ctx._metadata = None
+    if not per_level:
+        return run(cls, ctx, args)
+    active = {lv for lv, _ in per_level}
+    _state.fw_levels = tuple(lv for lv in levels if lv not in active)
+    ctx.__dict__["_dual"] = True  # keeps ctx._non_diff for the tangents below
+    try:
+        out = run(cls, ctx, args)
+    finally:
+        _state.fw_levels = levels
+        del ctx.__dict__["_dual"]
+    non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
+    saved_forward = ctx._saved_forward
+    if saved_forward is not None:
+        view: tuple[Any, ...] | None = saved_forward
+    elif "to_save" in ctx.__dict__:
+        view = ctx.to_save  # not recorded: the tensors as given
+    else:
+        view = None  # recorded: saved_tensors unpacks the packed ones
+    outs = out if type(out) is tuple else (out,)
+    if not any(
+        isinstance(o, Tensor) and o._data.dtype.kind in "fc" and not any(o is n for n in non_diff) for o in outs
+    ):
+        return out  # integer, bool or non-differentiable results (comparisons, indices) carry no tangent
+    for lv, tangents in per_level:
+        full = tuple(
+            (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
+            for a, t in zip(args, tangents)
+        )
+        _state.fw_levels = tuple(x for x in levels if x != lv)
+        had_saved = "_saved" in ctx.__dict__
+        old_saved = ctx._saved
+        if view is not None:
+            ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
+        try:
+            if cls._has_jvp:
+                result = cls.jvp(ctx, *full)
+            else:
+                derived = _jvp_from_backward(cls, ctx, args, outs, full)
+                result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
+        finally:
+            _state.fw_levels = levels
+            if view is not None:
+                if had_saved:
+                    ctx._saved = old_saved
+                else:
+                    del ctx._saved
+        _attach_tangents(cls, outs, result, lv, non_diff)
+    saved = ctx._saved
+    if saved:
+        # A saved output is rebuilt from its array when unpacked; give it its tangents back,
+        # so that a backward built with create_graph carries them (forward over reverse).
+        for s in saved:
+            if s is not None and s._tensor is None and s._data is not None:
+                for o in outs:
+                    if isinstance(o, Tensor) and o._data is s._data and o._fw is not None:
+                        s._fw = o._fw
+    return out
+
+
+def _jvp_from_backward(
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outs: tuple[Any, ...], tangents: tuple[Any, ...]
+) -> tuple[Tensor | None, ...]:
+    """The tangents of a Function that has no ``jvp``, derived from its ``backward``.
+
+    ``backward`` computes ``u -> Jᵀu``, linear in the output gradients ``u``.  Then
+    ``<Jᵀu, v> = <u, Jv>``, so the gradient of ``<backward(u), v>`` with respect to ``u`` is
+    ``Jv``: the tangent.  This needs a ``backward`` written in differentiable ops (not
+    ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
+    """
+    from ctxgrad.autograd import grad as autograd_grad
+
+    if getattr(cls._backward_impl, "_once_differentiable", False):
+        raise NotImplementedError(_no_jvp_message(cls))
+    # Ones, not zeros: backward is linear in its gradients, so any value gives the same
+    # derivative, but a backward that ignores them (NumPy inside) then shows as nonzero.
+    probes = [
+        _wrap(np.ones_like(o._data)).requires_grad_() if isinstance(o, Tensor) and o._data.dtype.kind in "fc" else None
+        for o in outs
+    ]
+    seeds = [
+        p if p is not None else (_wrap(np.zeros_like(o._data)) if isinstance(o, Tensor) else None)
+        for p, o in zip(probes, outs)
+    ]
+    grad_mode = _state.grad_enabled
+    needs = ctx._needs
+    # The inputs with a tangent are the ones whose gradient backward must produce.
+    ctx._needs = tuple(
+        t is not None and isinstance(a, Tensor) and a._data.dtype.kind in "fc" for a, t in zip(args, tangents)
+    )
+    _state.grad_enabled = True
+    try:
+        result = cls._backward_impl(ctx, *seeds)
+        grads = result if type(result) is tuple else (result,)
+        total: Tensor | None = None
+        for g, t in zip(grads, tangents):
+            if isinstance(g, Tensor) and t is not None:
+                term = (g * t).sum()
+                total = term if total is None else total + term
+    finally:
+        _state.grad_enabled = grad_mode
+        ctx._needs = needs
+    used = [p for p in probes if p is not None]
+    if total is None or not total._requires_grad:
+        if total is None or not total._data.any():
+            return tuple(None if p is None else _wrap(np.zeros_like(p._data)) for p in probes)
+        raise NotImplementedError(_no_jvp_message(cls))
+    found = autograd_grad(total, used, allow_unused=True, create_graph=grad_mode)
+    by_probe = iter(found)
+    out: list[Tensor | None] = []
+    for p in probes:
+        if p is None:
+            out.append(None)
+        else:
+            g = next(by_probe)
+            out.append(_wrap(np.zeros_like(p._data)) if g is None else g)
+    return tuple(out)
+
+
+def _no_jvp_message(cls: type[Function]) -> str:
+    return (
+        f"{cls.__name__} has no jvp, and its backward cannot be differentiated (it is once_differentiable "
+        "or computes outside ctxgrad ops), so forward mode cannot derive the tangents from it. Add a "
+        "staticmethod jvp(ctx, *tangents) returning one tangent per output (with ctx.save_for_forward(...) "
+        "in forward for the tensors it needs)."
+    )
+
+
+def _attach_tangents(
+    cls: type[Function], outs: tuple[Any, ...], result: Any, level: int, non_diff: tuple[Tensor, ...]
+) -> None:
+    """Check ``jvp``'s tangents (one per output) and attach them to the differentiable outputs."""
+    tangents = result if type(result) is tuple else (result,)
+    if len(tangents) != len(outs):
+        raise RuntimeError(
+            f"function {cls.__name__}.jvp returned an incorrect number of tangents (expected {len(outs)}, "
+            f"got {len(tangents)})"
+        )
+    for i, (o, t) in enumerate(zip(outs, tangents)):
+        if t is None:
+            continue
+        if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc" or any(o is n for n in non_diff):
+            raise RuntimeError(
+                f"function {cls.__name__}.jvp returned a tangent at position {i}, but the corresponding forward "
+                "output is not a differentiable Tensor (not floating point, or marked non-differentiable). You "
+                "should return None at that position instead."
+            )
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a Tensor or None"
+            )
+        if t._data.shape != o._data.shape:
+            raise RuntimeError(
+                f"function {cls.__name__}.jvp returned an invalid tangent at index {i} - got "
+                f"{list(t._data.shape)} but expected shape compatible with {list(o._data.shape)}"
+            )
+        if t._data.dtype != o._data.dtype:
+            t = t.to(o._data.dtype)
+        forward_ad.set_tangent(o, level, t)

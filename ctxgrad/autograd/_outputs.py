@@ -1,0 +1,277 @@
+"""Output wiring: what ``apply`` does with ``forward``'s results when it records a call.
+
+Each output gets ``grad_fn = ctx`` (unless it is not differentiable), an input returned
+as-is becomes a new tensor sharing its storage and version (an alias), an output that is a
+view of an input shares that input's version, inputs changed in place (``ctx.mark_dirty``)
+are version-bumped and their history (and a view's base's) goes through the node, and the
+tensors given to ``save_for_backward`` are packed with their versions.  Calls that record
+nothing go through :func:`finish_untracked`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd.graph import SavedTensor
+
+if TYPE_CHECKING:
+    from ctxgrad.autograd.function import BackwardCFunction, Function
+
+__all__ = ["alias", "finish_untracked", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
+
+
+_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save"})
+
+
+def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:
+    """A list or dict holding tensors, returned by forward (or as output ``index`` of its
+    tuple), is an error: its tensors would get no gradient, as they silently do in torch."""
+    if isinstance(out, (list, dict)):
+        values = out.values() if isinstance(out, dict) else out
+        if any(isinstance(v, Tensor) for v in values):
+            where = "" if index is None else f" as output {index}"
+            raise TypeError(
+                f"{cls.__name__}.forward returned a {type(out).__name__} of tensors{where}; return the "
+                "tensors as elements of a tuple instead (torch silently drops the gradients of tensors "
+                "inside a list or dict)"
+            )
+
+
+def alias(t: Tensor) -> Tensor:
+    """A new tensor object sharing ``t``'s storage and version: an input returned as-is."""
+    out = _wrap(t._data)
+    out._vc = vc = t._get_vc()
+    out._base = t._base if t._base is not None else t
+    out._view_made_in_function = True
+    out._view_version = vc.value
+    return out
+
+
+def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, grad_enabled: bool) -> Any:
+    """Outputs of a call that records nothing: aliases for inputs returned as-is, dirty
+    inputs version-bumped, inference tensors marked."""
+    cls = ctx._forward_cls
+    is_tuple = type(out) is tuple
+    outs = list(out) if is_tuple else [out]
+    if not is_tuple:
+        _reject_container(cls, out)
+    dirty = ctx._dirty
+    inference = _state.inference
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            if is_tuple:
+                _reject_container(cls, o, i)
+            continue
+        if dirty is not None and any(o is d for d in dirty):
+            o._bump_version()
+        elif any(o is a for a in args):
+            outs[i] = o = alias(o)
+        else:
+            if o._requires_grad:
+                # forward built history with enable_grad; nothing is recorded, so drop it.
+                outs[i] = o = o.detach()
+            base_arr = o._data.base
+            if base_arr is not None and o._base is None:
+                _link_view(o, base_arr, args)
+        if inference:
+            o._inference = True
+    if dirty is not None:
+        _check_dirty_returned(cls, ctx, args, dirty, outs)
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _check_dirty_returned(
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], dirty: tuple[Tensor, ...], outs: list[Any]
+) -> None:
+    for d in dirty:
+        if not any(d is o for o in outs):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as output. "
+                f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
+            )
+        if not any(d is a for a in args):
+            warnings.warn(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
+                UserWarning,
+                stacklevel=4,
+            )
+
+
+def _finish_marks(
+    cls: type[Function],
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    dirty: tuple[Tensor, ...] | None,
+    non_diff: tuple[Tensor, ...] | None,
+    outs: list[Any],
+) -> None:
+    """Check that dirty tensors were returned, then drop the marks (they are consumed)."""
+    if dirty is not None:
+        _check_dirty_returned(cls, ctx, args, dirty, outs)
+        del ctx._dirty
+    if non_diff is not None and "_dual" not in ctx.__dict__:
+        del ctx._non_diff  # (forward mode reads it after the call: see _apply_dual)
+
+
+def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
+    """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(
+                f"save_for_backward can only save variables, but argument {i} is of type "
+                f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
+                "of ctx instead."
+            )
+        if t is not None and t._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                "inference mode in computation tracked by autograd. To work around this, you can make a "
+                "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead of "
+                f"ctxgrad.inference_mode() ({cls.__name__} saves one as saved_tensors[{i}])."
+            )
+    ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
+    del ctx.to_save
+
+
+def _wire_output(
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    o: Tensor,
+    i: int,
+    dirty: tuple[Tensor, ...] | None,
+    non_diff: tuple[Tensor, ...] | None,
+) -> Tensor:
+    """Make output ``i`` of a recorded call point at ``ctx``."""
+    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff))
+    if dirty is not None and any(o is d for d in dirty):
+        if o._grad_fn is None and o._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation "
+                f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
+            )
+        if o._base is not None and o._base._grad_fn is None and o._base._requires_grad:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation "
+                f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
+            )
+        o._bump_version()
+    else:
+        for a in args:
+            if a is o:
+                o = alias(o)
+                break
+        else:
+            base_arr = o._data.base
+            if base_arr is not None and o._base is None:
+                _link_view(o, base_arr, args)
+    if differentiable:
+        o._grad_fn = ctx
+        o._output_nr = i
+        o._requires_grad = True
+    else:
+        o._grad_fn = None
+        o._requires_grad = False
+    return o
+
+
+def rebase_view_base(view: Tensor) -> None:
+    """A view changed in place by a recorded Function: its base's history now goes through
+    the change (``CopySlices``, as for the built-in in-place ops), and the view is re-read
+    from the new base.  The write itself was already counted in the version."""
+    from ctxgrad.ops.inplace import CopySlices, _reread, view_positions
+
+    base = view._base
+    assert base is not None
+    positions = view_positions(view._data, base._data)
+    vc = view._get_vc()
+    version = view._view_version = vc.value  # its grad_fn (this node) is current: no re-read
+    CopySlices.apply(base, view, positions, None)
+    vc.value = version
+    _reread(view, base, positions)
+
+
+def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
+    """An output whose array is a view of an input's array shares that input's version."""
+    for a in args:
+        if isinstance(a, Tensor):
+            arr = a._data
+            if base_arr is arr or (arr.base is not None and base_arr is arr.base):
+                o._vc = vc = a._get_vc()
+                o._base = a._base if a._base is not None else a
+                o._view_made_in_function = True
+                o._view_version = vc.value
+                return
+
+
+def _holds_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, Tensor) for v in value)
+    if isinstance(value, dict):
+        return any(isinstance(v, Tensor) for v in value.values())
+    return False
+
+
+def warn_tensor_attributes(cls: type[Function], attrs: dict[str, Any]) -> None:
+    cls._ctx_checks_left -= 1
+    for key, value in attrs.items():
+        if key not in _INTERNAL_ATTRS and _holds_tensor(value):
+            cls._ctx_checks_left = 0
+            warnings.warn(
+                f"{cls.__name__} stores a Tensor as ctx.{key}. A tensor kept as a ctx attribute skips the "
+                "in-place version check (a later in-place change gives a silently wrong gradient) and can "
+                "keep the graph alive (a reference cycle when it is an output). Pass it to "
+                "ctx.save_for_backward(...) and read it from ctx.saved_tensors instead. (Warned once per "
+                "Function class.)",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
+
+
+def wire_outputs(
+    cls: type[Function],
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    out: Any,
+    dirty: tuple[Tensor, ...] | None,
+    non_diff: tuple[Tensor, ...] | None,
+) -> Any:
+    """Make the outputs of a recorded call point at ``ctx`` (a tuple, views, dirty inputs,
+    non-differentiable outputs), record their shapes for zero-filling, consume the marks."""
+    result: Any
+    if type(out) is tuple:
+        outs = list(out)
+        meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
+                meta.append((o._data.shape, o._data.dtype))
+            else:
+                _reject_container(cls, o, i)
+                meta.append(None)
+        ctx._out_meta = tuple(meta)
+        result = tuple(outs)
+        _finish_marks(cls, ctx, args, dirty, non_diff, outs)
+    elif isinstance(out, Tensor):
+        result = _wire_output(ctx, args, out, 0, dirty, non_diff)
+        ctx._out_meta = ((result._data.shape, result._data.dtype),)
+        _finish_marks(cls, ctx, args, dirty, non_diff, [result])
+    else:
+        _reject_container(cls, out)
+        ctx._out_meta = (None,)
+        result = out
+        _finish_marks(cls, ctx, args, dirty, non_diff, [out])
+
+    if dirty is not None:
+        for d in dirty:
+            if d._base is not None and d._grad_fn is ctx:
+                rebase_view_base(d)
+    return result
