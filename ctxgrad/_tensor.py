@@ -35,7 +35,8 @@ from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state
 
 if TYPE_CHECKING:
-    from ctxgrad.autograd.graph import AccumulateGrad, Node, RemovableHandle
+    from ctxgrad.autograd.graph import AccumulateGrad, Node
+    from ctxgrad.autograd.hooks import RemovableHandle
 
 
 class _VersionCounter:
@@ -484,7 +485,7 @@ class Tensor:
         tensor([10., 10.])
         >>> h.remove()
         """
-        from ctxgrad.autograd.graph import RemovableHandle
+        from ctxgrad.autograd.hooks import RemovableHandle
 
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -496,7 +497,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been updated."""
-        from ctxgrad.autograd.graph import RemovableHandle
+        from ctxgrad.autograd.hooks import RemovableHandle
 
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")

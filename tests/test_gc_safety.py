@@ -26,7 +26,7 @@ gc.set_threshold(50, 5, 5)  # collect often, so collections land inside ctxgrad'
 import numpy as np
 import ctxgrad
 from ctxgrad.autograd import Function
-from ctxgrad.autograd import graph
+from ctxgrad.autograd import _readonly as graph
 
 
 class KeepsItsCtx(Function):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
-from ctxgrad.autograd.graph import SavedTensor
+from ctxgrad.autograd.saved import SavedTensor
 
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function

@@ -58,9 +58,11 @@ from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._dual import apply_dual
 from ctxgrad.autograd._outputs import alias, finish_untracked, pack_saved, warn_tensor_attributes, wire_outputs
+from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
-from ctxgrad.autograd.graph import _FREED_MSG, Node, SavedTensor, _accumulator_of, _locks, _sequence
+from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
+from ctxgrad.autograd.saved import _FREED_MSG, SavedTensor
 
 __all__ = [
     "BackwardCFunction",

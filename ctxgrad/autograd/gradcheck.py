@@ -59,9 +59,9 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._readonly import _locks, relock, writable
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
-from ctxgrad.autograd.graph import _locks, relock, writable
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 

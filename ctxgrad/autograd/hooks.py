@@ -1,6 +1,8 @@
-"""Node hooks: running the pre-hooks and post-hooks registered on a backward node.
+"""Hooks: the handle every ``register_*hook`` returns, where a node keeps its hooks, and
+running them.
 
-A pre-hook sees the node's incoming gradients (one per output) and may replace them; a
+Tensor hooks see the gradient of one tensor and may replace it.
+A node pre-hook sees the node's incoming gradients (one per output) and may replace them; a
 post-hook sees the gradients the node computed (one per tensor argument, as
 ``next_functions`` lists them) and the incoming ones, and may replace the former.  Both may
 return None to leave them as they are.
@@ -8,14 +10,17 @@ return None to leave them as they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, MutableSequence
 from typing import TYPE_CHECKING, Any
+
+from ctxgrad import _dtypes
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
     from ctxgrad.autograd.graph import Node
 
-__all__ = ["run_posthooks", "run_prehooks"]
+__all__ = ["RemovableHandle", "run_posthooks", "run_prehooks"]
 
 
 def run_prehooks(hooks: list[Callable[..., Any]], grads: list[Tensor | None]) -> list[Tensor | None]:
@@ -59,3 +64,70 @@ def run_posthooks(
     for i, g in zip(slots, grad_inputs):
         checked[i] = g
     return checked
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` takes the hook out again."""
+
+    __slots__ = ("_hook", "_hooks")
+
+    def __init__(self, hooks: MutableSequence[Any], hook: Any) -> None:
+        hooks.append(hook)
+        self._hooks: MutableSequence[Any] | None = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        """Remove the hook; removing twice does nothing."""
+        hooks = self._hooks
+        if hooks is not None:
+            for i, h in enumerate(hooks):
+                if h is self._hook:
+                    del hooks[i]
+                    break
+            self._hooks = None
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class _NodeHooks:
+    """The hooks of one node, made only when a hook is registered."""
+
+    __slots__ = ("post", "pre", "retain", "tensor_pre")
+
+    def __init__(self) -> None:
+        self.pre: list[Callable[..., Any]] = []
+        self.post: list[Callable[..., Any]] = []
+        self.tensor_pre: dict[int, list[Callable[[Tensor], Tensor | None]]] = {}
+        self.retain: dict[int, weakref.ref[Tensor]] = {}
+
+
+def _hook_name(hook: Any) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _run_tensor_hooks(hooks: list[Callable[[Tensor], Tensor | None]], grad: Tensor) -> Tensor:
+    """Apply tensor hooks in order; a hook that returns a tensor replaces the gradient."""
+    from ctxgrad._tensor import Tensor
+
+    for hook in tuple(hooks):
+        new = hook(grad)
+        if new is None:
+            continue
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}' (hook '{_hook_name(hook)}')")
+        if new._data.shape != grad._data.shape:
+            raise RuntimeError(
+                f"hook '{_hook_name(hook)}' has changed the size of value (from {list(grad._data.shape)} to "
+                f"{list(new._data.shape)})"
+            )
+        if new._data.dtype != grad._data.dtype:
+            raise RuntimeError(
+                f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                f"ctxgrad.{_dtypes.type_name(grad._data.dtype)} got ctxgrad.{_dtypes.type_name(new._data.dtype)})"
+            )
+        grad = new
+    return grad

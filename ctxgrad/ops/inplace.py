@@ -36,7 +36,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd.function import Function
-from ctxgrad.autograd.graph import SavedTensor, relock, writable
+from ctxgrad.autograd.saved import SavedTensor, relock, writable
 from ctxgrad.ops._util import wrap
 
 _OVERLAP_MSG = (

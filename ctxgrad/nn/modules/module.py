@@ -37,7 +37,7 @@ from typing import Any, NamedTuple, TypeVar
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import is_grad_enabled, no_grad
-from ctxgrad.autograd.graph import RemovableHandle
+from ctxgrad.autograd.hooks import RemovableHandle
 from ctxgrad.nn.parameter import Parameter
 
 __all__ = ["Module"]

@@ -1,0 +1,178 @@
+"""Saved tensors: what ``save_for_backward`` keeps, and how it is given back.
+
+A :class:`SavedTensor` remembers the version its tensor had when it was saved; unpacking it
+after an in-place change raises, naming the node and the tensor.  An output of the saving
+node is kept as its array alone and rebuilt on unpack (keeping the tensor would make a
+reference cycle output → node → output).  While saved, an array is read-only, so that NumPy
+code cannot change it behind the version counter's back.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ctxgrad import _dtypes
+from ctxgrad._state import _state
+from ctxgrad.autograd._readonly import lock_array, relock, unlock_array, writable
+from ctxgrad.autograd.graph import Node, _accumulator_of
+
+if TYPE_CHECKING:
+    from ctxgrad._tensor import Tensor
+
+__all__ = ["SavedTensor", "lock_array", "relock", "unlock_array", "writable"]
+
+
+# --------------------------------------------------------------------------- saved tensors
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class _OutputMarker(Node):
+    """Stands for "the node that saved this tensor" in a SavedTensor."""
+
+
+_OUTPUT = _OutputMarker()
+
+
+class SavedTensor:
+    """One tensor saved for backward, with the version it had when it was saved.
+
+    An output of the saving node is kept as its array alone and rebuilt on unpack with
+    ``grad_fn`` set to the node: keeping the tensor itself would make a reference cycle
+    (output → node → saved output).  Inputs and intermediates are kept as they are.
+    """
+
+    __slots__ = (
+        "_accumulator",
+        "_base",
+        "_data",
+        "_fw",
+        "_grad_fn",
+        "_locked",
+        "_output_nr",
+        "_packed",
+        "_requires_grad",
+        "_tensor",
+        "_unpack",
+        "_vc",
+        "_version",
+    )
+
+    def __init__(self, tensor: Tensor, node: Node) -> None:
+        vc = tensor._get_vc()
+        self._vc = vc
+        self._version = vc.value
+        self._locked = lock_array(tensor._data)
+        self._tensor: Tensor | None = None
+        self._data: np.ndarray[Any, Any] | None = None
+        self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
+        self._unpack: Callable[[Any], Any] | None = None
+        hooks = _state.saved_hooks
+        if hooks:
+            pack, unpack = hooks[-1]
+            self._packed = pack(tensor)
+            if vc.value != self._version:
+                raise RuntimeError(
+                    "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                    "input to pack hook cannot be modified by in-place operations as this can lead "
+                    "to unexpected side-effects. Please open an issue if you need to perform in-place "
+                    "operations on the input to a pack hook."
+                )
+            self._unpack = unpack
+            self._data = tensor._data
+            # Remember the history, so that what unpack returns can be given it back (a
+            # saved output's node is the unpacking node itself: no reference kept to it).
+            self._output_nr = tensor._output_nr
+            self._requires_grad = tensor._requires_grad
+            fn = tensor._grad_fn
+            self._grad_fn = _OUTPUT if fn is node else fn
+            self._accumulator = _accumulator_of(tensor) if fn is None and tensor._requires_grad else None
+            self._base = None
+        elif tensor._grad_fn is node:
+            self._data = tensor._data
+            self._output_nr = tensor._output_nr
+            self._requires_grad = tensor._requires_grad
+            self._base = tensor._base
+        else:
+            self._tensor = tensor
+
+    def __del__(self) -> None:
+        unlock_array(self._locked)
+
+    def unpack(self, node: Node, index: int) -> Tensor:
+        """The saved tensor, after checking that no in-place change happened since saving."""
+        from ctxgrad._tensor import Tensor, _wrap
+
+        if self._vc.value != self._version:
+            raise RuntimeError(self._version_message(node, index))
+        if self._unpack is not None:
+            out = self._unpack(self._packed)
+            if not isinstance(out, Tensor):
+                raise TypeError(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                    f"type {type(out).__name__}"
+                )
+            return self._with_history(out, node)
+        t = self._tensor
+        if t is not None:
+            return t
+        assert self._data is not None
+        t = _wrap(self._data)
+        t._vc = self._vc
+        t._grad_fn = node
+        t._output_nr = self._output_nr
+        t._requires_grad = self._requires_grad
+        if self._base is not None:
+            t._base = self._base
+        if self._fw:
+            t._fw = self._fw  # shared: leaving a dual level drops the tangent here too
+        return t
+
+    def _with_history(self, out: Tensor, node: Node) -> Tensor:
+        """What an unpack hook returned, linked into the graph where the saved tensor was,
+        so that double backward works through hooked saved tensors too."""
+        from ctxgrad._tensor import _wrap
+
+        if not self._requires_grad:
+            return out
+        t = _wrap(out._data)
+        t._vc = out._get_vc()
+        t._requires_grad = True
+        fn = self._grad_fn
+        if fn is _OUTPUT:
+            t._grad_fn = node
+            t._output_nr = self._output_nr
+        elif fn is not None:
+            t._grad_fn = fn
+            t._output_nr = self._output_nr
+        elif self._accumulator is not None:
+            t._accumulator = weakref.ref(self._accumulator)
+        return t
+
+    def _version_message(self, node: Node, index: int) -> str:
+        t = self._tensor
+        if t is not None:
+            data = t._data
+            fn = t._grad_fn
+            what = f"which is output {t._output_nr} of {fn.name()}" if fn is not None else "which is a leaf"
+        else:
+            assert self._data is not None
+            data = self._data
+            what = f"which is output {getattr(self, '_output_nr', 0)} of {node.name()}"
+        return (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [ctxgrad.{_dtypes.type_name(data.dtype)} {list(data.shape)}], {what}, is at "
+            f"version {self._vc.value}; expected version {self._version} instead. It was saved for "
+            f"backward by {node.name()} as saved_tensors[{index}]. Hint: enable anomaly detection to "
+            "find the operation that failed to compute its gradient, with "
+            "ctxgrad.autograd.set_detect_anomaly(True)."
+        )
