@@ -15,9 +15,16 @@ from __future__ import annotations
 
 import warnings
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ctxgrad._state import _state
-from ctxgrad.autograd.grad_mode import _DecoratorContextManager
+from ctxgrad.autograd._decorator import _DecoratorContextManager
+
+if TYPE_CHECKING:
+    from ctxgrad._tensor import Tensor
+    from ctxgrad.autograd.graph import Node
 
 
 def is_anomaly_enabled() -> bool:
@@ -97,3 +104,36 @@ class set_detect_anomaly:
     ) -> None:
         _state.anomaly = self._prev
         _state.anomaly_check_nan = self._prev_nan
+
+
+def run_checked(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
+    """Run one node in anomaly mode: check its results for NaN and report where it was made."""
+    try:
+        grads = node._run(buf)
+        if _state.anomaly_check_nan:
+            for i, g in enumerate(grads):
+                if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        return grads
+    except Exception as exc:
+        _report_anomaly(node, exc)
+        raise
+
+
+def _report_anomaly(node: Node, exc: Exception) -> None:
+    md = node._metadata
+    stack = md.get("traceback_") if md else None
+    if stack:
+        text = "".join(stack)
+        message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{text}"
+    else:
+        text = ""
+        message = (
+            f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+            "anomaly during forward pass for more information."
+        )
+    warnings.warn(message, UserWarning, stacklevel=4)
+    exc.forward_traceback = text  # type: ignore[attr-defined]
+    add_note: Any = getattr(exc, "add_note", None)
+    if add_note is not None:
+        add_note(message)

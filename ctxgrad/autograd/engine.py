@@ -25,14 +25,11 @@ graph of its own for double backward.
 from __future__ import annotations
 
 import heapq
-import warnings
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.anomaly_mode import run_checked
 from ctxgrad.autograd.graph import AccumulateGrad, GradientEdge, Node, _accumulate_into, _accumulator_of
 
 Buffer = list["Tensor | None"]
@@ -175,7 +172,7 @@ def run_backward(
             if runnable is not None and node not in runnable:
                 node = None
                 continue
-            grads = _run_checked(node, buf) if _state.anomaly else node._run(buf)
+            grads = run_checked(node, buf) if _state.anomaly else node._run(buf)
             if not keep_graph:
                 node._release()
             next_node: Node | None = None
@@ -206,36 +203,3 @@ def run_backward(
     finally:
         _state.grad_enabled = prev_mode
     return captured
-
-
-def _run_checked(node: Node, buf: Buffer) -> list[Tensor | None]:
-    """Run one node in anomaly mode: check its results for NaN and report where it was made."""
-    try:
-        grads = node._run(buf)
-        if _state.anomaly_check_nan:
-            for i, g in enumerate(grads):
-                if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
-                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
-        return grads
-    except Exception as exc:
-        _report_anomaly(node, exc)
-        raise
-
-
-def _report_anomaly(node: Node, exc: Exception) -> None:
-    md = node._metadata
-    stack = md.get("traceback_") if md else None
-    if stack:
-        text = "".join(stack)
-        message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{text}"
-    else:
-        text = ""
-        message = (
-            f"Error detected in {node.name()}. No forward pass information available. Enable detect "
-            "anomaly during forward pass for more information."
-        )
-    warnings.warn(message, UserWarning, stacklevel=4)
-    exc.forward_traceback = text  # type: ignore[attr-defined]
-    add_note: Any = getattr(exc, "add_note", None)
-    if add_note is not None:
-        add_note(message)

@@ -11,14 +11,12 @@ keeps its ``__name__`` and ``__doc__``.
 
 from __future__ import annotations
 
-import functools
-import inspect
-import sys
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from ctxgrad._state import _state
+from ctxgrad.autograd._decorator import _DecoratorContextManager
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,63 +29,6 @@ def is_grad_enabled() -> bool:
 def is_inference_mode_enabled() -> bool:
     """True inside an ``inference_mode`` block in this thread."""
     return _state.inference
-
-
-class _DecoratorContextManager:
-    """A context manager that also decorates functions, re-entering itself per call."""
-
-    def __call__(self, func: F) -> F:
-        if inspect.isgeneratorfunction(func):
-            return cast(F, self._wrap_generator(func))
-
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.clone():
-                return func(*args, **kwargs)
-
-        return cast(F, wrapper)
-
-    def _wrap_generator(self, func: Callable[..., Generator[Any, Any, Any]]) -> Callable[..., Any]:
-        """Run every step of a generator, not only its creation, inside the mode."""
-
-        @functools.wraps(func)
-        def generator(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
-            gen = func(*args, **kwargs)
-            try:
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
-                    except BaseException:
-                        with self.clone():
-                            response = gen.throw(*sys.exc_info())
-                    else:
-                        with self.clone():
-                            response = gen.send(request)
-            except StopIteration as stop:
-                return stop.value
-
-        return generator
-
-    def clone(self) -> _DecoratorContextManager:
-        """A fresh instance with the same settings (a decorator enters it once per call)."""
-        return self.__class__()
-
-    def __enter__(self) -> None:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
 
 
 class no_grad(_DecoratorContextManager):

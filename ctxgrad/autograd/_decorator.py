@@ -1,0 +1,76 @@
+"""A context manager that is also a decorator, as torch's grad modes are.
+
+``@no_grad()`` on a function enters a fresh copy of the mode on every call; on a generator
+function, around every step of the generator, so that code between ``yield`` s runs in the
+mode and the caller's code does not.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from collections.abc import Callable, Generator
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["_DecoratorContextManager"]
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions, re-entering itself per call."""
+
+    def __call__(self, func: F) -> F:
+        if inspect.isgeneratorfunction(func):
+            return cast(F, self._wrap_generator(func))
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return cast(F, wrapper)
+
+    def _wrap_generator(self, func: Callable[..., Generator[Any, Any, Any]]) -> Callable[..., Any]:
+        """Run every step of a generator, not only its creation, inside the mode."""
+
+        @functools.wraps(func)
+        def generator(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException:
+                        with self.clone():
+                            response = gen.throw(*sys.exc_info())
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+
+        return generator
+
+    def clone(self) -> _DecoratorContextManager:
+        """A fresh instance with the same settings (a decorator enters it once per call)."""
+        return self.__class__()
+
+    def __enter__(self) -> None:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
