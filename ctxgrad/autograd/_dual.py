@@ -16,6 +16,7 @@ import numpy as np
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad
+from ctxgrad.autograd.grad_mode import run_in_grad_mode
 
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
@@ -136,17 +137,9 @@ def _jvp_from_backward(
     ctx._needs = tuple(
         t is not None and isinstance(a, Tensor) and a._data.dtype.kind in "fc" for a, t in zip(args, tangents)
     )
-    _state.grad_enabled = True
     try:
-        result = cls._backward_impl(ctx, *seeds)
-        grads = result if type(result) is tuple else (result,)
-        total: Tensor | None = None
-        for g, t in zip(grads, tangents):
-            if isinstance(g, Tensor) and t is not None:
-                term = (g * t).sum()
-                total = term if total is None else total + term
+        total = run_in_grad_mode(True, _pair_with_tangents, cls, ctx, seeds, tangents)
     finally:
-        _state.grad_enabled = grad_mode
         ctx._needs = needs
     used = [p for p in probes if p is not None]
     if total is None or not total._requires_grad:
@@ -163,6 +156,20 @@ def _jvp_from_backward(
             g = next(by_probe)
             out.append(_wrap(np.zeros_like(p._data)) if g is None else g)
     return tuple(out)
+
+
+def _pair_with_tangents(
+    cls: type[Function], ctx: BackwardCFunction, seeds: list[Any], tangents: tuple[Any, ...]
+) -> Tensor | None:
+    """``<backward(seeds), tangents>``, summed over the inputs that have a tangent."""
+    result = cls._backward_impl(ctx, *seeds)
+    grads = result if type(result) is tuple else (result,)
+    total: Tensor | None = None
+    for g, t in zip(grads, tangents):
+        if isinstance(g, Tensor) and t is not None:
+            term = (g * t).sum()
+            total = term if total is None else total + term
+    return total
 
 
 def _no_jvp_message(cls: type[Function]) -> str:

@@ -1,19 +1,19 @@
 """The backward engine: dependency counting and a ready queue, no recursion anywhere.
 
-``run_backward`` works in three steps:
+``run_backward`` works in two steps:
 
-1. **Count.**  Walk the graph from the roots with an explicit stack and count, for every
-   node, how many edges point at it (``deps``).
-2. **Prune** (only when ``inputs`` are given).  Keep the nodes from which an input can be
-   reached; nothing else runs.
-3. **Run.**  A node is *ready* when every edge into it has delivered its gradient
-   (``deps`` reached zero).  Ready nodes wait in a heap ordered by creation, newest
-   first, as torch orders them (``AccumulateGrad`` nodes first of all: their sequence
-   number is the largest there is, as in torch).  Running a node (the body of the loop in
-   :func:`run_backward`, the one place where that happens) applies its tensor hooks,
-   calls ``node._run`` (the user's ``backward`` for a Function node, the ``.grad`` update
-   for ``AccumulateGrad``), and adds each gradient it returns into the buffer of the node
-   the edge leads to.
+1. **Prepare** (:func:`_prepare`).  Walk the graph from the roots with an explicit stack
+   and count, for every node, how many edges point at it (``deps``).  When ``inputs`` are
+   given, keep only the nodes from which an input can be reached (nothing else runs) and
+   note which node's incoming gradient is each input's.
+2. **Execute** (:func:`_execute`).  A node is *ready* when every edge into it has delivered
+   its gradient (``deps`` reached zero).  Ready nodes wait in a heap ordered by creation,
+   newest first, as torch orders them (``AccumulateGrad`` nodes first of all: their
+   sequence number is the largest there is, as in torch).  Running a node, the body of
+   the loop and the one place where that happens, applies its tensor hooks, calls
+   ``node._run`` (the user's ``backward`` for a Function node, the ``.grad`` update for
+   ``AccumulateGrad``), and adds each gradient it returns into the buffer of the node the
+   edge leads to.
 
 Each node runs once, so a graph of ``N`` nodes and ``E`` edges costs ``O(N + E)``, and a
 chain of a million ops needs no more stack than a chain of ten.  Without
@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.anomaly_mode import run_checked
+from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import AccumulateGrad, GradientEdge, Node, _accumulate_into, _accumulator_of
 
 Buffer = list["Tensor | None"]
@@ -96,6 +97,23 @@ def _nodes_leading_to(deps: dict[Node, int], roots: list[Node], targets: set[Nod
     return leading
 
 
+class _Run:
+    """What *prepare* decides for one backward call, and what *execute* works through."""
+
+    __slots__ = ("accumulate", "buffers", "captured", "captures", "deps", "inputs", "ready", "runnable", "visit")
+
+    def __init__(self, inputs: Sequence[Tensor | GradientEdge] | None, accumulate: bool) -> None:
+        self.inputs = inputs
+        self.accumulate = accumulate
+        self.buffers: dict[Node, Buffer] = {}
+        self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (output nr, index in inputs)
+        self.captured: list[Tensor | None] = [None] * len(inputs) if inputs is not None else []
+        self.visit: set[Node] | None = None  # with inputs: the nodes that lead to one
+        self.runnable: set[Node] | None = None  # with inputs: the nodes whose backward must run
+        self.deps: dict[Node, int] = {}
+        self.ready: list[tuple[int, int, Node]] = []
+
+
 def run_backward(
     roots: Sequence[Tensor],
     seeds: Sequence[Tensor],
@@ -110,7 +128,18 @@ def run_backward(
     (only of ``inputs`` when given).  Without it (``autograd.grad``), the gradients that
     reach each of ``inputs`` are returned and no ``.grad`` changes.
     """
-    buffers: dict[Node, Buffer] = {}
+    run = _prepare(roots, seeds, inputs, accumulate)
+    run_in_grad_mode(create_graph, _execute, run, keep_graph)
+    return run.captured
+
+
+def _prepare(
+    roots: Sequence[Tensor], seeds: Sequence[Tensor], inputs: Sequence[Tensor | GradientEdge] | None, accumulate: bool
+) -> _Run:
+    """Seed the roots' buffers, count dependencies, and with ``inputs``, prune the graph to
+    the nodes that lead to them and note where their gradients are captured."""
+    run = _Run(inputs, accumulate)
+    buffers = run.buffers
     root_nodes: list[Node] = []
     for t, seed in zip(roots, seeds):
         root, nr = _edge_of(t)
@@ -120,86 +149,66 @@ def run_backward(
             root_nodes.append(root)
         prev = root_buf[nr]
         root_buf[nr] = seed if prev is None else prev + seed
-    deps = _count_dependencies(root_nodes)
-
-    # What to capture (autograd.grad, or non-leaf inputs of backward) and what to run.
-    captures: dict[Node, list[tuple[int, int]]] = {}
-    captured: list[Tensor | None] = []
-    visit: set[Node] | None = None
-    runnable: set[Node] | None = None
+    run.deps = deps = _count_dependencies(root_nodes)
     if inputs is not None:
-        captured = [None] * len(inputs)
         for k, target in enumerate(inputs):
             node_or_none, nr = _input_edge(target)
             if node_or_none is not None and node_or_none in deps:
                 if accumulate and isinstance(node_or_none, AccumulateGrad):
                     continue  # backward(inputs=leaf): its AccumulateGrad runs and fills .grad
-                captures.setdefault(node_or_none, []).append((nr, k))
-        targets: set[Node] = set(captures)
+                run.captures.setdefault(node_or_none, []).append((nr, k))
+        targets: set[Node] = set(run.captures)
         if accumulate:
             targets |= {n for t in inputs for n in [_input_edge(t)[0]] if isinstance(n, AccumulateGrad)}
-        visit = _nodes_leading_to(deps, root_nodes, targets)
-        runnable = {n for n in visit if any(e is not None and e[0] in visit for e in n._edges)}
+        run.visit = visit = _nodes_leading_to(deps, root_nodes, targets)
+        run.runnable = {n for n in visit if any(e is not None and e[0] in visit for e in n._edges)}
         if accumulate:
-            runnable |= {n for n in targets if isinstance(n, AccumulateGrad)}
+            run.runnable |= {n for n in targets if isinstance(n, AccumulateGrad)}
+    run.ready = [(-n._seq, id(n), n) for n in root_nodes if deps[n] == 0]
+    heapq.heapify(run.ready)
+    return run
 
-    # Ready nodes wait in a heap, newest first.  A chain never needs the heap: while only
-    # one node is ready, it is kept in ``node`` and run next.
-    ready: list[tuple[int, int, Node]] = [(-n._seq, id(n), n) for n in root_nodes if deps[n] == 0]
-    heapq.heapify(ready)
-    node: Node | None = None
-    prev_mode = _state.grad_enabled
-    _state.grad_enabled = create_graph
-    try:
-        while node is not None or ready:
-            if node is None:
-                node = heapq.heappop(ready)[2]
-            buf = buffers.pop(node, None)
-            if buf is None:
-                buf = [None] * len(node._out_meta)
-            if node._hooks is not None or type(node) is AccumulateGrad:
-                buf = node._output_grads(buf)
-            if captures:
-                wanted = captures.get(node)
-                if wanted is not None:
-                    for nr, k in wanted:
-                        g = buf[nr]
-                        captured[k] = g
-                        if accumulate and g is not None:
-                            wanted_input = inputs[k]  # type: ignore[index]
-                            if isinstance(wanted_input, Tensor) and not wanted_input._retains_grad:
-                                _accumulate_into(wanted_input, g)  # (else retain_grad filled it)
-            if runnable is not None and node not in runnable:
-                node = None
+
+def _execute(run: _Run, keep_graph: bool) -> None:
+    """Run the ready nodes, newest first, until none is left; the one place a node runs."""
+    buffers, deps, ready, visit, runnable = run.buffers, run.deps, run.ready, run.visit, run.runnable
+    while ready:
+        node = heapq.heappop(ready)[2]
+        buf = buffers.pop(node, None)
+        if buf is None:
+            buf = [None] * len(node._out_meta)
+        if node._hooks is not None or type(node) is AccumulateGrad:
+            buf = node._output_grads(buf)
+        if run.captures and node in run.captures:
+            _capture(run, node, buf)
+        if runnable is not None and node not in runnable:
+            continue
+        grads = run_checked(node, buf) if _state.anomaly else node._run(buf)
+        if not keep_graph:
+            node._release()
+        for e, g in zip(node._edges, grads):
+            if e is None or e[0] is None:
                 continue
-            grads = run_checked(node, buf) if _state.anomaly else node._run(buf)
-            if not keep_graph:
-                node._release()
-            next_node: Node | None = None
-            for e, g in zip(node._edges, grads):
-                if e is None:
-                    continue
-                child = e[0]
-                if child is None:
-                    continue
-                if g is not None:
-                    cbuf = buffers.get(child)
-                    if cbuf is None:
-                        cbuf = buffers[child] = [None] * len(child._out_meta)
-                    nr = e[1]
-                    prev = cbuf[nr]
-                    cbuf[nr] = g if prev is None else prev + g
-                n = deps[child] - 1
-                deps[child] = n
-                if n == 0 and (visit is None or child in visit):
-                    if next_node is None and not ready:
-                        next_node = child
-                    else:
-                        if next_node is not None:
-                            heapq.heappush(ready, (-next_node._seq, id(next_node), next_node))
-                            next_node = None
-                        heapq.heappush(ready, (-child._seq, id(child), child))
-            node = next_node
-    finally:
-        _state.grad_enabled = prev_mode
-    return captured
+            child = e[0]
+            if g is not None:
+                cbuf = buffers.get(child)
+                if cbuf is None:
+                    cbuf = buffers[child] = [None] * len(child._out_meta)
+                nr = e[1]
+                prev = cbuf[nr]
+                cbuf[nr] = g if prev is None else prev + g
+            n = deps[child] - 1
+            deps[child] = n
+            if n == 0 and (visit is None or child in visit):
+                heapq.heappush(ready, (-child._seq, id(child), child))
+
+
+def _capture(run: _Run, node: Node, buf: Buffer) -> None:
+    """Keep the gradients arriving at ``node`` that ``inputs`` asked for (``backward(inputs=)``
+    of a non-leaf also accumulates them into its ``.grad``)."""
+    for nr, k in run.captures[node]:
+        g = run.captured[k] = buf[nr]
+        if run.accumulate and g is not None:
+            wanted = run.inputs[k]  # type: ignore[index]
+            if isinstance(wanted, Tensor) and not wanted._retains_grad:
+                _accumulate_into(wanted, g)  # (else retain_grad filled it)

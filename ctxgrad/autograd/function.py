@@ -60,6 +60,7 @@ from ctxgrad.autograd._dual import apply_dual
 from ctxgrad.autograd._outputs import alias, finish_untracked, pack_saved, warn_tensor_attributes, wire_outputs
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
+from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
 from ctxgrad.autograd.saved import _FREED_MSG, SavedTensor
@@ -404,31 +405,26 @@ def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueErr
             ) from exc
 
 
-def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
-    """The body of ``apply``: forward, then record the call if some input requires grad."""
-    setup_style = cls._setup_style
-    state = _state
-    out: Any
-    ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    grad_enabled = state.grad_enabled
-    if grad_enabled:
-        # forward runs with grad mode off, as in torch.
-        state.grad_enabled = False
-        try:
-            if setup_style:
-                out = cls.forward(*args)
-                cls.setup_context(ctx, args, out)
-            else:
-                out = cls.forward(ctx, *args)
-        finally:
-            state.grad_enabled = True
-        if True in needs:
-            return _record(cls, ctx, args, out)
-    elif setup_style:
+def _forward(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
+    if cls._setup_style:
         out = cls.forward(*args)
         cls.setup_context(ctx, args, out)
+        return out
+    return cls.forward(ctx, *args)
+
+
+def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
+    """The body of ``apply``: forward (with grad mode off, as in torch), then record the
+    call if grad mode is on and some input requires grad."""
+    state = _state
+    ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    grad_enabled = state.grad_enabled
+    if not grad_enabled:  # (ops inside forward and backward): nothing to switch, nothing to record
+        out = _forward(cls, ctx, args)
     else:
-        out = cls.forward(ctx, *args)
+        out = run_in_grad_mode(False, _forward, cls, ctx, args)
+        if True in needs:
+            return _record(cls, ctx, args, out)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
         type(out) is Tensor
@@ -548,13 +544,8 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
-        prev = _state.grad_enabled
-        _state.grad_enabled = False
-        try:
-            outputs = fn(ctx, *args)
-        finally:
-            _state.grad_enabled = prev
-        if not prev:
+        outputs = run_in_grad_mode(False, fn, ctx, *args)
+        if not _state.grad_enabled:
             return outputs
         is_tuple = isinstance(outputs, tuple)
         outs: list[Any] = list(outputs) if isinstance(outputs, tuple) else [outputs]

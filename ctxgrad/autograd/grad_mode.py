@@ -1,4 +1,5 @@
-"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` and ``inference_mode``.
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``, and
+:func:`run_in_grad_mode` for ctxgrad's own switches.
 
 Each mode is a flag in ``ctxgrad._state._state``, a ``threading.local``: a ``no_grad`` block in one
 thread never changes what another thread records, and a new thread starts with grad
@@ -19,6 +20,21 @@ from ctxgrad._state import _state
 from ctxgrad.autograd._decorator import _DecoratorContextManager
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
+
+
+def run_in_grad_mode(enabled: bool, fn: Callable[..., R], *args: Any) -> R:
+    """``fn(*args)`` with grad mode ``enabled`` in this thread, the previous mode restored
+    after: the one helper behind every internal switch (``forward`` runs with grad off, the
+    engine with ``create_graph``, hooks after accumulation with grad off)."""
+    prev = _state.grad_enabled
+    if prev == enabled:
+        return fn(*args)
+    _state.grad_enabled = enabled
+    try:
+        return fn(*args)
+    finally:
+        _state.grad_enabled = prev
 
 
 def is_grad_enabled() -> bool:

@@ -33,6 +33,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad.autograd._readonly import relock, writable
+from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.hooks import RemovableHandle, _NodeHooks, _run_tensor_hooks, run_prehooks
 
 if TYPE_CHECKING:
@@ -205,13 +206,8 @@ class AccumulateGrad(Node):
                 hook((), (grad,))
         post = var._post_acc_hooks
         if post:
-            prev = _state.grad_enabled
-            _state.grad_enabled = False
-            try:
-                for hook in tuple(post):
-                    hook(var)
-            finally:
-                _state.grad_enabled = prev
+            for hook in tuple(post):
+                run_in_grad_mode(False, hook, var)
         return []
 
 
