@@ -445,6 +445,10 @@ from ctxgrad.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "optim", "save", "utils"]
 
+# autograd.functional (jacobian, hessian, ...) is built on the public surface above, so it is
+# loaded here rather than by ctxgrad.autograd; importing it makes ctxgrad.autograd.functional.
+import ctxgrad.autograd.functional  # noqa: E402, F401
+
 # the op author's tools: check_function (python -m ctxgrad check), OpTestCase, example
 from ctxgrad import checks, testing  # noqa: E402
 

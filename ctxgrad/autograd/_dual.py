@@ -16,6 +16,7 @@ import numpy as np
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad
+from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 
 if TYPE_CHECKING:
@@ -117,8 +118,6 @@ def _jvp_from_backward(
     ``Jv``: the tangent.  This needs a ``backward`` written in differentiable ops (not
     ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
     """
-    from ctxgrad.autograd import grad as autograd_grad
-
     if getattr(cls._backward_impl, "_once_differentiable", False):
         raise NotImplementedError(_no_jvp_message(cls))
     # Ones, not zeros: backward is linear in its gradients, so any value gives the same

@@ -1,0 +1,186 @@
+"""``backward`` and ``grad``: the two ways into the engine, with torch's arguments.
+
+They normalise their arguments (a tensor or a sequence; seed gradients made for scalar
+outputs, checked against the outputs' shapes and dtypes) and call
+:func:`ctxgrad.autograd.engine.run_backward`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ctxgrad.autograd.engine import run_backward
+from ctxgrad.autograd.graph import GradientEdge
+
+if TYPE_CHECKING:
+    from ctxgrad._tensor import Tensor
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return (value,)
+
+
+def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_graph: bool) -> list[Tensor]:
+    """One seed gradient per output: given ones checked, missing ones made for scalars."""
+    from ctxgrad._tensor import Tensor, _wrap
+
+    if grads and len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    seeds: list[Tensor] = []
+    for i, out in enumerate(outputs):
+        g = grads[i] if grads else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs (this output has shape "
+                    f"{list(out._data.shape)}: pass a gradient of that shape, or reduce it first, e.g. with .sum())"
+                )
+            seeds.append(_wrap(np.ones(out._data.shape, dtype=out._data.dtype)))
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor(g, dtype=out._data.dtype)
+        if g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a "
+                f"shape of {out.shape!r}."
+            )
+        if g._data.dtype != out._data.dtype:
+            g = g.detach().to(out._data.dtype) if not create_graph else g.to(out._data.dtype)
+        seeds.append(g)
+    return seeds
+
+
+def _check_outputs(outputs: tuple[Any, ...]) -> None:
+    from ctxgrad._tensor import Tensor
+
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"element {i} of tensors is a {type(out).__name__}, not a Tensor")
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into ``.grad`` of the leaves they depend on.
+
+    ``grad_tensors`` gives one seed per tensor (None only for single-element tensors).
+    ``inputs`` restricts accumulation to those tensors (non-leaves get ``.grad`` too).
+    """
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors)
+    _check_outputs(outputs)
+    if inputs is not None:
+        input_list = _as_tuple(inputs)
+        if not input_list:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for k, t in enumerate(input_list):
+            if not t._requires_grad:
+                raise RuntimeError(
+                    f"backward(inputs=...): input {k} does not require grad, so no gradient can be accumulated into it"
+                )
+    else:
+        input_list = None
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter "
+            "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+            "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+            "of your parameters to None after use to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=3,
+        )
+    seeds = _make_seeds(outputs, _as_tuple(grad_tensors), create_graph)
+    keep = create_graph if retain_graph is None else retain_graph
+    run_backward(outputs, seeds, keep, create_graph, input_list, accumulate=True)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | dict[Any, Tensor | GradientEdge],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> Any:
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    ``inputs`` may be tensors, ``GradientEdge`` objects (``graph.get_gradient_edge``), or a
+    dict of either, which gives a dict of gradients.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.tensor(3.0, requires_grad=True)
+    >>> (dx,) = ctxgrad.autograd.grad(x * x, x, create_graph=True)
+    >>> dx
+    tensor(6., grad_fn=<AddBackward0>)
+    >>> ctxgrad.autograd.grad(dx, x)
+    (tensor(2.),)
+    """
+    from ctxgrad._tensor import _wrap
+
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
+    if is_grads_batched:
+        raise NotImplementedError("grad(..., is_grads_batched=True) is not supported by ctxgrad yet")
+    allow = bool(allow_unused) or materialize_grads
+    keys: list[Any] | None = None
+    if isinstance(inputs, dict):
+        keys = list(inputs)
+        in_list: tuple[Any, ...] = tuple(inputs.values())
+    elif isinstance(inputs, GradientEdge):
+        in_list = (inputs,)
+    else:
+        in_list = _as_tuple(inputs)
+    out_list = _as_tuple(outputs)
+    if not in_list:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    _check_outputs(out_list)
+    for t in in_list:
+        if not isinstance(t, GradientEdge) and not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    seeds = _make_seeds(out_list, _as_tuple(grad_outputs), create_graph)
+    keep = create_graph if retain_graph is None else retain_graph
+    result = run_backward(out_list, seeds, keep, create_graph, in_list, accumulate=False)
+    for k, g in enumerate(result):
+        if g is None:
+            if not allow:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {k} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                t = in_list[k]
+                if isinstance(t, GradientEdge):
+                    meta = t.node._out_meta[t.output_nr]
+                    assert meta is not None
+                    result[k] = _wrap(np.zeros(meta[0], dtype=meta[1]))
+                else:
+                    result[k] = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
+        elif not create_graph and g._requires_grad:
+            result[k] = g.detach()
+    if keys is not None:
+        return dict(zip(keys, result))
+    return tuple(result)
