@@ -51,9 +51,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ctxgrad._factories import zeros_like
+from ctxgrad._functional import stack
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad, set_grad_enabled
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
@@ -174,13 +177,11 @@ def _autograd_grad(
 ) -> tuple[Tensor | None, ...]:
     """``autograd.grad`` with ``allow_unused=True`` that skips outputs without history
     (None, or not requiring grad): their contribution is zero."""
-    from ctxgrad import autograd
-
     seeds: Sequence[Tensor | None] = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
     kept = [(o, g) for o, g in zip(outputs, seeds) if o is not None and o.requires_grad]
     if not kept:
         return (None,) * len(inputs)
-    result: tuple[Tensor | None, ...] = autograd.grad(
+    result: tuple[Tensor | None, ...] = autograd_grad(
         [o for o, _ in kept],
         list(inputs),
         [g for _, g in kept],
@@ -212,8 +213,6 @@ def _fill_in_zeros(
 ) -> tuple[Tensor, ...]:
     """Replace a missing gradient (None: no path from the output) by zeros shaped like its
     reference, or, in strict mode, raise the error that says which derivative was missing."""
-    from ctxgrad import zeros_like
-
     res: list[Tensor] = []
     for i, g in enumerate(grads):
         if g is None:
@@ -316,8 +315,6 @@ def jvp(
     >>> jvp(lambda x: x ** 3, ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([1.0, 0.5]))
     (tensor([1., 8.]), tensor([3., 6.]))
     """
-    from ctxgrad import zeros_like
-
     with enable_grad():
         is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
@@ -352,8 +349,6 @@ def _one_hot_for(j: int, basis: Tensor | None, k: int) -> Tensor | None:
 def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
     """The Jacobian by forward mode: one dual pass per input element, whose output tangents
     are one column of each output's Jacobian block."""
-    from ctxgrad import stack, zeros_like
-
     if strict:
         raise RuntimeError(
             'ctxgrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not supported '
@@ -447,8 +442,6 @@ def jacobian(
     tensor([[3., 0.],
             [0., 3.]])
     """
-    from ctxgrad import stack, zeros_like
-
     if strategy not in ("forward-mode", "reverse-mode"):
         raise _StrategyError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
@@ -636,8 +629,6 @@ def hvp(
     >>> hvp(lambda x: x.pow(3).sum(), ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([1.0, 0.0]))
     (tensor(9.), tensor([6., 0.]))
     """
-    from ctxgrad import zeros_like
-
     with enable_grad():
         is_inputs_tuple, ins, vs, is_outputs_tuple, outs, jac = _scalar_function_prologue(
             "hvp", func, inputs, v, create_graph, strict
