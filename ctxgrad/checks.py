@@ -56,6 +56,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._validate import Problem, gradient_problems
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.autograd.gradcheck import (
@@ -305,14 +306,13 @@ def _arg_name(names: list[str], i: int) -> str:
     return f"'{names[i]}' (index {i})"
 
 
+def _listed(shape: object) -> object:
+    """A shape as messages print it: ``[2, 3]``."""
+    return list(shape) if isinstance(shape, tuple) else shape
+
+
 def _fmt(value: float) -> str:
     return f"{value:.4g}"
-
-
-def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    if len(shape) > len(target):
-        return False
-    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
 
 
 # --------------------------------------------------------------------------- the checks
@@ -413,7 +413,9 @@ class _Run:
         )
 
     # -- what backward returns ------------------------------------------------------------
-    def backward_returns(self, ctx: Any, result: Any) -> bool:
+    def backward_returns(self, ctx: Any, args: tuple[Any, ...], result: Any) -> bool:
+        """What backward returns, judged by the engine's own rules (:func:`gradient_problems`):
+        one finding per problem, the dtype ones too (the engine casts those silently)."""
         rng = np.random.default_rng(self.seed)
         try:
             returned = _raw_backward(self.cls, ctx, _seeds(ctx, result, rng))
@@ -426,69 +428,67 @@ class _Run:
                 "make backward run: it gets one gradient per output and returns one per forward argument",
             )
             return False
-        edges = ctx._edges
-        count = len(edges)
-        problems = 0
-        if len(returned) != count and not (len(returned) > count and all(g is None for g in returned[count:])):
-            problems += 1
-            self.find(
-                "wrong-gradient-count",
-                "error",
-                f"{self.name}.backward returned {len(returned)} value{'s' * (len(returned) != 1)} but forward takes "
-                f"{count} argument{'s' * (count != 1)} ({', '.join(self.names)})",
-                f"return exactly {count} values from backward, one per forward argument, None for those without one",
-            )
-        for i, (g, e) in enumerate(zip(returned, edges)):
-            if g is None:
-                continue
-            name = _arg_name(self.names, i)
-            if e is None:
-                problems += 1
-                self.find(
-                    "gradient-for-non-tensor",
-                    "error",
-                    f"{self.name}.backward returned a gradient for argument {name}, which is not a tensor "
-                    f"({type(self.inputs.args[i]).__name__})",
-                    f"return None in position {i} of backward's result",
-                )
-            elif not isinstance(g, Tensor):
-                problems += 1
-                self.find(
-                    "gradient-not-a-tensor",
-                    "error",
-                    f"{self.name}.backward returned a {type(g).__name__} as the gradient of argument {name}",
-                    "wrap the gradient in a tensor (ctxgrad.tensor(...)) or, better, compute it with ctxgrad ops",
-                )
-            else:
-                shape, dtype = e[2], e[3]
-                if g._data.shape != shape and not _expandable(shape, g._data.shape):
-                    problems += 1
-                    self.find(
-                        "wrong-gradient-shape",
-                        "error",
-                        f"{self.name}.backward returned a gradient of shape {list(g._data.shape)} for argument "
-                        f"{name}, which has shape {list(shape)}",
-                        f"return a gradient of shape {list(shape)} for argument {name} (reduce or reshape it)",
-                    )
-                if g._data.dtype != dtype:
-                    problems += 1
-                    self.find(
-                        "wrong-gradient-dtype",
-                        "error",
-                        f"{self.name}.backward returned a {g._data.dtype.name} gradient for argument {name}, which "
-                        f"is {np.dtype(dtype).name} (the engine casts it: the values silently lose precision)",
-                        f"compute the gradient of {name} in its dtype (avoid creating arrays or tensors with a "
-                        "fixed dtype in backward)",
-                    )
+        problems = gradient_problems(self.cls, returned, args)
+        for problem in problems:
+            self._report_problem(problem)
         if problems:
+            n = len(problems)
             self.report._add(
                 "backward-returns",
                 "fail",
-                f"{problems} problem{'s' * (problems != 1)} with the gradients backward returns",
+                f"{n} problem{'s' * (n != 1)} with the gradients backward returns",
             )
             return False
         self.report._add("backward-returns", "pass", "one gradient per argument, with its shape and dtype")
         return True
+
+    def _report_problem(self, problem: Problem) -> None:
+        """The finding for one problem with what backward returns."""
+        kind, i = problem.kind, problem.index
+        if kind == "count" or i is None:
+            got, count = problem.got, problem.expected
+            self.find(
+                "wrong-gradient-count",
+                "error",
+                f"{self.name}.backward returned {got} value{'s' * (got != 1)} but forward takes "
+                f"{count} argument{'s' * (count != 1)} ({', '.join(self.names)})",
+                f"return exactly {count} values from backward, one per forward argument, None for those without one",
+            )
+            return
+        name = _arg_name(self.names, i)
+        if kind == "gradient-for-non-tensor":
+            self.find(
+                "gradient-for-non-tensor",
+                "error",
+                f"{self.name}.backward returned a gradient for argument {name}, which is not a tensor "
+                f"({type(self.inputs.args[i]).__name__})",
+                f"return None in position {i} of backward's result",
+            )
+        elif kind == "not-a-tensor":
+            self.find(
+                "gradient-not-a-tensor",
+                "error",
+                f"{self.name}.backward returned a {problem.got} as the gradient of argument {name}",
+                "wrap the gradient in a tensor (ctxgrad.tensor(...)) or, better, compute it with ctxgrad ops",
+            )
+        elif kind == "shape":
+            shape = _listed(problem.expected)
+            self.find(
+                "wrong-gradient-shape",
+                "error",
+                f"{self.name}.backward returned a gradient of shape {_listed(problem.got)} for argument "
+                f"{name}, which has shape {shape}",
+                f"return a gradient of shape {shape} for argument {name} (reduce or reshape it)",
+            )
+        else:  # "dtype", "complex-for-real"
+            self.find(
+                "wrong-gradient-dtype",
+                "error",
+                f"{self.name}.backward returned a {problem.got} gradient for argument {name}, which "
+                f"is {problem.expected} (the engine casts it: the values silently lose precision)",
+                f"compute the gradient of {name} in its dtype (avoid creating arrays or tensors with a "
+                "fixed dtype in backward)",
+            )
 
     # -- the values of the gradients ------------------------------------------------------
     def gradient(self) -> bool:
@@ -889,7 +889,7 @@ def _run_checks(run: _Run, double: bool, forward: bool) -> None:
             report._add(name, "skip", "forward changes its input in place; fix that first")
         return
     run.ctx_attributes(ctx)
-    if not run.backward_returns(ctx, result):
+    if not run.backward_returns(ctx, args, result):
         for name in later[2:]:
             report._add(name, "skip", "backward's result has the wrong structure; fix that first")
         return

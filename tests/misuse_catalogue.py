@@ -32,7 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ctxgrad.autograd import GradientTypeError
+from ctxgrad.autograd import GradientTypeError, OnceDifferentiableError
 
 __all__ = ["CATALOGUE", "PAGE", "Misuse", "Outcome", "message_pattern", "render_entry", "render_markdown", "run_misuse"]
 
@@ -968,7 +968,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         "the gradient of a `once_differentiable` backward is differentiated with `.backward()`",
         once_differentiable_twice_through_backward,
         RuntimeError,
-        RuntimeError,
+        OnceDifferentiableError,
         "trying to differentiate twice a function that was marked with @once_differentiable (NumpySquareBackward); ...",
         ("NumpySquareBackward",),
         "Write the backward in differentiable ctxgrad ops and drop `@once_differentiable`.",
@@ -979,7 +979,7 @@ CATALOGUE: tuple[Misuse, ...] = (
         "the gradient of a `once_differentiable` backward is differentiated with `autograd.grad`",
         once_differentiable_twice_through_grad,
         RuntimeError,
-        RuntimeError,
+        OnceDifferentiableError,
         "trying to differentiate twice a function that was marked with @once_differentiable (NumpySquareBackward); ...",
         ("NumpySquareBackward",),
         "Write the backward in differentiable ctxgrad ops and drop `@once_differentiable`.",

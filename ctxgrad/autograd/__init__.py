@@ -15,6 +15,7 @@ from ctxgrad.autograd.anomaly_mode import (
     is_anomaly_enabled,
     set_detect_anomaly,
 )
+from ctxgrad.autograd.errors import NoJvpError, OnceDifferentiableError
 from ctxgrad.autograd.function import (
     BackwardCFunction,
     Function,
@@ -42,6 +43,8 @@ __all__ = [
     "GradientTypeError",
     "InplaceFunction",
     "NestedIOFunction",
+    "NoJvpError",
+    "OnceDifferentiableError",
     "backward",
     "detect_anomaly",
     "enable_grad",

@@ -17,6 +17,8 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._grad import grad as autograd_grad
+from ctxgrad.autograd._validate import check_tangents
+from ctxgrad.autograd.errors import NoJvpError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 
 if TYPE_CHECKING:
@@ -119,7 +121,7 @@ def _jvp_from_backward(
     ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
     """
     if getattr(cls._backward_impl, "_once_differentiable", False):
-        raise NotImplementedError(_no_jvp_message(cls))
+        raise NoJvpError(_no_jvp_message(cls))
     # Ones, not zeros: backward is linear in its gradients, so any value gives the same
     # derivative, but a backward that ignores them (NumPy inside) then shows as nonzero.
     probes = [
@@ -144,7 +146,7 @@ def _jvp_from_backward(
     if total is None or not total._requires_grad:
         if total is None or not total._data.any():
             return tuple(None if p is None else _wrap(np.zeros_like(p._data)) for p in probes)
-        raise NotImplementedError(_no_jvp_message(cls))
+        raise NoJvpError(_no_jvp_message(cls))
     found = autograd_grad(total, used, allow_unused=True, create_graph=grad_mode)
     by_probe = iter(found)
     out: list[Tensor | None] = []
@@ -184,30 +186,6 @@ def _attach_tangents(
     cls: type[Function], outs: tuple[Any, ...], result: Any, level: int, non_diff: tuple[Tensor, ...]
 ) -> None:
     """Check ``jvp``'s tangents (one per output) and attach them to the differentiable outputs."""
-    tangents = result if type(result) is tuple else (result,)
-    if len(tangents) != len(outs):
-        raise RuntimeError(
-            f"function {cls.__name__}.jvp returned an incorrect number of tangents (expected {len(outs)}, "
-            f"got {len(tangents)})"
-        )
-    for i, (o, t) in enumerate(zip(outs, tangents)):
-        if t is None:
-            continue
-        if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc" or any(o is n for n in non_diff):
-            raise RuntimeError(
-                f"function {cls.__name__}.jvp returned a tangent at position {i}, but the corresponding forward "
-                "output is not a differentiable Tensor (not floating point, or marked non-differentiable). You "
-                "should return None at that position instead."
-            )
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"function {cls.__name__}.jvp returned a {type(t).__name__} as tangent {i}; expected a Tensor or None"
-            )
-        if t._data.shape != o._data.shape:
-            raise RuntimeError(
-                f"function {cls.__name__}.jvp returned an invalid tangent at index {i} - got "
-                f"{list(t._data.shape)} but expected shape compatible with {list(o._data.shape)}"
-            )
-        if t._data.dtype != o._data.dtype:
-            t = t.to(o._data.dtype)
-        forward_ad.set_tangent(o, level, t)
+    for o, t in zip(outs, check_tangents(cls, outs, result, non_diff)):
+        if t is not None:
+            forward_ad.set_tangent(o, level, t)

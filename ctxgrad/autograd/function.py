@@ -60,6 +60,7 @@ from ctxgrad.autograd._dual import apply_dual
 from ctxgrad.autograd._outputs import alias, finish_untracked, pack_saved, warn_tensor_attributes, wire_outputs
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
+from ctxgrad.autograd.errors import OnceDifferentiableError, SavedArrayWriteError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
@@ -396,7 +397,7 @@ def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueErr
     while saved): say which, and what to do instead."""
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and (id(a._data) in _locks or id(a._data.base) in _locks):
-            raise RuntimeError(
+            raise SavedArrayWriteError(
                 f"{cls.__name__}.forward wrote into the array of argument {arg_label_of(cls, i)} with NumPy, "
                 "but a graph has saved that tensor for backward, so its array is read-only while it is saved "
                 "(a NumPy write there would make that backward silently wrong; torch finds out only at "
@@ -517,7 +518,7 @@ class DelayedError(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        raise RuntimeError(ctx.message)
+        raise OnceDifferentiableError(ctx.message)
 
 
 def _phantom(edge: Any) -> Tensor:

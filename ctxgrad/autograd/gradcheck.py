@@ -60,6 +60,7 @@ import numpy as np
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad as fwAD
 from ctxgrad.autograd._readonly import _locks, relock, writable
+from ctxgrad.autograd.errors import NoJvpError, OnceDifferentiableError
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
 
@@ -371,11 +372,14 @@ def _check_gradient_attributes(
         )
 
 
+_DTYPE_KINDS = ("dtype", "complex-for-real")
+
+
 def _check_backward_gradient_dtypes(outputs: list[Tensor]) -> None:
     """Run the backward of every custom Function in the graph once and check the dtype of
     what it returns, before the engine casts it to the input's dtype (silently, as torch
     does: a float32 gradient for a float64 input passes the value checks)."""
-    from ctxgrad.autograd._validate import arg_label_of
+    from ctxgrad.autograd._validate import gradient_problems
     from ctxgrad.autograd.function import BackwardCFunction
 
     seen: set[int] = set()
@@ -393,12 +397,12 @@ def _check_backward_gradient_dtypes(outputs: list[Tensor]) -> None:
         seeds = [None if m is None else _wrap(np.ones(m[0], dtype=m[1])) for m in node._out_meta]
         with no_grad():
             result = cls._backward_impl(node, seeds) if cls.boxed_grads_call else cls._backward_impl(node, *seeds)
-        for k, (g, e) in enumerate(zip(_as_tuple(result), edges)):
-            if isinstance(g, Tensor) and e is not None and e[0] is not None and g._data.dtype != e[3]:
+        for problem in gradient_problems(node, result):
+            k = problem.index
+            if problem.kind in _DTYPE_KINDS and k is not None and (e := edges[k]) is not None and e[0] is not None:
                 raise GradcheckError(
-                    f"Gradient has dtype mismatch: {cls.__name__}.backward returned a {g._data.dtype.name} gradient "
-                    f"for argument {arg_label_of(node._forward_cls, k)}, which is {np.dtype(e[3]).name} "
-                    "(the engine casts it, so "
+                    f"Gradient has dtype mismatch: {cls.__name__}.backward returned a {problem.got} gradient "
+                    f"for argument {problem.argument}, which is {problem.expected} (the engine casts it, so "
                     "the values silently lose precision or their imaginary part)"
                 )
 
@@ -1108,7 +1112,7 @@ def gradgradcheck(
             )
         except RuntimeError as exc:
             # A failed check, not a broken call: torch reports it as a Jacobian mismatch.
-            if isinstance(exc, GradcheckError) or "once_differentiable" not in str(exc):
+            if isinstance(exc, GradcheckError) or not _cannot_differentiate_backward(exc):
                 raise
             raise GradcheckError(
                 "gradgradcheck: the backward cannot be differentiated (it is marked once_differentiable), so its "
@@ -1119,3 +1123,10 @@ def gradgradcheck(
             raise
         return False
     return True
+
+
+def _cannot_differentiate_backward(exc: BaseException) -> bool:
+    """True when ``exc`` says a backward cannot be differentiated: its result was differentiated
+    though it is ``once_differentiable`` (a double backward), or forward over reverse needs a
+    ``jvp`` that a ``once_differentiable`` (or NumPy) backward cannot give."""
+    return isinstance(exc, (OnceDifferentiableError, NoJvpError))

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
 
@@ -41,9 +42,9 @@ def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
                 )
         elif numel % known == 0:
             return shape[:infer] + (numel // known,) + shape[infer + 1 :]
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        raise ReshapeSizeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     if known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        raise ReshapeSizeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
 
@@ -775,12 +776,12 @@ def unflatten(x: Tensor, dim: int, sizes: Any) -> Tensor:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
         resolved = _resolve_shape(sizes, shape[d])
+    except ReshapeSizeError:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({shape[d]}) in "
+            "the input tensor"
+        ) from None
     except RuntimeError as exc:
-        if "is invalid for input of size" in str(exc):
-            raise RuntimeError(
-                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({shape[d]}) in "
-                "the input tensor"
-            ) from None
         raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
     return Reshape.apply(x, shape[:d] + resolved + shape[d + 1 :])
 
