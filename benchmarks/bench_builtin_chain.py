@@ -10,8 +10,14 @@ ones, for
 
 - ctxgrad's built-in ops;
 - torch running the same code (skipped, with a note, when torch cannot be imported);
+- HIPS autograd running the same code on ``autograd.numpy`` (skipped, with a note, when
+  autograd cannot be imported);
 - hand-written NumPy doing the same forward and the backward by the chain rule (no graph):
   the floor for any Python library.
+
+Before timing, every row's output and gradient are checked against ctxgrad's. Under the
+table, the Core v2 target (forward + backward no slower than torch, on the medians) is
+checked.
 
 Run: ``python benchmarks/bench_builtin_chain.py [--length N] [--runs N] [--warmup N]``.
 """
@@ -23,23 +29,35 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from _harness import Case, chain_arguments, report, torch_label, versions
+from _harness import (
+    Case,
+    autograd_label,
+    chain_arguments,
+    graph_case,
+    print_targets,
+    report,
+    torch_label,
+    traced_case,
+    verify,
+    versions,
+)
 
 import ctxgrad
 
 N_ELEMENTS = 16
 TANH_EVERY = 10
+# The Core v2 target of W2: ctxgrad's forward + backward at most this times torch's.
+TARGET_VS_TORCH = 1.0
 
 
 def op_count(length: int) -> int:
     return 2 * length + length // TANH_EVERY
 
 
-def chain_cases(x: Any, tanh: Callable[[Any], Any], length: int) -> tuple[Callable[[], object], Callable[[], object]]:
-    """Forward-only and forward+backward runs of the chain from the leaf ``x``: the same
-    code times ctxgrad and torch."""
+def chain(tanh: Callable[[Any], Any], length: int) -> Callable[[Any], Any]:
+    """The chain from ``x``, with the library's ``tanh``: the same code for every library."""
 
-    def forward() -> object:
+    def run(x: Any) -> Any:
         y = x
         for i in range(1, length + 1):
             y = y * 1.0001 + 0.001
@@ -47,18 +65,12 @@ def chain_cases(x: Any, tanh: Callable[[Any], Any], length: int) -> tuple[Callab
                 y = tanh(y)
         return y
 
-    def forward_backward() -> object:
-        y = forward()
-        y.sum().backward()  # type: ignore[attr-defined]
-        x.grad = None
-        return y
-
-    return forward, forward_backward
+    return run
 
 
 def ctxgrad_case(length: int) -> Case:
     x = ctxgrad.ones(N_ELEMENTS, dtype=ctxgrad.float64, requires_grad=True)
-    return chain_cases(x, ctxgrad.tanh, length)
+    return graph_case(x, chain(ctxgrad.tanh, length))
 
 
 def torch_case(length: int) -> Case:
@@ -67,7 +79,15 @@ def torch_case(length: int) -> Case:
     except ImportError as exc:
         return f"torch not importable ({exc}); skipped"
     x = torch.ones(N_ELEMENTS, dtype=torch.float64, requires_grad=True)
-    return chain_cases(x, torch.tanh, length)
+    return graph_case(x, chain(torch.tanh, length))
+
+
+def autograd_case(length: int) -> Case:
+    try:
+        import autograd.numpy as anp
+    except ImportError as exc:
+        return f"autograd not importable ({exc}); skipped"
+    return traced_case(np.ones(N_ELEMENTS), chain(anp.tanh, length))
 
 
 def numpy_case(length: int) -> Case:
@@ -109,13 +129,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{N_ELEMENTS} float64 elements\n{runs} timed runs after {warmup} warm-up; microseconds per op, "
         f"median (min); ratios of medians (of mins)\n{versions()}"
     )
-    torch_name = torch_label("ops")
     cases: dict[str, Case] = {
         "ctxgrad ops": ctxgrad_case(length),
-        torch_name: torch_case(length),
+        torch_label("ops"): torch_case(length),
+        autograd_label("ops"): autograd_case(length),
         "numpy loop": numpy_case(length),
     }
-    report(cases, "ctxgrad ops", ops, runs, warmup)
+    verify(cases, "ctxgrad ops")
+    results = report(cases, "ctxgrad ops", ops, runs, warmup)
+    print_targets(results, "ctxgrad ops", [("W2 forward + backward", "torch", TARGET_VS_TORCH)])
     return 0
 
 

@@ -15,16 +15,20 @@ Each is timed for
 - ctxgrad (``ctxgrad.nn``, ``ctxgrad.optim.SGD``);
 - torch running the same model from the same initial weights (copied from ctxgrad's);
   skipped, with a note, when torch cannot be imported;
+- for the MLP, HIPS autograd: the same forward and loss written with ``autograd.numpy``,
+  ``autograd.grad`` of the loss in the four parameters and the SGD update by hand (skipped,
+  with a note, when autograd cannot be imported);
 - for the MLP, a hand-written NumPy step: the forward, the softmax cross-entropy gradient,
   the backward by hand and the SGD update in place, with no graph: the floor for any
   Python library.
 
 Before timing, one float64 step of each workload from the same weights is checked: the
-weights ctxgrad's step leaves must equal torch's (and the NumPy step's) to 1e-10, so the
-benchmark cannot time a wrong computation. Reported in milliseconds per step, median
-(min) over ``--runs`` runs of ``--steps`` steps each after ``--warmup`` untimed runs, with
-the ratios ctxgrad/torch and ctxgrad/numpy, and the issue's targets (batch 32 no slower
-than torch; batch 1024 within 5% of NumPy) checked on the mins.
+weights ctxgrad's step leaves must equal torch's (and HIPS autograd's and the NumPy
+step's) to 1e-10, so the benchmark cannot time a wrong computation. Reported in
+milliseconds per step, median (min) over ``--runs`` runs of ``--steps`` steps each after
+``--warmup`` untimed runs, with the ratios of ctxgrad to each other column, and the Core v2
+targets (batch 32 no slower than torch; batch 1024 within 5% of NumPy) checked on the
+medians.
 
 Run: ``python benchmarks/bench_training_step.py [--dtype float32|float64] [--steps N]
 [--runs N] [--warmup N] [--workloads mlp-32,mlp-1024,conv-32] [--torch-threads N]``.
@@ -36,13 +40,14 @@ load): threads that wait for a busy core make the times swing by 10x or more.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from _harness import measure, versions
+from _harness import measure, ratio, target_line, versions
 
 import ctxgrad
 from ctxgrad import nn
@@ -56,6 +61,9 @@ WORKLOADS = ("mlp-32", "mlp-1024", "conv-32")
 # Steps per timed run, so that each run lasts several milliseconds (timer noise is small).
 DEFAULT_STEPS = {"mlp-32": 50, "mlp-1024": 10, "conv-32": 5}
 VERIFY_TOLERANCE = 1e-10
+# The Core v2 targets: (workload, other column, the most ctxgrad's time may be, as a multiple of the other's).
+TARGETS = (("mlp-32", "torch", 1.0), ("mlp-1024", "numpy", 1.05))
+MLP_WEIGHTS = ("0.weight", "0.bias", "2.weight", "2.bias")
 
 Step = Callable[[], object]
 # A benchmark row: a step function, or a note saying why it was skipped.
@@ -119,7 +127,7 @@ def state_arrays(model: nn.Module) -> dict[str, np.ndarray]:
     return {name: np.array(value.detach().numpy(), copy=True) for name, value in model.state_dict().items()}
 
 
-# ---------------------------------------------------------------- one step, three ways
+# ---------------------------------------------------------------- one step, four ways
 
 
 def ctxgrad_step(model: nn.Module, inputs: np.ndarray, labels: np.ndarray) -> Step:
@@ -163,7 +171,7 @@ def numpy_mlp_step(weights: dict[str, np.ndarray], inputs: np.ndarray, labels: n
     ``logsumexp(z) - z[label]``, whose gradient in ``z`` is ``(softmax(z) - onehot) / batch``;
     the backward is the chain rule through the two products and ``tanh' = 1 - h²``.
     """
-    w1, b1, w2, b2 = (weights[name] for name in ("0.weight", "0.bias", "2.weight", "2.bias"))
+    w1, b1, w2, b2 = (weights[name] for name in MLP_WEIGHTS)
     rows = np.arange(len(labels))
     scale = 1.0 / len(labels)
 
@@ -189,10 +197,41 @@ def numpy_mlp_step(weights: dict[str, np.ndarray], inputs: np.ndarray, labels: n
     return step
 
 
+def autograd_mlp_step(weights: dict[str, np.ndarray], inputs: np.ndarray, labels: np.ndarray) -> Step:
+    """The MLP step in HIPS autograd, updating ``weights`` (state-dict names) in place.
+
+    The loss is written with ``autograd.numpy`` as a user would (the log-sum-exp shifted by
+    the row's max), ``autograd.grad`` gives its gradient in the four parameters, and the SGD
+    update is by hand.
+    """
+    import autograd
+    import autograd.numpy as anp
+
+    params = [weights[name] for name in MLP_WEIGHTS]
+    rows = np.arange(len(labels))
+
+    def loss(params: list[Any]) -> Any:
+        w1, b1, w2, b2 = params
+        hidden = anp.tanh(anp.dot(inputs, w1.T) + b1)
+        logits = anp.dot(hidden, w2.T) + b2
+        top = anp.max(logits, axis=1, keepdims=True)
+        log_total = anp.log(anp.sum(anp.exp(logits - top), axis=1)) + top[:, 0]
+        return anp.mean(log_total - logits[rows, labels])
+
+    gradient = autograd.grad(loss)
+
+    def step() -> object:
+        for param, grad in zip(params, gradient(params)):
+            param -= LEARNING_RATE * grad
+        return None
+
+    return step
+
+
 # ---------------------------------------------------------------- the check and the table
 
 
-def verify(workload: str, with_torch: bool) -> str:
+def verify(workload: str, with_torch: bool, with_autograd: bool) -> str:
     """One float64 step of each implementation from the same weights; raise if their updated
     weights differ by more than ``VERIFY_TOLERANCE``, else return a line saying what agreed."""
     model = ctxgrad_model(workload, ctxgrad.float64)
@@ -205,6 +244,10 @@ def verify(workload: str, with_torch: bool) -> str:
         reference = torch_model(workload, initial)
         torch_step(reference, inputs, labels)()
         others["torch"] = {name: value.detach().numpy() for name, value in reference.state_dict().items()}
+    if workload.startswith("mlp") and with_autograd:
+        traced = {name: array.copy() for name, array in initial.items()}
+        autograd_mlp_step(traced, inputs, labels)()
+        others["autograd"] = traced
     if workload.startswith("mlp"):
         by_hand = {name: array.copy() for name, array in initial.items()}
         numpy_mlp_step(by_hand, inputs, labels)()
@@ -224,10 +267,6 @@ def verify(workload: str, with_torch: bool) -> str:
     return f"verified {workload}: one float64 step (weights moved up to {moved:.1e}) matches {agreed}"
 
 
-def ratio(mine: tuple[float, float], other: tuple[float, float]) -> str:
-    return f"{mine[0] / other[0]:.2f}x ({mine[1] / other[1]:.2f}x)"
-
-
 def repeated(step: Step, n_steps: int) -> Step:
     """A run of ``n_steps`` calls of ``step``."""
 
@@ -241,12 +280,12 @@ def repeated(step: Step, n_steps: int) -> Step:
 
 def report_steps(rows: dict[str, dict[str, Row]], steps: dict[str, int], runs: int, warmup: int) -> None:
     """Time every row of every workload (the rows of a workload take turns) and print a
-    table in milliseconds per step, the ratios, and the issue's targets.
+    table in milliseconds per step, the ratios, and the Core v2 targets.
 
     A local variant of ``_harness.report``, whose table has forward/backward columns and
     microseconds per op.
     """
-    columns = ("ctxgrad", "torch", "numpy")
+    columns = ("ctxgrad", "torch", "autograd", "numpy")
     results: dict[str, dict[str, tuple[float, float]]] = {}
     notes: list[str] = []
     for workload, row in rows.items():
@@ -259,19 +298,18 @@ def report_steps(rows: dict[str, dict[str, Row]], steps: dict[str, int], runs: i
     def cell(m: tuple[float, float] | None) -> str:
         return "-" if m is None else f"{m[0]:.3f} ({m[1]:.3f})"
 
-    header = [*columns, "ctxgrad/torch", "ctxgrad/numpy"]
+    others = columns[1:]
+    header = [*columns, *(f"ctxgrad/{c}" for c in others)]
     print(f"\n{'ms per step':12}" + "".join(f"{c:>18}" for c in header))
     for workload, timed in results.items():
         mine = timed["ctxgrad"]
         cells = [cell(timed.get(c)) for c in columns]
-        cells += [ratio(mine, timed[c]) if c in timed else "-" for c in ("torch", "numpy")]
+        cells += [ratio(mine, timed[c]) if c in timed else "-" for c in others]
         print(f"{workload:12}" + "".join(f"{c:>18}" for c in cells))
-    targets = (("mlp-32", "torch", 1.0, "no slower than torch"), ("mlp-1024", "numpy", 1.05, "within 5% of numpy"))
-    for workload, other, limit, wanted in targets:
-        if workload in results and other in results[workload]:
-            on_mins = results[workload]["ctxgrad"][1] / results[workload][other][1]
-            verdict = "met" if on_mins <= limit else "missed"
-            print(f"target {workload}, {wanted}: ctxgrad/{other} {on_mins:.2f}x on mins -> {verdict}")
+    for workload, other, limit in TARGETS:
+        if workload in results:
+            timed = results[workload]
+            print(target_line(f"W3 {workload}", other, limit, timed["ctxgrad"], timed.get(other)))
     for note in notes:
         print(f"note: {note}")
 
@@ -301,15 +339,24 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         torch_note = f", torch not importable ({exc})"
     with_torch = torch is not None
+    try:
+        import autograd  # noqa: F401
+
+        autograd_note = f", autograd {importlib.metadata.version('autograd')}"
+        with_autograd = True
+    except ImportError as exc:
+        autograd_note = f", autograd not importable ({exc})"
+        with_autograd = False
 
     print(
         f"W3: one training step (zero_grad, forward, cross_entropy, backward, SGD lr={LEARNING_RATE}) in "
         f"{args.dtype}\n{args.runs} timed runs of {', '.join(f'{w}: {n}' for w, n in steps.items())} steps after "
         f"{args.warmup} warm-up; milliseconds per step, median (min); ratios of medians (of mins)\n"
-        f"{versions()}{torch_note}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
+        f"{versions()}{torch_note}{autograd_note}, "
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
     )
     for workload in workloads:
-        print(verify(workload, with_torch), flush=True)
+        print(verify(workload, with_torch, with_autograd), flush=True)
 
     dtype = np.dtype(args.dtype)
     rows: dict[str, dict[str, Row]] = {}
@@ -324,6 +371,11 @@ def main(argv: list[str] | None = None) -> int:
             else "skipped, torch not importable"
         )
         if workload.startswith("mlp"):
+            row["autograd"] = (
+                autograd_mlp_step({name: array.copy() for name, array in initial.items()}, inputs, labels)
+                if with_autograd
+                else "skipped, autograd not importable"
+            )
             row["numpy"] = numpy_mlp_step({name: array.copy() for name, array in initial.items()}, inputs, labels)
         rows[workload] = row
     report_steps(rows, steps, args.runs, args.warmup)
