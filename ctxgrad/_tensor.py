@@ -679,122 +679,6 @@ class Tensor:
         return _cmp.Ge.apply(self, _operand(other))
 
     # ------------------------------------------------------------------ pointwise, reductions
-    def exp(self) -> Tensor:
-        """Elementwise ``e ** x``."""
-        return _pointwise.Exp.apply(self)
-
-    def log(self) -> Tensor:
-        """Elementwise natural logarithm."""
-        return _pointwise.Log.apply(self)
-
-    def tanh(self) -> Tensor:
-        """Elementwise hyperbolic tangent."""
-        return _pointwise.Tanh.apply(self)
-
-    def abs(self) -> Tensor:
-        """Elementwise absolute value."""
-        return _pointwise.Abs.apply(self)
-
-    def sign(self) -> Tensor:
-        """Elementwise sign: -1, 0 or 1."""
-        return _pointwise.Sign.apply(self)
-
-    def sqrt(self) -> Tensor:
-        """Elementwise square root."""
-        return _pointwise.Sqrt.apply(self)
-
-    def rsqrt(self) -> Tensor:
-        """Elementwise ``1 / sqrt(x)``."""
-        return _pointwise.Rsqrt.apply(self)
-
-    def square(self) -> Tensor:
-        """Elementwise ``x * x``."""
-        return _pointwise.Square.apply(self)
-
-    def reciprocal(self) -> Tensor:
-        """Elementwise ``1 / x``."""
-        return _pointwise.Reciprocal.apply(self)
-
-    def exp2(self) -> Tensor:
-        """Elementwise ``2 ** x``."""
-        return _pointwise.Exp2.apply(self)
-
-    def expm1(self) -> Tensor:
-        """Elementwise ``e ** x - 1``."""
-        return _pointwise.Expm1.apply(self)
-
-    def log2(self) -> Tensor:
-        """Elementwise base-2 logarithm."""
-        return _pointwise.Log2.apply(self)
-
-    def log10(self) -> Tensor:
-        """Elementwise base-10 logarithm."""
-        return _pointwise.Log10.apply(self)
-
-    def log1p(self) -> Tensor:
-        """Elementwise ``log(1 + x)``."""
-        return _pointwise.Log1p.apply(self)
-
-    def sin(self) -> Tensor:
-        """Elementwise sine."""
-        return _pointwise.Sin.apply(self)
-
-    def cos(self) -> Tensor:
-        """Elementwise cosine."""
-        return _pointwise.Cos.apply(self)
-
-    def tan(self) -> Tensor:
-        """Elementwise tangent."""
-        return _pointwise.Tan.apply(self)
-
-    def asin(self) -> Tensor:
-        """Elementwise arcsine."""
-        return _pointwise.Asin.apply(self)
-
-    def acos(self) -> Tensor:
-        """Elementwise arccosine."""
-        return _pointwise.Acos.apply(self)
-
-    def atan(self) -> Tensor:
-        """Elementwise arctangent."""
-        return _pointwise.Atan.apply(self)
-
-    def sinh(self) -> Tensor:
-        """Elementwise hyperbolic sine."""
-        return _pointwise.Sinh.apply(self)
-
-    def cosh(self) -> Tensor:
-        """Elementwise hyperbolic cosine."""
-        return _pointwise.Cosh.apply(self)
-
-    def sigmoid(self) -> Tensor:
-        """Elementwise logistic sigmoid."""
-        return _pointwise.Sigmoid.apply(self)
-
-    def relu(self) -> Tensor:
-        """Elementwise ``max(x, 0)``."""
-        return _pointwise.Relu.apply(self)
-
-    def floor(self) -> Tensor:
-        """Elementwise round down."""
-        return _pointwise.Floor.apply(self)
-
-    def ceil(self) -> Tensor:
-        """Elementwise round up."""
-        return _pointwise.Ceil.apply(self)
-
-    def round(self) -> Tensor:
-        """Elementwise round to nearest, halves to even."""
-        return _pointwise.Round.apply(self)
-
-    def trunc(self) -> Tensor:
-        """Elementwise round toward zero."""
-        return _pointwise.Trunc.apply(self)
-
-    def frac(self) -> Tensor:
-        """Elementwise fractional part, ``x - trunc(x)``."""
-        return _pointwise.Frac.apply(self)
-
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Sum over all elements, or over ``dim``."""
         x = self if dtype is None else self.to(dtype)
@@ -872,54 +756,6 @@ class Tensor:
         return _indexing.getitem(self, index)
 
     # ------------------------------------------------------------------ pointwise and binary ops
-    def atan2(self, other: Tensor) -> Tensor:
-        """Elementwise angle of the point ``(other, self)``, in ``[-pi, pi]``."""
-        return _pointwise.Atan2.apply(self, _pointwise.tensor_arg("atan2", "other", 1, other))
-
-    def arctan2(self, other: Tensor) -> Tensor:
-        """Alias of :meth:`atan2`."""
-        return _pointwise.Atan2.apply(self, _pointwise.tensor_arg("arctan2", "other", 1, other))
-
-    def logit(self, eps: Any = None) -> Tensor:
-        """Elementwise ``log(x / (1 - x))``, with x clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-        return _pointwise.Logit.apply(self, None if eps is None else float(eps))
-
-    def erf(self) -> Tensor:
-        """Elementwise error function."""
-        return _pointwise.Erf.apply(self)
-
-    def erfc(self) -> Tensor:
-        """Elementwise complementary error function ``1 - erf(x)``."""
-        return _pointwise.Erfc.apply(self)
-
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        """Elementwise ``min(max(x, min), max)``; bounds are numbers or tensors, either may be None."""
-        return _pointwise.clamp(self, min, max)
-
-    def clip(self, min: Any = None, max: Any = None) -> Tensor:
-        """Alias of :meth:`clamp`."""
-        return _pointwise.clamp(self, min, max, "clip")
-
-    def clamp_min(self, min: Any) -> Tensor:
-        """Elementwise ``max(x, min)``."""
-        return _pointwise.clamp_min(self, min)
-
-    def clamp_max(self, max: Any) -> Tensor:
-        """Elementwise ``min(x, max)``."""
-        return _pointwise.clamp_max(self, max)
-
-    def maximum(self, other: Tensor) -> Tensor:
-        """Elementwise larger value (NaN if either is NaN)."""
-        return _pointwise.Maximum.apply(self, _pointwise.tensor_arg("maximum", "other", 1, other))
-
-    def minimum(self, other: Tensor) -> Tensor:
-        """Elementwise smaller value (NaN if either is NaN)."""
-        return _pointwise.Minimum.apply(self, _pointwise.tensor_arg("minimum", "other", 1, other))
-
-    def lerp(self, end: Tensor, weight: Any) -> Tensor:
-        """Linear interpolation ``self + weight * (end - self)``; ``weight`` a number or tensor."""
-        return _pointwise.lerp(self, end, weight)
-
     def true_divide(self, other: Any) -> Tensor:
         """``self / other`` (alias of :meth:`div`)."""
         return _div(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
@@ -1479,40 +1315,6 @@ class Tensor:
         """In-place negation."""
         return self._in_place(Tensor.neg)
 
-    def exp_(self) -> Tensor:
-        """In-place ``e ** self``."""
-        return self._in_place(Tensor.exp)
-
-    def log_(self) -> Tensor:
-        """In-place natural logarithm."""
-        return self._in_place(Tensor.log)
-
-    def tanh_(self) -> Tensor:
-        """In-place hyperbolic tangent."""
-        return self._in_place(Tensor.tanh)
-
-    def sigmoid_(self) -> Tensor:
-        """In-place logistic sigmoid."""
-        return self._in_place(Tensor.sigmoid)
-
-    def relu_(self) -> Tensor:
-        """In-place ``max(self, 0)``."""
-        return self._in_place(Tensor.relu)
-
-    def abs_(self) -> Tensor:
-        """In-place absolute value."""
-        return self._in_place(Tensor.abs)
-
-    def sqrt_(self) -> Tensor:
-        """In-place square root."""
-        return self._in_place(Tensor.sqrt)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        """In-place clamp into ``[min, max]``."""
-        return self._in_place(Tensor.clamp, min, max)
-
-    clip_ = clamp_
-
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         """In-place: ``value`` where ``mask`` is true."""
         return self._in_place(Tensor.masked_fill, mask, value)
@@ -1551,6 +1353,112 @@ class Tensor:
         tensor (``CopySlices`` for a basic index, ``IndexPutBackward0`` for an advanced one)."""
         values = value if isinstance(value, Tensor) else Tensor(value, dtype=self._data.dtype)
         _inplace.setitem(self, index, values)
+
+    # The methods of the op table (ops/table.py), attached by ctxgrad/_surface.py; declared
+    # here for type checkers.
+    # --- generated by python -m ctxgrad._gen_methods from ctxgrad/ops/table.py: do not edit ---
+    if TYPE_CHECKING:
+
+        def exp(self) -> Tensor: ...
+
+        def exp_(self) -> Tensor: ...
+
+        def log(self) -> Tensor: ...
+
+        def log_(self) -> Tensor: ...
+
+        def tanh(self) -> Tensor: ...
+
+        def tanh_(self) -> Tensor: ...
+
+        def abs(self) -> Tensor: ...
+
+        def abs_(self) -> Tensor: ...
+
+        def sign(self) -> Tensor: ...
+
+        def sqrt(self) -> Tensor: ...
+
+        def sqrt_(self) -> Tensor: ...
+
+        def rsqrt(self) -> Tensor: ...
+
+        def square(self) -> Tensor: ...
+
+        def reciprocal(self) -> Tensor: ...
+
+        def exp2(self) -> Tensor: ...
+
+        def expm1(self) -> Tensor: ...
+
+        def log2(self) -> Tensor: ...
+
+        def log10(self) -> Tensor: ...
+
+        def log1p(self) -> Tensor: ...
+
+        def sin(self) -> Tensor: ...
+
+        def cos(self) -> Tensor: ...
+
+        def tan(self) -> Tensor: ...
+
+        def asin(self) -> Tensor: ...
+
+        def acos(self) -> Tensor: ...
+
+        def atan(self) -> Tensor: ...
+
+        def sinh(self) -> Tensor: ...
+
+        def cosh(self) -> Tensor: ...
+
+        def sigmoid(self) -> Tensor: ...
+
+        def sigmoid_(self) -> Tensor: ...
+
+        def relu(self) -> Tensor: ...
+
+        def relu_(self) -> Tensor: ...
+
+        def floor(self) -> Tensor: ...
+
+        def ceil(self) -> Tensor: ...
+
+        def round(self) -> Tensor: ...
+
+        def trunc(self) -> Tensor: ...
+
+        def frac(self) -> Tensor: ...
+
+        def erf(self) -> Tensor: ...
+
+        def erfc(self) -> Tensor: ...
+
+        def logit(self, eps: Any = None) -> Tensor: ...
+
+        def atan2(self, other: Tensor) -> Tensor: ...
+
+        def arctan2(self, other: Tensor) -> Tensor: ...
+
+        def maximum(self, other: Tensor) -> Tensor: ...
+
+        def minimum(self, other: Tensor) -> Tensor: ...
+
+        def clamp(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clamp_(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clip(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clip_(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clamp_min(self, min: Any) -> Tensor: ...
+
+        def clamp_max(self, max: Any) -> Tensor: ...
+
+        def lerp(self, end: Tensor, weight: Any) -> Tensor: ...
+    # --- end of generated code ---
 
     # Conversions named after dtypes come last: inside the class body their names hide
     # the builtins ``int``, ``float`` and ``bool``.
