@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxgrad._factories import tensor as _tensor_from
 from ctxgrad._tensor import Tensor
-from ctxgrad.ops.pointwise import _binary_tensor_args
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -17,11 +15,6 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim``."""
     return input.mean(dim, keepdim, dtype=dtype)
-
-
-def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """Matrix product (``input @ other``)."""
-    return input.matmul(other)
 
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
@@ -47,119 +40,6 @@ def permute(input: Tensor, dims: Any) -> Tensor:
 def clone(input: Tensor) -> Tensor:
     """A differentiable copy."""
     return input.clone()
-
-
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other``."""
-    return input.add(other, alpha=alpha) if isinstance(input, Tensor) else _tensor_from(input).add(other, alpha=alpha)
-
-
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input - alpha * other``."""
-    return input.sub(other, alpha=alpha) if isinstance(input, Tensor) else _tensor_from(input).sub(other, alpha=alpha)
-
-
-def mul(input: Any, other: Any) -> Tensor:
-    """``input * other``."""
-    out: Tensor = input * other if isinstance(input, Tensor) else other * input
-    return out
-
-
-def div(input: Any, other: Any) -> Tensor:
-    """``input / other``."""
-    out: Tensor = input / other if isinstance(input, Tensor) else other.__rtruediv__(input)
-    return out
-
-
-def pow(input: Any, exponent: Any) -> Tensor:
-    """``input ** exponent``."""
-    out: Tensor = input**exponent if isinstance(input, Tensor) else exponent.__rpow__(input)
-    return out
-
-
-def neg(input: Tensor) -> Tensor:
-    """``-input``."""
-    return -input
-
-
-def true_divide(input: Any, other: Any) -> Tensor:
-    """``input / other`` (alias of :func:`div`)."""
-    return div(input, other)
-
-
-def remainder(input: Any, other: Any) -> Tensor:
-    """``input % other``, with the sign of ``other`` (Python's rule)."""
-    out: Tensor = input.remainder(other) if isinstance(input, Tensor) else other.__rmod__(input)
-    return out
-
-
-def fmod(input: Tensor, other: Any) -> Tensor:
-    """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
-    return input.fmod(other)
-
-
-def floor_divide(input: Any, other: Any) -> Tensor:
-    """``input // other``, rounded toward -inf; not differentiable."""
-    out: Tensor = input // other if isinstance(input, Tensor) else other.__rfloordiv__(input)
-    return out
-
-
-def isnan(input: Tensor) -> Tensor:
-    """Elementwise test for NaN, as a bool tensor."""
-    return input.isnan()
-
-
-def isinf(input: Tensor) -> Tensor:
-    """Elementwise test for +inf or -inf, as a bool tensor."""
-    return input.isinf()
-
-
-def isfinite(input: Tensor) -> Tensor:
-    """Elementwise test for neither inf nor NaN, as a bool tensor."""
-    return input.isfinite()
-
-
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical AND (nonzero is true), as a bool tensor."""
-    return _binary_tensor_args("logical_and", input, other).logical_and(other)
-
-
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical OR, as a bool tensor."""
-    return _binary_tensor_args("logical_or", input, other).logical_or(other)
-
-
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical XOR, as a bool tensor."""
-    return _binary_tensor_args("logical_xor", input, other).logical_xor(other)
-
-
-def logical_not(input: Tensor) -> Tensor:
-    """Elementwise logical NOT, as a bool tensor."""
-    return input.logical_not()
-
-
-def bitwise_and(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input & other`` (bool and integer tensors)."""
-    out: Tensor = input & other if isinstance(input, Tensor) else other.__rand__(input)
-    return out
-
-
-def bitwise_or(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input | other`` (bool and integer tensors)."""
-    out: Tensor = input | other if isinstance(input, Tensor) else other.__ror__(input)
-    return out
-
-
-def bitwise_xor(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input ^ other`` (bool and integer tensors)."""
-    out: Tensor = input ^ other if isinstance(input, Tensor) else other.__rxor__(input)
-    return out
-
-
-def bitwise_not(input: Tensor) -> Tensor:
-    """Elementwise ``~input`` (bool and integer tensors)."""
-    return input.bitwise_not()
 
 
 # --------------------------------------------------------------------------- reductions

@@ -113,9 +113,13 @@ def init_block() -> str:
             names.append(name)
     lines = [BEGIN]
     for module in sorted(by_module):
+        plain = [item for item in by_module[module] if " as " not in item]
         lines.append(f"from {module} import (  # noqa: E402")
-        lines.extend(f"    {item}," for item in sorted(by_module[module], key=_natural))
+        lines.extend(f"    {item}," for item in sorted(plain, key=_natural))
         lines.append(")")
+        # isort keeps ``name as alias`` imports apart, after the module's other names
+        aliased = [item for item in by_module[module] if " as " in item]
+        lines.extend(f"from {module} import {item}  # noqa: E402" for item in sorted(aliased, key=_natural))
     lines.append("")
     lines.append("__all__ += [")
     lines.extend(f'    "{name}",' for name in sorted(names))

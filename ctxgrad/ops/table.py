@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import pointwise
+from ctxgrad.ops import arithmetic, comparison, linalg, pointwise
 
 __all__ = ["OPS", "Op"]
 
@@ -98,4 +98,52 @@ OPS: list[Op] = [
     _unary("clamp_max"),
     Op("lerp", pointwise.lerp, method_frontend=pointwise.lerp_method),
     Op("where", pointwise.where, method=False),
+    # ----------------------------------------------------------------------- arithmetic
+    Op("add", arithmetic.add, inplace="add_"),
+    Op("sub", arithmetic.sub, inplace="sub_"),
+    Op("mul", arithmetic.mul, inplace="mul_"),
+    Op("div", arithmetic.div, inplace="div_", aliases=("true_divide",)),
+    Op("pow", arithmetic.pow, inplace="pow_"),
+    Op("neg", arithmetic.neg, inplace="neg_", dunders=("__neg__",)),
+    Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",)),
+    Op("remainder", arithmetic.remainder, dunders=("__mod__",)),
+    Op("fmod", arithmetic.fmod),
+    Op("matmul", linalg.matmul, dunders=("__matmul__",)),
+    # the operators that are not a named op's method (a reflected operand, a fast path)
+    Op("__add__", arithmetic.add_operator, function=False, dunders=("__radd__",)),
+    Op("__sub__", arithmetic.sub_operator, function=False),
+    Op("__rsub__", arithmetic.rsub_operator, function=False),
+    Op("__mul__", arithmetic.mul_operator, function=False, dunders=("__rmul__",)),
+    Op("__truediv__", arithmetic.truediv_operator, function=False),
+    Op("__rtruediv__", arithmetic.rtruediv_operator, function=False),
+    Op("__pow__", arithmetic.pow_operator, function=False),
+    Op("__rpow__", arithmetic.rpow_operator, function=False),
+    Op("__rfloordiv__", arithmetic.rfloordiv_operator, function=False),
+    Op("__rmod__", arithmetic.rmod_operator, function=False),
+    Op("__rmatmul__", linalg.rmatmul_operator, function=False),
+    Op("__pos__", arithmetic.pos_operator, function=False),
+    # ----------------------------------------------------------------------- comparison
+    Op("eq", comparison.eq, function=False),
+    Op("ne", comparison.ne, function=False),
+    Op("lt", comparison.lt, function=False, dunders=("__lt__",)),
+    Op("le", comparison.le, function=False, dunders=("__le__",)),
+    Op("gt", comparison.gt, function=False, dunders=("__gt__",)),
+    Op("ge", comparison.ge, function=False, dunders=("__ge__",)),
+    Op("__eq__", comparison.eq_operator, function=False),
+    Op("__ne__", comparison.ne_operator, function=False),
+    Op("isnan", comparison.isnan),
+    Op("isinf", comparison.isinf),
+    Op("isfinite", comparison.isfinite),
+    Op("logical_and", comparison.logical_and, method_frontend=comparison.logical_and_method),
+    Op("logical_or", comparison.logical_or, method_frontend=comparison.logical_or_method),
+    Op("logical_xor", comparison.logical_xor, method_frontend=comparison.logical_xor_method),
+    Op("logical_not", comparison.logical_not),
+    Op("bitwise_and", comparison.bitwise_and, dunders=("__and__",)),
+    Op("bitwise_or", comparison.bitwise_or, dunders=("__or__",)),
+    Op("bitwise_xor", comparison.bitwise_xor, dunders=("__xor__",)),
+    Op("bitwise_not", comparison.bitwise_not),
+    Op("__rand__", comparison.rand_operator, function=False),
+    Op("__ror__", comparison.ror_operator, function=False),
+    Op("__rxor__", comparison.rxor_operator, function=False),
+    Op("__invert__", comparison.invert_operator, function=False),
 ]
