@@ -110,3 +110,10 @@ def test_a_user_running_mypy_strict_sees_the_methods_typed() -> None:
     assert len(errors) == 1, stdout
     assert 'Incompatible types in assignment (expression has type "Tensor", variable has type "int")' in errors[0]
     assert f"typing_usage.py:{len(usage.read_text().splitlines())}: error:" in errors[0]
+
+
+def test_the_contributing_example_runs() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    [code] = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(code, "CONTRIBUTING.md", "exec"), {"__name__": "contributing_example"})
+    assert not hasattr(Tensor, "cube")
