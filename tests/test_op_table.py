@@ -117,3 +117,9 @@ def test_the_contributing_example_runs() -> None:
     [code] = re.findall(r"```python\n(.*?)```", text, re.S)
     exec(compile(code, "CONTRIBUTING.md", "exec"), {"__name__": "contributing_example"})
     assert not hasattr(Tensor, "cube")
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.node_name], ids=ids)
+def test_a_row_s_node_name_is_what_the_scalar_overload_records(op: Op) -> None:
+    out = op.frontend(ctxgrad.tensor([5.0, 7.0], requires_grad=True), 3)
+    assert out.grad_fn.name() == type(out.grad_fn).__name__ == op.node_name

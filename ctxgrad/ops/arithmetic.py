@@ -14,7 +14,7 @@ import numpy as np
 from ctxgrad._dtypes import get_default_dtype, promote_operands
 from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, _wrap
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, operands, save_operands, tangent_sum, wrap
+from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum, wrap
 
 
 class Add(Function[Tensor]):
@@ -184,12 +184,6 @@ class Remainder(Function[Tensor]):
         return tangent_sum(ta, None if tb is None else -tb * _quotient(ctx, a, b))
 
 
-class RemainderScalar(Remainder):
-    """``tensor % number``: torch's node name for that form."""
-
-    _backward_name = "RemainderBackward0"
-
-
 class Fmod(Remainder):
     """``fmod(a, b)``: the remainder with the sign of ``a`` (C's rule), ``a - trunc(a / b) * b``."""
 
@@ -198,12 +192,6 @@ class Fmod(Remainder):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         return _remainder(ctx, a, b, "trunc")
-
-
-class FmodScalar(Fmod):
-    """``fmod(tensor, number)``: torch's node name for that form."""
-
-    _backward_name = "FmodBackward0"
 
 
 _REMAINDERS = {"floor": (np.remainder, "remainder"), "trunc": (np.fmod, "fmod")}
@@ -413,6 +401,9 @@ class MatMul(Function[Tensor]):
 # or, reflected, on the right (``__radd__``); they take plain operands (tensors, ints, floats)
 # as they are, the hot path of ``x * 2.0 + 1.0``.
 _PLAIN = _PLAIN_OPERANDS
+# torch names the (tensor, number) overloads' nodes apart (the table rows' node_name).
+_REMAINDER_SCALAR = named(Remainder, "RemainderBackward0")
+_FMOD_SCALAR = named(Fmod, "FmodBackward0")
 # Bound once: an operator is the hottest call in the library.
 _add, _sub, _mul, _div, _pow = Add.apply, Sub.apply, Mul.apply, Div.apply, Pow.apply
 
@@ -475,14 +466,14 @@ def remainder(input: Any, other: Any) -> Tensor:
         return out
     if isinstance(other, Tensor):
         return Remainder.apply(input, other)
-    return RemainderScalar.apply(input, _operand(other))
+    return _REMAINDER_SCALAR.apply(input, _operand(other))
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
     if isinstance(other, Tensor):
         return Fmod.apply(input, other)
-    return FmodScalar.apply(input, _operand(other))
+    return _FMOD_SCALAR.apply(input, _operand(other))
 
 
 def add_operator(input: Tensor, other: Any) -> Tensor:

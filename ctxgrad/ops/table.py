@@ -38,6 +38,8 @@ class Op:
     function: bool = True
     inplace: str | None = None
     nn_functional: bool = False
+    #: torch's grad_fn name when the Function's own is not it (here: of the (tensor, number)
+    #: overload, applied as ``ops._util.named(Function, node_name)``).
     node_name: str | None = None
     holomorphic: bool | None = None
     batching: Callable[..., Any] | None = None
@@ -106,8 +108,8 @@ OPS: list[Op] = [
     Op("pow", arithmetic.pow, inplace="pow_"),
     Op("neg", arithmetic.neg, inplace="neg_", dunders=("__neg__",)),
     Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",)),
-    Op("remainder", arithmetic.remainder, dunders=("__mod__",)),
-    Op("fmod", arithmetic.fmod),
+    Op("remainder", arithmetic.remainder, dunders=("__mod__",), node_name="RemainderBackward0"),
+    Op("fmod", arithmetic.fmod, node_name="FmodBackward0"),
     Op("matmul", linalg.matmul, dunders=("__matmul__",)),
     # the operators that are not a named op's method (a reflected operand, a fast path)
     Op("__add__", arithmetic.add_operator, function=False, dunders=("__radd__",)),
