@@ -560,241 +560,8 @@ class Tensor:
         return self
 
     # ------------------------------------------------------------------ arithmetic
-    def __add__(self, other: Any) -> Tensor:
-        return _add(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __radd__(self, other: Any) -> Tensor:
-        # Addition commutes: the tensor goes first, where the ops look for it first.
-        return _add(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _sub(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _sub(other if type(other) in _PLAIN_OPERANDS else _operand(other), self)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _mul(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _mul(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _div(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _div(other if type(other) in _PLAIN_OPERANDS else _operand(other), self)
-
-    def __pow__(self, other: Any) -> Tensor:
-        return _pow(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return _pow(other if type(other) in _PLAIN_OPERANDS else _operand(other), self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _linalg.matmul(self, _tensor_operand(other))
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _linalg.matmul(_tensor_operand(other), self)
-
-    def __neg__(self) -> Tensor:
-        return _arith.Neg.apply(self)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        """``self + alpha * other``."""
-        return _arith.Add.apply(self, _operand(other) if alpha == 1 else _operand(other) * alpha)
-
-    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        """``self - alpha * other``."""
-        return _arith.Sub.apply(self, _operand(other) if alpha == 1 else _operand(other) * alpha)
-
-    def mul(self, other: Any) -> Tensor:
-        """``self * other``."""
-        return _mul(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def div(self, other: Any) -> Tensor:
-        """``self / other`` (true division)."""
-        return _div(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def pow(self, exponent: Any) -> Tensor:
-        """``self ** exponent``."""
-        return _arith.Pow.apply(self, _operand(exponent))
-
-    def neg(self) -> Tensor:
-        """``-self``."""
-        return _arith.Neg.apply(self)
-
-    def matmul(self, other: Tensor) -> Tensor:
-        """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
-        return _linalg.matmul(self, _tensor_operand(other))
-
     # ------------------------------------------------------------------ comparisons
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if not _is_operand(other):
-            return NotImplemented  # ``t == None`` is False, as in torch
-        return _cmp.Eq.apply(self, _operand(other))
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if not _is_operand(other):
-            return NotImplemented
-        return _cmp.Ne.apply(self, _operand(other))
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _cmp.Lt.apply(self, _operand(other))
-
-    def __le__(self, other: Any) -> Tensor:
-        return _cmp.Le.apply(self, _operand(other))
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _cmp.Gt.apply(self, _operand(other))
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _cmp.Ge.apply(self, _operand(other))
-
-    def eq(self, other: Any) -> Tensor:
-        """Elementwise ``==`` as a bool tensor."""
-        return _cmp.Eq.apply(self, _operand(other))
-
-    def ne(self, other: Any) -> Tensor:
-        """Elementwise ``!=`` as a bool tensor."""
-        return _cmp.Ne.apply(self, _operand(other))
-
-    def lt(self, other: Any) -> Tensor:
-        """Elementwise ``<`` as a bool tensor."""
-        return _cmp.Lt.apply(self, _operand(other))
-
-    def le(self, other: Any) -> Tensor:
-        """Elementwise ``<=`` as a bool tensor."""
-        return _cmp.Le.apply(self, _operand(other))
-
-    def gt(self, other: Any) -> Tensor:
-        """Elementwise ``>`` as a bool tensor."""
-        return _cmp.Gt.apply(self, _operand(other))
-
-    def ge(self, other: Any) -> Tensor:
-        """Elementwise ``>=`` as a bool tensor."""
-        return _cmp.Ge.apply(self, _operand(other))
-
     # ------------------------------------------------------------------ pointwise, reductions
-    def exp(self) -> Tensor:
-        """Elementwise ``e ** x``."""
-        return _pointwise.Exp.apply(self)
-
-    def log(self) -> Tensor:
-        """Elementwise natural logarithm."""
-        return _pointwise.Log.apply(self)
-
-    def tanh(self) -> Tensor:
-        """Elementwise hyperbolic tangent."""
-        return _pointwise.Tanh.apply(self)
-
-    def abs(self) -> Tensor:
-        """Elementwise absolute value."""
-        return _pointwise.Abs.apply(self)
-
-    def sign(self) -> Tensor:
-        """Elementwise sign: -1, 0 or 1."""
-        return _pointwise.Sign.apply(self)
-
-    def sqrt(self) -> Tensor:
-        """Elementwise square root."""
-        return _pointwise.Sqrt.apply(self)
-
-    def rsqrt(self) -> Tensor:
-        """Elementwise ``1 / sqrt(x)``."""
-        return _pointwise.Rsqrt.apply(self)
-
-    def square(self) -> Tensor:
-        """Elementwise ``x * x``."""
-        return _pointwise.Square.apply(self)
-
-    def reciprocal(self) -> Tensor:
-        """Elementwise ``1 / x``."""
-        return _pointwise.Reciprocal.apply(self)
-
-    def exp2(self) -> Tensor:
-        """Elementwise ``2 ** x``."""
-        return _pointwise.Exp2.apply(self)
-
-    def expm1(self) -> Tensor:
-        """Elementwise ``e ** x - 1``."""
-        return _pointwise.Expm1.apply(self)
-
-    def log2(self) -> Tensor:
-        """Elementwise base-2 logarithm."""
-        return _pointwise.Log2.apply(self)
-
-    def log10(self) -> Tensor:
-        """Elementwise base-10 logarithm."""
-        return _pointwise.Log10.apply(self)
-
-    def log1p(self) -> Tensor:
-        """Elementwise ``log(1 + x)``."""
-        return _pointwise.Log1p.apply(self)
-
-    def sin(self) -> Tensor:
-        """Elementwise sine."""
-        return _pointwise.Sin.apply(self)
-
-    def cos(self) -> Tensor:
-        """Elementwise cosine."""
-        return _pointwise.Cos.apply(self)
-
-    def tan(self) -> Tensor:
-        """Elementwise tangent."""
-        return _pointwise.Tan.apply(self)
-
-    def asin(self) -> Tensor:
-        """Elementwise arcsine."""
-        return _pointwise.Asin.apply(self)
-
-    def acos(self) -> Tensor:
-        """Elementwise arccosine."""
-        return _pointwise.Acos.apply(self)
-
-    def atan(self) -> Tensor:
-        """Elementwise arctangent."""
-        return _pointwise.Atan.apply(self)
-
-    def sinh(self) -> Tensor:
-        """Elementwise hyperbolic sine."""
-        return _pointwise.Sinh.apply(self)
-
-    def cosh(self) -> Tensor:
-        """Elementwise hyperbolic cosine."""
-        return _pointwise.Cosh.apply(self)
-
-    def sigmoid(self) -> Tensor:
-        """Elementwise logistic sigmoid."""
-        return _pointwise.Sigmoid.apply(self)
-
-    def relu(self) -> Tensor:
-        """Elementwise ``max(x, 0)``."""
-        return _pointwise.Relu.apply(self)
-
-    def floor(self) -> Tensor:
-        """Elementwise round down."""
-        return _pointwise.Floor.apply(self)
-
-    def ceil(self) -> Tensor:
-        """Elementwise round up."""
-        return _pointwise.Ceil.apply(self)
-
-    def round(self) -> Tensor:
-        """Elementwise round to nearest, halves to even."""
-        return _pointwise.Round.apply(self)
-
-    def trunc(self) -> Tensor:
-        """Elementwise round toward zero."""
-        return _pointwise.Trunc.apply(self)
-
-    def frac(self) -> Tensor:
-        """Elementwise fractional part, ``x - trunc(x)``."""
-        return _pointwise.Frac.apply(self)
-
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Sum over all elements, or over ``dim``."""
         x = self if dtype is None else self.to(dtype)
@@ -872,153 +639,6 @@ class Tensor:
         return _indexing.getitem(self, index)
 
     # ------------------------------------------------------------------ pointwise and binary ops
-    def atan2(self, other: Tensor) -> Tensor:
-        """Elementwise angle of the point ``(other, self)``, in ``[-pi, pi]``."""
-        return _pointwise.Atan2.apply(self, _pointwise.tensor_arg("atan2", "other", 1, other))
-
-    def arctan2(self, other: Tensor) -> Tensor:
-        """Alias of :meth:`atan2`."""
-        return _pointwise.Atan2.apply(self, _pointwise.tensor_arg("arctan2", "other", 1, other))
-
-    def logit(self, eps: Any = None) -> Tensor:
-        """Elementwise ``log(x / (1 - x))``, with x clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-        return _pointwise.Logit.apply(self, None if eps is None else float(eps))
-
-    def erf(self) -> Tensor:
-        """Elementwise error function."""
-        return _pointwise.Erf.apply(self)
-
-    def erfc(self) -> Tensor:
-        """Elementwise complementary error function ``1 - erf(x)``."""
-        return _pointwise.Erfc.apply(self)
-
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        """Elementwise ``min(max(x, min), max)``; bounds are numbers or tensors, either may be None."""
-        return _pointwise.clamp(self, min, max)
-
-    def clip(self, min: Any = None, max: Any = None) -> Tensor:
-        """Alias of :meth:`clamp`."""
-        return _pointwise.clamp(self, min, max, "clip")
-
-    def clamp_min(self, min: Any) -> Tensor:
-        """Elementwise ``max(x, min)``."""
-        return _pointwise.clamp_min(self, min)
-
-    def clamp_max(self, max: Any) -> Tensor:
-        """Elementwise ``min(x, max)``."""
-        return _pointwise.clamp_max(self, max)
-
-    def maximum(self, other: Tensor) -> Tensor:
-        """Elementwise larger value (NaN if either is NaN)."""
-        return _pointwise.Maximum.apply(self, _pointwise.tensor_arg("maximum", "other", 1, other))
-
-    def minimum(self, other: Tensor) -> Tensor:
-        """Elementwise smaller value (NaN if either is NaN)."""
-        return _pointwise.Minimum.apply(self, _pointwise.tensor_arg("minimum", "other", 1, other))
-
-    def lerp(self, end: Tensor, weight: Any) -> Tensor:
-        """Linear interpolation ``self + weight * (end - self)``; ``weight`` a number or tensor."""
-        return _pointwise.lerp(self, end, weight)
-
-    def true_divide(self, other: Any) -> Tensor:
-        """``self / other`` (alias of :meth:`div`)."""
-        return _div(self, other if type(other) in _PLAIN_OPERANDS else _operand(other))
-
-    def floor_divide(self, other: Any) -> Tensor:
-        """``self // other``, rounded toward -inf; not differentiable."""
-        return _arith.FloorDivide.apply(self, _operand(other))
-
-    def __floordiv__(self, other: Any) -> Tensor:
-        return _arith.FloorDivide.apply(self, _operand(other))
-
-    def __rfloordiv__(self, other: Any) -> Tensor:
-        return _arith.FloorDivide.apply(_operand(other), self)
-
-    def remainder(self, other: Any) -> Tensor:
-        """``self % other``, with the sign of ``other`` (Python's rule)."""
-        if isinstance(other, Tensor):
-            return _arith.Remainder.apply(self, other)
-        return _arith.RemainderScalar.apply(self, _operand(other))
-
-    def __mod__(self, other: Any) -> Tensor:
-        return self.remainder(other)
-
-    def __rmod__(self, other: Any) -> Tensor:
-        return _arith.Remainder.apply(_operand(other), self)
-
-    def fmod(self, other: Any) -> Tensor:
-        """The remainder of ``self / other`` with the sign of ``self`` (C's rule)."""
-        if isinstance(other, Tensor):
-            return _arith.Fmod.apply(self, other)
-        return _arith.FmodScalar.apply(self, _operand(other))
-
-    def isnan(self) -> Tensor:
-        """Elementwise test for NaN, as a bool tensor."""
-        return _cmp.IsNan.apply(self)
-
-    def isinf(self) -> Tensor:
-        """Elementwise test for +inf or -inf, as a bool tensor."""
-        return _cmp.IsInf.apply(self)
-
-    def isfinite(self) -> Tensor:
-        """Elementwise test for neither inf nor NaN, as a bool tensor."""
-        return _cmp.IsFinite.apply(self)
-
-    def logical_and(self, other: Tensor) -> Tensor:
-        """Elementwise logical AND of the elements' truth (nonzero is true), as a bool tensor."""
-        return _cmp.LogicalAnd.apply(self, _pointwise.tensor_arg("logical_and", "other", 1, other))
-
-    def logical_or(self, other: Tensor) -> Tensor:
-        """Elementwise logical OR, as a bool tensor."""
-        return _cmp.LogicalOr.apply(self, _pointwise.tensor_arg("logical_or", "other", 1, other))
-
-    def logical_xor(self, other: Tensor) -> Tensor:
-        """Elementwise logical XOR, as a bool tensor."""
-        return _cmp.LogicalXor.apply(self, _pointwise.tensor_arg("logical_xor", "other", 1, other))
-
-    def logical_not(self) -> Tensor:
-        """Elementwise logical NOT, as a bool tensor."""
-        return _cmp.LogicalNot.apply(self)
-
-    def bitwise_and(self, other: Any) -> Tensor:
-        """Elementwise ``self & other`` (bool and integer tensors)."""
-        return _cmp.BitwiseAnd.apply(self, _operand(other))
-
-    def bitwise_or(self, other: Any) -> Tensor:
-        """Elementwise ``self | other`` (bool and integer tensors)."""
-        return _cmp.BitwiseOr.apply(self, _operand(other))
-
-    def bitwise_xor(self, other: Any) -> Tensor:
-        """Elementwise ``self ^ other`` (bool and integer tensors)."""
-        return _cmp.BitwiseXor.apply(self, _operand(other))
-
-    def bitwise_not(self) -> Tensor:
-        """Elementwise ``~self`` (bool and integer tensors)."""
-        return _cmp.BitwiseNot.apply(self)
-
-    def __and__(self, other: Any) -> Tensor:
-        return _cmp.BitwiseAnd.apply(self, _operand(other))
-
-    def __rand__(self, other: Any) -> Tensor:
-        return _cmp.BitwiseAnd.apply(_operand(other), self)
-
-    def __or__(self, other: Any) -> Tensor:
-        return _cmp.BitwiseOr.apply(self, _operand(other))
-
-    def __ror__(self, other: Any) -> Tensor:
-        return _cmp.BitwiseOr.apply(_operand(other), self)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return _cmp.BitwiseXor.apply(self, _operand(other))
-
-    def __rxor__(self, other: Any) -> Tensor:
-        return _cmp.BitwiseXor.apply(_operand(other), self)
-
-    def __invert__(self) -> Tensor:
-        if self._data.dtype.kind not in "biu":
-            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-        return _cmp.BitwiseNot.apply(self)
-
     # ------------------------------------------------------------------ reductions
     def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
@@ -1455,64 +1075,6 @@ class Tensor:
         _inplace.check_writable(self)
         return _inplace.commit(self, op(self, *args, **kwargs))
 
-    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        """In-place ``self += alpha * other``."""
-        return self._in_place(Tensor.add, other, alpha=alpha)
-
-    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        """In-place ``self -= alpha * other``."""
-        return self._in_place(Tensor.sub, other, alpha=alpha)
-
-    def mul_(self, other: Any) -> Tensor:
-        """In-place ``self *= other``."""
-        return self._in_place(Tensor.mul, other)
-
-    def div_(self, other: Any) -> Tensor:
-        """In-place ``self /= other``."""
-        return self._in_place(Tensor.div, other)
-
-    def pow_(self, exponent: Any) -> Tensor:
-        """In-place ``self **= exponent``."""
-        return self._in_place(Tensor.pow, exponent)
-
-    def neg_(self) -> Tensor:
-        """In-place negation."""
-        return self._in_place(Tensor.neg)
-
-    def exp_(self) -> Tensor:
-        """In-place ``e ** self``."""
-        return self._in_place(Tensor.exp)
-
-    def log_(self) -> Tensor:
-        """In-place natural logarithm."""
-        return self._in_place(Tensor.log)
-
-    def tanh_(self) -> Tensor:
-        """In-place hyperbolic tangent."""
-        return self._in_place(Tensor.tanh)
-
-    def sigmoid_(self) -> Tensor:
-        """In-place logistic sigmoid."""
-        return self._in_place(Tensor.sigmoid)
-
-    def relu_(self) -> Tensor:
-        """In-place ``max(self, 0)``."""
-        return self._in_place(Tensor.relu)
-
-    def abs_(self) -> Tensor:
-        """In-place absolute value."""
-        return self._in_place(Tensor.abs)
-
-    def sqrt_(self) -> Tensor:
-        """In-place square root."""
-        return self._in_place(Tensor.sqrt)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        """In-place clamp into ``[min, max]``."""
-        return self._in_place(Tensor.clamp, min, max)
-
-    clip_ = clamp_
-
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         """In-place: ``value`` where ``mask`` is true."""
         return self._in_place(Tensor.masked_fill, mask, value)
@@ -1551,6 +1113,242 @@ class Tensor:
         tensor (``CopySlices`` for a basic index, ``IndexPutBackward0`` for an advanced one)."""
         values = value if isinstance(value, Tensor) else Tensor(value, dtype=self._data.dtype)
         _inplace.setitem(self, index, values)
+
+    # The methods of the op table (ops/table.py), attached by ctxgrad/_surface.py; declared
+    # here for type checkers.
+    # --- generated by python -m ctxgrad._gen_methods from ctxgrad/ops/table.py: do not edit ---
+    if TYPE_CHECKING:
+
+        def exp(self) -> Tensor: ...
+
+        def exp_(self) -> Tensor: ...
+
+        def log(self) -> Tensor: ...
+
+        def log_(self) -> Tensor: ...
+
+        def tanh(self) -> Tensor: ...
+
+        def tanh_(self) -> Tensor: ...
+
+        def abs(self) -> Tensor: ...
+
+        def abs_(self) -> Tensor: ...
+
+        def sign(self) -> Tensor: ...
+
+        def sqrt(self) -> Tensor: ...
+
+        def sqrt_(self) -> Tensor: ...
+
+        def rsqrt(self) -> Tensor: ...
+
+        def square(self) -> Tensor: ...
+
+        def reciprocal(self) -> Tensor: ...
+
+        def exp2(self) -> Tensor: ...
+
+        def expm1(self) -> Tensor: ...
+
+        def log2(self) -> Tensor: ...
+
+        def log10(self) -> Tensor: ...
+
+        def log1p(self) -> Tensor: ...
+
+        def sin(self) -> Tensor: ...
+
+        def cos(self) -> Tensor: ...
+
+        def tan(self) -> Tensor: ...
+
+        def asin(self) -> Tensor: ...
+
+        def acos(self) -> Tensor: ...
+
+        def atan(self) -> Tensor: ...
+
+        def sinh(self) -> Tensor: ...
+
+        def cosh(self) -> Tensor: ...
+
+        def sigmoid(self) -> Tensor: ...
+
+        def sigmoid_(self) -> Tensor: ...
+
+        def relu(self) -> Tensor: ...
+
+        def relu_(self) -> Tensor: ...
+
+        def floor(self) -> Tensor: ...
+
+        def ceil(self) -> Tensor: ...
+
+        def round(self) -> Tensor: ...
+
+        def trunc(self) -> Tensor: ...
+
+        def frac(self) -> Tensor: ...
+
+        def erf(self) -> Tensor: ...
+
+        def erfc(self) -> Tensor: ...
+
+        def logit(self, eps: Any = None) -> Tensor: ...
+
+        def atan2(self, other: Tensor) -> Tensor: ...
+
+        def arctan2(self, other: Tensor) -> Tensor: ...
+
+        def maximum(self, other: Tensor) -> Tensor: ...
+
+        def minimum(self, other: Tensor) -> Tensor: ...
+
+        def clamp(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clamp_(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clip(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clip_(self, min: Any = None, max: Any = None) -> Tensor: ...
+
+        def clamp_min(self, min: Any) -> Tensor: ...
+
+        def clamp_max(self, max: Any) -> Tensor: ...
+
+        def lerp(self, end: Tensor, weight: Any) -> Tensor: ...
+
+        def add(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+
+        def add_(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+
+        def sub(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+
+        def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+
+        def mul(self, other: Any) -> Tensor: ...
+
+        def mul_(self, other: Any) -> Tensor: ...
+
+        def div(self, other: Any) -> Tensor: ...
+
+        def true_divide(self, other: Any) -> Tensor: ...
+
+        def div_(self, other: Any) -> Tensor: ...
+
+        def pow(self, exponent: Any) -> Tensor: ...
+
+        def pow_(self, exponent: Any) -> Tensor: ...
+
+        def neg(self) -> Tensor: ...
+
+        def __neg__(self) -> Tensor: ...
+
+        def neg_(self) -> Tensor: ...
+
+        def floor_divide(self, other: Any) -> Tensor: ...
+
+        def __floordiv__(self, other: Any) -> Tensor: ...
+
+        def remainder(self, other: Any) -> Tensor: ...
+
+        def __mod__(self, other: Any) -> Tensor: ...
+
+        def fmod(self, other: Any) -> Tensor: ...
+
+        def matmul(self, other: Tensor) -> Tensor: ...
+
+        def __matmul__(self, other: Tensor) -> Tensor: ...
+
+        def __add__(self, other: Any) -> Tensor: ...
+
+        def __radd__(self, other: Any) -> Tensor: ...
+
+        def __sub__(self, other: Any) -> Tensor: ...
+
+        def __rsub__(self, other: Any) -> Tensor: ...
+
+        def __mul__(self, other: Any) -> Tensor: ...
+
+        def __rmul__(self, other: Any) -> Tensor: ...
+
+        def __truediv__(self, other: Any) -> Tensor: ...
+
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+
+        def __pow__(self, other: Any) -> Tensor: ...
+
+        def __rpow__(self, other: Any) -> Tensor: ...
+
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+
+        def __rmod__(self, other: Any) -> Tensor: ...
+
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+
+        def __pos__(self) -> Tensor: ...
+
+        def eq(self, other: Any) -> Tensor: ...
+
+        def ne(self, other: Any) -> Tensor: ...
+
+        def lt(self, other: Any) -> Tensor: ...
+
+        def __lt__(self, other: Any) -> Tensor: ...
+
+        def le(self, other: Any) -> Tensor: ...
+
+        def __le__(self, other: Any) -> Tensor: ...
+
+        def gt(self, other: Any) -> Tensor: ...
+
+        def __gt__(self, other: Any) -> Tensor: ...
+
+        def ge(self, other: Any) -> Tensor: ...
+
+        def __ge__(self, other: Any) -> Tensor: ...
+
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+
+        def isnan(self) -> Tensor: ...
+
+        def isinf(self) -> Tensor: ...
+
+        def isfinite(self) -> Tensor: ...
+
+        def logical_and(self, other: Tensor) -> Tensor: ...
+
+        def logical_or(self, other: Tensor) -> Tensor: ...
+
+        def logical_xor(self, other: Tensor) -> Tensor: ...
+
+        def logical_not(self) -> Tensor: ...
+
+        def bitwise_and(self, other: Any) -> Tensor: ...
+
+        def __and__(self, other: Any) -> Tensor: ...
+
+        def bitwise_or(self, other: Any) -> Tensor: ...
+
+        def __or__(self, other: Any) -> Tensor: ...
+
+        def bitwise_xor(self, other: Any) -> Tensor: ...
+
+        def __xor__(self, other: Any) -> Tensor: ...
+
+        def bitwise_not(self) -> Tensor: ...
+
+        def __rand__(self, other: Any) -> Tensor: ...
+
+        def __ror__(self, other: Any) -> Tensor: ...
+
+        def __rxor__(self, other: Any) -> Tensor: ...
+
+        def __invert__(self) -> Tensor: ...
+    # --- end of generated code ---
 
     # Conversions named after dtypes come last: inside the class body their names hide
     # the builtins ``int``, ``float`` and ``bool``.
@@ -1667,19 +1465,10 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 # The ops import Tensor, so they are imported after it is defined.
-from ctxgrad.ops import arithmetic as _arith  # noqa: E402
-from ctxgrad.ops import comparison as _cmp  # noqa: E402
 from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
 from ctxgrad.ops import linalg as _linalg  # noqa: E402
-from ctxgrad.ops import pointwise as _pointwise  # noqa: E402
 from ctxgrad.ops import reduction as _reduction  # noqa: E402
 from ctxgrad.ops import shape as _shape  # noqa: E402
 from ctxgrad.ops import sorting as _sorting  # noqa: E402
-
-_add = _arith.Add.apply
-_sub = _arith.Sub.apply
-_mul = _arith.Mul.apply
-_div = _arith.Div.apply
-_pow = _arith.Pow.apply

@@ -90,6 +90,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad": 4,
     "ctxgrad._functional": 4,
     "ctxgrad._factories": 4,
+    "ctxgrad._surface": 4,
     # L5: everything built on the public surface.
     "ctxgrad.autograd.functional": 5,
     "ctxgrad.nn": 5,
@@ -104,6 +105,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.cli": 5,
     "ctxgrad.__main__": 5,
     "ctxgrad.checks": 5,
+    "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
     "ctxgrad.func": 5,
     "ctxgrad.func.*": 5,

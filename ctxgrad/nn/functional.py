@@ -41,6 +41,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn import _ops
 from ctxgrad.ops import pointwise as _pointwise
+from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
 
 __all__ = [
     "avg_pool2d",
@@ -92,16 +93,6 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
         out: Tensor = relu_()  # type: ignore[misc]
         return out
     return _pointwise.Relu.apply(input)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """Elementwise logistic sigmoid ``1 / (1 + e ** -x)``."""
-    return _pointwise.Sigmoid.apply(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """Elementwise hyperbolic tangent."""
-    return _pointwise.Tanh.apply(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -694,7 +685,7 @@ def smooth_l1_loss(
     diff = (input - target).abs()
     if beta == 0.0:
         return _reduce(diff, reduction)
-    from ctxgrad._functional import where
+    from ctxgrad.ops.pointwise import where
 
     loss = where(diff < beta, diff * diff * (0.5 / beta), diff - 0.5 * beta)
     return _reduce(loss, reduction)
@@ -706,7 +697,7 @@ def huber_loss(
     """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - delta / 2)``."""
     reduction = _reduction(None, None, reduction)
     _warn_size(input, target)
-    from ctxgrad._functional import where
+    from ctxgrad.ops.pointwise import where
 
     diff = (input - target).abs()
     loss = where(diff < delta, diff * diff * 0.5, (diff - 0.5 * delta) * delta)
@@ -921,7 +912,7 @@ def kl_div(
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        from ctxgrad._functional import where
+        from ctxgrad.ops.pointwise import where
 
         positive = target > 0
         safe = where(positive, target, 1.0)

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands
-from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, _wrap
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, operands, save_operands, tangent_sum, wrap
+from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum, wrap
 
 
 class Add(Function[Tensor]):
@@ -184,12 +184,6 @@ class Remainder(Function[Tensor]):
         return tangent_sum(ta, None if tb is None else -tb * _quotient(ctx, a, b))
 
 
-class RemainderScalar(Remainder):
-    """``tensor % number``: torch's node name for that form."""
-
-    _backward_name = "RemainderBackward0"
-
-
 class Fmod(Remainder):
     """``fmod(a, b)``: the remainder with the sign of ``a`` (C's rule), ``a - trunc(a / b) * b``."""
 
@@ -198,12 +192,6 @@ class Fmod(Remainder):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         return _remainder(ctx, a, b, "trunc")
-
-
-class FmodScalar(Fmod):
-    """``fmod(tensor, number)``: torch's node name for that form."""
-
-    _backward_name = "FmodBackward0"
 
 
 _REMAINDERS = {"floor": (np.remainder, "remainder"), "trunc": (np.fmod, "fmod")}
@@ -404,3 +392,140 @@ class MatMul(Function[Tensor]):
     def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
         a, b = ctx.saved_tensors
         return tangent_sum(None if ta is None else ta @ b, None if tb is None else a @ tb)
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
+# The op table (ops/table.py) makes them the Tensor methods, the dunders and the ``ctxgrad.*``
+# functions.  The ``*_operator`` frontends are the dunders: a tensor on the left (``__add__``)
+# or, reflected, on the right (``__radd__``); they take plain operands (tensors, ints, floats)
+# as they are, the hot path of ``x * 2.0 + 1.0``.
+_PLAIN = _PLAIN_OPERANDS
+# torch names the (tensor, number) overloads' nodes apart (the table rows' node_name).
+_REMAINDER_SCALAR = named(Remainder, "RemainderBackward0")
+_FMOD_SCALAR = named(Fmod, "FmodBackward0")
+# Bound once: an operator is the hottest call in the library.
+_add, _sub, _mul, _div, _pow = Add.apply, Sub.apply, Mul.apply, Div.apply, Pow.apply
+
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other``."""
+    if not isinstance(input, Tensor):
+        input = Tensor(input)
+    return Add.apply(input, _operand(other) if alpha == 1 else _operand(other) * alpha)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other``."""
+    if not isinstance(input, Tensor):
+        input = Tensor(input)
+    return Sub.apply(input, _operand(other) if alpha == 1 else _operand(other) * alpha)
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    """``input * other``."""
+    if isinstance(input, Tensor):
+        return _mul(input, other if type(other) in _PLAIN else _operand(other))
+    out: Tensor = other * input
+    return out
+
+
+def div(input: Any, other: Any) -> Tensor:
+    """``input / other`` (true division)."""
+    if isinstance(input, Tensor):
+        return _div(input, other if type(other) in _PLAIN else _operand(other))
+    out: Tensor = other.__rtruediv__(input)
+    return out
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent``."""
+    if isinstance(input, Tensor):
+        return Pow.apply(input, _operand(exponent))
+    out: Tensor = exponent.__rpow__(input)
+    return out
+
+
+def neg(input: Tensor) -> Tensor:
+    """``-input``."""
+    return Neg.apply(input)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other``, rounded toward -inf; not differentiable."""
+    if isinstance(input, Tensor):
+        return FloorDivide.apply(input, _operand(other))
+    out: Tensor = other.__rfloordiv__(input)
+    return out
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """``input % other``, with the sign of ``other`` (Python's rule)."""
+    if not isinstance(input, Tensor):
+        out: Tensor = other.__rmod__(input)
+        return out
+    if isinstance(other, Tensor):
+        return Remainder.apply(input, other)
+    return _REMAINDER_SCALAR.apply(input, _operand(other))
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
+    if isinstance(other, Tensor):
+        return Fmod.apply(input, other)
+    return _FMOD_SCALAR.apply(input, _operand(other))
+
+
+def add_operator(input: Tensor, other: Any) -> Tensor:
+    """``input + other`` (``__add__``; as ``__radd__``, addition commutes, the tensor goes first)."""
+    return _add(input, other if type(other) in _PLAIN else _operand(other))
+
+
+def sub_operator(input: Tensor, other: Any) -> Tensor:
+    """``input - other`` (``__sub__``)."""
+    return _sub(input, other if type(other) in _PLAIN else _operand(other))
+
+
+def rsub_operator(input: Tensor, other: Any) -> Tensor:
+    """``other - input`` (``__rsub__``)."""
+    return _sub(other if type(other) in _PLAIN else _operand(other), input)
+
+
+def mul_operator(input: Tensor, other: Any) -> Tensor:
+    """``input * other`` (``__mul__``, ``__rmul__``)."""
+    return _mul(input, other if type(other) in _PLAIN else _operand(other))
+
+
+def truediv_operator(input: Tensor, other: Any) -> Tensor:
+    """``input / other`` (``__truediv__``)."""
+    return _div(input, other if type(other) in _PLAIN else _operand(other))
+
+
+def rtruediv_operator(input: Tensor, other: Any) -> Tensor:
+    """``other / input`` (``__rtruediv__``)."""
+    return _div(other if type(other) in _PLAIN else _operand(other), input)
+
+
+def pow_operator(input: Tensor, other: Any) -> Tensor:
+    """``input ** other`` (``__pow__``)."""
+    return _pow(input, other if type(other) in _PLAIN else _operand(other))
+
+
+def rpow_operator(input: Tensor, other: Any) -> Tensor:
+    """``other ** input`` (``__rpow__``)."""
+    return _pow(other if type(other) in _PLAIN else _operand(other), input)
+
+
+def rfloordiv_operator(input: Tensor, other: Any) -> Tensor:
+    """``other // input`` (``__rfloordiv__``)."""
+    return FloorDivide.apply(_operand(other), input)
+
+
+def rmod_operator(input: Tensor, other: Any) -> Tensor:
+    """``other % input`` (``__rmod__``)."""
+    return Remainder.apply(_operand(other), input)
+
+
+def pos_operator(input: Tensor) -> Tensor:
+    """``+input``: the tensor itself."""
+    return input

@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, _is_operand, _operand
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, raw, wrap
+from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 
 
 class _Compare(Function[Tensor]):
@@ -197,3 +198,150 @@ class BitwiseNot(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
         return None
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature (ops/table.py makes them the surfaces).
+def eq(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``==`` as a bool tensor."""
+    return Eq.apply(input, _operand(other))
+
+
+def ne(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``!=`` as a bool tensor."""
+    return Ne.apply(input, _operand(other))
+
+
+def lt(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``<`` as a bool tensor."""
+    return Lt.apply(input, _operand(other))
+
+
+def le(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``<=`` as a bool tensor."""
+    return Le.apply(input, _operand(other))
+
+
+def gt(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``>`` as a bool tensor."""
+    return Gt.apply(input, _operand(other))
+
+
+def ge(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``>=`` as a bool tensor."""
+    return Ge.apply(input, _operand(other))
+
+
+def eq_operator(input: Tensor, other: Any) -> Tensor:
+    """``input == other`` (``__eq__``); NotImplemented for what is not an operand (``t == None`` is False)."""
+    if not _is_operand(other):
+        return NotImplemented  # type: ignore[no-any-return]
+    return Eq.apply(input, _operand(other))
+
+
+def ne_operator(input: Tensor, other: Any) -> Tensor:
+    """``input != other`` (``__ne__``)."""
+    if not _is_operand(other):
+        return NotImplemented  # type: ignore[no-any-return]
+    return Ne.apply(input, _operand(other))
+
+
+def isnan(input: Tensor) -> Tensor:
+    """Elementwise test for NaN, as a bool tensor."""
+    return IsNan.apply(input)
+
+
+def isinf(input: Tensor) -> Tensor:
+    """Elementwise test for +inf or -inf, as a bool tensor."""
+    return IsInf.apply(input)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """Elementwise test for neither inf nor NaN, as a bool tensor."""
+    return IsFinite.apply(input)
+
+
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical AND (nonzero is true), as a bool tensor."""
+    return LogicalAnd.apply(_binary_tensor_args("logical_and", input, other), other)
+
+
+def logical_and_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical AND of the elements' truth (nonzero is true), as a bool tensor."""
+    return LogicalAnd.apply(input, tensor_arg("logical_and", "other", 1, other))
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical OR, as a bool tensor."""
+    return LogicalOr.apply(_binary_tensor_args("logical_or", input, other), other)
+
+
+def logical_or_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical OR, as a bool tensor."""
+    return LogicalOr.apply(input, tensor_arg("logical_or", "other", 1, other))
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical XOR, as a bool tensor."""
+    return LogicalXor.apply(_binary_tensor_args("logical_xor", input, other), other)
+
+
+def logical_xor_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical XOR, as a bool tensor."""
+    return LogicalXor.apply(input, tensor_arg("logical_xor", "other", 1, other))
+
+
+def logical_not(input: Tensor) -> Tensor:
+    """Elementwise logical NOT, as a bool tensor."""
+    return LogicalNot.apply(input)
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input & other`` (bool and integer tensors)."""
+    if isinstance(input, Tensor):
+        return BitwiseAnd.apply(input, _operand(other))
+    out: Tensor = other.__rand__(input)
+    return out
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input | other`` (bool and integer tensors)."""
+    if isinstance(input, Tensor):
+        return BitwiseOr.apply(input, _operand(other))
+    out: Tensor = other.__ror__(input)
+    return out
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input ^ other`` (bool and integer tensors)."""
+    if isinstance(input, Tensor):
+        return BitwiseXor.apply(input, _operand(other))
+    out: Tensor = other.__rxor__(input)
+    return out
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    """Elementwise ``~input`` (bool and integer tensors)."""
+    return BitwiseNot.apply(input)
+
+
+def rand_operator(input: Tensor, other: Any) -> Tensor:
+    """``other & input`` (``__rand__``)."""
+    return BitwiseAnd.apply(_operand(other), input)
+
+
+def ror_operator(input: Tensor, other: Any) -> Tensor:
+    """``other | input`` (``__ror__``)."""
+    return BitwiseOr.apply(_operand(other), input)
+
+
+def rxor_operator(input: Tensor, other: Any) -> Tensor:
+    """``other ^ input`` (``__rxor__``)."""
+    return BitwiseXor.apply(_operand(other), input)
+
+
+def invert_operator(input: Tensor) -> Tensor:
+    """``~input`` (``__invert__``): integer and bool tensors only."""
+    if input._data.dtype.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return BitwiseNot.apply(input)

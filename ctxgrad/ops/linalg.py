@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import short_name
-from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
+from ctxgrad._tensor import Tensor, _tensor_operand, _wrap, _wrap_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, wrap
 from ctxgrad.ops.arithmetic import MatMul
@@ -851,7 +851,7 @@ class BatchedMatMul(MatMul):
     _backward_name = "UnsafeViewBackward0"
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b`` dispatched as torch dispatches it: ``dot`` for two vectors, ``mv`` for a
     matrix and a vector, ``mm`` for two matrices, a batched product otherwise; so the node
     names, the refusal of mixed dtypes and the error messages are torch's."""
@@ -903,3 +903,14 @@ def _same_dtype_for_mm(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
         )
+
+
+# --------------------------------------------------------------------------- frontends
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
+    return _matmul(input, _tensor_operand(other))
+
+
+def rmatmul_operator(input: Tensor, other: Any) -> Tensor:
+    """``other @ input`` (``__rmatmul__``)."""
+    return _matmul(_tensor_operand(other), input)

@@ -6,6 +6,7 @@ Each backward is written in ctxgrad ops, so that it can itself be differentiated
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -932,7 +933,7 @@ class LerpScalar(Function[Tensor]):
         x, y = _lerp_operands(start, end, None)
         ctx.weight = weight
         try:
-            if abs(weight) < 0.5:
+            if builtins.abs(weight) < 0.5:
                 return wrap(x + weight * (y - x))
             return wrap(y - (y - x) * (1 - weight))
         except ValueError:
@@ -1178,7 +1179,7 @@ def tensor_arg(fn: str, name: str, position: int, value: Any) -> Tensor:
     return value
 
 
-def clamp(x: Tensor, lo: Any, hi: Any, fn: str = "clamp") -> Tensor:
+def _clamp(x: Tensor, lo: Any, hi: Any, fn: str = "clamp") -> Tensor:
     """``x.clamp(lo, hi)``: the scalar or the tensor op, as the bounds are numbers or tensors."""
     lo, hi = number_or_tensor(lo), number_or_tensor(hi)
     if lo is None and hi is None:
@@ -1196,23 +1197,7 @@ def clamp(x: Tensor, lo: Any, hi: Any, fn: str = "clamp") -> Tensor:
     return ClampScalar.apply(x, lo, hi)
 
 
-def clamp_min(x: Tensor, lo: Any) -> Tensor:
-    """``max(x, lo)`` for a number or tensor ``lo``."""
-    lo = number_or_tensor(lo)
-    if isinstance(lo, Tensor):
-        return ClampMinTensor.apply(x, lo)
-    return ClampMinScalar.apply(x, lo, None)
-
-
-def clamp_max(x: Tensor, hi: Any) -> Tensor:
-    """``min(x, hi)`` for a number or tensor ``hi``."""
-    hi = number_or_tensor(hi)
-    if isinstance(hi, Tensor):
-        return ClampMaxTensor.apply(x, hi)
-    return ClampMaxScalar.apply(x, None, hi)
-
-
-def lerp(start: Any, end: Any, weight: Any, method: bool = True) -> Tensor:
+def _lerp(start: Any, end: Any, weight: Any, method: bool) -> Tensor:
     """``start + weight * (end - start)`` for a number or tensor ``weight``."""
     weight = number_or_tensor(weight)
     if not isinstance(start, Tensor) or not isinstance(end, Tensor):
@@ -1226,3 +1211,258 @@ def lerp(start: Any, end: Any, weight: Any, method: bool = True) -> Tensor:
     if isinstance(weight, Tensor):
         return LerpTensor.apply(start, end, weight)
     return LerpScalar.apply(start, end, weight)
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
+# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
+
+
+def exp(input: Tensor) -> Tensor:
+    """Elementwise ``e ** x``."""
+    return Exp.apply(input)
+
+
+def log(input: Tensor) -> Tensor:
+    """Elementwise natural logarithm."""
+    return Log.apply(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Elementwise hyperbolic tangent."""
+    return Tanh.apply(input)
+
+
+def abs(input: Tensor) -> Tensor:
+    """Elementwise absolute value."""
+    return Abs.apply(input)
+
+
+def sign(input: Tensor) -> Tensor:
+    """Elementwise sign: -1, 0 or 1."""
+    return Sign.apply(input)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    """Elementwise square root."""
+    return Sqrt.apply(input)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    """Elementwise ``1 / sqrt(x)``."""
+    return Rsqrt.apply(input)
+
+
+def square(input: Tensor) -> Tensor:
+    """Elementwise ``x * x``."""
+    return Square.apply(input)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """Elementwise ``1 / x``."""
+    return Reciprocal.apply(input)
+
+
+def exp2(input: Tensor) -> Tensor:
+    """Elementwise ``2 ** x``."""
+    return Exp2.apply(input)
+
+
+def expm1(input: Tensor) -> Tensor:
+    """Elementwise ``e ** x - 1``."""
+    return Expm1.apply(input)
+
+
+def log2(input: Tensor) -> Tensor:
+    """Elementwise base-2 logarithm."""
+    return Log2.apply(input)
+
+
+def log10(input: Tensor) -> Tensor:
+    """Elementwise base-10 logarithm."""
+    return Log10.apply(input)
+
+
+def log1p(input: Tensor) -> Tensor:
+    """Elementwise ``log(1 + x)``."""
+    return Log1p.apply(input)
+
+
+def sin(input: Tensor) -> Tensor:
+    """Elementwise sine."""
+    return Sin.apply(input)
+
+
+def cos(input: Tensor) -> Tensor:
+    """Elementwise cosine."""
+    return Cos.apply(input)
+
+
+def tan(input: Tensor) -> Tensor:
+    """Elementwise tangent."""
+    return Tan.apply(input)
+
+
+def asin(input: Tensor) -> Tensor:
+    """Elementwise arcsine."""
+    return Asin.apply(input)
+
+
+def acos(input: Tensor) -> Tensor:
+    """Elementwise arccosine."""
+    return Acos.apply(input)
+
+
+def atan(input: Tensor) -> Tensor:
+    """Elementwise arctangent."""
+    return Atan.apply(input)
+
+
+def sinh(input: Tensor) -> Tensor:
+    """Elementwise hyperbolic sine."""
+    return Sinh.apply(input)
+
+
+def cosh(input: Tensor) -> Tensor:
+    """Elementwise hyperbolic cosine."""
+    return Cosh.apply(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """Elementwise logistic sigmoid ``1 / (1 + e ** -x)``."""
+    return Sigmoid.apply(input)
+
+
+def relu(input: Tensor) -> Tensor:
+    """Elementwise ``max(x, 0)``."""
+    return Relu.apply(input)
+
+
+def floor(input: Tensor) -> Tensor:
+    """Elementwise round down."""
+    return Floor.apply(input)
+
+
+def ceil(input: Tensor) -> Tensor:
+    """Elementwise round up."""
+    return Ceil.apply(input)
+
+
+def round(input: Tensor) -> Tensor:
+    """Elementwise round to nearest, halves to even."""
+    return Round.apply(input)
+
+
+def trunc(input: Tensor) -> Tensor:
+    """Elementwise round toward zero."""
+    return Trunc.apply(input)
+
+
+def frac(input: Tensor) -> Tensor:
+    """Elementwise fractional part, ``x - trunc(x)``."""
+    return Frac.apply(input)
+
+
+def erf(input: Tensor) -> Tensor:
+    """Elementwise error function."""
+    return Erf.apply(input)
+
+
+def erfc(input: Tensor) -> Tensor:
+    """Elementwise complementary error function ``1 - erf(x)``."""
+    return Erfc.apply(input)
+
+
+def logit(input: Tensor, eps: Any = None) -> Tensor:
+    """Elementwise ``log(x / (1 - x))``, with x clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    return Logit.apply(input, None if eps is None else float(eps))
+
+
+def _binary_tensor_args(fn: str, input: Any, other: Any) -> Tensor:
+    """``input``, after torch's TypeError if it or ``other`` is not a tensor (function form)."""
+    tensor_arg(fn, "other", 2, other)
+    return tensor_arg(fn, "input", 1, input)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise angle of the point ``(other, input)``, in ``[-pi, pi]``."""
+    return Atan2.apply(_binary_tensor_args("atan2", input, other), other)
+
+
+def atan2_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise angle of the point ``(other, self)``, in ``[-pi, pi]``."""
+    return Atan2.apply(input, tensor_arg("atan2", "other", 1, other))
+
+
+def arctan2(input: Tensor, other: Tensor) -> Tensor:
+    """Alias of :func:`atan2`."""
+    return Atan2.apply(_binary_tensor_args("arctan2", input, other), other)
+
+
+def arctan2_method(input: Tensor, other: Tensor) -> Tensor:
+    """Alias of :meth:`atan2`."""
+    return Atan2.apply(input, tensor_arg("arctan2", "other", 1, other))
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise larger value (NaN if either is NaN)."""
+    return Maximum.apply(_binary_tensor_args("maximum", input, other), other)
+
+
+def maximum_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise larger value (NaN if either is NaN)."""
+    return Maximum.apply(input, tensor_arg("maximum", "other", 1, other))
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise smaller value (NaN if either is NaN)."""
+    return Minimum.apply(_binary_tensor_args("minimum", input, other), other)
+
+
+def minimum_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise smaller value (NaN if either is NaN)."""
+    return Minimum.apply(input, tensor_arg("minimum", "other", 1, other))
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Elementwise ``min(max(x, min), max)``; bounds are numbers or tensors, either may be None."""
+    return _clamp(input, min, max)
+
+
+def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Alias of :func:`clamp`."""
+    return _clamp(input, min, max, "clip")
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """Elementwise ``max(x, min)``."""
+    lo = number_or_tensor(min)
+    if isinstance(lo, Tensor):
+        return ClampMinTensor.apply(input, lo)
+    return ClampMinScalar.apply(input, lo, None)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """Elementwise ``min(x, max)``."""
+    hi = number_or_tensor(max)
+    if isinstance(hi, Tensor):
+        return ClampMaxTensor.apply(input, hi)
+    return ClampMaxScalar.apply(input, None, hi)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """Linear interpolation ``input + weight * (end - input)``; ``weight`` a number or tensor."""
+    return _lerp(input, end, weight, method=False)
+
+
+def lerp_method(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """Linear interpolation ``self + weight * (end - self)``; ``weight`` a number or tensor."""
+    return _lerp(input, end, weight, method=True)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """``input`` where ``condition`` is true, else ``other``; with ``condition`` alone, its
+    nonzero indices as a tuple of 1-D int64 tensors (``condition.nonzero(as_tuple=True)``)."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    return Where.apply(condition, input, other)

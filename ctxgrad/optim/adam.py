@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ctxgrad._factories import zeros_like
-from ctxgrad._functional import maximum
 from ctxgrad._tensor import Tensor
+from ctxgrad.ops.pointwise import maximum
 from ctxgrad.optim.optimizer import Optimizer, ParamsT, _check_no_unsupported, _check_real, _scalar_dtype, _to_scalar
 
 __all__ = ["Adam"]

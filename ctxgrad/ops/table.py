@@ -1,0 +1,151 @@
+"""The op table: each built-in op declared once, as one row.
+
+A row names an op (torch's name), its *frontend* (the function in its family's module that
+takes torch's arguments, normalises them and calls ``SomeFunction.apply``) and where it
+appears: a Tensor method of the same name, its in-place variant (``exp_``), a
+``ctxgrad.<name>`` function, an alias in ``ctxgrad.nn.functional``, dunders (``__add__``)
+and other names (``aliases``).  ``ctxgrad._surface`` (L4) walks :data:`OPS` once, when
+``ctxgrad`` is imported, and attaches the methods; ``python -m ctxgrad._gen_methods`` writes
+their typed declarations into ``class Tensor`` and the function imports into
+``ctxgrad/__init__.py``, and a test fails when those are stale.
+
+>>> from ctxgrad.ops.table import OPS
+>>> [op for op in OPS if op.name == "exp"][0].inplace
+'exp_'
+
+The fields ``holomorphic`` and ``batching`` are room for later work (complex gradients and
+``vmap``); they are None for every op today.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ctxgrad.ops import arithmetic, comparison, linalg, pointwise
+
+__all__ = ["OPS", "Op"]
+
+
+@dataclass(frozen=True)
+class Op:
+    """One op and its surfaces (see the module docstring)."""
+
+    name: str
+    frontend: Callable[..., Any]
+    method: bool = True
+    function: bool = True
+    inplace: str | None = None
+    nn_functional: bool = False
+    #: torch's grad_fn name when the Function's own is not it (here: of the (tensor, number)
+    #: overload, applied as ``ops._util.named(Function, node_name)``).
+    node_name: str | None = None
+    holomorphic: bool | None = None
+    batching: Callable[..., Any] | None = None
+    aliases: tuple[str, ...] = ()
+    #: The Tensor method when it differs from the function (torch counts argument positions
+    #: from ``self`` in methods, from ``input`` in functions, so some errors differ).
+    method_frontend: Callable[..., Any] | None = None
+    #: Dunders (``"__add__"``) that are this op, each attached as the method is.
+    dunders: tuple[str, ...] = ()
+
+
+def _unary(name: str, **fields: Any) -> Op:
+    """A row for a one-tensor op of ``pointwise`` (its frontend has the op's name)."""
+    return Op(name, getattr(pointwise, name), **fields)
+
+
+OPS: list[Op] = [
+    # ----------------------------------------------------------------------- pointwise
+    _unary("exp", inplace="exp_"),
+    _unary("log", inplace="log_"),
+    _unary("tanh", inplace="tanh_", nn_functional=True),
+    _unary("abs", inplace="abs_"),
+    _unary("sign"),
+    _unary("sqrt", inplace="sqrt_"),
+    _unary("rsqrt"),
+    _unary("square"),
+    _unary("reciprocal"),
+    _unary("exp2"),
+    _unary("expm1"),
+    _unary("log2"),
+    _unary("log10"),
+    _unary("log1p"),
+    _unary("sin"),
+    _unary("cos"),
+    _unary("tan"),
+    _unary("asin"),
+    _unary("acos"),
+    _unary("atan"),
+    _unary("sinh"),
+    _unary("cosh"),
+    _unary("sigmoid", inplace="sigmoid_", nn_functional=True),
+    _unary("relu", inplace="relu_"),
+    _unary("floor"),
+    _unary("ceil"),
+    _unary("round"),
+    _unary("trunc"),
+    _unary("frac"),
+    _unary("erf"),
+    _unary("erfc"),
+    _unary("logit"),
+    Op("atan2", pointwise.atan2, method_frontend=pointwise.atan2_method),
+    Op("arctan2", pointwise.arctan2, method_frontend=pointwise.arctan2_method),
+    Op("maximum", pointwise.maximum, method_frontend=pointwise.maximum_method),
+    Op("minimum", pointwise.minimum, method_frontend=pointwise.minimum_method),
+    _unary("clamp", inplace="clamp_"),
+    _unary("clip", inplace="clip_"),
+    _unary("clamp_min"),
+    _unary("clamp_max"),
+    Op("lerp", pointwise.lerp, method_frontend=pointwise.lerp_method),
+    Op("where", pointwise.where, method=False),
+    # ----------------------------------------------------------------------- arithmetic
+    Op("add", arithmetic.add, inplace="add_"),
+    Op("sub", arithmetic.sub, inplace="sub_"),
+    Op("mul", arithmetic.mul, inplace="mul_"),
+    Op("div", arithmetic.div, inplace="div_", aliases=("true_divide",)),
+    Op("pow", arithmetic.pow, inplace="pow_"),
+    Op("neg", arithmetic.neg, inplace="neg_", dunders=("__neg__",)),
+    Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",)),
+    Op("remainder", arithmetic.remainder, dunders=("__mod__",), node_name="RemainderBackward0"),
+    Op("fmod", arithmetic.fmod, node_name="FmodBackward0"),
+    Op("matmul", linalg.matmul, dunders=("__matmul__",)),
+    # the operators that are not a named op's method (a reflected operand, a fast path)
+    Op("__add__", arithmetic.add_operator, function=False, dunders=("__radd__",)),
+    Op("__sub__", arithmetic.sub_operator, function=False),
+    Op("__rsub__", arithmetic.rsub_operator, function=False),
+    Op("__mul__", arithmetic.mul_operator, function=False, dunders=("__rmul__",)),
+    Op("__truediv__", arithmetic.truediv_operator, function=False),
+    Op("__rtruediv__", arithmetic.rtruediv_operator, function=False),
+    Op("__pow__", arithmetic.pow_operator, function=False),
+    Op("__rpow__", arithmetic.rpow_operator, function=False),
+    Op("__rfloordiv__", arithmetic.rfloordiv_operator, function=False),
+    Op("__rmod__", arithmetic.rmod_operator, function=False),
+    Op("__rmatmul__", linalg.rmatmul_operator, function=False),
+    Op("__pos__", arithmetic.pos_operator, function=False),
+    # ----------------------------------------------------------------------- comparison
+    Op("eq", comparison.eq, function=False),
+    Op("ne", comparison.ne, function=False),
+    Op("lt", comparison.lt, function=False, dunders=("__lt__",)),
+    Op("le", comparison.le, function=False, dunders=("__le__",)),
+    Op("gt", comparison.gt, function=False, dunders=("__gt__",)),
+    Op("ge", comparison.ge, function=False, dunders=("__ge__",)),
+    Op("__eq__", comparison.eq_operator, function=False),
+    Op("__ne__", comparison.ne_operator, function=False),
+    Op("isnan", comparison.isnan),
+    Op("isinf", comparison.isinf),
+    Op("isfinite", comparison.isfinite),
+    Op("logical_and", comparison.logical_and, method_frontend=comparison.logical_and_method),
+    Op("logical_or", comparison.logical_or, method_frontend=comparison.logical_or_method),
+    Op("logical_xor", comparison.logical_xor, method_frontend=comparison.logical_xor_method),
+    Op("logical_not", comparison.logical_not),
+    Op("bitwise_and", comparison.bitwise_and, dunders=("__and__",)),
+    Op("bitwise_or", comparison.bitwise_or, dunders=("__or__",)),
+    Op("bitwise_xor", comparison.bitwise_xor, dunders=("__xor__",)),
+    Op("bitwise_not", comparison.bitwise_not),
+    Op("__rand__", comparison.rand_operator, function=False),
+    Op("__ror__", comparison.ror_operator, function=False),
+    Op("__rxor__", comparison.rxor_operator, function=False),
+    Op("__invert__", comparison.invert_operator, function=False),
+]

@@ -1,0 +1,125 @@
+"""The op table (ctxgrad/ops/table.py): each op declared once, its surfaces made from its row.
+
+Every row's surfaces exist under the right names and are the row's frontend (one object per
+op), the generated declarations (python -m ctxgrad._gen_methods) are up to date, and a user
+running ``mypy --strict`` sees the attached methods with their types.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import ctxgrad
+import ctxgrad.nn.functional as F
+from ctxgrad import Tensor
+from ctxgrad._gen_methods import BEGIN, END, generated_files
+from ctxgrad._surface import functions, methods
+from ctxgrad.ops.table import OPS, Op
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def ids(op: Op) -> str:
+    return op.name
+
+
+def test_names_are_unique() -> None:
+    names = [name for op in OPS for name, _ in methods(op)]
+    assert len(names) == len(set(names))
+    functions_ = [name for op in OPS for name, _ in functions(op)]
+    assert len(functions_) == len(set(functions_))
+
+
+@pytest.mark.parametrize("op", OPS, ids=ids)
+def test_the_method_is_the_frontend(op: Op) -> None:
+    method = op.method_frontend or op.frontend
+    if op.method:
+        assert Tensor.__dict__[op.name] is method
+        for alias in op.aliases:
+            assert Tensor.__dict__[alias] is method
+    else:
+        assert op.name not in Tensor.__dict__
+    for dunder in op.dunders:
+        assert Tensor.__dict__[dunder] is method
+    if op.inplace is not None:
+        assert op.inplace == op.name + "_" or op.inplace.startswith("__i")
+        assert callable(Tensor.__dict__[op.inplace])
+
+
+@pytest.mark.parametrize("op", OPS, ids=ids)
+def test_the_function_is_the_frontend(op: Op) -> None:
+    if op.function:
+        assert getattr(ctxgrad, op.name) is op.frontend
+        assert op.name in ctxgrad.__all__
+        for alias in op.aliases:
+            assert getattr(ctxgrad, alias) is op.frontend
+    if op.nn_functional:
+        assert getattr(F, op.name) is op.frontend
+        assert op.name in F.__all__
+
+
+@pytest.mark.parametrize("op", OPS, ids=ids)
+def test_a_frontend_takes_input_first_and_says_what_it_does(op: Op) -> None:
+    for fn in (op.frontend, op.method_frontend):
+        if fn is None:
+            continue
+        assert fn.__doc__, f"{fn.__qualname__} has no docstring"
+        if op.method:
+            assert fn.__code__.co_varnames[0] == "input"
+        assert fn.__module__.startswith("ctxgrad.ops."), "a frontend lives with its op, in ctxgrad/ops"
+
+
+def test_the_in_place_variant_writes_into_the_tensor() -> None:
+    x = ctxgrad.tensor([0.0, 1.0])
+    out = x.exp_()
+    assert out is x
+    assert x.tolist() == pytest.approx([1.0, 2.718281828])
+
+
+def test_the_generated_files_are_up_to_date() -> None:
+    for path, text in generated_files().items():
+        assert path.read_text() == text, f"{path} is stale: run python -m ctxgrad._gen_methods"
+
+
+def test_every_generated_method_has_a_row() -> None:
+    source = (ROOT / "ctxgrad" / "_tensor.py").read_text()
+    block = source[source.index(BEGIN) : source.index(END)]
+    declared = re.findall(r"^        def (\w+)\(", block, re.M)
+    assert declared == [name for op in OPS for name, _ in methods(op)]
+
+
+def test_no_hand_written_method_shadows_a_row() -> None:
+    source = (ROOT / "ctxgrad" / "_tensor.py").read_text()
+    body = source[source.index("\nclass Tensor:") + 1 :]
+    end = re.compile(r"^\S", re.M).search(body, 1)
+    body = body[: end.start() if end else None]
+    outside = body[: body.index(BEGIN)] + body[body.index(END) :]
+    hand_written = set(re.findall(r"^    def (\w+)\(", outside, re.M))
+    assert not hand_written & {name for op in OPS for name, _ in methods(op)}
+
+
+def test_a_user_running_mypy_strict_sees_the_methods_typed() -> None:
+    api = pytest.importorskip("mypy.api")
+    usage = Path(__file__).with_name("typing_usage.py")
+    stdout, _, status = api.run(["--strict", "--no-incremental", "--cache-dir=/dev/null", str(usage)])
+    errors = [line for line in stdout.splitlines() if ": error:" in line]
+    assert status == 1
+    assert len(errors) == 1, stdout
+    assert 'Incompatible types in assignment (expression has type "Tensor", variable has type "int")' in errors[0]
+    assert f"typing_usage.py:{len(usage.read_text().splitlines())}: error:" in errors[0]
+
+
+def test_the_contributing_example_runs() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    [code] = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(code, "CONTRIBUTING.md", "exec"), {"__name__": "contributing_example"})
+    assert not hasattr(Tensor, "cube")
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.node_name], ids=ids)
+def test_a_row_s_node_name_is_what_the_scalar_overload_records(op: Op) -> None:
+    out = op.frontend(ctxgrad.tensor([5.0, 7.0], requires_grad=True), 3)
+    assert out.grad_fn.name() == type(out.grad_fn).__name__ == op.node_name

@@ -1,0 +1,17 @@
+"""User code that ``mypy --strict`` checks (tests/test_op_table.py): the op table's methods,
+attached at run time, are typed through the stubs ``python -m ctxgrad._gen_methods`` writes.
+
+The last line is a deliberate type error; the test asserts that mypy reports it, and only it.
+"""
+
+from __future__ import annotations
+
+import ctxgrad
+from ctxgrad import Tensor
+
+x = ctxgrad.tensor([0.5, 1.5])
+y: Tensor = x.exp().tanh().clamp(min=0.0, max=1.0)
+z: Tensor = ctxgrad.maximum(y.sigmoid(), x.atan2(y))
+w: Tensor = z.relu_().lerp(x, 0.5)
+where_result = ctxgrad.where(x > 0, x, y)
+count: int = x.exp()  # deliberate error: a method of the table returns a Tensor
