@@ -7,16 +7,6 @@ from typing import Any
 from ctxgrad._tensor import Tensor
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """Sum of all elements, or over ``dim``."""
-    return input.sum(dim, keepdim, dtype=dtype)
-
-
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """Mean of all elements, or over ``dim``."""
-    return input.mean(dim, keepdim, dtype=dtype)
-
-
 def reshape(input: Tensor, shape: Any) -> Tensor:
     """``input`` with a new shape."""
     return input.reshape(shape)
@@ -43,93 +33,6 @@ def clone(input: Tensor) -> Tensor:
 
 
 # --------------------------------------------------------------------------- reductions
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """Product of all elements, or over ``dim``."""
-    return input.prod(dim, keepdim, dtype=dtype)
-
-
-def var(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
-) -> Tensor:
-    """Variance over all elements or ``dim`` (``correction`` defaults to 1)."""
-    return input.var(dim, unbiased, keepdim, correction=correction)
-
-
-def std(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
-) -> Tensor:
-    """Standard deviation over all elements or ``dim`` (``correction`` defaults to 1)."""
-    return input.std(dim, unbiased, keepdim, correction=correction)
-
-
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """The largest element; ``(values, indices)`` over ``dim``; or ``maximum(input, other)``."""
-    return input.max(dim, keepdim)
-
-
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """The smallest element; ``(values, indices)`` over ``dim``; or ``minimum(input, other)``."""
-    return input.min(dim, keepdim)
-
-
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    """The largest element over ``dim`` (all when empty)."""
-    return input.amax(dim, keepdim)
-
-
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    """The smallest element over ``dim`` (all when empty)."""
-    return input.amin(dim, keepdim)
-
-
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Index of the largest element."""
-    return input.argmax(dim, keepdim)
-
-
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Index of the smallest element."""
-    return input.argmin(dim, keepdim)
-
-
-def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    """``log(sum(exp(input)))`` over ``dim``, without overflow."""
-    return input.logsumexp(dim, keepdim)
-
-
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    """The vector ``p``-norm over all elements or ``dim``."""
-    return input.norm(p, dim, keepdim, dtype)
-
-
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """Running sum along ``dim``."""
-    return input.cumsum(dim, dtype=dtype)
-
-
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """Running product along ``dim``."""
-    return input.cumprod(dim, dtype=dtype)
-
-
-def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """``exp(input) / exp(input).sum(dim)``, computed stably."""
-    return input.softmax(dim, dtype)
-
-
-def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """``input - input.logsumexp(dim)``, computed stably."""
-    return input.log_softmax(dim, dtype)
-
-
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """True where every element (over ``dim``) is non-zero."""
-    return input.all(dim, keepdim)
-
-
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """True where some element (over ``dim``) is non-zero."""
-    return input.any(dim, keepdim)
 
 
 # --------------------------------------------------------------------------- linear algebra

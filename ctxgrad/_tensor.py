@@ -562,23 +562,6 @@ class Tensor:
     # ------------------------------------------------------------------ arithmetic
     # ------------------------------------------------------------------ comparisons
     # ------------------------------------------------------------------ pointwise, reductions
-    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        """Sum over all elements, or over ``dim``."""
-        x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind in "bu" or (x._data.dtype.kind == "i" and x._data.dtype != _dtypes.int64):
-            x = x.to(_dtypes.int64)
-        return _reduction.Sum.apply(x, _dims(dim), keepdim)
-
-    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
-        x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {_dtypes.short_name(x._data.dtype)}"
-            )
-        return _reduction.Mean.apply(x, _dims(dim), keepdim)
-
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape: Any) -> Tensor:
         """The same values in a new shape (a view when the layout allows)."""
@@ -605,10 +588,6 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         """A broadcast view with ``other``'s shape."""
         return _shape.Expand.apply(self, tuple(other._data.shape))
-
-    def sum_to_size(self, *size: Any) -> Tensor:
-        """Sum broadcast dimensions away so the result has ``size``."""
-        return _reduction.SumToSize.apply(self, _shape_arg(size))
 
     def t(self) -> Tensor:
         """Transpose a tensor of at most two dimensions."""
@@ -640,81 +619,6 @@ class Tensor:
 
     # ------------------------------------------------------------------ pointwise and binary ops
     # ------------------------------------------------------------------ reductions
-    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
-        return _reduction.prod(self, dim, keepdim, dtype)
-
-    def var(
-        self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None
-    ) -> Tensor:
-        """Variance over all elements or ``dim``, divided by ``N - correction`` (default 1;
-        ``unbiased=False`` means 0)."""
-        return _reduction.variance("var", self, dim, unbiased, keepdim, correction)
-
-    def std(
-        self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None
-    ) -> Tensor:
-        """Standard deviation over all elements or ``dim`` (``correction`` as in ``var``)."""
-        return _reduction.variance("std", self, dim, unbiased, keepdim, correction)
-
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
-        tensor, the elementwise ``maximum``."""
-        return _reduction.max_min(self, dim, keepdim, True)
-
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
-        tensor, the elementwise ``minimum``."""
-        return _reduction.max_min(self, dim, keepdim, False)
-
-    def amax(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
-        """The largest element over ``dim`` (all when empty); ties share the gradient."""
-        return _reduction.amax_amin(self, dim, keepdim, True)
-
-    def amin(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
-        """The smallest element over ``dim`` (all when empty); ties share the gradient."""
-        return _reduction.amax_amin(self, dim, keepdim, False)
-
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index (int64) of the largest element, of the flattened tensor when ``dim`` is None."""
-        return _reduction.argmax_argmin(self, dim, keepdim, True)
-
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index (int64) of the smallest element, of the flattened tensor when ``dim`` is None."""
-        return _reduction.argmax_argmin(self, dim, keepdim, False)
-
-    def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
-        """``log(sum(exp(x)))`` over ``dim``, without overflow."""
-        return _reduction.logsumexp(self, dim, keepdim)
-
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-        """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm)."""
-        return _reduction.norm(self, p, dim, keepdim, dtype)
-
-    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
-        """Running sum along ``dim``."""
-        return _reduction.cumulative(self, dim, dtype, False)
-
-    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
-        """Running product along ``dim``; exact gradients with zeros in the input."""
-        return _reduction.cumulative(self, dim, dtype, True)
-
-    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
-        """``exp(x) / exp(x).sum(dim)``, computed stably."""
-        return _reduction.softmax(self, dim, dtype, False)
-
-    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
-        """``x - x.logsumexp(dim)``, computed stably."""
-        return _reduction.softmax(self, dim, dtype, True)
-
-    def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """True where every element (over ``dim``) is non-zero."""
-        return _reduction.all_any(self, dim, keepdim, True)
-
-    def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """True where some element (over ``dim``) is non-zero."""
-        return _reduction.all_any(self, dim, keepdim, False)
-
     # ------------------------------------------------------------------ linear algebra
     def mm(self, mat2: Tensor) -> Tensor:
         """Matrix product of two 2-D tensors of one dtype."""
@@ -1348,6 +1252,64 @@ class Tensor:
         def __rxor__(self, other: Any) -> Tensor: ...
 
         def __invert__(self) -> Tensor: ...
+
+        def sum(
+            self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+        ) -> Tensor: ...
+
+        def mean(
+            self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+        ) -> Tensor: ...
+
+        def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor: ...
+
+        def var(
+            self,
+            dim: Any = None,
+            unbiased: bool | None = None,
+            keepdim: bool = False,
+            *,
+            correction: float | None = None,
+        ) -> Tensor: ...
+
+        def std(
+            self,
+            dim: Any = None,
+            unbiased: bool | None = None,
+            keepdim: bool = False,
+            *,
+            correction: float | None = None,
+        ) -> Tensor: ...
+
+        def max(self, dim: Any = None, keepdim: bool = False) -> Any: ...
+
+        def min(self, dim: Any = None, keepdim: bool = False) -> Any: ...
+
+        def amax(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor: ...
+
+        def amin(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor: ...
+
+        def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor: ...
+
+        def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor: ...
+
+        def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor: ...
+
+        def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor: ...
+
+        def softmax(self, dim: int, dtype: Any = None) -> Tensor: ...
+
+        def log_softmax(self, dim: int, dtype: Any = None) -> Tensor: ...
+
+        def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def sum_to_size(self, *size: Any) -> Tensor: ...
     # --- end of generated code ---
 
     # Conversions named after dtypes come last: inside the class body their names hide
@@ -1469,6 +1431,5 @@ from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
 from ctxgrad.ops import linalg as _linalg  # noqa: E402
-from ctxgrad.ops import reduction as _reduction  # noqa: E402
 from ctxgrad.ops import shape as _shape  # noqa: E402
 from ctxgrad.ops import sorting as _sorting  # noqa: E402

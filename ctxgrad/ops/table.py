@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, linalg, pointwise
+from ctxgrad.ops import arithmetic, comparison, linalg, pointwise, reduction
 
 __all__ = ["OPS", "Op"]
 
@@ -148,4 +148,25 @@ OPS: list[Op] = [
     Op("__ror__", comparison.ror_operator, function=False),
     Op("__rxor__", comparison.rxor_operator, function=False),
     Op("__invert__", comparison.invert_operator, function=False),
+    # ----------------------------------------------------------------------- reduction
+    Op("sum", reduction.sum),
+    Op("mean", reduction.mean),
+    Op("prod", reduction.prod),
+    Op("var", reduction.var),
+    Op("std", reduction.std),
+    Op("max", reduction.max),
+    Op("min", reduction.min),
+    Op("amax", reduction.amax),
+    Op("amin", reduction.amin),
+    Op("argmax", reduction.argmax),
+    Op("argmin", reduction.argmin),
+    Op("logsumexp", reduction.logsumexp),
+    Op("norm", reduction.norm),
+    Op("cumsum", reduction.cumsum),
+    Op("cumprod", reduction.cumprod),
+    Op("softmax", reduction.softmax),
+    Op("log_softmax", reduction.log_softmax),
+    Op("all", reduction.all),
+    Op("any", reduction.any),
+    Op("sum_to_size", reduction.sum_to_size, function=False),
 ]
