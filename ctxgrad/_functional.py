@@ -7,26 +7,6 @@ from typing import Any
 from ctxgrad._tensor import Tensor
 
 
-def reshape(input: Tensor, shape: Any) -> Tensor:
-    """``input`` with a new shape."""
-    return input.reshape(shape)
-
-
-def t(input: Tensor) -> Tensor:
-    """Transpose of a tensor of at most 2 dimensions."""
-    return input.t()
-
-
-def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Swap two dimensions."""
-    return input.transpose(dim0, dim1)
-
-
-def permute(input: Tensor, dims: Any) -> Tensor:
-    """Reorder dimensions."""
-    return input.permute(dims)
-
-
 def clone(input: Tensor) -> Tensor:
     """A differentiable copy."""
     return input.clone()
@@ -100,69 +80,11 @@ def det(input: Tensor) -> Tensor:
 
 
 # --------------------------------------------------------------------------- shape and views
-def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Merge dimensions ``start_dim`` to ``end_dim`` into one."""
-    return input.flatten(start_dim, end_dim)
-
-
-def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
-    """Split dimension ``dim`` into ``sizes``."""
-    return input.unflatten(dim, sizes)
-
-
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:
-    """Drop dimensions of size 1 (all, or those of ``dim``)."""
-    return input.squeeze(dim)
-
-
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    """Insert a dimension of size 1 at ``dim``."""
-    return input.unsqueeze(dim)
-
-
-def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
-    """Swap two dimensions."""
-    return input.transpose(axis0, axis1)
-
-
-def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Swap two dimensions."""
-    return input.transpose(dim0, dim1)
-
-
-def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
-    """Move dimensions ``source`` to positions ``destination``."""
-    return input.movedim(source, destination)
-
-
-def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
-    """Move dimensions ``source`` to positions ``destination``."""
-    return input.moveaxis(source, destination)
-
-
-def broadcast_to(input: Tensor, size: Any) -> Tensor:
-    """A broadcast view of ``input`` with shape ``size``."""
-    return input.broadcast_to(size)
-
-
-def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    """``length`` elements from ``start`` along ``dim`` (a view)."""
-    return input.narrow(dim, start, length)
-
-
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    """The slices along ``dim``, as a tuple of views."""
-    return input.unbind(dim)
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along ``dim``: of one size (the last may be smaller) or of the listed sizes."""
     return tensor.split(split_size_or_sections, dim)
-
-
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """At most ``chunks`` pieces of equal size along ``dim``."""
-    return input.chunk(chunks, dim)
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
@@ -215,58 +137,6 @@ def vstack(tensors: Any) -> Tensor:
         raise RuntimeError("vstack expects a non-empty TensorList")
     ts = [t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0) if t.ndim == 1 else t for t in ts]
     return cat(ts, 0)
-
-
-def flip(input: Tensor, dims: Any) -> Tensor:
-    """The elements in reverse order along ``dims`` (a copy)."""
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    return input.flip(dims)
-
-
-def fliplr(input: Tensor) -> Tensor:
-    """Reverse the order along dimension 1."""
-    return input.fliplr()
-
-
-def flipud(input: Tensor) -> Tensor:
-    """Reverse the order along dimension 0."""
-    return input.flipud()
-
-
-def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
-    """Shift the elements cyclically along ``dims`` (the flattened tensor when None)."""
-    return input.roll(shifts, dims)
-
-
-def tile(input: Tensor, dims: Any) -> Tensor:
-    """Repeat ``input`` ``dims[i]`` times along each dimension (missing leading repeats are 1)."""
-    return input.tile(dims)
-
-
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The lower triangle of the last two dimensions, zeros elsewhere."""
-    return input.tril(diagonal)
-
-
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The upper triangle of the last two dimensions, zeros elsewhere."""
-    return input.triu(diagonal)
-
-
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` (a view)."""
-    return input.diagonal(offset, dim1, dim2)
-
-
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """A vector as a square matrix with it on a diagonal; a matrix's diagonal as a vector."""
-    return input.diag(diagonal)
-
-
-def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    """Matrices (in dimensions ``dim1``, ``dim2``) with ``input``'s last dimension on a diagonal."""
-    return input.diag_embed(offset, dim1, dim2)
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:

@@ -344,7 +344,7 @@ class Tensor:
     @property
     def T(self) -> Tensor:
         """The dimensions reversed (``permute`` of all dimensions)."""
-        return _shape.Permute.apply(self, tuple(range(self._data.ndim - 1, -1, -1)))
+        return self.permute(*range(self._data.ndim - 1, -1, -1))
 
     @property
     def mT(self) -> Tensor:
@@ -563,51 +563,6 @@ class Tensor:
     # ------------------------------------------------------------------ comparisons
     # ------------------------------------------------------------------ pointwise, reductions
     # ------------------------------------------------------------------ shape
-    def reshape(self, *shape: Any) -> Tensor:
-        """The same values in a new shape (a view when the layout allows)."""
-        return _shape.Reshape.apply(self, _shape_arg(shape))
-
-    def view(self, *shape: Any) -> Tensor:
-        """A view with a new shape; fails, as in torch, where no view is possible."""
-        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
-            return _shape.ViewDtype.apply(self, _dtypes.to_dtype(shape[0]))
-        return _shape.View.apply(self, _shape_arg(shape))
-
-    def view_as(self, other: Tensor) -> Tensor:
-        """A view with ``other``'s shape."""
-        return _shape.View.apply(self, tuple(other._data.shape))
-
-    def reshape_as(self, other: Tensor) -> Tensor:
-        """Reshape to ``other``'s shape."""
-        return _shape.Reshape.apply(self, tuple(other._data.shape))
-
-    def expand(self, *sizes: Any) -> Tensor:
-        """A broadcast view with the given sizes (``-1`` keeps a dimension)."""
-        return _shape.Expand.apply(self, _shape_arg(sizes))
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        """A broadcast view with ``other``'s shape."""
-        return _shape.Expand.apply(self, tuple(other._data.shape))
-
-    def t(self) -> Tensor:
-        """Transpose a tensor of at most two dimensions."""
-        if self._data.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-        return _shape.T.apply(self, tuple(range(self._data.ndim - 1, -1, -1)))
-
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dimensions (a view)."""
-        n = self._data.ndim
-        perm = list(range(n))
-        a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-        perm[a], perm[b] = perm[b], perm[a]
-        return _shape.Transpose.apply(self, tuple(perm))
-
-    def permute(self, *dims: Any) -> Tensor:
-        """Reorder the dimensions (a view)."""
-        n = self._data.ndim
-        return _shape.Permute.apply(self, tuple(_wrap_dim(d, n) for d in _shape_arg(dims)))
-
     def contiguous(self) -> Tensor:
         """This tensor if it is row-major contiguous, else a contiguous copy."""
         if self._data.flags.c_contiguous:
@@ -662,107 +617,6 @@ class Tensor:
         if self._data.dtype.kind == "c":
             raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
         return self.transpose(-2, -1)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """Merge dimensions ``start_dim`` to ``end_dim`` into one (a view when the layout allows)."""
-        return _shape.flatten(self, start_dim, end_dim)
-
-    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
-        """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
-        return _shape.unflatten(self, dim, sizes)
-
-    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
-        return _shape.squeeze(self, dim)
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        """Insert a dimension of size 1 at ``dim`` (a view)."""
-        return _shape.unsqueeze(self, dim)
-
-    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
-        """Swap two dimensions (``transpose``)."""
-        return self.transpose(axis0, axis1)
-
-    def swapdims(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dimensions (``transpose``)."""
-        return self.transpose(dim0, dim1)
-
-    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        """Move dimensions ``source`` to positions ``destination``, the others keeping their order (a view)."""
-        return _shape.movedim(self, source, destination)
-
-    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        """``movedim``."""
-        return _shape.movedim(self, source, destination, "moveaxis")
-
-    def broadcast_to(self, *args: Any, size: Any = None) -> Tensor:
-        """A broadcast view with shape ``size`` (``expand``)."""
-        return _shape.Expand.apply(self, _shape.sizes_arg(args, size, "broadcast_to", "size"))
-
-    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
-        """``length`` elements from ``start`` along ``dim`` (a view)."""
-        return _shape.narrow(self, dim, start, length)
-
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        """The slices along ``dim``, as a tuple of views."""
-        return _shape.unbind(self, dim)
-
-    def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-        """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
-        return _shape.split(self, split_size, dim)
-
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
-        return _shape.chunk(self, chunks, dim)
-
-    def flip(self, *args: Any, dims: Any = None) -> Tensor:
-        """The elements in reverse order along ``dims`` (a copy)."""
-        return _shape.flip_dims(self, _shape.sizes_arg(args, dims, "flip", "dims"))
-
-    def fliplr(self) -> Tensor:
-        """Reverse the order along dimension 1 (a copy)."""
-        if self._data.ndim < 2:
-            raise RuntimeError("Input must be >= 2-d.")
-        return _shape.Flip.apply(self, (1,))
-
-    def flipud(self) -> Tensor:
-        """Reverse the order along dimension 0 (a copy)."""
-        if self._data.ndim < 1:
-            raise RuntimeError("Input must be >= 1-d.")
-        return _shape.Flip.apply(self, (0,))
-
-    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
-        """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None)."""
-        return _shape.roll(self, shifts, dims)
-
-    def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
-        """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions)."""
-        return _shape.Repeat.apply(self, _shape.sizes_arg(args, repeats, "repeat", "repeats"))
-
-    def tile(self, *args: Any, dims: Any = None) -> Tensor:
-        """``repeat``, with missing leading repeats taken as 1."""
-        reps = _shape.sizes_arg(args, dims, "tile", "dims")
-        return _shape.Repeat.apply(self, (1,) * (self._data.ndim - len(reps)) + reps)
-
-    def tril(self, diagonal: int = 0) -> Tensor:
-        """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere."""
-        return _shape.Tril.apply(self, int(diagonal))
-
-    def triu(self, diagonal: int = 0) -> Tensor:
-        """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
-        return _shape.Triu.apply(self, int(diagonal))
-
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view)."""
-        return _shape.diagonal(self, offset, dim1, dim2)
-
-    def diag(self, diagonal: int = 0) -> Tensor:
-        """A vector as a square matrix with it on diagonal ``diagonal``; a matrix's diagonal as a vector."""
-        return _shape.diag(self, diagonal)
-
-    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-        """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
-        return _shape.diag_embed(self, offset, dim1, dim2)
 
     # ------------------------------------------------------------------ indexing, sorting and construction
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
@@ -1310,6 +1164,72 @@ class Tensor:
         def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
 
         def sum_to_size(self, *size: Any) -> Tensor: ...
+
+        def reshape(self, *shape: Any) -> Tensor: ...
+
+        def view(self, *shape: Any) -> Tensor: ...
+
+        def view_as(self, other: Tensor) -> Tensor: ...
+
+        def reshape_as(self, other: Tensor) -> Tensor: ...
+
+        def expand(self, *sizes: Any) -> Tensor: ...
+
+        def expand_as(self, other: Tensor) -> Tensor: ...
+
+        def t(self) -> Tensor: ...
+
+        def transpose(self, dim0: int, dim1: int) -> Tensor: ...
+
+        def permute(self, *dims: Any) -> Tensor: ...
+
+        def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor: ...
+
+        def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor: ...
+
+        def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor: ...
+
+        def unsqueeze(self, dim: int) -> Tensor: ...
+
+        def swapaxes(self, axis0: int, axis1: int) -> Tensor: ...
+
+        def swapdims(self, dim0: int, dim1: int) -> Tensor: ...
+
+        def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
+        def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
+        def broadcast_to(self, *args: Any, size: Any = None) -> Tensor: ...
+
+        def narrow(self, dim: int, start: Any, length: int) -> Tensor: ...
+
+        def unbind(self, dim: int = 0) -> tuple[Tensor, ...]: ...
+
+        def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
+
+        def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+
+        def flip(self, *args: Any, dims: Any = None) -> Tensor: ...
+
+        def fliplr(self) -> Tensor: ...
+
+        def flipud(self) -> Tensor: ...
+
+        def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor: ...
+
+        def repeat(self, *args: Any, repeats: Any = None) -> Tensor: ...
+
+        def tile(self, *args: Any, dims: Any = None) -> Tensor: ...
+
+        def tril(self, diagonal: int = 0) -> Tensor: ...
+
+        def triu(self, diagonal: int = 0) -> Tensor: ...
+
+        def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
+
+        def diag(self, diagonal: int = 0) -> Tensor: ...
+
+        def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
     # --- end of generated code ---
 
     # Conversions named after dtypes come last: inside the class body their names hide
@@ -1431,5 +1351,4 @@ from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
 from ctxgrad.ops import linalg as _linalg  # noqa: E402
-from ctxgrad.ops import shape as _shape  # noqa: E402
 from ctxgrad.ops import sorting as _sorting  # noqa: E402
