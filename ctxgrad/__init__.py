@@ -148,9 +148,9 @@ __all__ += [
 
 # linear algebra
 from ctxgrad import linalg  # noqa: E402
-from ctxgrad._functional import bmm, det, dot, einsum, inverse, mm, mv, outer, tensordot, vdot  # noqa: E402
+from ctxgrad._functional import einsum, tensordot  # noqa: E402
 
-__all__ += ["bmm", "det", "dot", "einsum", "inverse", "linalg", "mm", "mv", "outer", "tensordot", "vdot"]
+__all__ += ["einsum", "linalg", "tensordot"]
 
 # shape and views (the rest are rows of the op table)
 from ctxgrad._functional import (  # noqa: E402
@@ -254,7 +254,15 @@ from ctxgrad.ops.comparison import (  # noqa: E402
     logical_xor,
 )
 from ctxgrad.ops.linalg import (  # noqa: E402
+    bmm,
+    det,
+    dot,
+    inverse,
     matmul,
+    mm,
+    mv,
+    outer,
+    vdot,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402
     abs,
@@ -368,6 +376,7 @@ __all__ += [
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
+    "bmm",
     "broadcast_to",
     "ceil",
     "chunk",
@@ -379,10 +388,12 @@ __all__ += [
     "cosh",
     "cumprod",
     "cumsum",
+    "det",
     "diag",
     "diag_embed",
     "diagonal",
     "div",
+    "dot",
     "erf",
     "erfc",
     "exp",
@@ -396,6 +407,7 @@ __all__ += [
     "floor_divide",
     "fmod",
     "frac",
+    "inverse",
     "isfinite",
     "isinf",
     "isnan",
@@ -417,12 +429,15 @@ __all__ += [
     "mean",
     "min",
     "minimum",
+    "mm",
     "moveaxis",
     "movedim",
     "mul",
+    "mv",
     "narrow",
     "neg",
     "norm",
+    "outer",
     "permute",
     "pow",
     "prod",
@@ -459,6 +474,7 @@ __all__ += [
     "unflatten",
     "unsqueeze",
     "var",
+    "vdot",
     "where",
 ]
 # --- end of generated code ---

@@ -16,34 +16,6 @@ def clone(input: Tensor) -> Tensor:
 
 
 # --------------------------------------------------------------------------- linear algebra
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Matrix product of two 2-D tensors of one dtype."""
-    return input.mm(mat2)
-
-
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Batched matrix product of two 3-D tensors (no broadcasting)."""
-    return input.bmm(mat2)
-
-
-def mv(input: Tensor, vec: Tensor) -> Tensor:
-    """Matrix-vector product."""
-    return input.mv(vec)
-
-
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
-    """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
-    return input.dot(tensor)
-
-
-def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """Inner product with the first vector conjugated (real tensors: ``dot``)."""
-    return input.vdot(other)
-
-
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """Outer product of two vectors."""
-    return input.outer(vec2)
 
 
 def einsum(*args: Any) -> Tensor:
@@ -67,16 +39,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     from ctxgrad.ops.linalg import tensordot as _tensordot
 
     return _tensordot(a, b, dims)
-
-
-def inverse(input: Tensor) -> Tensor:
-    """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
-    return input.inverse()
-
-
-def det(input: Tensor) -> Tensor:
-    """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
-    return input.det()
 
 
 # --------------------------------------------------------------------------- shape and views

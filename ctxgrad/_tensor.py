@@ -575,38 +575,6 @@ class Tensor:
     # ------------------------------------------------------------------ pointwise and binary ops
     # ------------------------------------------------------------------ reductions
     # ------------------------------------------------------------------ linear algebra
-    def mm(self, mat2: Tensor) -> Tensor:
-        """Matrix product of two 2-D tensors of one dtype."""
-        return _linalg.Mm.apply(self, mat2)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        """Batched matrix product of two 3-D tensors (no broadcasting)."""
-        return _linalg.Bmm.apply(self, mat2)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        """Matrix-vector product."""
-        return _linalg.Mv.apply(self, vec)
-
-    def dot(self, tensor: Tensor) -> Tensor:
-        """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
-        return _linalg.Dot.apply(self, tensor)
-
-    def vdot(self, other: Tensor) -> Tensor:
-        """Inner product with the first vector conjugated (real tensors: ``dot``)."""
-        return _linalg.Vdot.apply(self, other)
-
-    def outer(self, vec2: Tensor) -> Tensor:
-        """Outer product of two vectors."""
-        return _linalg.outer(self, vec2)
-
-    def inverse(self) -> Tensor:
-        """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
-        return _linalg.LinalgInv.apply(self)
-
-    def det(self) -> Tensor:
-        """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
-        return _linalg.LinalgDet.apply(self)
-
     # ------------------------------------------------------------------ shape and views
     @property
     def mH(self) -> Tensor:
@@ -1230,6 +1198,22 @@ class Tensor:
         def diag(self, diagonal: int = 0) -> Tensor: ...
 
         def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
+
+        def mm(self, mat2: Tensor) -> Tensor: ...
+
+        def bmm(self, mat2: Tensor) -> Tensor: ...
+
+        def mv(self, vec: Tensor) -> Tensor: ...
+
+        def dot(self, tensor: Tensor) -> Tensor: ...
+
+        def vdot(self, other: Tensor) -> Tensor: ...
+
+        def outer(self, vec2: Tensor) -> Tensor: ...
+
+        def inverse(self) -> Tensor: ...
+
+        def det(self) -> Tensor: ...
     # --- end of generated code ---
 
     # Conversions named after dtypes come last: inside the class body their names hide
@@ -1350,5 +1334,4 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
-from ctxgrad.ops import linalg as _linalg  # noqa: E402
 from ctxgrad.ops import sorting as _sorting  # noqa: E402

@@ -205,4 +205,13 @@ OPS: list[Op] = [
     Op("diagonal", shape.diagonal),
     Op("diag", shape.diag),
     Op("diag_embed", shape.diag_embed),
+    # ----------------------------------------------------------------------- linear algebra
+    Op("mm", linalg.mm),
+    Op("bmm", linalg.bmm),
+    Op("mv", linalg.mv),
+    Op("dot", linalg.dot),
+    Op("vdot", linalg.vdot),
+    Op("outer", linalg.outer),
+    Op("inverse", linalg.inverse),
+    Op("det", linalg.det),
 ]
