@@ -70,7 +70,6 @@ from ctxgrad._factories import (
     zeros,
     zeros_like,
 )
-from ctxgrad._functional import clone
 from ctxgrad._tensor import Size, Tensor, device
 from ctxgrad.autograd.grad_mode import (
     enable_grad,
@@ -93,7 +92,6 @@ __all__ = [
     "bool",
     "cdouble",
     "cfloat",
-    "clone",
     "complex128",
     "complex64",
     "device",
@@ -253,6 +251,9 @@ from ctxgrad.ops.comparison import (  # noqa: E402
     logical_or,
     logical_xor,
 )
+from ctxgrad.ops.copy import (  # noqa: E402
+    clone,
+)
 from ctxgrad.ops.linalg import (  # noqa: E402
     bmm,
     det,
@@ -384,6 +385,7 @@ __all__ += [
     "clamp_max",
     "clamp_min",
     "clip",
+    "clone",
     "cos",
     "cosh",
     "cumprod",

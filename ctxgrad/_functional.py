@@ -1,19 +1,12 @@
-"""Function forms of the tensor methods (``ctxgrad.exp(x)`` for ``x.exp()``), as torch has them."""
+"""Function forms of the ops that are not (yet) rows of the op table (``ctxgrad/ops/table.py``):
+the functions of several tensors (``cat``, ``stack``, ``einsum``, ...), ``split`` (torch's
+function names its first parameter ``tensor``), and those whose family is not migrated yet."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ctxgrad._tensor import Tensor
-
-
-def clone(input: Tensor) -> Tensor:
-    """A differentiable copy."""
-    return input.clone()
-
-
-# --------------------------------------------------------------------------- reductions
-
 
 # --------------------------------------------------------------------------- linear algebra
 
@@ -195,6 +188,3 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median of ``input``, or ``(values, indices)`` along ``dim``."""
     return input.median(dim, keepdim)
-
-
-# --------------------------------------------------------------------------- in-place ops

@@ -523,52 +523,10 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ copies and dtypes
-    def clone(self) -> Tensor:
-        """A differentiable copy with its own storage."""
-        return _copy.Clone.apply(self)
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Convert to a dtype (``to(ctxgrad.float64)``, ``to(other)``); devices other than cpu fail."""
-        dtype = kwargs.pop("dtype", None)
-        copy = bool(kwargs.pop("copy", False))
-        kwargs.pop("non_blocking", None)
-        dev = kwargs.pop("device", None)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a._data.dtype
-            elif isinstance(a, (str, device)):
-                dev = a
-            elif a is not None:
-                dtype = a
-        if dev is not None:
-            device(dev)
-        if dtype is None:
-            return self.clone() if copy else self
-        dt = _dtypes.to_dtype(dtype)
-        if dt == self._data.dtype and not copy:
-            return self
-        return _copy.ToDtype.apply(self, dt)
-
-    def type_as(self, other: Tensor) -> Tensor:
-        """This tensor converted to ``other``'s dtype."""
-        return self.to(other._data.dtype)
-
-    def cpu(self) -> Tensor:
-        """This tensor (ctxgrad has only the CPU)."""
-        return self
-
     # ------------------------------------------------------------------ arithmetic
     # ------------------------------------------------------------------ comparisons
     # ------------------------------------------------------------------ pointwise, reductions
     # ------------------------------------------------------------------ shape
-    def contiguous(self) -> Tensor:
-        """This tensor if it is row-major contiguous, else a contiguous copy."""
-        if self._data.flags.c_contiguous:
-            return self
-        return _copy.Contiguous.apply(self)
-
     def __getitem__(self, index: Any) -> Tensor:
         return _indexing.getitem(self, index)
 
@@ -1214,33 +1172,29 @@ class Tensor:
         def inverse(self) -> Tensor: ...
 
         def det(self) -> Tensor: ...
+
+        def clone(self) -> Tensor: ...
+
+        def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
+
+        def type_as(self, other: Tensor) -> Tensor: ...
+
+        def contiguous(self) -> Tensor: ...
+
+        def cpu(self) -> Tensor: ...
+
+        def double(self) -> Tensor: ...
+
+        def half(self) -> Tensor: ...
+
+        def long(self) -> Tensor: ...
+
+        def float(self) -> Tensor: ...
+
+        def int(self) -> Tensor: ...
+
+        def bool(self) -> Tensor: ...
     # --- end of generated code ---
-
-    # Conversions named after dtypes come last: inside the class body their names hide
-    # the builtins ``int``, ``float`` and ``bool``.
-    def float(self) -> Tensor:
-        """Convert to float32."""
-        return self.to(_dtypes.float32)
-
-    def double(self) -> Tensor:
-        """Convert to float64."""
-        return self.to(_dtypes.float64)
-
-    def half(self) -> Tensor:
-        """Convert to float16."""
-        return self.to(_dtypes.float16)
-
-    def long(self) -> Tensor:
-        """Convert to int64."""
-        return self.to(_dtypes.int64)
-
-    def int(self) -> Tensor:
-        """Convert to int32."""
-        return self.to(_dtypes.int32)
-
-    def bool(self) -> Tensor:
-        """Convert to bool."""
-        return self.to(_dtypes.bool_)
 
 
 def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
@@ -1331,7 +1285,6 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 # The ops import Tensor, so they are imported after it is defined.
-from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
 from ctxgrad.ops import sorting as _sorting  # noqa: E402

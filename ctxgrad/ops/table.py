@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, linalg, pointwise, reduction, shape
+from ctxgrad.ops import arithmetic, comparison, copy, linalg, pointwise, reduction, shape
 
 __all__ = ["OPS", "Op"]
 
@@ -214,4 +214,17 @@ OPS: list[Op] = [
     Op("outer", linalg.outer),
     Op("inverse", linalg.inverse),
     Op("det", linalg.det),
+    # ----------------------------------------------------------------------- copies and dtypes
+    # last: the declarations of float, int and bool hide the builtins in class Tensor after them
+    Op("clone", copy.clone),
+    Op("to", copy.to, function=False),
+    Op("type_as", copy.type_as, function=False),
+    Op("contiguous", copy.contiguous, function=False),
+    Op("cpu", copy.cpu, function=False),
+    Op("double", copy.double, function=False),
+    Op("half", copy.half, function=False),
+    Op("long", copy.long, function=False),
+    Op("float", copy.float, function=False),
+    Op("int", copy.int, function=False),
+    Op("bool", copy.bool, function=False),
 ]
