@@ -188,26 +188,14 @@ from ctxgrad._factories import (  # noqa: E402
 )
 from ctxgrad._functional import (  # noqa: E402
     argsort,
-    argwhere,
-    gather,
-    index_select,
     kthvalue,
-    masked_fill,
-    masked_select,
     median,
-    nonzero,
-    scatter,
-    scatter_add,
-    select,
     sort,
-    take,
-    take_along_dim,
     topk,
 )
 
-__all__ += ["allclose", "argsort", "argwhere", "equal", "eye", "gather", "index_select", "isclose", "kthvalue"]
-__all__ += ["linspace", "logspace", "masked_fill", "masked_select", "median", "nonzero", "rand_like", "randn_like"]
-__all__ += ["scatter", "scatter_add", "select", "sort", "take", "take_along_dim", "topk"]
+__all__ += ["allclose", "argsort", "equal", "eye", "isclose", "kthvalue"]
+__all__ += ["linspace", "logspace", "median", "rand_like", "randn_like", "sort", "topk"]
 
 # training: optimizers, schedulers, saving and data loading
 from ctxgrad import optim, utils  # noqa: E402
@@ -253,6 +241,19 @@ from ctxgrad.ops.comparison import (  # noqa: E402
 )
 from ctxgrad.ops.copy import (  # noqa: E402
     clone,
+)
+from ctxgrad.ops.indexing import (  # noqa: E402
+    argwhere,
+    gather,
+    index_select,
+    masked_fill,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    select,
+    take,
+    take_along_dim,
 )
 from ctxgrad.ops.linalg import (  # noqa: E402
     bmm,
@@ -370,6 +371,7 @@ __all__ += [
     "arctan2",
     "argmax",
     "argmin",
+    "argwhere",
     "asin",
     "atan",
     "atan2",
@@ -409,6 +411,8 @@ __all__ += [
     "floor_divide",
     "fmod",
     "frac",
+    "gather",
+    "index_select",
     "inverse",
     "isfinite",
     "isinf",
@@ -425,6 +429,8 @@ __all__ += [
     "logical_xor",
     "logit",
     "logsumexp",
+    "masked_fill",
+    "masked_select",
     "matmul",
     "max",
     "maximum",
@@ -438,6 +444,7 @@ __all__ += [
     "mv",
     "narrow",
     "neg",
+    "nonzero",
     "norm",
     "outer",
     "permute",
@@ -450,6 +457,9 @@ __all__ += [
     "roll",
     "round",
     "rsqrt",
+    "scatter",
+    "scatter_add",
+    "select",
     "sigmoid",
     "sign",
     "sin",
@@ -464,6 +474,8 @@ __all__ += [
     "swapaxes",
     "swapdims",
     "t",
+    "take",
+    "take_along_dim",
     "tan",
     "tanh",
     "tile",

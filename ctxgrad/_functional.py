@@ -110,59 +110,6 @@ def broadcast_shapes(*shapes: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- indexing, sorting and construction
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    """Values of ``input`` picked along ``dim`` at ``index``."""
-    return input.gather(dim, index, sparse_grad=sparse_grad)
-
-
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
-    return input.scatter(dim, index, src, value=value)
-
-
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """A copy of ``input`` with ``src`` added at ``index`` along ``dim``."""
-    return input.scatter_add(dim, index, src)
-
-
-def select(input: Tensor, dim: int, index: int) -> Tensor:
-    """The slice at ``index`` of dimension ``dim``, that dimension removed (a view)."""
-    return input.select(dim, index)
-
-
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """The slices of ``input`` along ``dim`` named by the 1-D ``index``."""
-    return input.index_select(dim, index)
-
-
-def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """A copy of ``input`` with ``value`` where ``mask`` holds."""
-    return input.masked_fill(mask, value)
-
-
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    """The elements of ``input`` where ``mask`` holds, as a 1-D tensor."""
-    return input.masked_select(mask)
-
-
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
-    """Values of ``input`` at ``indices`` along ``dim`` (1-D reads when ``dim`` is None)."""
-    return input.take_along_dim(indices, dim)
-
-
-def take(input: Tensor, index: Tensor) -> Tensor:
-    """``input`` read as 1-D at ``index``."""
-    return input.take(index)
-
-
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-    """int64 indices of the nonzero elements of ``input``."""
-    return input.nonzero(as_tuple=as_tuple)
-
-
-def argwhere(input: Tensor) -> Tensor:
-    """int64 indices of the nonzero elements of ``input``, one row each."""
-    return input.argwhere()
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:

@@ -545,113 +545,6 @@ class Tensor:
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ indexing, sorting and construction
-    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-        """``out[i][j] = self[i][index[i][j]]`` (for ``dim=1``): values picked along ``dim``."""
-        return _indexing.Gather.apply(self, dim, index)
-
-    def scatter(
-        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
-    ) -> Tensor:
-        """A copy with ``src`` (a tensor) or ``value`` (a number) written at the positions
-        ``index`` names along ``dim``."""
-        if reduce is not None:
-            raise NotImplementedError("ctxgrad's scatter does not take reduce= yet; use scatter_add")
-        if src is None:
-            src = value
-        if isinstance(src, Tensor):
-            return _indexing.Scatter.apply(self, dim, index, src)
-        if src is None:
-            raise TypeError("scatter() missing 1 required positional argument: 'src' (or 'value')")
-        return _indexing.ScatterValue.apply(self, dim, index, src)
-
-    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
-        """A copy with ``src`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
-        if not isinstance(src, Tensor):
-            raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
-        return _indexing.ScatterAdd.apply(self, dim, index, src)
-
-    def select(self, dim: int, index: int) -> Tensor:
-        """The slice at ``index`` of dimension ``dim`` (that dimension removed): a view,
-        ``x.select(1, i)`` is ``x[:, i]``."""
-        n = self._data.ndim
-        if n == 0:
-            raise IndexError("select() cannot be applied to a 0-dim tensor.")
-        d = _wrap_dim(dim, n)
-        size = self._data.shape[d]
-        i = int(index)
-        if not -size <= i < size:
-            raise IndexError(
-                f"select(): index {i} out of range for tensor of size {list(self._data.shape)} at dimension {d}"
-            )
-        return self[(slice(None),) * d + (i,)]
-
-    def index_select(self, dim: int, index: Tensor) -> Tensor:
-        """The slices along ``dim`` that the 1-D ``index`` names, in its order."""
-        return _indexing.IndexSelect.apply(self, dim, index)
-
-    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
-        """A copy with ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast) holds."""
-        if isinstance(value, Tensor):
-            return _indexing.MaskedFillTensor.apply(self, mask, value)
-        return _indexing.MaskedFill.apply(self, mask, value)
-
-    def masked_select(self, mask: Tensor) -> Tensor:
-        """The elements where the bool ``mask`` holds (both broadcast), as a 1-D tensor."""
-        return _indexing.MaskedSelect.apply(self, mask)
-
-    def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor:
-        """Values at ``indices`` along ``dim`` (broadcast with ``self`` in the other dimensions);
-        with ``dim=None``, ``self`` and ``indices`` are read as 1-D."""
-        idx = indices._data
-        if idx.dtype != np.int64:
-            raise RuntimeError(
-                f"ctxgrad.take_along_dim(): dtype of indices should be Long but got {_indexing._scalar_name(idx.dtype)}"
-            )
-        if dim is None:
-            return _indexing.Gather.apply(self.reshape(-1), 0, indices.reshape(-1))
-        n = self._data.ndim
-        if idx.ndim != n:
-            raise RuntimeError(
-                "ctxgrad.take_along_dim(): input and indices should have the same number of dimensions, but got "
-                f"{n} dimensions for input, and {idx.ndim} dimensions for indices"
-            )
-        d = _wrap_dim(dim, n)
-        x_shape = list(self._data.shape)
-        i_shape = list(idx.shape)
-        x_shape[d] = i_shape[d] = 1
-        from ctxgrad.ops._util import broadcast_error
-
-        try:
-            common = list(np.broadcast_shapes(tuple(x_shape), tuple(i_shape)))
-        except ValueError:
-            raise broadcast_error(np.empty(x_shape), np.empty(i_shape)) from None
-        x_target = common.copy()
-        x_target[d] = self._data.shape[d]
-        i_target = common.copy()
-        i_target[d] = idx.shape[d]
-        x = self if list(self._data.shape) == x_target else self.expand(x_target)
-        index = indices if list(idx.shape) == i_target else indices.expand(i_target)
-        return _indexing.Gather.apply(x, d, index)
-
-    def take(self, index: Tensor) -> Tensor:
-        """``self`` read as 1-D at ``index``; the result has ``index``'s shape."""
-        return _indexing.Take.apply(self, index)
-
-    def nonzero(self, *, as_tuple: bool = False) -> Any:
-        """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
-        tensor per dimension)."""
-        data = self._data if self._data.ndim else self._data.reshape(1)
-        if as_tuple:
-            return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
-        if self._data.ndim == 0:
-            return _wrap(np.zeros((int(np.count_nonzero(data)), 0), dtype=np.int64))
-        return _wrap(np.argwhere(data).astype(np.int64))
-
-    def argwhere(self) -> Tensor:
-        """int64 indices of the nonzero elements, one row per element."""
-        out: Tensor = self.nonzero()
-        return out
-
     def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _sorting.sort:
         """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
         cls = _sorting.Sort if stable is None else _sorting.SortStable
@@ -758,10 +651,6 @@ class Tensor:
         """Run ``op`` out of place and write its result into this tensor (ops/inplace.py)."""
         _inplace.check_writable(self)
         return _inplace.commit(self, op(self, *args, **kwargs))
-
-    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
-        """In-place: ``value`` where ``mask`` is true."""
-        return self._in_place(Tensor.masked_fill, mask, value)
 
     def zero_(self) -> Tensor:
         """Fill with zeros, in place."""
@@ -1172,6 +1061,32 @@ class Tensor:
         def inverse(self) -> Tensor: ...
 
         def det(self) -> Tensor: ...
+
+        def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor: ...
+
+        def scatter(
+            self, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
+        ) -> Tensor: ...
+
+        def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor: ...
+
+        def select(self, dim: int, index: int) -> Tensor: ...
+
+        def index_select(self, dim: int, index: Tensor) -> Tensor: ...
+
+        def masked_fill(self, mask: Tensor, value: Any) -> Tensor: ...
+
+        def masked_fill_(self, mask: Tensor, value: Any) -> Tensor: ...
+
+        def masked_select(self, mask: Tensor) -> Tensor: ...
+
+        def take(self, index: Tensor) -> Tensor: ...
+
+        def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor: ...
+
+        def nonzero(self, *, as_tuple: bool = False) -> Any: ...
+
+        def argwhere(self) -> Tensor: ...
 
         def clone(self) -> Tensor: ...
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, copy, linalg, pointwise, reduction, shape
+from ctxgrad.ops import arithmetic, comparison, copy, indexing, linalg, pointwise, reduction, shape
 
 __all__ = ["OPS", "Op"]
 
@@ -214,6 +214,18 @@ OPS: list[Op] = [
     Op("outer", linalg.outer),
     Op("inverse", linalg.inverse),
     Op("det", linalg.det),
+    # ----------------------------------------------------------------------- indexing
+    Op("gather", indexing.gather),
+    Op("scatter", indexing.scatter, method_frontend=indexing.scatter_method),
+    Op("scatter_add", indexing.scatter_add),
+    Op("select", indexing.select),
+    Op("index_select", indexing.index_select),
+    Op("masked_fill", indexing.masked_fill, inplace="masked_fill_"),
+    Op("masked_select", indexing.masked_select),
+    Op("take", indexing.take),
+    Op("take_along_dim", indexing.take_along_dim),
+    Op("nonzero", indexing.nonzero),
+    Op("argwhere", indexing.argwhere),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
