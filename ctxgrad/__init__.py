@@ -186,16 +186,8 @@ from ctxgrad._factories import (  # noqa: E402
     rand_like,
     randn_like,
 )
-from ctxgrad._functional import (  # noqa: E402
-    argsort,
-    kthvalue,
-    median,
-    sort,
-    topk,
-)
 
-__all__ += ["allclose", "argsort", "equal", "eye", "isclose", "kthvalue"]
-__all__ += ["linspace", "logspace", "median", "rand_like", "randn_like", "sort", "topk"]
+__all__ += ["allclose", "equal", "eye", "isclose", "linspace", "logspace", "rand_like", "randn_like"]
 
 # training: optimizers, schedulers, saving and data loading
 from ctxgrad import optim, utils  # noqa: E402
@@ -359,6 +351,13 @@ from ctxgrad.ops.shape import (  # noqa: E402
     unflatten,
     unsqueeze,
 )
+from ctxgrad.ops.sorting import (  # noqa: E402
+    argsort,
+    kthvalue,
+    median,
+    sort,
+    topk,
+)
 
 __all__ += [
     "abs",
@@ -371,6 +370,7 @@ __all__ += [
     "arctan2",
     "argmax",
     "argmin",
+    "argsort",
     "argwhere",
     "asin",
     "atan",
@@ -417,6 +417,7 @@ __all__ += [
     "isfinite",
     "isinf",
     "isnan",
+    "kthvalue",
     "lerp",
     "log",
     "log10",
@@ -435,6 +436,7 @@ __all__ += [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "mm",
@@ -465,6 +467,7 @@ __all__ += [
     "sin",
     "sinh",
     "softmax",
+    "sort",
     "sqrt",
     "square",
     "squeeze",
@@ -479,6 +482,7 @@ __all__ += [
     "tan",
     "tanh",
     "tile",
+    "topk",
     "transpose",
     "tril",
     "triu",

@@ -110,28 +110,3 @@ def broadcast_shapes(*shapes: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- indexing, sorting and construction
-
-
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:
-    """``(values, indices)`` of ``input`` sorted along ``dim``."""
-    return input.sort(dim, descending, stable=stable)
-
-
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-    """int64 indices that sort ``input`` along ``dim``."""
-    return input.argsort(dim, descending, stable=stable)
-
-
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-    """``(values, indices)`` of the ``k`` largest (or smallest) elements along ``dim``."""
-    return input.topk(k, dim, largest, sorted)
-
-
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
-    return input.kthvalue(k, dim, keepdim)
-
-
-def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
-    """The lower median of ``input``, or ``(values, indices)`` along ``dim``."""
-    return input.median(dim, keepdim)

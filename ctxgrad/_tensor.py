@@ -37,6 +37,7 @@ from ctxgrad._state import _state
 if TYPE_CHECKING:
     from ctxgrad.autograd.graph import AccumulateGrad, Node
     from ctxgrad.autograd.hooks import RemovableHandle
+    from ctxgrad.ops import _return_types
 
 
 class _VersionCounter:
@@ -545,33 +546,6 @@ class Tensor:
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ indexing, sorting and construction
-    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _sorting.sort:
-        """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
-        cls = _sorting.Sort if stable is None else _sorting.SortStable
-        return _sorting.sort(*cls.apply(self, dim, descending))
-
-    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-        """int64 indices that sort ``self`` along ``dim`` (ties keep their order)."""
-        if self._data.ndim == 0:
-            _wrap_dim(dim, 0)
-            return _wrap(np.zeros((), dtype=np.int64))
-        return _wrap(_sorting.stable_argsort(self._data, _wrap_dim(dim, self._data.ndim), descending))
-
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _sorting.topk:
-        """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) along ``dim``,
-        always sorted; ties keep their order."""
-        return _sorting.topk(*_sorting.Topk.apply(self, int(k), dim, largest))
-
-    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> _sorting.kthvalue:
-        """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
-        return _sorting.kthvalue(*_sorting.Kthvalue.apply(self, int(k), dim, keepdim))
-
-    def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
-        """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
-        if dim is None:
-            return _sorting.Median.apply(self)
-        return _sorting.median(*_sorting.MedianDim.apply(self, None, dim, keepdim))
-
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
         from ctxgrad import _factories
@@ -1088,6 +1062,18 @@ class Tensor:
 
         def argwhere(self) -> Tensor: ...
 
+        def sort(
+            self, dim: int = -1, descending: bool = False, *, stable: bool | None = None
+        ) -> _return_types.sort: ...
+
+        def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor: ...
+
+        def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk: ...
+
+        def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> _return_types.kthvalue: ...
+
+        def median(self, dim: int | None = None, keepdim: bool = False) -> Any: ...
+
         def clone(self) -> Tensor: ...
 
         def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -1202,4 +1188,3 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 # The ops import Tensor, so they are imported after it is defined.
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
-from ctxgrad.ops import sorting as _sorting  # noqa: E402

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, copy, indexing, linalg, pointwise, reduction, shape
+from ctxgrad.ops import arithmetic, comparison, copy, indexing, linalg, pointwise, reduction, shape, sorting
 
 __all__ = ["OPS", "Op"]
 
@@ -226,6 +226,12 @@ OPS: list[Op] = [
     Op("take_along_dim", indexing.take_along_dim),
     Op("nonzero", indexing.nonzero),
     Op("argwhere", indexing.argwhere),
+    # ----------------------------------------------------------------------- sorting
+    Op("sort", sorting.sort),
+    Op("argsort", sorting.argsort),
+    Op("topk", sorting.topk),
+    Op("kthvalue", sorting.kthvalue),
+    Op("median", sorting.median),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
