@@ -345,7 +345,7 @@ class Tensor:
     @property
     def T(self) -> Tensor:
         """The dimensions reversed (``permute`` of all dimensions)."""
-        return self.permute(*range(self._data.ndim - 1, -1, -1))
+        return _shape.Permute.apply(self, tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self) -> Tensor:
@@ -1188,3 +1188,4 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 # The ops import Tensor, so they are imported after it is defined.
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
+from ctxgrad.ops import shape as _shape  # noqa: E402
