@@ -523,18 +523,10 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    # ------------------------------------------------------------------ copies and dtypes
-    # ------------------------------------------------------------------ arithmetic
-    # ------------------------------------------------------------------ comparisons
-    # ------------------------------------------------------------------ pointwise, reductions
-    # ------------------------------------------------------------------ shape
+    # ------------------------------------------------------------------ indexing; mH (properties are no rows)
     def __getitem__(self, index: Any) -> Tensor:
         return _indexing.getitem(self, index)
 
-    # ------------------------------------------------------------------ pointwise and binary ops
-    # ------------------------------------------------------------------ reductions
-    # ------------------------------------------------------------------ linear algebra
-    # ------------------------------------------------------------------ shape and views
     @property
     def mH(self) -> Tensor:
         """The last two dimensions swapped and conjugated (for real tensors, ``mT``)."""
@@ -545,7 +537,7 @@ class Tensor:
             raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
         return self.transpose(-2, -1)
 
-    # ------------------------------------------------------------------ indexing, sorting and construction
+    # ------------------------------------------------------------------ construction and comparison helpers
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
         from ctxgrad import _factories
