@@ -40,6 +40,13 @@ def _natural(name: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
+def _default(value: Any) -> str:
+    """A default as ``ruff format`` writes it (strings in double quotes)."""
+    if isinstance(value, str) and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    return repr(value)
+
+
 def _parameter(p: inspect.Parameter) -> str:
     text = p.name
     if p.kind is p.VAR_POSITIONAL:
@@ -50,9 +57,9 @@ def _parameter(p: inspect.Parameter) -> str:
         ann = p.annotation if isinstance(p.annotation, str) else inspect.formatannotation(p.annotation)
         text += f": {ann}"
         if p.default is not p.empty:
-            text += f" = {p.default!r}"
+            text += f" = {_default(p.default)}"
     elif p.default is not p.empty:
-        text += f"={p.default!r}"
+        text += f"={_default(p.default)}"
     return text
 
 

@@ -37,6 +37,7 @@ from ctxgrad._state import _state
 if TYPE_CHECKING:
     from ctxgrad.autograd.graph import AccumulateGrad, Node
     from ctxgrad.autograd.hooks import RemovableHandle
+    from ctxgrad.ops import _return_types
 
 
 class _VersionCounter:
@@ -522,233 +523,10 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    # ------------------------------------------------------------------ copies and dtypes
-    def clone(self) -> Tensor:
-        """A differentiable copy with its own storage."""
-        return _copy.Clone.apply(self)
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Convert to a dtype (``to(ctxgrad.float64)``, ``to(other)``); devices other than cpu fail."""
-        dtype = kwargs.pop("dtype", None)
-        copy = bool(kwargs.pop("copy", False))
-        kwargs.pop("non_blocking", None)
-        dev = kwargs.pop("device", None)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a._data.dtype
-            elif isinstance(a, (str, device)):
-                dev = a
-            elif a is not None:
-                dtype = a
-        if dev is not None:
-            device(dev)
-        if dtype is None:
-            return self.clone() if copy else self
-        dt = _dtypes.to_dtype(dtype)
-        if dt == self._data.dtype and not copy:
-            return self
-        return _copy.ToDtype.apply(self, dt)
-
-    def type_as(self, other: Tensor) -> Tensor:
-        """This tensor converted to ``other``'s dtype."""
-        return self.to(other._data.dtype)
-
-    def cpu(self) -> Tensor:
-        """This tensor (ctxgrad has only the CPU)."""
-        return self
-
-    # ------------------------------------------------------------------ arithmetic
-    # ------------------------------------------------------------------ comparisons
-    # ------------------------------------------------------------------ pointwise, reductions
-    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        """Sum over all elements, or over ``dim``."""
-        x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind in "bu" or (x._data.dtype.kind == "i" and x._data.dtype != _dtypes.int64):
-            x = x.to(_dtypes.int64)
-        return _reduction.Sum.apply(x, _dims(dim), keepdim)
-
-    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
-        x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {_dtypes.short_name(x._data.dtype)}"
-            )
-        return _reduction.Mean.apply(x, _dims(dim), keepdim)
-
-    # ------------------------------------------------------------------ shape
-    def reshape(self, *shape: Any) -> Tensor:
-        """The same values in a new shape (a view when the layout allows)."""
-        return _shape.Reshape.apply(self, _shape_arg(shape))
-
-    def view(self, *shape: Any) -> Tensor:
-        """A view with a new shape; fails, as in torch, where no view is possible."""
-        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
-            return _shape.ViewDtype.apply(self, _dtypes.to_dtype(shape[0]))
-        return _shape.View.apply(self, _shape_arg(shape))
-
-    def view_as(self, other: Tensor) -> Tensor:
-        """A view with ``other``'s shape."""
-        return _shape.View.apply(self, tuple(other._data.shape))
-
-    def reshape_as(self, other: Tensor) -> Tensor:
-        """Reshape to ``other``'s shape."""
-        return _shape.Reshape.apply(self, tuple(other._data.shape))
-
-    def expand(self, *sizes: Any) -> Tensor:
-        """A broadcast view with the given sizes (``-1`` keeps a dimension)."""
-        return _shape.Expand.apply(self, _shape_arg(sizes))
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        """A broadcast view with ``other``'s shape."""
-        return _shape.Expand.apply(self, tuple(other._data.shape))
-
-    def sum_to_size(self, *size: Any) -> Tensor:
-        """Sum broadcast dimensions away so the result has ``size``."""
-        return _reduction.SumToSize.apply(self, _shape_arg(size))
-
-    def t(self) -> Tensor:
-        """Transpose a tensor of at most two dimensions."""
-        if self._data.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-        return _shape.T.apply(self, tuple(range(self._data.ndim - 1, -1, -1)))
-
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dimensions (a view)."""
-        n = self._data.ndim
-        perm = list(range(n))
-        a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-        perm[a], perm[b] = perm[b], perm[a]
-        return _shape.Transpose.apply(self, tuple(perm))
-
-    def permute(self, *dims: Any) -> Tensor:
-        """Reorder the dimensions (a view)."""
-        n = self._data.ndim
-        return _shape.Permute.apply(self, tuple(_wrap_dim(d, n) for d in _shape_arg(dims)))
-
-    def contiguous(self) -> Tensor:
-        """This tensor if it is row-major contiguous, else a contiguous copy."""
-        if self._data.flags.c_contiguous:
-            return self
-        return _copy.Contiguous.apply(self)
-
+    # ------------------------------------------------------------------ indexing; mH (properties are no rows)
     def __getitem__(self, index: Any) -> Tensor:
         return _indexing.getitem(self, index)
 
-    # ------------------------------------------------------------------ pointwise and binary ops
-    # ------------------------------------------------------------------ reductions
-    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-        """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
-        return _reduction.prod(self, dim, keepdim, dtype)
-
-    def var(
-        self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None
-    ) -> Tensor:
-        """Variance over all elements or ``dim``, divided by ``N - correction`` (default 1;
-        ``unbiased=False`` means 0)."""
-        return _reduction.variance("var", self, dim, unbiased, keepdim, correction)
-
-    def std(
-        self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None
-    ) -> Tensor:
-        """Standard deviation over all elements or ``dim`` (``correction`` as in ``var``)."""
-        return _reduction.variance("std", self, dim, unbiased, keepdim, correction)
-
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
-        tensor, the elementwise ``maximum``."""
-        return _reduction.max_min(self, dim, keepdim, True)
-
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
-        tensor, the elementwise ``minimum``."""
-        return _reduction.max_min(self, dim, keepdim, False)
-
-    def amax(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
-        """The largest element over ``dim`` (all when empty); ties share the gradient."""
-        return _reduction.amax_amin(self, dim, keepdim, True)
-
-    def amin(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
-        """The smallest element over ``dim`` (all when empty); ties share the gradient."""
-        return _reduction.amax_amin(self, dim, keepdim, False)
-
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index (int64) of the largest element, of the flattened tensor when ``dim`` is None."""
-        return _reduction.argmax_argmin(self, dim, keepdim, True)
-
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index (int64) of the smallest element, of the flattened tensor when ``dim`` is None."""
-        return _reduction.argmax_argmin(self, dim, keepdim, False)
-
-    def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
-        """``log(sum(exp(x)))`` over ``dim``, without overflow."""
-        return _reduction.logsumexp(self, dim, keepdim)
-
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-        """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm)."""
-        return _reduction.norm(self, p, dim, keepdim, dtype)
-
-    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
-        """Running sum along ``dim``."""
-        return _reduction.cumulative(self, dim, dtype, False)
-
-    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
-        """Running product along ``dim``; exact gradients with zeros in the input."""
-        return _reduction.cumulative(self, dim, dtype, True)
-
-    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
-        """``exp(x) / exp(x).sum(dim)``, computed stably."""
-        return _reduction.softmax(self, dim, dtype, False)
-
-    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
-        """``x - x.logsumexp(dim)``, computed stably."""
-        return _reduction.softmax(self, dim, dtype, True)
-
-    def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """True where every element (over ``dim``) is non-zero."""
-        return _reduction.all_any(self, dim, keepdim, True)
-
-    def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """True where some element (over ``dim``) is non-zero."""
-        return _reduction.all_any(self, dim, keepdim, False)
-
-    # ------------------------------------------------------------------ linear algebra
-    def mm(self, mat2: Tensor) -> Tensor:
-        """Matrix product of two 2-D tensors of one dtype."""
-        return _linalg.Mm.apply(self, mat2)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        """Batched matrix product of two 3-D tensors (no broadcasting)."""
-        return _linalg.Bmm.apply(self, mat2)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        """Matrix-vector product."""
-        return _linalg.Mv.apply(self, vec)
-
-    def dot(self, tensor: Tensor) -> Tensor:
-        """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
-        return _linalg.Dot.apply(self, tensor)
-
-    def vdot(self, other: Tensor) -> Tensor:
-        """Inner product with the first vector conjugated (real tensors: ``dot``)."""
-        return _linalg.Vdot.apply(self, other)
-
-    def outer(self, vec2: Tensor) -> Tensor:
-        """Outer product of two vectors."""
-        return _linalg.outer(self, vec2)
-
-    def inverse(self) -> Tensor:
-        """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
-        return _linalg.LinalgInv.apply(self)
-
-    def det(self) -> Tensor:
-        """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
-        return _linalg.LinalgDet.apply(self)
-
-    # ------------------------------------------------------------------ shape and views
     @property
     def mH(self) -> Tensor:
         """The last two dimensions swapped and conjugated (for real tensors, ``mT``)."""
@@ -759,242 +537,7 @@ class Tensor:
             raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
         return self.transpose(-2, -1)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """Merge dimensions ``start_dim`` to ``end_dim`` into one (a view when the layout allows)."""
-        return _shape.flatten(self, start_dim, end_dim)
-
-    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
-        """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
-        return _shape.unflatten(self, dim, sizes)
-
-    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
-        return _shape.squeeze(self, dim)
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        """Insert a dimension of size 1 at ``dim`` (a view)."""
-        return _shape.unsqueeze(self, dim)
-
-    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
-        """Swap two dimensions (``transpose``)."""
-        return self.transpose(axis0, axis1)
-
-    def swapdims(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dimensions (``transpose``)."""
-        return self.transpose(dim0, dim1)
-
-    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        """Move dimensions ``source`` to positions ``destination``, the others keeping their order (a view)."""
-        return _shape.movedim(self, source, destination)
-
-    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        """``movedim``."""
-        return _shape.movedim(self, source, destination, "moveaxis")
-
-    def broadcast_to(self, *args: Any, size: Any = None) -> Tensor:
-        """A broadcast view with shape ``size`` (``expand``)."""
-        return _shape.Expand.apply(self, _shape.sizes_arg(args, size, "broadcast_to", "size"))
-
-    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
-        """``length`` elements from ``start`` along ``dim`` (a view)."""
-        return _shape.narrow(self, dim, start, length)
-
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        """The slices along ``dim``, as a tuple of views."""
-        return _shape.unbind(self, dim)
-
-    def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-        """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
-        return _shape.split(self, split_size, dim)
-
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
-        return _shape.chunk(self, chunks, dim)
-
-    def flip(self, *args: Any, dims: Any = None) -> Tensor:
-        """The elements in reverse order along ``dims`` (a copy)."""
-        return _shape.flip_dims(self, _shape.sizes_arg(args, dims, "flip", "dims"))
-
-    def fliplr(self) -> Tensor:
-        """Reverse the order along dimension 1 (a copy)."""
-        if self._data.ndim < 2:
-            raise RuntimeError("Input must be >= 2-d.")
-        return _shape.Flip.apply(self, (1,))
-
-    def flipud(self) -> Tensor:
-        """Reverse the order along dimension 0 (a copy)."""
-        if self._data.ndim < 1:
-            raise RuntimeError("Input must be >= 1-d.")
-        return _shape.Flip.apply(self, (0,))
-
-    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
-        """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None)."""
-        return _shape.roll(self, shifts, dims)
-
-    def repeat(self, *args: Any, repeats: Any = None) -> Tensor:
-        """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions)."""
-        return _shape.Repeat.apply(self, _shape.sizes_arg(args, repeats, "repeat", "repeats"))
-
-    def tile(self, *args: Any, dims: Any = None) -> Tensor:
-        """``repeat``, with missing leading repeats taken as 1."""
-        reps = _shape.sizes_arg(args, dims, "tile", "dims")
-        return _shape.Repeat.apply(self, (1,) * (self._data.ndim - len(reps)) + reps)
-
-    def tril(self, diagonal: int = 0) -> Tensor:
-        """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere."""
-        return _shape.Tril.apply(self, int(diagonal))
-
-    def triu(self, diagonal: int = 0) -> Tensor:
-        """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
-        return _shape.Triu.apply(self, int(diagonal))
-
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view)."""
-        return _shape.diagonal(self, offset, dim1, dim2)
-
-    def diag(self, diagonal: int = 0) -> Tensor:
-        """A vector as a square matrix with it on diagonal ``diagonal``; a matrix's diagonal as a vector."""
-        return _shape.diag(self, diagonal)
-
-    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-        """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
-        return _shape.diag_embed(self, offset, dim1, dim2)
-
-    # ------------------------------------------------------------------ indexing, sorting and construction
-    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-        """``out[i][j] = self[i][index[i][j]]`` (for ``dim=1``): values picked along ``dim``."""
-        return _indexing.Gather.apply(self, dim, index)
-
-    def scatter(
-        self, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
-    ) -> Tensor:
-        """A copy with ``src`` (a tensor) or ``value`` (a number) written at the positions
-        ``index`` names along ``dim``."""
-        if reduce is not None:
-            raise NotImplementedError("ctxgrad's scatter does not take reduce= yet; use scatter_add")
-        if src is None:
-            src = value
-        if isinstance(src, Tensor):
-            return _indexing.Scatter.apply(self, dim, index, src)
-        if src is None:
-            raise TypeError("scatter() missing 1 required positional argument: 'src' (or 'value')")
-        return _indexing.ScatterValue.apply(self, dim, index, src)
-
-    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
-        """A copy with ``src`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
-        if not isinstance(src, Tensor):
-            raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
-        return _indexing.ScatterAdd.apply(self, dim, index, src)
-
-    def select(self, dim: int, index: int) -> Tensor:
-        """The slice at ``index`` of dimension ``dim`` (that dimension removed): a view,
-        ``x.select(1, i)`` is ``x[:, i]``."""
-        n = self._data.ndim
-        if n == 0:
-            raise IndexError("select() cannot be applied to a 0-dim tensor.")
-        d = _wrap_dim(dim, n)
-        size = self._data.shape[d]
-        i = int(index)
-        if not -size <= i < size:
-            raise IndexError(
-                f"select(): index {i} out of range for tensor of size {list(self._data.shape)} at dimension {d}"
-            )
-        return self[(slice(None),) * d + (i,)]
-
-    def index_select(self, dim: int, index: Tensor) -> Tensor:
-        """The slices along ``dim`` that the 1-D ``index`` names, in its order."""
-        return _indexing.IndexSelect.apply(self, dim, index)
-
-    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
-        """A copy with ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast) holds."""
-        if isinstance(value, Tensor):
-            return _indexing.MaskedFillTensor.apply(self, mask, value)
-        return _indexing.MaskedFill.apply(self, mask, value)
-
-    def masked_select(self, mask: Tensor) -> Tensor:
-        """The elements where the bool ``mask`` holds (both broadcast), as a 1-D tensor."""
-        return _indexing.MaskedSelect.apply(self, mask)
-
-    def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor:
-        """Values at ``indices`` along ``dim`` (broadcast with ``self`` in the other dimensions);
-        with ``dim=None``, ``self`` and ``indices`` are read as 1-D."""
-        idx = indices._data
-        if idx.dtype != np.int64:
-            raise RuntimeError(
-                f"ctxgrad.take_along_dim(): dtype of indices should be Long but got {_indexing._scalar_name(idx.dtype)}"
-            )
-        if dim is None:
-            return _indexing.Gather.apply(self.reshape(-1), 0, indices.reshape(-1))
-        n = self._data.ndim
-        if idx.ndim != n:
-            raise RuntimeError(
-                "ctxgrad.take_along_dim(): input and indices should have the same number of dimensions, but got "
-                f"{n} dimensions for input, and {idx.ndim} dimensions for indices"
-            )
-        d = _wrap_dim(dim, n)
-        x_shape = list(self._data.shape)
-        i_shape = list(idx.shape)
-        x_shape[d] = i_shape[d] = 1
-        from ctxgrad.ops._util import broadcast_error
-
-        try:
-            common = list(np.broadcast_shapes(tuple(x_shape), tuple(i_shape)))
-        except ValueError:
-            raise broadcast_error(np.empty(x_shape), np.empty(i_shape)) from None
-        x_target = common.copy()
-        x_target[d] = self._data.shape[d]
-        i_target = common.copy()
-        i_target[d] = idx.shape[d]
-        x = self if list(self._data.shape) == x_target else self.expand(x_target)
-        index = indices if list(idx.shape) == i_target else indices.expand(i_target)
-        return _indexing.Gather.apply(x, d, index)
-
-    def take(self, index: Tensor) -> Tensor:
-        """``self`` read as 1-D at ``index``; the result has ``index``'s shape."""
-        return _indexing.Take.apply(self, index)
-
-    def nonzero(self, *, as_tuple: bool = False) -> Any:
-        """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
-        tensor per dimension)."""
-        data = self._data if self._data.ndim else self._data.reshape(1)
-        if as_tuple:
-            return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
-        if self._data.ndim == 0:
-            return _wrap(np.zeros((int(np.count_nonzero(data)), 0), dtype=np.int64))
-        return _wrap(np.argwhere(data).astype(np.int64))
-
-    def argwhere(self) -> Tensor:
-        """int64 indices of the nonzero elements, one row per element."""
-        out: Tensor = self.nonzero()
-        return out
-
-    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _sorting.sort:
-        """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
-        cls = _sorting.Sort if stable is None else _sorting.SortStable
-        return _sorting.sort(*cls.apply(self, dim, descending))
-
-    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-        """int64 indices that sort ``self`` along ``dim`` (ties keep their order)."""
-        if self._data.ndim == 0:
-            _wrap_dim(dim, 0)
-            return _wrap(np.zeros((), dtype=np.int64))
-        return _wrap(_sorting.stable_argsort(self._data, _wrap_dim(dim, self._data.ndim), descending))
-
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _sorting.topk:
-        """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) along ``dim``,
-        always sorted; ties keep their order."""
-        return _sorting.topk(*_sorting.Topk.apply(self, int(k), dim, largest))
-
-    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> _sorting.kthvalue:
-        """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
-        return _sorting.kthvalue(*_sorting.Kthvalue.apply(self, int(k), dim, keepdim))
-
-    def median(self, dim: int | None = None, keepdim: bool = False) -> Any:
-        """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
-        if dim is None:
-            return _sorting.Median.apply(self)
-        return _sorting.median(*_sorting.MedianDim.apply(self, None, dim, keepdim))
-
+    # ------------------------------------------------------------------ construction and comparison helpers
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
         from ctxgrad import _factories
@@ -1074,10 +617,6 @@ class Tensor:
         """Run ``op`` out of place and write its result into this tensor (ops/inplace.py)."""
         _inplace.check_writable(self)
         return _inplace.commit(self, op(self, *args, **kwargs))
-
-    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
-        """In-place: ``value`` where ``mask`` is true."""
-        return self._in_place(Tensor.masked_fill, mask, value)
 
     def zero_(self) -> Tensor:
         """Fill with zeros, in place."""
@@ -1348,33 +887,207 @@ class Tensor:
         def __rxor__(self, other: Any) -> Tensor: ...
 
         def __invert__(self) -> Tensor: ...
+
+        def sum(
+            self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+        ) -> Tensor: ...
+
+        def mean(
+            self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+        ) -> Tensor: ...
+
+        def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor: ...
+
+        def var(
+            self,
+            dim: Any = None,
+            unbiased: bool | None = None,
+            keepdim: bool = False,
+            *,
+            correction: float | None = None,
+        ) -> Tensor: ...
+
+        def std(
+            self,
+            dim: Any = None,
+            unbiased: bool | None = None,
+            keepdim: bool = False,
+            *,
+            correction: float | None = None,
+        ) -> Tensor: ...
+
+        def max(self, dim: Any = None, keepdim: bool = False) -> Any: ...
+
+        def min(self, dim: Any = None, keepdim: bool = False) -> Any: ...
+
+        def amax(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor: ...
+
+        def amin(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor: ...
+
+        def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor: ...
+
+        def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor: ...
+
+        def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor: ...
+
+        def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor: ...
+
+        def softmax(self, dim: int, dtype: Any = None) -> Tensor: ...
+
+        def log_softmax(self, dim: int, dtype: Any = None) -> Tensor: ...
+
+        def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
+
+        def sum_to_size(self, *size: Any) -> Tensor: ...
+
+        def reshape(self, *shape: Any) -> Tensor: ...
+
+        def view(self, *shape: Any) -> Tensor: ...
+
+        def view_as(self, other: Tensor) -> Tensor: ...
+
+        def reshape_as(self, other: Tensor) -> Tensor: ...
+
+        def expand(self, *sizes: Any) -> Tensor: ...
+
+        def expand_as(self, other: Tensor) -> Tensor: ...
+
+        def t(self) -> Tensor: ...
+
+        def transpose(self, dim0: int, dim1: int) -> Tensor: ...
+
+        def permute(self, *dims: Any) -> Tensor: ...
+
+        def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor: ...
+
+        def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor: ...
+
+        def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor: ...
+
+        def unsqueeze(self, dim: int) -> Tensor: ...
+
+        def swapaxes(self, axis0: int, axis1: int) -> Tensor: ...
+
+        def swapdims(self, dim0: int, dim1: int) -> Tensor: ...
+
+        def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
+        def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
+        def broadcast_to(self, *args: Any, size: Any = None) -> Tensor: ...
+
+        def narrow(self, dim: int, start: Any, length: int) -> Tensor: ...
+
+        def unbind(self, dim: int = 0) -> tuple[Tensor, ...]: ...
+
+        def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
+
+        def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+
+        def flip(self, *args: Any, dims: Any = None) -> Tensor: ...
+
+        def fliplr(self) -> Tensor: ...
+
+        def flipud(self) -> Tensor: ...
+
+        def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor: ...
+
+        def repeat(self, *args: Any, repeats: Any = None) -> Tensor: ...
+
+        def tile(self, *args: Any, dims: Any = None) -> Tensor: ...
+
+        def tril(self, diagonal: int = 0) -> Tensor: ...
+
+        def triu(self, diagonal: int = 0) -> Tensor: ...
+
+        def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
+
+        def diag(self, diagonal: int = 0) -> Tensor: ...
+
+        def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
+
+        def mm(self, mat2: Tensor) -> Tensor: ...
+
+        def bmm(self, mat2: Tensor) -> Tensor: ...
+
+        def mv(self, vec: Tensor) -> Tensor: ...
+
+        def dot(self, tensor: Tensor) -> Tensor: ...
+
+        def vdot(self, other: Tensor) -> Tensor: ...
+
+        def outer(self, vec2: Tensor) -> Tensor: ...
+
+        def inverse(self) -> Tensor: ...
+
+        def det(self) -> Tensor: ...
+
+        def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor: ...
+
+        def scatter(
+            self, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
+        ) -> Tensor: ...
+
+        def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor: ...
+
+        def select(self, dim: int, index: int) -> Tensor: ...
+
+        def index_select(self, dim: int, index: Tensor) -> Tensor: ...
+
+        def masked_fill(self, mask: Tensor, value: Any) -> Tensor: ...
+
+        def masked_fill_(self, mask: Tensor, value: Any) -> Tensor: ...
+
+        def masked_select(self, mask: Tensor) -> Tensor: ...
+
+        def take(self, index: Tensor) -> Tensor: ...
+
+        def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor: ...
+
+        def nonzero(self, *, as_tuple: bool = False) -> Any: ...
+
+        def argwhere(self) -> Tensor: ...
+
+        def sort(
+            self, dim: int = -1, descending: bool = False, *, stable: bool | None = None
+        ) -> _return_types.sort: ...
+
+        def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor: ...
+
+        def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk: ...
+
+        def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> _return_types.kthvalue: ...
+
+        def median(self, dim: int | None = None, keepdim: bool = False) -> Any: ...
+
+        def clone(self) -> Tensor: ...
+
+        def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
+
+        def type_as(self, other: Tensor) -> Tensor: ...
+
+        def contiguous(self) -> Tensor: ...
+
+        def cpu(self) -> Tensor: ...
+
+        def double(self) -> Tensor: ...
+
+        def half(self) -> Tensor: ...
+
+        def long(self) -> Tensor: ...
+
+        def float(self) -> Tensor: ...
+
+        def int(self) -> Tensor: ...
+
+        def bool(self) -> Tensor: ...
     # --- end of generated code ---
-
-    # Conversions named after dtypes come last: inside the class body their names hide
-    # the builtins ``int``, ``float`` and ``bool``.
-    def float(self) -> Tensor:
-        """Convert to float32."""
-        return self.to(_dtypes.float32)
-
-    def double(self) -> Tensor:
-        """Convert to float64."""
-        return self.to(_dtypes.float64)
-
-    def half(self) -> Tensor:
-        """Convert to float16."""
-        return self.to(_dtypes.float16)
-
-    def long(self) -> Tensor:
-        """Convert to int64."""
-        return self.to(_dtypes.int64)
-
-    def int(self) -> Tensor:
-        """Convert to int32."""
-        return self.to(_dtypes.int32)
-
-    def bool(self) -> Tensor:
-        """Convert to bool."""
-        return self.to(_dtypes.bool_)
 
 
 def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
@@ -1465,10 +1178,6 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 # The ops import Tensor, so they are imported after it is defined.
-from ctxgrad.ops import copy as _copy  # noqa: E402
 from ctxgrad.ops import indexing as _indexing  # noqa: E402
 from ctxgrad.ops import inplace as _inplace  # noqa: E402
-from ctxgrad.ops import linalg as _linalg  # noqa: E402
-from ctxgrad.ops import reduction as _reduction  # noqa: E402
 from ctxgrad.ops import shape as _shape  # noqa: E402
-from ctxgrad.ops import sorting as _sorting  # noqa: E402

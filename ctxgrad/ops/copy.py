@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad import _dtypes
+from ctxgrad._tensor import Tensor, device
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
 
@@ -58,3 +60,85 @@ class ToDtype(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         return ToDtype.apply(tx, ctx.out_dtype)
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature; the op table (ops/table.py) makes them the
+# Tensor methods (and ``ctxgrad.clone``).  The conversions named after dtypes (``float``,
+# ``int``, ``bool``) are the table's last rows: inside ``class Tensor`` their declarations
+# hide the builtins of those names.
+def clone(input: Tensor) -> Tensor:
+    """A differentiable copy with its own storage."""
+    return Clone.apply(input)
+
+
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Convert to a dtype (``to(ctxgrad.float64)``, ``to(other)``); devices other than cpu fail."""
+    dtype = kwargs.pop("dtype", None)
+    copy = builtins.bool(kwargs.pop("copy", False))
+    kwargs.pop("non_blocking", None)
+    dev = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a._data.dtype
+        elif isinstance(a, (str, device)):
+            dev = a
+        elif a is not None:
+            dtype = a
+    if dev is not None:
+        device(dev)
+    if dtype is None:
+        return Clone.apply(input) if copy else input
+    dt = _dtypes.to_dtype(dtype)
+    if dt == input._data.dtype and not copy:
+        return input
+    return ToDtype.apply(input, dt)
+
+
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """This tensor converted to ``other``'s dtype."""
+    return to(input, other._data.dtype)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    """This tensor if it is row-major contiguous, else a contiguous copy."""
+    if input._data.flags.c_contiguous:
+        return input
+    return Contiguous.apply(input)
+
+
+def cpu(input: Tensor) -> Tensor:
+    """This tensor (ctxgrad has only the CPU)."""
+    return input
+
+
+def double(input: Tensor) -> Tensor:
+    """Convert to float64."""
+    return to(input, _dtypes.float64)
+
+
+def half(input: Tensor) -> Tensor:
+    """Convert to float16."""
+    return to(input, _dtypes.float16)
+
+
+def long(input: Tensor) -> Tensor:
+    """Convert to int64."""
+    return to(input, _dtypes.int64)
+
+
+def float(input: Tensor) -> Tensor:
+    """Convert to float32."""
+    return to(input, _dtypes.float32)
+
+
+def int(input: Tensor) -> Tensor:
+    """Convert to int32."""
+    return to(input, _dtypes.int32)
+
+
+def bool(input: Tensor) -> Tensor:
+    """Convert to bool."""
+    return to(input, _dtypes.bool_)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, wrap
 
@@ -887,3 +887,131 @@ def _mask_index(ctx: Any) -> NumpyIndex:
     (mask,) = ctx.saved_tensors
     m = mask._data
     return NumpyIndex((Ellipsis,), (m if m.shape == ctx.shape else np.broadcast_to(m, ctx.shape),))
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
+# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` (for ``dim=1``): values picked along ``dim``."""
+    return Gather.apply(input, dim, index)
+
+
+def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduce: str | None) -> Tensor:
+    if reduce is not None:
+        raise NotImplementedError("ctxgrad's scatter does not take reduce= yet; use scatter_add")
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        return Scatter.apply(input, dim, index, src)
+    if src is None:
+        raise TypeError("scatter() missing 1 required positional argument: 'src' (or 'value')")
+    return ScatterValue.apply(input, dim, index, src)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    return _scatter(input, dim, index, src, value, None)
+
+
+def scatter_method(
+    input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
+) -> Tensor:
+    """A copy with ``src`` (a tensor) or ``value`` (a number) written at the positions
+    ``index`` names along ``dim``."""
+    return _scatter(input, dim, index, src, value, reduce)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy with ``src`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    return ScatterAdd.apply(input, dim, index, src)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` of dimension ``dim`` (that dimension removed): a view,
+    ``x.select(1, i)`` is ``x[:, i]``."""
+    n = input._data.ndim
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, n)
+    size = input._data.shape[d]
+    i = int(index)
+    if not -size <= i < size:
+        raise IndexError(
+            f"select(): index {i} out of range for tensor of size {list(input._data.shape)} at dimension {d}"
+        )
+    return getitem(input, (slice(None),) * d + (i,))
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices along ``dim`` that the 1-D ``index`` names, in its order."""
+    return IndexSelect.apply(input, dim, index)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """A copy with ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast) holds."""
+    if isinstance(value, Tensor):
+        return MaskedFillTensor.apply(input, mask, value)
+    return MaskedFill.apply(input, mask, value)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements where the bool ``mask`` holds (both broadcast), as a 1-D tensor."""
+    return MaskedSelect.apply(input, mask)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """Values at ``indices`` along ``dim`` (broadcast with ``input`` in the other dimensions);
+    with ``dim=None``, ``input`` and ``indices`` are read as 1-D."""
+    idx = indices._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(
+            f"ctxgrad.take_along_dim(): dtype of indices should be Long but got {_scalar_name(idx.dtype)}"
+        )
+    if dim is None:
+        return Gather.apply(input.reshape(-1), 0, indices.reshape(-1))
+    n = input._data.ndim
+    if idx.ndim != n:
+        raise RuntimeError(
+            "ctxgrad.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            f"{n} dimensions for input, and {idx.ndim} dimensions for indices"
+        )
+    d = _wrap_dim(dim, n)
+    x_shape = list(input._data.shape)
+    i_shape = list(idx.shape)
+    x_shape[d] = i_shape[d] = 1
+    try:
+        common = list(np.broadcast_shapes(tuple(x_shape), tuple(i_shape)))
+    except ValueError:
+        raise broadcast_error(np.empty(x_shape), np.empty(i_shape)) from None
+    x_target = common.copy()
+    x_target[d] = input._data.shape[d]
+    i_target = common.copy()
+    i_target[d] = idx.shape[d]
+    x = input if list(input._data.shape) == x_target else input.expand(x_target)
+    index = indices if list(idx.shape) == i_target else indices.expand(i_target)
+    return Gather.apply(x, d, index)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """``input`` read as 1-D at ``index``; the result has ``index``'s shape."""
+    return Take.apply(input, index)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
+    tensor per dimension)."""
+    data = input._data if input._data.ndim else input._data.reshape(1)
+    if as_tuple:
+        return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
+    if input._data.ndim == 0:
+        return _wrap(np.zeros((int(np.count_nonzero(data)), 0), dtype=np.int64))
+    return _wrap(np.argwhere(data).astype(np.int64))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """int64 indices of the nonzero elements, one row per element."""
+    out: Tensor = nonzero(input)
+    return out

@@ -4,7 +4,8 @@ and ``solve``.
 Each op is a :class:`~ctxgrad.autograd.Function` whose backward is written with ctxgrad ops
 (most often the op itself on transposed operands), so that gradients of gradients work.
 ``outer`` and ``tensordot`` are compositions of other ops (as they are in torch), so they need
-no Function of their own; they live in :mod:`ctxgrad.linalg` and ``ctxgrad._functional``.
+no Function of their own.  The frontends of ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, ``outer``,
+``inverse``, ``det`` and ``matmul`` (rows of ``ops/table.py``) are at the end.
 
 Unlike ``@`` (which promotes), the named products require operands of one dtype, as torch does.
 """
@@ -735,13 +736,13 @@ class LinalgSolve(Function[Tensor]):
 
 
 # --------------------------------------------------------------------------- compositions
-def outer(a: Tensor, b: Tensor) -> Tensor:
-    """The outer product of two vectors: ``a.reshape(-1, 1) * b``, as torch computes it."""
-    if a._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {a._data.ndim}-D")
-    if b._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {b._data.ndim}-D")
-    return a.reshape(-1, 1) * b
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors: ``input.reshape(-1, 1) * vec2``, as torch computes it."""
+    if input._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
+    if vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    return input.reshape(-1, 1) * vec2
 
 
 def _dim_list(value: Any) -> list[int]:
@@ -914,3 +915,38 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 def rmatmul_operator(input: Tensor, other: Any) -> Tensor:
     """``other @ input`` (``__rmatmul__``)."""
     return _matmul(_tensor_operand(other), input)
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-D tensors of one dtype."""
+    return Mm.apply(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors (no broadcasting)."""
+    return Bmm.apply(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product."""
+    return Mv.apply(input, vec)
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
+    return Dot.apply(input, tensor)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """Inner product with the first vector conjugated (real tensors: ``dot``)."""
+    return Vdot.apply(input, other)
+
+
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
+    return LinalgInv.apply(input)
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
+    return LinalgDet.apply(input)

@@ -9,15 +9,16 @@ input's values, as torch computes them."""
 
 from __future__ import annotations
 
+import builtins
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad._tensor import Tensor, _dims, _shape_arg, _wrap_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
 from ctxgrad.ops.pointwise import Where, _floating
@@ -135,7 +136,7 @@ def _one_dim(dim: Any, ndim: int) -> int:
 
 
 def _dof_warning(name: str) -> None:
-    # The frames above: Var.forward (Std.forward), _run, apply, variance, Tensor.var, the caller.
+    # The frames above: Var.forward (Std.forward), _run, apply, _variance, var (the frontend), the caller.
     warnings.warn(
         f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
         "(input numel divided by output numel).",
@@ -431,7 +432,7 @@ class Var(Function[Tensor]):
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = np.mean(data, axis=axes, keepdims=True) if data.size else np.zeros_like(data, shape=())
             sq = np.sum(np.square(data - mean), axis=axes, keepdims=keepdim)
-            out = sq / data.dtype.type(max(0, dof))
+            out = sq / data.dtype.type(builtins.max(0, dof))
         ctx.save_for_backward(x)
         return wrap(np.asarray(out, dtype=data.dtype))
 
@@ -1029,7 +1030,9 @@ class Any_(All):
     _reduce = np.any
 
 
-# --------------------------------------------------------------------------- argument handling of the methods
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
+# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
 
 
 def _as_int64(x: Tensor) -> Tensor:
@@ -1058,17 +1061,42 @@ def _int_dim(name: str, dim: Any) -> int:
     return int(dim)
 
 
-def prod(x: Tensor, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
-    """``x.prod(dim, keepdim, dtype=...)``."""
-    x = _as_int64(x if dtype is None else x.to(dtype))
+def sum(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Sum over all elements, or over ``dim``."""
+    x = input if dtype is None else input.to(dtype)
+    kind = x._data.dtype.kind
+    if kind in "bu" or (kind == "i" and x._data.dtype != np.int64):
+        x = x.to(np.dtype(np.int64))
+    return Sum.apply(x, _dims(dim), keepdim)
+
+
+def mean(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
+    x = input if dtype is None else input.to(dtype)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {short_name(x._data.dtype)}"
+        )
+    return Mean.apply(x, _dims(dim), keepdim)
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum broadcast dimensions away so the result has ``size``."""
+    return SumToSize.apply(input, _shape_arg(size))
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
+    x = _as_int64(input if dtype is None else input.to(dtype))
     if dim is None:
         return ProdAll.apply(x)
     return Prod.apply(x, _int_dim("prod", dim), keepdim)
 
 
-def variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
-    """``x.var(...)`` / ``x.std(...)``: torch's overloads ``(dim, unbiased, keepdim)``,
-    ``(unbiased)`` and ``(dim, *, correction, keepdim)``."""
+def _variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
+    """``var`` / ``std``: torch's overloads ``(dim, unbiased, keepdim)``, ``(unbiased)`` and
+    ``(dim, *, correction, keepdim)``."""
     if isinstance(dim, bool):  # x.var(False): the (unbiased) overload
         if unbiased is not None:
             raise TypeError(f"{name}() received an invalid combination of arguments - got (bool, bool)")
@@ -1086,7 +1114,32 @@ def variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, corre
     return fn.apply(x, _dims_arg(dim), correction, keepdim)
 
 
-def max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
+def var(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> Tensor:
+    """Variance over all elements or ``dim``, divided by ``N - correction`` (default 1;
+    ``unbiased=False`` means 0)."""
+    return _variance("var", input, dim, unbiased, keepdim, correction)
+
+
+def std(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> Tensor:
+    """Standard deviation over all elements or ``dim`` (``correction`` as in ``var``)."""
+    return _variance("std", input, dim, unbiased, keepdim, correction)
+
+
+def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     """``x.max()``, ``x.max(dim, keepdim)`` (a named tuple) or ``x.max(other)``."""
     if isinstance(dim, Tensor):
         name = "maximum" if largest else "minimum"
@@ -1103,28 +1156,53 @@ def max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     return (MaxResult if largest else MinResult)(values, indices)
 
 
-def amax_amin(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
-    """``x.amax(dim=(), keepdim=False)`` / ``amin``."""
-    dims = _dims_arg(dim) or ()
-    return (Amax if largest else Amin).apply(x, dims, keepdim)
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
+    tensor, the elementwise ``maximum``."""
+    return _max_min(input, dim, keepdim, True)
 
 
-def argmax_argmin(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
-    """``x.argmax(dim=None, keepdim=False)`` / ``argmin``."""
-    name = "argmax" if largest else "argmin"
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
+    tensor, the elementwise ``minimum``."""
+    return _max_min(input, dim, keepdim, False)
+
+
+def amax(input: Tensor, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+    """The largest element over ``dim`` (all when empty); ties share the gradient."""
+    return Amax.apply(input, _dims_arg(dim) or (), keepdim)
+
+
+def amin(input: Tensor, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+    """The smallest element over ``dim`` (all when empty); ties share the gradient."""
+    return Amin.apply(input, _dims_arg(dim) or (), keepdim)
+
+
+def _index_dim(name: str, dim: Any) -> int | None:
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    return (ArgMax if largest else ArgMin).apply(x, None if dim is None else int(dim), keepdim)
+    return None if dim is None else int(dim)
 
 
-def logsumexp(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    """``x.logsumexp(dim, keepdim=False)``."""
-    return Logsumexp.apply(x, _dims_arg(dim) or (), keepdim)
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the largest element, of the flattened tensor when ``dim`` is None."""
+    return ArgMax.apply(input, _index_dim("argmax", dim), keepdim)
 
 
-def norm(x: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
-    """``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``: vector norms (``'fro'`` is
-    the 2-norm over up to two dimensions, as in torch)."""
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the smallest element, of the flattened tensor when ``dim`` is None."""
+    return ArgMin.apply(input, _index_dim("argmin", dim), keepdim)
+
+
+def logsumexp(input: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, without overflow."""
+    return Logsumexp.apply(input, _dims_arg(dim) or (), keepdim)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm over up to two
+    dimensions, as in torch)."""
+    x = input
     dims = _dims_arg(dim)
     if isinstance(p, str):
         if p == "fro" and (dims is None or len(dims) <= 2):
@@ -1149,14 +1227,18 @@ def norm(x: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     return VectorNorm.apply(x, 2.0 if p is None else float(p), dims, keepdim)
 
 
-def cumulative(x: Tensor, dim: Any, dtype: Any, product: bool) -> Tensor:
-    """``x.cumsum(dim, dtype=None)`` / ``cumprod``; integers and bools accumulate in int64."""
-    x = _as_int64(x if dtype is None else x.to(dtype))
-    return Cumprod.apply(x, int(dim)) if product else Cumsum.apply(x, int(dim))
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running sum along ``dim``; integers and bools accumulate in int64."""
+    return Cumsum.apply(_as_int64(input if dtype is None else input.to(dtype)), int(dim))
 
 
-def softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
-    """``x.softmax(dim, dtype=None)`` / ``log_softmax``; floating inputs only, as torch."""
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running product along ``dim``; exact gradients with zeros in the input."""
+    return Cumprod.apply(_as_int64(input if dtype is None else input.to(dtype)), int(dim))
+
+
+def _softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
+    """``softmax`` / ``log_softmax``; floating inputs only, as torch."""
     if dtype is not None:
         x = x.to(dtype)
     data = x._data
@@ -1169,6 +1251,21 @@ def softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
     return (LogSoftmax if log else Softmax).apply(x, d)
 
 
-def all_any(x: Tensor, dim: Any, keepdim: bool, every: bool) -> Tensor:
-    """``x.all(dim=None, keepdim=False)`` / ``any``."""
-    return (All if every else Any_).apply(x, _dims_arg(dim), keepdim)
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``, computed stably."""
+    return _softmax(input, dim, dtype, False)
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``input - input.logsumexp(dim)``, computed stably."""
+    return _softmax(input, dim, dtype, True)
+
+
+def all(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """True where every element (over ``dim``) is non-zero."""
+    return All.apply(input, _dims_arg(dim), keepdim)
+
+
+def any(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """True where some element (over ``dim``) is non-zero."""
+    return Any_.apply(input, _dims_arg(dim), keepdim)

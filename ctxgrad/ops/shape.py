@@ -9,15 +9,16 @@ by every graph that saved the other."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad._dtypes import to_dtype
+from ctxgrad._tensor import Size, Tensor, _shape_arg, _wrap_dim
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import wrap
+from ctxgrad.ops._util import named, wrap
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -145,18 +146,6 @@ class Permute(Function[Tensor]):
         return Permute.apply(tx, ctx.dims)
 
 
-class Transpose(Permute):
-    """Swap two dimensions (``transpose``, ``mT``)."""
-
-    _backward_name = "TransposeBackward0"
-
-
-class T(Permute):
-    """Reverse the dimensions of a tensor of at most 2 (``t()``)."""
-
-    _backward_name = "TBackward0"
-
-
 class Expand(Function[Tensor]):
     """A broadcast view; its backward returns the gradient as it is, and the engine sums
     the broadcast dimensions away."""
@@ -267,18 +256,6 @@ class Squeeze(Function[Tensor]):
         return Squeeze.apply(tx, ctx.dims)
 
 
-class SqueezeDim(Squeeze):
-    """``squeeze(dim)`` with one dimension."""
-
-    _backward_name = "SqueezeBackward1"
-
-
-class SqueezeDims(Squeeze):
-    """``squeeze(dims)`` with a tuple of dimensions."""
-
-    _backward_name = "SqueezeBackward2"
-
-
 class Unsqueeze(Function[Tensor]):
     """Insert a dimension of size 1 at ``dim``: a view."""
 
@@ -291,7 +268,7 @@ class Unsqueeze(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return SqueezeDim.apply(grad, (ctx.dim,)), None
+        return _SQUEEZE_DIM.apply(grad, (ctx.dim,)), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
@@ -391,12 +368,6 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, ...]:
         return SplitWithSizes.apply(tx, ctx.sizes, ctx.dim)
-
-
-class Split(SplitWithSizes):
-    """``split`` with one piece size (and ``chunk``): the same, under torch's node name."""
-
-    _backward_name = "SplitBackward0"
 
 
 # --------------------------------------------------------------------------- joining
@@ -710,7 +681,7 @@ class DiagEmbed(Function[Tensor]):
         return DiagEmbed.apply(tx, *ctx.args)
 
 
-# --------------------------------------------------------------------------- argument handling for the methods
+# --------------------------------------------------------------------------- argument handling
 def int_or_ints(value: Any) -> tuple[int, ...]:
     """An int, or a sequence of ints (a tensor method's ``*dims`` given as one tuple or list)."""
     if isinstance(value, (int, np.integer)):
@@ -729,216 +700,6 @@ def wrap_unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         seen.add(d)
     return wrapped
-
-
-def squeeze(x: Tensor, dim: Any) -> Tensor:
-    """``x.squeeze(dim)`` (no dim, one dim, or a tuple or list of them)."""
-    n = x._data.ndim
-    if dim is None:
-        return Squeeze.apply(x, None)
-    if isinstance(dim, (int, np.integer)):
-        return SqueezeDim.apply(x, (_wrap_dim(dim, n),))
-    return SqueezeDims.apply(x, wrap_unique_dims(tuple(int(d) for d in dim), n))
-
-
-def unsqueeze(x: Tensor, dim: Any) -> Tensor:
-    """``x.unsqueeze(dim)``: ``dim`` counts the dimensions of the result."""
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    return Unsqueeze.apply(x, _wrap_dim(dim, x._data.ndim + 1))
-
-
-def flatten(x: Tensor, start_dim: int, end_dim: int) -> Tensor:
-    """``x.flatten(start_dim, end_dim)``: ``x`` itself when there is nothing to merge, as in torch."""
-    shape = x._data.shape
-    n = len(shape)
-    start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
-    if n == 0:
-        return Reshape.apply(x, (1,))
-    if start > end:
-        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    if start == end:
-        return x
-    merged = 1
-    for s in shape[start : end + 1]:
-        merged *= s
-    return Reshape.apply(x, shape[:start] + (merged,) + shape[end + 1 :])
-
-
-def unflatten(x: Tensor, dim: int, sizes: Any) -> Tensor:
-    """``x.unflatten(dim, sizes)``: dimension ``dim`` split into ``sizes`` (one may be -1)."""
-    shape = x._data.shape
-    if not shape:
-        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
-    d = _wrap_dim(dim, len(shape))
-    sizes = tuple(int(s) for s in sizes)
-    if not sizes:
-        raise RuntimeError("unflatten: sizes must be non-empty")
-    try:
-        resolved = _resolve_shape(sizes, shape[d])
-    except ReshapeSizeError:
-        raise RuntimeError(
-            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({shape[d]}) in "
-            "the input tensor"
-        ) from None
-    except RuntimeError as exc:
-        raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
-    return Reshape.apply(x, shape[:d] + resolved + shape[d + 1 :])
-
-
-def movedim(x: Tensor, source: Any, destination: Any, name: str = "movedim") -> Tensor:
-    """``x.movedim(source, destination)`` as a permutation (``PermuteBackward0``, as in torch)."""
-    n = x._data.ndim
-    src_int = isinstance(source, (int, np.integer))
-    dst_int = isinstance(destination, (int, np.integer))
-    if src_int != dst_int:
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments - got ({type(source).__name__}, "
-            f"{type(destination).__name__}), but expected one of:\n * (int source, int destination)\n"
-            " * (tuple of ints source, tuple of ints destination)"
-        )
-    src = (int(source),) if src_int else tuple(int(s) for s in source)
-    dst = (int(destination),) if dst_int else tuple(int(s) for s in destination)
-    if len(src) != len(dst):
-        raise RuntimeError(
-            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same "
-            f"number of dims as destination ({list(dst)} dims)"
-        )
-    ws = tuple(_wrap_dim(d, n) for d in src)
-    wd = tuple(_wrap_dim(d, n) for d in dst)
-    if len(set(ws)) != len(ws):
-        raise RuntimeError(f"movedim: repeated dim in `source` ({list(src)})")
-    if len(set(wd)) != len(wd):
-        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(dst)})")
-    order = [d for d in range(n) if d not in ws]
-    for to, frm in sorted(zip(wd, ws)):
-        order.insert(to, frm)
-    return Permute.apply(x, tuple(order))
-
-
-def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    """``x.narrow(dim, start, length)`` with torch's checks (``start`` may be negative or a tensor)."""
-    shape = x._data.shape
-    if not shape:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    length = int(length)
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
-    d = _wrap_dim(dim, len(shape))
-    size = shape[d]
-    begin = int(start)
-    if not -size <= begin <= size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {begin})")
-    if begin < 0:
-        begin += size
-    if begin + length > size:
-        raise RuntimeError(f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
-    return Narrow.apply(x, d, begin, length)
-
-
-def unbind(x: Tensor, dim: int) -> tuple[Tensor, ...]:
-    """``x.unbind(dim)``."""
-    if x._data.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    out: tuple[Tensor, ...] = Unbind.apply(x, _wrap_dim(dim, x._data.ndim))
-    return out
-
-
-def split(x: Tensor, split_size: Any, dim: int) -> tuple[Tensor, ...]:
-    """``x.split(split_size, dim)``: pieces of one size (the last may be smaller) or of the
-    listed sizes."""
-    shape = x._data.shape
-    if not shape:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, len(shape))
-    size = shape[d]
-    out: tuple[Tensor, ...]
-    if isinstance(split_size, (int, np.integer)) or (isinstance(split_size, Tensor) and split_size.ndim == 0):
-        step = int(split_size)
-        if step < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
-        if step == 0 and size != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        count = max(-(-size // step), 1) if step else 1
-        sizes = (step,) * (count - 1) + (size - step * (count - 1),)
-        out = Split.apply(x, sizes, d)
-        return out
-    sizes = tuple(int(s) for s in split_size)
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={list(sizes)}"
-        )
-    if sum(sizes) != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
-            f"but got split_sizes={list(sizes)}"
-        )
-    out = SplitWithSizes.apply(x, sizes, d)
-    return out
-
-
-def chunk(x: Tensor, chunks: int, dim: int) -> tuple[Tensor, ...]:
-    """``x.chunk(chunks, dim)``: pieces of ``ceil(size / chunks)`` (fewer pieces when they run out)."""
-    shape = x._data.shape
-    if not shape:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    chunks = int(chunks)
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _wrap_dim(dim, len(shape))
-    size = shape[d]
-    step = -(-size // chunks)
-    out: tuple[Tensor, ...]
-    if step == 0:  # an empty dimension: ``chunks`` empty pieces, as in torch
-        out = SplitWithSizes.apply(x, (0,) * chunks, d)
-        return out
-    return split(x, step, d)
-
-
-def flip_dims(x: Tensor, dims: tuple[int, ...]) -> Tensor:
-    """``x.flip(dims)`` (of a 0-d tensor: a copy, dims 0 and -1 allowed as in torch)."""
-    n = x._data.ndim
-    dims = wrap_unique_dims(dims, n)
-    return Flip.apply(x, dims if n else ())
-
-
-def roll(x: Tensor, shifts: Any, dims: Any) -> Tensor:
-    """``x.roll(shifts, dims)``: with no dims, the flattened tensor is rolled."""
-    sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
-    if dims is None:
-        ds: tuple[int, ...] = ()
-    else:
-        ds = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
-    if not sh:
-        raise RuntimeError("`shifts` required")
-    if len(sh) != len(ds) and not (len(sh) == 1 and not ds):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
-    n = x._data.ndim
-    if ds and n == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return Roll.apply(x, sh, tuple(_wrap_dim(d, n) for d in ds))
-
-
-def diagonal(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-    """``x.diagonal(offset, dim1, dim2)``: a view."""
-    d1, d2 = check_diagonal_dims(dim1, dim2, x._data.ndim)
-    return Diagonal.apply(x, int(offset), d1, d2)
-
-
-def diag_embed(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-    """``x.diag_embed(offset, dim1, dim2)``: dims count the dimensions of the result."""
-    d1, d2 = check_diagonal_dims(dim1, dim2, x._data.ndim + 1)
-    return DiagEmbed.apply(x, int(offset), d1, d2)
-
-
-def diag(x: Tensor, diagonal: int) -> Tensor:
-    """``x.diag(diagonal)``: a vector becomes a square matrix, a matrix gives its diagonal (a copy)."""
-    n = x._data.ndim
-    if n == 1:
-        return DiagEmbed.apply(x, int(diagonal), 0, 1)
-    if n == 2:
-        return DiagCopy.apply(x, int(diagonal), 0, 1)
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
 
 
 def tensor_list(tensors: Any, name: str) -> list[Tensor]:
@@ -1015,3 +776,381 @@ def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> t
     if not args:
         raise TypeError(f'{method}() missing 1 required positional arguments: "{keyword}"')
     return int_or_ints(args)
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
+# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions;
+# a ``*_method`` frontend is the Tensor method where torch's method takes other arguments
+# (``x.reshape(2, 3)`` beside ``ctxgrad.reshape(x, (2, 3))``).
+# torch names some overloads' nodes apart (the table rows' node_name).
+_TRANSPOSE = named(Permute, "TransposeBackward0")
+_T = named(Permute, "TBackward0")
+_SQUEEZE_DIM = named(Squeeze, "SqueezeBackward1")
+_SQUEEZE_DIMS = named(Squeeze, "SqueezeBackward2")
+_SPLIT = named(SplitWithSizes, "SplitBackward0")
+
+
+def reshape(input: Tensor, shape: Any) -> Tensor:
+    """``input`` with a new shape (a view when the layout allows)."""
+    return Reshape.apply(input, _shape_arg((shape,)))
+
+
+def reshape_method(input: Tensor, *shape: Any) -> Tensor:
+    """The same values in a new shape (a view when the layout allows)."""
+    return Reshape.apply(input, _shape_arg(shape))
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    """A view with a new shape (or the same bytes as another dtype); fails, as in torch, where no view is possible."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
+        return ViewDtype.apply(input, to_dtype(shape[0]))
+    return View.apply(input, _shape_arg(shape))
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    """A view with ``other``'s shape."""
+    return View.apply(input, tuple(other._data.shape))
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    """Reshape to ``other``'s shape."""
+    return Reshape.apply(input, tuple(other._data.shape))
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    """A broadcast view with the given sizes (``-1`` keeps a dimension)."""
+    return Expand.apply(input, _shape_arg(sizes))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """A broadcast view with ``other``'s shape."""
+    return Expand.apply(input, tuple(other._data.shape))
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose a tensor of at most two dimensions."""
+    n = input._data.ndim
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return _T.apply(input, tuple(range(n - 1, -1, -1)))
+
+
+def _swap(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = input._data.ndim
+    perm = list(range(n))
+    a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    perm[a], perm[b] = perm[b], perm[a]
+    return _TRANSPOSE.apply(input, tuple(perm))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions (a view)."""
+    return _swap(input, dim0, dim1)
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """Swap two dimensions (``transpose``)."""
+    return _swap(input, axis0, axis1)
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions (``transpose``)."""
+    return _swap(input, dim0, dim1)
+
+
+def permute(input: Tensor, dims: Any) -> Tensor:
+    """Reorder the dimensions (a view)."""
+    n = input._data.ndim
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in _shape_arg((dims,))))
+
+
+def permute_method(input: Tensor, *dims: Any) -> Tensor:
+    """Reorder the dimensions (a view)."""
+    n = input._data.ndim
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in _shape_arg(dims)))
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dimensions ``start_dim`` to ``end_dim`` into one (a view when the layout allows);
+    ``input`` itself when there is nothing to merge, as in torch."""
+    shape = input._data.shape
+    n = len(shape)
+    start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if n == 0:
+        return Reshape.apply(input, (1,))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    merged = 1
+    for s in shape[start : end + 1]:
+        merged *= s
+    return Reshape.apply(input, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
+    d = _wrap_dim(dim, len(shape))
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        resolved = _resolve_shape(sizes, shape[d])
+    except ReshapeSizeError:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({shape[d]}) in "
+            "the input tensor"
+        ) from None
+    except RuntimeError as exc:
+        raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
+    return Reshape.apply(input, shape[:d] + resolved + shape[d + 1 :])
+
+
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
+    n = input._data.ndim
+    if dim is None:
+        return Squeeze.apply(input, None)
+    if isinstance(dim, (int, np.integer)):
+        return _SQUEEZE_DIM.apply(input, (_wrap_dim(dim, n),))
+    return _SQUEEZE_DIMS.apply(input, wrap_unique_dims(tuple(int(d) for d in dim), n))
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dimension of size 1 at ``dim`` (a view); ``dim`` counts the dimensions of the result."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    return Unsqueeze.apply(input, _wrap_dim(dim, input._data.ndim + 1))
+
+
+def _movedim(x: Tensor, source: Any, destination: Any, name: str) -> Tensor:
+    """``movedim`` / ``moveaxis`` as a permutation (``PermuteBackward0``, as in torch)."""
+    n = x._data.ndim
+    src_int = isinstance(source, (int, np.integer))
+    dst_int = isinstance(destination, (int, np.integer))
+    if src_int != dst_int:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({type(source).__name__}, "
+            f"{type(destination).__name__}), but expected one of:\n * (int source, int destination)\n"
+            " * (tuple of ints source, tuple of ints destination)"
+        )
+    src = (int(source),) if src_int else tuple(int(s) for s in source)
+    dst = (int(destination),) if dst_int else tuple(int(s) for s in destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same "
+            f"number of dims as destination ({list(dst)} dims)"
+        )
+    ws = tuple(_wrap_dim(d, n) for d in src)
+    wd = tuple(_wrap_dim(d, n) for d in dst)
+    if len(set(ws)) != len(ws):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(src)})")
+    if len(set(wd)) != len(wd):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(dst)})")
+    order = [d for d in range(n) if d not in ws]
+    for to, frm in sorted(zip(wd, ws)):
+        order.insert(to, frm)
+    return Permute.apply(x, tuple(order))
+
+
+def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+    """Move dimensions ``source`` to positions ``destination``, the others keeping their order (a view)."""
+    return _movedim(input, source, destination, "movedim")
+
+
+def moveaxis(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+    """``movedim``."""
+    return _movedim(input, source, destination, "moveaxis")
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """A broadcast view of ``input`` with shape ``size`` (``expand``)."""
+    return Expand.apply(input, sizes_arg((size,), None, "broadcast_to", "size"))
+
+
+def broadcast_to_method(input: Tensor, *args: Any, size: Any = None) -> Tensor:
+    """A broadcast view with shape ``size`` (``expand``)."""
+    return Expand.apply(input, sizes_arg(args, size, "broadcast_to", "size"))
+
+
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``length`` elements from ``start`` along ``dim`` (a view; ``start`` may be negative or a tensor)."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    length = int(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    begin = int(start)
+    if not -size <= begin <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {begin})")
+    if begin < 0:
+        begin += size
+    if begin + length > size:
+        raise RuntimeError(f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
+    return Narrow.apply(input, d, begin, length)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, as a tuple of views."""
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input._data.ndim))
+    return out
+
+
+def split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    out: tuple[Tensor, ...]
+    if isinstance(split_size, (int, np.integer)) or (isinstance(split_size, Tensor) and split_size.ndim == 0):
+        step = int(split_size)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        count = max(-(-size // step), 1) if step else 1
+        sizes = (step,) * (count - 1) + (size - step * (count - 1),)
+        out = _SPLIT.apply(input, sizes, d)
+        return out
+    sizes = tuple(int(s) for s in split_size)
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={list(sizes)}"
+        )
+    if sum(sizes) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
+            f"but got split_sizes={list(sizes)}"
+        )
+    out = SplitWithSizes.apply(input, sizes, d)
+    return out
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = int(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    step = -(-size // chunks)
+    out: tuple[Tensor, ...]
+    if step == 0:  # an empty dimension: ``chunks`` empty pieces, as in torch
+        out = SplitWithSizes.apply(input, (0,) * chunks, d)
+        return out
+    return split(input, step, d)
+
+
+def _flip(x: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """``flip`` (of a 0-d tensor: a copy, dims 0 and -1 allowed as in torch)."""
+    n = x._data.ndim
+    dims = wrap_unique_dims(dims, n)
+    return Flip.apply(x, dims if n else ())
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """The elements in reverse order along ``dims`` (a copy)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    return _flip(input, sizes_arg((dims,), None, "flip", "dims"))
+
+
+def flip_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """The elements in reverse order along ``dims`` (a copy)."""
+    return _flip(input, sizes_arg(args, dims, "flip", "dims"))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Reverse the order along dimension 1 (a copy)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return Flip.apply(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Reverse the order along dimension 0 (a copy)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return Flip.apply(input, (0,))
+
+
+def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+    """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None)."""
+    sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
+    if dims is None:
+        ds: tuple[int, ...] = ()
+    else:
+        ds = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+    if not sh:
+        raise RuntimeError("`shifts` required")
+    if len(sh) != len(ds) and not (len(sh) == 1 and not ds):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
+    n = input._data.ndim
+    if ds and n == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return Roll.apply(input, sh, tuple(_wrap_dim(d, n) for d in ds))
+
+
+def repeat(input: Tensor, *args: Any, repeats: Any = None) -> Tensor:
+    """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions)."""
+    return Repeat.apply(input, sizes_arg(args, repeats, "repeat", "repeats"))
+
+
+def _tile(x: Tensor, reps: tuple[int, ...]) -> Tensor:
+    return Repeat.apply(x, (1,) * (x._data.ndim - len(reps)) + reps)
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """Repeat ``input`` ``dims[i]`` times along each dimension (missing leading repeats are 1)."""
+    return _tile(input, sizes_arg((dims,), None, "tile", "dims"))
+
+
+def tile_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """``repeat``, with missing leading repeats taken as 1."""
+    return _tile(input, sizes_arg(args, dims, "tile", "dims"))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere."""
+    return Tril.apply(input, int(diagonal))
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
+    return Triu.apply(input, int(diagonal))
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view)."""
+    d1, d2 = check_diagonal_dims(dim1, dim2, input._data.ndim)
+    return Diagonal.apply(input, int(offset), d1, d2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector as a square matrix with it on diagonal ``diagonal``; a matrix's diagonal as a vector (a copy)."""
+    n = input._data.ndim
+    if n == 1:
+        return DiagEmbed.apply(input, int(diagonal), 0, 1)
+    if n == 2:
+        return DiagCopy.apply(input, int(diagonal), 0, 1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
+    d1, d2 = check_diagonal_dims(dim1, dim2, input._data.ndim + 1)
+    return DiagEmbed.apply(input, int(offset), d1, d2)

@@ -8,42 +8,15 @@ largest value, as in torch)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import wrap
 from ctxgrad.ops.indexing import Gather, Scatter
-
-
-class sort(NamedTuple):  # torch.return_types.sort
-    """``(values, indices)`` of :meth:`Tensor.sort`."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class topk(NamedTuple):  # torch.return_types.topk
-    """``(values, indices)`` of :meth:`Tensor.topk`."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class kthvalue(NamedTuple):  # torch.return_types.kthvalue
-    """``(values, indices)`` of :meth:`Tensor.kthvalue`."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class median(NamedTuple):  # torch.return_types.median
-    """``(values, indices)`` of :meth:`Tensor.median` along a dimension."""
-
-    values: Tensor
-    indices: Tensor
 
 
 def stable_argsort(data: np.ndarray[Any, Any], axis: int, descending: bool) -> np.ndarray[Any, Any]:
@@ -234,3 +207,38 @@ class Median(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
         return (tx * wrap(ctx.share)).sum()
+
+
+# --------------------------------------------------------------------------- frontends
+# One function per op, with torch's signature; the op table (ops/table.py) makes them the
+# Tensor methods and the ``ctxgrad.*`` functions.
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _return_types.sort:
+    """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
+    cls = Sort if stable is None else SortStable
+    return _return_types.sort(*cls.apply(input, dim, descending))
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    """int64 indices that sort ``input`` along ``dim`` (ties keep their order)."""
+    if input._data.ndim == 0:
+        _wrap_dim(dim, 0)
+        return _wrap(np.zeros((), dtype=np.int64))
+    return _wrap(stable_argsort(input._data, _wrap_dim(dim, input._data.ndim), descending))
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk:
+    """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) along ``dim``,
+    always sorted; ties keep their order."""
+    return _return_types.topk(*Topk.apply(input, int(k), dim, largest))
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> _return_types.kthvalue:
+    """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
+    return _return_types.kthvalue(*Kthvalue.apply(input, int(k), dim, keepdim))
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+    if dim is None:
+        return Median.apply(input)
+    return _return_types.median(*MedianDim.apply(input, None, dim, keepdim))

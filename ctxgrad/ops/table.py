@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, linalg, pointwise
+from ctxgrad.ops import arithmetic, comparison, copy, indexing, linalg, pointwise, reduction, shape, sorting
 
 __all__ = ["OPS", "Op"]
 
@@ -38,8 +38,9 @@ class Op:
     function: bool = True
     inplace: str | None = None
     nn_functional: bool = False
-    #: torch's grad_fn name when the Function's own is not it (here: of the (tensor, number)
-    #: overload, applied as ``ops._util.named(Function, node_name)``).
+    #: torch's grad_fn name when the Function's own is not it (remainder's (tensor, number)
+    #: overload, transpose's ``TransposeBackward0`` of ``Permute``, squeeze's one-dim
+    #: ``SqueezeBackward1``, ...), applied as ``ops._util.named(Function, node_name)``.
     node_name: str | None = None
     holomorphic: bool | None = None
     batching: Callable[..., Any] | None = None
@@ -148,4 +149,100 @@ OPS: list[Op] = [
     Op("__ror__", comparison.ror_operator, function=False),
     Op("__rxor__", comparison.rxor_operator, function=False),
     Op("__invert__", comparison.invert_operator, function=False),
+    # ----------------------------------------------------------------------- reduction
+    Op("sum", reduction.sum),
+    Op("mean", reduction.mean),
+    Op("prod", reduction.prod),
+    Op("var", reduction.var),
+    Op("std", reduction.std),
+    Op("max", reduction.max),
+    Op("min", reduction.min),
+    Op("amax", reduction.amax),
+    Op("amin", reduction.amin),
+    Op("argmax", reduction.argmax),
+    Op("argmin", reduction.argmin),
+    Op("logsumexp", reduction.logsumexp),
+    Op("norm", reduction.norm),
+    Op("cumsum", reduction.cumsum),
+    Op("cumprod", reduction.cumprod),
+    Op("softmax", reduction.softmax),
+    Op("log_softmax", reduction.log_softmax),
+    Op("all", reduction.all),
+    Op("any", reduction.any),
+    Op("sum_to_size", reduction.sum_to_size, function=False),
+    # ----------------------------------------------------------------------- shape
+    Op("reshape", shape.reshape, method_frontend=shape.reshape_method),
+    Op("view", shape.view, function=False),
+    Op("view_as", shape.view_as, function=False),
+    Op("reshape_as", shape.reshape_as, function=False),
+    Op("expand", shape.expand, function=False),
+    Op("expand_as", shape.expand_as, function=False),
+    Op("t", shape.t, node_name="TBackward0"),
+    Op("transpose", shape.transpose, node_name="TransposeBackward0"),
+    Op("permute", shape.permute, method_frontend=shape.permute_method),
+    Op("flatten", shape.flatten),
+    Op("unflatten", shape.unflatten),
+    Op("squeeze", shape.squeeze, node_name="SqueezeBackward1"),
+    Op("unsqueeze", shape.unsqueeze),
+    Op("swapaxes", shape.swapaxes, node_name="TransposeBackward0"),
+    Op("swapdims", shape.swapdims, node_name="TransposeBackward0"),
+    Op("movedim", shape.movedim),
+    Op("moveaxis", shape.moveaxis),
+    Op("broadcast_to", shape.broadcast_to, method_frontend=shape.broadcast_to_method),
+    Op("narrow", shape.narrow),
+    Op("unbind", shape.unbind),
+    # torch's function is split(tensor, split_size_or_sections, dim): ctxgrad.split is not this row
+    Op("split", shape.split, function=False, node_name="SplitBackward0"),
+    Op("chunk", shape.chunk, node_name="SplitBackward0"),
+    Op("flip", shape.flip, method_frontend=shape.flip_method),
+    Op("fliplr", shape.fliplr),
+    Op("flipud", shape.flipud),
+    Op("roll", shape.roll),
+    Op("repeat", shape.repeat, function=False),
+    Op("tile", shape.tile, method_frontend=shape.tile_method),
+    Op("tril", shape.tril),
+    Op("triu", shape.triu),
+    Op("diagonal", shape.diagonal),
+    Op("diag", shape.diag),
+    Op("diag_embed", shape.diag_embed),
+    # ----------------------------------------------------------------------- linear algebra
+    Op("mm", linalg.mm),
+    Op("bmm", linalg.bmm),
+    Op("mv", linalg.mv),
+    Op("dot", linalg.dot),
+    Op("vdot", linalg.vdot),
+    Op("outer", linalg.outer),
+    Op("inverse", linalg.inverse),
+    Op("det", linalg.det),
+    # ----------------------------------------------------------------------- indexing
+    Op("gather", indexing.gather),
+    Op("scatter", indexing.scatter, method_frontend=indexing.scatter_method),
+    Op("scatter_add", indexing.scatter_add),
+    Op("select", indexing.select),
+    Op("index_select", indexing.index_select),
+    Op("masked_fill", indexing.masked_fill, inplace="masked_fill_"),
+    Op("masked_select", indexing.masked_select),
+    Op("take", indexing.take),
+    Op("take_along_dim", indexing.take_along_dim),
+    Op("nonzero", indexing.nonzero),
+    Op("argwhere", indexing.argwhere),
+    # ----------------------------------------------------------------------- sorting
+    Op("sort", sorting.sort),
+    Op("argsort", sorting.argsort),
+    Op("topk", sorting.topk),
+    Op("kthvalue", sorting.kthvalue),
+    Op("median", sorting.median),
+    # ----------------------------------------------------------------------- copies and dtypes
+    # last: the declarations of float, int and bool hide the builtins in class Tensor after them
+    Op("clone", copy.clone),
+    Op("to", copy.to, function=False),
+    Op("type_as", copy.type_as, function=False),
+    Op("contiguous", copy.contiguous, function=False),
+    Op("cpu", copy.cpu, function=False),
+    Op("double", copy.double, function=False),
+    Op("half", copy.half, function=False),
+    Op("long", copy.long, function=False),
+    Op("float", copy.float, function=False),
+    Op("int", copy.int, function=False),
+    Op("bool", copy.bool, function=False),
 ]
