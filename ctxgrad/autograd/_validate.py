@@ -175,9 +175,7 @@ def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | No
         raise _gradient_problem(fatal[0], node._forward_cls, node.name(), i, g, e).error()
     assert e is not None and isinstance(g, Tensor)  # (else a fatal problem was raised)
     if g._data.shape != e[2]:
-        from ctxgrad.ops.reduction import SumToSize
-
-        g = SumToSize.apply(g, e[2])
+        g = g.sum_to_size(e[2])  # (an op: the method is attached from the op table, a layer above)
     if g._data.dtype != e[3]:
         g = g.to(e[3])
     return g if e[0] is not None else None

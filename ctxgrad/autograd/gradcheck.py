@@ -59,6 +59,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._grad import grad
 from ctxgrad.autograd._readonly import _locks, relock, writable
 from ctxgrad.autograd.errors import NoJvpError, OnceDifferentiableError
 from ctxgrad.autograd.function import Function
@@ -294,8 +295,6 @@ def _complex_step_jacobians(
 
 # --------------------------------------------------------------------------- analytical side
 def _vjp(output: Tensor, inputs: list[Tensor], grad_output: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any] | None]:
-    from ctxgrad.autograd import grad
-
     seed = _wrap(np.asarray(grad_output, dtype=output._data.dtype).reshape(output._data.shape))
     grads = grad(output, inputs, seed, retain_graph=True, allow_unused=True)
     return [None if g is None else np.array(g._data, copy=True) for g in grads]
@@ -779,8 +778,6 @@ def _check_backward_with_zero_and_undefined_grads(
     check_undefined_grad: bool,
 ) -> None:
     """Torch's "backward not multiplied by grad_output" and undefined-gradient checks."""
-    from ctxgrad.autograd import grad
-
     inputs = checked.tensors
     outputs = [result[p] for p in positions]
     zeros = [_wrap(np.zeros_like(o._data)) for o in outputs]
@@ -1041,8 +1038,6 @@ def gradgradcheck(
         raise ValueError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     if check_batched_grad and not check_rev_over_rev:
         raise ValueError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
-    from ctxgrad.autograd import grad
-
     tupled_inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(_SEED)
