@@ -101,10 +101,9 @@ def tensor_block() -> str:
     """The generated lines inside ``class Tensor`` (markers included)."""
     lines = [f"    {BEGIN}", "    if TYPE_CHECKING:"]
     for op in OPS:
-        source = op.method_frontend or op.frontend
-        for name, _ in methods(op):
+        for name, fn in methods(op):
             lines.append("")
-            lines.append(stub(name, source, "        "))
+            lines.append(stub(name, fn, "        "))
     lines.append(f"    {END}")
     return "\n".join(lines) + "\n"
 

@@ -3,9 +3,9 @@ every op, attached once from the op table (:data:`ctxgrad.ops.table.OPS`).
 
 A frontend's first parameter is ``input``; set on the class, the same function object is
 the method (``x.exp()`` calls ``ops.pointwise.exp(x)``), so a method adds no call layer.  An
-in-place variant runs the frontend through the one in-place mechanism
-(``Tensor._in_place``, :mod:`ctxgrad.ops.inplace`).  ``ctxgrad/__init__.py`` imports the
-``ctxgrad.*`` functions (written there by ``python -m ctxgrad._gen_methods``).
+in-place variant is a frontend too (``ops.pointwise.exp_``: the op's Function made in place,
+see :mod:`ctxgrad.ops.inplace`).  ``ctxgrad/__init__.py`` imports the ``ctxgrad.*``
+functions (written there by ``python -m ctxgrad._gen_methods``).
 """
 
 from __future__ import annotations
@@ -19,17 +19,6 @@ from ctxgrad.ops.table import OPS, Op
 __all__ = ["attach", "functions", "methods"]
 
 
-def _in_place(name: str, frontend: Callable[..., Tensor], doc: str | None) -> Callable[..., Tensor]:
-    """The in-place method ``name``: ``frontend`` run out of place, written into ``self``."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return self._in_place(frontend, *args, **kwargs)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In place: {doc}" if doc else None
-    return method
-
-
 def methods(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
     """The Tensor attributes that ``op`` makes: ``(name, function)``."""
     method = op.method_frontend or op.frontend
@@ -40,7 +29,9 @@ def methods(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
     for dunder in op.dunders:
         yield dunder, method
     if op.inplace is not None:
-        yield op.inplace, _in_place(op.inplace, method, method.__doc__)
+        yield op.inplace.__name__, op.inplace
+        for dunder in op.inplace_dunders:
+            yield dunder, op.inplace
 
 
 def functions(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:

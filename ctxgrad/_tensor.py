@@ -23,6 +23,7 @@ the hottest path in the library.
 
 from __future__ import annotations
 
+import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -207,13 +208,17 @@ class Tensor:
         """The node that made this tensor (None for leaves)."""
         return self._grad_fn if self._base is None else self._history()
 
-    def _history(self) -> Node | None:
-        """``grad_fn``, first re-derived from the base for a view whose base was changed in
-        place since (so that the view's gradient goes through the change, as in torch)."""
-        vc = self._vc
-        if vc is not None and self._view_version != vc.value:
-            _inplace.refresh_view(self)
-        return self._grad_fn
+    if TYPE_CHECKING:
+        # Set by the autograd core (ctxgrad/autograd/_views.py), which makes their nodes.
+        def _history(self) -> Node | None:
+            """``grad_fn``, first re-derived from the base for a view whose base was changed
+            in place since (so that the view's gradient goes through the change, as in torch)."""
+
+        def _record_base_write(self) -> None:
+            """This view was changed in place by a recorded Function: record it on the base."""
+
+        def _write_base_tangent(self, level: int) -> None:
+            """This view got a new tangent by an in-place change: its base's tangent follows."""
 
     @property
     def is_leaf(self) -> bool:
@@ -341,6 +346,15 @@ class Tensor:
 
     def _bump_version(self) -> None:
         self._get_vc().value += 1
+
+    array = property(
+        operator.attrgetter("_data"),
+        doc="""The NumPy array that holds this tensor's values (shared, not copied).
+
+        For ``forward`` and ``backward`` written in NumPy: ``ctxgrad.as_tensor(result)``
+        turns the result back into a tensor.  Writing into the array bypasses the version
+        counter; ctxgrad refuses a NumPy write into an array that a graph saved.""",
+    )
 
     @property
     def T(self) -> Tensor:
@@ -523,10 +537,7 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    # ------------------------------------------------------------------ indexing; mH (properties are no rows)
-    def __getitem__(self, index: Any) -> Tensor:
-        return _indexing.getitem(self, index)
-
+    # ------------------------------------------------------------------ mH (properties are no rows)
     @property
     def mH(self) -> Tensor:
         """The last two dimensions swapped and conjugated (for real tensors, ``mT``)."""
@@ -611,47 +622,6 @@ class Tensor:
         from ctxgrad import _factories
 
         return _factories.equal(self, other)
-
-    # ------------------------------------------------------------------ in-place ops
-    def _in_place(self, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
-        """Run ``op`` out of place and write its result into this tensor (ops/inplace.py)."""
-        _inplace.check_writable(self)
-        return _inplace.commit(self, op(self, *args, **kwargs))
-
-    def zero_(self) -> Tensor:
-        """Fill with zeros, in place."""
-        return self._in_place(_inplace.Zero.apply)
-
-    def fill_(self, value: Any) -> Tensor:
-        """Fill with ``value`` (a number or a 0-d tensor), in place."""
-        if isinstance(value, Tensor):
-            return self._in_place(_inplace.FillWithTensor.apply, value)
-        return self._in_place(_inplace.Fill.apply, value)
-
-    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
-        """Copy ``src`` (broadcast, converted to this dtype) into this tensor, in place."""
-        return self._in_place(_inplace.CopyFrom.apply, src)
-
-    def __iadd__(self, other: Any) -> Tensor:
-        return self.add_(other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return self.sub_(other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return self.mul_(other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return self.div_(other)
-
-    def __ipow__(self, other: Any) -> Tensor:
-        return self.pow_(other)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        """``self[index] = value``: a write into the selected elements, recorded on this
-        tensor (``CopySlices`` for a basic index, ``IndexPutBackward0`` for an advanced one)."""
-        values = value if isinstance(value, Tensor) else Tensor(value, dtype=self._data.dtype)
-        _inplace.setitem(self, index, values)
 
     # The methods of the op table (ops/table.py), attached by ctxgrad/_surface.py; declared
     # here for type checkers.
@@ -762,13 +732,19 @@ class Tensor:
 
         def add_(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
+        def __iadd__(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+
         def sub(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
         def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
+        def __isub__(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+
         def mul(self, other: Any) -> Tensor: ...
 
         def mul_(self, other: Any) -> Tensor: ...
+
+        def __imul__(self, other: Any) -> Tensor: ...
 
         def div(self, other: Any) -> Tensor: ...
 
@@ -776,9 +752,13 @@ class Tensor:
 
         def div_(self, other: Any) -> Tensor: ...
 
+        def __itruediv__(self, other: Any) -> Tensor: ...
+
         def pow(self, exponent: Any) -> Tensor: ...
 
         def pow_(self, exponent: Any) -> Tensor: ...
+
+        def __ipow__(self, exponent: Any) -> Tensor: ...
 
         def neg(self) -> Tensor: ...
 
@@ -1052,6 +1032,16 @@ class Tensor:
 
         def nonzero(self, *, as_tuple: bool = False) -> Any: ...
 
+        def __getitem__(self, index: Any) -> Tensor: ...
+
+        def zero_(self) -> Tensor: ...
+
+        def fill_(self, value: Any) -> Tensor: ...
+
+        def copy_(self, src: Any, non_blocking: bool = False) -> Tensor: ...
+
+        def __setitem__(self, index: Any, value: Any) -> None: ...
+
         def argwhere(self) -> Tensor: ...
 
         def sort(
@@ -1178,6 +1168,4 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 # The ops import Tensor, so they are imported after it is defined.
-from ctxgrad.ops import indexing as _indexing  # noqa: E402
-from ctxgrad.ops import inplace as _inplace  # noqa: E402
 from ctxgrad.ops import shape as _shape  # noqa: E402

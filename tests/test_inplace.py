@@ -494,3 +494,43 @@ def test_forward_mode_tangent_follows_inplace_op() -> None:
         y = x * 1
         y.mul_(x)
         assert fw.unpack_dual(y).tangent.tolist() == [2.0, 2.0]
+
+
+def view_and_base_tangents(m: Any, write: str) -> tuple[list[float], list[float]]:
+    """The tangents of a base and of its view after an in-place change of the view."""
+    fw = m.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(
+            m.tensor([1.0, 2.0, 3.0], dtype=m.float64), m.tensor([1.0, 0.5, 0.25], dtype=m.float64)
+        )
+        base = x * 1
+        view = base[1:]
+        if write == "mul_":
+            view.mul_(x[:2])
+        else:
+            view[0] = x[2] * 5
+        return fw.unpack_dual(base).tangent.tolist(), fw.unpack_dual(view).tangent.tolist()
+
+
+@pytest.mark.parametrize("write", ["mul_", "setitem"])
+def test_forward_mode_in_place_change_of_a_view_reaches_view_and_base(write: str) -> None:
+    base, view = view_and_base_tangents(ctxgrad, write)
+    # d/dt of base = [x0, x1 * x0, x2 * x1] (mul_) or [x0, 5 x2, x2] (setitem), tangents [1, .5, .25]
+    expected_base = [1.0, 2.5, 2.0] if write == "mul_" else [1.0, 1.25, 0.25]
+    assert base == expected_base
+    assert view == expected_base[1:]
+
+
+@pytest.mark.parametrize("write", ["mul_", "setitem"])
+def test_forward_mode_in_place_change_of_a_view_matches_torch(torch: Any, write: str) -> None:
+    assert view_and_base_tangents(ctxgrad, write) == view_and_base_tangents(torch, write)
+
+
+def test_a_built_in_in_place_op_is_its_function_made_in_place() -> None:
+    from ctxgrad.ops.arithmetic import Mul
+
+    y = leaf(ctxgrad, [1.0, 2.0]) * 1
+    y.mul_(3.0)
+    function = type(y.grad_fn)._forward_cls
+    assert issubclass(function, Mul) and function is not Mul
+    assert function.backward is Mul.backward and y.grad_fn.name() == "MulBackward0"

@@ -45,8 +45,11 @@ def test_the_method_is_the_frontend(op: Op) -> None:
     for dunder in op.dunders:
         assert Tensor.__dict__[dunder] is method
     if op.inplace is not None:
-        assert op.inplace == op.name + "_" or op.inplace.startswith("__i")
-        assert callable(Tensor.__dict__[op.inplace])
+        assert op.inplace.__name__ == op.name + "_"
+        assert Tensor.__dict__[op.inplace.__name__] is op.inplace
+        for dunder in op.inplace_dunders:
+            assert dunder.startswith("__i")
+            assert Tensor.__dict__[dunder] is op.inplace
 
 
 @pytest.mark.parametrize("op", OPS, ids=ids)

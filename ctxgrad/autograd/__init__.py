@@ -7,7 +7,7 @@ top-level ``ctxgrad`` package loads it, so ``ctxgrad.autograd.functional`` is al
 
 from __future__ import annotations
 
-from ctxgrad.autograd import graph
+from ctxgrad.autograd import _views, graph  # noqa: F401 (_views gives Tensor its view methods)
 from ctxgrad.autograd._grad import backward, grad
 from ctxgrad.autograd.anomaly_mode import (
     detect_anomaly,

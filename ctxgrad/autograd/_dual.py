@@ -98,6 +98,9 @@ def apply_dual(
                 else:
                     del ctx._saved
         _attach_tangents(cls, outs, result, lv, non_diff)
+        for o in outs:
+            if isinstance(o, Tensor) and o._base is not None and o._fw and lv in o._fw and any(o is a for a in args):
+                o._write_base_tangent(lv)  # a view changed in place: its base's tangent follows
     saved = ctx._saved
     if saved:
         # A saved output is rebuilt from its array when unpacked; give it its tangents back,

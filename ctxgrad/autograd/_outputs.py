@@ -69,6 +69,8 @@ def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, gr
             continue
         if dirty is not None and any(o is d for d in dirty):
             o._bump_version()
+            if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
+                o._view_version = o._get_vc().value
         elif any(o is a for a in args):
             outs[i] = o = alias(o)
         else:
@@ -180,22 +182,6 @@ def _wire_output(
     return o
 
 
-def rebase_view_base(view: Tensor) -> None:
-    """A view changed in place by a recorded Function: its base's history now goes through
-    the change (``CopySlices``, as for the built-in in-place ops), and the view is re-read
-    from the new base.  The write itself was already counted in the version."""
-    from ctxgrad.ops.inplace import CopySlices, _reread, view_positions
-
-    base = view._base
-    assert base is not None
-    positions = view_positions(view._data, base._data)
-    vc = view._get_vc()
-    version = view._view_version = vc.value  # its grad_fn (this node) is current: no re-read
-    CopySlices.apply(base, view, positions, None)
-    vc.value = version
-    _reread(view, base, positions)
-
-
 def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
     """An output whose array is a view of an input's array shares that input's version."""
     for a in args:
@@ -273,5 +259,5 @@ def wire_outputs(
     if dirty is not None:
         for d in dirty:
             if d._base is not None and d._grad_fn is ctx:
-                rebase_view_base(d)
+                d._record_base_write()  # CopySlices on the base (autograd/_views.py)
     return result

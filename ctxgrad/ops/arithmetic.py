@@ -13,6 +13,7 @@ import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands
 from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, _wrap
+from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum, wrap
 
@@ -408,18 +409,23 @@ _FMOD_SCALAR = named(Fmod, "FmodBackward0")
 _add, _sub, _mul, _div, _pow = Add.apply, Sub.apply, Mul.apply, Div.apply, Pow.apply
 
 
+def _scaled(other: Any, alpha: Any) -> Any:
+    """``alpha * other``, the second operand of ``add`` and ``sub``."""
+    return _operand(other) if alpha == 1 else _operand(other) * alpha
+
+
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``."""
     if not isinstance(input, Tensor):
         input = Tensor(input)
-    return Add.apply(input, _operand(other) if alpha == 1 else _operand(other) * alpha)
+    return Add.apply(input, _scaled(other, alpha))
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         input = Tensor(input)
-    return Sub.apply(input, _operand(other) if alpha == 1 else _operand(other) * alpha)
+    return Sub.apply(input, _scaled(other, alpha))
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -529,3 +535,36 @@ def rmod_operator(input: Tensor, other: Any) -> Tensor:
 def pos_operator(input: Tensor) -> Tensor:
     """``+input``: the tensor itself."""
     return input
+
+
+# --------------------------------------------------------------------------- in-place variants
+# Each is its op's Function made in place (ctxgrad.autograd._views.in_place: it writes into
+# ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
+def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """In place: ``input + alpha * other`` (``+=``)."""
+    return write_in_place(Add, input, _scaled(other, alpha))
+
+
+def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """In place: ``input - alpha * other`` (``-=``)."""
+    return write_in_place(Sub, input, _scaled(other, alpha))
+
+
+def mul_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``input * other`` (``*=``)."""
+    return write_in_place(Mul, input, other if type(other) in _PLAIN else _operand(other))
+
+
+def div_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``input / other`` (``/=``)."""
+    return write_in_place(Div, input, other if type(other) in _PLAIN else _operand(other))
+
+
+def pow_(input: Tensor, exponent: Any) -> Tensor:
+    """In place: ``input ** exponent`` (``**=``)."""
+    return write_in_place(Pow, input, _operand(exponent))
+
+
+def neg_(input: Tensor) -> Tensor:
+    """In place: ``-input``."""
+    return write_in_place(Neg, input)

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
+from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, wrap
 
@@ -341,16 +342,16 @@ def _raise_out_of_bounds(tensors: list[tuple[int, np.ndarray[Any, Any]]], shape:
         raise IndexError(f"index {value} is out of bounds for dimension {j} with size {size}")
 
 
-def getitem(x: Tensor, index: Any) -> Tensor:
-    """``x[index]``: a view for a basic index, a copy (``IndexBackward0``) otherwise."""
+def getitem(input: Tensor, index: Any) -> Tensor:
+    """``input[index]``: a view for a basic index, a copy (``IndexBackward0``) otherwise."""
     try:
         basic, cls = _basic(index)
     except _Advanced:
-        found = numpy_index(index, x._data.shape)
+        found = numpy_index(index, input.shape)
         if found.advanced is not None:
-            return Index.apply(x, found)
+            return Index.apply(input, found)
         basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
-    return cls.apply(x, basic)
+    return cls.apply(input, basic)
 
 
 # --------------------------------------------------------------------------- x[index]
@@ -955,6 +956,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return MaskedFillTensor.apply(input, mask, value)
     return MaskedFill.apply(input, mask, value)
+
+
+def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """In place: ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast) holds."""
+    return write_in_place(MaskedFillTensor if isinstance(value, Tensor) else MaskedFill, input, mask, value)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import arrays, broadcast_error, raw, wrap
 
@@ -1181,6 +1182,12 @@ def tensor_arg(fn: str, name: str, position: int, value: Any) -> Tensor:
 
 def _clamp(x: Tensor, lo: Any, hi: Any, fn: str = "clamp") -> Tensor:
     """``x.clamp(lo, hi)``: the scalar or the tensor op, as the bounds are numbers or tensors."""
+    function, lo, hi = _clamp_function(lo, hi, fn)
+    return function.apply(x, lo, hi)
+
+
+def _clamp_function(lo: Any, hi: Any, fn: str) -> tuple[type[Function[Tensor]], Any, Any]:
+    """The Function that clamps to ``lo`` and ``hi`` (numbers or tensors), and the bounds."""
     lo, hi = number_or_tensor(lo), number_or_tensor(hi)
     if lo is None and hi is None:
         raise RuntimeError("ctxgrad.clamp: At least one of 'min' or 'max' must not be None")
@@ -1193,8 +1200,8 @@ def _clamp(x: Tensor, lo: Any, hi: Any, fn: str = "clamp") -> Tensor:
                 " * (Tensor input, Tensor min = None, Tensor max = None)\n"
                 " * (Tensor input, Number min = None, Number max = None)"
             )
-        return ClampTensor.apply(x, lo, hi)
-    return ClampScalar.apply(x, lo, hi)
+        return ClampTensor, lo, hi
+    return ClampScalar, lo, hi
 
 
 def _lerp(start: Any, end: Any, weight: Any, method: bool) -> Tensor:
@@ -1466,3 +1473,53 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
     return Where.apply(condition, input, other)
+
+
+# --------------------------------------------------------------------------- in-place variants
+# Each is its op's Function made in place (ctxgrad.autograd._views.in_place: it writes into
+# ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
+def exp_(input: Tensor) -> Tensor:
+    """In place: elementwise ``e ** x``."""
+    return write_in_place(Exp, input)
+
+
+def log_(input: Tensor) -> Tensor:
+    """In place: elementwise natural logarithm."""
+    return write_in_place(Log, input)
+
+
+def tanh_(input: Tensor) -> Tensor:
+    """In place: elementwise hyperbolic tangent."""
+    return write_in_place(Tanh, input)
+
+
+def abs_(input: Tensor) -> Tensor:
+    """In place: elementwise absolute value."""
+    return write_in_place(Abs, input)
+
+
+def sqrt_(input: Tensor) -> Tensor:
+    """In place: elementwise square root."""
+    return write_in_place(Sqrt, input)
+
+
+def sigmoid_(input: Tensor) -> Tensor:
+    """In place: elementwise logistic sigmoid."""
+    return write_in_place(Sigmoid, input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In place: elementwise ``max(x, 0)``."""
+    return write_in_place(Relu, input)
+
+
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """In place: elementwise ``min(max(x, min), max)``."""
+    function, lo, hi = _clamp_function(min, max, "clamp")
+    return write_in_place(function, input, lo, hi)
+
+
+def clip_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """In place: alias of :func:`clamp_`."""
+    function, lo, hi = _clamp_function(min, max, "clip")
+    return write_in_place(function, input, lo, hi)

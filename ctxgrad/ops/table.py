@@ -10,7 +10,7 @@ their typed declarations into ``class Tensor`` and the function imports into
 ``ctxgrad/__init__.py``, and a test fails when those are stale.
 
 >>> from ctxgrad.ops.table import OPS
->>> [op for op in OPS if op.name == "exp"][0].inplace
+>>> [op for op in OPS if op.name == "exp"][0].inplace.__name__
 'exp_'
 
 The fields ``holomorphic`` and ``batching`` are room for later work (complex gradients and
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, copy, indexing, linalg, pointwise, reduction, shape, sorting
+from ctxgrad.ops import arithmetic, comparison, copy, indexing, inplace, linalg, pointwise, reduction, shape, sorting
 
 __all__ = ["OPS", "Op"]
 
@@ -36,7 +36,9 @@ class Op:
     frontend: Callable[..., Any]
     method: bool = True
     function: bool = True
-    inplace: str | None = None
+    #: The in-place variant's frontend (``pointwise.exp_``): the op's Function made in place
+    #: (``ctxgrad.autograd._views.in_place``), attached as the method of its own name.
+    inplace: Callable[..., Any] | None = None
     nn_functional: bool = False
     #: torch's grad_fn name when the Function's own is not it (remainder's (tensor, number)
     #: overload, transpose's ``TransposeBackward0`` of ``Permute``, squeeze's one-dim
@@ -50,6 +52,8 @@ class Op:
     method_frontend: Callable[..., Any] | None = None
     #: Dunders (``"__add__"``) that are this op, each attached as the method is.
     dunders: tuple[str, ...] = ()
+    #: Dunders (``"__iadd__"``) that are the in-place variant.
+    inplace_dunders: tuple[str, ...] = ()
 
 
 def _unary(name: str, **fields: Any) -> Op:
@@ -59,12 +63,12 @@ def _unary(name: str, **fields: Any) -> Op:
 
 OPS: list[Op] = [
     # ----------------------------------------------------------------------- pointwise
-    _unary("exp", inplace="exp_"),
-    _unary("log", inplace="log_"),
-    _unary("tanh", inplace="tanh_", nn_functional=True),
-    _unary("abs", inplace="abs_"),
+    _unary("exp", inplace=pointwise.exp_),
+    _unary("log", inplace=pointwise.log_),
+    _unary("tanh", inplace=pointwise.tanh_, nn_functional=True),
+    _unary("abs", inplace=pointwise.abs_),
     _unary("sign"),
-    _unary("sqrt", inplace="sqrt_"),
+    _unary("sqrt", inplace=pointwise.sqrt_),
     _unary("rsqrt"),
     _unary("square"),
     _unary("reciprocal"),
@@ -81,8 +85,8 @@ OPS: list[Op] = [
     _unary("atan"),
     _unary("sinh"),
     _unary("cosh"),
-    _unary("sigmoid", inplace="sigmoid_", nn_functional=True),
-    _unary("relu", inplace="relu_"),
+    _unary("sigmoid", inplace=pointwise.sigmoid_, nn_functional=True),
+    _unary("relu", inplace=pointwise.relu_),
     _unary("floor"),
     _unary("ceil"),
     _unary("round"),
@@ -95,19 +99,19 @@ OPS: list[Op] = [
     Op("arctan2", pointwise.arctan2, method_frontend=pointwise.arctan2_method),
     Op("maximum", pointwise.maximum, method_frontend=pointwise.maximum_method),
     Op("minimum", pointwise.minimum, method_frontend=pointwise.minimum_method),
-    _unary("clamp", inplace="clamp_"),
-    _unary("clip", inplace="clip_"),
+    _unary("clamp", inplace=pointwise.clamp_),
+    _unary("clip", inplace=pointwise.clip_),
     _unary("clamp_min"),
     _unary("clamp_max"),
     Op("lerp", pointwise.lerp, method_frontend=pointwise.lerp_method),
     Op("where", pointwise.where, method=False),
     # ----------------------------------------------------------------------- arithmetic
-    Op("add", arithmetic.add, inplace="add_"),
-    Op("sub", arithmetic.sub, inplace="sub_"),
-    Op("mul", arithmetic.mul, inplace="mul_"),
-    Op("div", arithmetic.div, inplace="div_", aliases=("true_divide",)),
-    Op("pow", arithmetic.pow, inplace="pow_"),
-    Op("neg", arithmetic.neg, inplace="neg_", dunders=("__neg__",)),
+    Op("add", arithmetic.add, inplace=arithmetic.add_, inplace_dunders=("__iadd__",)),
+    Op("sub", arithmetic.sub, inplace=arithmetic.sub_, inplace_dunders=("__isub__",)),
+    Op("mul", arithmetic.mul, inplace=arithmetic.mul_, inplace_dunders=("__imul__",)),
+    Op("div", arithmetic.div, inplace=arithmetic.div_, inplace_dunders=("__itruediv__",), aliases=("true_divide",)),
+    Op("pow", arithmetic.pow, inplace=arithmetic.pow_, inplace_dunders=("__ipow__",)),
+    Op("neg", arithmetic.neg, inplace=arithmetic.neg_, dunders=("__neg__",)),
     Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",)),
     Op("remainder", arithmetic.remainder, dunders=("__mod__",), node_name="RemainderBackward0"),
     Op("fmod", arithmetic.fmod, node_name="FmodBackward0"),
@@ -220,11 +224,17 @@ OPS: list[Op] = [
     Op("scatter_add", indexing.scatter_add),
     Op("select", indexing.select),
     Op("index_select", indexing.index_select),
-    Op("masked_fill", indexing.masked_fill, inplace="masked_fill_"),
+    Op("masked_fill", indexing.masked_fill, inplace=indexing.masked_fill_),
     Op("masked_select", indexing.masked_select),
     Op("take", indexing.take),
     Op("take_along_dim", indexing.take_along_dim),
     Op("nonzero", indexing.nonzero),
+    Op("__getitem__", indexing.getitem, function=False),
+    # ----------------------------------------------------------------------- in place only
+    Op("zero_", inplace.zero_, function=False),
+    Op("fill_", inplace.fill_, function=False),
+    Op("copy_", inplace.copy_, function=False),
+    Op("__setitem__", inplace.setitem, function=False),
     Op("argwhere", indexing.argwhere),
     # ----------------------------------------------------------------------- sorting
     Op("sort", sorting.sort),

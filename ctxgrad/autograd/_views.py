@@ -1,0 +1,379 @@
+"""Views and in-place writes: how a write into a view reaches its base's history.
+
+A view shares its base's memory and version counter.  When a recorded Function changes a
+view in place (``ctx.mark_dirty(view)``), the view's history goes through that Function's
+node, and the *base* must see the write too: its history becomes a ``CopySlices`` node,
+whose backward sends the gradient of the written elements through the view's new history
+and the rest to the base's old history::
+
+    b ── CopySlices ─┬─ b's old history        (the elements the view does not cover)
+                     └─ MulBackward0 ── the view's old history ── b's old history
+
+The view itself is then *re-read* from the new base (``AsStridedBackward0``).  Any other
+view of the same base sees the version bump and is re-read the next time its ``grad_fn``
+is asked for (:func:`history`).
+
+Positions: a view's elements are located in its base as flat (C-order) positions, computed
+from the two arrays' addresses and strides, so every kind of view (slices, transposes,
+diagonals, reshapes) is handled the same way.
+
+This module is above :mod:`.function` (its nodes are Functions); it gives ``Tensor`` the two
+methods that need it, ``_history`` and ``_record_base_write``, when ``ctxgrad.autograd`` is
+imported, as torch's autograd registers its hooks with the tensor library below it.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd.forward_ad import set_tangent
+from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.graph import Node
+from ctxgrad.autograd.saved import relock, writable
+
+__all__ = [
+    "CopySlices",
+    "ReplaceFlat",
+    "TakeFlat",
+    "check_no_overlap",
+    "check_writable",
+    "history",
+    "in_place",
+    "view_positions",
+    "write",
+    "write_in_place",
+]
+
+_F = TypeVar("_F", bound=Function[Any])
+
+_OVERLAP_MSG = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+
+
+# --------------------------------------------------------------------------- positions
+def _element_offsets(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The byte offset of every element of ``arr`` from its first one, in ``arr``'s shape."""
+    off = np.zeros(arr.shape, dtype=np.int64)
+    for k, (n, stride) in enumerate(zip(arr.shape, arr.strides)):
+        shape = [1] * arr.ndim
+        shape[k] = n
+        off = off + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return off
+
+
+def view_positions(view: np.ndarray[Any, Any], base: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where each element of ``view`` (a NumPy view into ``base``'s memory) sits in ``base``,
+    as flat C-order positions of ``base``, in ``view``'s shape."""
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    v_off = _element_offsets(view) + start
+    if base.flags.c_contiguous:
+        pos = v_off // base.itemsize
+    else:
+        b_off = _element_offsets(base).ravel()
+        order = np.argsort(b_off, kind="stable")
+        found = np.searchsorted(b_off[order], v_off)
+        pos = order[np.minimum(found, b_off.size - 1)]
+    return np.asarray(pos, dtype=np.intp)
+
+
+def check_no_overlap(positions: np.ndarray[Any, Any]) -> None:
+    """Torch's refusal to write where two elements of the target share one memory location."""
+    if positions.size > 1 and np.unique(positions).size != positions.size:
+        raise RuntimeError(_OVERLAP_MSG)
+
+
+# --------------------------------------------------------------------------- the Functions
+def _positions(ctx: Any) -> np.ndarray[Any, Any]:
+    """The flat positions a node saved (as a tensor, so that its backward frees them)."""
+    saved: Tensor = ctx.saved_tensors[0]
+    return saved._data
+
+
+class TakeFlat(Function[Tensor]):
+    """The elements of ``x`` at flat ``positions`` (in the positions' shape): how a view
+    that was written through is re-read from its base."""
+
+    _backward_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any]) -> Tensor:
+        ctx.shape = x._data.shape
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
+        return _wrap(np.take(x._data, positions))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        zeros = _wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
+        return ReplaceFlat.apply(zeros, _positions(ctx), grad), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return TakeFlat.apply(tx, _positions(ctx))
+
+
+class ReplaceFlat(Function[Tensor]):
+    """A copy of ``x`` with the elements at flat ``positions`` replaced by ``values``
+    (a tensor broadcast to the positions' shape, or a number)."""
+
+    _backward_name = "ReplaceFlatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Any) -> Tensor:
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
+        out = x._data.copy()
+        v = values._data if isinstance(values, Tensor) else values
+        out.flat[positions.ravel()] = np.broadcast_to(v, positions.shape).ravel()
+        return _wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
+        need_x, _, need_values = ctx.needs_input_grad
+        return (
+            ReplaceFlat.apply(grad, _positions(ctx), 0.0) if need_x else None,
+            None,
+            TakeFlat.apply(grad, _positions(ctx)) if need_values else None,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor | None) -> Tensor:
+        return ReplaceFlat.apply(tx, _positions(ctx), 0.0 if tv is None else tv)
+
+
+class CopySlices(Function[Tensor]):
+    """Write ``values`` into ``base`` at flat ``positions``, in place (``ctx.mark_dirty``):
+    the node of a base that was written through a view, and of ``x[index] = values``.
+    ``target``, when given, is the NumPy view of ``base`` that covers the positions (a
+    faster write); with ``values`` already in place (a view changed by a Function), the
+    write only records."""
+
+    _backward_name = "CopySlices"
+
+    @staticmethod
+    def forward(
+        ctx: Any, base: Tensor, values: Tensor, positions: np.ndarray[Any, Any], target: np.ndarray[Any, Any] | None
+    ) -> Tensor:
+        if target is not values._data:
+            flipped = writable(target if target is not None else base._data)
+            try:
+                if target is not None:
+                    np.copyto(target, values._data, casting="unsafe")
+                else:
+                    base._data.flat[positions.ravel()] = np.broadcast_to(values._data, positions.shape).ravel()
+            finally:
+                relock(flipped)
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
+        ctx.mark_dirty(base)
+        return base
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        need_base, need_values, _, _ = ctx.needs_input_grad
+        return (
+            ReplaceFlat.apply(grad, _positions(ctx), 0.0) if need_base else None,
+            TakeFlat.apply(grad, _positions(ctx)) if need_values else None,
+            None,
+            None,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, t_base: Tensor, t_values: Tensor, *_: None) -> Tensor:
+        return ReplaceFlat.apply(t_base, _positions(ctx), t_values)
+
+
+def write(
+    node: type[CopySlices],
+    base: Tensor,
+    target: np.ndarray[Any, Any] | None,
+    positions: np.ndarray[Any, Any],
+    values: Tensor,
+) -> None:
+    """Write ``values`` into ``base`` at ``positions`` through ``node`` (``CopySlices`` or a
+    Function named like it), refusing targets whose elements overlap."""
+    check_no_overlap(positions)
+    node.apply(base, values, positions, target)
+
+
+# --------------------------------------------------------------------------- in-place ops
+def check_writable(x: Tensor, through_view: bool = False) -> None:
+    """Torch's refusals of an in-place change to ``x``, made before anything is written (a
+    leaf that requires grad, or a view of one, while grad mode is on; an inference tensor
+    outside inference mode).  ``through_view``: the write goes through a view of ``x``
+    (``x[i] = v``)."""
+    if _state.grad_enabled:
+        root = x._base if x._base is not None else x
+        if root._requires_grad and root._grad_fn is None:
+            if x._base is not None or through_view:
+                raise RuntimeError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                )
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if x._inference and not _state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+
+
+def _check_result(x: Tensor, out: Tensor) -> None:
+    if out._data.shape != x._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(x._data.shape)} doesn't match the broadcast shape {list(out._data.shape)}"
+        )
+    if out._data.dtype != x._data.dtype and not np.can_cast(out._data.dtype, x._data.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {short_name(out._data.dtype)} can't be cast to the desired output type "
+            f"{short_name(x._data.dtype)}"
+        )
+
+
+def _original(x: Tensor) -> Tensor:
+    """A copy of ``x``'s values before an in-place write, with ``x``'s history: what an
+    in-place op's node saves where its formula needs the old ``x`` (torch's "original self")."""
+    original = _wrap(x._data.copy())
+    original._grad_fn = x._grad_fn if x._base is None else x._history()
+    original._output_nr = x._output_nr
+    original._requires_grad = x._requires_grad and original._grad_fn is not None
+    return original
+
+
+_TWINS: dict[type[Function[Any]], Any] = {}
+
+
+def in_place(fn: type[_F]) -> type[_F]:
+    """The in-place variant of ``fn``: a Function whose ``forward`` runs ``fn.forward``,
+    writes the result into its first argument and marks it dirty (``ctx.mark_dirty``), as a
+    user's in-place Function does; ``backward`` and ``jvp`` are ``fn``'s, and so is the
+    node's name (``x.mul_(2).grad_fn`` is ``MulBackward0``).  Made once per Function.
+
+    Where ``fn`` saved its first argument for backward, the node saves a copy of the old
+    values instead (the write changes them); a result it saved stays apart from the written
+    tensor (so a later in-place change of that tensor leaves backward right, where torch
+    refuses it: docs/differences.md).  The core does the rest: the version
+    bump, the history of the written tensor, and a view's base (:func:`record_base_write`).
+    """
+    twin: type[_F] | None = _TWINS.get(fn)
+    if twin is not None:
+        return twin
+    if fn._setup_style:
+        raise TypeError(f"in_place({fn.__name__}): a forward that takes ctx is needed, not setup_context")
+    compute = fn.forward
+
+    @functools.wraps(compute)
+    def forward(ctx: Any, x: Tensor, *args: Any) -> Tensor:
+        out = compute(ctx, x, *args)
+        _check_result(x, out)
+        saved = ctx.to_save
+        if saved is not None and (True in ctx.needs_input_grad or _has_tangent(x, args)):
+            if any(t is x for t in saved):
+                original = _original(x)
+                ctx.to_save = saved = tuple(original if t is x else t for t in saved)
+            if any(t is out for t in saved):
+                # Saved as this node's output (its history for double backward), with a
+                # version of its own: a later in-place change of x does not affect it.
+                out._grad_fn = ctx
+                out._output_nr = 0
+                out._requires_grad = True
+        flipped = writable(x._data)
+        try:
+            np.copyto(x._data, out._data, casting="unsafe")
+        finally:
+            relock(flipped)
+        ctx.mark_dirty(x)
+        return x
+
+    namespace = {
+        "forward": staticmethod(forward),
+        "_backward_name": fn._backward_cls.__name__,
+        "__module__": fn.__module__,
+        "__qualname__": f"in_place({fn.__qualname__})",
+        "__doc__": f"In place: {fn.__doc__}" if fn.__doc__ else None,
+    }
+    meta: Any = type(fn)
+    twin = _TWINS[fn] = meta(fn.__name__, (fn,), namespace)
+    return twin
+
+
+def _has_tangent(x: Tensor, args: tuple[Any, ...]) -> bool:
+    """Some argument has a tangent: ``jvp`` will run after ``forward`` (forward mode)."""
+    return x._fw is not None or any(isinstance(a, Tensor) and a._fw is not None for a in args)
+
+
+def _internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
+    """Some memory location holds more than one element of ``arr`` (a dimension of stride 0,
+    as ``expand`` makes): torch refuses to write into such a tensor."""
+    return any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides))
+
+
+def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
+    """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
+    body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
+    check_writable(x)
+    if x._base is not None and _internal_overlap(x._data):
+        raise RuntimeError(_OVERLAP_MSG)
+    out: Tensor = in_place(fn).apply(x, *args)
+    return out
+
+
+# --------------------------------------------------------------------------- the Tensor methods
+def _reread(view: Tensor, base: Tensor, positions: np.ndarray[Any, Any] | None = None) -> None:
+    """Give ``view`` the history of a view of ``base`` as it is now (after a write to it)."""
+    view._view_version = view._get_vc().value
+    if base._requires_grad and _state.grad_enabled:
+        if positions is None:
+            positions = view_positions(view._data, base._data)
+        again = TakeFlat.apply(base, positions)
+        view._grad_fn = again._grad_fn
+        view._output_nr = 0
+        view._requires_grad = True
+
+
+def history(view: Tensor) -> Node | None:
+    """``Tensor._history``: a view's ``grad_fn``, first re-derived from its base when the
+    base was changed in place since (so that the view's gradient goes through the change,
+    as in torch)."""
+    vc = view._vc
+    if vc is not None and view._view_version != vc.value:
+        base = view._base
+        if base is not None and _state.grad_enabled:
+            _reread(view, base)
+    return view._grad_fn
+
+
+def record_base_write(view: Tensor) -> None:
+    """``Tensor._record_base_write``: ``view`` was just changed in place by a recorded
+    Function; its base's history now goes through the change (``CopySlices``), and the view
+    is re-read from the new base.  The write itself was already counted in the version."""
+    base = view._base
+    if base is None:
+        return
+    positions = view_positions(view._data, base._data)
+    vc = view._get_vc()
+    version = view._view_version = vc.value  # its grad_fn (the writing node) is current: no re-read
+    CopySlices.apply(base, view, positions, view._data)
+    vc.value = version
+    _reread(view, base, positions)
+
+
+def write_base_tangent(view: Tensor, level: int) -> None:
+    """``Tensor._write_base_tangent``: ``view`` was changed in place and got a new tangent at
+    forward-mode ``level``; the elements it covers in its base's tangent take that tangent."""
+    base = view._base
+    assert base is not None and view._fw is not None
+    old = base._fw.get(level) if base._fw is not None else None
+    if old is None:
+        old = _wrap(np.zeros_like(base._data))
+    positions = view_positions(view._data, base._data)
+    set_tangent(base, level, ReplaceFlat.apply(old, positions, view._fw[level]))
+
+
+for _name, _method in [
+    ("_history", history),
+    ("_record_base_write", record_base_write),
+    ("_write_base_tangent", write_base_tangent),
+]:
+    setattr(Tensor, _name, _method)
