@@ -500,9 +500,7 @@ def view_and_base_tangents(m: Any, write: str) -> tuple[list[float], list[float]
     """The tangents of a base and of its view after an in-place change of the view."""
     fw = m.autograd.forward_ad
     with fw.dual_level():
-        x = fw.make_dual(
-            m.tensor([1.0, 2.0, 3.0], dtype=m.float64), m.tensor([1.0, 0.5, 0.25], dtype=m.float64)
-        )
+        x = fw.make_dual(m.tensor([1.0, 2.0, 3.0], dtype=m.float64), m.tensor([1.0, 0.5, 0.25], dtype=m.float64))
         base = x * 1
         view = base[1:]
         if write == "mul_":
