@@ -249,9 +249,7 @@ def _same_dtype(input: Tensor, other: Any, op: str) -> None:
 
 
 def _dtypes_cpp(dt: np.dtype[Any]) -> str:
-    from ctxgrad.ops.indexing import _scalar_name
-
-    return _scalar_name(dt)
+    return _dtypes.short_name(dt)
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
@@ -278,3 +276,48 @@ def equal(input: Tensor, other: Tensor) -> bool:
     if input._data.shape != other._data.shape:
         return False
     return bool(np.array_equal(input._data, other._data))
+
+
+# --------------------------------------------------------------------------- Tensor methods
+# (attached to Tensor by ctxgrad/_surface.py)
+def new_zeros(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+    return zeros(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+
+
+def new_ones(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+    return ones(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+
+
+def new_empty(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+    return empty(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+
+
+def new_full(
+    input: Tensor,
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return full(
+        size,
+        fill_value,
+        dtype=input._data.dtype if dtype is None else dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
+
+
+def new_tensor(
+    input: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A new tensor copying ``data``, with this tensor's dtype (unless ``dtype`` is given)."""
+    return tensor(data, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxgrad._surface import functions, methods
+from ctxgrad._surface import METHODS, functions, methods
 from ctxgrad.ops.table import OPS
 
 __all__ = ["BEGIN", "END", "generated_files", "init_block", "main", "render", "stub", "tensor_block"]
@@ -100,9 +100,16 @@ def stub(name: str, fn: Callable[..., Any], indent: str, as_method: bool = True)
 def tensor_block() -> str:
     """The generated lines inside ``class Tensor`` (markers included)."""
     lines = [f"    {BEGIN}", "    if TYPE_CHECKING:"]
+    # The methods that are not ops first: the ops end with float, int and bool, whose
+    # declarations hide the builtins of those names in the rest of the class body.
+    for name, fn in METHODS.items():
+        lines.append("")
+        lines.append(stub(name, fn, "        "))
     for op in OPS:
         for name, fn in methods(op):
             lines.append("")
+            if op.property:
+                lines.append("        @property")
             lines.append(stub(name, fn, "        "))
     lines.append(f"    {END}")
     return "\n".join(lines) + "\n"

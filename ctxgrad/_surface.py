@@ -13,10 +13,28 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
+from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops.table import OPS, Op
 
-__all__ = ["attach", "functions", "methods"]
+__all__ = ["METHODS", "attach", "functions", "methods"]
+
+#: Tensor methods that are not ops (no Function behind them), made by the layers below and
+#: attached here with the ops' methods, so that ``Tensor`` (L1) imports none of them.
+METHODS: dict[str, Callable[..., Any]] = {
+    "backward": _grad.tensor_backward,
+    "register_hook": hooks.register_hook,
+    "register_post_accumulate_grad_hook": hooks.register_post_accumulate_grad_hook,
+    "new_zeros": _factories.new_zeros,
+    "new_ones": _factories.new_ones,
+    "new_empty": _factories.new_empty,
+    "new_full": _factories.new_full,
+    "new_tensor": _factories.new_tensor,
+    "isclose": _factories.isclose,
+    "allclose": _factories.allclose,
+    "equal": _factories.equal,
+}
 
 
 def methods(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
@@ -43,10 +61,13 @@ def functions(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
 
 
 def attach() -> None:
-    """Set every op's methods on :class:`Tensor` (once, when ``ctxgrad`` is imported)."""
+    """Set every op's methods (and :data:`METHODS`) on :class:`Tensor`, once, when ``ctxgrad``
+    is imported.  A row with ``property=True`` (``T``) becomes a property."""
     for op in OPS:
         for name, fn in methods(op):
-            setattr(Tensor, name, fn)
+            setattr(Tensor, name, property(fn) if op.property else fn)
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
 
 
 attach()

@@ -356,20 +356,6 @@ class Tensor:
         counter; ctxgrad refuses a NumPy write into an array that a graph saved.""",
     )
 
-    @property
-    def T(self) -> Tensor:
-        """The dimensions reversed (``permute`` of all dimensions)."""
-        return _shape.Permute.apply(self, tuple(range(self._data.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self) -> Tensor:
-        """The last two dimensions swapped."""
-        if self._data.ndim < 2:
-            raise RuntimeError(
-                f"tensor.mT is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor."
-            )
-        return self.transpose(-2, -1)
-
     # ------------------------------------------------------------------ conversion
     def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
         """The values as a NumPy array that shares memory with this tensor.
@@ -489,144 +475,58 @@ class Tensor:
         """True for a non-leaf whose ``.grad`` is filled by backward."""
         return self._retains_grad
 
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
-        """Call ``hook(grad)`` when this tensor's gradient is computed; a return replaces it.
-
-        >>> import ctxgrad
-        >>> x = ctxgrad.ones(2, requires_grad=True)
-        >>> h = x.register_hook(lambda g: g * 10)
-        >>> x.sum().backward()
-        >>> x.grad
-        tensor([10., 10.])
-        >>> h.remove()
-        """
-        from ctxgrad.autograd.hooks import RemovableHandle
-
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return self._grad_fn._add_tensor_hook(self._output_nr, hook)
-        if self._hooks is None:
-            self._hooks = []
-        return RemovableHandle(self._hooks, hook)
-
-    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
-        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been updated."""
-        from ctxgrad.autograd.hooks import RemovableHandle
-
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._post_acc_hooks is None:
-            self._post_acc_hooks = []
-        return RemovableHandle(self._post_acc_hooks, hook)
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Tensor | Sequence[Tensor] | None = None,
-    ) -> None:
-        """Accumulate the gradient of this tensor into the leaves' ``.grad``.
-
-        ``gradient`` is required unless the tensor has a single element.
-        """
-        from ctxgrad.autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    # ------------------------------------------------------------------ mH (properties are no rows)
-    @property
-    def mH(self) -> Tensor:
-        """The last two dimensions swapped and conjugated (for real tensors, ``mT``)."""
-        n = self._data.ndim
-        if n < 2:
-            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-        if self._data.dtype.kind == "c":
-            raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
-        return self.transpose(-2, -1)
-
-    # ------------------------------------------------------------------ construction and comparison helpers
-    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-        """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-        from ctxgrad import _factories
-
-        return _factories.zeros(
-            *size, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
-        )
-
-    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-        """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-        from ctxgrad import _factories
-
-        return _factories.ones(
-            *size, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
-        )
-
-    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-        """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-        from ctxgrad import _factories
-
-        return _factories.empty(
-            *size, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
-        )
-
-    def new_full(
-        self,
-        size: Sequence[int],
-        fill_value: Any,
-        *,
-        dtype: Any = None,
-        device: Any = None,
-        requires_grad: bool = False,
-    ) -> Tensor:
-        """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
-        from ctxgrad import _factories
-
-        if not isinstance(size, (tuple, list, Size)):
-            raise TypeError(
-                f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
-            )
-        return _factories.full(
-            size,
-            fill_value,
-            dtype=self._data.dtype if dtype is None else dtype,
-            device=device,
-            requires_grad=requires_grad,
-        )
-
-    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-        """A new tensor copying ``data``, with this tensor's dtype (unless ``dtype`` is given)."""
-        from ctxgrad import _factories
-
-        return _factories.tensor(
-            data, dtype=self._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad
-        )
-
-    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-        """Elementwise ``|self - other| <= atol + rtol * |other|`` as a bool tensor."""
-        from ctxgrad import _factories
-
-        return _factories.isclose(self, other, rtol, atol, equal_nan)
-
-    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-        """True when every element is close (see :meth:`isclose`)."""
-        from ctxgrad import _factories
-
-        return _factories.allclose(self, other, rtol, atol, equal_nan)
-
-    def equal(self, other: Tensor) -> bool:
-        """True when ``other`` has the same shape and the same values."""
-        from ctxgrad import _factories
-
-        return _factories.equal(self, other)
-
     # The methods of the op table (ops/table.py), attached by ctxgrad/_surface.py; declared
     # here for type checkers.
     # --- generated by python -m ctxgrad._gen_methods from ctxgrad/ops/table.py: do not edit ---
     if TYPE_CHECKING:
+
+        def backward(
+            self,
+            gradient: Tensor | None = None,
+            retain_graph: bool | None = None,
+            create_graph: bool = False,
+            inputs: Tensor | Sequence[Tensor] | None = None,
+        ) -> None: ...
+
+        def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle: ...
+
+        def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle: ...
+
+        def new_zeros(
+            self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        ) -> Tensor: ...
+
+        def new_ones(
+            self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        ) -> Tensor: ...
+
+        def new_empty(
+            self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        ) -> Tensor: ...
+
+        def new_full(
+            self,
+            size: Sequence[int],
+            fill_value: Any,
+            *,
+            dtype: Any = None,
+            device: Any = None,
+            requires_grad: bool = False,
+        ) -> Tensor: ...
+
+        def new_tensor(
+            self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        ) -> Tensor: ...
+
+        def isclose(
+            self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+        ) -> Tensor: ...
+
+        def allclose(
+            self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+        ) -> bool: ...
+
+        def equal(self, other: Tensor) -> bool: ...
 
         def exp(self) -> Tensor: ...
 
@@ -992,6 +892,15 @@ class Tensor:
 
         def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
 
+        @property
+        def T(self) -> Tensor: ...
+
+        @property
+        def mT(self) -> Tensor: ...
+
+        @property
+        def mH(self) -> Tensor: ...
+
         def mm(self, mat2: Tensor) -> Tensor: ...
 
         def bmm(self, mat2: Tensor) -> Tensor: ...
@@ -1165,7 +1074,3 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
-
-
-# The ops import Tensor, so they are imported after it is defined.
-from ctxgrad.ops import shape as _shape  # noqa: E402

@@ -72,7 +72,9 @@ __all__ = [
 #: import only ``_tensor`` and the autograd core, and ``ctxgrad.autograd`` re-exports
 #: ``gradcheck``, so both sit in L2 with the core (nothing below L2 imports them).  The
 #: packages the design plans (``func``, ``compat``, ``trace``, ``viz``) are listed so that a new
-#: one lands in L5 without editing this table.
+#: one lands in L5 without editing this table.  The package itself, ``ctxgrad/__init__.py``
+#: (what ``import ctxgrad`` gives), re-exports every layer (``ctxgrad.nn``, ``ctxgrad.linalg``),
+#: so it is the top, L6; only the command line (L7), a program that uses the package, imports it.
 LAYERS: dict[str, int] = {
     # L0: thread-local state, dtypes, formatting.
     "ctxgrad._state": 0,
@@ -87,7 +89,6 @@ LAYERS: dict[str, int] = {
     "ctxgrad.ops": 3,
     "ctxgrad.ops.*": 3,
     # L4: the public surface.
-    "ctxgrad": 4,
     "ctxgrad._functional": 4,
     "ctxgrad._factories": 4,
     "ctxgrad._surface": 4,
@@ -102,8 +103,6 @@ LAYERS: dict[str, int] = {
     "ctxgrad.testing.*": 5,
     "ctxgrad.utils": 5,
     "ctxgrad.utils.*": 5,
-    "ctxgrad.cli": 5,
-    "ctxgrad.__main__": 5,
     "ctxgrad.checks": 5,
     "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
@@ -115,6 +114,11 @@ LAYERS: dict[str, int] = {
     "ctxgrad.trace.*": 5,
     "ctxgrad.viz": 5,
     "ctxgrad.viz.*": 5,
+    # L6: the package facade.
+    "ctxgrad": 6,
+    # L7: the command line (``ctxgrad check``, ``--version``), a program that uses the package.
+    "ctxgrad.cli": 7,
+    "ctxgrad.__main__": 7,
 }
 
 
@@ -316,7 +320,7 @@ def layer_of(module: str, table: Mapping[str, int] = LAYERS) -> int | None:
     """The layer of ``module`` in ``table`` (see :data:`LAYERS`), or None when no key matches.
 
     >>> layer_of("ctxgrad.ops.shape"), layer_of("ctxgrad.autograd.functional"), layer_of("ctxgrad")
-    (3, 5, 4)
+    (3, 5, 6)
     >>> layer_of("ctxgrad.linalg"), layer_of("ctxgrad.ops.linalg"), layer_of("ctxgrad.unlisted")
     (5, 3, None)
     """

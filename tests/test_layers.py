@@ -10,7 +10,6 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from _imports import (
     LAYERS,
     Edge,
@@ -26,8 +25,6 @@ from _imports import (
 )
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ctxgrad"
-
-CORE_V2 = pytest.mark.xfail(strict=True, reason="Core v2 (issue 12) breaks the cycle; remove this mark when it passes")
 
 
 def write_package(root: Path, files: dict[str, str], name: str = "pkg") -> Path:
@@ -219,13 +216,11 @@ def test_the_reader_sees_the_package() -> None:
     assert {"ctxgrad._tensor", "ctxgrad.autograd", "ctxgrad.ops._util"} <= {e.imported for e in edges}
 
 
-@CORE_V2
 def test_no_import_cycles() -> None:
     cycles = import_cycles(import_edges(PACKAGE))
     assert not cycles, f"{len(cycles)} import cycles in ctxgrad (python tests/_imports.py):\n" + format_cycles(cycles)
 
 
-@CORE_V2
 def test_each_layer_imports_only_from_layers_below() -> None:
     up = upward_edges(import_edges(PACKAGE), LAYERS)
     assert not up, f"{len(up)} imports go up a layer (python tests/_imports.py):\n" + format_edges(up)

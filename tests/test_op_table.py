@@ -16,7 +16,7 @@ import ctxgrad
 import ctxgrad.nn.functional as F
 from ctxgrad import Tensor
 from ctxgrad._gen_methods import BEGIN, END, generated_files
-from ctxgrad._surface import functions, methods
+from ctxgrad._surface import METHODS, functions, methods
 from ctxgrad.ops.table import OPS, Op
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,9 @@ def test_names_are_unique() -> None:
 @pytest.mark.parametrize("op", OPS, ids=ids)
 def test_the_method_is_the_frontend(op: Op) -> None:
     method = op.method_frontend or op.frontend
-    if op.method:
+    if op.property:
+        assert Tensor.__dict__[op.name].fget is method
+    elif op.method:
         assert Tensor.__dict__[op.name] is method
         for alias in op.aliases:
             assert Tensor.__dict__[alias] is method
@@ -91,7 +93,9 @@ def test_every_generated_method_has_a_row() -> None:
     source = (ROOT / "ctxgrad" / "_tensor.py").read_text()
     block = source[source.index(BEGIN) : source.index(END)]
     declared = re.findall(r"^        def (\w+)\(", block, re.M)
-    assert declared == [name for op in OPS for name, _ in methods(op)]
+    assert declared == list(METHODS) + [name for op in OPS for name, _ in methods(op)]
+    properties = re.findall(r"^        @property\n        def (\w+)\(", block, re.M)
+    assert properties == [op.name for op in OPS if op.property]
 
 
 def test_no_hand_written_method_shadows_a_row() -> None:

@@ -14,4 +14,13 @@ y: Tensor = x.exp().tanh().clamp(min=0.0, max=1.0)
 z: Tensor = ctxgrad.maximum(y.sigmoid(), x.atan2(y))
 w: Tensor = z.relu_().lerp(x, 0.5)
 where_result = ctxgrad.where(x > 0, x, y)
+m = ctxgrad.ones(2, 2)
+t: Tensor = m.T @ m.mT
+first: Tensor = m[0]
+m[0] = first * 2.0
+m += 1.0
+m.mul_(2.0).zero_()
+fresh: Tensor = x.new_zeros(2)
+close: bool = x.allclose(fresh)
+x.requires_grad_().register_hook(lambda g: g * 2.0).remove()
 count: int = x.exp()  # deliberate error: a method of the table returns a Tensor

@@ -184,3 +184,17 @@ def grad(
     if keys is not None:
         return dict(zip(keys, result))
     return tuple(result)
+
+
+def tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+    ``gradient`` is required unless the tensor has a single element.
+    """
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)

@@ -131,3 +131,36 @@ def _run_tensor_hooks(hooks: list[Callable[[Tensor], Tensor | None]], grad: Tens
             )
         grad = new
     return grad
+
+
+# --------------------------------------------------------------------------- Tensor methods
+# (attached to Tensor by ctxgrad/_surface.py)
+def register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+    """Call ``hook(grad)`` when this tensor's gradient is computed; a return replaces it.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.ones(2, requires_grad=True)
+    >>> h = x.register_hook(lambda g: g * 10)
+    >>> x.sum().backward()
+    >>> x.grad
+    tensor([10., 10.])
+    >>> h.remove()
+    """
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        return self._grad_fn._add_tensor_hook(self._output_nr, hook)
+    if self._hooks is None:
+        self._hooks = []
+    return RemovableHandle(self._hooks, hook)
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> RemovableHandle:
+    """Call ``hook(tensor)`` after a leaf's ``.grad`` has been updated."""
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._post_acc_hooks is None:
+        self._post_acc_hooks = []
+    return RemovableHandle(self._post_acc_hooks, hook)

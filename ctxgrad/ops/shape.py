@@ -1154,3 +1154,29 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
     d1, d2 = check_diagonal_dims(dim1, dim2, input._data.ndim + 1)
     return DiagEmbed.apply(input, int(offset), d1, d2)
+
+
+# --------------------------------------------------------------------------- properties
+# Tensor.T, Tensor.mT and Tensor.mH (attached as properties: rows with property=True).
+def reversed_dims(input: Tensor) -> Tensor:
+    """The dimensions reversed (``permute`` of all dimensions): ``Tensor.T``."""
+    return Permute.apply(input, tuple(range(input.dim() - 1, -1, -1)))
+
+
+def matrix_transpose(input: Tensor) -> Tensor:
+    """The last two dimensions swapped: ``Tensor.mT``."""
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {input.dim()}-D tensor."
+        )
+    return _swap(input, -2, -1)
+
+
+def matrix_adjoint(input: Tensor) -> Tensor:
+    """The last two dimensions swapped and conjugated (for real tensors, ``mT``): ``Tensor.mH``."""
+    n = input.dim()
+    if n < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+    if input.is_complex():
+        raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
+    return _swap(input, -2, -1)

@@ -54,6 +54,8 @@ class Op:
     dunders: tuple[str, ...] = ()
     #: Dunders (``"__iadd__"``) that are the in-place variant.
     inplace_dunders: tuple[str, ...] = ()
+    #: The method is a property (``x.T``).
+    property: bool = False
 
 
 def _unary(name: str, **fields: Any) -> Op:
@@ -209,6 +211,9 @@ OPS: list[Op] = [
     Op("diagonal", shape.diagonal),
     Op("diag", shape.diag),
     Op("diag_embed", shape.diag_embed),
+    Op("T", shape.reversed_dims, function=False, property=True),
+    Op("mT", shape.matrix_transpose, function=False, property=True),
+    Op("mH", shape.matrix_adjoint, function=False, property=True),
     # ----------------------------------------------------------------------- linear algebra
     Op("mm", linalg.mm),
     Op("bmm", linalg.bmm),
