@@ -368,6 +368,13 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """``np.asarray(t)``: the values, refused (as ``numpy()`` refuses) for a tensor that
+        requires grad while grad mode is on, whose graph NumPy would silently lose."""
+        if self._requires_grad and _state.grad_enabled:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. "
+                "(NumPy asked for this tensor's array; call ctxgrad's op on the tensor to keep its graph.)"
+            )
         arr: np.ndarray[Any, Any] = self._data
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             arr = arr.astype(dtype)
@@ -402,6 +409,30 @@ class Tensor:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()).item())
+
+    # ------------------------------------------------------------------ pickle and deepcopy
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickle the values and ``requires_grad`` (torch's rule: not the graph, not ``.grad``;
+        a non-leaf comes back as a leaf that requires grad)."""
+        return (_rebuild_tensor, (type(self), np.array(self._data), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A leaf's copy: new storage, the same ``requires_grad``, a copy of ``.grad``.
+        A non-leaf refuses, as in torch (the graph cannot be copied)."""
+        if id(self) in memo:
+            copied: Tensor = memo[id(self)]
+            return copied
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+                "at the moment. (This one is the output of "
+                f"{type(self._grad_fn).__name__}: deep-copy its .detach() instead.)"
+            )
+        result = _rebuild_tensor(type(self), self._data.copy(), self._requires_grad)
+        memo[id(self)] = result
+        if self._grad is not None:
+            result._grad = self._grad.__deepcopy__(memo)
+        return result
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -1025,6 +1056,14 @@ def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
 
 
 _new_tensor = object.__new__
+
+
+def _rebuild_tensor(cls: type[Tensor], data: np.ndarray[Any, Any], requires_grad: bool) -> Tensor:
+    """A leaf of class ``cls`` around ``data``: how a pickled tensor comes back."""
+    t = _new_tensor(cls)
+    t._data = data
+    t._requires_grad = requires_grad
+    return t
 
 
 # Operand types that binary ops take as they are.
