@@ -3,7 +3,9 @@
 Floats print with four decimals, or as ``1.`` when every value is a whole number, or in
 scientific notation when the values span more than three orders of magnitude; all entries
 share one width; rows wrap at 80 columns; tensors with more than 1000 elements show three
-items at each edge of every dimension.
+items at each edge of every dimension.  A complex entry is its real part and its imaginary
+part, each printed by the rule above for all the real (all the imaginary) parts:
+``1.0000e+10+1.j``.
 """
 
 from __future__ import annotations
@@ -70,6 +72,22 @@ class _Formatter:
         return text.rjust(self.max_width)
 
 
+class _ComplexFormatter:
+    """Torch's rule for complex entries: the real parts share one formatter, the imaginary
+    parts another; an entry is ``real`` then the signed ``imag`` and ``j``."""
+
+    def __init__(self, values: np.ndarray[Any, Any]) -> None:
+        self.real = _Formatter(values.real)
+        self.imag = _Formatter(values.imag)
+        # The width of an entry, less the 2 (", ") the line layout adds: + sign and j.
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, v: Any) -> str:
+        real = self.real.format(v.real)
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _summarized(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The entries that are printed when a large tensor is summarised."""
     if data.ndim == 0:
@@ -82,7 +100,9 @@ def _summarized(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return np.concatenate(flat) if flat else data.ravel()
 
 
-def _format_nested(data: np.ndarray[Any, Any], fmt: _Formatter, indent: int, summarize: bool) -> str:
+def _format_nested(
+    data: np.ndarray[Any, Any], fmt: _Formatter | _ComplexFormatter, indent: int, summarize: bool
+) -> str:
     if data.ndim == 0:
         return fmt.format(data[()])
     if data.ndim == 1:
@@ -110,7 +130,8 @@ def format_array(data: np.ndarray[Any, Any], indent: int) -> str:
     """The bracketed body of a tensor's repr, laid out as torch lays it out."""
     summarize = data.size > _THRESHOLD
     shown = _summarized(data) if summarize else data
-    fmt = _Formatter(np.asarray(shown))
+    shown = np.asarray(shown)
+    fmt = _ComplexFormatter(shown) if shown.dtype.kind == "c" else _Formatter(shown)
     return _format_nested(data, fmt, indent, summarize)
 
 

@@ -7,6 +7,7 @@ import sys
 from types import FrameType
 from typing import Any
 
+import numpy as np
 import pytest
 
 import ctxgrad
@@ -201,3 +202,31 @@ def test_to_dot_escapes_quotes_in_names() -> None:
     assert y.grad_fn is not None
     type(y.grad_fn).name = lambda self: 'say "hi"'
     assert 'n0 [label="say \\"hi\\""];' in to_dot(y)
+
+
+COMPLEX_CASES = [
+    [1 + 2j, 3 - 4j],
+    [1j, 2j],
+    [[0.5 + 1j, -1.25 - 0.5j], [3 + 0j, 1e-5j]],
+    [1e10 + 1j, 2 + 3j],
+    [float("nan") + 1j, float("inf") - 1j],
+    [0j],
+    [-0.0 - 0.0j, 1 - 1j],
+    list(np.arange(40) * (1.5 + 0.25j)),
+    list(np.arange(2000) * (1 + 1j)),
+    1 + 2j,
+]
+
+
+def test_complex_tensors_print_both_parts() -> None:
+    assert repr(ctxgrad.tensor(np.array([1 + 2j, 3 - 4j], dtype=np.complex64))) == "tensor([1.+2.j, 3.-4.j])"
+    assert repr(ctxgrad.tensor(np.array([1j, 2j]))) == "tensor([0.+1.j, 0.+2.j], dtype=ctxgrad.complex128)"
+    assert repr(ctxgrad.tensor(np.array(1.5 - 0.25j))) == "tensor(1.5000-0.2500j, dtype=ctxgrad.complex128)"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("values", COMPLEX_CASES, ids=range(len(COMPLEX_CASES)))
+def test_complex_repr_matches_torch(torch: Any, values: Any, dtype: str) -> None:
+    ours = repr(ctxgrad.tensor(np.array(values, dtype=dtype)))
+    theirs = repr(torch.tensor(np.array(values, dtype=dtype)))
+    assert ours == theirs.replace("torch.", "ctxgrad.")
