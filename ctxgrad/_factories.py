@@ -36,10 +36,18 @@ def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> 
     return t
 
 
-def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
+def _size(size: tuple[Any, ...], maker: str | None = None) -> tuple[int, ...]:
+    """The shape ``size`` (ints, or one sequence of them), refusing a negative dimension as
+    torch does (``zeros`` has a message of its own, named by ``maker``)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    shape = tuple(int(s) for s in size)
+    for n in shape:
+        if n < 0:
+            if maker == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
+    return shape
 
 
 def _dtype_or_default(dtype: Any) -> np.dtype[Any]:
@@ -72,7 +80,7 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros."""
-    return _finish(np.zeros(_size(size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(np.zeros(_size(size, "zeros"), dtype=_dtype_or_default(dtype)), requires_grad, device)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -132,6 +140,10 @@ def arange(
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if values[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (values[1] - values[0]) * values[2] < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dt = _dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else _dtypes.int64
     else:
@@ -152,13 +164,20 @@ def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 
 def randint(
-    low: int, high: int | None = None, size: Sequence[int] = (), *, dtype: Any = None, device: Any = None
+    low: int, high: Any = None, size: Sequence[int] | None = None, *, dtype: Any = None, device: Any = None
 ) -> Tensor:
-    """Integers drawn uniformly from [low, high)."""
+    """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
+    ``randint(low, high, size)``, as torch's two forms."""
+    if size is None:
+        if not isinstance(high, (tuple, list, Size)):
+            raise TypeError("randint() missing required argument 'size' (a tuple of ints)")
+        low, high, size = 0, low, high  # randint(high, size)
     if high is None:
         low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt = _dtypes.int64 if dtype is None else _dtypes.to_dtype(dtype)
-    return _finish(_generator.integers(low, high, size=tuple(size)).astype(dt), False, device)
+    return _finish(_generator.integers(low, high, size=_size((size,))).astype(dt), False, device)
 
 
 def is_tensor(obj: object) -> bool:

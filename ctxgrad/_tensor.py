@@ -393,10 +393,16 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self) -> float:
+        self._check_one_element()
         return float(self.item())
 
     def __int__(self) -> int:
+        self._check_one_element()
         return int(self.item())
+
+    def _check_one_element(self) -> None:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -1031,13 +1037,38 @@ def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
         arr = np.array([_array_from(v, None) for v in data], dtype=dt)
     else:
         arr = np.array(data, dtype=dt)
-        if dt is None and arr.dtype.kind == "f" and arr.dtype != _dtypes.get_default_dtype():
-            arr = arr.astype(_dtypes.get_default_dtype())
-        elif dt is None and arr.dtype.kind == "c":
-            arr = arr.astype(_dtypes.scalar_dtype(1j))
+        if arr.dtype.kind in "OUS":
+            _refuse_elements(data)
+        if dt is None and arr.dtype.kind in "fc":
+            arr = arr.astype(_inferred_dtype(data, arr.dtype.kind))
         elif dt is None and arr.dtype.kind in "iu" and arr.dtype != _dtypes.int64:
             arr = arr.astype(_dtypes.int64)
     return arr
+
+
+def _inferred_dtype(data: Any, kind: str) -> np.dtype[Any]:
+    """torch's dtype for floating or complex Python data: the default dtype (its complex
+    twin for complex), promoted with the dtype of any NumPy scalar among the values
+    (``tensor([np.float64(1.0), 2.0])`` is float64)."""
+    default = _dtypes.get_default_dtype() if kind == "f" else _dtypes.scalar_dtype(1j)
+    items = _flatten(data) if isinstance(data, (list, tuple)) else iter((data,))
+    found = {v.dtype for v in items if isinstance(v, np.generic) and v.dtype.kind in "fc"}
+    return np.result_type(default, *found) if found else default
+
+
+def _refuse_elements(data: Any) -> None:
+    """Torch's errors for data that is not numbers (strings, None, other objects)."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if first is not data and isinstance(first, str):  # torch reads a leading string as a dimension
+        raise ValueError("too many dimensions 'str'")
+    items = _flatten(data) if isinstance(data, (list, tuple)) else iter((data,))
+    for v in items:
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+        if not isinstance(v, (bool, int, float, complex, np.generic, np.ndarray, Tensor)):
+            raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
 
 
 def _flatten(data: Any) -> Iterator[Any]:

@@ -8,7 +8,7 @@ outputs, checked against the outputs' shapes and dtypes) and call
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,9 +23,12 @@ __all__ = ["backward", "grad"]
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:
+    """``value`` as a tuple: a tensor alone, or any iterable of them (a generator too, as in torch)."""
     if value is None:
         return ()
     if isinstance(value, (list, tuple)):
+        return tuple(value)
+    if isinstance(value, Iterator):
         return tuple(value)
     return (value,)
 

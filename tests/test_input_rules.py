@@ -1,0 +1,154 @@
+"""Torch's rules for inputs: each case runs on ctxgrad (and, where installed, on torch) and
+must raise the same exception type with the same message, or give the same result."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ctxgrad
+
+
+def leaf_square_sum(m: Any) -> tuple[Any, Any]:
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    return x, (x * x).sum()
+
+
+def grad_with_generator_inputs(m: Any) -> list[float]:
+    x, y = leaf_square_sum(m)
+    (g,) = m.autograd.grad(y, (t for t in [x]))
+    return g.tolist()
+
+
+def grad_with_generator_outputs(m: Any) -> list[float]:
+    x, y = leaf_square_sum(m)
+    (g,) = m.autograd.grad((t for t in [y]), x)
+    return g.tolist()
+
+
+def randint_shape(*args: Any, **kwargs: Any) -> Callable[[Any], tuple[int, ...]]:
+    return lambda m: tuple(m.randint(*args, **kwargs).shape)
+
+
+#: name -> (program, the exception type and message it raises, or None and its result)
+RAISES: dict[str, tuple[Callable[[Any], Any], type[Exception], str]] = {
+    "arange step 0": (lambda m: m.arange(0, 5, 0), RuntimeError, "step must be nonzero"),
+    "arange float step 0": (lambda m: m.arange(0.0, 5.0, 0.0), RuntimeError, "step must be nonzero"),
+    "arange backwards": (
+        lambda m: m.arange(5, 0),
+        RuntimeError,
+        "upper bound and lower bound inconsistent with step sign",
+    ),
+    "arange float backwards": (
+        lambda m: m.arange(1.0, 0.0, 0.5),
+        RuntimeError,
+        "upper bound and lower bound inconsistent with step sign",
+    ),
+    "zeros negative": (lambda m: m.zeros(-1), RuntimeError, "zeros: Dimension size must be non-negative."),
+    "zeros negative tuple": (lambda m: m.zeros((2, -1)), RuntimeError, "zeros: Dimension size must be non-negative."),
+    "ones negative": (
+        lambda m: m.ones(2, -1),
+        RuntimeError,
+        "Trying to create tensor with negative dimension -1: [2, -1]",
+    ),
+    "empty negative": (
+        lambda m: m.empty(-3),
+        RuntimeError,
+        "Trying to create tensor with negative dimension -3: [-3]",
+    ),
+    "full negative": (
+        lambda m: m.full((-1,), 1.0),
+        RuntimeError,
+        "Trying to create tensor with negative dimension -1: [-1]",
+    ),
+    "randn negative": (
+        lambda m: m.randn(2, -1),
+        RuntimeError,
+        "Trying to create tensor with negative dimension -1: [2, -1]",
+    ),
+    "randint empty range": (
+        lambda m: m.randint(5, 3, (2,)),
+        RuntimeError,
+        "random_ expects 'from' to be less than 'to', but got from=5 >= to=3",
+    ),
+    "randint high 0": (
+        lambda m: m.randint(0, (3,)),
+        RuntimeError,
+        "random_ expects 'from' to be less than 'to', but got from=0 >= to=0",
+    ),
+    "float of 2 elements": (
+        lambda m: float(m.tensor([1.0, 2.0])),
+        ValueError,
+        "only one element tensors can be converted to Python scalars",
+    ),
+    "int of 2 elements": (
+        lambda m: int(m.tensor([1.0, 2.0])),
+        ValueError,
+        "only one element tensors can be converted to Python scalars",
+    ),
+    "item of 2 elements": (
+        lambda m: m.tensor([1.0, 2.0]).item(),
+        RuntimeError,
+        "a Tensor with 2 elements cannot be converted to Scalar",
+    ),
+    "tensor of a string": (lambda m: m.tensor("a"), TypeError, "new(): invalid data type 'str'"),
+    "tensor of strings": (lambda m: m.tensor(["a", "b"]), ValueError, "too many dimensions 'str'"),
+    "tensor of a number and a string": (lambda m: m.tensor([1.0, "a"]), TypeError, "new(): invalid data type 'str'"),
+    "tensor of None": (lambda m: m.tensor(None), RuntimeError, "Could not infer dtype of NoneType"),
+    "tensor of [None]": (lambda m: m.tensor([1.0, None]), RuntimeError, "Could not infer dtype of NoneType"),
+    "tensor of an object": (lambda m: m.tensor([object()]), RuntimeError, "Could not infer dtype of object"),
+}
+
+RESULTS: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "randint(high, size)": (randint_shape(10, (3,)), (3,)),
+    "randint(low, high, size)": (randint_shape(0, 10, (2, 2)), (2, 2)),
+    "randint(high, size=)": (randint_shape(10, size=(4,)), (4,)),
+    "arange down": (lambda m: m.arange(5, 0, -2).tolist(), [5, 3, 1]),
+    "arange empty": (lambda m: m.arange(3, 3).tolist(), []),
+    "grad inputs generator": (grad_with_generator_inputs, [2.0, 4.0]),
+    "grad outputs generator": (grad_with_generator_outputs, [2.0, 4.0]),
+    "numpy float64 in a list": (lambda m: str(m.tensor([np.float64(1.0), 2.0]).dtype).split(".")[-1], "float64"),
+    "numpy float32 in a list": (lambda m: str(m.tensor([np.float32(1.0), 2.0]).dtype).split(".")[-1], "float32"),
+    "numpy complex128 in a list": (
+        lambda m: str(m.tensor([np.complex128(1j), 1.0]).dtype).split(".")[-1],
+        "complex128",
+    ),
+    "python complex": (lambda m: str(m.tensor([1 + 1j]).dtype).split(".")[-1], "complex64"),
+}
+
+
+def raised(m: Any, program: Callable[[Any], Any]) -> tuple[type[Exception], str]:
+    try:
+        program(m)
+    except Exception as exc:
+        return type(exc), str(exc)
+    raise AssertionError("no exception")
+
+
+@pytest.mark.parametrize("name", RAISES)
+def test_raises_as_torch_documents(name: str) -> None:
+    program, kind, message = RAISES[name]
+    with pytest.raises(kind, match=re.escape(message)):
+        program(ctxgrad)
+
+
+@pytest.mark.parametrize("name", RAISES)
+def test_raises_as_torch(torch: Any, name: str) -> None:
+    program = RAISES[name][0]
+    assert raised(ctxgrad, program) == raised(torch, program)
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_result(name: str) -> None:
+    program, expected = RESULTS[name]
+    assert program(ctxgrad) == expected
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_result_as_torch(torch: Any, name: str) -> None:
+    program = RESULTS[name][0]
+    assert program(ctxgrad) == program(torch)
