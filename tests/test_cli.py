@@ -75,6 +75,11 @@ def test_forward_checks_the_jvp_derived_from_backward() -> None:
     assert [f["name"] for f in report["findings"]] == ["missing-jvp"]
     assert check(f"{MISTAKES}/once_differentiable_without_jvp.py").returncode == 0
 
+    help_text = " ".join(check("--help").stdout.split())
+    assert "--forward check forward mode: the jvp, or for a Function without one the jvp derived from its backward" in (
+        help_text
+    )
+
     wrong = check(f"{MISTAKES}/gradient_constant_factor.py", "--forward", "--json")
     assert wrong.returncode == 1
     (report,) = json.loads(wrong.stdout)["functions"]
