@@ -16,7 +16,8 @@ mistake it recognises into a :class:`Finding` with a one-line fix:
   cannot be differentiated again;
 * ``ctx.needs_input_grad`` is ignored (a hint: wasted work, not a wrong answer);
 * two identical backward calls disagree;
-* the ``jvp`` disagrees with the backward.
+* the ``jvp`` disagrees with the backward; with ``forward=True``, a Function without
+  ``jvp`` is checked through the tangents forward mode derives from its backward.
 
 The inputs come from an ``example_inputs()`` staticmethod of the class, or from the
 :func:`example` decorator, or from the ``inputs`` argument.  Floating-point tensors among
@@ -57,6 +58,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._validate import Problem, gradient_problems
+from ctxgrad.autograd.errors import NoJvpError
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.autograd.gradcheck import (
@@ -726,17 +728,11 @@ class _Run:
 
     # -- forward mode -----------------------------------------------------------------------
     def jvp(self, forward: bool) -> None:
-        if not self.cls._has_jvp:
-            if forward:
-                self.report._add("jvp", "fail", f"{self.name} has no jvp")
-                self.find(
-                    "missing-jvp",
-                    "error",
-                    f"forward mode (forward=True) was asked for, but {self.name} defines no jvp",
-                    "define `jvp(ctx, *tangents)` returning one tangent per output",
-                )
-            else:
-                self.report._add("jvp", "skip", f"{self.name} has no jvp")
+        """The jvp forward mode uses: the Function's own, or (``forward=True``, no jvp) the one
+        forward mode derives from a differentiable backward (``autograd/_dual.py``)."""
+        derived = not self.cls._has_jvp
+        if derived and not forward:
+            self.report._add("jvp", "skip", f"{self.name} has no jvp")
             return
         args = self.inputs.fresh()
         result = self.apply(*args)
@@ -744,18 +740,34 @@ class _Run:
         labels, short = _input_labels(self.cls.apply, args)
         checked = _Checked(self.apply, args, self.inputs.checked, labels, short, None)
         try:
+            # Forward mode as the library runs it: a dual level, duals of the inputs, apply.
             forward_jacs = [
                 np.concatenate([j.real for j in _forward_jacobian(checked, i, positions)], axis=1)
                 for i in range(len(checked.tensors))
             ]
         except Exception as exc:
-            self.report._add("jvp", "fail", f"jvp raised {type(exc).__name__}")
-            self.find(
-                "jvp-raises",
-                "error",
-                f"{self.name}.jvp raised {type(exc).__name__}: {exc}",
-                "make jvp return one tangent per output, computed from ctx and the input tangents",
-            )
+            if derived and isinstance(exc, NoJvpError):
+                self._no_derived_jvp()
+                return
+            self.report._add("jvp", "fail", f"{'derived ' * derived}jvp raised {type(exc).__name__}")
+            if derived:
+                self.find(
+                    "jvp-raises",
+                    "error",
+                    f"{self.name} defines no jvp, and forward mode raised {type(exc).__name__} while deriving the "
+                    f"tangents from {self.name}.backward: {exc}",
+                    "make backward run on tensors that require grad, or define `jvp(ctx, *tangents)`",
+                )
+            else:
+                self.find(
+                    "jvp-raises",
+                    "error",
+                    f"{self.name}.jvp raised {type(exc).__name__}: {exc}",
+                    "make jvp return one tangent per output, computed from ctx and the input tangents",
+                )
+            return
+        if derived:
+            self._derived_jvp(forward_jacs)
             return
         close = self._close
         wrong = [i for i, f in enumerate(forward_jacs) if not close(f, self.analytical[i])]
@@ -781,6 +793,53 @@ class _Run:
             "make jvp compute J @ tangent with the same derivative backward uses (grad @ J)",
         )
 
+    def _no_derived_jvp(self) -> None:
+        """forward=True, no jvp, and forward mode raised NoJvpError: it cannot derive one."""
+        why = (
+            "is marked @once_differentiable"
+            if getattr(self.cls._backward_impl, "_once_differentiable", False)
+            else "computes its gradients outside ctxgrad ops (raw NumPy?)"
+        )
+        self.report._add("jvp", "fail", f"{self.name} has no jvp, and forward mode cannot derive one")
+        self.find(
+            "missing-jvp",
+            "error",
+            f"forward mode (forward=True) was asked for, but {self.name} defines no jvp and its backward {why}, "
+            f"so forward mode cannot derive the tangents from it: {self.name}.apply under forward mode raises "
+            "NoJvpError",
+            f"define `jvp(ctx, *tangents)` on {self.name}, returning one tangent per output",
+        )
+
+    def _derived_jvp(self, forward_jacs: list[np.ndarray[Any, Any]]) -> None:
+        """The tangents forward mode derived from backward, against finite differences."""
+        close = self._close
+        wrong = [i for i, f in enumerate(forward_jacs) if not close(f, self.numerical[i])]
+        if not wrong:
+            self.report._add(
+                "jvp", "pass", f"jvp derived from backward ({self.name} defines none) agrees with finite differences"
+            )
+            return
+        names = ", ".join(_arg_name(self.names, self.inputs.checked[i]) for i in wrong)
+        self.report._add("jvp", "fail", f"jvp derived from backward disagrees with finite differences for {names}")
+        if not all(close(self.analytical[i], self.numerical[i]) for i in wrong):
+            self.find(
+                "derived-jvp-wrong",
+                "error",
+                f"{self.name} defines no jvp, so forward mode derives its tangents from {self.name}.backward, and "
+                f"they disagree with finite differences for {names}: backward's gradient is wrong there too (see "
+                "the gradient check), and the derived tangents inherit its mistake",
+                f"fix {self.name}.backward (the gradient finding says how); the derived tangents follow it",
+            )
+        else:
+            self.find(
+                "derived-jvp-wrong",
+                "error",
+                f"{self.name} defines no jvp, so forward mode derives its tangents from {self.name}.backward, and "
+                f"they disagree with finite differences for {names}, although backward's gradient agrees: backward "
+                "is not linear in its grad_output (or behaves differently under forward mode)",
+                f"define `jvp(ctx, *tangents)` on {self.name}, returning J @ tangent for each output",
+            )
+
 
 # --------------------------------------------------------------------------- public entry point
 def check_function(
@@ -800,7 +859,11 @@ def check_function(
             ``example_inputs()`` staticmethod or of the :func:`example` decorator.
         double: also check second derivatives (double backward) against finite
             differences; they are checked anyway when forward saves an intermediate.
-        forward: require a ``jvp`` (forward mode); a ``jvp`` that exists is always checked.
+        forward: check forward mode: the ``jvp`` that forward mode uses, which for a
+            Function without one is derived from its ``backward`` (the ``jvp`` check
+            says so). Only where forward mode itself fails (a ``once_differentiable`` or
+            NumPy ``backward``) is a missing ``jvp`` an error. A ``jvp`` that exists is
+            always checked.
         dtype: the floating dtype the floating-point inputs are cast to. float64 is
             what finite differences need; float32 uses coarser steps and tolerances.
         seed: the seed of the random ``grad_output`` values.

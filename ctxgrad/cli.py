@@ -54,7 +54,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("target", metavar="PATH[::Name]", help="a .py file or a module name, optionally ::FunctionName")
     check.add_argument("--double", action="store_true", help="also check second derivatives (double backward)")
-    check.add_argument("--forward", action="store_true", help="require and check a jvp (forward mode)")
+    check.add_argument(
+        "--forward",
+        action="store_true",
+        help="check forward mode: the jvp, or for a Function without one the jvp derived from its backward; "
+        "fail where forward mode cannot derive one",
+    )
     check.add_argument(
         "--dtype",
         default="float64",

@@ -56,6 +56,8 @@ MISTAKES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "needs_input_grad_ignored": ("needs-input-grad-ignored", "hint", {}),
     "nondeterministic_backward": ("nondeterministic-backward", "error", {}),
     "jvp_disagrees": ("jvp-disagrees-with-backward", "error", {"forward": True}),
+    "once_differentiable_without_jvp": ("missing-jvp", "error", {"forward": True}),
+    "backward_not_linear": ("derived-jvp-wrong", "error", {"forward": True}),
 }
 
 
@@ -75,7 +77,7 @@ def test_each_mistake_gives_exactly_its_finding(stem: str) -> None:
 
 @pytest.mark.parametrize("fn", functions_of(load(CHECKS / "good_ops.py")), ids=lambda f: f.__name__)
 def test_a_correct_function_gets_no_finding(fn: type[Function]) -> None:
-    report = check_function(fn, double=True, forward=fn.__name__ == "Exp")
+    report = check_function(fn, double=True, forward=True)  # a jvp of its own or derived from backward
     assert report.findings == [], str(report)
     assert report.ok
     assert not any(c.status == "fail" for c in report.checks)
@@ -227,9 +229,74 @@ def test_once_differentiable_is_accepted_unless_double_is_asked_for() -> None:
     assert [f.name for f in report.findings] == ["once-differentiable"]
 
 
-def test_forward_true_requires_a_jvp() -> None:
+def test_forward_true_checks_the_jvp_forward_mode_derives_from_backward() -> None:
+    """No jvp, but a differentiable backward: forward mode derives the tangents, so
+    forward=True checks those and passes, saying they were derived."""
     report = check_function(Cube, (vector(),), forward=True)
+    assert report.ok and report.findings == [], str(report)
+    jvp = next(c for c in report.checks if c.name == "jvp")
+    assert jvp.status == "pass"
+    assert jvp.detail == "jvp derived from backward (Cube defines none) agrees with finite differences"
+    # Without forward=True a missing jvp is not checked at all.
+    skipped = next(c for c in check_function(Cube, (vector(),)).checks if c.name == "jvp")
+    assert (skipped.status, skipped.detail) == ("skip", "Cube has no jvp")
+
+
+def test_forward_true_fails_where_forward_mode_itself_fails() -> None:
+    class OnceCube(Cube):
+        @staticmethod
+        @once_differentiable
+        def backward(ctx: Any, grad: ctxgrad.Tensor) -> ctxgrad.Tensor:
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * grad
+
+    assert check_function(OnceCube, (vector(),)).ok  # reverse mode alone is fine
+    report = check_function(OnceCube, (vector(),), forward=True)
     assert [f.name for f in report.findings] == ["missing-jvp"]
+    finding = report.findings[0]
+    assert "OnceCube defines no jvp and its backward is marked @once_differentiable" in finding.message
+    assert "NoJvpError" in finding.message
+    assert finding.fix.startswith("define `jvp(ctx, *tangents)` on OnceCube")
+    jvp = next(c for c in report.checks if c.name == "jvp")
+    assert (jvp.status, jvp.detail) == ("fail", "OnceCube has no jvp, and forward mode cannot derive one")
+
+
+def test_forward_true_with_a_numpy_backward_is_a_missing_jvp_too() -> None:
+    report = check_function(only_function(CHECKS / "mistakes" / "numpy_backward.py"), forward=True)
+    assert [f.name for f in report.findings] == ["backward-not-differentiable", "missing-jvp"]
+    assert "its backward computes its gradients outside ctxgrad ops" in report.findings[1].message
+
+
+def test_a_wrong_backward_fails_the_derived_jvp_too() -> None:
+    class HalfCube(Cube):
+        @staticmethod
+        def backward(ctx: Any, grad: ctxgrad.Tensor) -> ctxgrad.Tensor:
+            (x,) = ctx.saved_tensors
+            return 1.5 * x * x * grad  # half the derivative
+
+    assert [f.name for f in check_function(HalfCube, (vector(),)).findings] == ["gradient-constant-factor"]
+    report = check_function(HalfCube, (vector(),), forward=True)
+    assert [f.name for f in report.findings] == ["gradient-constant-factor", "derived-jvp-wrong"]
+    statuses = {c.name: c.status for c in report.checks}
+    assert statuses["gradient"] == "fail" and statuses["jvp"] == "fail"
+    derived = report.findings[1]
+    assert "HalfCube defines no jvp, so forward mode derives its tangents from HalfCube.backward" in derived.message
+    assert "backward's gradient is wrong there too" in derived.message
+    assert derived.fix.startswith("fix HalfCube.backward")
+
+
+def test_a_backward_not_linear_in_its_gradient_fails_only_the_derived_jvp() -> None:
+    report = check_function(only_function(CHECKS / "mistakes" / "backward_not_linear.py"), forward=True)
+    assert {c.name: c.status for c in report.checks}["gradient"] == "pass"
+    (finding,) = report.findings
+    assert "although backward's gradient agrees: backward is not linear in its grad_output" in finding.message
+    assert finding.fix.startswith("define `jvp(ctx, *tangents)` on Cube")
+
+
+def test_a_jvp_of_its_own_is_checked_as_before_with_forward_true() -> None:
+    report = check_function(only_function(CHECKS / "mistakes" / "jvp_disagrees.py"), forward=True)
+    assert [f.name for f in report.findings] == ["jvp-disagrees-with-backward"]
+    assert "derived" not in next(c for c in report.checks if c.name == "jvp").detail
 
 
 def test_bad_arguments_raise() -> None:

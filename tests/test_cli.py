@@ -58,6 +58,34 @@ def test_good_ops_pass_the_double_and_forward_checks_of_one_named_function() -> 
     assert result.stdout.splitlines()[-1] == "1 Function checked: 1 OK, 0 failed"
 
 
+def test_forward_checks_the_jvp_derived_from_backward() -> None:
+    """--forward on Functions without a jvp: the tangents forward mode derives from a
+    differentiable backward pass (and say so); a once_differentiable backward fails."""
+    result = check(GOOD, "--forward")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (
+        "  PASS  jvp                      jvp derived from backward (Cube defines none) agrees with finite differences"
+        in result.stdout.splitlines()
+    )
+    assert result.stdout.splitlines()[-1] == "3 Functions checked: 3 OK, 0 failed"
+
+    once = check(f"{MISTAKES}/once_differentiable_without_jvp.py", "--forward", "--json")
+    assert once.returncode == 1
+    (report,) = json.loads(once.stdout)["functions"]
+    assert [f["name"] for f in report["findings"]] == ["missing-jvp"]
+    assert check(f"{MISTAKES}/once_differentiable_without_jvp.py").returncode == 0
+
+    help_text = " ".join(check("--help").stdout.split())
+    assert "--forward check forward mode: the jvp, or for a Function without one the jvp derived from its backward" in (
+        help_text
+    )
+
+    wrong = check(f"{MISTAKES}/gradient_constant_factor.py", "--forward", "--json")
+    assert wrong.returncode == 1
+    (report,) = json.loads(wrong.stdout)["functions"]
+    assert [f["name"] for f in report["findings"]] == ["gradient-constant-factor", "derived-jvp-wrong"]
+
+
 def test_a_mistake_fails_with_exit_code_1_and_the_output_in_the_docs() -> None:
     """docs/checking.md shows this run's output verbatim."""
     target = f"{MISTAKES}/gradient_transposed.py"

@@ -1,0 +1,25 @@
+"""Mistake: backward normalises the incoming gradient, so it is not linear in it.  Each
+column of the Jacobian (a one-hot ``grad``, norm 1) still comes out right, but the tangents
+forward mode derives from backward (the Function has no ``jvp``) are wrong.
+Finding: ``derived-jvp-wrong`` (with ``--forward``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ctxgrad
+from ctxgrad.autograd import Function
+from ctxgrad.checks import example
+
+
+@example(ctxgrad.tensor([0.5, -1.0, 2.0]))
+class Cube(Function):
+    @staticmethod
+    def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx: Any, grad: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        (x,) = ctx.saved_tensors
+        return 3 * x * x * grad / grad.norm()  # WRONG: 3 * x * x * grad (normalise in the optimiser)
