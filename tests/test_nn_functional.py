@@ -571,3 +571,92 @@ def test_fused_cross_entropy_matches_torch_to_second_order_and_forward_mode(
         ).grad_fn.name()
         == "NllLossBackward0"
     )
+
+
+# --- silent NaNs and gradient penalties (the correctness issue) ------------------------------
+
+
+def bce_at_saturation(m: Any) -> tuple[float, float, list[float]]:
+    z = m.tensor([20.0], requires_grad=True)  # float32: sigmoid(20.) is exactly 1.0
+    p = m.sigmoid(z)
+    loss = m.nn.functional.binary_cross_entropy(p, m.tensor([1.0]))
+    loss.backward()
+    return p[0].item(), loss.item(), z.grad.tolist()
+
+
+def test_binary_cross_entropy_at_a_saturated_probability_has_a_zero_gradient() -> None:
+    p, loss, grad = bce_at_saturation(ctxgrad)
+    assert p == 1.0 and loss == 0.0
+    assert grad == [0.0]  # (x - t) / max(x (1 - x), 1e-12) = 0, not 0 * inf
+
+
+def test_binary_cross_entropy_at_a_saturated_probability_matches_torch(torch: Any) -> None:
+    assert bce_at_saturation(ctxgrad) == bce_at_saturation(torch)
+
+
+def test_binary_cross_entropy_gradients_match_torch_for_input_and_target(torch: Any) -> None:
+    values = ([0.1, 0.5, 0.999, 1e-13], [0.0, 0.3, 1.0, 1.0])
+    grads = []
+    for m in (ctxgrad, torch):
+        x = m.tensor(values[0], dtype=m.float64, requires_grad=True)
+        t = m.tensor(values[1], dtype=m.float64, requires_grad=True)
+        m.nn.functional.binary_cross_entropy(x, t, reduction="sum").backward()
+        grads.append((x.grad.tolist(), t.grad.tolist()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def all_targets_ignored(m: Any, loss: str) -> tuple[float, list[list[float]]]:
+    x = m.tensor([[1.0, 2.0], [0.5, 0.1]], requires_grad=True)
+    target = m.tensor([-100, -100])
+    if loss == "cross_entropy":
+        out = m.nn.functional.cross_entropy(x, target)
+    else:
+        out = m.nn.functional.nll_loss(x.log_softmax(1), target)
+    out.backward()
+    return out.item(), x.grad.tolist()
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_every_target_ignored_gives_a_nan_mean_and_zero_gradients(loss: str) -> None:
+    value, grad = all_targets_ignored(ctxgrad, loss)
+    assert np.isnan(value)
+    assert grad == [[0.0, 0.0], [0.0, 0.0]]
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_every_target_ignored_matches_torch(torch: Any, loss: str) -> None:
+    ours, theirs = all_targets_ignored(ctxgrad, loss), all_targets_ignored(torch, loss)
+    assert np.isnan(ours[0]) and np.isnan(theirs[0])
+    assert ours[1] == theirs[1]
+
+
+GRID = [[[[1.0, 2.0, 0.5, 3.0], [0.2, 0.1, 4.0, 1.0], [1.0, 1.5, 2.5, 0.3], [0.7, 0.2, 0.9, 1.1]]]]
+PENALTY_OPS = {
+    "max_pool2d": lambda m, x: m.nn.functional.max_pool2d(x, 2).sum(),
+    "avg_pool2d": lambda m, x: m.nn.functional.avg_pool2d(x, 2).sum(),
+    "conv2d": lambda m, x: m.nn.functional.conv2d(x, m.ones(1, 1, 2, 2, dtype=m.float64)).sum(),
+    "nll_loss": lambda m, x: m.nn.functional.nll_loss(x.reshape(4, 4), m.tensor([0, 1, 2, 3])),
+}
+
+
+def gradient_penalty(m: Any, op: str) -> list[float] | None:
+    """A gradient penalty through one op whose gradient does not depend on its input."""
+    x = m.tensor(GRID, dtype=m.float64, requires_grad=True)
+    (g,) = m.autograd.grad(PENALTY_OPS[op](m, x), x, create_graph=True)
+    assert g.requires_grad
+    (g * g).sum().backward()
+    return None if x.grad is None else x.grad.flatten().tolist()
+
+
+@pytest.mark.parametrize("op", PENALTY_OPS)
+def test_a_gradient_penalty_through_one_op_alone_gives_zeros(op: str) -> None:
+    assert gradient_penalty(ctxgrad, op) == [0.0] * 16
+
+
+@pytest.mark.parametrize("op", PENALTY_OPS)
+def test_a_gradient_penalty_through_one_op_alone_matches_torch(torch: Any, op: str) -> None:
+    theirs = gradient_penalty(torch, op)
+    if op == "conv2d":
+        assert theirs is None  # torch's graph of g never reaches x: x.grad stays None; ctxgrad's gives zeros
+        theirs = [0.0] * 16
+    assert gradient_penalty(ctxgrad, op) == theirs

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import wrap
@@ -74,13 +75,15 @@ class Im2Col(Function[Tensor]):
             )
         padded = np.pad(data, ((0, 0), (0, 0), (top, bottom), (left, right))) if any(padding) else data
         ctx.args = (kernel, dilation, padding, stride, (h, w))
+        ctx.save_for_backward(x)  # (only to connect the gradient to x under create_graph)
         cols = _windows(padded, kernel, stride, dilation, out)
         return wrap(cols.reshape(n, c * kernel[0] * kernel[1], out[0] * out[1]))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
         kernel, dilation, padding, stride, size = ctx.args
-        return Col2Im.apply(grad, size, kernel, dilation, padding, stride), None, None, None, None
+        gx = linked_to_input(ctx, Col2Im.apply(grad, size, kernel, dilation, padding, stride))
+        return gx, None, None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
@@ -198,7 +201,7 @@ class Convolution(Function[Tensor]):
         if need_x:
             wmat = weight.reshape(groups, o // groups, cg * kh * kw)
             grad_cols = (wmat.mT @ grad_g).reshape(n, c * kh * kw, grad_g.shape[3])
-            grad_x = Col2Im.apply(grad_cols, (h, w), kernel, dilation, padding, stride)
+            grad_x = linked_to_input(ctx, Col2Im.apply(grad_cols, (h, w), kernel, dilation, padding, stride))
         if need_w:
             cols = Im2Col.apply(x, kernel, dilation, padding, stride).reshape(n, groups, cg * kh * kw, -1)
             grad_w = (grad_g @ cols.mT).sum(0).reshape(o, cg, kh, kw)
@@ -280,6 +283,7 @@ class MaxPool2d(Function[Tensor]):
         values, indices = max_pool2d_with_indices(x._data, kernel, stride, padding, dilation, ceil_mode)
         ctx.input_shape = x._data.shape
         ctx.indices = indices  # an array, not a Tensor: positions, never differentiated
+        ctx.save_for_backward(x)  # (only to connect the gradient to x under create_graph)
         return wrap(values)
 
     @staticmethod
@@ -287,7 +291,7 @@ class MaxPool2d(Function[Tensor]):
         n, c, h, w = ctx.input_shape
         idx = wrap(ctx.indices.reshape(n, c, -1))
         flat = grad.new_zeros((n, c, h * w)).scatter_add(2, idx, grad.reshape(n, c, -1))
-        return flat.reshape(n, c, h, w), None, None, None, None, None
+        return linked_to_input(ctx, flat.reshape(n, c, h, w)), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
@@ -391,14 +395,16 @@ class CrossEntropyWithIndices(Function[Tensor]):
         total = -(log_p * kept).sum()
         scale = 1.0
         if mean:
-            with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: NaN, as in torch
-                scale = 1.0 / kept.sum()
+            count = kept.sum()
+            # Every row ignored: the mean is NaN and its gradient 0 (no row contributes), as in torch.
+            scale = 1.0 / count if count else 0.0
+            if not count:
+                total = np.nan
         onehot = np.zeros_like(data)
         onehot[rows, target] = kept
         ctx.save_for_backward(x, wrap(kept[:, None]), wrap(onehot))
         ctx.scale = scale
-        with np.errstate(invalid="ignore"):
-            return wrap(np.asarray(total * scale, dtype=data.dtype))
+        return wrap(np.asarray(total * scale if scale else total, dtype=data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -410,3 +416,86 @@ class CrossEntropyWithIndices(Function[Tensor]):
         x, kept, onehot = ctx.saved_tensors
         tangent: Tensor = ((x.softmax(1) * kept - onehot) * tx).sum() * ctx.scale
         return tangent
+
+
+class ZeroSecondOrder(Function[Tensor]):
+    """``grad`` as it is, made a function of ``x`` whose derivative is zero.
+
+    Torch's backward formulas for pooling, convolution and ``nll_loss`` read their input, so
+    under ``create_graph`` the gradient they return is connected to it, and a gradient
+    penalty through one of them alone gives zeros; ctxgrad's gradients of these ops do not
+    depend on the input's values, so this link stands for that connection."""
+
+    _backward_name = "ZeroSecondOrderBackward"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor) -> Tensor:
+        ctx.x_meta = (x._data.shape, x._data.dtype)
+        return wrap(grad._data.copy())
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        shape, dtype = ctx.x_meta
+        return gg, wrap(np.zeros(shape, dtype=dtype))
+
+
+def linked_to_input(ctx: Any, grad: Tensor) -> Tensor:
+    """``grad``, connected to the node's first saved tensor (its input) when a backward is
+    being recorded (``create_graph``) and that input requires grad."""
+    if not _state.grad_enabled:
+        return grad
+    x = ctx.saved_tensors[0]
+    return ZeroSecondOrder.apply(grad, x) if x.requires_grad else grad
+
+
+# torch's EPSILON for the BCE gradient, 1e-12 rounded to float32 (as torch stores it).
+_BCE_EPSILON = float(np.float32(1e-12))
+
+
+class BinaryCrossEntropy(Function[Tensor]):
+    """``-(t log x + (1 - t) log(1 - x))`` per element, each log clamped at -100; torch's
+    gradients: ``(x - t) / max(x (1 - x), 1e-12)`` for ``x`` (0, not NaN, where ``x`` is
+    exactly 0 or 1) and ``log(1 - x) - log(x)`` (clamped) for ``t``."""
+
+    _backward_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, t: Tensor) -> Tensor:
+        xd, td = x._data, t._data
+        with np.errstate(divide="ignore"):
+            log_x = np.maximum(np.log(xd), -100.0)
+            log_1mx = np.maximum(np.log1p(-xd), -100.0)
+        ctx.save_for_backward(x, t)
+        return wrap(-(td * log_x + (1.0 - td) * log_1mx))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, t = ctx.saved_tensors
+        need_x, need_t = ctx.needs_input_grad
+        gx = grad * (x - t) / ((1.0 - x) * x).clamp_min(_BCE_EPSILON) if need_x else None
+        gt = None
+        if need_t:
+            with np.errstate(divide="ignore"):
+                gt = grad * ((1.0 - x).log().clamp_min(-100.0) - x.log().clamp_min(-100.0))
+        return gx, gt
+
+
+class SecondOrderLink(Function[Tensor]):
+    """``x`` as it is (a view), whose gradient is connected to ``x`` under ``create_graph``
+    (:func:`linked_to_input`): put before a composed op whose torch backward reads its input
+    (``nll_loss``), so that a gradient penalty through that op alone gives zeros."""
+
+    _backward_name = "SecondOrderLinkBackward"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return wrap(x._data.view())
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return linked_to_input(ctx, grad)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return tx

@@ -753,6 +753,8 @@ def nll_loss(
     ignored = _check_nll_target(input, target, weight, ignore_index)
     tdata = target._data
     safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
+    if input.requires_grad:
+        input = _ops.SecondOrderLink.apply(input)
     picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
     keep = Tensor((~ignored).astype(input.dtype))
     w = keep if weight is None else weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * keep
@@ -761,8 +763,10 @@ def nll_loss(
         return loss
     if reduction == "sum":
         return loss.sum()
-    with np.errstate(invalid="ignore", divide="ignore"):  # every target ignored: NaN, as in torch, silently
-        return loss.sum() / w.sum()
+    total = w.sum()
+    if float(total) == 0.0:  # every target ignored: the mean is NaN, its gradient 0, as in torch
+        return loss.sum() * 0.0 + float("nan")
+    return loss.sum() / total
 
 
 def _type_name(t: Tensor) -> str:
@@ -859,11 +863,7 @@ def binary_cross_entropy(
     data = input._data
     if data.size and (np.any(data < 0) or np.any(data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    with np.errstate(divide="ignore"):
-        log_x = input.log().clamp_min(-100.0)
-        log_1mx = (1.0 - input).log().clamp_min(-100.0)
-    loss = -(target * log_x + (1.0 - target) * log_1mx)
-    return _pointwise_loss(loss, weight, reduction)
+    return _pointwise_loss(_ops.BinaryCrossEntropy.apply(input, target), weight, reduction)
 
 
 def binary_cross_entropy_with_logits(
