@@ -90,7 +90,7 @@ def test_deepcopy_of_a_non_leaf_refuses(lib: str) -> None:
 
 def test_deepcopy_of_a_non_leaf_names_its_node() -> None:
     y = ctxgrad.tensor([1.0], requires_grad=True) * 2
-    with pytest.raises(RuntimeError, match="output of MulBackward0: deep-copy its .detach"):
+    with pytest.raises(RuntimeError, match=r"output of MulBackward0: deep-copy its .detach"):
         copy.deepcopy(y)
 
 
