@@ -584,3 +584,19 @@ def test_arguments_without_a_counterpart_are_refused() -> None:
 def test_squeeze_of_an_axis_not_of_size_one_is_numpys_error() -> None:
     with pytest.raises(ValueError, match="cannot select an axis to squeeze out"):
         np.squeeze(ctxgrad.tensor(A), axis=0)
+
+
+# --------------------------------------------------------------------------- NumPy's keyword names
+
+
+@pytest.mark.parametrize("name", ["cat", "concat", "stack"])
+def test_joining_functions_take_axis_as_torch_does(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    a, b = A[:2, :3], A[:2, :3] * 2
+    got = getattr(ctxgrad, name)([ctxgrad.tensor(a), ctxgrad.tensor(b)], axis=1)
+    expected = getattr(torch, name)([torch.tensor(a), torch.tensor(b)], axis=1)
+    np.testing.assert_array_equal(_plain(got), expected.numpy())
+    with pytest.raises(TypeError, match=rf"{name}\(\) got an unexpected keyword argument 'axis'"):
+        getattr(ctxgrad, name)([ctxgrad.tensor(a)], 1, axis=1)
+    with pytest.raises(TypeError, match=rf"{name}\(\) got an unexpected keyword argument 'axis'"):
+        getattr(torch, name)([torch.tensor(a)], 1, axis=1)
