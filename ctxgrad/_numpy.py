@@ -199,14 +199,17 @@ def _spelling(ufunc_name: str) -> str:
     return f"ctxgrad.{op}({'t' if getattr(np, ufunc_name).nin == 1 else 'a, b'})"
 
 
+#: Operand types that are ours to convert (anything else with ``__array_ufunc__`` is another
+#: library's array, which we leave to it).
+_OPERAND_TYPES = (Tensor, np.ndarray, np.generic, int, float, complex, bool, list, tuple)
+
+
 def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """``Tensor.__array_ufunc__``: run the ctxgrad op of a NumPy ufunc (see :data:`UFUNCS`)."""
-    name = getattr(ufunc, "__name__", repr(ufunc))
-    for value in (*inputs, *kwargs.get("out", ())):
-        if not isinstance(value, (Tensor, np.ndarray, np.generic, int, float, complex, bool)):
-            if hasattr(type(value), "__array_ufunc__"):
-                return NotImplemented  # another library's array: let it (or NumPy) decide
-    mapped = UFUNCS.get(name)
+    name = ufunc.__name__
+    for value in inputs:
+        if not isinstance(value, _OPERAND_TYPES) and hasattr(type(value), "__array_ufunc__"):
+            return NotImplemented  # another library's array: let it (or NumPy) decide
     if method != "__call__":
         spelling = _UFUNC_METHODS.get((name, method))
         if spelling is None:
@@ -214,8 +217,32 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
                 f"ctxgrad has no equivalent of numpy.{name}.{method} on tensors; write it with ctxgrad ops, {_LEAVE}"
             )
         raise TypeError(f"numpy.{name}.{method} is not dispatched on ctxgrad tensors; use {spelling}")
+    mapped = UFUNCS.get(name)
     if mapped is None:
         raise TypeError(f"ctxgrad has no op for numpy.{name}; write it with ctxgrad ops, {_LEAVE}")
+    if kwargs:
+        _check_ufunc_keywords(name, kwargs)
+    pair = _OPERATORS.get(name)
+    if pair is not None:  # the operators: what `a * t` gave before NumPy dispatched
+        a, b = inputs
+        if isinstance(a, Tensor):
+            result = getattr(type(a), pair[0])(a, b)
+        else:
+            result = getattr(type(b), pair[1])(b, a)
+        if result is NotImplemented:
+            raise TypeError(f"numpy.{name}: unsupported operands {type(a).__name__} and {type(b).__name__}")
+        return result
+    frontend = _OPS[mapped]
+    if len(inputs) == 1:
+        return frontend(inputs[0])  # the tensor (NumPy calls us only when one is there)
+    a, b = inputs
+    if name in _TENSOR_OPERANDS:
+        return frontend(_tensor(a), _tensor(b))
+    return frontend(_tensor(a), _operand(b))
+
+
+def _check_ufunc_keywords(name: str, kwargs: dict[str, Any]) -> None:
+    """TypeError for ``out=`` (naming the ctxgrad spelling) and NumPy's other ufunc keywords."""
     out = kwargs.pop("out", None)
     if out is not None and any(o is not None for o in out):
         raise TypeError(
@@ -228,21 +255,6 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
             f"numpy.{name} on ctxgrad tensors takes no keyword arguments (got {', '.join(sorted(kwargs))}); "
             f"use {_spelling(name)}"
         )
-    pair = _OPERATORS.get(name)
-    if pair is not None:
-        a, b = inputs
-        if isinstance(a, Tensor):
-            result = getattr(type(a), pair[0])(a, b)
-        else:
-            result = getattr(type(b), pair[1])(b, a)
-        if result is NotImplemented:
-            raise TypeError(f"numpy.{name}: unsupported operands {type(a).__name__} and {type(b).__name__}")
-        return result
-    frontend = _OPS[mapped]
-    if name in _TENSOR_OPERANDS:
-        return frontend(*(_tensor(v) for v in inputs))
-    first, *rest = inputs
-    return frontend(_tensor(first), *(_operand(v) for v in rest))
 
 
 # --------------------------------------------------------------------------- array functions
@@ -704,6 +716,24 @@ def _isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan
 def _allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     x, y = _same_dtype(a, b)
     return _factories.allclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+@_implements(np.array_equal)
+def _array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
+    x, y = _same_dtype(a1, a2)
+    if not equal_nan:
+        return _factories.equal(x, y)
+    return x.shape == y.shape and bool(_factories.isclose(x, y, rtol=0.0, atol=0.0, equal_nan=True).all())
+
+
+@_implements(np.nonzero)
+def _nonzero(a: Any) -> Any:
+    return _OPS["nonzero"](_tensor(a), as_tuple=True)
+
+
+@_implements(np.argwhere)
+def _argwhere(a: Any) -> Tensor:
+    return _OPS["argwhere"](_tensor(a))
 
 
 @_implements(np.copy)

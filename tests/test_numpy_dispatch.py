@@ -498,7 +498,8 @@ def test_array_function_gradients(call: Callable[..., Any], arrays: tuple[np.nda
 def test_every_array_function_handler_is_tested_here() -> None:
     tested = {c[0].split("-")[0] for c in FUNCTION_CASES}
     names = {func.__name__ for func in FUNCTIONS}
-    untested = names - tested - {"concat", "permute_dims", "row_stack", "shape", "ndim", "size", "allclose"}
+    elsewhere = {"shape", "ndim", "size", "allclose", "array_equal", "nonzero", "argwhere"}
+    untested = names - tested - elsewhere - {"concat", "permute_dims", "row_stack"}
     assert not untested
 
 
@@ -531,11 +532,21 @@ def test_allclose_returns_a_bool() -> None:
     assert np.allclose(ctxgrad.tensor(A, dtype=ctxgrad.float32), A) is True
 
 
-def test_one_argument_where_is_nonzero() -> None:
+@pytest.mark.parametrize("name", ["where", "nonzero"])
+def test_one_argument_where_and_nonzero(name: str) -> None:
     a = np.array([[0.0, 1.0], [2.0, 0.0]])
-    got = np.where(ctxgrad.tensor(a))
-    for mine, theirs in zip(got, np.where(a), strict=True):
+    got = getattr(np, name)(ctxgrad.tensor(a))
+    for mine, theirs in zip(got, getattr(np, name)(a), strict=True):
         np.testing.assert_array_equal(_plain(mine), theirs)
+    np.testing.assert_array_equal(_plain(np.argwhere(ctxgrad.tensor(a))), np.argwhere(a))
+
+
+def test_array_equal_returns_a_bool() -> None:
+    a = np.array([1.0, np.nan])
+    for equal_nan in (False, True):
+        assert np.array_equal(ctxgrad.tensor(a), a, equal_nan=equal_nan) is np.array_equal(a, a, equal_nan=equal_nan)
+    assert np.array_equal(ctxgrad.tensor(A), A) is True
+    assert np.array_equal(ctxgrad.tensor(A), A[:2]) is False
 
 
 def test_an_array_function_with_ndarrays_among_the_tensors() -> None:
