@@ -42,19 +42,30 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     return tensor.split(split_size_or_sections, dim)
 
 
-def cat(tensors: Any, dim: int = 0) -> Tensor:
-    """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in torch)."""
+def _numpy_dim(name: str, dim: int, axis: int | None) -> int:
+    """``dim``, or NumPy's name for it, ``axis=``, which torch takes in its place (not beside it)."""
+    if axis is None:
+        return dim
+    if dim != 0:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+    return axis
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in
+    torch).  ``axis=`` is NumPy's name for ``dim``, which torch also takes."""
     from ctxgrad.ops.shape import Cat, tensor_list
 
+    dim = _numpy_dim("cat", dim, axis)
     ts = tensor_list(tensors, "cat")
     if not ts:
         raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
     return Cat.apply(int(dim), *ts)
 
 
-def concat(tensors: Any, dim: int = 0) -> Tensor:
+def concat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     """``cat``."""
-    return cat(tensors, dim)
+    return cat(tensors, _numpy_dim("concat", dim, axis))
 
 
 def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tensor:
@@ -62,10 +73,11 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tenso
     return cat(tensors, axis if dim is None else dim)
 
 
-def stack(tensors: Any, dim: int = 0) -> Tensor:
-    """Join tensors of one shape along a new dimension ``dim``."""
+def stack(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors of one shape along a new dimension ``dim`` (or NumPy's ``axis=``)."""
     from ctxgrad.ops.shape import Stack, tensor_list
 
+    dim = _numpy_dim("stack", dim, axis)
     ts = tensor_list(tensors, "stack")
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")

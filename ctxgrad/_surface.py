@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ctxgrad import _factories
+from ctxgrad import _factories, _numpy
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops.table import OPS, Op
@@ -34,6 +34,9 @@ METHODS: dict[str, Callable[..., Any]] = {
     "isclose": _factories.isclose,
     "allclose": _factories.allclose,
     "equal": _factories.equal,
+    # NumPy's dispatch: np.exp(t) runs ctxgrad.exp, np.sum(t, axis=0) ctxgrad.sum (_numpy.py)
+    "__array_ufunc__": _numpy.array_ufunc,
+    "__array_function__": _numpy.array_function,
 }
 
 

@@ -149,8 +149,10 @@ class Tensor:
     _view_version: int = 0  # a view: its version when its grad_fn was last derived from the base
     _fw: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
 
-    # NumPy must hand ``ndarray * tensor`` back to Tensor.__rmul__.
-    __array_ufunc__ = None
+    # NumPy's dispatch (``np.exp(t)`` runs ``ctxgrad.exp``; ``ndarray * tensor`` runs
+    # ``Tensor.__rmul__``): ``__array_ufunc__`` and ``__array_function__`` are set by the
+    # surface (``ctxgrad/_numpy.py``, L4) when ``ctxgrad`` is imported, and declared with the
+    # other attached methods below.
     __hash__ = object.__hash__
 
     _data: np.ndarray[Any, Any]
@@ -564,6 +566,10 @@ class Tensor:
         ) -> bool: ...
 
         def equal(self, other: Tensor) -> bool: ...
+
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
+
+        def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
 
         def exp(self) -> Tensor: ...
 

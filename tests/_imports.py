@@ -92,6 +92,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._functional": 4,
     "ctxgrad._factories": 4,
     "ctxgrad._surface": 4,
+    "ctxgrad._numpy": 4,
     # L5: everything built on the public surface.
     "ctxgrad.autograd.functional": 5,
     "ctxgrad.nn": 5,
