@@ -7,21 +7,15 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands
-from ctxgrad._tensor import Tensor, _new_tensor
+from ctxgrad._tensor import Tensor, as_tensor
+
+# ``inplace.py`` still imports this name (it is moving to the core); the ops use ``as_tensor``.
+wrap = as_tensor
 
 
 def raw(value: Any) -> Any:
     """The array of a tensor; anything else (a Python number) as it is."""
-    return value._data if isinstance(value, Tensor) else value
-
-
-def wrap(result: Any) -> Tensor:
-    """A tensor around a NumPy result (ufuncs give scalars for 0-d inputs)."""
-    if type(result) is not np.ndarray:
-        result = np.asarray(result)
-    t = _new_tensor(Tensor)
-    t._data = result
-    return t
+    return value.array if isinstance(value, Tensor) else value
 
 
 def arrays(a: Any, b: Any) -> tuple[Any, Any]:
@@ -31,9 +25,9 @@ def arrays(a: Any, b: Any) -> tuple[Any, Any]:
     at once; the rest go through :func:`~ctxgrad._dtypes.promote_operands`.
     """
     if isinstance(a, Tensor):
-        x = a._data
+        x = a.array
         if isinstance(b, Tensor):
-            y = b._data
+            y = b.array
             if x.dtype is y.dtype or x.dtype == y.dtype:
                 return x, y
         elif x.dtype.kind == "f" and (type(b) is float or type(b) is int):
@@ -42,7 +36,7 @@ def arrays(a: Any, b: Any) -> tuple[Any, Any]:
             y = b
     else:
         x = a
-        y = b._data
+        y = b.array
     return promote_operands(x, y)
 
 

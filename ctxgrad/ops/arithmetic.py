@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands
-from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, _wrap
+from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum, wrap
+from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum
 
 
 class Add(Function[Tensor]):
@@ -26,7 +26,7 @@ class Add(Function[Tensor]):
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
         try:
-            return wrap(x + y)
+            return as_tensor(x + y)
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -54,7 +54,7 @@ class Sub(Function[Tensor]):
                 "`logical_xor()` operator instead."
             )
         try:
-            return wrap(x - y)
+            return as_tensor(x - y)
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -78,7 +78,7 @@ class Mul(Function[Tensor]):
         x, y = arrays(a, b)
         save_operands(ctx, a, b, linear=True)
         try:
-            return wrap(x * y)
+            return as_tensor(x * y)
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -109,7 +109,7 @@ class Div(Function[Tensor]):
         if _integral(x) and _integral(y):
             out = np.asarray(out, dtype=get_default_dtype())  # torch: int / int is a float tensor
         save_operands(ctx, a, b, linear=not isinstance(b, Tensor))  # a / number is linear in a
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -147,7 +147,7 @@ class FloorDivide(Function[Tensor]):
         if dt.kind in "iu" and np.any(np.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError")
         try:
-            return wrap(np.floor_divide(x, y))
+            return as_tensor(np.floor_divide(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -208,7 +208,7 @@ def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
     save_operands(ctx, a, b)
     ctx.rounding = rounding
     try:
-        return wrap(values(x, y))
+        return as_tensor(values(x, y))
     except ValueError:
         raise broadcast_error(x, y) from None
 
@@ -231,12 +231,13 @@ class Neg(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        if a._data.dtype == np.bool_:
+        data = a.array
+        if data.dtype == np.bool_:
             raise RuntimeError(
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
                 "a mask, use the `~` or `logical_not()` operator instead."
             )
-        return wrap(np.negative(a._data))
+        return as_tensor(np.negative(data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -273,13 +274,13 @@ class Pow(Function[Tensor]):
         floating = isinstance(x, np.ndarray) and x.dtype.kind == "f"
         exact = _EXACT_POWERS.get(y) if floating and type(y) in (int, float) else None
         if exact is not None:
-            out = wrap(exact(x))
+            out = as_tensor(exact(x))
             save_operands(ctx, a, b, out)
             return out
         if np.asarray(x).dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         try:
-            out = wrap(np.power(x, y))
+            out = as_tensor(np.power(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
         save_operands(ctx, a, b, out)
@@ -311,19 +312,19 @@ def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
     d_base = d_exponent = None
     if need_a:
         if isinstance(exponent, Tensor):
-            zero_exponent = _wrap(exponent._data == 0)
+            zero_exponent = as_tensor(exponent.array == 0)
             d_base = Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
         elif exponent == 0:
             d_base = out * 0.0  # a**0 is 1 everywhere (also at inf)
         else:
             d_base = exponent * base ** (exponent - 1)
     if need_b:
-        exp_data = exponent._data
+        exp_data = exponent.array
         if isinstance(base, Tensor):
-            masked = _wrap(np.logical_and(base._data == 0, exp_data >= 0))
+            masked = as_tensor(np.logical_and(base.array == 0, exp_data >= 0))
             d_exponent = Where.apply(masked, 0.0, out * Log.apply(base))
         elif base == 0:
-            d_exponent = Where.apply(_wrap(exp_data >= 0), 0.0, out * float("-inf"))
+            d_exponent = Where.apply(as_tensor(exp_data >= 0), 0.0, out * float("-inf"))
         else:
             d_exponent = out * float(np.log(base))
     return d_base, d_exponent
@@ -341,11 +342,10 @@ class MatMul(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        if a._data.ndim == 0 or b._data.ndim == 0:
-            raise RuntimeError(
-                f"both arguments to matmul need to be at least 1D, but they are {a._data.ndim}D and {b._data.ndim}D"
-            )
-        x, y = promote_operands(a._data, b._data)
+        x, y = a.array, b.array
+        if x.ndim == 0 or y.ndim == 0:
+            raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D")
+        x, y = promote_operands(x, y)
         if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
             if x.ndim == 1 and y.ndim == 1:
                 raise RuntimeError(
@@ -358,7 +358,7 @@ class MatMul(Function[Tensor]):
             )
         ctx.save_for_backward(a, b)
         try:
-            return wrap(np.matmul(x, y))
+            return as_tensor(np.matmul(x, y))
         except ValueError:
             raise broadcast_error(np.empty(x.shape[:-2]), np.empty(y.shape[:-2])) from None
 

@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
-from ctxgrad._tensor import Tensor, _is_operand, _operand
+from ctxgrad._tensor import Tensor, _is_operand, _operand, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, raw, wrap
+from ctxgrad.ops._util import broadcast_error, raw
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 
 
@@ -28,7 +28,7 @@ class _Compare(Function[Tensor]):
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = promote_operands(raw(a), raw(b))
         try:
-            return wrap(ctx._forward_cls.ufunc(x, y))
+            return as_tensor(ctx.forward_cls.ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -82,10 +82,10 @@ class _Test(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype.kind in "fc":
-            return wrap(ctx._forward_cls.test(data))
-        return wrap(np.full(data.shape, ctx._forward_cls.integer_result))
+            return as_tensor(ctx.forward_cls.test(data))
+        return as_tensor(np.full(data.shape, ctx.forward_cls.integer_result))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
@@ -134,7 +134,7 @@ class LogicalNot(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return wrap(np.logical_not(x._data))
+        return as_tensor(np.logical_not(x.array))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
@@ -153,9 +153,9 @@ class _Bitwise(Function[Tensor]):
         x, y = promote_operands(raw(a), raw(b))
         dt = np.asarray(x).dtype
         if dt.kind not in "biu":
-            raise NotImplementedError(f"\"{ctx._forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
+            raise NotImplementedError(f"\"{ctx.forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
         try:
-            return wrap(ctx._forward_cls.ufunc(x, y))
+            return as_tensor(ctx.forward_cls.ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -190,10 +190,10 @@ class BitwiseNot(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype.kind not in "biu":
             raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{short_name(data.dtype)}'")
-        return wrap(np.invert(data))
+        return as_tensor(np.invert(data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
@@ -342,6 +342,6 @@ def rxor_operator(input: Tensor, other: Any) -> Tensor:
 
 def invert_operator(input: Tensor) -> Tensor:
     """``~input`` (``__invert__``): integer and bool tensors only."""
-    if input._data.dtype.kind not in "biu":
+    if input.array.dtype.kind not in "biu":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return BitwiseNot.apply(input)
