@@ -1152,6 +1152,7 @@ def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
 
 
 _new_tensor = object.__new__
+_ndarray = np.ndarray  # a global: one lookup fewer in as_tensor's first branch
 _device = device
 
 # The dtypes a tensor can hold (torch's; ``torch.from_numpy`` takes these), in native byte order.
@@ -1185,8 +1186,9 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     (a copy).  Anything else (nested lists, Python numbers) is copied, as by ``ctxgrad.tensor``.
 
     This is how a Function's ``forward`` and ``backward`` turn a NumPy result into a tensor
-    (``as_tensor(np.tanh(x.array))``, see :attr:`Tensor.array`); every built-in op does,
-    through the first branch below, which is the whole cost of the call.
+    (``as_tensor(np.tanh(x.array))``, see :attr:`Tensor.array`); every built-in op does.
+    An ndarray of a supported dtype, outside inference mode, takes the first branch, which
+    is the whole cost of such a call.
 
     An array of a dtype torch cannot hold (strings, objects, ``longdouble``, ...) raises
     torch's ``TypeError``; one in the other byte order, torch's ``ValueError``.
@@ -1200,36 +1202,26 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     >>> ctxgrad.as_tensor(np.float64(3.0) * 2)
     tensor(6., dtype=ctxgrad.float64)
     """
-    if dtype is None and device is None:
-        if type(data) is np.ndarray:
-            arr = data
-        elif isinstance(data, np.generic):
-            arr = np.asarray(data)
-        else:
-            return _as_tensor(data, dtype, device)
-        if arr.dtype not in _DTYPES:
-            raise _dtype_error(arr.dtype)
+    if type(data) is _ndarray and dtype is None and device is None and data.dtype in _DTYPES and not _state.inference:
         t = _new_tensor(Tensor)
-        t._data = arr
-        if _state.inference:
-            t._inference = True
+        t._data = data
         return t
     return _as_tensor(data, dtype, device)
 
 
 def _as_tensor(data: Any, dtype: Any, device: Any) -> Tensor:
-    """:func:`as_tensor` for a tensor, a conversion, a device, an ndarray subclass or
-    Python data."""
-    if isinstance(data, Tensor):
-        if device is not None:
-            _device(device)
-        return data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else data.to(dtype)
+    """:func:`as_tensor` past its first branch: NumPy scalars, conversions, a device, ndarray
+    subclasses, tensors, Python data, refused dtypes, inference mode."""
     if isinstance(data, np.generic):
         data = np.asarray(data)
     if isinstance(data, np.ndarray):
         if data.dtype not in _DTYPES:
             raise _dtype_error(data.dtype)
         arr = data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else _array_from(data, dtype)
+    elif isinstance(data, Tensor):
+        if device is not None:
+            _device(device)
+        return data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else data.to(dtype)
     else:
         arr = _array_from(data, dtype)
     if device is not None:
