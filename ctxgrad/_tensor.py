@@ -1246,53 +1246,12 @@ def _dtype_error(dt: np.dtype[Any]) -> Exception:
     )
 
 
-# Operand types that binary ops take as they are.
-_PLAIN_OPERANDS = frozenset({Tensor, int, float})
-
-
-def _operand(other: Any) -> Any:
-    """Tensors and Python numbers pass through (NumPy scalars become Python numbers, as
-    torch treats them); arrays and nested lists become tensors."""
-    if isinstance(other, np.generic):
-        return other.item()
-    if isinstance(other, (Tensor, int, float, complex)):
-        return other
-    if isinstance(other, np.ndarray):
-        return _wrap(other)
-    return Tensor(other, dtype=None)
-
-
-def _is_operand(other: Any) -> bool:
-    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
-    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
-
-
-def _tensor_operand(other: Any) -> Tensor:
-    if isinstance(other, Tensor):
-        return other
-    return Tensor(other)
-
-
 def _wrap_dim(dim: SupportsIndex, ndim: int) -> int:
     d = int(dim)
     n = max(ndim, 1)
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
     return d + n if d < 0 else d
-
-
-def _dims(dim: int | Sequence[int] | None) -> tuple[int, ...] | None:
-    if dim is None:
-        return None
-    if isinstance(dim, (int, np.integer)):
-        return (int(dim),)
-    return tuple(int(d) for d in dim)
-
-
-def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
 
 
 # The ops import Tensor, so they are imported after it is defined.

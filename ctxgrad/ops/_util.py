@@ -7,10 +7,33 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands
-from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad._tensor import Size, Tensor, as_tensor
 
 # ``inplace.py`` still imports this name (it is moving to the core); the ops use ``as_tensor``.
 wrap = as_tensor
+
+
+# Operand types that binary ops take as they are.
+PLAIN_OPERANDS = frozenset({Tensor, int, float})
+
+
+def operand(other: Any) -> Any:
+    """Tensors and Python numbers pass through (NumPy scalars become Python numbers, as
+    torch treats them); arrays and nested lists become tensors."""
+    if isinstance(other, np.generic):
+        return other.item()
+    if isinstance(other, (Tensor, int, float, complex)):
+        return other
+    if isinstance(other, np.ndarray):
+        return as_tensor(other)
+    return Tensor(other, dtype=None)
+
+
+def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    """A shape given as ints (``reshape(2, 3)``) or as one sequence (``reshape((2, 3))``)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
 
 
 def raw(value: Any) -> Any:

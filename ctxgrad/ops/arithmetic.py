@@ -12,9 +12,18 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands
-from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, as_tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum
+from ctxgrad.ops._util import (
+    PLAIN_OPERANDS,
+    arrays,
+    broadcast_error,
+    named,
+    operand,
+    operands,
+    save_operands,
+    tangent_sum,
+)
 
 
 class Add(Function[Tensor]):
@@ -400,7 +409,7 @@ class MatMul(Function[Tensor]):
 # functions.  The ``*_operator`` frontends are the dunders: a tensor on the left (``__add__``)
 # or, reflected, on the right (``__radd__``); they take plain operands (tensors, ints, floats)
 # as they are, the hot path of ``x * 2.0 + 1.0``.
-_PLAIN = _PLAIN_OPERANDS
+_PLAIN = PLAIN_OPERANDS
 # torch names the (tensor, number) overloads' nodes apart (the table rows' node_name).
 _REMAINDER_SCALAR = named(Remainder, "RemainderBackward0")
 _FMOD_SCALAR = named(Fmod, "FmodBackward0")
@@ -412,20 +421,20 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``."""
     if not isinstance(input, Tensor):
         input = Tensor(input)
-    return Add.apply(input, _operand(other) if alpha == 1 else _operand(other) * alpha)
+    return Add.apply(input, operand(other) if alpha == 1 else operand(other) * alpha)
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         input = Tensor(input)
-    return Sub.apply(input, _operand(other) if alpha == 1 else _operand(other) * alpha)
+    return Sub.apply(input, operand(other) if alpha == 1 else operand(other) * alpha)
 
 
 def mul(input: Any, other: Any) -> Tensor:
     """``input * other``."""
     if isinstance(input, Tensor):
-        return _mul(input, other if type(other) in _PLAIN else _operand(other))
+        return _mul(input, other if type(other) in _PLAIN else operand(other))
     out: Tensor = other * input
     return out
 
@@ -433,7 +442,7 @@ def mul(input: Any, other: Any) -> Tensor:
 def div(input: Any, other: Any) -> Tensor:
     """``input / other`` (true division)."""
     if isinstance(input, Tensor):
-        return _div(input, other if type(other) in _PLAIN else _operand(other))
+        return _div(input, other if type(other) in _PLAIN else operand(other))
     out: Tensor = other.__rtruediv__(input)
     return out
 
@@ -441,7 +450,7 @@ def div(input: Any, other: Any) -> Tensor:
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent``."""
     if isinstance(input, Tensor):
-        return Pow.apply(input, _operand(exponent))
+        return Pow.apply(input, operand(exponent))
     out: Tensor = exponent.__rpow__(input)
     return out
 
@@ -454,7 +463,7 @@ def neg(input: Tensor) -> Tensor:
 def floor_divide(input: Any, other: Any) -> Tensor:
     """``input // other``, rounded toward -inf; not differentiable."""
     if isinstance(input, Tensor):
-        return FloorDivide.apply(input, _operand(other))
+        return FloorDivide.apply(input, operand(other))
     out: Tensor = other.__rfloordiv__(input)
     return out
 
@@ -466,64 +475,64 @@ def remainder(input: Any, other: Any) -> Tensor:
         return out
     if isinstance(other, Tensor):
         return Remainder.apply(input, other)
-    return _REMAINDER_SCALAR.apply(input, _operand(other))
+    return _REMAINDER_SCALAR.apply(input, operand(other))
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
     if isinstance(other, Tensor):
         return Fmod.apply(input, other)
-    return _FMOD_SCALAR.apply(input, _operand(other))
+    return _FMOD_SCALAR.apply(input, operand(other))
 
 
 def add_operator(input: Tensor, other: Any) -> Tensor:
     """``input + other`` (``__add__``; as ``__radd__``, addition commutes, the tensor goes first)."""
-    return _add(input, other if type(other) in _PLAIN else _operand(other))
+    return _add(input, other if type(other) in _PLAIN else operand(other))
 
 
 def sub_operator(input: Tensor, other: Any) -> Tensor:
     """``input - other`` (``__sub__``)."""
-    return _sub(input, other if type(other) in _PLAIN else _operand(other))
+    return _sub(input, other if type(other) in _PLAIN else operand(other))
 
 
 def rsub_operator(input: Tensor, other: Any) -> Tensor:
     """``other - input`` (``__rsub__``)."""
-    return _sub(other if type(other) in _PLAIN else _operand(other), input)
+    return _sub(other if type(other) in _PLAIN else operand(other), input)
 
 
 def mul_operator(input: Tensor, other: Any) -> Tensor:
     """``input * other`` (``__mul__``, ``__rmul__``)."""
-    return _mul(input, other if type(other) in _PLAIN else _operand(other))
+    return _mul(input, other if type(other) in _PLAIN else operand(other))
 
 
 def truediv_operator(input: Tensor, other: Any) -> Tensor:
     """``input / other`` (``__truediv__``)."""
-    return _div(input, other if type(other) in _PLAIN else _operand(other))
+    return _div(input, other if type(other) in _PLAIN else operand(other))
 
 
 def rtruediv_operator(input: Tensor, other: Any) -> Tensor:
     """``other / input`` (``__rtruediv__``)."""
-    return _div(other if type(other) in _PLAIN else _operand(other), input)
+    return _div(other if type(other) in _PLAIN else operand(other), input)
 
 
 def pow_operator(input: Tensor, other: Any) -> Tensor:
     """``input ** other`` (``__pow__``)."""
-    return _pow(input, other if type(other) in _PLAIN else _operand(other))
+    return _pow(input, other if type(other) in _PLAIN else operand(other))
 
 
 def rpow_operator(input: Tensor, other: Any) -> Tensor:
     """``other ** input`` (``__rpow__``)."""
-    return _pow(other if type(other) in _PLAIN else _operand(other), input)
+    return _pow(other if type(other) in _PLAIN else operand(other), input)
 
 
 def rfloordiv_operator(input: Tensor, other: Any) -> Tensor:
     """``other // input`` (``__rfloordiv__``)."""
-    return FloorDivide.apply(_operand(other), input)
+    return FloorDivide.apply(operand(other), input)
 
 
 def rmod_operator(input: Tensor, other: Any) -> Tensor:
     """``other % input`` (``__rmod__``)."""
-    return Remainder.apply(_operand(other), input)
+    return Remainder.apply(operand(other), input)
 
 
 def pos_operator(input: Tensor) -> Tensor:

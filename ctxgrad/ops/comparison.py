@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
-from ctxgrad._tensor import Tensor, _is_operand, _operand, as_tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, raw
+from ctxgrad.ops._util import broadcast_error, operand, raw
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 
 
@@ -204,46 +204,51 @@ class BitwiseNot(Function[Tensor]):
 # One function per op, with torch's signature (ops/table.py makes them the surfaces).
 def eq(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``==`` as a bool tensor."""
-    return Eq.apply(input, _operand(other))
+    return Eq.apply(input, operand(other))
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``!=`` as a bool tensor."""
-    return Ne.apply(input, _operand(other))
+    return Ne.apply(input, operand(other))
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<`` as a bool tensor."""
-    return Lt.apply(input, _operand(other))
+    return Lt.apply(input, operand(other))
 
 
 def le(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<=`` as a bool tensor."""
-    return Le.apply(input, _operand(other))
+    return Le.apply(input, operand(other))
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>`` as a bool tensor."""
-    return Gt.apply(input, _operand(other))
+    return Gt.apply(input, operand(other))
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>=`` as a bool tensor."""
-    return Ge.apply(input, _operand(other))
+    return Ge.apply(input, operand(other))
+
+
+def _is_operand(other: Any) -> bool:
+    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
+    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
 
 
 def eq_operator(input: Tensor, other: Any) -> Tensor:
     """``input == other`` (``__eq__``); NotImplemented for what is not an operand (``t == None`` is False)."""
     if not _is_operand(other):
         return NotImplemented  # type: ignore[no-any-return]
-    return Eq.apply(input, _operand(other))
+    return Eq.apply(input, operand(other))
 
 
 def ne_operator(input: Tensor, other: Any) -> Tensor:
     """``input != other`` (``__ne__``)."""
     if not _is_operand(other):
         return NotImplemented  # type: ignore[no-any-return]
-    return Ne.apply(input, _operand(other))
+    return Ne.apply(input, operand(other))
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -299,7 +304,7 @@ def logical_not(input: Tensor) -> Tensor:
 def bitwise_and(input: Any, other: Any) -> Tensor:
     """Elementwise ``input & other`` (bool and integer tensors)."""
     if isinstance(input, Tensor):
-        return BitwiseAnd.apply(input, _operand(other))
+        return BitwiseAnd.apply(input, operand(other))
     out: Tensor = other.__rand__(input)
     return out
 
@@ -307,7 +312,7 @@ def bitwise_and(input: Any, other: Any) -> Tensor:
 def bitwise_or(input: Any, other: Any) -> Tensor:
     """Elementwise ``input | other`` (bool and integer tensors)."""
     if isinstance(input, Tensor):
-        return BitwiseOr.apply(input, _operand(other))
+        return BitwiseOr.apply(input, operand(other))
     out: Tensor = other.__ror__(input)
     return out
 
@@ -315,7 +320,7 @@ def bitwise_or(input: Any, other: Any) -> Tensor:
 def bitwise_xor(input: Any, other: Any) -> Tensor:
     """Elementwise ``input ^ other`` (bool and integer tensors)."""
     if isinstance(input, Tensor):
-        return BitwiseXor.apply(input, _operand(other))
+        return BitwiseXor.apply(input, operand(other))
     out: Tensor = other.__rxor__(input)
     return out
 
@@ -327,17 +332,17 @@ def bitwise_not(input: Tensor) -> Tensor:
 
 def rand_operator(input: Tensor, other: Any) -> Tensor:
     """``other & input`` (``__rand__``)."""
-    return BitwiseAnd.apply(_operand(other), input)
+    return BitwiseAnd.apply(operand(other), input)
 
 
 def ror_operator(input: Tensor, other: Any) -> Tensor:
     """``other | input`` (``__ror__``)."""
-    return BitwiseOr.apply(_operand(other), input)
+    return BitwiseOr.apply(operand(other), input)
 
 
 def rxor_operator(input: Tensor, other: Any) -> Tensor:
     """``other ^ input`` (``__rxor__``)."""
-    return BitwiseXor.apply(_operand(other), input)
+    return BitwiseXor.apply(operand(other), input)
 
 
 def invert_operator(input: Tensor) -> Tensor:

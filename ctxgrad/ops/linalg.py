@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import short_name
-from ctxgrad._tensor import Tensor, _tensor_operand, _wrap_dim, as_tensor
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum
 from ctxgrad.ops.arithmetic import MatMul
@@ -910,6 +910,14 @@ def _same_dtype_for_mm(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None
 
 
 # --------------------------------------------------------------------------- frontends
+
+
+def _tensor_operand(other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return other
+    return Tensor(other)
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
     return _matmul(input, _tensor_operand(other))

@@ -18,8 +18,9 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor, _dims, _shape_arg, _wrap_dim, as_tensor
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import shape_arg
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -1044,6 +1045,14 @@ def _as_int64(x: Tensor) -> Tensor:
     return x
 
 
+def _dims(dim: int | Sequence[int] | None) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
+
+
 def _dims_arg(dim: Any) -> tuple[int, ...] | None:
     if dim is None:
         return None
@@ -1084,7 +1093,7 @@ def mean(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, _shape_arg(size))
+    return SumToSize.apply(input, shape_arg(size))
 
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

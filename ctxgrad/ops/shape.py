@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import to_dtype
-from ctxgrad._tensor import Size, Tensor, _shape_arg, _wrap_dim, as_tensor
+from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named
+from ctxgrad.ops._util import named, shape_arg
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -795,19 +795,19 @@ _SPLIT = named(SplitWithSizes, "SplitBackward0")
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
     """``input`` with a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, _shape_arg((shape,)))
+    return Reshape.apply(input, shape_arg((shape,)))
 
 
 def reshape_method(input: Tensor, *shape: Any) -> Tensor:
     """The same values in a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, _shape_arg(shape))
+    return Reshape.apply(input, shape_arg(shape))
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (or the same bytes as another dtype); fails, as in torch, where no view is possible."""
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
         return ViewDtype.apply(input, to_dtype(shape[0]))
-    return View.apply(input, _shape_arg(shape))
+    return View.apply(input, shape_arg(shape))
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
@@ -822,7 +822,7 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """A broadcast view with the given sizes (``-1`` keeps a dimension)."""
-    return Expand.apply(input, _shape_arg(sizes))
+    return Expand.apply(input, shape_arg(sizes))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -864,13 +864,13 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
 def permute(input: Tensor, dims: Any) -> Tensor:
     """Reorder the dimensions (a view)."""
     n = input.array.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in _shape_arg((dims,))))
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg((dims,))))
 
 
 def permute_method(input: Tensor, *dims: Any) -> Tensor:
     """Reorder the dimensions (a view)."""
     n = input.array.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in _shape_arg(dims)))
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg(dims)))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
