@@ -102,10 +102,11 @@ class BackwardCFunction(Node):
     instance is made per ``F.apply`` call and becomes ``grad_fn`` of the outputs.
     Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
 
-    ``ctx.forward_cls`` is ``F``, the Function whose call this ctx records: a subclass
-    that only changes a class attribute (``MinDim(MaxDim)`` with ``pick = np.argmin``)
-    reads it there (``ctx.forward_cls.pick``).  It is a class attribute, so a
-    ``ctx.forward_cls = ...`` of your own only hides it, for that ctx.
+    ``ctx.forward_cls`` is ``F``, the Function whose call this ctx records, so that one
+    ``forward`` can serve subclasses that only change a class attribute (the built-in
+    ``MaxDim`` and ``MinDim`` share a ``forward`` that calls ``ctx.forward_cls.pick``).  It
+    is a class attribute, so a ``ctx.forward_cls = ...`` of your own only hides it, for
+    that ctx.
     """
 
     __slots__ = ("__dict__", "_needs", "_out_meta")
