@@ -14,6 +14,9 @@ from ctxgrad import _dtypes
 from ctxgrad._state import _state
 from ctxgrad._tensor import Size, Tensor, _array_from, _check_requires_grad_dtype, _wrap, device
 
+# Defined beside Tensor (L1), where the ops can import it; ``ctxgrad.as_tensor`` is this function.
+from ctxgrad._tensor import as_tensor as as_tensor
+
 _generator = np.random.default_rng()
 
 
@@ -62,20 +65,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _finish(_array_from(data, dtype), requires_grad, device)
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """Like ``tensor``, but shares memory with a NumPy array or tensor when no conversion is needed."""
-    if isinstance(data, Tensor):
-        return data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or _dtypes.to_dtype(dtype) == data.dtype):
-        return _finish(data, False, device)
-    return tensor(data, dtype=dtype, device=device)
-
-
 def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     """A tensor that shares memory with ``array`` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    return _finish(array, False)
+    return as_tensor(array)
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:

@@ -3,7 +3,7 @@
 A tensor holds
 
 * ``_data``: the ``numpy.ndarray`` with its values (shared, never copied, by views,
-  ``detach()`` and ``from_numpy``);
+  ``detach()`` and ``from_numpy``), public and read-only as ``Tensor.array``;
 * ``requires_grad`` and, for a result of a recorded op, ``grad_fn``: the backward node
   (the ctx of the ``Function`` that made it) and ``_output_nr``, which output of that node
   it is.  A tensor without ``grad_fn`` is a *leaf*; a leaf that requires grad collects its
@@ -156,6 +156,31 @@ class Tensor:
     __hash__ = object.__hash__
 
     _data: np.ndarray[Any, Any]
+
+    if TYPE_CHECKING:
+
+        @property
+        def array(self) -> np.ndarray[Any, Any]: ...
+
+    else:
+        # An attrgetter property: as fast as a property can be (the built-in ops read it in
+        # every forward), and read-only, since it has no setter.
+        array = property(
+            operator.attrgetter("_data"),
+            doc="""The NumPy array that holds this tensor's values: shared, never a copy.
+
+            For a Function's ``forward`` and ``backward`` where NumPy does the work: read
+            ``x.array``, compute, and make the result a tensor with :func:`ctxgrad.as_tensor`
+            (``as_tensor(np.tanh(x.array))``).  The built-in ops in ``ctxgrad.ops`` are written
+            exactly so.  Unlike ``numpy()``, it does not refuse a tensor that requires grad.
+
+            Read-only as an attribute (there is no setter; ``t.data = other`` swaps the
+            values).  Writing *into* the array (``x.array[0] = 1``) bypasses the version
+            counter, so autograd cannot see the change: change values with ctxgrad's in-place
+            ops instead.  ctxgrad keeps the array of a tensor that a graph saved for backward
+            read-only while it is saved, so NumPy refuses such a write there.
+            """,
+        )
 
     def __init__(self, data: Any = (), *, dtype: Any = None, requires_grad: bool = False) -> None:
         arr = _array_from(data, dtype)
@@ -348,15 +373,6 @@ class Tensor:
 
     def _bump_version(self) -> None:
         self._get_vc().value += 1
-
-    array = property(
-        operator.attrgetter("_data"),
-        doc="""The NumPy array that holds this tensor's values (shared, not copied).
-
-        For ``forward`` and ``backward`` written in NumPy: ``ctxgrad.as_tensor(result)``
-        turns the result back into a tensor.  Writing into the array bypasses the version
-        counter; ctxgrad refuses a NumPy write into an array that a graph saved.""",
-    )
 
     # ------------------------------------------------------------------ conversion
     def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
@@ -1086,13 +1102,36 @@ def _flatten(data: Any) -> Iterator[Any]:
 
 
 def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
-    """A new leaf tensor around ``arr`` (no copy): the fast constructor ops use."""
+    """A new leaf tensor around ``arr`` (no copy), for the core (ops use :func:`as_tensor`)."""
     t = _new_tensor(Tensor)
     t._data = arr
     return t
 
 
 _new_tensor = object.__new__
+_ndarray = np.ndarray  # a global: one lookup fewer in as_tensor's first branch
+_device = device
+
+# The dtypes a tensor can hold (torch's; ``torch.from_numpy`` takes these), in native byte order.
+_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.uint8,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
+)
 
 
 def _rebuild_tensor(cls: type[Tensor], data: np.ndarray[Any, Any], requires_grad: bool) -> Tensor:
@@ -1103,31 +1142,73 @@ def _rebuild_tensor(cls: type[Tensor], data: np.ndarray[Any, Any], requires_grad
     return t
 
 
-# Operand types that binary ops take as they are.
-_PLAIN_OPERANDS = frozenset({Tensor, int, float})
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """A tensor from ``data`` that shares memory with it when no conversion is needed.
+
+    A NumPy array is wrapped as it is, without a copy (a change to one shows in the other);
+    a NumPy scalar (what a ufunc returns for 0-d input) becomes a 0-d tensor of its dtype; a
+    tensor comes back itself.  With a ``dtype`` it does not have, the data is converted
+    (a copy).  Anything else (nested lists, Python numbers) is copied, as by ``ctxgrad.tensor``.
+
+    This is how a Function's ``forward`` and ``backward`` turn a NumPy result into a tensor
+    (``as_tensor(np.tanh(x.array))``, see :attr:`Tensor.array`); every built-in op does.
+    An ndarray of a supported dtype, outside inference mode, takes the first branch, which
+    is the whole cost of such a call.
+
+    An array of a dtype torch cannot hold (strings, objects, ``longdouble``, ...) raises
+    torch's ``TypeError``; one in the other byte order, torch's ``ValueError``.
+
+    >>> import numpy as np, ctxgrad
+    >>> a = np.array([1.0, 2.0])
+    >>> t = ctxgrad.as_tensor(a)
+    >>> a[0] = 5.0
+    >>> t
+    tensor([5., 2.], dtype=ctxgrad.float64)
+    >>> ctxgrad.as_tensor(np.float64(3.0) * 2)
+    tensor(6., dtype=ctxgrad.float64)
+    """
+    if type(data) is _ndarray and dtype is None and device is None and data.dtype in _DTYPES and not _state.inference:
+        t = _new_tensor(Tensor)
+        t._data = data
+        return t
+    return _as_tensor(data, dtype, device)
 
 
-def _operand(other: Any) -> Any:
-    """Tensors and Python numbers pass through (NumPy scalars become Python numbers, as
-    torch treats them); arrays and nested lists become tensors."""
-    if isinstance(other, np.generic):
-        return other.item()
-    if isinstance(other, (Tensor, int, float, complex)):
-        return other
-    if isinstance(other, np.ndarray):
-        return _wrap(other)
-    return Tensor(other, dtype=None)
+def _as_tensor(data: Any, dtype: Any, device: Any) -> Tensor:
+    """:func:`as_tensor` past its first branch: NumPy scalars, conversions, a device, ndarray
+    subclasses, tensors, Python data, refused dtypes, inference mode."""
+    if isinstance(data, np.generic):
+        data = np.asarray(data)
+    if isinstance(data, np.ndarray):
+        if data.dtype not in _DTYPES:
+            raise _dtype_error(data.dtype)
+        arr = data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else _array_from(data, dtype)
+    elif isinstance(data, Tensor):
+        if device is not None:
+            _device(device)
+        return data if dtype is None or _dtypes.to_dtype(dtype) == data.dtype else data.to(dtype)
+    else:
+        arr = _array_from(data, dtype)
+    if device is not None:
+        _device(device)
+    t = _wrap(arr)
+    if _state.inference:
+        t._inference = True
+    return t
 
 
-def _is_operand(other: Any) -> bool:
-    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
-    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
-
-
-def _tensor_operand(other: Any) -> Tensor:
-    if isinstance(other, Tensor):
-        return other
-    return Tensor(other)
+def _dtype_error(dt: np.dtype[Any]) -> Exception:
+    """Torch's error for an array whose dtype a tensor cannot hold."""
+    if not dt.isnative and dt.newbyteorder("=") in _DTYPES:
+        return ValueError(
+            "given numpy array has byte order different from the native byte order. "
+            "Conversion between byte orders is currently not supported."
+        )
+    return TypeError(
+        f"can't convert np.ndarray of type numpy.{dt.type.__name__}. The only supported types are: "
+        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+        "uint16, uint8, and bool."
+    )
 
 
 def _wrap_dim(dim: SupportsIndex, ndim: int) -> int:
@@ -1136,17 +1217,3 @@ def _wrap_dim(dim: SupportsIndex, ndim: int) -> int:
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
     return d + n if d < 0 else d
-
-
-def _dims(dim: int | Sequence[int] | None) -> tuple[int, ...] | None:
-    if dim is None:
-        return None
-    if isinstance(dim, (int, np.integer)):
-        return (int(dim),)
-    return tuple(int(d) for d in dim)
-
-
-def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)

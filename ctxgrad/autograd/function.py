@@ -101,11 +101,18 @@ class BackwardCFunction(Node):
     Each ``Function`` subclass ``F`` gets a subclass ``FBackward`` of this class; one
     instance is made per ``F.apply`` call and becomes ``grad_fn`` of the outputs.
     Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
+
+    ``ctx.forward_cls`` is ``F``, the Function whose call this ctx records, so that one
+    ``forward`` can serve subclasses that only change a class attribute (the built-in
+    ``MaxDim`` and ``MinDim`` share a ``forward`` that calls ``ctx.forward_cls.pick``).  It
+    is a class attribute, so a ``ctx.forward_cls = ...`` of your own only hides it, for
+    that ctx.
     """
 
     __slots__ = ("__dict__", "_needs", "_out_meta")
 
-    _forward_cls: ClassVar[type[Function]]
+    forward_cls: ClassVar[type[Function]]
+    _forward_cls: ClassVar[type[Function]]  # the same, for the core: a ctx attribute cannot hide it
     _needs: tuple[bool, ...]
 
     # Defaults for what the ctx API sets; an instance stores only what was set.
@@ -265,6 +272,7 @@ class FunctionMeta(type):
             (BackwardCFunction,),
             {"_forward_cls": cls, "__module__": cls.__module__, "__doc__": f"Backward node of {name}."},
         )
+        cls._backward_cls.forward_cls = cls  # type: ignore[assignment]  # public; the core reads _forward_cls
         cls._plan = plan = Plan(cls, _overrides(cls, "setup_context"))
         cls._setup_style = plan.setup_style
         cls._min_args = plan.min_args

@@ -23,9 +23,8 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import wrap
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
 Pair = tuple[int, int]
@@ -77,7 +76,7 @@ class Im2Col(Function[Tensor]):
         ctx.args = (kernel, dilation, padding, stride, (h, w))
         ctx.save_for_backward(x)  # (only to connect the gradient to x under create_graph)
         cols = _windows(padded, kernel, stride, dilation, out)
-        return wrap(cols.reshape(n, c * kernel[0] * kernel[1], out[0] * out[1]))
+        return as_tensor(cols.reshape(n, c * kernel[0] * kernel[1], out[0] * out[1]))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
@@ -121,7 +120,7 @@ class Col2Im(Function[Tensor]):
                     blocks[:, :, i, j]
                 )
         ctx.args = (size, kernel, dilation, padding, stride)
-        return wrap(np.ascontiguousarray(padded[:, :, top : top + h, left : left + w]))
+        return as_tensor(np.ascontiguousarray(padded[:, :, top : top + h, left : left + w]))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None, None]:
@@ -186,7 +185,7 @@ class Convolution(Function[Tensor]):
             out = out + bias._data.reshape(1, o, 1, 1)
         ctx.save_for_backward(x, weight, bias)
         ctx.args = (stride, padding, dilation, groups)
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None, None, None, None]:
@@ -284,12 +283,12 @@ class MaxPool2d(Function[Tensor]):
         ctx.input_shape = x._data.shape
         ctx.indices = indices  # an array, not a Tensor: positions, never differentiated
         ctx.save_for_backward(x)  # (only to connect the gradient to x under create_graph)
-        return wrap(values)
+        return as_tensor(values)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None, None]:
         n, c, h, w = ctx.input_shape
-        idx = wrap(ctx.indices.reshape(n, c, -1))
+        idx = as_tensor(ctx.indices.reshape(n, c, -1))
         flat = grad.new_zeros((n, c, h * w)).scatter_add(2, idx, grad.reshape(n, c, -1))
         return linked_to_input(ctx, flat.reshape(n, c, h, w)), None, None, None, None, None
 
@@ -297,7 +296,7 @@ class MaxPool2d(Function[Tensor]):
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         n, c, _h, _w = ctx.input_shape
         idx = ctx.indices
-        return tx.reshape(n, c, -1).gather(2, wrap(idx.reshape(n, c, -1))).reshape(idx.shape)
+        return tx.reshape(n, c, -1).gather(2, as_tensor(idx.reshape(n, c, -1))).reshape(idx.shape)
 
 
 class Embedding(Function[Tensor]):
@@ -321,7 +320,7 @@ class Embedding(Function[Tensor]):
         ctx.num_weights = num
         ctx.padding_idx = padding_idx
         ctx.scale_grad_by_freq = scale_grad_by_freq
-        return wrap(weight._data[idx])
+        return as_tensor(weight._data[idx])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, None, None]:
@@ -334,7 +333,7 @@ class Embedding(Function[Tensor]):
         if ctx.scale_grad_by_freq:
             flat = idx._data
             counts = np.bincount(flat, minlength=ctx.num_weights)
-            rows = rows * wrap((1.0 / counts[flat]).astype(grad._data.dtype)[:, None])
+            rows = rows * as_tensor((1.0 / counts[flat]).astype(grad._data.dtype)[:, None])
         index = idx.unsqueeze(1).expand(-1, dim)
         return None, grad.new_zeros((ctx.num_weights, dim)).scatter_add(0, index, rows), None, None
 
@@ -362,7 +361,7 @@ class ConstantPad(Function[Tensor]):
                 f"The input size {data.shape[-1]}, plus negative padding {pads[-1][0]} and {pads[-1][1]} "
                 f"resulted in a negative output size, which is invalid. Check dimension {data.ndim - 1} of your input."
             )
-        return wrap(np.ascontiguousarray(out))
+        return as_tensor(np.ascontiguousarray(out))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -402,9 +401,9 @@ class CrossEntropyWithIndices(Function[Tensor]):
                 total = np.nan
         onehot = np.zeros_like(data)
         onehot[rows, target] = kept
-        ctx.save_for_backward(x, wrap(kept[:, None]), wrap(onehot))
+        ctx.save_for_backward(x, as_tensor(kept[:, None]), as_tensor(onehot))
         ctx.scale = scale
-        return wrap(np.asarray(total * scale if scale else total, dtype=data.dtype))
+        return as_tensor(np.asarray(total * scale if scale else total, dtype=data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -431,12 +430,12 @@ class ZeroSecondOrder(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, x: Tensor) -> Tensor:
         ctx.x_meta = (x._data.shape, x._data.dtype)
-        return wrap(grad._data.copy())
+        return as_tensor(grad._data.copy())
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
         shape, dtype = ctx.x_meta
-        return gg, wrap(np.zeros(shape, dtype=dtype))
+        return gg, as_tensor(np.zeros(shape, dtype=dtype))
 
 
 def linked_to_input(ctx: Any, grad: Tensor) -> Tensor:
@@ -466,7 +465,7 @@ class BinaryCrossEntropy(Function[Tensor]):
             log_x = np.maximum(np.log(xd), -100.0)
             log_1mx = np.maximum(np.log1p(-xd), -100.0)
         ctx.save_for_backward(x, t)
-        return wrap(-(td * log_x + (1.0 - td) * log_1mx))
+        return as_tensor(-(td * log_x + (1.0 - td) * log_1mx))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -490,7 +489,7 @@ class SecondOrderLink(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return wrap(x._data.view())
+        return as_tensor(x._data.view())
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:

@@ -1,9 +1,11 @@
 """The built-in ops: each one an ordinary :class:`~ctxgrad.autograd.Function`.
 
-They are written the way a user writes a custom op, so they double as its best
-examples: ``forward`` computes with NumPy, saves what ``backward`` needs with
+They are written the way a user writes a custom op, with the public API only, so they
+double as its best examples: ``forward`` computes with NumPy on ``x.array`` and makes the
+result a tensor with ``as_tensor``, saves what ``backward`` needs with
 ``ctx.save_for_backward``, and ``backward`` is written in ctxgrad ops, so that a backward
-can itself be differentiated (double backward).  Broadcasting is never undone here: a
+can itself be differentiated (double backward).  (``tests/test_ops_public_api.py`` fails on
+any private attribute used here.)  Broadcasting is never undone here: a
 backward returns the gradient in the broadcast shape and the engine sums it down to the
 input's shape, in one place for every op.
 

@@ -7,21 +7,38 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands
-from ctxgrad._tensor import Tensor, _new_tensor
+from ctxgrad._tensor import Size, Tensor, as_tensor
+
+# ``inplace.py`` still imports this name (it is moving to the core); the ops use ``as_tensor``.
+wrap = as_tensor
+
+
+# Operand types that binary ops take as they are.
+PLAIN_OPERANDS = frozenset({Tensor, int, float})
+
+
+def operand(other: Any) -> Any:
+    """Tensors and Python numbers pass through (NumPy scalars become Python numbers, as
+    torch treats them); arrays and nested lists become tensors."""
+    if isinstance(other, np.generic):
+        return other.item()
+    if isinstance(other, (Tensor, int, float, complex)):
+        return other
+    if isinstance(other, np.ndarray):
+        return as_tensor(other)
+    return Tensor(other, dtype=None)
+
+
+def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    """A shape given as ints (``reshape(2, 3)``) or as one sequence (``reshape((2, 3))``)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
 
 
 def raw(value: Any) -> Any:
     """The array of a tensor; anything else (a Python number) as it is."""
-    return value._data if isinstance(value, Tensor) else value
-
-
-def wrap(result: Any) -> Tensor:
-    """A tensor around a NumPy result (ufuncs give scalars for 0-d inputs)."""
-    if type(result) is not np.ndarray:
-        result = np.asarray(result)
-    t = _new_tensor(Tensor)
-    t._data = result
-    return t
+    return value.array if isinstance(value, Tensor) else value
 
 
 def arrays(a: Any, b: Any) -> tuple[Any, Any]:
@@ -31,9 +48,9 @@ def arrays(a: Any, b: Any) -> tuple[Any, Any]:
     at once; the rest go through :func:`~ctxgrad._dtypes.promote_operands`.
     """
     if isinstance(a, Tensor):
-        x = a._data
+        x = a.array
         if isinstance(b, Tensor):
-            y = b._data
+            y = b.array
             if x.dtype is y.dtype or x.dtype == y.dtype:
                 return x, y
         elif x.dtype.kind == "f" and (type(b) is float or type(b) is int):
@@ -42,7 +59,7 @@ def arrays(a: Any, b: Any) -> tuple[Any, Any]:
             y = b
     else:
         x = a
-        y = b._data
+        y = b.array
     return promote_operands(x, y)
 
 

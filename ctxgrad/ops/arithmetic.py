@@ -12,10 +12,19 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands
-from ctxgrad._tensor import _PLAIN_OPERANDS, Tensor, _operand, _wrap
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, named, operands, save_operands, tangent_sum, wrap
+from ctxgrad.ops._util import (
+    PLAIN_OPERANDS,
+    arrays,
+    broadcast_error,
+    named,
+    operand,
+    operands,
+    save_operands,
+    tangent_sum,
+)
 
 
 class Add(Function[Tensor]):
@@ -27,7 +36,7 @@ class Add(Function[Tensor]):
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
         try:
-            return wrap(x + y)
+            return as_tensor(x + y)
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -55,7 +64,7 @@ class Sub(Function[Tensor]):
                 "`logical_xor()` operator instead."
             )
         try:
-            return wrap(x - y)
+            return as_tensor(x - y)
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -79,7 +88,7 @@ class Mul(Function[Tensor]):
         x, y = arrays(a, b)
         save_operands(ctx, a, b, linear=True)
         try:
-            return wrap(x * y)
+            return as_tensor(x * y)
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -110,7 +119,7 @@ class Div(Function[Tensor]):
         if _integral(x) and _integral(y):
             out = np.asarray(out, dtype=get_default_dtype())  # torch: int / int is a float tensor
         save_operands(ctx, a, b, linear=not isinstance(b, Tensor))  # a / number is linear in a
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -148,7 +157,7 @@ class FloorDivide(Function[Tensor]):
         if dt.kind in "iu" and np.any(np.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError")
         try:
-            return wrap(np.floor_divide(x, y))
+            return as_tensor(np.floor_divide(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -209,7 +218,7 @@ def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
     save_operands(ctx, a, b)
     ctx.rounding = rounding
     try:
-        return wrap(values(x, y))
+        return as_tensor(values(x, y))
     except ValueError:
         raise broadcast_error(x, y) from None
 
@@ -232,12 +241,13 @@ class Neg(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        if a._data.dtype == np.bool_:
+        data = a.array
+        if data.dtype == np.bool_:
             raise RuntimeError(
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
                 "a mask, use the `~` or `logical_not()` operator instead."
             )
-        return wrap(np.negative(a._data))
+        return as_tensor(np.negative(data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -274,13 +284,13 @@ class Pow(Function[Tensor]):
         floating = isinstance(x, np.ndarray) and x.dtype.kind == "f"
         exact = _EXACT_POWERS.get(y) if floating and type(y) in (int, float) else None
         if exact is not None:
-            out = wrap(exact(x))
+            out = as_tensor(exact(x))
             save_operands(ctx, a, b, out)
             return out
         if np.asarray(x).dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         try:
-            out = wrap(np.power(x, y))
+            out = as_tensor(np.power(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
         save_operands(ctx, a, b, out)
@@ -312,19 +322,19 @@ def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
     d_base = d_exponent = None
     if need_a:
         if isinstance(exponent, Tensor):
-            zero_exponent = _wrap(exponent._data == 0)
+            zero_exponent = as_tensor(exponent.array == 0)
             d_base = Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
         elif exponent == 0:
             d_base = out * 0.0  # a**0 is 1 everywhere (also at inf)
         else:
             d_base = exponent * base ** (exponent - 1)
     if need_b:
-        exp_data = exponent._data
+        exp_data = exponent.array
         if isinstance(base, Tensor):
-            masked = _wrap(np.logical_and(base._data == 0, exp_data >= 0))
+            masked = as_tensor(np.logical_and(base.array == 0, exp_data >= 0))
             d_exponent = Where.apply(masked, 0.0, out * Log.apply(base))
         elif base == 0:
-            d_exponent = Where.apply(_wrap(exp_data >= 0), 0.0, out * float("-inf"))
+            d_exponent = Where.apply(as_tensor(exp_data >= 0), 0.0, out * float("-inf"))
         else:
             d_exponent = out * float(np.log(base))
     return d_base, d_exponent
@@ -342,11 +352,10 @@ class MatMul(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        if a._data.ndim == 0 or b._data.ndim == 0:
-            raise RuntimeError(
-                f"both arguments to matmul need to be at least 1D, but they are {a._data.ndim}D and {b._data.ndim}D"
-            )
-        x, y = promote_operands(a._data, b._data)
+        x, y = a.array, b.array
+        if x.ndim == 0 or y.ndim == 0:
+            raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D")
+        x, y = promote_operands(x, y)
         if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
             if x.ndim == 1 and y.ndim == 1:
                 raise RuntimeError(
@@ -359,7 +368,7 @@ class MatMul(Function[Tensor]):
             )
         ctx.save_for_backward(a, b)
         try:
-            return wrap(np.matmul(x, y))
+            return as_tensor(np.matmul(x, y))
         except ValueError:
             raise broadcast_error(np.empty(x.shape[:-2]), np.empty(y.shape[:-2])) from None
 
@@ -401,7 +410,7 @@ class MatMul(Function[Tensor]):
 # functions.  The ``*_operator`` frontends are the dunders: a tensor on the left (``__add__``)
 # or, reflected, on the right (``__radd__``); they take plain operands (tensors, ints, floats)
 # as they are, the hot path of ``x * 2.0 + 1.0``.
-_PLAIN = _PLAIN_OPERANDS
+_PLAIN = PLAIN_OPERANDS
 # torch names the (tensor, number) overloads' nodes apart (the table rows' node_name).
 _REMAINDER_SCALAR = named(Remainder, "RemainderBackward0")
 _FMOD_SCALAR = named(Fmod, "FmodBackward0")
@@ -411,7 +420,7 @@ _add, _sub, _mul, _div, _pow = Add.apply, Sub.apply, Mul.apply, Div.apply, Pow.a
 
 def _scaled(other: Any, alpha: Any) -> Any:
     """``alpha * other``, the second operand of ``add`` and ``sub``."""
-    return _operand(other) if alpha == 1 else _operand(other) * alpha
+    return operand(other) if alpha == 1 else operand(other) * alpha
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -431,7 +440,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def mul(input: Any, other: Any) -> Tensor:
     """``input * other``."""
     if isinstance(input, Tensor):
-        return _mul(input, other if type(other) in _PLAIN else _operand(other))
+        return _mul(input, other if type(other) in _PLAIN else operand(other))
     out: Tensor = other * input
     return out
 
@@ -439,7 +448,7 @@ def mul(input: Any, other: Any) -> Tensor:
 def div(input: Any, other: Any) -> Tensor:
     """``input / other`` (true division)."""
     if isinstance(input, Tensor):
-        return _div(input, other if type(other) in _PLAIN else _operand(other))
+        return _div(input, other if type(other) in _PLAIN else operand(other))
     out: Tensor = other.__rtruediv__(input)
     return out
 
@@ -447,7 +456,7 @@ def div(input: Any, other: Any) -> Tensor:
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent``."""
     if isinstance(input, Tensor):
-        return Pow.apply(input, _operand(exponent))
+        return Pow.apply(input, operand(exponent))
     out: Tensor = exponent.__rpow__(input)
     return out
 
@@ -460,7 +469,7 @@ def neg(input: Tensor) -> Tensor:
 def floor_divide(input: Any, other: Any) -> Tensor:
     """``input // other``, rounded toward -inf; not differentiable."""
     if isinstance(input, Tensor):
-        return FloorDivide.apply(input, _operand(other))
+        return FloorDivide.apply(input, operand(other))
     out: Tensor = other.__rfloordiv__(input)
     return out
 
@@ -472,64 +481,64 @@ def remainder(input: Any, other: Any) -> Tensor:
         return out
     if isinstance(other, Tensor):
         return Remainder.apply(input, other)
-    return _REMAINDER_SCALAR.apply(input, _operand(other))
+    return _REMAINDER_SCALAR.apply(input, operand(other))
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
     if isinstance(other, Tensor):
         return Fmod.apply(input, other)
-    return _FMOD_SCALAR.apply(input, _operand(other))
+    return _FMOD_SCALAR.apply(input, operand(other))
 
 
 def add_operator(input: Tensor, other: Any) -> Tensor:
     """``input + other`` (``__add__``; as ``__radd__``, addition commutes, the tensor goes first)."""
-    return _add(input, other if type(other) in _PLAIN else _operand(other))
+    return _add(input, other if type(other) in _PLAIN else operand(other))
 
 
 def sub_operator(input: Tensor, other: Any) -> Tensor:
     """``input - other`` (``__sub__``)."""
-    return _sub(input, other if type(other) in _PLAIN else _operand(other))
+    return _sub(input, other if type(other) in _PLAIN else operand(other))
 
 
 def rsub_operator(input: Tensor, other: Any) -> Tensor:
     """``other - input`` (``__rsub__``)."""
-    return _sub(other if type(other) in _PLAIN else _operand(other), input)
+    return _sub(other if type(other) in _PLAIN else operand(other), input)
 
 
 def mul_operator(input: Tensor, other: Any) -> Tensor:
     """``input * other`` (``__mul__``, ``__rmul__``)."""
-    return _mul(input, other if type(other) in _PLAIN else _operand(other))
+    return _mul(input, other if type(other) in _PLAIN else operand(other))
 
 
 def truediv_operator(input: Tensor, other: Any) -> Tensor:
     """``input / other`` (``__truediv__``)."""
-    return _div(input, other if type(other) in _PLAIN else _operand(other))
+    return _div(input, other if type(other) in _PLAIN else operand(other))
 
 
 def rtruediv_operator(input: Tensor, other: Any) -> Tensor:
     """``other / input`` (``__rtruediv__``)."""
-    return _div(other if type(other) in _PLAIN else _operand(other), input)
+    return _div(other if type(other) in _PLAIN else operand(other), input)
 
 
 def pow_operator(input: Tensor, other: Any) -> Tensor:
     """``input ** other`` (``__pow__``)."""
-    return _pow(input, other if type(other) in _PLAIN else _operand(other))
+    return _pow(input, other if type(other) in _PLAIN else operand(other))
 
 
 def rpow_operator(input: Tensor, other: Any) -> Tensor:
     """``other ** input`` (``__rpow__``)."""
-    return _pow(other if type(other) in _PLAIN else _operand(other), input)
+    return _pow(other if type(other) in _PLAIN else operand(other), input)
 
 
 def rfloordiv_operator(input: Tensor, other: Any) -> Tensor:
     """``other // input`` (``__rfloordiv__``)."""
-    return FloorDivide.apply(_operand(other), input)
+    return FloorDivide.apply(operand(other), input)
 
 
 def rmod_operator(input: Tensor, other: Any) -> Tensor:
     """``other % input`` (``__rmod__``)."""
-    return Remainder.apply(_operand(other), input)
+    return Remainder.apply(operand(other), input)
 
 
 def pos_operator(input: Tensor) -> Tensor:
@@ -552,17 +561,17 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def mul_(input: Tensor, other: Any) -> Tensor:
     """In place: ``input * other`` (``*=``)."""
-    return write_in_place(Mul, input, other if type(other) in _PLAIN else _operand(other))
+    return write_in_place(Mul, input, other if type(other) in _PLAIN else operand(other))
 
 
 def div_(input: Tensor, other: Any) -> Tensor:
     """In place: ``input / other`` (``/=``)."""
-    return write_in_place(Div, input, other if type(other) in _PLAIN else _operand(other))
+    return write_in_place(Div, input, other if type(other) in _PLAIN else operand(other))
 
 
 def pow_(input: Tensor, exponent: Any) -> Tensor:
     """In place: ``input ** exponent`` (``**=``)."""
-    return write_in_place(Pow, input, _operand(exponent))
+    return write_in_place(Pow, input, operand(exponent))
 
 
 def neg_(input: Tensor) -> Tensor:

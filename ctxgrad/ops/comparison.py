@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
-from ctxgrad._tensor import Tensor, _is_operand, _operand
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, raw, wrap
+from ctxgrad.ops._util import broadcast_error, operand, raw
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 
 
@@ -28,7 +28,7 @@ class _Compare(Function[Tensor]):
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = promote_operands(raw(a), raw(b))
         try:
-            return wrap(ctx._forward_cls.ufunc(x, y))
+            return as_tensor(ctx.forward_cls.ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -82,10 +82,10 @@ class _Test(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype.kind in "fc":
-            return wrap(ctx._forward_cls.test(data))
-        return wrap(np.full(data.shape, ctx._forward_cls.integer_result))
+            return as_tensor(ctx.forward_cls.test(data))
+        return as_tensor(np.full(data.shape, ctx.forward_cls.integer_result))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
@@ -134,7 +134,7 @@ class LogicalNot(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return wrap(np.logical_not(x._data))
+        return as_tensor(np.logical_not(x.array))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
@@ -153,9 +153,9 @@ class _Bitwise(Function[Tensor]):
         x, y = promote_operands(raw(a), raw(b))
         dt = np.asarray(x).dtype
         if dt.kind not in "biu":
-            raise NotImplementedError(f"\"{ctx._forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
+            raise NotImplementedError(f"\"{ctx.forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
         try:
-            return wrap(ctx._forward_cls.ufunc(x, y))
+            return as_tensor(ctx.forward_cls.ufunc(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -190,10 +190,10 @@ class BitwiseNot(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype.kind not in "biu":
             raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{short_name(data.dtype)}'")
-        return wrap(np.invert(data))
+        return as_tensor(np.invert(data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> None:
@@ -204,46 +204,51 @@ class BitwiseNot(Function[Tensor]):
 # One function per op, with torch's signature (ops/table.py makes them the surfaces).
 def eq(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``==`` as a bool tensor."""
-    return Eq.apply(input, _operand(other))
+    return Eq.apply(input, operand(other))
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``!=`` as a bool tensor."""
-    return Ne.apply(input, _operand(other))
+    return Ne.apply(input, operand(other))
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<`` as a bool tensor."""
-    return Lt.apply(input, _operand(other))
+    return Lt.apply(input, operand(other))
 
 
 def le(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<=`` as a bool tensor."""
-    return Le.apply(input, _operand(other))
+    return Le.apply(input, operand(other))
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>`` as a bool tensor."""
-    return Gt.apply(input, _operand(other))
+    return Gt.apply(input, operand(other))
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>=`` as a bool tensor."""
-    return Ge.apply(input, _operand(other))
+    return Ge.apply(input, operand(other))
+
+
+def _is_operand(other: Any) -> bool:
+    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
+    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
 
 
 def eq_operator(input: Tensor, other: Any) -> Tensor:
     """``input == other`` (``__eq__``); NotImplemented for what is not an operand (``t == None`` is False)."""
     if not _is_operand(other):
         return NotImplemented  # type: ignore[no-any-return]
-    return Eq.apply(input, _operand(other))
+    return Eq.apply(input, operand(other))
 
 
 def ne_operator(input: Tensor, other: Any) -> Tensor:
     """``input != other`` (``__ne__``)."""
     if not _is_operand(other):
         return NotImplemented  # type: ignore[no-any-return]
-    return Ne.apply(input, _operand(other))
+    return Ne.apply(input, operand(other))
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -299,7 +304,7 @@ def logical_not(input: Tensor) -> Tensor:
 def bitwise_and(input: Any, other: Any) -> Tensor:
     """Elementwise ``input & other`` (bool and integer tensors)."""
     if isinstance(input, Tensor):
-        return BitwiseAnd.apply(input, _operand(other))
+        return BitwiseAnd.apply(input, operand(other))
     out: Tensor = other.__rand__(input)
     return out
 
@@ -307,7 +312,7 @@ def bitwise_and(input: Any, other: Any) -> Tensor:
 def bitwise_or(input: Any, other: Any) -> Tensor:
     """Elementwise ``input | other`` (bool and integer tensors)."""
     if isinstance(input, Tensor):
-        return BitwiseOr.apply(input, _operand(other))
+        return BitwiseOr.apply(input, operand(other))
     out: Tensor = other.__ror__(input)
     return out
 
@@ -315,7 +320,7 @@ def bitwise_or(input: Any, other: Any) -> Tensor:
 def bitwise_xor(input: Any, other: Any) -> Tensor:
     """Elementwise ``input ^ other`` (bool and integer tensors)."""
     if isinstance(input, Tensor):
-        return BitwiseXor.apply(input, _operand(other))
+        return BitwiseXor.apply(input, operand(other))
     out: Tensor = other.__rxor__(input)
     return out
 
@@ -327,21 +332,21 @@ def bitwise_not(input: Tensor) -> Tensor:
 
 def rand_operator(input: Tensor, other: Any) -> Tensor:
     """``other & input`` (``__rand__``)."""
-    return BitwiseAnd.apply(_operand(other), input)
+    return BitwiseAnd.apply(operand(other), input)
 
 
 def ror_operator(input: Tensor, other: Any) -> Tensor:
     """``other | input`` (``__ror__``)."""
-    return BitwiseOr.apply(_operand(other), input)
+    return BitwiseOr.apply(operand(other), input)
 
 
 def rxor_operator(input: Tensor, other: Any) -> Tensor:
     """``other ^ input`` (``__rxor__``)."""
-    return BitwiseXor.apply(_operand(other), input)
+    return BitwiseXor.apply(operand(other), input)
 
 
 def invert_operator(input: Tensor) -> Tensor:
     """``~input`` (``__invert__``): integer and bool tensors only."""
-    if input._data.dtype.kind not in "biu":
+    if input.array.dtype.kind not in "biu":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return BitwiseNot.apply(input)

@@ -8,9 +8,8 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._tensor import Tensor, device
+from ctxgrad._tensor import Tensor, as_tensor, device
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import wrap
 
 
 class Clone(Function[Tensor]):
@@ -20,7 +19,7 @@ class Clone(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return wrap(x._data.copy())
+        return as_tensor(x.array.copy())
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -38,7 +37,7 @@ class Contiguous(Clone):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return wrap(np.ascontiguousarray(x._data))
+        return as_tensor(np.ascontiguousarray(x.array))
 
 
 class ToDtype(Function[Tensor]):
@@ -49,9 +48,10 @@ class ToDtype(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:
-        ctx.dtype = x._data.dtype
+        data = x.array
+        ctx.dtype = data.dtype
         ctx.out_dtype = dtype
-        return wrap(x._data.astype(dtype))
+        return as_tensor(data.astype(dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -82,7 +82,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
         if isinstance(a, Tensor):
-            dtype = a._data.dtype
+            dtype = a.array.dtype
         elif isinstance(a, (str, device)):
             dev = a
         elif a is not None:
@@ -92,19 +92,19 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dtype is None:
         return Clone.apply(input) if copy else input
     dt = _dtypes.to_dtype(dtype)
-    if dt == input._data.dtype and not copy:
+    if dt == input.array.dtype and not copy:
         return input
     return ToDtype.apply(input, dt)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     """This tensor converted to ``other``'s dtype."""
-    return to(input, other._data.dtype)
+    return to(input, other.array.dtype)
 
 
 def contiguous(input: Tensor) -> Tensor:
     """This tensor if it is row-major contiguous, else a contiguous copy."""
-    if input._data.flags.c_contiguous:
+    if input.array.flags.c_contiguous:
         return input
     return Contiguous.apply(input)
 

@@ -19,10 +19,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, wrap
+from ctxgrad.ops._util import broadcast_error
 
 # --------------------------------------------------------------------------- index conversion
 
@@ -67,7 +67,7 @@ def _as_int(item: Any) -> int | None:
     if isinstance(item, np.integer):
         return int(item)
     if isinstance(item, (Tensor, np.ndarray)):
-        data = item._data if isinstance(item, Tensor) else item
+        data = item.array if isinstance(item, Tensor) else item
         if data.ndim == 0 and data.dtype.kind in "iu":
             return int(data)
     return None
@@ -144,7 +144,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """A basic index (ints, slices with step > 0, None, Ellipsis; NumPy ints and 0-d integer
     tensors count as ints) as a NumPy tuple ending in Ellipsis.
 
-    ``x._data[normalize_index(i, x.shape)]`` is then a view.  Raises IndexError for an index
+    ``x.array[normalize_index(i, x.shape)]`` is then a view.  Raises IndexError for an index
     with advanced items: use :func:`numpy_index` for those."""
     try:
         return _basic(index)[0]
@@ -182,7 +182,7 @@ class NumpyIndex(NamedTuple):
 def _advanced_item(item: Any) -> np.ndarray[Any, Any]:
     """An advanced item as an int (intp) or bool array, with torch's dtype rules."""
     if isinstance(item, Tensor):
-        data: np.ndarray[Any, Any] = item._data
+        data: np.ndarray[Any, Any] = item.array
         if data.dtype.kind == "b":
             return np.array(data)  # a copy: backward keeps it
         if data.dtype == np.uint8:
@@ -347,7 +347,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     try:
         basic, cls = _basic(index)
     except _Advanced:
-        found = numpy_index(index, input.shape)
+        found = numpy_index(index, input.array.shape)
         if found.advanced is not None:
             return Index.apply(input, found)
         basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
@@ -364,14 +364,15 @@ class GetItem(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
-        ctx.shape = x._data.shape
+        data = x.array
+        ctx.shape = data.shape
         ctx.index = index
-        if x._data.ndim == 0 and any(type(i) is int for i in index):
+        if data.ndim == 0 and any(type(i) is int for i in index):
             raise IndexError(_ZERO_DIM_INDEX)
         try:
-            return wrap(x._data[index])
+            return as_tensor(data[index])
         except IndexError as exc:
-            raise _torch_index_error(exc, x._data.ndim) from None
+            raise _torch_index_error(exc, data.ndim) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -410,9 +411,10 @@ class IndexIntoZeros(Function[Tensor]):
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: tuple[Any, ...]) -> Tensor:
         ctx.index = index
         ctx.shape = shape
-        out = np.zeros(shape, dtype=values._data.dtype)
-        out[index] = values._data
-        return wrap(out)
+        v = values.array
+        out = np.zeros(shape, dtype=v.dtype)
+        out[index] = v
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -431,9 +433,10 @@ class Index(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: NumpyIndex) -> Tensor:
-        ctx.shape = x._data.shape
+        data = x.array
+        ctx.shape = data.shape
         ctx.index = index
-        return wrap(index.take(x._data))
+        return as_tensor(index.take(data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -454,9 +457,10 @@ class IndexPutIntoZeros(Function[Tensor]):
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: NumpyIndex) -> Tensor:
         ctx.shape = shape
         ctx.index = index
-        out = np.zeros(shape, dtype=values._data.dtype)
-        index.put(out, values._data, accumulate=True)
-        return wrap(out)
+        v = values.array
+        out = np.zeros(shape, dtype=v.dtype)
+        index.put(out, v, accumulate=True)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -473,7 +477,7 @@ class IndexPutIntoZeros(Function[Tensor]):
 def _index_dtype(op: str, index: Tensor) -> np.ndarray[Any, Any]:
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    data = index._data
+    data = index.array
     if data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     return data
@@ -517,20 +521,21 @@ class Gather(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
-        data = _as_1d(x._data)
+        array = x.array
+        data = _as_1d(array)
         idx = _as_1d(_index_dtype("gather", index))
-        dim = _wrap_dim(dim, x._data.ndim)
+        dim = _wrap_dim(dim, array.ndim)
         _check_gather(data, dim, idx)
-        ctx.shape = x._data.shape
+        ctx.shape = array.shape
         ctx.dim = dim
         ctx.save_for_backward(index)
         out = data[_grid(idx, dim)]
-        return wrap(out.reshape(index._data.shape))
+        return as_tensor(out.reshape(index.array.shape))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         (index,) = ctx.saved_tensors
-        zeros = wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
+        zeros = as_tensor(np.zeros(ctx.shape, dtype=grad.array.dtype))
         return ScatterAdd.apply(zeros, ctx.dim, index, grad), None, None
 
     @staticmethod
@@ -573,23 +578,23 @@ def _scatter_into(
 ) -> Tensor:
     """The forward the scatter ops share: a copy of ``x`` with ``src`` (or the number ``value``)
     written, or with ``add`` added, at the positions ``index`` names along ``dim``."""
-    data = _as_1d(x._data)
+    data = _as_1d(x.array)
     idx = _as_1d(_index_dtype(name, index))
-    values = None if src is None else _as_1d(src._data)
-    dim = _wrap_dim(dim, x._data.ndim)
+    values = None if src is None else _as_1d(src.array)
+    dim = _wrap_dim(dim, x.array.ndim)
     _check_scatter(name, data, dim, idx, values)
     ctx.dim = dim
     ctx.save_for_backward(index)
     out = data.copy()
     where = _grid(idx, dim)
     if src is not None and values is not None:
-        ctx.src_shape = src._data.shape
+        ctx.src_shape = src.array.shape
         value = _src_part(values, idx.shape)
     if add:
         np.add.at(out, where, value)
     else:
         out[where] = value
-    return wrap(out.reshape(x._data.shape))
+    return as_tensor(out.reshape(x.array.shape))
 
 
 class Scatter(Function[Tensor]):
@@ -618,11 +623,11 @@ class Scatter(Function[Tensor]):
 def _pad(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``g`` in the leading block of zeros of ``shape`` (the gradient of a src larger than
     its index; torch refuses to return it)."""
-    if g._data.shape == shape:
+    if g.array.shape == shape:
         return g
     if len(shape) == 0:
         return g.reshape(())
-    return IndexIntoZeros.apply(g, shape, tuple(slice(s) for s in g._data.shape))
+    return IndexIntoZeros.apply(g, shape, tuple(slice(s) for s in g.array.shape))
 
 
 class ScatterValue(Function[Tensor]):
@@ -679,23 +684,24 @@ class IndexSelect(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
         if not isinstance(index, Tensor):
             raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
-        idx = index._data
+        idx = index.array
         if idx.dtype not in (np.int64, np.int32):
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
-        data = _as_1d(x._data)
-        dim = _wrap_dim(dim, x._data.ndim)
+        array = x.array
+        data = _as_1d(array)
+        dim = _wrap_dim(dim, array.ndim)
         size = data.shape[dim]
         idx = idx.reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= size):
             bad = idx[(idx < 0) | (idx >= size)][0]
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} axis_dim={size}")
-        ctx.shape = x._data.shape
+        ctx.shape = array.shape
         ctx.dim = dim
         ctx.save_for_backward(index)
         out = np.take(data, idx, axis=dim)
-        return wrap(out.reshape(()) if x._data.ndim == 0 else out)
+        return as_tensor(out.reshape(()) if array.ndim == 0 else out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -719,10 +725,11 @@ class IndexAddIntoZeros(Function[Tensor]):
         ctx.dim = dim
         ctx.shape = shape
         ctx.save_for_backward(index)
-        out = np.zeros(shape if shape else (1,), dtype=values._data.dtype)
-        where: Any = (slice(None),) * dim + (index._data.reshape(-1),)
-        np.add.at(out, where, _as_1d(values._data))
-        return wrap(out.reshape(shape))
+        v = values.array
+        out = np.zeros(shape if shape else (1,), dtype=v.dtype)
+        where: Any = (slice(None),) * dim + (index.array.reshape(-1),)
+        np.add.at(out, where, _as_1d(v))
+        return as_tensor(out.reshape(shape))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -743,17 +750,18 @@ class Take(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: Tensor) -> Tensor:
-        idx = index._data
+        idx = index.array
         if idx.dtype != np.int64:
             raise RuntimeError(f"take(): Expected a long tensor for index, but got {_scalar_name(idx.dtype)}")
-        n = x._data.size
+        data = x.array
+        n = data.size
         if idx.size and (idx.min() < -n or idx.max() >= n):
             flat = idx.reshape(-1)
             bad = flat[(flat < -n) | (flat >= n)][0]
             raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {n} elements.")
-        ctx.shape = x._data.shape
+        ctx.shape = data.shape
         ctx.index = NumpyIndex((Ellipsis,), (idx.astype(np.intp),))
-        return wrap(x._data.reshape(-1)[idx])
+        return as_tensor(data.reshape(-1)[idx])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -778,7 +786,7 @@ def _scalar_name(dt: np.dtype[Any]) -> str:
 def _check_mask(op: str, mask: Any) -> np.ndarray[Any, Any]:
     if not isinstance(mask, Tensor):
         raise TypeError(f"{op}(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
-    data = mask._data
+    data = mask.array
     if data.dtype != np.bool_:
         if op == "masked_select":
             raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -802,11 +810,11 @@ class MaskedFill(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor, value: Any) -> Tensor:
-        data = x._data
+        data = x.array
         m = _check_mask("masked_fill", mask)
         _broadcast_shape(m, data)
         ctx.save_for_backward(mask)
-        return wrap(np.where(m, value, data).astype(data.dtype, copy=False))
+        return as_tensor(np.where(m, value, data).astype(data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -827,17 +835,17 @@ class MaskedFillTensor(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         m = _check_mask("masked_fill", mask)
-        if value._data.ndim != 0:
+        v = value.array
+        if v.ndim != 0:
             raise RuntimeError(
-                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                f"{value._data.ndim} dimension(s)."
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {v.ndim} dimension(s)."
             )
         _broadcast_shape(m, data)
         ctx.save_for_backward(mask)
-        ctx.value_dtype = value._data.dtype
-        return wrap(np.where(m, value._data, data).astype(data.dtype, copy=False))
+        ctx.value_dtype = v.dtype
+        return as_tensor(np.where(m, v, data).astype(data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
@@ -847,14 +855,14 @@ class MaskedFillTensor(Function[Tensor]):
         gv = None
         if need_value:
             gv = MaskedSelect.apply(grad, mask).sum()
-            if gv._data.dtype != ctx.value_dtype:
+            if gv.array.dtype != ctx.value_dtype:
                 gv = gv.to(ctx.value_dtype)
         return gx, None, gv
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor) -> Tensor:
         (mask,) = ctx.saved_tensors
-        return MaskedFillTensor.apply(tx, mask, tv.to(tx._data.dtype))
+        return MaskedFillTensor.apply(tx, mask, tv.to(tx.array.dtype))
 
 
 class MaskedSelect(Function[Tensor]):
@@ -864,14 +872,14 @@ class MaskedSelect(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         m = _check_mask("masked_select", mask)
         shape = _broadcast_shape(m, data)
         if m.shape != shape:
             m = np.broadcast_to(m, shape)
         ctx.shape = shape
         ctx.save_for_backward(mask)
-        return wrap(np.broadcast_to(data, shape)[m])
+        return as_tensor(np.broadcast_to(data, shape)[m])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -879,14 +887,14 @@ class MaskedSelect(Function[Tensor]):
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        data = tx if tx._data.shape == ctx.shape else tx.expand(ctx.shape)
+        data = tx if tx.array.shape == ctx.shape else tx.expand(ctx.shape)
         return Index.apply(data, _mask_index(ctx))
 
 
 def _mask_index(ctx: Any) -> NumpyIndex:
     """The saved mask, broadcast to the selection's shape, as an index."""
     (mask,) = ctx.saved_tensors
-    m = mask._data
+    m = mask.array
     return NumpyIndex((Ellipsis,), (m if m.shape == ctx.shape else np.broadcast_to(m, ctx.shape),))
 
 
@@ -933,15 +941,15 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` of dimension ``dim`` (that dimension removed): a view,
     ``x.select(1, i)`` is ``x[:, i]``."""
-    n = input._data.ndim
+    n = input.array.ndim
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, n)
-    size = input._data.shape[d]
+    size = input.array.shape[d]
     i = int(index)
     if not -size <= i < size:
         raise IndexError(
-            f"select(): index {i} out of range for tensor of size {list(input._data.shape)} at dimension {d}"
+            f"select(): index {i} out of range for tensor of size {list(input.array.shape)} at dimension {d}"
         )
     return getitem(input, (slice(None),) * d + (i,))
 
@@ -971,21 +979,21 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """Values at ``indices`` along ``dim`` (broadcast with ``input`` in the other dimensions);
     with ``dim=None``, ``input`` and ``indices`` are read as 1-D."""
-    idx = indices._data
+    idx = indices.array
     if idx.dtype != np.int64:
         raise RuntimeError(
             f"ctxgrad.take_along_dim(): dtype of indices should be Long but got {_scalar_name(idx.dtype)}"
         )
     if dim is None:
         return Gather.apply(input.reshape(-1), 0, indices.reshape(-1))
-    n = input._data.ndim
+    n = input.array.ndim
     if idx.ndim != n:
         raise RuntimeError(
             "ctxgrad.take_along_dim(): input and indices should have the same number of dimensions, but got "
             f"{n} dimensions for input, and {idx.ndim} dimensions for indices"
         )
     d = _wrap_dim(dim, n)
-    x_shape = list(input._data.shape)
+    x_shape = list(input.array.shape)
     i_shape = list(idx.shape)
     x_shape[d] = i_shape[d] = 1
     try:
@@ -993,10 +1001,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     except ValueError:
         raise broadcast_error(np.empty(x_shape), np.empty(i_shape)) from None
     x_target = common.copy()
-    x_target[d] = input._data.shape[d]
+    x_target[d] = input.array.shape[d]
     i_target = common.copy()
     i_target[d] = idx.shape[d]
-    x = input if list(input._data.shape) == x_target else input.expand(x_target)
+    x = input if list(input.array.shape) == x_target else input.expand(x_target)
     index = indices if list(idx.shape) == i_target else indices.expand(i_target)
     return Gather.apply(x, d, index)
 
@@ -1009,12 +1017,12 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
     tensor per dimension)."""
-    data = input._data if input._data.ndim else input._data.reshape(1)
+    data = input.array if input.array.ndim else input.array.reshape(1)
     if as_tuple:
-        return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
-    if input._data.ndim == 0:
-        return _wrap(np.zeros((int(np.count_nonzero(data)), 0), dtype=np.int64))
-    return _wrap(np.argwhere(data).astype(np.int64))
+        return tuple(as_tensor(a.astype(np.int64)) for a in np.nonzero(data))
+    if input.array.ndim == 0:
+        return as_tensor(np.zeros((int(np.count_nonzero(data)), 0), dtype=np.int64))
+    return as_tensor(np.argwhere(data).astype(np.int64))
 
 
 def argwhere(input: Tensor) -> Tensor:

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import CopySlices, check_writable, view_positions, write, write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named, wrap
+from ctxgrad.ops._util import named
 from ctxgrad.ops.indexing import numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -51,7 +51,7 @@ class CopyFrom(Function[Tensor]):
                 f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of "
                 f"tensor b ({data.shape[-1] if data.ndim else 1}) at non-singleton dimension {max(len(shape) - 1, 0)}"
             ) from None
-        return wrap(out.astype(x.array.dtype, copy=True))
+        return as_tensor(out.astype(x.array.dtype, copy=True))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor]:
@@ -76,7 +76,7 @@ class Fill(Function[Tensor]):
                     f"fill_ only supports 0-dimension value tensor but got tensor with {value.array.ndim} dimensions."
                 )
             value = value.array
-        return wrap(np.full(x.array.shape, value, dtype=x.array.dtype))
+        return as_tensor(np.full(x.array.shape, value, dtype=x.array.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -95,7 +95,7 @@ class Zero(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return wrap(np.zeros_like(x.array))
+        return as_tensor(np.zeros_like(x.array))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:

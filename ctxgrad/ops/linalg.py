@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import short_name
-from ctxgrad._tensor import Tensor, _tensor_operand, _wrap, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, tangent_sum, wrap
+from ctxgrad.ops._util import broadcast_error, tangent_sum
 from ctxgrad.ops.arithmetic import MatMul
 
 
@@ -60,13 +60,13 @@ class _MatrixProduct(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        product = ctx._forward_cls.apply
+        product = ctx.forward_cls.apply
         return (product(grad, b.mT) if need_a else None, product(a.mT, grad) if need_b else None)
 
     @staticmethod
     def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
         a, b = ctx.saved_tensors
-        product = ctx._forward_cls.apply
+        product = ctx.forward_cls.apply
         out: Tensor = product(ta, b) + product(a, tb)
         return out
 
@@ -78,7 +78,7 @@ class Mm(_MatrixProduct):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        x, y = a._data, b._data
+        x, y = a.array, b.array
         if x.ndim != 2:
             raise RuntimeError("self must be a matrix")
         if y.ndim != 2:
@@ -94,7 +94,7 @@ class Mm(_MatrixProduct):
             )
         _not_for_bool(x, "addmm_impl_cpu_")
         ctx.save_for_backward(a, b)
-        return wrap(x @ y)
+        return as_tensor(x @ y)
 
 
 class Bmm(_MatrixProduct):
@@ -104,7 +104,7 @@ class Bmm(_MatrixProduct):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        x, y = a._data, b._data
+        x, y = a.array, b.array
         if x.ndim != 3:
             raise RuntimeError("batch1 must be a 3D tensor")
         if y.ndim != 3:
@@ -118,7 +118,7 @@ class Bmm(_MatrixProduct):
             raise RuntimeError(f"expected scalar type {short_name(x.dtype)} but found {short_name(y.dtype)}")
         _not_for_bool(x, "bmm")
         ctx.save_for_backward(a, b)
-        return wrap(np.matmul(x, y))
+        return as_tensor(np.matmul(x, y))
 
 
 class Mv(Function[Tensor]):
@@ -128,7 +128,7 @@ class Mv(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
-        x, y = a._data, v._data
+        x, y = a.array, v.array
         if x.ndim != 2 or y.ndim != 1:
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {y.ndim}")
         if x.shape[1] != y.shape[0]:
@@ -140,7 +140,7 @@ class Mv(Function[Tensor]):
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")
         _not_for_bool(x, "addmv_impl_cpu")
         ctx.save_for_backward(a, v)
-        return wrap(x @ y)
+        return as_tensor(x @ y)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -178,11 +178,11 @@ class Dot(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        x, y = a._data, b._data
+        x, y = a.array, b.array
         _check_vectors(x, y)
         _not_for_bool(x, "dot")
         ctx.save_for_backward(a, b)
-        return wrap(np.dot(x, y))
+        return as_tensor(np.dot(x, y))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -203,13 +203,13 @@ class Vdot(Dot):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        x, y = a._data, b._data
+        x, y = a.array, b.array
         _check_vectors(x, y)
         if x.dtype.kind == "c":
             raise NotImplementedError("ctxgrad's vdot supports real tensors only")
         _not_for_bool(x, "dot")
         ctx.save_for_backward(a, b)
-        return wrap(np.dot(x, y))
+        return as_tensor(np.dot(x, y))
 
 
 # --------------------------------------------------------------------------- einsum
@@ -392,7 +392,7 @@ class Einsum(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, plan: tuple[str, tuple[str, ...], str, tuple[int, ...]], *operands: Tensor) -> Tensor:
         equation, subs, _, sizes = plan
-        arrays = [_fit(t._data, s, sizes) for t, s in zip(operands, subs)]
+        arrays = [_fit(t.array, s, sizes) for t, s in zip(operands, subs)]
         dtype = arrays[0].dtype
         for a in arrays[1:]:
             if a.dtype != dtype:
@@ -403,7 +403,7 @@ class Einsum(Function[Tensor]):
         out = np.einsum(equation, *arrays, optimize=len(arrays) > 2)
         if type(out) is not np.ndarray or (out.base is not None and not out.flags.writeable):
             out = np.array(out)  # a read-only view of a broadcast operand: copy it
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
@@ -458,18 +458,19 @@ class EmbedDiagonal(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, g: Tensor, sub: str, shape: tuple[int, ...]) -> Tensor:
         distinct = "".join(dict.fromkeys(sub))
-        out = np.zeros(shape, dtype=g._data.dtype)
+        values = g.array
+        out = np.zeros(shape, dtype=values.dtype)
         strides = [sum(st for c2, st in zip(sub, out.strides) if c2 == c) for c in distinct]
-        diag = np.lib.stride_tricks.as_strided(out, shape=g._data.shape, strides=strides)
-        diag[...] = g._data
+        diag = np.lib.stride_tricks.as_strided(out, shape=values.shape, strides=strides)
+        diag[...] = values
         ctx.sub, ctx.distinct, ctx.shape = sub, distinct, shape
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         sub, distinct = ctx.sub, ctx.distinct
         sizes = [0] * len(_LETTERS)
-        for c, n in zip(sub, grad._data.shape):
+        for c, n in zip(sub, grad.array.shape):
             sizes[_LETTERS.index(c)] = n
         return _einsum_planned(f"{sub}->{distinct}", (sub,), distinct, tuple(sizes), grad), None, None
 
@@ -480,7 +481,7 @@ class EmbedDiagonal(Function[Tensor]):
 
 def einsum(equation: str, *operands: Tensor) -> Tensor:
     """Einstein summation (see :func:`ctxgrad.einsum`)."""
-    shapes = tuple(tuple(t._data.shape) for t in operands)
+    shapes = tuple(tuple(t.array.shape) for t in operands)
     return Einsum.apply(_plan(equation, shapes), *operands)
 
 
@@ -538,14 +539,14 @@ class LinalgInv(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        x = a._data
+        x = a.array
         _check_square(x, "linalg.inv")
         _check_floating(x, "linalg.inv")
         try:
             out = np.linalg.inv(x)
         except np.linalg.LinAlgError:
             raise _singular_error(x, "linalg.inv", _INV_SINGULAR) from None
-        result = wrap(out)
+        result = as_tensor(out)
         ctx.save_for_backward(result)
         return result
 
@@ -572,10 +573,10 @@ class LinalgDet(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        x = a._data
+        x = a.array
         _check_square(x, "linalg.det")
         _check_floating(x, "linalg.det")
-        result = wrap(np.asarray(np.linalg.det(x), dtype=x.dtype))
+        result = as_tensor(np.asarray(np.linalg.det(x), dtype=x.dtype))
         ctx.save_for_backward(a, result)
         return result
 
@@ -593,15 +594,15 @@ class LinalgDet(Function[Tensor]):
 
 def _cofactors(a: Tensor, det: Tensor) -> Tensor:
     """The matrix of cofactors of ``a`` (``d det / d a``), differentiable."""
-    n = a._data.shape[-1]
+    n = a.array.shape[-1]
     if n == 0:
-        return _wrap(np.zeros_like(a._data))
-    if np.all(np.isfinite(det._data)) and not np.any(det._data == 0):
+        return as_tensor(np.zeros_like(a.array))
+    if np.all(np.isfinite(det.array)) and not np.any(det.array == 0):
         return det.reshape(*det.shape, 1, 1) * LinalgInv.apply(a).mT
     if n == 1:
-        return _wrap(np.ones_like(a._data))
-    signs = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2 == 0, 1.0, -1.0).astype(a._data.dtype)
-    return _wrap(signs) * LinalgDet.apply(Minors.apply(a))
+        return as_tensor(np.ones_like(a.array))
+    signs = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2 == 0, 1.0, -1.0).astype(a.array.dtype)
+    return as_tensor(signs) * LinalgDet.apply(Minors.apply(a))
 
 
 def _minor_index(n: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -617,9 +618,10 @@ class Minors(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        rows, cols = _minor_index(a._data.shape[-1])
-        ctx.shape = a._data.shape
-        return wrap(a._data[..., rows, cols])
+        data = a.array
+        rows, cols = _minor_index(data.shape[-1])
+        ctx.shape = data.shape
+        return as_tensor(data[..., rows, cols])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -639,10 +641,11 @@ class MinorsAdjoint(Function[Tensor]):
     def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Tensor:
         n = shape[-1]
         rows, cols = _minor_index(n)
-        out = np.zeros(g._data.shape[:-4] + (n, n), dtype=g._data.dtype)
+        values = g.array
+        out = np.zeros(values.shape[:-4] + (n, n), dtype=values.dtype)
         index: Any = (Ellipsis, rows, cols)
-        np.add.at(out, index, g._data)
-        return wrap(out)
+        np.add.at(out, index, values)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -650,8 +653,8 @@ class MinorsAdjoint(Function[Tensor]):
 
     @staticmethod
     def jvp(ctx: Any, tg: Tensor, _: None) -> Tensor:
-        n = tg._data.shape[-3] + 1
-        return MinorsAdjoint.apply(tg, tg._data.shape[:-4] + (n, n))
+        n = tg.array.shape[-3] + 1
+        return MinorsAdjoint.apply(tg, tg.array.shape[:-4] + (n, n))
 
 
 _SOLVE_SINGULAR = "The solver failed because the input matrix is singular."
@@ -668,7 +671,7 @@ class LinalgSolve(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, left: bool) -> Tensor:
-        x, y = a._data, b._data
+        x, y = a.array, b.array
         if y.dtype != x.dtype:
             raise RuntimeError(
                 "linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -703,7 +706,7 @@ class LinalgSolve(Function[Tensor]):
             raise _singular_error(xa, "ctxgrad.linalg.solve", _SOLVE_SINGULAR) from None
         if vector:
             out = out[..., 0]
-        result = wrap(np.ascontiguousarray(out))
+        result = as_tensor(np.ascontiguousarray(out))
         ctx.vector, ctx.left = vector, left
         ctx.save_for_backward(a, result)
         return result
@@ -738,10 +741,10 @@ class LinalgSolve(Function[Tensor]):
 # --------------------------------------------------------------------------- compositions
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two vectors: ``input.reshape(-1, 1) * vec2``, as torch computes it."""
-    if input._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
-    if vec2._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    if input.array.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.array.ndim}-D")
+    if vec2.array.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.array.ndim}-D")
     return input.reshape(-1, 1) * vec2
 
 
@@ -749,34 +752,34 @@ def _dim_list(value: Any) -> list[int]:
     if isinstance(value, (int, np.integer)):
         return [int(value)]
     if isinstance(value, Tensor):
-        return [int(v) for v in np.atleast_1d(value._data)]
+        return [int(v) for v in np.atleast_1d(value.array)]
     return [int(v) for v in value]
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b``, as torch does: permute, reshape, ``mm``, reshape."""
-    if isinstance(dims, Tensor) and dims._data.ndim == 0:
-        dims = int(dims._data)
+    if isinstance(dims, Tensor) and dims.array.ndim == 0:
+        dims = int(dims.array)
     if isinstance(dims, (int, np.integer)):
         n = int(dims)
         if n < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")
-        if n > min(a._data.ndim, b._data.ndim):
+        if n > min(a.array.ndim, b.array.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={n}")
         dims_a, dims_b = list(range(-n, 0)), list(range(n))
     else:
         if isinstance(dims, Tensor):
-            dims = dims._data.tolist()
+            dims = dims.array.tolist()
         first, second = dims
         if isinstance(first, (int, np.integer)) or isinstance(second, (int, np.integer)):
             raise TypeError("tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not int")
         dims_a, dims_b = _dim_list(first), _dim_list(second)
-    if a._data.dtype != b._data.dtype:
+    if a.array.dtype != b.array.dtype:
         raise RuntimeError("both inputs should have same dtype")
     if len(dims_a) != len(dims_b):
         raise RuntimeError("both dimension lists should have same length")
-    axes_a = [_wrap_dim(d, a._data.ndim) for d in dims_a]
-    axes_b = [_wrap_dim(d, b._data.ndim) for d in dims_b]
+    axes_a = [_wrap_dim(d, a.array.ndim) for d in dims_a]
+    axes_b = [_wrap_dim(d, b.array.ndim) for d in dims_b]
     for axes in (axes_a, axes_b):
         for i, d in enumerate(axes):
             if d in axes[:i]:
@@ -784,7 +787,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     t1, t2 = a, b
     csize = 1
     for da, db, ga, gb in zip(axes_a, axes_b, dims_a, dims_b):
-        s1, s2 = a._data.shape[da], b._data.shape[db]
+        s1, s2 = a.array.shape[da], b.array.shape[db]
         if s2 == 1:
             t1 = t1.sum(da, keepdim=True)
         elif s1 == 1:
@@ -796,10 +799,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
             )
         else:
             csize *= s1
-    free_a = [d for d in range(a._data.ndim) if d not in axes_a]
-    free_b = [d for d in range(b._data.ndim) if d not in axes_b]
-    sizes_a = [a._data.shape[d] for d in free_a]
-    sizes_b = [b._data.shape[d] for d in free_b]
+    free_a = [d for d in range(a.array.ndim) if d not in axes_a]
+    free_b = [d for d in range(b.array.ndim) if d not in axes_b]
+    sizes_a = [a.array.shape[d] for d in free_a]
+    sizes_b = [b.array.shape[d] for d in free_b]
     m1 = t1.permute(*free_a, *axes_a).reshape(math.prod(sizes_a), csize)
     m2 = t2.permute(*axes_b, *free_b).reshape(csize, math.prod(sizes_b))
     return Mm.apply(m1, m2).reshape(*sizes_a, *sizes_b)
@@ -856,7 +859,7 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b`` dispatched as torch dispatches it: ``dot`` for two vectors, ``mv`` for a
     matrix and a vector, ``mm`` for two matrices, a batched product otherwise; so the node
     names, the refusal of mixed dtypes and the error messages are torch's."""
-    x, y = a._data, b._data
+    x, y = a.array, b.array
     na, nb = x.ndim, y.ndim
     if na == 1 and nb == 1:
         return Dot.apply(a, b)
@@ -907,6 +910,14 @@ def _same_dtype_for_mm(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None
 
 
 # --------------------------------------------------------------------------- frontends
+
+
+def _tensor_operand(other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return other
+    return Tensor(other)
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
     return _matmul(input, _tensor_operand(other))

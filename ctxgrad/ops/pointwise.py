@@ -14,15 +14,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype, promote_operands, result_dtype, short_name
-from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, raw, wrap
+from ctxgrad.ops._util import arrays, broadcast_error, raw
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
     """The data of ``x``, with integers converted to the default float dtype (torch's rule)."""
-    data = x._data
+    data = x.array
     if data.dtype.kind in "iub":
         return data.astype(get_default_dtype())
     return data
@@ -30,15 +30,15 @@ def _floating(x: Tensor) -> np.ndarray[Any, Any]:
 
 def _zeros(grad: Tensor) -> Tensor:
     """The zero gradient of a piecewise-constant op (torch's ``zeros_like(grad)``)."""
-    return wrap(np.zeros_like(grad._data))
+    return as_tensor(np.zeros_like(grad.array))
 
 
 def _keep_integers(fn: Any, x: Tensor) -> Tensor:
     """A rounding op: integer tensors come back unchanged (a copy), as in torch."""
-    data = x._data
+    data = x.array
     if data.dtype.kind in "iub":
-        return wrap(data.copy())
-    return wrap(fn(data))
+        return as_tensor(data.copy())
+    return as_tensor(fn(data))
 
 
 _LN2 = float(np.log(2.0))
@@ -58,23 +58,23 @@ class _Elementwise(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        cls = ctx._forward_cls
-        y = wrap(cls.ufunc(_floating(x)))
+        cls = ctx.forward_cls
+        y = as_tensor(cls.ufunc(_floating(x)))
         ctx.save_for_backward(y if cls.saves_output else x)
         return y
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
-        raise NotImplementedError(f"{ctx._forward_cls.__name__} must define derivative(ctx)")
+        raise NotImplementedError(f"{ctx.forward_cls.__name__} must define derivative(ctx)")
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        derivative: Tensor = ctx._forward_cls.derivative(ctx)
+        derivative: Tensor = ctx.forward_cls.derivative(ctx)
         return grad * derivative
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        derivative: Tensor = ctx._forward_cls.derivative(ctx)
+        derivative: Tensor = ctx.forward_cls.derivative(ctx)
         return tx * derivative
 
 
@@ -126,9 +126,9 @@ class Where(Function[Tensor]):
         a, b = promote_operands(raw(x), raw(y))
         ctx.save_for_backward(condition)
         try:
-            return wrap(np.where(condition._data, a, b))
+            return as_tensor(np.where(condition.array, a, b))
         except ValueError:
-            raise broadcast_error(np.empty(np.broadcast_shapes(np.shape(a), np.shape(b))), condition._data) from None
+            raise broadcast_error(np.empty(np.broadcast_shapes(np.shape(a), np.shape(b))), condition.array) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:
@@ -154,7 +154,7 @@ class Abs(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return wrap(np.abs(x._data))
+        return as_tensor(np.abs(x.array))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -169,13 +169,13 @@ class Sign(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype == np.bool_:
-            return wrap(data.copy())
+            return as_tensor(data.copy())
         out = np.asarray(np.sign(data))
         if out.dtype.kind == "f":
             out = np.where(np.isnan(out), out.dtype.type(0), out)  # torch: sign(nan) is 0
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -206,7 +206,7 @@ class Rsqrt(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = wrap(1 / np.sqrt(_floating(x)))
+        y = as_tensor(1 / np.sqrt(_floating(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -224,7 +224,7 @@ class Square(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return wrap(np.square(x._data))
+        return as_tensor(np.square(x.array))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -412,7 +412,7 @@ class Sigmoid(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x << 0: the result, 0, is exact
-            y = wrap(1 / (1 + np.exp(-_floating(x))))
+            y = as_tensor(1 / (1 + np.exp(-_floating(x))))
         ctx.save_for_backward(y)
         return y
 
@@ -429,8 +429,8 @@ class Relu(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
-        y = wrap(np.maximum(np.zeros((), dtype=data.dtype), data))  # in this order -0.0 stays -0.0, as in torch
+        data = x.array
+        y = as_tensor(np.maximum(np.zeros((), dtype=data.dtype), data))  # in this order -0.0 stays -0.0, as in torch
         ctx.save_for_backward(y)
         return y
 
@@ -448,7 +448,7 @@ class _Rounding(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return _keep_integers(ctx._forward_cls.rounding, x)
+        return _keep_integers(ctx.forward_cls.rounding, x)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -494,10 +494,10 @@ class Frac(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype.kind in "iub":
             raise RuntimeError(f"\"frac_cpu\" not implemented for '{short_name(data.dtype)}'")
-        return wrap(data - np.trunc(data))
+        return as_tensor(data - np.trunc(data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -534,7 +534,7 @@ class Erf(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return wrap(_per_element(math.erf, _floating(x)))
+        return as_tensor(_per_element(math.erf, _floating(x)))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -550,7 +550,7 @@ class Erfc(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return wrap(_per_element(math.erfc, _floating(x)))
+        return as_tensor(_per_element(math.erfc, _floating(x)))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -561,7 +561,7 @@ class Erfc(_Elementwise):
 # --------------------------------------------------------------------------- binary pointwise
 def _mask(values: Any) -> Tensor:
     """A bool NumPy result as a constant tensor (a condition for :class:`Where`)."""
-    return _wrap(np.asarray(values))
+    return as_tensor(np.asarray(values))
 
 
 class Atan2(Function[Tensor]):
@@ -577,7 +577,7 @@ class Atan2(Function[Tensor]):
             x, y = x.astype(get_default_dtype()), y.astype(get_default_dtype())
         ctx.save_for_backward(a, b)
         try:
-            return wrap(np.arctan2(x, y))
+            return as_tensor(np.arctan2(x, y))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -599,7 +599,7 @@ class Atan2(Function[Tensor]):
 def _atan2_recip(a: Tensor, b: Tensor) -> Tensor:
     """``1 / (a² + b²)``, taken as 0 at the origin (torch's convention for atan2)."""
     r2 = a * a + b * b
-    origin = r2._data == 0
+    origin = r2.array == 0
     if not origin.any():
         return 1 / r2
     return Where.apply(_mask(origin), 0.0, 1 / Where.apply(_mask(origin), 1.0, r2))
@@ -618,7 +618,7 @@ class Logit(Function[Tensor]):
             data = np.clip(data, eps, 1.0 - eps)
         ctx.save_for_backward(x)
         ctx.eps = eps
-        return wrap(np.log(data / (1 - data)))
+        return as_tensor(np.log(data / (1 - data)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -633,7 +633,7 @@ def _logit_derivative(ctx: Any, grad: Tensor) -> Tensor:
     x: Tensor = ctx.saved_tensors[0]
     eps = ctx.eps
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-    outside = (x._data < lo) | (x._data > hi)
+    outside = (x.array < lo) | (x.array > hi)
     d = grad / (x * (1 - x))
     if not outside.any():
         return d
@@ -650,7 +650,7 @@ class Maximum(Function[Tensor]):
         x, y = arrays(a, b)
         ctx.save_for_backward(a, b)
         try:
-            return wrap(np.maximum(y, x))  # in this order a tie returns x (-0.0 vs 0.0), as in torch
+            return as_tensor(np.maximum(y, x))  # in this order a tie returns x (-0.0 vs 0.0), as in torch
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -673,7 +673,7 @@ class Minimum(Function[Tensor]):
         x, y = arrays(a, b)
         ctx.save_for_backward(a, b)
         try:
-            return wrap(np.minimum(y, x))
+            return as_tensor(np.minimum(y, x))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -692,7 +692,7 @@ def _extremum_backward(ctx: Any, grad: Tensor, sign: int) -> tuple[Tensor | None
     x, y = arrays(a, b)
     tie = x == y
     if tie.any():
-        grad = grad * _wrap(np.where(tie, 0.5, 1.0).astype(grad._data.dtype))
+        grad = grad * as_tensor(np.where(tie, 0.5, 1.0).astype(grad.array.dtype))
     need_a, need_b = ctx.needs_input_grad
     a_loses = x < y if sign > 0 else x > y
     b_loses = x > y if sign > 0 else x < y
@@ -709,7 +709,7 @@ def _extremum_jvp(ctx: Any, ta: Tensor, tb: Tensor, sign: int) -> Tensor:
     x, y = arrays(a, b)
     wins = x > y if sign > 0 else x < y
     c = np.where(x == y, 0.5, wins).astype(np.result_type(x, y))
-    return tb + _wrap(c) * (ta - tb)
+    return tb + as_tensor(c) * (ta - tb)
 
 
 class ClampScalar(Function[Tensor]):
@@ -720,7 +720,7 @@ class ClampScalar(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Any, hi: Any) -> Tensor:
-        data = x._data
+        data = x.array
         if data.dtype.kind != "f" or type(lo) not in _PLAIN or type(hi) not in _PLAIN:
             dt = data.dtype
             for bound in (lo, hi):
@@ -733,7 +733,7 @@ class ClampScalar(Function[Tensor]):
             data = np.maximum(lo, data, dtype=data.dtype)
         if hi is not None:
             data = np.minimum(hi, data, dtype=data.dtype)
-        return wrap(data)
+        return as_tensor(data)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -750,7 +750,7 @@ _PLAIN = (int, float, type(None))
 def _clamp_scalar_mask(ctx: Any, grad: Tensor) -> Tensor:
     x: Tensor = ctx.saved_tensors[0]
     lo, hi = ctx.bounds
-    data = x._data
+    data = x.array
     if lo is None:
         keep = data <= hi
     elif hi is None:
@@ -783,35 +783,35 @@ class ClampTensor(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
-        data = x._data
-        bounds = [b._data for b in (lo, hi) if b is not None]
+        data = x.array
+        bounds = [b.array for b in (lo, hi) if b is not None]
         _check_broadcast(data, *bounds)
         dt = _common_dtype(data, *bounds)
         data = data.astype(dt, copy=False)
         ctx.save_for_backward(x, lo, hi)
         if lo is not None:  # bound first: a tie keeps x (-0.0 vs 0.0), as in torch
-            data = np.maximum(lo._data.astype(dt, copy=False), data)
+            data = np.maximum(lo.array.astype(dt, copy=False), data)
         if hi is not None:
-            data = np.minimum(hi._data.astype(dt, copy=False), data)
-        return wrap(data)
+            data = np.minimum(hi.array.astype(dt, copy=False), data)
+        return as_tensor(data)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
         x, lo, hi = ctx.saved_tensors
         need_x, need_lo, need_hi = ctx.needs_input_grad
-        xd = x._data
+        xd = x.array
         keep_x: Any = True
         to_lo: Any = False
         to_hi: Any = False
         if lo is not None:
-            keep_x = xd >= lo._data
-            to_lo = xd < lo._data
+            keep_x = xd >= lo.array
+            to_lo = xd < lo.array
         if hi is not None:
-            keep_x = keep_x & (xd <= hi._data)
-            to_hi = xd > hi._data
+            keep_x = keep_x & (xd <= hi.array)
+            to_hi = xd > hi.array
             if lo is not None:
-                to_lo = to_lo & (lo._data < hi._data)
-                to_hi = to_hi | (hi._data < lo._data)
+                to_lo = to_lo & (lo.array < hi.array)
+                to_hi = to_hi | (hi.array < lo.array)
         return (
             Where.apply(_mask(keep_x), grad, 0.0) if need_x else None,
             Where.apply(_mask(to_lo), grad, 0.0) if need_lo else None,
@@ -821,14 +821,14 @@ class ClampTensor(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, t_lo: Tensor | None, t_hi: Tensor | None) -> Tensor:
         x, lo, hi = ctx.saved_tensors
-        xd = x._data
+        xd = x.array
         if lo is not None and hi is not None:
-            inner = Where.apply(_mask(xd > hi._data), t_hi, tx)
-            inner = Where.apply(_mask(xd < lo._data), t_lo, inner)
-            return Where.apply(_mask(lo._data > hi._data), t_hi, inner)
+            inner = Where.apply(_mask(xd > hi.array), t_hi, tx)
+            inner = Where.apply(_mask(xd < lo.array), t_lo, inner)
+            return Where.apply(_mask(lo.array > hi.array), t_hi, inner)
         if lo is not None:
-            return Where.apply(_mask(xd > lo._data), tx, t_lo)
-        return Where.apply(_mask(xd < hi._data), tx, t_hi)
+            return Where.apply(_mask(xd > lo.array), tx, t_lo)
+        return Where.apply(_mask(xd < hi.array), tx, t_hi)
 
 
 class ClampMinTensor(Function[Tensor]):
@@ -843,17 +843,17 @@ class ClampMinTensor(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, bound = ctx.saved_tensors
-        keep = x._data >= bound._data
+        keep = x.array >= bound.array
         need_x, need_b = ctx.needs_input_grad
         return (
             Where.apply(_mask(keep), grad, 0.0) if need_x else None,
-            Where.apply(_mask(x._data < bound._data), grad, 0.0) if need_b else None,
+            Where.apply(_mask(x.array < bound.array), grad, 0.0) if need_b else None,
         )
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, tb: Tensor) -> Tensor:
         x, bound = ctx.saved_tensors
-        return Where.apply(_mask(x._data >= bound._data), tx, tb)
+        return Where.apply(_mask(x.array >= bound.array), tx, tb)
 
 
 class ClampMaxTensor(Function[Tensor]):
@@ -868,17 +868,17 @@ class ClampMaxTensor(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         x, bound = ctx.saved_tensors
-        keep = x._data <= bound._data
+        keep = x.array <= bound.array
         need_x, need_b = ctx.needs_input_grad
         return (
             Where.apply(_mask(keep), grad, 0.0) if need_x else None,
-            Where.apply(_mask(x._data > bound._data), grad, 0.0) if need_b else None,
+            Where.apply(_mask(x.array > bound.array), grad, 0.0) if need_b else None,
         )
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, tb: Tensor) -> Tensor:
         x, bound = ctx.saved_tensors
-        return Where.apply(_mask(x._data <= bound._data), tx, tb)
+        return Where.apply(_mask(x.array <= bound.array), tx, tb)
 
 
 def _check_broadcast(*datas: np.ndarray[Any, Any]) -> None:
@@ -918,7 +918,7 @@ def _clamp_one_forward(ctx: Any, x: Tensor, bound: Tensor, ufunc: Any) -> Tensor
     a, b = arrays(x, bound)
     ctx.save_for_backward(x, bound)
     try:
-        return wrap(ufunc(b, a))  # bound first: a tie keeps x, as in torch
+        return as_tensor(ufunc(b, a))  # bound first: a tie keeps x, as in torch
     except ValueError:
         raise broadcast_error(a, b) from None
 
@@ -935,8 +935,8 @@ class LerpScalar(Function[Tensor]):
         ctx.weight = weight
         try:
             if builtins.abs(weight) < 0.5:
-                return wrap(x + weight * (y - x))
-            return wrap(y - (y - x) * (1 - weight))
+                return as_tensor(x + weight * (y - x))
+            return as_tensor(y - (y - x) * (1 - weight))
         except ValueError:
             raise broadcast_error(x, y) from None
 
@@ -960,11 +960,11 @@ class LerpTensor(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
         x, y = _lerp_operands(start, end, weight)
-        w = weight._data
+        w = weight.array
         _check_broadcast(x, y, w)
         ctx.save_for_backward(start, end, weight)
         with np.errstate(invalid="ignore"):  # both branches are computed; only the chosen one is kept
-            return wrap(np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w)))
+            return as_tensor(np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
@@ -987,11 +987,11 @@ class LerpTensor(Function[Tensor]):
 
 def _lerp_operands(start: Tensor, end: Tensor, weight: Tensor | None) -> tuple[Any, Any]:
     """torch's checks: floating ``start``, and ``end`` (and a tensor ``weight``) of its dtype."""
-    x, y = start._data, end._data
+    x, y = start.array, end.array
     if x.dtype.kind != "f":
         kernel = "lerp_kernel_scalar" if weight is None else "lerp_kernel_tensor"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(x.dtype)}'")
-    for name, other in (("end", y), ("weight", None if weight is None else weight._data)):
+    for name, other in (("end", y), ("weight", None if weight is None else weight.array)):
         if other is not None and other.dtype != x.dtype:
             raise RuntimeError(
                 f"expected dtype {short_name(x.dtype).lower()} for `{name}` but got dtype "
@@ -1003,7 +1003,7 @@ def _lerp_operands(start: Tensor, end: Tensor, weight: Tensor | None) -> tuple[A
 # --------------------------------------------------------------------------- activations
 def _floating_only(x: Tensor, kernel: str) -> np.ndarray[Any, Any]:
     """The data of a floating tensor; torch refuses integer and bool inputs to these kernels."""
-    data = x._data
+    data = x.array
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
     return data
@@ -1019,7 +1019,7 @@ class LeakyRelu(Function[Tensor]):
         data = _floating_only(x, "leaky_relu_cpu")
         ctx.save_for_backward(x)
         ctx.slope = negative_slope
-        return wrap(np.where(data > 0, data, data * negative_slope))
+        return as_tensor(np.where(data > 0, data, data * negative_slope))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -1050,7 +1050,7 @@ class Elu(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, alpha: float) -> Tensor:
         data = _floating_only(x, "elu_cpu")
         positive = data > 0
-        y = wrap(np.where(positive, data, alpha * np.expm1(np.where(positive, 0.0, data))))
+        y = as_tensor(np.where(positive, data, alpha * np.expm1(np.where(positive, 0.0, data))))
         ctx.save_for_backward(x, y)
         ctx.alpha = alpha
         return y
@@ -1066,7 +1066,7 @@ class Elu(Function[Tensor]):
 
 def _elu_derivative(ctx: Any, grad: Tensor) -> Tensor:
     x, y = ctx.saved_tensors
-    return Where.apply(_mask(x._data <= 0), grad * (y + ctx.alpha), grad)
+    return Where.apply(_mask(x.array <= 0), grad * (y + ctx.alpha), grad)
 
 
 class Gelu(Function[Tensor]):
@@ -1082,8 +1082,8 @@ class Gelu(Function[Tensor]):
         ctx.approximate = approximate
         if approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (data + _GELU_KAPPA * data * data * data)
-            return wrap(0.5 * data * (1 + np.tanh(inner)))
-        return wrap(data * (0.5 * (1 + _per_element(math.erf, data * _SQRT1_2))))
+            return as_tensor(0.5 * data * (1 + np.tanh(inner)))
+        return as_tensor(data * (0.5 * (1 + _per_element(math.erf, data * _SQRT1_2))))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -1115,7 +1115,7 @@ class Silu(Function[Tensor]):
         data = _floating_only(x, "silu_cpu")
         ctx.save_for_backward(x)
         with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x << 0: x / inf is the exact -0.0
-            return wrap(data / (1 + np.exp(-data)))
+            return as_tensor(data / (1 + np.exp(-data)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -1145,7 +1145,7 @@ class Softplus(Function[Tensor]):
         ctx.save_for_backward(x)
         ctx.params = (beta, threshold)
         soft = np.log1p(np.exp(np.minimum(z, threshold))) / beta
-        return wrap(np.where(z > threshold, data, soft))
+        return as_tensor(np.where(z > threshold, data, soft))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -1159,7 +1159,7 @@ class Softplus(Function[Tensor]):
 def _softplus_derivative(ctx: Any, grad: Tensor) -> Tensor:
     x: Tensor = ctx.saved_tensors[0]
     beta, threshold = ctx.params
-    linear = x._data * beta > threshold
+    linear = x.array * beta > threshold
     return Where.apply(_mask(linear), grad, grad * Sigmoid.apply(x * beta))
 
 

@@ -18,9 +18,9 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor, _dims, _shape_arg, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import wrap
+from ctxgrad.ops._util import shape_arg
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -47,11 +47,12 @@ class Sum(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
-        axes = _axes(dims, x._data.ndim)
-        ctx.shape = x._data.shape
+        data = x.array
+        axes = _axes(dims, data.ndim)
+        ctx.shape = data.shape
         ctx.axes = axes
         ctx.keepdim = keepdim
-        return wrap(np.sum(x._data, axis=axes, keepdims=keepdim))
+        return as_tensor(np.sum(data, axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -69,12 +70,13 @@ class Mean(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
-        axes = _axes(dims, x._data.ndim)
-        ctx.shape = x._data.shape
+        data = x.array
+        axes = _axes(dims, data.ndim)
+        ctx.shape = data.shape
         ctx.axes = axes
-        ctx.count = int(np.prod([x._data.shape[a] for a in axes]))
+        ctx.count = int(np.prod([data.shape[a] for a in axes]))
         ctx.keepdim = keepdim
-        return wrap(np.mean(x._data, axis=axes, keepdims=keepdim))
+        return as_tensor(np.mean(data, axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -91,13 +93,13 @@ class SumToSize(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.shape = data.shape
         ctx.out_shape = shape
         lead = data.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
         out = np.sum(data, axis=axes, keepdims=True) if axes else data
-        return wrap(np.reshape(out, shape) if out.shape != shape else out.copy() if out is data else out)
+        return as_tensor(np.reshape(out, shape) if out.shape != shape else out.copy() if out is data else out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -113,7 +115,7 @@ class SumToSize(Function[Tensor]):
 
 def _const(arr: Any) -> Tensor:
     """A constant tensor (a mask or a count) that takes part in a backward as a plain operand."""
-    return wrap(np.asarray(arr))
+    return as_tensor(np.asarray(arr))
 
 
 def _restore(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -156,7 +158,7 @@ class _Flip(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, axis: int) -> Tensor:
         ctx.axis = axis
-        return wrap(np.ascontiguousarray(np.flip(x._data, axis)))
+        return as_tensor(np.ascontiguousarray(np.flip(x.array, axis)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -175,7 +177,7 @@ class _Shift(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, axis: int, forward: bool, fill: float) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.axis = axis
         ctx.forward = forward
         out = np.full_like(data, fill)
@@ -186,7 +188,7 @@ class _Shift(Function[Tensor]):
         else:
             src[axis], dst[axis] = slice(1, None), slice(None, -1)
         out[tuple(dst)] = data[tuple(src)]
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -213,7 +215,7 @@ def _prod_grad(ctx: Any, grad: Tensor) -> Tensor:
     """The gradient of ``prod`` for the output gradient ``grad`` (torch's ``prod_backward``):
     ``grad * result / x`` without zeros, the product of the others (exact) with them."""
     x, result = ctx.saved_tensors
-    data = x._data
+    data = x.array
     if data.ndim == 0:
         return grad
     axis = ctx.axis
@@ -240,11 +242,11 @@ class Prod(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> Tensor:
-        data = x._data
+        data = x.array
         axis = _one_dim(dim, data.ndim)
         ctx.axis = axis
         ctx.keepdim = keepdim
-        out = wrap(data.copy() if data.ndim == 0 else np.prod(data, axis=axis, keepdims=keepdim))
+        out = as_tensor(data.copy() if data.ndim == 0 else np.prod(data, axis=axis, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
@@ -255,9 +257,9 @@ class Prod(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         x = ctx.saved_tensors[0]
-        ones = wrap(np.ones(_reduced_shape(x._data.shape, ctx.axis, ctx.keepdim), dtype=tx._data.dtype))
+        ones = as_tensor(np.ones(_reduced_shape(x.array.shape, ctx.axis, ctx.keepdim), dtype=tx.array.dtype))
         terms = _prod_grad(ctx, ones) * tx
-        if x._data.ndim == 0:
+        if x.array.ndim == 0:
             return terms
         return terms.sum(ctx.axis, keepdim=ctx.keepdim)
 
@@ -271,7 +273,7 @@ class ProdAll(Function[Tensor]):
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.axis = None
         ctx.keepdim = False
-        out = wrap(np.prod(x._data))
+        out = as_tensor(np.prod(x.array))
         ctx.save_for_backward(x, out)
         return out
 
@@ -281,7 +283,7 @@ class ProdAll(Function[Tensor]):
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        ones = wrap(np.ones((), dtype=tx._data.dtype))
+        ones = as_tensor(np.ones((), dtype=tx.array.dtype))
         return (_prod_grad(ctx, ones) * tx).sum()
 
 
@@ -304,17 +306,17 @@ class Cumsum(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, reverse: bool = False) -> Tensor:
-        data = x._data
+        data = x.array
         if data.ndim == 0:
             _wrap_dim(dim, 0)
             ctx.axis = 0
             ctx.reverse = reverse
-            return wrap(data.copy())
+            return as_tensor(data.copy())
         axis = ctx.axis = _wrap_dim(dim, data.ndim)
         ctx.reverse = reverse
         if reverse:
-            return wrap(np.ascontiguousarray(np.flip(np.cumsum(np.flip(data, axis), axis=axis), axis)))
-        return wrap(np.cumsum(data, axis=axis))
+            return as_tensor(np.ascontiguousarray(np.flip(np.cumsum(np.flip(data, axis), axis=axis), axis)))
+        return as_tensor(np.cumsum(data, axis=axis))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -334,16 +336,16 @@ class Cumprod(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
-        data = x._data
+        data = x.array
         axis = ctx.axis = _one_dim(dim, data.ndim)
-        out = wrap(data.copy() if data.ndim == 0 else np.cumprod(data, axis=axis))
+        out = as_tensor(data.copy() if data.ndim == 0 else np.cumprod(data, axis=axis))
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         x, y = ctx.saved_tensors
-        data = x._data
+        data = x.array
         axis = ctx.axis
         if data.size <= 1 or data.shape[axis] == 1:
             return grad, None
@@ -358,7 +360,7 @@ class Cumprod(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         x, y = ctx.saved_tensors
-        data = x._data
+        data = x.array
         if data.ndim == 0:
             return tx
         axis = ctx.axis
@@ -380,13 +382,13 @@ def _cumprod_grad_zeros(x: Tensor, y: Tensor, grad: Tensor, zero: Any, axis: int
     when backward builds no graph).  Before the first zero of a slice it is the smooth
     formula; at the first zero, the sum of ``grad_i * prod_{j<=i, j!=z} x_j`` up to the
     second zero; after it, zero."""
-    data = x._data
+    data = x.array
     count = np.cumsum(zero, axis=axis)
     before = count == 0
     first = zero & (count == 1)
     between = count == 1
     smooth = Cumsum.apply(Where.apply(_const(before), grad * y, 0.0), axis, True) / Where.apply(_const(before), x, 1.0)
-    skipped = wrap(np.cumprod(np.where(first, data.dtype.type(1), data), axis=axis))
+    skipped = as_tensor(np.cumprod(np.where(first, data.dtype.type(1), data), axis=axis))
     at_zero = Where.apply(_const(between), grad * skipped, 0.0).sum(axis, keepdim=True)
     return Where.apply(_const(first), at_zero, Where.apply(_const(before), smooth, 0.0))
 
@@ -394,12 +396,12 @@ def _cumprod_grad_zeros(x: Tensor, y: Tensor, grad: Tensor, zero: Any, axis: int
 def _cumprod_grad_quadratic(x: Tensor, grad: Tensor, axis: int) -> Tensor:
     """``dL/dx_k = sum_{i>=k} grad_i prod_{j<=i, j!=k} x_j`` as an n-by-n computation in
     ctxgrad ops, exact with zeros and differentiable again."""
-    ndim = x._data.ndim
-    n = x._data.shape[axis]
+    ndim = x.array.ndim
+    n = x.array.shape[axis]
     perm, inverse = _move_last(axis, ndim)
     xl = x.permute(perm)
     gl = grad.permute(perm)
-    lead = xl._data.shape[:-1]
+    lead = xl.array.shape[:-1]
     rows = xl.reshape(*lead, 1, n).expand(*lead, n, n)  # rows[..., k, j] = x_j
     omitted = Where.apply(_const(np.eye(n, dtype=bool)), 1.0, rows)  # x_k replaced by 1 in row k
     products = Cumprod.apply(omitted, ndim)  # [k, i] = prod_{j<=i, j!=k} x_j
@@ -418,12 +420,12 @@ class Var(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
-        data = x._data
+        data = x.array
         axes = _axes(dims, data.ndim)
         n = int(np.prod([data.shape[a] for a in axes])) if axes else data.size
         dof = n - correction
         if dof <= 0:
-            _dof_warning("std" if ctx._forward_cls is Std else "var")
+            _dof_warning("std" if ctx.forward_cls is Std else "var")
         ctx.axes = axes
         ctx.keepdim = keepdim
         ctx.correction = correction
@@ -434,7 +436,7 @@ class Var(Function[Tensor]):
             sq = np.sum(np.square(data - mean), axis=axes, keepdims=keepdim)
             out = sq / data.dtype.type(builtins.max(0, dof))
         ctx.save_for_backward(x)
-        return wrap(np.asarray(out, dtype=data.dtype))
+        return as_tensor(np.asarray(out, dtype=data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -449,7 +451,7 @@ class Var(Function[Tensor]):
 
 def _var_grad(ctx: Any, x: Tensor, grad: Tensor) -> Tensor:
     """torch's ``var_backward``: ``2 / (n - correction) * grad * (x - mean)``."""
-    data = x._data
+    data = x.array
     centred = x - x.mean(ctx.axes or None, keepdim=True) if data.size else x
     dof = ctx.n - ctx.correction
     if ctx.full:
@@ -466,10 +468,10 @@ def _var_grad(ctx: Any, x: Tensor, grad: Tensor) -> Tensor:
 
 
 def _var_jvp(ctx: Any, x: Tensor, tx: Tensor) -> Tensor:
-    data = x._data
+    data = x.array
     dof = ctx.n - ctx.correction
     if ctx.full and dof <= 0:
-        return wrap(np.full((), np.nan, dtype=data.dtype))
+        return as_tensor(np.full((), np.nan, dtype=data.dtype))
     centred = x - x.mean(ctx.axes or None, keepdim=True) if data.size else x
     scale = 2.0 / dof if dof != 0 else float("inf")
     out: Tensor = (centred * tx).sum(ctx.axes or None, keepdim=ctx.keepdim) * scale
@@ -484,21 +486,21 @@ class Std(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
         var = Var.forward(ctx, x, dims, correction, keepdim)
-        out = wrap(np.sqrt(var._data))
+        out = as_tensor(np.sqrt(var.array))
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         x, out = ctx.saved_tensors
-        zero = _const(out._data == 0)
+        zero = _const(out.array == 0)
         grad_var = Where.apply(zero, 0.0, grad / (out * 2))
         return _var_grad(ctx, x, grad_var), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         x, out = ctx.saved_tensors
-        zero = _const(out._data == 0)
+        zero = _const(out.array == 0)
         return Where.apply(zero, 0.0, _var_jvp(ctx, x, tx) / (out * 2))
 
 
@@ -549,54 +551,54 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
     (the first of ties, as torch on the CPU)."""
 
     _backward_name = "MaxBackward0"
-    _name: ClassVar[str] = "max"
-    _arg: ClassVar[Callable[..., Any]] = np.argmax
+    op_name: ClassVar[str] = "max"
+    pick: ClassVar[Callable[..., Any]] = np.argmax
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
-        data = x._data
-        cls = ctx._forward_cls
+        data = x.array
+        cls = ctx.forward_cls
         axis = _one_dim(dim, data.ndim)
         ctx.shape = data.shape
         ctx.keepdim = keepdim
         if data.ndim == 0:
             ctx.axis = None
-            values = wrap(data.copy())
-            indices = wrap(np.zeros((), dtype=np.int64))
+            values = as_tensor(data.copy())
+            indices = as_tensor(np.zeros((), dtype=np.int64))
         else:
-            _empty_check(cls._name, data, (axis,))
+            _empty_check(cls.op_name, data, (axis,))
             ctx.axis = axis
-            idx = np.expand_dims(cls._arg(data, axis=axis), axis)
+            idx = np.expand_dims(cls.pick(data, axis=axis), axis)
             vals = np.take_along_axis(data, idx, axis)
-            ctx.save_for_backward(wrap(idx))  # a saved tensor: freed by backward, unlike an attribute
+            ctx.save_for_backward(as_tensor(idx))  # a saved tensor: freed by backward, unlike an attribute
             if not keepdim:
                 vals = np.squeeze(vals, axis)
                 idx = np.squeeze(idx, axis)
-            values = wrap(vals)
-            indices = wrap(idx.astype(np.int64, copy=False))
+            values = as_tensor(vals)
+            indices = as_tensor(idx.astype(np.int64, copy=False))
         ctx.mark_non_differentiable(indices)
         return values, indices
 
     @staticmethod
-    def _mask(ctx: Any) -> Tensor:
+    def mask(ctx: Any) -> Tensor:
         axis = ctx.axis
         n = ctx.shape[axis]
         positions = np.arange(n).reshape([n if i == axis else 1 for i in range(len(ctx.shape))])
         (index,) = ctx.saved_tensors
-        return _const(positions == index._data)
+        return _const(positions == index.array)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Tensor | None) -> tuple[Tensor, None, None]:
         if ctx.axis is None:
             return grad, None, None
         g = _restore(grad, ctx.shape, (ctx.axis,), ctx.keepdim)
-        return Where.apply(_MaxDim._mask(ctx), g, 0.0), None, None
+        return Where.apply(_MaxDim.mask(ctx), g, 0.0), None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
         if ctx.axis is None:
             return tx, None
-        picked = Where.apply(_MaxDim._mask(ctx), tx, 0.0).sum(ctx.axis, keepdim=ctx.keepdim)
+        picked = Where.apply(_MaxDim.mask(ctx), tx, 0.0).sum(ctx.axis, keepdim=ctx.keepdim)
         return picked, None
 
 
@@ -610,8 +612,8 @@ class MinDim(_MaxDim):
     """``min(dim)``."""
 
     _backward_name = "MinBackward0"
-    _name = "min"
-    _arg = np.argmin
+    op_name = "min"
+    pick = np.argmin
 
 
 def _even_mask(x: Any, value: Any) -> Any:
@@ -626,32 +628,32 @@ class MaxAll(Function[Tensor]):
     """Largest element (``max()``); the gradient is shared evenly by ties, as torch."""
 
     _backward_name = "MaxBackward1"
-    _name: ClassVar[str] = "max"
-    _reduce: ClassVar[Callable[..., Any]] = np.max
+    op_name: ClassVar[str] = "max"
+    reduce: ClassVar[Callable[..., Any]] = np.max
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = x._data
-        cls = ctx._forward_cls
-        _empty_check(cls._name, data, None)
-        out = wrap(cls._reduce(data))
+        data = x.array
+        cls = ctx.forward_cls
+        _empty_check(cls.op_name, data, None)
+        out = as_tensor(cls.reduce(data))
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
-    def _mask(ctx: Any) -> tuple[Tensor, float]:
+    def mask(ctx: Any) -> tuple[Tensor, float]:
         x, out = ctx.saved_tensors
-        mask = _even_mask(x._data, out._data)
+        mask = _even_mask(x.array, out.array)
         return _const(mask), float(mask.sum())
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        mask, count = MaxAll._mask(ctx)
+        mask, count = MaxAll.mask(ctx)
         return mask * (grad / count)
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        mask, count = MaxAll._mask(ctx)
+        mask, count = MaxAll.mask(ctx)
         return Where.apply(mask, tx, 0.0).sum() / count
 
 
@@ -659,41 +661,41 @@ class MinAll(MaxAll):
     """Smallest element (``min()``)."""
 
     _backward_name = "MinBackward1"
-    _name = "min"
-    _reduce = np.min
+    op_name = "min"
+    reduce = np.min
 
 
 class Amax(Function[Tensor]):
     """Largest element over ``dims`` (all when empty); ties share the gradient evenly."""
 
     _backward_name = "AmaxBackward0"
-    _name: ClassVar[str] = "amax"
-    _reduce: ClassVar[Callable[..., Any]] = np.max
+    op_name: ClassVar[str] = "amax"
+    reduce: ClassVar[Callable[..., Any]] = np.max
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-        data = x._data
-        cls = ctx._forward_cls
+        data = x.array
+        cls = ctx.forward_cls
         axes = _axes(dims, data.ndim)
-        _empty_check(cls._name, data, axes if dims else None)
+        _empty_check(cls.op_name, data, axes if dims else None)
         ctx.axes = axes
         ctx.shape = data.shape
         ctx.keepdim = keepdim
-        out = wrap(cls._reduce(data, axis=axes, keepdims=keepdim))
+        out = as_tensor(cls.reduce(data, axis=axes, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
-    def _mask(ctx: Any) -> tuple[Tensor, Tensor]:
+    def mask(ctx: Any) -> tuple[Tensor, Tensor]:
         """Where each slice attains its extreme, and how many times (0 for a NaN slice)."""
         x, out = ctx.saved_tensors
-        data = x._data
-        mask = data == np.reshape(out._data, _kept_shape(data.shape, ctx.axes))
+        data = x.array
+        mask = data == np.reshape(out.array, _kept_shape(data.shape, ctx.axes))
         return _const(mask), _const(np.sum(mask, axis=ctx.axes, keepdims=True).astype(data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        mask, count = Amax._mask(ctx)
+        mask, count = Amax.mask(ctx)
         g = _restore(grad, ctx.shape, ctx.axes, ctx.keepdim)
         with np.errstate(divide="ignore", invalid="ignore"):  # a NaN slice: count 0, as torch
             out: Tensor = (g / count) * mask
@@ -701,7 +703,7 @@ class Amax(Function[Tensor]):
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
-        mask, count = Amax._mask(ctx)
+        mask, count = Amax.mask(ctx)
         with np.errstate(divide="ignore", invalid="ignore"):
             total = (tx * mask).sum(ctx.axes or None, keepdim=True) / count
         return _unkeep(total, ctx.shape, ctx.axes, ctx.keepdim)
@@ -711,8 +713,8 @@ class Amin(Amax):
     """Smallest element over ``dims``."""
 
     _backward_name = "AminBackward0"
-    _name = "amin"
-    _reduce = np.min
+    op_name = "amin"
+    reduce = np.min
 
 
 def _unkeep(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -725,18 +727,18 @@ def _unkeep(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: b
 class ArgMax(Function[Tensor]):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
 
-    _name: ClassVar[str] = "argmax"
-    _arg: ClassVar[Callable[..., Any]] = np.argmax
+    op_name: ClassVar[str] = "argmax"
+    pick: ClassVar[Callable[..., Any]] = np.argmax
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int | None, keepdim: bool) -> Tensor:
-        data = x._data
-        cls = ctx._forward_cls
+        data = x.array
+        cls = ctx.forward_cls
         if data.dtype == np.bool_:
-            raise RuntimeError(f"{cls._name}(): does not support bool input")
+            raise RuntimeError(f"{cls.op_name}(): does not support bool input")
         if dim is None:
-            _empty_check(cls._name, data, None, IndexError)
-            out = np.asarray(cls._arg(data))
+            _empty_check(cls.op_name, data, None, IndexError)
+            out = np.asarray(cls.pick(data))
             if keepdim:
                 out = out.reshape((1,) * data.ndim)
         elif data.ndim == 0:
@@ -744,9 +746,9 @@ class ArgMax(Function[Tensor]):
             out = np.zeros((), dtype=np.int64)
         else:
             axis = _wrap_dim(dim, data.ndim)
-            _empty_check(cls._name, data, (axis,))
-            out = cls._arg(data, axis=axis, keepdims=keepdim)
-        return wrap(out.astype(np.int64, copy=False))
+            _empty_check(cls.op_name, data, (axis,))
+            out = cls.pick(data, axis=axis, keepdims=keepdim)
+        return as_tensor(out.astype(np.int64, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
@@ -760,8 +762,8 @@ class ArgMax(Function[Tensor]):
 class ArgMin(ArgMax):
     """Index of the smallest element."""
 
-    _name = "argmin"
-    _arg = np.argmin
+    op_name = "argmin"
+    pick = np.argmin
 
 
 # --------------------------------------------------------------------------- logsumexp
@@ -789,7 +791,7 @@ class Logsumexp(Function[Tensor]):
             with np.errstate(divide="ignore"):
                 s = np.log(np.sum(np.exp(data - m), axis=axes, keepdims=True)) + m
             out = s if keepdim else np.reshape(s, [n for i, n in enumerate(data.shape) if i not in axes])
-        y = wrap(np.asarray(out, dtype=data.dtype))
+        y = as_tensor(np.asarray(out, dtype=data.dtype))
         ctx.save_for_backward(x, y)
         return y
 
@@ -825,7 +827,7 @@ class VectorNorm(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, p: float, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
-        data = x._data
+        data = x.array
         axes = _axes(dims, data.ndim)
         ctx.p = p
         ctx.axes = axes
@@ -857,7 +859,7 @@ class VectorNorm(Function[Tensor]):
                 out = np.sum(a != 0, axis=axes, keepdims=keepdim).astype(data.dtype)
             else:
                 out = np.sum(a**p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-        y = wrap(np.asarray(out, dtype=data.dtype))
+        y = as_tensor(np.asarray(out, dtype=data.dtype))
         ctx.save_for_backward(x, y)
         return y
 
@@ -870,8 +872,8 @@ class VectorNorm(Function[Tensor]):
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         x, y = ctx.saved_tensors
         if ctx.p == 0:
-            return wrap(np.zeros_like(y._data))
-        ones = wrap(np.ones_like(y._data))
+            return as_tensor(np.zeros_like(y.array))
+        ones = as_tensor(np.ones_like(y.array))
         grad = _norm_grad(ctx, x, y, ones)
         assert grad is not None
         return (grad * tx).sum(ctx.axes or None, keepdim=ctx.keepdim)
@@ -881,10 +883,10 @@ def _norm_grad(ctx: Any, x: Tensor, y: Tensor, grad: Tensor) -> Tensor | None:
     """torch's ``norm_backward`` written in ctxgrad ops; masks (norm == 0, x == 0, the
     maxima of |x|) are constants."""
     p = ctx.p
-    data = x._data
+    data = x.array
     g = _restore(grad, ctx.shape, ctx.axes, ctx.keepdim)
     norm = _restore(y, ctx.shape, ctx.axes, ctx.keepdim)
-    nd = norm._data
+    nd = norm.array
     if p == 0:
         return None
     if p == 1:
@@ -926,24 +928,24 @@ class Softmax(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
-        data = x._data
+        data = x.array
         axis = ctx.axis = _one_dim(dim, data.ndim)
         if data.ndim == 0:
-            y = wrap(np.ones_like(data))
+            y = as_tensor(np.ones_like(data))
         elif data.size == 0:
-            y = wrap(data.copy())
+            y = as_tensor(data.copy())
         else:
             wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
             with np.errstate(invalid="ignore"):
                 e = np.exp(wide - np.max(wide, axis=axis, keepdims=True))
-                y = wrap((e / np.sum(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False))
+                y = as_tensor((e / np.sum(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        if y._data.ndim == 0:
+        if y.array.ndim == 0:
             return grad * 0.0, None
         out: Tensor = y * (grad - (grad * y).sum(ctx.axis, keepdim=True))
         return out, None
@@ -951,7 +953,7 @@ class Softmax(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         (y,) = ctx.saved_tensors
-        if y._data.ndim == 0:
+        if y.array.ndim == 0:
             return tx * 0.0
         out: Tensor = y * (tx - (tx * y).sum(ctx.axis, keepdim=True))
         return out
@@ -964,25 +966,25 @@ class LogSoftmax(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
-        data = x._data
+        data = x.array
         axis = ctx.axis = _one_dim(dim, data.ndim)
         if data.ndim == 0:
-            y = wrap(np.zeros_like(data))
+            y = as_tensor(np.zeros_like(data))
         elif data.size == 0:
-            y = wrap(data.copy())
+            y = as_tensor(data.copy())
         else:
             wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
             with np.errstate(invalid="ignore", divide="ignore"):
                 shifted = wide - np.max(wide, axis=axis, keepdims=True)
                 out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
-                y = wrap(out.astype(data.dtype, copy=False))
+                y = as_tensor(out.astype(data.dtype, copy=False))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        if y._data.ndim == 0:
+        if y.array.ndim == 0:
             return grad * 0.0, None
         out: Tensor = grad - y.exp() * grad.sum(ctx.axis, keepdim=True)
         return out, None
@@ -990,7 +992,7 @@ class LogSoftmax(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         (y,) = ctx.saved_tensors
-        if y._data.ndim == 0:
+        if y.array.ndim == 0:
             return tx * 0.0
         out: Tensor = tx - (tx * y.exp()).sum(ctx.axis, keepdim=True)
         return out
@@ -1002,18 +1004,18 @@ class LogSoftmax(Function[Tensor]):
 class All(Function[Tensor]):
     """True where every element over ``dims`` is non-zero (bool; uint8 stays uint8)."""
 
-    _reduce: ClassVar[Callable[..., Any]] = np.all
+    reduce: ClassVar[Callable[..., Any]] = np.all
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
-        data = x._data
-        reduce = ctx._forward_cls._reduce
+        data = x.array
+        reduce = ctx.forward_cls.reduce
         if dims is not None and len(dims) == 0:  # torch: an empty dim list reduces nothing
             out = data != 0
         else:
             out = reduce(data, axis=_axes(dims, data.ndim), keepdims=keepdim)
         out = np.asarray(out)
-        return wrap(out.astype(np.uint8) if data.dtype == np.uint8 else out)
+        return as_tensor(out.astype(np.uint8) if data.dtype == np.uint8 else out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
@@ -1027,7 +1029,7 @@ class All(Function[Tensor]):
 class Any_(All):
     """True where some element over ``dims`` is non-zero."""
 
-    _reduce = np.any
+    reduce = np.any
 
 
 # --------------------------------------------------------------------------- frontends
@@ -1037,16 +1039,24 @@ class Any_(All):
 
 def _as_int64(x: Tensor) -> Tensor:
     """Integer and bool inputs of ``prod``, ``cumsum`` and ``cumprod`` compute in int64, as torch."""
-    kind = x._data.dtype.kind
-    if kind in "bu" or (kind == "i" and x._data.dtype != np.int64):
+    kind = x.array.dtype.kind
+    if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
         return x.to(np.dtype(np.int64))
     return x
+
+
+def _dims(dim: int | Sequence[int] | None) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
 
 
 def _dims_arg(dim: Any) -> tuple[int, ...] | None:
     if dim is None:
         return None
-    if isinstance(dim, (int, np.integer)) or (isinstance(dim, Tensor) and dim._data.ndim == 0):
+    if isinstance(dim, (int, np.integer)) or (isinstance(dim, Tensor) and dim.array.ndim == 0):
         return (int(dim),)
     return tuple(int(d) for d in dim)
 
@@ -1064,8 +1074,8 @@ def _int_dim(name: str, dim: Any) -> int:
 def sum(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Sum over all elements, or over ``dim``."""
     x = input if dtype is None else input.to(dtype)
-    kind = x._data.dtype.kind
-    if kind in "bu" or (kind == "i" and x._data.dtype != np.int64):
+    kind = x.array.dtype.kind
+    if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
         x = x.to(np.dtype(np.int64))
     return Sum.apply(x, _dims(dim), keepdim)
 
@@ -1073,17 +1083,17 @@ def sum(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
 def mean(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
     x = input if dtype is None else input.to(dtype)
-    if x._data.dtype.kind not in "fc":
+    if x.array.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {short_name(x._data.dtype)}"
+            f"complex dtype. Got: {short_name(x.array.dtype)}"
         )
     return Mean.apply(x, _dims(dim), keepdim)
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, _shape_arg(size))
+    return SumToSize.apply(input, shape_arg(size))
 
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -1108,7 +1118,7 @@ def _variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, corr
         )
     if correction is None:
         correction = 0 if unbiased is False else 1
-    if x._data.dtype.kind not in "fc":
+    if x.array.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     fn = Std if name == "std" else Var
     return fn.apply(x, _dims_arg(dim), correction, keepdim)
@@ -1213,9 +1223,9 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         else:
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims or ())}")
-    if x._data.dtype.kind not in "fc":
+    if x.array.dtype.kind not in "fc":
         raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {short_name(x._data.dtype)}"
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {short_name(x.array.dtype)}"
         )
     if dtype is not None:
         dt = to_dtype(dtype)
@@ -1241,7 +1251,7 @@ def _softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
     """``softmax`` / ``log_softmax``; floating inputs only, as torch."""
     if dtype is not None:
         x = x.to(dtype)
-    data = x._data
+    data = x.array
     d = _one_dim(dim, data.ndim)
     if data.dtype.kind not in "fc":
         kernel = "lastdim_kernel_impl" if d == data.ndim - 1 or data.ndim == 0 else "kernel_impl"

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import to_dtype
-from ctxgrad._tensor import Size, Tensor, _shape_arg, _wrap_dim
+from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named, wrap
+from ctxgrad.ops._util import named, shape_arg
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -56,10 +56,10 @@ class Reshape(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.shape = data.shape
         ctx.out_shape = target = _resolve_shape(shape, data.size)
-        return wrap(np.reshape(data, target))
+        return as_tensor(np.reshape(data, target))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -77,7 +77,7 @@ class View(Reshape):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.shape = data.shape
         ctx.out_shape = target = _resolve_shape(shape, data.size)
         out = np.reshape(data, target)
@@ -89,7 +89,7 @@ class View(Reshape):
                 "spans across two contiguous subspaces). Use .reshape(...) instead. (A view of shape "
                 f"{list(data.shape)} with strides {[s // data.itemsize for s in data.strides]} as {list(target)}.)"
             )
-        return wrap(out)
+        return as_tensor(out)
 
 
 class ViewDtype(Function[Tensor]):
@@ -99,7 +99,7 @@ class ViewDtype(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:
-        data = x._data
+        data = x.array
         if dtype.itemsize != data.dtype.itemsize:
             raise RuntimeError(
                 f"ctxgrad's view(dtype) needs a dtype of the same size: {data.dtype} has {data.dtype.itemsize} "
@@ -107,7 +107,7 @@ class ViewDtype(Function[Tensor]):
             )
         ctx.dtype = data.dtype
         ctx.out_dtype = dtype
-        return wrap(data.view(dtype))
+        return as_tensor(data.view(dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -125,17 +125,18 @@ class Permute(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
-        if sorted(dims) != list(range(x._data.ndim)):
+        data = x.array
+        if sorted(dims) != list(range(data.ndim)):
             raise RuntimeError(
                 f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
-                f"of the desired ordering of dimensions i.e. input.dim() = {x._data.ndim} is not equal to "
+                f"of the desired ordering of dimensions i.e. input.dim() = {data.ndim} is not equal to "
                 f"len(dims) = {len(dims)}"
-                if len(dims) != x._data.ndim
+                if len(dims) != data.ndim
                 else f"permute(): duplicate dims are not allowed in {list(dims)}"
             )
         ctx.dims = dims
         ctx.inverse = tuple(int(i) for i in np.argsort(dims))
-        return wrap(np.transpose(x._data, dims))
+        return as_tensor(np.transpose(data, dims))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -154,7 +155,8 @@ class Expand(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
-        shape = x._data.shape
+        data = x.array
+        shape = data.shape
         new = len(sizes) - len(shape)
         if new < 0:
             raise RuntimeError(
@@ -180,7 +182,7 @@ class Expand(Function[Tensor]):
                 )
             target.append(s)
         ctx.target = tuple(target)
-        return wrap(np.broadcast_to(x._data, ctx.target))
+        return as_tensor(np.broadcast_to(data, ctx.target))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -237,7 +239,7 @@ class Squeeze(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None) -> Tensor:
-        data = x._data
+        data = x.array
         shape = data.shape
         ctx.shape = shape
         ctx.dims = dims
@@ -245,7 +247,7 @@ class Squeeze(Function[Tensor]):
             target = tuple(s for s in shape if s != 1)
         else:
             target = tuple(s for i, s in enumerate(shape) if s != 1 or i not in dims)
-        return wrap(np.reshape(data, target))  # dropping dimensions of size 1 is always a view
+        return as_tensor(np.reshape(data, target))  # dropping dimensions of size 1 is always a view
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -264,7 +266,7 @@ class Unsqueeze(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
         ctx.dim = dim
-        return wrap(np.expand_dims(x._data, dim))
+        return as_tensor(np.expand_dims(x.array, dim))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -284,10 +286,10 @@ class Narrow(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, start: int, length: int) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.shape = data.shape
         ctx.args = (dim, start, length)
-        return wrap(data[_at(dim, slice(start, start + length))])
+        return as_tensor(data[_at(dim, slice(start, start + length))])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -306,11 +308,11 @@ class NarrowGrad(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], dim: int, start: int, length: int) -> Tensor:
-        g = grad._data
+        g = grad.array
         ctx.args = (shape, dim, start, length)
         out = np.zeros(shape, dtype=g.dtype)
         out[_at(dim, slice(start, start + length))] = g
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
@@ -330,9 +332,9 @@ class Unbind(Function[tuple[Tensor, ...]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, ...]:
-        data = x._data
+        data = x.array
         ctx.dim = dim
-        return tuple([wrap(data[_at(dim, i)]) for i in range(data.shape[dim])])
+        return tuple([as_tensor(data[_at(dim, i)]) for i in range(data.shape[dim])])
 
     @staticmethod
     def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None]:
@@ -351,13 +353,13 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
-        data = x._data
+        data = x.array
         ctx.sizes = sizes
         ctx.dim = dim
         outs = []
         start = 0
         for s in sizes:
-            outs.append(wrap(data[_at(dim, slice(start, start + s))]))
+            outs.append(as_tensor(data[_at(dim, slice(start, start + s))]))
             start += s
         return tuple(outs)
 
@@ -396,7 +398,7 @@ class Cat(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
-        arrays = [t._data for t in tensors]
+        arrays = [t.array for t in tensors]
         for i, a in enumerate(arrays):
             if a.ndim == 0:
                 raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -405,7 +407,7 @@ class Cat(Function[Tensor]):
         if not kept:
             ctx.dim = dim
             ctx.pieces = [(0, -1)] * len(arrays)
-            return wrap(np.empty((0,), dtype=dt))
+            return as_tensor(np.empty((0,), dtype=dt))
         d = _wrap_dim(dim, arrays[kept[0]].ndim)
         _check_cat_shapes(arrays, kept, d)
         ctx.dim = d
@@ -417,8 +419,8 @@ class Cat(Function[Tensor]):
             start += max(size, 0)
         ctx.pieces = pieces
         if len(kept) == 1:
-            return wrap(arrays[kept[0]].astype(dt, copy=True))
-        return wrap(np.concatenate([arrays[i] for i in kept], axis=d, dtype=dt, casting="unsafe"))
+            return as_tensor(arrays[kept[0]].astype(dt, copy=True))
+        return as_tensor(np.concatenate([arrays[i] for i in kept], axis=d, dtype=dt, casting="unsafe"))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
@@ -428,7 +430,7 @@ class Cat(Function[Tensor]):
             if not needs[i + 1]:
                 grads.append(None)
             elif size < 0:
-                grads.append(wrap(np.zeros((0,), dtype=grad._data.dtype)))  # a skipped empty input
+                grads.append(as_tensor(np.zeros((0,), dtype=grad.array.dtype)))  # a skipped empty input
             else:
                 grads.append(Narrow.apply(grad, ctx.dim, start, size))
         return tuple(grads)
@@ -445,7 +447,7 @@ class Stack(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
-        arrays = [t._data for t in tensors]
+        arrays = [t.array for t in tensors]
         shape = arrays[0].shape
         for i, a in enumerate(arrays):
             if a.shape != shape:
@@ -455,7 +457,7 @@ class Stack(Function[Tensor]):
                 )
         d = _wrap_dim(dim, len(shape) + 1)
         ctx.dim = d
-        return wrap(np.stack(arrays, axis=d, dtype=_result_dtype(arrays), casting="unsafe"))
+        return as_tensor(np.stack(arrays, axis=d, dtype=_result_dtype(arrays), casting="unsafe"))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
@@ -476,7 +478,7 @@ class Flip(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
         ctx.dims = dims
-        return wrap(np.flip(x._data, dims).copy())
+        return as_tensor(np.flip(x.array, dims).copy())
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -496,10 +498,10 @@ class Roll(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Tensor:
         ctx.args = (shifts, dims)
-        data = x._data
+        data = x.array
         if not dims:
-            return wrap(np.roll(data, shifts[0]))
-        return wrap(np.roll(data, shifts, axis=dims))
+            return as_tensor(np.roll(data, shifts[0]))
+        return as_tensor(np.roll(data, shifts, axis=dims))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -519,7 +521,7 @@ class Repeat(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, repeats: tuple[int, ...]) -> Tensor:
-        data = x._data
+        data = x.array
         if len(repeats) < data.ndim:
             raise RuntimeError(
                 "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
@@ -532,7 +534,7 @@ class Repeat(Function[Tensor]):
         ctx.shape = data.shape
         ctx.repeats = repeats
         ctx.padded = padded
-        return wrap(np.tile(data, repeats))
+        return as_tensor(np.tile(data, repeats))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -560,20 +562,20 @@ class Tril(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, diagonal: int) -> Tensor:
-        cls = ctx._forward_cls
-        data = x._data
+        cls = ctx.forward_cls
+        data = x.array
         if data.ndim < 2:
             raise RuntimeError(f"{cls.name}: input tensor must have at least 2 dimensions")
         ctx.diagonal = diagonal
-        return wrap(cls.keep(data, diagonal))
+        return as_tensor(cls.keep(data, diagonal))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return ctx._forward_cls.apply(grad, ctx.diagonal), None
+        return ctx.forward_cls.apply(grad, ctx.diagonal), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        out: Tensor = ctx._forward_cls.apply(tx, ctx.diagonal)
+        out: Tensor = ctx.forward_cls.apply(tx, ctx.diagonal)
         return out
 
 
@@ -603,10 +605,10 @@ class Diagonal(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.shape = data.shape
         ctx.args = (offset, dim1, dim2)
-        return wrap(_writable_diagonal(data, offset, dim1, dim2))
+        return as_tensor(_writable_diagonal(data, offset, dim1, dim2))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -624,10 +626,10 @@ class DiagCopy(Diagonal):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-        data = x._data
+        data = x.array
         ctx.shape = data.shape
         ctx.args = (offset, dim1, dim2)
-        return wrap(np.diagonal(data, offset, dim1, dim2).copy())
+        return as_tensor(np.diagonal(data, offset, dim1, dim2).copy())
 
 
 class DiagonalGrad(Function[Tensor]):
@@ -638,11 +640,11 @@ class DiagonalGrad(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
-        g = grad._data
+        g = grad.array
         ctx.args = (shape, offset, dim1, dim2)
         out = np.zeros(shape, dtype=g.dtype)
         _writable_diagonal(out, offset, dim1, dim2)[...] = g
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
@@ -662,7 +664,7 @@ class DiagEmbed(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-        data = x._data
+        data = x.array
         n = data.shape[-1] + abs(offset)
         shape = list(data.shape[:-1])
         for d in sorted((dim1, dim2)):
@@ -670,7 +672,7 @@ class DiagEmbed(Function[Tensor]):
         ctx.args = (offset, dim1, dim2)
         out = np.zeros(shape, dtype=data.dtype)
         _writable_diagonal(out, offset, dim1, dim2)[...] = data
-        return wrap(out)
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -750,7 +752,7 @@ def broadcast_tensors(tensors: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-        shape = t._data.shape
+        shape = t.array.shape
         n = max(len(target), len(shape))
         merged = []
         for k in range(n, 0, -1):
@@ -763,7 +765,7 @@ def broadcast_tensors(tensors: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
                 )
             merged.append(b if a == 1 else a)
         target = tuple(merged)
-    return tuple(t if t._data.shape == target else Expand.apply(t, target) for t in tensors)
+    return tuple(t if t.array.shape == target else Expand.apply(t, target) for t in tensors)
 
 
 def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> tuple[int, ...]:
@@ -793,51 +795,51 @@ _SPLIT = named(SplitWithSizes, "SplitBackward0")
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
     """``input`` with a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, _shape_arg((shape,)))
+    return Reshape.apply(input, shape_arg((shape,)))
 
 
 def reshape_method(input: Tensor, *shape: Any) -> Tensor:
     """The same values in a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, _shape_arg(shape))
+    return Reshape.apply(input, shape_arg(shape))
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (or the same bytes as another dtype); fails, as in torch, where no view is possible."""
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
         return ViewDtype.apply(input, to_dtype(shape[0]))
-    return View.apply(input, _shape_arg(shape))
+    return View.apply(input, shape_arg(shape))
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     """A view with ``other``'s shape."""
-    return View.apply(input, tuple(other._data.shape))
+    return View.apply(input, tuple(other.array.shape))
 
 
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     """Reshape to ``other``'s shape."""
-    return Reshape.apply(input, tuple(other._data.shape))
+    return Reshape.apply(input, tuple(other.array.shape))
 
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """A broadcast view with the given sizes (``-1`` keeps a dimension)."""
-    return Expand.apply(input, _shape_arg(sizes))
+    return Expand.apply(input, shape_arg(sizes))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """A broadcast view with ``other``'s shape."""
-    return Expand.apply(input, tuple(other._data.shape))
+    return Expand.apply(input, tuple(other.array.shape))
 
 
 def t(input: Tensor) -> Tensor:
     """Transpose a tensor of at most two dimensions."""
-    n = input._data.ndim
+    n = input.array.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
     return _T.apply(input, tuple(range(n - 1, -1, -1)))
 
 
 def _swap(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    n = input._data.ndim
+    n = input.array.ndim
     perm = list(range(n))
     a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     perm[a], perm[b] = perm[b], perm[a]
@@ -861,20 +863,20 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def permute(input: Tensor, dims: Any) -> Tensor:
     """Reorder the dimensions (a view)."""
-    n = input._data.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in _shape_arg((dims,))))
+    n = input.array.ndim
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg((dims,))))
 
 
 def permute_method(input: Tensor, *dims: Any) -> Tensor:
     """Reorder the dimensions (a view)."""
-    n = input._data.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in _shape_arg(dims)))
+    n = input.array.ndim
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg(dims)))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim`` to ``end_dim`` into one (a view when the layout allows);
     ``input`` itself when there is nothing to merge, as in torch."""
-    shape = input._data.shape
+    shape = input.array.shape
     n = len(shape)
     start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
     if n == 0:
@@ -891,7 +893,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
-    shape = input._data.shape
+    shape = input.array.shape
     if not shape:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, len(shape))
@@ -912,7 +914,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
-    n = input._data.ndim
+    n = input.array.ndim
     if dim is None:
         return Squeeze.apply(input, None)
     if isinstance(dim, (int, np.integer)):
@@ -924,12 +926,12 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim`` (a view); ``dim`` counts the dimensions of the result."""
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    return Unsqueeze.apply(input, _wrap_dim(dim, input._data.ndim + 1))
+    return Unsqueeze.apply(input, _wrap_dim(dim, input.array.ndim + 1))
 
 
 def _movedim(x: Tensor, source: Any, destination: Any, name: str) -> Tensor:
     """``movedim`` / ``moveaxis`` as a permutation (``PermuteBackward0``, as in torch)."""
-    n = x._data.ndim
+    n = x.array.ndim
     src_int = isinstance(source, (int, np.integer))
     dst_int = isinstance(destination, (int, np.integer))
     if src_int != dst_int:
@@ -979,7 +981,7 @@ def broadcast_to_method(input: Tensor, *args: Any, size: Any = None) -> Tensor:
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """``length`` elements from ``start`` along ``dim`` (a view; ``start`` may be negative or a tensor)."""
-    shape = input._data.shape
+    shape = input.array.shape
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     length = int(length)
@@ -999,15 +1001,15 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along ``dim``, as a tuple of views."""
-    if input._data.ndim == 0:
+    if input.array.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input._data.ndim))
+    out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input.array.ndim))
     return out
 
 
 def split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
-    shape = input._data.shape
+    shape = input.array.shape
     if not shape:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, len(shape))
@@ -1039,7 +1041,7 @@ def split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
-    shape = input._data.shape
+    shape = input.array.shape
     if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     chunks = int(chunks)
@@ -1057,7 +1059,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 def _flip(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     """``flip`` (of a 0-d tensor: a copy, dims 0 and -1 allowed as in torch)."""
-    n = x._data.ndim
+    n = x.array.ndim
     dims = wrap_unique_dims(dims, n)
     return Flip.apply(x, dims if n else ())
 
@@ -1076,14 +1078,14 @@ def flip_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
 
 def fliplr(input: Tensor) -> Tensor:
     """Reverse the order along dimension 1 (a copy)."""
-    if input._data.ndim < 2:
+    if input.array.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return Flip.apply(input, (1,))
 
 
 def flipud(input: Tensor) -> Tensor:
     """Reverse the order along dimension 0 (a copy)."""
-    if input._data.ndim < 1:
+    if input.array.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return Flip.apply(input, (0,))
 
@@ -1099,7 +1101,7 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
         raise RuntimeError("`shifts` required")
     if len(sh) != len(ds) and not (len(sh) == 1 and not ds):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
-    n = input._data.ndim
+    n = input.array.ndim
     if ds and n == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return Roll.apply(input, sh, tuple(_wrap_dim(d, n) for d in ds))
@@ -1111,7 +1113,7 @@ def repeat(input: Tensor, *args: Any, repeats: Any = None) -> Tensor:
 
 
 def _tile(x: Tensor, reps: tuple[int, ...]) -> Tensor:
-    return Repeat.apply(x, (1,) * (x._data.ndim - len(reps)) + reps)
+    return Repeat.apply(x, (1,) * (x.array.ndim - len(reps)) + reps)
 
 
 def tile(input: Tensor, dims: Any) -> Tensor:
@@ -1136,13 +1138,13 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view)."""
-    d1, d2 = check_diagonal_dims(dim1, dim2, input._data.ndim)
+    d1, d2 = check_diagonal_dims(dim1, dim2, input.array.ndim)
     return Diagonal.apply(input, int(offset), d1, d2)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A vector as a square matrix with it on diagonal ``diagonal``; a matrix's diagonal as a vector (a copy)."""
-    n = input._data.ndim
+    n = input.array.ndim
     if n == 1:
         return DiagEmbed.apply(input, int(diagonal), 0, 1)
     if n == 2:
@@ -1152,7 +1154,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
-    d1, d2 = check_diagonal_dims(dim1, dim2, input._data.ndim + 1)
+    d1, d2 = check_diagonal_dims(dim1, dim2, input.array.ndim + 1)
     return DiagEmbed.apply(input, int(offset), d1, d2)
 
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor, _wrap, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import wrap
 from ctxgrad.ops.indexing import Gather, Scatter
 
 
@@ -36,7 +35,7 @@ def stable_argsort(data: np.ndarray[Any, Any], axis: int, descending: bool) -> n
 
 def _scatter_into_zeros(shape: tuple[int, ...], dim: int, index: Tensor, grad: Tensor) -> Tensor:
     """Zeros of ``shape`` with ``grad`` written at ``index`` along ``dim`` (differentiable in ``grad``)."""
-    return Scatter.apply(wrap(np.zeros(shape, dtype=grad._data.dtype)), dim, index, grad)
+    return Scatter.apply(as_tensor(np.zeros(shape, dtype=grad.array.dtype)), dim, index, grad)
 
 
 class Sort(Function[tuple[Tensor, Tensor]]):
@@ -46,13 +45,13 @@ class Sort(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
-        data = x._data
+        data = x.array
         dim = _wrap_dim(dim, data.ndim)
         if data.ndim == 0:
-            values, indices = wrap(data.copy()), wrap(np.zeros((), dtype=np.int64))
+            values, indices = as_tensor(data.copy()), as_tensor(np.zeros((), dtype=np.int64))
         else:
             order = stable_argsort(data, dim, descending)
-            values, indices = wrap(np.take_along_axis(data, order, dim)), wrap(order)
+            values, indices = as_tensor(np.take_along_axis(data, order, dim)), as_tensor(order)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.shape = data.shape
@@ -83,16 +82,16 @@ class Topk(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: int, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
-        data = x._data
+        data = x.array
         dim = _wrap_dim(dim, data.ndim)
         n = data.shape[dim] if data.ndim else 1
         if not 0 <= k <= n:
             raise RuntimeError("selected index k out of range")
         if data.ndim == 0:
-            values, indices = wrap(data.copy()), wrap(np.zeros((), dtype=np.int64))
+            values, indices = as_tensor(data.copy()), as_tensor(np.zeros((), dtype=np.int64))
         else:
             order = np.take(stable_argsort(data, dim, largest), np.arange(k), axis=dim)
-            values, indices = wrap(np.take_along_axis(data, order, dim)), wrap(order)
+            values, indices = as_tensor(np.take_along_axis(data, order, dim)), as_tensor(order)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.shape = data.shape
@@ -126,7 +125,7 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: Any, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
-        data = x._data
+        data = x.array
         dim = _wrap_dim(dim, data.ndim)
         flat = data.reshape(1) if data.ndim == 0 else data
         n = flat.shape[dim]
@@ -145,14 +144,14 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
             values, idx = values.reshape(()), idx.reshape(())
         elif not keepdim:
             values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
-        indices = wrap(idx)
+        indices = as_tensor(idx)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.shape = data.shape
         ctx.dim = dim
         ctx.keepdim = keepdim or data.ndim == 0
         ctx.kept = data.shape[:dim] + (1,) + data.shape[dim + 1 :]
-        return wrap(values), indices
+        return as_tensor(values), indices
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
@@ -167,7 +166,7 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
         if ctx.keepdim:
             return Gather.apply(tx, ctx.dim, indices), None
         out = Gather.apply(tx, ctx.dim, indices.reshape(ctx.kept))
-        return out.reshape(indices._data.shape), None
+        return out.reshape(indices.array.shape), None
 
 
 class MedianDim(Kthvalue):
@@ -184,7 +183,8 @@ class Median(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        flat = x._data.reshape(-1)
+        data = x.array
+        flat = data.reshape(-1)
         if flat.size == 0:
             out = np.asarray(np.nan, dtype=flat.dtype) if flat.dtype.kind == "f" else np.zeros((), flat.dtype)
         elif flat.dtype.kind == "f" and np.isnan(flat).any():
@@ -192,21 +192,21 @@ class Median(Function[Tensor]):
         else:
             out = np.sort(flat)[(flat.size - 1) // 2]
         result = np.asarray(out, dtype=flat.dtype)
-        equal = x._data == result
+        equal = data == result
         if result.dtype.kind == "f" and np.isnan(result):
-            equal = np.isnan(x._data)
+            equal = np.isnan(data)
         # The share of the gradient each element gets (an array: a ctx attribute may not hold a tensor).
-        ctx.share = (equal / max(int(equal.sum()), 1)).astype(x._data.dtype)
-        return wrap(result)
+        ctx.share = (equal / max(int(equal.sum()), 1)).astype(data.dtype)
+        return as_tensor(result)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        out: Tensor = grad * wrap(ctx.share)
+        out: Tensor = grad * as_tensor(ctx.share)
         return out
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        return (tx * wrap(ctx.share)).sum()
+        return (tx * as_tensor(ctx.share)).sum()
 
 
 # --------------------------------------------------------------------------- frontends
@@ -220,10 +220,10 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """int64 indices that sort ``input`` along ``dim`` (ties keep their order)."""
-    if input._data.ndim == 0:
+    if input.array.ndim == 0:
         _wrap_dim(dim, 0)
-        return _wrap(np.zeros((), dtype=np.int64))
-    return _wrap(stable_argsort(input._data, _wrap_dim(dim, input._data.ndim), descending))
+        return as_tensor(np.zeros((), dtype=np.int64))
+    return as_tensor(stable_argsort(input.array, _wrap_dim(dim, input.array.ndim), descending))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk:
