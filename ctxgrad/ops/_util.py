@@ -9,10 +9,6 @@ import numpy as np
 from ctxgrad._dtypes import promote_operands
 from ctxgrad._tensor import Size, Tensor, as_tensor
 
-# ``inplace.py`` still imports this name (it is moving to the core); the ops use ``as_tensor``.
-wrap = as_tensor
-
-
 # Operand types that binary ops take as they are.
 PLAIN_OPERANDS = frozenset({Tensor, int, float})
 
