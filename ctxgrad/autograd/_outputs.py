@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["alias", "finish_untracked", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
 
 
-_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save"})
+_INTERNAL_ATTRS = frozenset(
+    {"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save", "_hooks", "_metadata"}
+)
 
 
 def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:

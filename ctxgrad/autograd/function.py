@@ -103,7 +103,7 @@ class BackwardCFunction(Node):
     Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
     """
 
-    __slots__ = ("__dict__", "_needs", "_out_meta")
+    __slots__ = ("_needs", "_out_meta")
 
     _forward_cls: ClassVar[type[Function]]
     _needs: tuple[bool, ...]
@@ -224,11 +224,7 @@ class BackwardCFunction(Node):
                     m = self._out_meta[i]
                     if m is not None:
                         grads[i] = _wrap(np.zeros(m[0], dtype=m[1]))
-        backward = cls._backward_impl
-        if cls.boxed_grads_call:
-            result = backward(self, grads)
-        else:
-            result = backward(self, *grads)
+        result = cls._backward_impl(self, grads) if cls.boxed_grads_call else cls._backward_impl(self, *grads)
         checked = check_grads(self, result)
         if hooks is not None and hooks.post:
             checked = run_posthooks(self, hooks.post, checked, grads)
@@ -380,11 +376,8 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         if _state.fw_levels:
             dual: _Out = apply_dual(cls, args, _run)
             return dual
-        ctx = cls._backward_cls()
-        ctx._hooks = None
-        ctx._metadata = None
         try:
-            out: _Out = _run(cls, ctx, args)
+            out: _Out = _run(cls, cls._backward_cls(), args)
         except ValueError as exc:
             if "read-only" in str(exc):
                 _explain_read_only(cls, args, exc)
@@ -406,26 +399,25 @@ def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueErr
             ) from exc
 
 
-def _forward(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
-    if cls._setup_style:
-        out = cls.forward(*args)
-        cls.setup_context(ctx, args, out)
-        return out
-    return cls.forward(ctx, *args)
-
-
 def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
     """The body of ``apply``: forward (with grad mode off, as in torch), then record the
-    call if grad mode is on and some input requires grad."""
+    call if grad mode was on and some input requires grad."""
     state = _state
     ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     grad_enabled = state.grad_enabled
-    if not grad_enabled:  # (ops inside forward and backward): nothing to switch, nothing to record
-        out = _forward(cls, ctx, args)
-    else:
-        out = run_in_grad_mode(False, _forward, cls, ctx, args)
-        if True in needs:
-            return _record(cls, ctx, args, out)
+    if grad_enabled:
+        state.grad_enabled = False  # (ops inside forward record nothing)
+    try:
+        if cls._setup_style:
+            out = cls.forward(*args)
+            cls.setup_context(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args)
+    finally:
+        if grad_enabled:
+            state.grad_enabled = True
+    if grad_enabled and True in needs:
+        return _record(cls, ctx, args, out)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
         type(out) is Tensor

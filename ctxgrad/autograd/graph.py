@@ -54,12 +54,13 @@ class Node:
     ``(node, output_nr)`` its gradient flows to (``(None, 0)`` when it needs none).
     """
 
-    __slots__ = ("__weakref__", "_edges", "_hooks", "_metadata", "_seq")
+    __slots__ = ("__dict__", "__weakref__", "_edges", "_seq")
 
     _edges: tuple[Edge | None, ...]
     _seq: int
-    _hooks: _NodeHooks | None
-    _metadata: dict[str, Any] | None
+    # Rarely set, so class defaults: a node stores them only once something is registered.
+    _hooks: _NodeHooks | None = None
+    _metadata: dict[str, Any] | None = None
     # One entry per output: (shape, dtype) of a tensor output, None otherwise.
     _out_meta: tuple[tuple[tuple[int, ...], np.dtype[Any]] | None, ...]
 
@@ -177,8 +178,6 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._edges = ()
         self._seq = _ACCUMULATE_GRAD_SEQUENCE
-        self._hooks = None
-        self._metadata = None
 
     def name(self) -> str:
         return "AccumulateGrad"
