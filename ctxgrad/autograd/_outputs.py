@@ -22,7 +22,27 @@ from ctxgrad.autograd.saved import SavedTensor
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
 
-__all__ = ["alias", "finish_untracked", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
+__all__ = ["alias", "finish_untracked", "meta_of", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
+
+_Meta = tuple[tuple[tuple[int, ...], np.dtype[Any]]]
+
+# The shape and dtype of each output and argument, which every node keeps, are mostly the
+# same few pairs: nodes share them instead of each holding copies, so a chain of a million
+# ops on 16-element arrays holds one ``((16,), float64)`` (emptied past a bound).
+_METAS: dict[tuple[int, ...], _Meta] = {}  # the latest (shape, dtype) per shape
+_METAS_MAX = 4096
+
+
+def meta_of(arr: np.ndarray[Any, Any]) -> _Meta:
+    """``((shape, dtype),)`` of ``arr`` (a node's ``_out_meta`` for one output; an edge's
+    shape and dtype), shared with the nodes made before it for arrays of that shape."""
+    shape = arr.shape
+    meta = _METAS.get(shape)
+    if meta is None or meta[0][1] is not arr.dtype:
+        if len(_METAS) >= _METAS_MAX:
+            _METAS.clear()
+        meta = _METAS[shape] = ((shape, arr.dtype),)
+    return meta
 
 
 _INTERNAL_ATTRS = frozenset(
@@ -241,7 +261,7 @@ def wire_outputs(
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
                 outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
-                meta.append((o._data.shape, o._data.dtype))
+                meta.append(meta_of(o._data)[0])
             else:
                 _reject_container(cls, o, i)
                 meta.append(None)
@@ -250,7 +270,7 @@ def wire_outputs(
         _finish_marks(cls, ctx, args, dirty, non_diff, outs)
     elif isinstance(out, Tensor):
         result = _wire_output(ctx, args, out, 0, dirty, non_diff)
-        ctx._out_meta = ((result._data.shape, result._data.dtype),)
+        ctx._out_meta = meta_of(result._data)
         _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:
         _reject_container(cls, out)

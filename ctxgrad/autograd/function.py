@@ -57,7 +57,14 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._dual import apply_dual
-from ctxgrad.autograd._outputs import alias, finish_untracked, pack_saved, warn_tensor_attributes, wire_outputs
+from ctxgrad.autograd._outputs import (
+    alias,
+    finish_untracked,
+    meta_of,
+    pack_saved,
+    warn_tensor_attributes,
+    wire_outputs,
+)
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
 from ctxgrad.autograd.errors import OnceDifferentiableError, SavedArrayWriteError
@@ -452,17 +459,15 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     edges: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
-            data = a._data
             if a._base is not None:
                 a._history()
-            if a._requires_grad:
-                fn = a._grad_fn
-                if fn is None:
-                    edges.append((_accumulator_of(a), 0, data.shape, data.dtype))
-                else:
-                    edges.append((fn, a._output_nr, data.shape, data.dtype))
+            shape, dtype = meta_of(a._data)[0]
+            if not a._requires_grad:
+                edges.append((None, 0, shape, dtype))
+            elif (fn := a._grad_fn) is None:
+                edges.append((_accumulator_of(a), 0, shape, dtype))
             else:
-                edges.append((None, 0, data.shape, data.dtype))
+                edges.append((fn, a._output_nr, shape, dtype))
         else:
             edges.append(None)
     ctx._edges = tuple(edges)
@@ -476,12 +481,11 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             if a is out:
                 out = alias(out)
                 break
-        data = out._data
-        if data.dtype.kind in "fc":
+        ctx._out_meta = meta = meta_of(out._data)
+        if meta[0][1].kind in "fc":
             out._grad_fn = ctx
             out._output_nr = 0
             out._requires_grad = True
-        ctx._out_meta = ((data.shape, data.dtype),)
     else:
         out = wire_outputs(cls, ctx, args, out, dirty, non_diff)
     to_save = ctx.to_save
