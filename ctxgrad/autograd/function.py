@@ -226,11 +226,12 @@ class BackwardCFunction(Node):
         if hooks is not None and hooks.pre:
             grads = run_prehooks(hooks.pre, grads)
         if self._materialize:
-            for i, g in enumerate(grads):
-                if g is None:
-                    m = self._out_meta[i]
-                    if m is not None:
-                        grads[i] = _wrap(np.zeros(m[0], dtype=m[1]))
+            for g in grads:
+                if g is None:  # zeros for the outputs that got no gradient
+                    grads = [
+                        _wrap(np.zeros(m[0], m[1])) if g is None and m else g for g, m in zip(grads, self._out_meta)
+                    ]
+                    break
         result = cls._backward_impl(self, grads) if cls.boxed_grads_call else cls._backward_impl(self, *grads)
         checked = check_grads(self, result)
         if hooks is not None and hooks.post:
@@ -491,9 +492,8 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     to_save = ctx.to_save
     if to_save is not None:
         pack_saved(cls, ctx, to_save)
-    attrs = ctx.__dict__
-    if attrs and cls._ctx_checks_left:
-        warn_tensor_attributes(cls, attrs)
+    if cls._ctx_checks_left and ctx.__dict__:
+        warn_tensor_attributes(cls, ctx.__dict__)
     if _state.anomaly:
         ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
     return out
