@@ -160,8 +160,10 @@ class BackwardCFunction(Node):
                 "set on the autograd.Function. Either access saved_tensors only once, or set "
                 f"clear_saved_tensors_on_access=False. ({self.name()} read them a second time.)"
             )
-        out = tuple(None if s is None else s.unpack(self, i) for i, s in enumerate(saved))
-        if saved and self._forward_cls.clear_saved_tensors_on_access:
+        if not saved:
+            return ()
+        out = tuple([None if s is None else s.unpack(self, i) for i, s in enumerate(saved)])
+        if self._forward_cls.clear_saved_tensors_on_access:
             self._saved = None
             self._cleared_on_access = True
         return out
