@@ -78,47 +78,66 @@ def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, gr
     """Outputs of a call that records nothing: aliases for inputs returned as-is, dirty
     inputs version-bumped, inference tensors marked."""
     cls = ctx._forward_cls
-    is_tuple = type(out) is tuple
-    outs = list(out) if is_tuple else [out]
-    if not is_tuple:
-        _reject_container(cls, out)
     dirty = ctx._dirty
     inference = _state.inference
-    for i, o in enumerate(outs):
-        if not isinstance(o, Tensor):
-            if is_tuple:
-                _reject_container(cls, o, i)
-            continue
-        if dirty is not None and any(o is d for d in dirty):
-            o._bump_version()
-            if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
-                o._view_version = o._get_vc().value
-        elif any(o is a for a in args):
-            outs[i] = o = alias(o)
+    if type(out) is not tuple:
+        if isinstance(out, Tensor):
+            out = _finish_untracked_output(out, args, dirty, inference)
         else:
-            if o._requires_grad:
-                # forward built history with enable_grad; nothing is recorded, so drop it.
-                outs[i] = o = o.detach()
-            base_arr = o._data.base
-            if base_arr is not None and o._base is None:
-                _link_view(o, base_arr, args)
-        if inference:
-            o._inference = True
+            _reject_container(cls, out)
+        if dirty is not None:
+            _check_dirty_returned(cls, ctx, args, dirty, [out])
+        return out
+    outs = list(out)
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor):
+            outs[i] = _finish_untracked_output(o, args, dirty, inference)
+        else:
+            _reject_container(cls, o, i)
     if dirty is not None:
         _check_dirty_returned(cls, ctx, args, dirty, outs)
-    return tuple(outs) if is_tuple else outs[0]
+    return tuple(outs)
+
+
+def _among(t: Any, tensors: tuple[Any, ...] | list[Any]) -> bool:
+    """``t`` is one of ``tensors`` (by identity: ``in`` would compare tensors with ``==``)."""
+    for x in tensors:
+        if x is t:
+            return True
+    return False
+
+
+def _finish_untracked_output(
+    o: Tensor, args: tuple[Any, ...], dirty: tuple[Tensor, ...] | None, inference: bool
+) -> Tensor:
+    if dirty is not None and _among(o, dirty):
+        o._bump_version()
+        if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
+            o._view_version = o._get_vc().value
+    elif _among(o, args):
+        o = alias(o)
+    else:
+        if o._requires_grad:
+            # forward built history with enable_grad; nothing is recorded, so drop it.
+            o = o.detach()
+        base_arr = o._data.base
+        if base_arr is not None and o._base is None:
+            _link_view(o, base_arr, args)
+    if inference:
+        o._inference = True
+    return o
 
 
 def _check_dirty_returned(
     cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], dirty: tuple[Tensor, ...], outs: list[Any]
 ) -> None:
     for d in dirty:
-        if not any(d is o for o in outs):
+        if not _among(d, outs):
             raise RuntimeError(
                 "Some elements marked as dirty during the forward method were not returned as output. "
                 f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
             )
-        if not any(d is a for a in args):
+        if not _among(d, args):
             warnings.warn(
                 "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                 f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
@@ -172,8 +191,8 @@ def _wire_output(
     non_diff: tuple[Tensor, ...] | None,
 ) -> Tensor:
     """Make output ``i`` of a recorded call point at ``ctx``."""
-    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff))
-    if dirty is not None and any(o is d for d in dirty):
+    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not _among(o, non_diff))
+    if dirty is not None and _among(o, dirty):
         if o._grad_fn is None and o._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad has been used in an in-place operation "
