@@ -413,7 +413,13 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
     """The body of ``apply``: forward (with grad mode off, as in torch), then record the
     call if grad mode was on and some input requires grad."""
     state = _state
-    ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+            break
+    else:  # nothing requires grad, as for most ops inside forward and backward: all False
+        needs = (False,) * len(args)
+    ctx._needs = needs
     grad_enabled = state.grad_enabled
     if grad_enabled:
         state.grad_enabled = False  # (ops inside forward record nothing)
