@@ -171,15 +171,8 @@ def _prepare(
 
 def _execute(run: _Run, keep_graph: bool) -> None:
     """Run the ready nodes, newest first, until none is left; the one place a node runs."""
-    buffers, deps, ready, visit, runnable, captures = (
-        run.buffers,
-        run.deps,
-        run.ready,
-        run.visit,
-        run.runnable,
-        run.captures,
-    )
-    anomaly = _state.anomaly
+    buffers, deps, ready, captures = run.buffers, run.deps, run.ready, run.captures
+    visit, runnable, anomaly = run.visit, run.runnable, _state.anomaly
     pop, push = heapq.heappop, heapq.heappush
     while ready:
         node = pop(ready)[2]
