@@ -490,8 +490,8 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             if a is out:
                 out = alias(out)
                 break
-        ctx._out_meta = meta = meta_of(out._data)
-        if meta[0][1].kind in "fc":
+        ctx._out_meta = meta = meta_of(out._data)  # ((shape, dtype),), shared between nodes
+        if meta[0][1].kind in "fc":  # a floating or complex output is differentiable
             out._grad_fn = ctx
             out._output_nr = 0
             out._requires_grad = True
