@@ -22,10 +22,32 @@ from ctxgrad.autograd.saved import SavedTensor
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
 
-__all__ = ["alias", "finish_untracked", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
+__all__ = ["alias", "finish_untracked", "meta_of", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
+
+_Meta = tuple[tuple[tuple[int, ...], np.dtype[Any]]]
+
+# The shape and dtype of each output and argument, which every node keeps, are mostly the
+# same few pairs: nodes share them instead of each holding copies, so a chain of a million
+# ops on 16-element arrays holds one ``((16,), float64)`` (emptied past a bound).
+_METAS: dict[tuple[int, ...], _Meta] = {}  # the latest (shape, dtype) per shape
+_METAS_MAX = 4096
 
 
-_INTERNAL_ATTRS = frozenset({"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save"})
+def meta_of(arr: np.ndarray[Any, Any]) -> _Meta:
+    """``((shape, dtype),)`` of ``arr`` (a node's ``_out_meta`` for one output; an edge's
+    shape and dtype), shared with the nodes made before it for arrays of that shape."""
+    shape = arr.shape
+    meta = _METAS.get(shape)
+    if meta is None or meta[0][1] is not arr.dtype:
+        if len(_METAS) >= _METAS_MAX:
+            _METAS.clear()
+        meta = _METAS[shape] = ((shape, arr.dtype),)
+    return meta
+
+
+_INTERNAL_ATTRS = frozenset(
+    {"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save", "_hooks", "_metadata"}
+)
 
 
 def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:
@@ -56,47 +78,66 @@ def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, gr
     """Outputs of a call that records nothing: aliases for inputs returned as-is, dirty
     inputs version-bumped, inference tensors marked."""
     cls = ctx._forward_cls
-    is_tuple = type(out) is tuple
-    outs = list(out) if is_tuple else [out]
-    if not is_tuple:
-        _reject_container(cls, out)
     dirty = ctx._dirty
     inference = _state.inference
-    for i, o in enumerate(outs):
-        if not isinstance(o, Tensor):
-            if is_tuple:
-                _reject_container(cls, o, i)
-            continue
-        if dirty is not None and any(o is d for d in dirty):
-            o._bump_version()
-            if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
-                o._view_version = o._get_vc().value
-        elif any(o is a for a in args):
-            outs[i] = o = alias(o)
+    if type(out) is not tuple:
+        if isinstance(out, Tensor):
+            out = _finish_untracked_output(out, args, dirty, inference)
         else:
-            if o._requires_grad:
-                # forward built history with enable_grad; nothing is recorded, so drop it.
-                outs[i] = o = o.detach()
-            base_arr = o._data.base
-            if base_arr is not None and o._base is None:
-                _link_view(o, base_arr, args)
-        if inference:
-            o._inference = True
+            _reject_container(cls, out)
+        if dirty is not None:
+            _check_dirty_returned(cls, ctx, args, dirty, [out])
+        return out
+    outs = list(out)
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor):
+            outs[i] = _finish_untracked_output(o, args, dirty, inference)
+        else:
+            _reject_container(cls, o, i)
     if dirty is not None:
         _check_dirty_returned(cls, ctx, args, dirty, outs)
-    return tuple(outs) if is_tuple else outs[0]
+    return tuple(outs)
+
+
+def _among(t: Any, tensors: tuple[Any, ...] | list[Any]) -> bool:
+    """``t`` is one of ``tensors`` (by identity: ``in`` would compare tensors with ``==``)."""
+    for x in tensors:
+        if x is t:
+            return True
+    return False
+
+
+def _finish_untracked_output(
+    o: Tensor, args: tuple[Any, ...], dirty: tuple[Tensor, ...] | None, inference: bool
+) -> Tensor:
+    if dirty is not None and _among(o, dirty):
+        o._bump_version()
+        if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
+            o._view_version = o._get_vc().value
+    elif _among(o, args):
+        o = alias(o)
+    else:
+        if o._requires_grad:
+            # forward built history with enable_grad; nothing is recorded, so drop it.
+            o = o.detach()
+        base_arr = o._data.base
+        if base_arr is not None and o._base is None:
+            _link_view(o, base_arr, args)
+    if inference:
+        o._inference = True
+    return o
 
 
 def _check_dirty_returned(
     cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], dirty: tuple[Tensor, ...], outs: list[Any]
 ) -> None:
     for d in dirty:
-        if not any(d is o for o in outs):
+        if not _among(d, outs):
             raise RuntimeError(
                 "Some elements marked as dirty during the forward method were not returned as output. "
                 f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
             )
-        if not any(d is a for a in args):
+        if not _among(d, args):
             warnings.warn(
                 "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                 f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
@@ -150,8 +191,8 @@ def _wire_output(
     non_diff: tuple[Tensor, ...] | None,
 ) -> Tensor:
     """Make output ``i`` of a recorded call point at ``ctx``."""
-    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not any(o is t for t in non_diff))
-    if dirty is not None and any(o is d for d in dirty):
+    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not _among(o, non_diff))
+    if dirty is not None and _among(o, dirty):
         if o._grad_fn is None and o._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad has been used in an in-place operation "
@@ -239,7 +280,7 @@ def wire_outputs(
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
                 outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
-                meta.append((o._data.shape, o._data.dtype))
+                meta.append(meta_of(o._data)[0])
             else:
                 _reject_container(cls, o, i)
                 meta.append(None)
@@ -248,7 +289,7 @@ def wire_outputs(
         _finish_marks(cls, ctx, args, dirty, non_diff, outs)
     elif isinstance(out, Tensor):
         result = _wire_output(ctx, args, out, 0, dirty, non_diff)
-        ctx._out_meta = ((result._data.shape, result._data.dtype),)
+        ctx._out_meta = meta_of(result._data)
         _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:
         _reject_container(cls, out)

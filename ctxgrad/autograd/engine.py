@@ -171,25 +171,26 @@ def _prepare(
 
 def _execute(run: _Run, keep_graph: bool) -> None:
     """Run the ready nodes, newest first, until none is left; the one place a node runs."""
-    buffers, deps, ready, visit, runnable = run.buffers, run.deps, run.ready, run.visit, run.runnable
+    buffers, deps, ready, captures = run.buffers, run.deps, run.ready, run.captures
+    visit, runnable, anomaly = run.visit, run.runnable, _state.anomaly
+    pop, push = heapq.heappop, heapq.heappush
     while ready:
-        node = heapq.heappop(ready)[2]
+        node = pop(ready)[2]
         buf = buffers.pop(node, None)
         if buf is None:
             buf = [None] * len(node._out_meta)
         if node._hooks is not None or type(node) is AccumulateGrad:
             buf = node._output_grads(buf)
-        if run.captures and node in run.captures:
+        if captures and node in captures:
             _capture(run, node, buf)
         if runnable is not None and node not in runnable:
             continue
-        grads = run_checked(node, buf) if _state.anomaly else node._run(buf)
+        grads = run_checked(node, buf) if anomaly else node._run(buf)
         if not keep_graph:
             node._release()
         for e, g in zip(node._edges, grads):
-            if e is None or e[0] is None:
+            if e is None or (child := e[0]) is None:
                 continue
-            child = e[0]
             if g is not None:
                 cbuf = buffers.get(child)
                 if cbuf is None:
@@ -200,7 +201,7 @@ def _execute(run: _Run, keep_graph: bool) -> None:
             n = deps[child] - 1
             deps[child] = n
             if n == 0 and (visit is None or child in visit):
-                heapq.heappush(ready, (-child._seq, id(child), child))
+                push(ready, (-child._seq, id(child), child))
 
 
 def _capture(run: _Run, node: Node, buf: Buffer) -> None:

@@ -57,7 +57,14 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._dual import apply_dual
-from ctxgrad.autograd._outputs import alias, finish_untracked, pack_saved, warn_tensor_attributes, wire_outputs
+from ctxgrad.autograd._outputs import (
+    alias,
+    finish_untracked,
+    meta_of,
+    pack_saved,
+    warn_tensor_attributes,
+    wire_outputs,
+)
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
 from ctxgrad.autograd.errors import OnceDifferentiableError, SavedArrayWriteError
@@ -109,7 +116,7 @@ class BackwardCFunction(Node):
     that ctx.
     """
 
-    __slots__ = ("__dict__", "_needs", "_out_meta")
+    __slots__ = ("_needs", "_out_meta")
 
     forward_cls: ClassVar[type[Function]]
     _forward_cls: ClassVar[type[Function]]  # the same, for the core: a ctx attribute cannot hide it
@@ -160,8 +167,10 @@ class BackwardCFunction(Node):
                 "set on the autograd.Function. Either access saved_tensors only once, or set "
                 f"clear_saved_tensors_on_access=False. ({self.name()} read them a second time.)"
             )
-        out = tuple(None if s is None else s.unpack(self, i) for i, s in enumerate(saved))
-        if saved and self._forward_cls.clear_saved_tensors_on_access:
+        if not saved:
+            return ()
+        out = tuple([None if s is None else s.unpack(self, i) for i, s in enumerate(saved)])
+        if self._forward_cls.clear_saved_tensors_on_access:
             self._saved = None
             self._cleared_on_access = True
         return out
@@ -226,16 +235,13 @@ class BackwardCFunction(Node):
         if hooks is not None and hooks.pre:
             grads = run_prehooks(hooks.pre, grads)
         if self._materialize:
-            for i, g in enumerate(grads):
-                if g is None:
-                    m = self._out_meta[i]
-                    if m is not None:
-                        grads[i] = _wrap(np.zeros(m[0], dtype=m[1]))
-        backward = cls._backward_impl
-        if cls.boxed_grads_call:
-            result = backward(self, grads)
-        else:
-            result = backward(self, *grads)
+            for g in grads:
+                if g is None:  # zeros for the outputs that got no gradient
+                    grads = [
+                        _wrap(np.zeros(m[0], m[1])) if g is None and m else g for g, m in zip(grads, self._out_meta)
+                    ]
+                    break
+        result = cls._backward_impl(self, grads) if cls.boxed_grads_call else cls._backward_impl(self, *grads)
         checked = check_grads(self, result)
         if hooks is not None and hooks.post:
             checked = run_posthooks(self, hooks.post, checked, grads)
@@ -388,11 +394,8 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         if _state.fw_levels:
             dual: _Out = apply_dual(cls, args, _run)
             return dual
-        ctx = cls._backward_cls()
-        ctx._hooks = None
-        ctx._metadata = None
         try:
-            out: _Out = _run(cls, ctx, args)
+            out: _Out = _run(cls, cls._backward_cls(), args)
         except ValueError as exc:
             if "read-only" in str(exc):
                 _explain_read_only(cls, args, exc)
@@ -414,26 +417,31 @@ def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueErr
             ) from exc
 
 
-def _forward(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
-    if cls._setup_style:
-        out = cls.forward(*args)
-        cls.setup_context(ctx, args, out)
-        return out
-    return cls.forward(ctx, *args)
-
-
 def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
     """The body of ``apply``: forward (with grad mode off, as in torch), then record the
-    call if grad mode is on and some input requires grad."""
+    call if grad mode was on and some input requires grad."""
     state = _state
-    ctx._needs = needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+            break
+    else:  # nothing requires grad, as for most ops inside forward and backward: all False
+        needs = (False,) * len(args)
+    ctx._needs = needs
     grad_enabled = state.grad_enabled
-    if not grad_enabled:  # (ops inside forward and backward): nothing to switch, nothing to record
-        out = _forward(cls, ctx, args)
-    else:
-        out = run_in_grad_mode(False, _forward, cls, ctx, args)
-        if True in needs:
-            return _record(cls, ctx, args, out)
+    if grad_enabled:
+        state.grad_enabled = False  # (ops inside forward record nothing)
+    try:
+        if cls._setup_style:
+            out = cls.forward(*args)
+            cls.setup_context(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args)
+    finally:
+        if grad_enabled:
+            state.grad_enabled = True
+    if grad_enabled and True in needs:
+        return _record(cls, ctx, args, out)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
         type(out) is Tensor
@@ -468,17 +476,15 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     edges: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
-            data = a._data
             if a._base is not None:
                 a._history()
-            if a._requires_grad:
-                fn = a._grad_fn
-                if fn is None:
-                    edges.append((_accumulator_of(a), 0, data.shape, data.dtype))
-                else:
-                    edges.append((fn, a._output_nr, data.shape, data.dtype))
+            shape, dtype = meta_of(a._data)[0]
+            if not a._requires_grad:
+                edges.append((None, 0, shape, dtype))
+            elif (fn := a._grad_fn) is None:
+                edges.append((_accumulator_of(a), 0, shape, dtype))
             else:
-                edges.append((None, 0, data.shape, data.dtype))
+                edges.append((fn, a._output_nr, shape, dtype))
         else:
             edges.append(None)
     ctx._edges = tuple(edges)
@@ -492,20 +498,18 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             if a is out:
                 out = alias(out)
                 break
-        data = out._data
-        if data.dtype.kind in "fc":
+        ctx._out_meta = meta = meta_of(out._data)  # ((shape, dtype),), shared between nodes
+        if meta[0][1].kind in "fc":  # a floating or complex output is differentiable
             out._grad_fn = ctx
             out._output_nr = 0
             out._requires_grad = True
-        ctx._out_meta = ((data.shape, data.dtype),)
     else:
         out = wire_outputs(cls, ctx, args, out, dirty, non_diff)
     to_save = ctx.to_save
     if to_save is not None:
         pack_saved(cls, ctx, to_save)
-    attrs = ctx.__dict__
-    if attrs and cls._ctx_checks_left:
-        warn_tensor_attributes(cls, attrs)
+    if cls._ctx_checks_left and ctx.__dict__:
+        warn_tensor_attributes(cls, ctx.__dict__)
     if _state.anomaly:
         ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
     return out

@@ -26,7 +26,6 @@ import itertools
 import threading
 import weakref
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -35,6 +34,9 @@ from ctxgrad._state import _state
 from ctxgrad.autograd._readonly import relock, writable
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.hooks import RemovableHandle, _NodeHooks, _run_tensor_hooks, run_prehooks
+from ctxgrad.autograd.hooks import disable_saved_tensors_hooks as disable_saved_tensors_hooks
+from ctxgrad.autograd.hooks import save_on_cpu as save_on_cpu
+from ctxgrad.autograd.hooks import saved_tensors_hooks as saved_tensors_hooks
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -54,12 +56,13 @@ class Node:
     ``(node, output_nr)`` its gradient flows to (``(None, 0)`` when it needs none).
     """
 
-    __slots__ = ("__weakref__", "_edges", "_hooks", "_metadata", "_seq")
+    __slots__ = ("__dict__", "__weakref__", "_edges", "_seq")
 
     _edges: tuple[Edge | None, ...]
     _seq: int
-    _hooks: _NodeHooks | None
-    _metadata: dict[str, Any] | None
+    # Rarely set, so class defaults: a node stores them only once something is registered.
+    _hooks: _NodeHooks | None = None
+    _metadata: dict[str, Any] | None = None
     # One entry per output: (shape, dtype) of a tensor output, None otherwise.
     _out_meta: tuple[tuple[tuple[int, ...], np.dtype[Any]] | None, ...]
 
@@ -177,8 +180,6 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._edges = ()
         self._seq = _ACCUMULATE_GRAD_SEQUENCE
-        self._hooks = None
-        self._metadata = None
 
     def name(self) -> str:
         return "AccumulateGrad"
@@ -249,68 +250,3 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
 def increment_version(tensor: Tensor) -> None:
     """Bump the version counter by hand, as an in-place change would."""
     tensor._bump_version()
-
-
-# --------------------------------------------------------------------------- saved-tensor hooks
-class saved_tensors_hooks:
-    """Pack each tensor saved for backward with ``pack_hook`` and unpack it with ``unpack_hook``.
-
-    ``pack_hook(tensor)`` runs once when a tensor is saved and may return anything;
-    ``unpack_hook(packed)`` runs on every access to ``saved_tensors`` and must return a
-    tensor.  Only the innermost pair applies.  A pack hook that returns its input itself
-    keeps it alive with the graph; return ``tensor.detach()`` or a copy instead.
-
-    >>> import ctxgrad
-    >>> x = ctxgrad.ones(3, requires_grad=True)
-    >>> with ctxgrad.autograd.graph.saved_tensors_hooks(lambda t: t.detach() * 1, lambda p: p):
-    ...     y = x.exp()
-    >>> y.sum().backward()
-    >>> x.grad
-    tensor([2.7183, 2.7183, 2.7183])
-    """
-
-    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]) -> None:
-        self.pack_hook = pack_hook
-        self.unpack_hook = unpack_hook
-
-    def __enter__(self) -> saved_tensors_hooks:
-        msg = _state.saved_hooks_disabled
-        if msg is not None:
-            raise RuntimeError(msg)
-        _state.saved_hooks = (*_state.saved_hooks, (self.pack_hook, self.unpack_hook))
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        _state.saved_hooks = _state.saved_hooks[:-1]
-
-
-class save_on_cpu(saved_tensors_hooks):
-    """Saved-tensor hooks that keep saved tensors on the CPU, where ctxgrad keeps them anyway."""
-
-    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
-        super().__init__(lambda t: t.detach(), lambda t: t)
-
-
-class disable_saved_tensors_hooks:
-    """Inside this block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
-
-    def __init__(self, error_message: str) -> None:
-        self.error_message = error_message
-        self._prev: str | None = None
-
-    def __enter__(self) -> None:
-        self._prev = _state.saved_hooks_disabled
-        _state.saved_hooks_disabled = self.error_message
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        _state.saved_hooks_disabled = self._prev

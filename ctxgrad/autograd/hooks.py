@@ -6,21 +6,33 @@ A node pre-hook sees the node's incoming gradients (one per output) and may repl
 post-hook sees the gradients the node computed (one per tensor argument, as
 ``next_functions`` lists them) and the incoming ones, and may replace the former.  Both may
 return None to leave them as they are.
+
+Saved-tensor hooks (``saved_tensors_hooks``, also importable from ``autograd.graph`` as in
+torch) see each tensor saved for backward as it is packed and unpacked.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, MutableSequence
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ctxgrad import _dtypes
+from ctxgrad._state import _state
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
     from ctxgrad.autograd.graph import Node
 
-__all__ = ["RemovableHandle", "run_posthooks", "run_prehooks"]
+__all__ = [
+    "RemovableHandle",
+    "disable_saved_tensors_hooks",
+    "run_posthooks",
+    "run_prehooks",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+]
 
 
 def run_prehooks(hooks: list[Callable[..., Any]], grads: list[Tensor | None]) -> list[Tensor | None]:
@@ -164,3 +176,68 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], No
     if self._post_acc_hooks is None:
         self._post_acc_hooks = []
     return RemovableHandle(self._post_acc_hooks, hook)
+
+
+# --------------------------------------------------------------------------- saved-tensor hooks
+class saved_tensors_hooks:
+    """Pack each tensor saved for backward with ``pack_hook`` and unpack it with ``unpack_hook``.
+
+    ``pack_hook(tensor)`` runs once when a tensor is saved and may return anything;
+    ``unpack_hook(packed)`` runs on every access to ``saved_tensors`` and must return a
+    tensor.  Only the innermost pair applies.  A pack hook that returns its input itself
+    keeps it alive with the graph; return ``tensor.detach()`` or a copy instead.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.ones(3, requires_grad=True)
+    >>> with ctxgrad.autograd.graph.saved_tensors_hooks(lambda t: t.detach() * 1, lambda p: p):
+    ...     y = x.exp()
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([2.7183, 2.7183, 2.7183])
+    """
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        msg = _state.saved_hooks_disabled
+        if msg is not None:
+            raise RuntimeError(msg)
+        _state.saved_hooks = (*_state.saved_hooks, (self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.saved_hooks = _state.saved_hooks[:-1]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved-tensor hooks that keep saved tensors on the CPU, where ctxgrad keeps them anyway."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        super().__init__(lambda t: t.detach(), lambda t: t)
+
+
+class disable_saved_tensors_hooks:
+    """Inside this block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+        self._prev: str | None = None
+
+    def __enter__(self) -> None:
+        self._prev = _state.saved_hooks_disabled
+        _state.saved_hooks_disabled = self.error_message
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.saved_hooks_disabled = self._prev

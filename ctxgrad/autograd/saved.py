@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._readonly import lock_array, relock, unlock_array, writable
 from ctxgrad.autograd.graph import Node, _accumulator_of
-
-if TYPE_CHECKING:
-    from ctxgrad._tensor import Tensor
 
 __all__ = ["SavedTensor", "lock_array", "relock", "unlock_array", "writable"]
 
@@ -110,8 +108,6 @@ class SavedTensor:
 
     def unpack(self, node: Node, index: int) -> Tensor:
         """The saved tensor, after checking that no in-place change happened since saving."""
-        from ctxgrad._tensor import Tensor, _wrap
-
         if self._vc.value != self._version:
             raise RuntimeError(self._version_message(node, index))
         if self._unpack is not None:
@@ -140,8 +136,6 @@ class SavedTensor:
     def _with_history(self, out: Tensor, node: Node) -> Tensor:
         """What an unpack hook returned, linked into the graph where the saved tensor was,
         so that double backward works through hooked saved tensors too."""
-        from ctxgrad._tensor import _wrap
-
         if not self._requires_grad:
             return out
         t = _wrap(out._data)
