@@ -575,8 +575,6 @@ def test_any_constant_error_in_backward_is_caught(
     assert gradcheck(ScaledTanh.apply, (x, factor), fast_mode=fast_mode, raise_exception=False) is False
 
 
-@pytest.mark.filterwarnings("ignore:Casting complex values")
-@pytest.mark.xfail(strict=True, reason="BUG: built-in backward formulas do not conjugate for complex inputs")
 def test_builtin_complex_multiplication_passes() -> None:
     z = ctxgrad.tensor(np.array([1.0 + 2.0j, -0.5 + 0.25j]), requires_grad=True)
     assert gradcheck(lambda t: t * t, (z,)) is True

@@ -170,6 +170,9 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
 def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | None:
     """A gradient that is not exactly its input's: raise its first fatal problem, else sum
     it down to the input's shape and cast it to the input's dtype."""
+    if node._forward_cls.holomorphic and isinstance(g, Tensor) and e is not None and g._data.dtype.kind == "c":
+        if e[3].kind != "c":
+            g = g.real  # a real input of a built-in complex computation: the real part, as in torch
     fatal = _argument_kinds(g, e, fatal_only=True)
     if fatal:
         raise _gradient_problem(fatal[0], node._forward_cls, node.name(), i, g, e).error()

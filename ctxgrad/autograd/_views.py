@@ -102,6 +102,7 @@ class TakeFlat(Function[Tensor]):
     that was written through is re-read from its base."""
 
     _backward_name = "AsStridedBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any]) -> Tensor:
@@ -124,6 +125,7 @@ class ReplaceFlat(Function[Tensor]):
     (a tensor broadcast to the positions' shape, or a number)."""
 
     _backward_name = "ReplaceFlatBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Any) -> Tensor:
@@ -155,6 +157,7 @@ class CopySlices(Function[Tensor]):
     write only records."""
 
     _backward_name = "CopySlices"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(

@@ -241,7 +241,10 @@ class BackwardCFunction(Node):
                         _wrap(np.zeros(m[0], m[1])) if g is None and m else g for g, m in zip(grads, self._out_meta)
                     ]
                     break
-        result = cls._backward_impl(self, grads) if cls.boxed_grads_call else cls._backward_impl(self, *grads)
+        if cls.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
+            result = _conjugate(cls._backward_impl(self, *_conjugate(tuple(grads))))
+        else:
+            result = cls._backward_impl(self, grads) if cls.boxed_grads_call else cls._backward_impl(self, *grads)
         checked = check_grads(self, result)
         if hooks is not None and hooks.post:
             checked = run_posthooks(self, hooks.post, checked, grads)
@@ -249,6 +252,13 @@ class BackwardCFunction(Node):
 
 
 FunctionCtx = BackwardCFunction
+
+
+def _conjugate(grads: Any) -> Any:
+    """Each tensor conjugated (``conj`` is attached from the op table, a layer above)."""
+    if isinstance(grads, tuple):
+        return tuple(g.conj() if isinstance(g, Tensor) else g for g in grads)
+    return grads.conj() if isinstance(grads, Tensor) else grads
 
 
 def _overrides(cls: type, name: str) -> bool:
@@ -331,6 +341,11 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
 
     clear_saved_tensors_on_access: ClassVar[bool] = False
     boxed_grads_call: ClassVar[bool] = False
+    #: ``backward`` is the derivative of a holomorphic function written as for real numbers
+    #: (``grad * f'(x)``).  With complex gradients the engine then runs it on the conjugated
+    #: gradients and conjugates what it returns, ``conj(f'(z)) * grad``: torch's convention
+    #: (the conjugate Wirtinger derivative), with one formula for real and complex.
+    holomorphic: ClassVar[bool] = False
     generate_vmap_rule: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

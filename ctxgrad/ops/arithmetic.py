@@ -31,6 +31,7 @@ class Add(Function[Tensor]):
     """``a + b``; the gradient passes through to both sides."""
 
     _backward_name = "AddBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -54,6 +55,7 @@ class Sub(Function[Tensor]):
     """``a - b``."""
 
     _backward_name = "SubBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -82,6 +84,7 @@ class Mul(Function[Tensor]):
     """``a * b``: each side's gradient is the gradient times the other side."""
 
     _backward_name = "MulBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -108,6 +111,7 @@ class Div(Function[Tensor]):
     """``a / b`` (true division: integer inputs give a floating result)."""
 
     _backward_name = "DivBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -238,6 +242,7 @@ class Neg(Function[Tensor]):
     """``-a``."""
 
     _backward_name = "NegBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -277,6 +282,7 @@ class Pow(Function[Tensor]):
     """
 
     _backward_name = "PowBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -349,6 +355,7 @@ class MatMul(Function[Tensor]):
     """
 
     _backward_name = "MmBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:

@@ -16,6 +16,7 @@ class Clone(Function[Tensor]):
     """A copy with its own storage; the gradient passes through."""
 
     _backward_name = "CloneBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -55,6 +56,8 @@ class ToDtype(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        if grad.is_complex() and ctx.dtype.kind != "c":
+            grad = grad.real  # a real tensor made complex: the real part of the gradient, as in torch
         return grad.to(ctx.dtype), None
 
     @staticmethod

@@ -361,6 +361,7 @@ class GetItem(Function[Tensor]):
     """``x[index]`` for basic indices (a view); the gradient is written into zeros of x's shape."""
 
     _backward_name = "SliceBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
@@ -387,18 +388,21 @@ class SelectItem(GetItem):
     """Basic indexing whose last step is an int (torch's ``select``)."""
 
     _backward_name = "SelectBackward0"
+    holomorphic = True  # linear, real coefficients
 
 
 class UnsqueezeItem(GetItem):
     """Basic indexing whose last step is None (torch's ``unsqueeze``)."""
 
     _backward_name = "UnsqueezeBackward0"
+    holomorphic = True  # linear, real coefficients
 
 
 class AliasItem(GetItem):
     """Basic indexing that selects everything (``x[...]``, ``x[:, :]``): torch's ``alias``."""
 
     _backward_name = "AliasBackward0"
+    holomorphic = True  # linear, real coefficients
 
 
 class IndexIntoZeros(Function[Tensor]):
@@ -406,6 +410,7 @@ class IndexIntoZeros(Function[Tensor]):
     indexing, whose own backward is indexing again."""
 
     _backward_name = "IndexIntoZerosBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: tuple[Any, ...]) -> Tensor:
@@ -430,6 +435,7 @@ class Index(Function[Tensor]):
     at repeated positions."""
 
     _backward_name = "IndexBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: NumpyIndex) -> Tensor:
@@ -452,6 +458,7 @@ class IndexPutIntoZeros(Function[Tensor]):
     sum): the backward of advanced indexing, whose own backward is that indexing."""
 
     _backward_name = "IndexPutBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: NumpyIndex) -> Tensor:
@@ -518,6 +525,7 @@ class Gather(Function[Tensor]):
     """``out[i][j] = x[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
 
     _backward_name = "GatherBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -601,6 +609,7 @@ class Scatter(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` written at ``[i][index[i][j]]`` (for ``dim=1``)."""
 
     _backward_name = "ScatterBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -634,6 +643,7 @@ class ScatterValue(Function[Tensor]):
     """A copy of ``x`` with the number ``value`` written at the positions ``index`` names."""
 
     _backward_name = "ScatterBackward1"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -655,6 +665,7 @@ class ScatterAdd(Function[Tensor]):
     repeated positions receive the sum."""
 
     _backward_name = "ScatterAddBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -679,6 +690,7 @@ class IndexSelect(Function[Tensor]):
     """The slices ``index`` names along ``dim`` (repeats allowed); the gradient adds them back."""
 
     _backward_name = "IndexSelectBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -719,6 +731,7 @@ class IndexAddIntoZeros(Function[Tensor]):
     the backward of ``index_select``, whose own backward is ``index_select``."""
 
     _backward_name = "IndexAddBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], dim: int, index: Tensor) -> Tensor:
@@ -747,6 +760,7 @@ class Take(Function[Tensor]):
     ``index``'s shape."""
 
     _backward_name = "TakeBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: Tensor) -> Tensor:
@@ -807,6 +821,7 @@ class MaskedFill(Function[Tensor]):
     """``x`` with the number ``value`` where ``mask`` (broadcast) holds."""
 
     _backward_name = "MaskedFillBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -832,6 +847,7 @@ class MaskedFillTensor(Function[Tensor]):
     the gradient over the filled positions."""
 
     _backward_name = "MaskedFillBackward1"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
@@ -869,6 +885,7 @@ class MaskedSelect(Function[Tensor]):
     """The elements of ``x`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
 
     _backward_name = "MaskedSelectBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor) -> Tensor:

@@ -39,6 +39,7 @@ class CopyFrom(Function[Tensor]):
     """The value ``x.copy_(src)`` writes: ``src`` broadcast to ``x``'s shape, in ``x``'s dtype."""
 
     _backward_name = "CopyBackwards"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, src: Any) -> Tensor:
@@ -67,6 +68,7 @@ class Fill(Function[Tensor]):
     """The value ``x.fill_(value)`` writes: ``value`` (a number or a 0-d tensor) everywhere."""
 
     _backward_name = "FillBackward2"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, value: Any) -> Tensor:
@@ -92,6 +94,7 @@ class Zero(Function[Tensor]):
     """The value ``x.zero_()`` writes; its gradient is zero."""
 
     _backward_name = "ZeroBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

@@ -56,6 +56,8 @@ class _MatrixProduct(Function[Tensor]):
     shapes its torch op accepts: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad, and the tangent
     ta @ b + a @ tb, each with the same op."""
 
+    holomorphic = True
+
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
@@ -125,6 +127,7 @@ class Mv(Function[Tensor]):
     """Matrix times vector; grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
 
     _backward_name = "MvBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
@@ -175,6 +178,7 @@ class Dot(Function[Tensor]):
     """The inner product of two vectors (a 0-d tensor)."""
 
     _backward_name = "DotBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -388,6 +392,7 @@ class Einsum(Function[Tensor]):
     """
 
     _backward_name = "EinsumBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, plan: tuple[str, tuple[str, ...], str, tuple[int, ...]], *operands: Tensor) -> Tensor:
@@ -536,6 +541,7 @@ class LinalgInv(Function[Tensor]):
     """The inverse of a (batch of) square matrices; grad = -A⁻ᵀ @ grad @ A⁻ᵀ."""
 
     _backward_name = "LinalgInvExBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -570,6 +576,7 @@ class LinalgDet(Function[Tensor]):
     signed determinants of the minors instead (still exact, and differentiable again)."""
 
     _backward_name = "LinalgDetBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -668,6 +675,7 @@ class LinalgSolve(Function[Tensor]):
     when ``left`` is false)."""
 
     _backward_name = "LinalgSolveExBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, left: bool) -> Tensor:

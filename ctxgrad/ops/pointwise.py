@@ -82,6 +82,7 @@ class Exp(_Elementwise):
     """``e ** x``; its derivative is its own output, so the output is saved."""
 
     _backward_name = "ExpBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.exp)
     saves_output = True
 
@@ -95,6 +96,7 @@ class Log(_Elementwise):
     """Natural logarithm; d/dx log x = 1 / x."""
 
     _backward_name = "LogBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.log)
 
     @staticmethod
@@ -107,6 +109,7 @@ class Tanh(_Elementwise):
     """Hyperbolic tangent; d/dx tanh x = 1 - tanh² x, computed from the saved output."""
 
     _backward_name = "TanhBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.tanh)
     saves_output = True
 
@@ -120,6 +123,7 @@ class Where(Function[Tensor]):
     """``x`` where ``condition`` holds, else ``y`` (either may be a number)."""
 
     _backward_name = "WhereBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, condition: Tensor, x: Any, y: Any) -> Tensor:
@@ -190,6 +194,7 @@ class Sqrt(_Elementwise):
     """Square root; d/dx sqrt x = 1 / (2 sqrt x), from the saved output."""
 
     _backward_name = "SqrtBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.sqrt)
     saves_output = True
 
@@ -203,6 +208,7 @@ class Rsqrt(_Elementwise):
     """``1 / sqrt(x)``; d/dx = -y³ / 2, from the saved output."""
 
     _backward_name = "RsqrtBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -220,6 +226,7 @@ class Square(_Elementwise):
     """``x * x`` (integers stay integers); torch records it as ``pow(x, 2)``."""
 
     _backward_name = "PowBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -236,6 +243,7 @@ class Reciprocal(_Elementwise):
     """``1 / x``; d/dx = -y², from the saved output."""
 
     _backward_name = "ReciprocalBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.reciprocal)
     saves_output = True
 
@@ -249,6 +257,7 @@ class Exp2(_Elementwise):
     """``2 ** x``; d/dx = y ln 2."""
 
     _backward_name = "Exp2Backward0"
+    holomorphic = True
     ufunc = staticmethod(np.exp2)
     saves_output = True
 
@@ -262,6 +271,7 @@ class Expm1(_Elementwise):
     """``e ** x - 1``, accurate near 0; d/dx = y + 1."""
 
     _backward_name = "Expm1Backward0"
+    holomorphic = True
     ufunc = staticmethod(np.expm1)
     saves_output = True
 
@@ -275,6 +285,7 @@ class Log2(_Elementwise):
     """Base-2 logarithm; d/dx = 1 / (x ln 2)."""
 
     _backward_name = "Log2Backward0"
+    holomorphic = True
     ufunc = staticmethod(np.log2)
 
     @staticmethod
@@ -287,6 +298,7 @@ class Log10(_Elementwise):
     """Base-10 logarithm; d/dx = 1 / (x ln 10)."""
 
     _backward_name = "Log10Backward0"
+    holomorphic = True
     ufunc = staticmethod(np.log10)
 
     @staticmethod
@@ -299,6 +311,7 @@ class Log1p(_Elementwise):
     """``log(1 + x)``, accurate near 0; d/dx = 1 / (1 + x)."""
 
     _backward_name = "Log1PBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.log1p)
 
     @staticmethod
@@ -311,6 +324,7 @@ class Sin(_Elementwise):
     """Sine; d/dx sin x = cos x."""
 
     _backward_name = "SinBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.sin)
 
     @staticmethod
@@ -323,6 +337,7 @@ class Cos(_Elementwise):
     """Cosine; d/dx cos x = -sin x."""
 
     _backward_name = "CosBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.cos)
 
     @staticmethod
@@ -335,6 +350,7 @@ class Tan(_Elementwise):
     """Tangent; d/dx tan x = 1 + tan² x, from the saved output."""
 
     _backward_name = "TanBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.tan)
     saves_output = True
 
@@ -348,6 +364,7 @@ class Asin(_Elementwise):
     """Arcsine; d/dx = 1 / sqrt(1 - x²)."""
 
     _backward_name = "AsinBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.arcsin)
 
     @staticmethod
@@ -360,6 +377,7 @@ class Acos(_Elementwise):
     """Arccosine; d/dx = -1 / sqrt(1 - x²)."""
 
     _backward_name = "AcosBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.arccos)
 
     @staticmethod
@@ -372,6 +390,7 @@ class Atan(_Elementwise):
     """Arctangent; d/dx = 1 / (1 + x²)."""
 
     _backward_name = "AtanBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.arctan)
 
     @staticmethod
@@ -384,6 +403,7 @@ class Sinh(_Elementwise):
     """Hyperbolic sine; d/dx sinh x = cosh x."""
 
     _backward_name = "SinhBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.sinh)
 
     @staticmethod
@@ -396,6 +416,7 @@ class Cosh(_Elementwise):
     """Hyperbolic cosine; d/dx cosh x = sinh x."""
 
     _backward_name = "CoshBackward0"
+    holomorphic = True
     ufunc = staticmethod(np.cosh)
 
     @staticmethod
@@ -408,6 +429,7 @@ class Sigmoid(_Elementwise):
     """``1 / (1 + e ** -x)``; d/dx = y (1 - y), from the saved output."""
 
     _backward_name = "SigmoidBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -928,6 +950,7 @@ class LerpScalar(Function[Tensor]):
     exact at both ends); d/dstart = 1 - weight, d/dend = weight."""
 
     _backward_name = "LerpBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, start: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -956,6 +979,7 @@ class LerpTensor(Function[Tensor]):
     """``start + weight * (end - start)`` for a tensor ``weight``; d/dweight = end - start."""
 
     _backward_name = "LerpBackward1"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:

@@ -44,6 +44,7 @@ class Sum(Function[Tensor]):
     """Sum over ``dims`` (all when None); the gradient is broadcast back over them."""
 
     _backward_name = "SumBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
@@ -67,6 +68,7 @@ class Mean(Function[Tensor]):
     """Mean over ``dims``; the gradient is spread evenly over the averaged elements."""
 
     _backward_name = "MeanBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
@@ -90,6 +92,8 @@ class Mean(Function[Tensor]):
 class SumToSize(Function[Tensor]):
     """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
     that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
+
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -154,6 +158,7 @@ class _Flip(Function[Tensor]):
     """Reverse the order along ``axis`` (a copy); its own adjoint."""
 
     _backward_name = "FlipBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, axis: int) -> Tensor:
@@ -174,6 +179,7 @@ class _Shift(Function[Tensor]):
     place with ``fill``: ``[a, b, c] -> [fill, a, b]``.  Affine; the adjoint shifts back."""
 
     _backward_name = "CatBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, axis: int, forward: bool, fill: float) -> Tensor:
@@ -239,6 +245,7 @@ class Prod(Function[Tensor]):
     elements of each slice, exact when the slice holds zeros."""
 
     _backward_name = "ProdBackward1"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> Tensor:
@@ -268,6 +275,7 @@ class ProdAll(Function[Tensor]):
     """Product of all elements (``prod()``)."""
 
     _backward_name = "ProdBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -303,6 +311,7 @@ class Cumsum(Function[Tensor]):
     running sum of the gradient in the other direction."""
 
     _backward_name = "CumsumBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, reverse: bool = False) -> Tensor:
@@ -333,6 +342,7 @@ class Cumprod(Function[Tensor]):
     graph of the gradient is needed, an O(n²) differentiable formula otherwise, as torch)."""
 
     _backward_name = "CumprodBackward0"
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:

@@ -19,6 +19,7 @@ from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import named, shape_arg
+from ctxgrad.ops.complex_numbers import Conj
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -53,6 +54,7 @@ class Reshape(Function[Tensor]):
     """The same elements in a new shape: a view when the layout allows, else a copy."""
 
     _backward_name = "ViewBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -74,6 +76,7 @@ class View(Reshape):
     """Like ``reshape`` but never copies: torch's error where no view is possible."""
 
     _backward_name = "ViewBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -122,6 +125,7 @@ class Permute(Function[Tensor]):
     """Reorder dimensions; the gradient is permuted back by the inverse order."""
 
     _backward_name = "PermuteBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -152,6 +156,7 @@ class Expand(Function[Tensor]):
     the broadcast dimensions away."""
 
     _backward_name = "ExpandBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
@@ -236,6 +241,7 @@ class Squeeze(Function[Tensor]):
     """Drop the dimensions of size 1 (all of them, or those in ``dims``): a view."""
 
     _backward_name = "SqueezeBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None) -> Tensor:
@@ -262,6 +268,7 @@ class Unsqueeze(Function[Tensor]):
     """Insert a dimension of size 1 at ``dim``: a view."""
 
     _backward_name = "UnsqueezeBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
@@ -283,6 +290,7 @@ class Narrow(Function[Tensor]):
     gradient placed into zeros of the input's shape (:class:`NarrowGrad`)."""
 
     _backward_name = "SliceBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -305,6 +313,7 @@ class NarrowGrad(Function[Tensor]):
     Linear, so its own backward is ``narrow`` again."""
 
     _backward_name = "SliceBackwardBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], dim: int, start: int, length: int) -> Tensor:
@@ -329,6 +338,7 @@ class Unbind(Function[tuple[Tensor, ...]]):
     backward stacks the gradients (zeros for the slices that were not used)."""
 
     _backward_name = "UnbindBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, ...]:
@@ -350,6 +360,7 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
     of them.  Its backward concatenates the gradients (zeros for unused pieces)."""
 
     _backward_name = "SplitWithSizesBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
@@ -395,6 +406,7 @@ class Cat(Function[Tensor]):
     Each input's gradient is a narrow slice (a view) of the output's gradient."""
 
     _backward_name = "CatBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
@@ -444,6 +456,7 @@ class Stack(Function[Tensor]):
     """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
 
     _backward_name = "StackBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
@@ -474,6 +487,7 @@ class Flip(Function[Tensor]):
     """Reverse the order of the elements along ``dims`` (a copy, as in torch)."""
 
     _backward_name = "FlipBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -494,6 +508,7 @@ class Roll(Function[Tensor]):
     is empty); the gradient is rolled back."""
 
     _backward_name = "RollBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Tensor:
@@ -518,6 +533,7 @@ class Repeat(Function[Tensor]):
     dimensions); the gradient sums the copies."""
 
     _backward_name = "RepeatBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, repeats: tuple[int, ...]) -> Tensor:
@@ -557,6 +573,7 @@ class Tril(Function[Tensor]):
     dimensions, zeros elsewhere.  A mask, so its backward and jvp apply the same mask."""
 
     _backward_name = "TrilBackward0"
+    holomorphic = True  # linear, real coefficients
     keep: ClassVar[Callable[..., Any]] = staticmethod(np.tril)
     name: ClassVar[str] = "tril"
 
@@ -584,6 +601,7 @@ class Triu(Tril):
     dimensions, zeros elsewhere."""
 
     _backward_name = "TriuBackward0"
+    holomorphic = True  # linear, real coefficients
     keep = staticmethod(np.triu)
     name = "triu"
 
@@ -602,6 +620,7 @@ class Diagonal(Function[Tensor]):
     dimension: a view that can be written through, as in torch."""
 
     _backward_name = "DiagonalBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
@@ -623,6 +642,7 @@ class DiagCopy(Diagonal):
     """``diag`` of a matrix: the diagonal as a new tensor (a copy, as in torch)."""
 
     _backward_name = "DiagonalBackward0_copy"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
@@ -637,6 +657,7 @@ class DiagonalGrad(Function[Tensor]):
     diagonal.  Linear, so its own backward is ``diagonal`` again."""
 
     _backward_name = "DiagonalBackwardBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
@@ -661,6 +682,7 @@ class DiagEmbed(Function[Tensor]):
     diagonal holds the last dimension of the input; zeros elsewhere."""
 
     _backward_name = "DiagEmbedBackward0"
+    holomorphic = True  # linear, real coefficients
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
@@ -1179,6 +1201,5 @@ def matrix_adjoint(input: Tensor) -> Tensor:
     n = input.dim()
     if n < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-    if input.is_complex():
-        raise NotImplementedError("mH of a complex tensor needs conj(), which ctxgrad does not have yet")
-    return _swap(input, -2, -1)
+    swapped = _swap(input, -2, -1)
+    return Conj.apply(swapped) if input.is_complex() else swapped

@@ -13,8 +13,9 @@ their typed declarations into ``class Tensor`` and the function imports into
 >>> [op for op in OPS if op.name == "exp"][0].inplace.__name__
 'exp_'
 
-The fields ``holomorphic`` and ``batching`` are room for later work (complex gradients and
-``vmap``); they are None for every op today.
+The field ``batching`` is room for later work (``vmap``); it is None for every op today.
+The complex-gradient rule is declared on the Function itself (``holomorphic = True``: the
+engine runs Functions, not rows), once per Function rather than once per surface.
 """
 
 from __future__ import annotations
@@ -23,7 +24,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgrad.ops import arithmetic, comparison, copy, indexing, inplace, linalg, pointwise, reduction, shape, sorting
+from ctxgrad.ops import (
+    arithmetic,
+    comparison,
+    complex_numbers,
+    copy,
+    indexing,
+    inplace,
+    linalg,
+    pointwise,
+    reduction,
+    shape,
+    sorting,
+)
 
 __all__ = ["OPS", "Op"]
 
@@ -44,7 +57,6 @@ class Op:
     #: overload, transpose's ``TransposeBackward0`` of ``Permute``, squeeze's one-dim
     #: ``SqueezeBackward1``, ...), applied as ``ops._util.named(Function, node_name)``.
     node_name: str | None = None
-    holomorphic: bool | None = None
     batching: Callable[..., Any] | None = None
     aliases: tuple[str, ...] = ()
     #: The Tensor method when it differs from the function (torch counts argument positions
@@ -241,6 +253,18 @@ OPS: list[Op] = [
     Op("copy_", inplace.copy_, function=False),
     Op("__setitem__", inplace.setitem, function=False),
     Op("argwhere", indexing.argwhere),
+    # ----------------------------------------------------------------------- complex numbers
+    Op("real", complex_numbers.real, property=True),
+    Op("imag", complex_numbers.imag, property=True),
+    Op("conj", complex_numbers.conj),
+    Op("conj_physical", complex_numbers.conj_physical),
+    Op("resolve_conj", complex_numbers.resolve_conj),
+    Op("is_conj", complex_numbers.is_conj),
+    Op("angle", complex_numbers.angle),
+    Op("complex", complex_numbers.complex, method=False),
+    Op("polar", complex_numbers.polar, method=False),
+    Op("view_as_real", complex_numbers.view_as_real, method=False),
+    Op("view_as_complex", complex_numbers.view_as_complex, method=False),
     # ----------------------------------------------------------------------- sorting
     Op("sort", sorting.sort),
     Op("argsort", sorting.argsort),
