@@ -145,7 +145,7 @@ class Tensor:
     _accumulator: weakref.ref[AccumulateGrad] | None = None
     _retains_grad: bool = False
     _inference: bool = False
-    _view_made_in_function: bool = False
+    _view_meta: tuple[int, str] | None = None  # a view torch guards (autograd/_outputs.py, view_meta)
     _view_version: int = 0  # a view: its version when its grad_fn was last derived from the base
     _fw: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
 

@@ -10,6 +10,7 @@ nothing go through :func:`finish_untracked`.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -64,14 +65,79 @@ def _reject_container(cls: type[Function], out: Any, index: int | None = None) -
             )
 
 
-def alias(t: Tensor) -> Tensor:
-    """A new tensor object sharing ``t``'s storage and version: an input returned as-is."""
+def alias(t: Tensor, cls: type[Function], grad_enabled: bool = True, i: int = 0) -> Tensor:
+    """A new tensor object sharing ``t``'s storage and version: an input returned as-is
+    (output ``i`` of ``cls``)."""
     out = _wrap(t._data)
     out._vc = vc = t._get_vc()
     out._base = t._base if t._base is not None else t
-    out._view_made_in_function = True
     out._view_version = vc.value
+    out._view_meta = view_meta(cls, i, 1, t, grad_enabled)
     return out
+
+
+# --------------------------------------------------------------------------- views torch guards
+# A view that torch forbids to change in place, or to use after its base changed in place (its
+# CreationMeta): made in no_grad mode, returned by a custom Function (whose backward the view
+# rebasing would bypass), or one of several views a function returned (split, unbind).
+NO_GRAD, NO_GRAD_VIEW_OF_VIEW, IN_CUSTOM_FUNCTION, MULTIPLE_VIEWS = 1, 2, 3, 4
+
+_WHY = {
+    NO_GRAD: (
+        " with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+        "You can clarify your code by moving both the view and the inplace either both inside the no_grad "
+        "block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+        "tracked)."
+    ),
+    IN_CUSTOM_FUNCTION: (
+        ". This view was created inside a custom Function (or because an input was returned as-is) and the "
+        "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+        "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+        "output of the custom Function."
+    ),
+    MULTIPLE_VIEWS: (
+        ". This view is the output of a function that returns multiple views. Such functions do not allow the "
+        "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+    ),
+}
+
+
+def view_meta(
+    cls: type[Function], i: int, n_views: int, parent: Tensor | None, grad_enabled: bool
+) -> tuple[int, str] | None:
+    """How output ``i`` of ``cls``, a view of ``parent`` (one of ``n_views`` views it returned),
+    is guarded: None for an ordinary view, else ``(kind, "Output i of Name")``."""
+    if not grad_enabled:
+        return (NO_GRAD, "")
+    label = f"Output {i} of {re.sub(r'Backward[0-9]*$', '', cls._backward_cls.__name__)}"
+    inherited = None if parent is None else parent._view_meta
+    if inherited is not None:  # a view of a guarded view is guarded as it is
+        return (NO_GRAD_VIEW_OF_VIEW if inherited[0] in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else inherited[0], label)
+    if not cls.returns_views:
+        return (IN_CUSTOM_FUNCTION, label)
+    return (MULTIPLE_VIEWS, label) if n_views > 1 else None
+
+
+def check_view_change(view: Tensor, base_changed: bool) -> None:
+    """Raise torch's error when ``view`` is guarded (:func:`view_meta`) and is changed in place
+    (or, ``base_changed``, is used after its base changed) while grad mode is on."""
+    meta = view._view_meta
+    base = view._base
+    if meta is None or base is None or not _state.grad_enabled or not base._requires_grad:
+        return
+    kind, label = meta
+    if kind == NO_GRAD:
+        subject = "A view was created in no_grad mode and"
+    elif kind == NO_GRAD_VIEW_OF_VIEW:
+        subject = f"{label} is a view of a view which was created in no_grad mode and"
+    else:
+        subject = f"{label} is a view and"
+    what = (
+        "its base or another view of its base has been modified inplace"
+        if base_changed
+        else "is being modified inplace"
+    )
+    raise RuntimeError(f"{subject} {what}{_WHY[NO_GRAD if kind == NO_GRAD_VIEW_OF_VIEW else kind]}")
 
 
 def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, grad_enabled: bool) -> Any:
@@ -82,16 +148,17 @@ def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, gr
     inference = _state.inference
     if type(out) is not tuple:
         if isinstance(out, Tensor):
-            out = _finish_untracked_output(out, args, dirty, inference)
+            out = _finish_untracked_output(cls, out, 0, 1, args, dirty, inference, grad_enabled)
         else:
             _reject_container(cls, out)
         if dirty is not None:
             _check_dirty_returned(cls, ctx, args, dirty, [out])
         return out
     outs = list(out)
+    n = sum(1 for o in outs if isinstance(o, Tensor))
     for i, o in enumerate(outs):
         if isinstance(o, Tensor):
-            outs[i] = _finish_untracked_output(o, args, dirty, inference)
+            outs[i] = _finish_untracked_output(cls, o, i, n, args, dirty, inference, grad_enabled)
         else:
             _reject_container(cls, o, i)
     if dirty is not None:
@@ -108,21 +175,26 @@ def _among(t: Any, tensors: tuple[Any, ...] | list[Any]) -> bool:
 
 
 def _finish_untracked_output(
-    o: Tensor, args: tuple[Any, ...], dirty: tuple[Tensor, ...] | None, inference: bool
+    cls: type[Function],
+    o: Tensor,
+    i: int,
+    n: int,
+    args: tuple[Any, ...],
+    dirty: tuple[Tensor, ...] | None,
+    inference: bool,
+    grad_enabled: bool,
 ) -> Tensor:
     if dirty is not None and _among(o, dirty):
         o._bump_version()
         if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
             o._view_version = o._get_vc().value
     elif _among(o, args):
-        o = alias(o)
+        o = alias(o, cls, grad_enabled, i)
     else:
         if o._requires_grad:
             # forward built history with enable_grad; nothing is recorded, so drop it.
             o = o.detach()
-        base_arr = o._data.base
-        if base_arr is not None and o._base is None:
-            _link_view(o, base_arr, args)
+        _mark_view(cls, o, i, n, args, grad_enabled)
     if inference:
         o._inference = True
     return o
@@ -187,6 +259,7 @@ def _wire_output(
     args: tuple[Any, ...],
     o: Tensor,
     i: int,
+    n: int,
     dirty: tuple[Tensor, ...] | None,
     non_diff: tuple[Tensor, ...] | None,
 ) -> Tensor:
@@ -203,16 +276,15 @@ def _wire_output(
                 "a view of a leaf Variable that requires grad is being used in an in-place operation "
                 f"(marked dirty in {ctx._forward_cls.__name__}.forward)."
             )
+        check_view_change(o, base_changed=False)
         o._bump_version()
     else:
         for a in args:
             if a is o:
-                o = alias(o)
+                o = alias(o, ctx._forward_cls, True, i)
                 break
         else:
-            base_arr = o._data.base
-            if base_arr is not None and o._base is None:
-                _link_view(o, base_arr, args)
+            _mark_view(ctx._forward_cls, o, i, n, args, True)
     if differentiable:
         o._grad_fn = ctx
         o._output_nr = i
@@ -223,17 +295,26 @@ def _wire_output(
     return o
 
 
-def _link_view(o: Tensor, base_arr: Any, args: tuple[Any, ...]) -> None:
-    """An output whose array is a view of an input's array shares that input's version."""
+def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, ...], grad_enabled: bool) -> None:
+    """An output whose array is a view of an input's array shares that input's version, and
+    is guarded as :func:`view_meta` says (also a view an op inside ``forward`` made)."""
+    base_arr = o._data.base
+    if base_arr is None:
+        return
+    parent = None
     for a in args:
         if isinstance(a, Tensor):
             arr = a._data
             if base_arr is arr or (arr.base is not None and base_arr is arr.base):
-                o._vc = vc = a._get_vc()
-                o._base = a._base if a._base is not None else a
-                o._view_made_in_function = True
-                o._view_version = vc.value
-                return
+                parent = a
+                break
+    if o._base is None:
+        if parent is None:
+            return
+        o._vc = vc = parent._get_vc()
+        o._base = parent._base if parent._base is not None else parent
+        o._view_version = vc.value
+    o._view_meta = view_meta(cls, i, n, parent, grad_enabled)
 
 
 def _holds_tensor(value: Any) -> bool:
@@ -277,9 +358,10 @@ def wire_outputs(
     if type(out) is tuple:
         outs = list(out)
         meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
+        n = sum(1 for o in outs if isinstance(o, Tensor))
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
-                outs[i] = o = _wire_output(ctx, args, o, i, dirty, non_diff)
+                outs[i] = o = _wire_output(ctx, args, o, i, n, dirty, non_diff)
                 meta.append(meta_of(o._data)[0])
             else:
                 _reject_container(cls, o, i)
@@ -288,7 +370,7 @@ def wire_outputs(
         result = tuple(outs)
         _finish_marks(cls, ctx, args, dirty, non_diff, outs)
     elif isinstance(out, Tensor):
-        result = _wire_output(ctx, args, out, 0, dirty, non_diff)
+        result = _wire_output(ctx, args, out, 0, 1, dirty, non_diff)
         ctx._out_meta = meta_of(result._data)
         _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:

@@ -32,6 +32,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._outputs import check_view_change
 from ctxgrad.autograd.forward_ad import set_tangent
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.graph import Node
@@ -210,6 +211,8 @@ def check_writable(x: Tensor, through_view: bool = False) -> None:
     leaf that requires grad, or a view of one, while grad mode is on; an inference tensor
     outside inference mode).  ``through_view``: the write goes through a view of ``x``
     (``x[i] = v``)."""
+    if x._base is not None:
+        check_view_change(x, base_changed=False)
     if _state.grad_enabled:
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:
@@ -343,6 +346,7 @@ def history(view: Tensor) -> Node | None:
     if vc is not None and view._view_version != vc.value:
         base = view._base
         if base is not None and _state.grad_enabled:
+            check_view_change(view, base_changed=True)
             _reread(view, base)
     return view._grad_fn
 

@@ -353,6 +353,11 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
     #: gradients and conjugates what it returns, ``conj(f'(z)) * grad``: torch's convention
     #: (the conjugate Wirtinger derivative), with one formula for real and complex.
     holomorphic: ClassVar[bool] = False
+    #: ``forward`` returns views of its inputs on purpose (a view op: ``x[0]``, ``reshape``),
+    #: changed in place like any view.  A view a Function returns without this (``x.view_as(x)``,
+    #: an input returned as-is) may not be changed in place, as in torch: the view's history
+    #: would bypass the Function's own backward.
+    returns_views: ClassVar[bool] = False
     generate_vmap_rule: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -518,7 +523,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
         # The common case, one fresh output: its grad_fn is this node.
         for a in args:
             if a is out:
-                out = alias(out)
+                out = alias(out, cls)
                 break
         ctx._out_meta = meta = meta_of(out._data)  # ((shape, dtype),), shared between nodes
         if meta[0][1].kind in "fc":  # a floating or complex output is differentiable
@@ -543,6 +548,7 @@ class DelayedError(Function):
     differentiating through it raises."""
 
     _backward_name = "DelayedErrorBackward"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, message: str, n_grads: int, *tensors: Tensor) -> Any:

@@ -198,9 +198,9 @@ class AccumulateGrad(Node):
         if hooks is not None and hooks.pre:
             grads = run_prehooks(hooks.pre, grads)
         grad = grads[0]
-        if grad is None:
-            return []
         var = self.variable
+        if grad is None or not var._requires_grad:  # (requires_grad_(False) since the forward: none)
+            return []
         _accumulate_into(var, grad)
         if hooks is not None and hooks.post:
             for hook in tuple(hooks.post):

@@ -485,6 +485,7 @@ class SecondOrderLink(Function[Tensor]):
     (``nll_loss``), so that a gradient penalty through that op alone gives zeros."""
 
     _backward_name = "SecondOrderLinkBackward"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

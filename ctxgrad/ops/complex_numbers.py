@@ -34,6 +34,7 @@ class Real(Function[Tensor]):
     """The real parts of a complex tensor (a view); the gradient is the incoming one, as complex."""
 
     _backward_name = "RealBackward0"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -52,6 +53,7 @@ class Imag(Function[Tensor]):
     """The imaginary parts of a complex tensor (a view); the gradient is ``i`` times the incoming one."""
 
     _backward_name = "ImagBackward0"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -160,6 +162,7 @@ class ViewAsReal(Function[Tensor]):
     """A complex tensor seen as a real one with a last dimension of 2 (real, imaginary): a view."""
 
     _backward_name = "ViewAsRealBackward0"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -180,6 +183,7 @@ class ViewAsComplex(Function[Tensor]):
     """A real tensor whose last dimension is 2 seen as a complex one: a view."""
 
     _backward_name = "ViewAsComplexBackward0"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

@@ -35,6 +35,7 @@ class Contiguous(Clone):
     """A row-major copy of a tensor whose layout is not."""
 
     _backward_name = "CloneBackward0"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

@@ -362,6 +362,7 @@ class GetItem(Function[Tensor]):
 
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
@@ -389,6 +390,7 @@ class SelectItem(GetItem):
 
     _backward_name = "SelectBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
 
 class UnsqueezeItem(GetItem):
@@ -396,6 +398,7 @@ class UnsqueezeItem(GetItem):
 
     _backward_name = "UnsqueezeBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
 
 class AliasItem(GetItem):
@@ -403,6 +406,7 @@ class AliasItem(GetItem):
 
     _backward_name = "AliasBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
 
 class IndexIntoZeros(Function[Tensor]):

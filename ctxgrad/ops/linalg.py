@@ -393,6 +393,7 @@ class Einsum(Function[Tensor]):
 
     _backward_name = "EinsumBackward0"
     holomorphic = True
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, plan: tuple[str, tuple[str, ...], str, tuple[int, ...]], *operands: Tensor) -> Tensor:

@@ -55,6 +55,7 @@ class Reshape(Function[Tensor]):
 
     _backward_name = "ViewBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -77,6 +78,7 @@ class View(Reshape):
 
     _backward_name = "ViewBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -99,6 +101,7 @@ class ViewDtype(Function[Tensor]):
     """The same bytes read as another dtype of the same size (``x.view(ctxgrad.int32)``)."""
 
     _backward_name = "ViewBackward0"
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:
@@ -126,6 +129,7 @@ class Permute(Function[Tensor]):
 
     _backward_name = "PermuteBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -157,6 +161,7 @@ class Expand(Function[Tensor]):
 
     _backward_name = "ExpandBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
@@ -242,6 +247,7 @@ class Squeeze(Function[Tensor]):
 
     _backward_name = "SqueezeBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None) -> Tensor:
@@ -269,6 +275,7 @@ class Unsqueeze(Function[Tensor]):
 
     _backward_name = "UnsqueezeBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
@@ -291,6 +298,7 @@ class Narrow(Function[Tensor]):
 
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -339,6 +347,7 @@ class Unbind(Function[tuple[Tensor, ...]]):
 
     _backward_name = "UnbindBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, ...]:
@@ -361,6 +370,7 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
 
     _backward_name = "SplitWithSizesBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
@@ -621,6 +631,7 @@ class Diagonal(Function[Tensor]):
 
     _backward_name = "DiagonalBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:

@@ -1,0 +1,250 @@
+"""Views that torch guards (its CreationMeta), and the silent wrong answers they prevent: a
+view made under ``no_grad``, a view a custom Function returned (or an input it returned
+as-is), and one of several views a function returned (``split``, ``unbind``) may not be
+changed in place, nor used after their base changed in place, while grad mode is on.
+
+Without the guard a gradient-reversal layer written as torch documents it
+(``return x.view_as(x)``) silently stops reversing once its input is changed in place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import ctxgrad
+
+
+def make_functions(m: Any) -> tuple[Any, Any, Any]:
+    class Reverse(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return -grad
+
+    class FirstTwo(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x[:2]
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return m.cat([grad, grad.new_zeros(1)])
+
+    class Same(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad
+
+    return Reverse, FirstTwo, Same
+
+
+def nonleaf(m: Any, n: int = 3) -> Any:
+    return m.ones(n, requires_grad=True) * 1
+
+
+def reversed_then_base_changed(m: Any) -> None:
+    Reverse, _, _ = make_functions(m)
+    h = nonleaf(m)
+    y = Reverse.apply(h)
+    h.mul_(2)
+    y.sum().backward()
+
+
+def custom_view_changed(m: Any) -> None:
+    _, FirstTwo, _ = make_functions(m)
+    FirstTwo.apply(nonleaf(m)).mul_(2)
+
+
+def returned_input_changed(m: Any) -> None:
+    _, _, Same = make_functions(m)
+    Same.apply(nonleaf(m)).mul_(2)
+
+
+def view_of_custom_view_changed(m: Any) -> None:
+    _, FirstTwo, _ = make_functions(m)
+    FirstTwo.apply(nonleaf(m))[0].mul_(2)
+
+
+def no_grad_view_changed(m: Any) -> None:
+    x = nonleaf(m)
+    with m.no_grad():
+        v = x[:2]
+    v.mul_(2)
+
+
+def no_grad_view_used_after_base_changed(m: Any) -> None:
+    x = nonleaf(m)
+    with m.no_grad():
+        v = x[:2]
+    x.mul_(2)
+    v.grad_fn  # noqa: B018 (reading it re-derives the view's history)
+
+
+def view_of_no_grad_view_changed(m: Any) -> None:
+    x = nonleaf(m)
+    with m.no_grad():
+        v = x[:2]
+    v[0].mul_(2)
+
+
+def split_output_changed(m: Any) -> None:
+    nonleaf(m, 4).split(2)[0].mul_(2)
+
+
+def chunk_output_changed(m: Any) -> None:
+    nonleaf(m, 3).chunk(3)[1].add_(1)
+
+
+def unbind_output_changed(m: Any) -> None:
+    nonleaf(m, 4).unbind()[0].mul_(2)
+
+
+def split_output_used_after_base_changed(m: Any) -> None:
+    x = nonleaf(m, 4)
+    parts = x.split(2)
+    x.mul_(2)
+    parts[0].grad_fn  # noqa: B018
+
+
+CUSTOM = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+    "custom Function."
+)
+NO_GRAD = (
+    "with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+    "clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+MULTIPLE = (
+    "This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+)
+
+#: name -> (program, the message it raises)
+GUARDED: dict[str, tuple[Callable[[Any], None], str]] = {
+    "gradient reversal, base changed": (
+        reversed_then_base_changed,
+        "Output 0 of Reverse is a view and its base or another view of its base has been modified inplace. " + CUSTOM,
+    ),
+    "custom view changed": (
+        custom_view_changed,
+        "Output 0 of FirstTwo is a view and is being modified inplace. " + CUSTOM,
+    ),
+    "input returned as-is, changed": (
+        returned_input_changed,
+        "Output 0 of Same is a view and is being modified inplace. " + CUSTOM,
+    ),
+    "view of a custom view changed": (
+        view_of_custom_view_changed,
+        "Output 0 of Select is a view and is being modified inplace. " + CUSTOM,
+    ),
+    "no_grad view changed": (
+        no_grad_view_changed,
+        "A view was created in no_grad mode and is being modified inplace " + NO_GRAD,
+    ),
+    "no_grad view, base changed": (
+        no_grad_view_used_after_base_changed,
+        "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
+        + NO_GRAD,
+    ),
+    "view of a no_grad view changed": (
+        view_of_no_grad_view_changed,
+        "Output 0 of Select is a view of a view which was created in no_grad mode and is being modified inplace "
+        + NO_GRAD,
+    ),
+    "split output changed": (
+        split_output_changed,
+        "Output 0 of Split is a view and is being modified inplace. " + MULTIPLE,
+    ),
+    "chunk output changed": (
+        chunk_output_changed,
+        "Output 1 of Split is a view and is being modified inplace. " + MULTIPLE,
+    ),
+    "unbind output changed": (
+        unbind_output_changed,
+        "Output 0 of Unbind is a view and is being modified inplace. " + MULTIPLE,
+    ),
+    "split output, base changed": (
+        split_output_used_after_base_changed,
+        "Output 0 of Split is a view and its base or another view of its base has been modified inplace. " + MULTIPLE,
+    ),
+}
+
+
+def message(m: Any, program: Callable[[Any], None]) -> str:
+    with pytest.raises(RuntimeError) as info:
+        program(m)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("name", GUARDED)
+def test_a_guarded_view_refuses(name: str) -> None:
+    program, expected = GUARDED[name]
+    assert message(ctxgrad, program) == expected
+
+
+@pytest.mark.parametrize("name", GUARDED)
+def test_a_guarded_view_refuses_as_torch_does(torch: Any, name: str) -> None:
+    program = GUARDED[name][0]
+    assert message(ctxgrad, program) == message(torch, program)
+
+
+def unguarded(m: Any) -> list[Any]:
+    """The same changes where nothing is guarded: no grad needed, or both inside no_grad."""
+    results = []
+    x = m.ones(4) * 1  # requires no grad: its views may change freely
+    x.split(2)[0].mul_(2)
+    results.append(x.tolist())
+    y = nonleaf(m)
+    with m.no_grad():
+        v = y[:2]
+        v.mul_(3)
+    results.append(y.tolist())
+    _, FirstTwo, _ = make_functions(m)
+    with m.no_grad():
+        z = FirstTwo.apply(nonleaf(m))
+        z.mul_(2)
+    results.append(z.tolist())
+    return results
+
+
+def test_unguarded_changes_are_allowed() -> None:
+    assert unguarded(ctxgrad) == [[2.0, 2.0, 1.0, 1.0], [3.0, 3.0, 1.0], [2.0, 2.0]]
+
+
+def test_unguarded_changes_match_torch(torch: Any) -> None:
+    assert unguarded(ctxgrad) == unguarded(torch)
+
+
+def test_a_gradient_reversal_layer_still_reverses() -> None:
+    Reverse, _, _ = make_functions(ctxgrad)
+    x = ctxgrad.ones(2, requires_grad=True)
+    (Reverse.apply(x * 1) * 3).sum().backward()
+    assert x.grad.tolist() == [-3.0, -3.0]
+
+
+def frozen_leaf(m: Any) -> Any:
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2).sum()
+    x.requires_grad_(False)
+    y.backward()
+    return x.grad
+
+
+def test_a_leaf_frozen_between_forward_and_backward_gets_no_grad() -> None:
+    assert frozen_leaf(ctxgrad) is None
+
+
+def test_a_leaf_frozen_between_forward_and_backward_matches_torch(torch: Any) -> None:
+    assert frozen_leaf(torch) is None and frozen_leaf(ctxgrad) is None
