@@ -144,36 +144,11 @@ __all__ += [
     "nn",
 ]
 
-# linear algebra
+# linear algebra (einsum, tensordot and the shape functions of several tensors, cat, stack,
+# ..., are rows of the op table)
 from ctxgrad import linalg  # noqa: E402
-from ctxgrad._functional import einsum, tensordot  # noqa: E402
 
-__all__ += ["einsum", "linalg", "tensordot"]
-
-# shape and views (the rest are rows of the op table)
-from ctxgrad._functional import (  # noqa: E402
-    broadcast_shapes,
-    broadcast_tensors,
-    cat,
-    concat,
-    concatenate,
-    hstack,
-    split,
-    stack,
-    vstack,
-)
-
-__all__ += [
-    "split",
-    "cat",
-    "concat",
-    "concatenate",
-    "stack",
-    "hstack",
-    "vstack",
-    "broadcast_tensors",
-    "broadcast_shapes",
-]
+__all__ += ["linalg"]
 
 # indexing, sorting and construction
 from ctxgrad._factories import (  # noqa: E402
@@ -251,11 +226,13 @@ from ctxgrad.ops.linalg import (  # noqa: E402
     bmm,
     det,
     dot,
+    einsum,
     inverse,
     matmul,
     mm,
     mv,
     outer,
+    tensordot,
     vdot,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402
@@ -324,8 +301,13 @@ from ctxgrad.ops.reduction import (  # noqa: E402
     var,
 )
 from ctxgrad.ops.shape import (  # noqa: E402
+    broadcast_shapes,
+    broadcast_tensors,
     broadcast_to,
+    cat,
     chunk,
+    concat,
+    concatenate,
     diag,
     diag_embed,
     diagonal,
@@ -333,13 +315,16 @@ from ctxgrad.ops.shape import (  # noqa: E402
     flip,
     fliplr,
     flipud,
+    hstack,
     moveaxis,
     movedim,
     narrow,
     permute,
     reshape,
     roll,
+    split,
     squeeze,
+    stack,
     swapaxes,
     swapdims,
     t,
@@ -350,6 +335,7 @@ from ctxgrad.ops.shape import (  # noqa: E402
     unbind,
     unflatten,
     unsqueeze,
+    vstack,
 )
 from ctxgrad.ops.sorting import (  # noqa: E402
     argsort,
@@ -380,7 +366,10 @@ __all__ += [
     "bitwise_or",
     "bitwise_xor",
     "bmm",
+    "broadcast_shapes",
+    "broadcast_tensors",
     "broadcast_to",
+    "cat",
     "ceil",
     "chunk",
     "clamp",
@@ -388,6 +377,8 @@ __all__ += [
     "clamp_min",
     "clip",
     "clone",
+    "concat",
+    "concatenate",
     "cos",
     "cosh",
     "cumprod",
@@ -398,6 +389,7 @@ __all__ += [
     "diagonal",
     "div",
     "dot",
+    "einsum",
     "erf",
     "erfc",
     "exp",
@@ -412,6 +404,7 @@ __all__ += [
     "fmod",
     "frac",
     "gather",
+    "hstack",
     "index_select",
     "inverse",
     "isfinite",
@@ -468,9 +461,11 @@ __all__ += [
     "sinh",
     "softmax",
     "sort",
+    "split",
     "sqrt",
     "square",
     "squeeze",
+    "stack",
     "std",
     "sub",
     "sum",
@@ -481,6 +476,7 @@ __all__ += [
     "take_along_dim",
     "tan",
     "tanh",
+    "tensordot",
     "tile",
     "topk",
     "transpose",
@@ -493,6 +489,7 @@ __all__ += [
     "unsqueeze",
     "var",
     "vdot",
+    "vstack",
     "where",
 ]
 # --- end of generated code ---

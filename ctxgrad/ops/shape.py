@@ -716,7 +716,7 @@ def tensor_list(tensors: Any, name: str) -> list[Tensor]:
     return list(tensors)
 
 
-def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+def broadcast_shape(*shapes: Any) -> tuple[int, ...]:
     """The shape the given shapes broadcast to, with torch's errors."""
     parsed: list[tuple[int, ...]] = []
     for s in shapes:
@@ -743,29 +743,6 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
                     f"had {tuple(p)}; but expected shape should be broadcastable to {result}"
                 )
     return tuple(result)
-
-
-def broadcast_tensors(tensors: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
-    """The tensors broadcast to their common shape (a tensor already of that shape is returned
-    as it is, as in torch)."""
-    target: tuple[int, ...] = ()
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-        shape = t.array.shape
-        n = max(len(target), len(shape))
-        merged = []
-        for k in range(n, 0, -1):
-            a = target[-k] if k <= len(target) else 1
-            b = shape[-k] if k <= len(shape) else 1
-            if a != b and a != 1 and b != 1:
-                raise RuntimeError(
-                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
-                    f"{n - k}"
-                )
-            merged.append(b if a == 1 else a)
-        target = tuple(merged)
-    return tuple(t if t.array.shape == target else Expand.apply(t, target) for t in tensors)
 
 
 def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> tuple[int, ...]:
@@ -1007,7 +984,15 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return out
 
 
-def split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces along ``dim``: of one size (the last may be smaller) or of the listed sizes.
+
+    torch's function names its first parameter ``tensor`` (and the method ``x.split``, below,
+    its second ``split_size``), so the two are separate frontends of the one row."""
+    return split_method(tensor, split_size_or_sections, dim)
+
+
+def split_method(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
     shape = input.array.shape
     if not shape:
@@ -1054,7 +1039,91 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if step == 0:  # an empty dimension: ``chunks`` empty pieces, as in torch
         out = SplitWithSizes.apply(input, (0,) * chunks, d)
         return out
-    return split(input, step, d)
+    return split_method(input, step, d)
+
+
+def _numpy_dim(name: str, dim: int, axis: int | None) -> int:
+    """``dim``, or NumPy's name for it, ``axis=``, which torch takes in its place (not beside it)."""
+    if axis is None:
+        return dim
+    if dim != 0:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+    return axis
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in
+    torch).  ``axis=`` is NumPy's name for ``dim``, which torch also takes."""
+    dim = _numpy_dim("cat", dim, axis)
+    ts = tensor_list(tensors, "cat")
+    if not ts:
+        raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
+    return Cat.apply(int(dim), *ts)
+
+
+def concat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """``cat``."""
+    return cat(tensors, _numpy_dim("concat", dim, axis))
+
+
+def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tensor:
+    """``cat`` with NumPy's keyword (``axis``)."""
+    return cat(tensors, axis if dim is None else dim)
+
+
+def stack(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors of one shape along a new dimension ``dim`` (or NumPy's ``axis=``)."""
+    dim = _numpy_dim("stack", dim, axis)
+    ts = tensor_list(tensors, "stack")
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return Stack.apply(int(dim), *ts)
+
+
+def hstack(tensors: Any) -> Tensor:
+    """Join along dimension 1 (dimension 0 for 1-D tensors); 0-d tensors count as 1-D."""
+    ts = tensor_list(tensors, "hstack")
+    if not ts:
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    ts = [t.reshape(1) if t.ndim == 0 else t for t in ts]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    """Join along dimension 0, after making 0-d and 1-D tensors rows (``1 x n``)."""
+    ts = tensor_list(tensors, "vstack")
+    if not ts:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    ts = [t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0) if t.ndim == 1 else t for t in ts]
+    return cat(ts, 0)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape (views; a tensor already of that shape is
+    returned as it is, as in torch)."""
+    target: tuple[int, ...] = ()
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        shape = t.array.shape
+        n = max(len(target), len(shape))
+        merged = []
+        for k in range(n, 0, -1):
+            a = target[-k] if k <= len(target) else 1
+            b = shape[-k] if k <= len(shape) else 1
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
+                    f"{n - k}"
+                )
+            merged.append(b if a == 1 else a)
+        target = tuple(merged)
+    return tuple(t if t.array.shape == target else Expand.apply(t, target) for t in tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape (a ``ctxgrad.Size``) that tensors of the given shapes broadcast to."""
+    return Size(broadcast_shape(*shapes))
 
 
 def _flip(x: Tensor, dims: tuple[int, ...]) -> Tensor:
