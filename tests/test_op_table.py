@@ -143,6 +143,7 @@ _NODE_NAME_ARGS: dict[str, tuple[int, ...]] = {
     "squeeze": (0,),
     "split": (1,),
     "chunk": (2,),
+    "median": (0,),
 }
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._util import named
 from ctxgrad.ops.indexing import Gather, Scatter
 
 
@@ -67,12 +68,6 @@ class Sort(Function[tuple[Tensor, Tensor]]):
     def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
         (indices,) = ctx.saved_tensors
         return Gather.apply(tx, ctx.dim, indices), None
-
-
-class SortStable(Sort):
-    """``sort`` called with ``stable=`` (torch's second overload)."""
-
-    _backward_name = "SortBackward1"
 
 
 class Topk(Function[tuple[Tensor, Tensor]]):
@@ -169,12 +164,6 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
         return out.reshape(indices.array.shape), None
 
 
-class MedianDim(Kthvalue):
-    """``median(dim)``: the lower median along ``dim`` and its index."""
-
-    _backward_name = "MedianBackward1"
-
-
 class Median(Function[Tensor]):
     """The lower median of all elements (NaN if any is NaN); the gradient is shared evenly
     among the elements equal to it."""
@@ -212,9 +201,14 @@ class Median(Function[Tensor]):
 # --------------------------------------------------------------------------- frontends
 # One function per op, with torch's signature; the op table (ops/table.py) makes them the
 # Tensor methods and the ``ctxgrad.*`` functions.
+# torch names some overloads' nodes apart: ``sort(stable=)`` and ``median(dim)`` (the row's node_name).
+_SORT_STABLE = named(Sort, "SortBackward1")
+_MEDIAN_DIM = named(Kthvalue, "MedianBackward1")
+
+
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _return_types.sort:
     """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
-    cls = Sort if stable is None else SortStable
+    cls = Sort if stable is None else _SORT_STABLE
     return _return_types.sort(*cls.apply(input, dim, descending))
 
 
@@ -241,4 +235,4 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
     if dim is None:
         return Median.apply(input)
-    return _return_types.median(*MedianDim.apply(input, None, dim, keepdim))
+    return _return_types.median(*_MEDIAN_DIM.apply(input, None, dim, keepdim))

@@ -257,7 +257,7 @@ OPS: list[Op] = [
     Op("argsort", sorting.argsort),
     Op("topk", sorting.topk),
     Op("kthvalue", sorting.kthvalue),
-    Op("median", sorting.median),
+    Op("median", sorting.median, node_name="MedianBackward1"),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
