@@ -18,7 +18,7 @@ from ctxgrad._dtypes import to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named, shape_arg
+from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -889,8 +889,12 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     return Reshape.apply(input, shape[:d] + resolved + shape[d + 1 :])
 
 
-def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+def squeeze(
+    input: Tensor, dim: int | Sequence[int] | None = None, *, axis: int | Sequence[int] | None = None
+) -> Tensor:
     """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
+    if axis is not None:
+        dim = numpy_dim("squeeze", dim, axis)
     n = input.array.ndim
     if dim is None:
         return Squeeze.apply(input, None)
@@ -899,8 +903,12 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return _SQUEEZE_DIMS.apply(input, wrap_unique_dims(tuple(int(d) for d in dim), n))
 
 
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
+def unsqueeze(input: Tensor, dim: int = UNSET, *, axis: int | None = None) -> Tensor:
     """Insert a dimension of size 1 at ``dim`` (a view); ``dim`` counts the dimensions of the result."""
+    if axis is not None:
+        dim = numpy_dim("unsqueeze", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("unsqueeze", dim=dim)
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
     return Unsqueeze.apply(input, _wrap_dim(dim, input.array.ndim + 1))
@@ -956,8 +964,14 @@ def broadcast_to_method(input: Tensor, *args: Any, size: Any = None) -> Tensor:
     return Expand.apply(input, sizes_arg(args, size, "broadcast_to", "size"))
 
 
-def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+def narrow(
+    input: Tensor, dim: int = UNSET, start: Any = UNSET, length: int = UNSET, *, axis: int | None = None
+) -> Tensor:
     """``length`` elements from ``start`` along ``dim`` (a view; ``start`` may be negative or a tensor)."""
+    if axis is not None:
+        dim = numpy_dim("narrow", dim, axis, UNSET)
+    if dim is UNSET or start is UNSET or length is UNSET:
+        raise missing("narrow", dim=dim, start=start, length=length)
     shape = input.array.shape
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -976,8 +990,10 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     return Narrow.apply(input, d, begin, length)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: Tensor, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]:
     """The slices along ``dim``, as a tuple of views."""
+    if axis is not None:
+        dim = numpy_dim("unbind", dim, axis, 0)
     if input.array.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input.array.ndim))
@@ -1024,8 +1040,10 @@ def split_method(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -
     return out
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def chunk(input: Tensor, chunks: int, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]:
     """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
+    if axis is not None:
+        dim = numpy_dim("chunk", dim, axis, 0)
     shape = input.array.shape
     if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -1042,19 +1060,11 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return split_method(input, step, d)
 
 
-def _numpy_dim(name: str, dim: int, axis: int | None) -> int:
-    """``dim``, or NumPy's name for it, ``axis=``, which torch takes in its place (not beside it)."""
-    if axis is None:
-        return dim
-    if dim != 0:
-        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
-    return axis
-
-
 def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in
     torch).  ``axis=`` is NumPy's name for ``dim``, which torch also takes."""
-    dim = _numpy_dim("cat", dim, axis)
+    if axis is not None:
+        dim = numpy_dim("cat", dim, axis, 0)
     ts = tensor_list(tensors, "cat")
     if not ts:
         raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
@@ -1063,7 +1073,9 @@ def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
 
 def concat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     """``cat``."""
-    return cat(tensors, _numpy_dim("concat", dim, axis))
+    if axis is not None:
+        dim = numpy_dim("concat", dim, axis, 0)
+    return cat(tensors, dim)
 
 
 def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tensor:
@@ -1073,7 +1085,8 @@ def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tenso
 
 def stack(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim`` (or NumPy's ``axis=``)."""
-    dim = _numpy_dim("stack", dim, axis)
+    if axis is not None:
+        dim = numpy_dim("stack", dim, axis, 0)
     ts = tensor_list(tensors, "stack")
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
