@@ -1088,13 +1088,26 @@ NUMPY_NAMES = [
     ("scatter_add", (), {"axis": 1, "index": _index, "src": _ones}),
     ("take_along_dim", (_index,), {"axis": 1}),
 ]
+NUMPY_NAMES_FUNCTIONS = [  # taken by torch's function, not its method
+    ("unflatten", (), {"axis": 1, "sizes": (3, 1)}),
+    ("linalg.vector_norm", (), {"axis": 1, "keepdims": True}),
+    ("linalg.vector_norm", (), {"ord": 1, "axis": (0, 2)}),
+    ("linalg.matrix_norm", (), {"axis": (0, 2), "keepdims": True}),
+    ("linalg.norm", (), {"axis": 1}),
+    ("linalg.norm", (), {"dim": (0, 1), "keepdims": True}),
+]
 
 
 def _call(m: Any, name: str, form: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     x = m.tensor(_VALUES, dtype=m.float64)
     args = tuple(a(m) if callable(a) else a for a in args)
     kwargs = {k: v(m) if callable(v) else v for k, v in kwargs.items()}
-    return getattr(x, name)(*args, **kwargs) if form == "method" else getattr(m, name)(x, *args, **kwargs)
+    if form == "method":
+        return getattr(x, name)(*args, **kwargs)
+    fn = m
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn(x, *args, **kwargs)
 
 
 def _assert_same_outputs(c: Any, t: Any) -> None:
@@ -1129,9 +1142,24 @@ def test_numpy_name_beside_torch_s_is_refused_as_torch(
         _call(ctxgrad, name, form, args, both)
 
 
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs"),
+    NUMPY_NAMES_FUNCTIONS,
+    ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(NUMPY_NAMES_FUNCTIONS)],
+)
+def test_numpy_names_in_functions_as_torch(
+    torch: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    _assert_same_outputs(_call(ctxgrad, name, "function", args, kwargs), _call(torch, name, "function", args, kwargs))
+    both = dict(kwargs, dim=1) if "axis" in kwargs else dict(kwargs, keepdim=True)
+    for m in (torch, ctxgrad):
+        with pytest.raises(TypeError):
+            _call(m, name, "function", args, both)
+
+
 def test_axis_is_not_taken_where_torch_does_not_take_it(torch: Any) -> None:
     # torch.flip, roll, split and norm are not its argument parser's (dims=, or Python functions)
-    for name, args in (("flip", ()), ("roll", (1,)), ("split", (1,)), ("norm", ())):
+    for name, args in (("flip", ()), ("roll", (1,)), ("split", (1,)), ("norm", ()), ("unflatten", ((3, 1),))):
         for m in (torch, ctxgrad):
             with pytest.raises(TypeError):
                 _call(m, name, "method", args, {"axis": 0})

@@ -868,8 +868,18 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return Reshape.apply(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
-def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
-    """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
+def unflatten(input: Tensor, dim: int = UNSET, sizes: Sequence[int] = UNSET, *, axis: int | None = None) -> Tensor:
+    """Split dimension ``dim`` (or NumPy's ``axis=``) into ``sizes`` (one of them may be -1)."""
+    if axis is not None:
+        dim = numpy_dim("unflatten", dim, axis, UNSET)
+    if dim is UNSET or sizes is UNSET:
+        raise missing("unflatten", dim=dim, sizes=sizes)
+    return unflatten_method(input, dim, sizes)
+
+
+def unflatten_method(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1); torch's method, a Python
+    function, takes no ``axis=``."""
     shape = input.array.shape
     if not shape:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")

@@ -187,7 +187,7 @@ OPS: list[Op] = [
     Op("transpose", shape.transpose, node_name="TransposeBackward0"),
     Op("permute", shape.permute, method_frontend=shape.permute_method),
     Op("flatten", shape.flatten),
-    Op("unflatten", shape.unflatten),
+    Op("unflatten", shape.unflatten, method_frontend=shape.unflatten_method),
     Op("squeeze", shape.squeeze, node_name="SqueezeBackward1"),
     Op("unsqueeze", shape.unsqueeze),
     Op("swapaxes", shape.swapaxes, node_name="TransposeBackward0"),
