@@ -144,36 +144,11 @@ __all__ += [
     "nn",
 ]
 
-# linear algebra
+# linear algebra (einsum, tensordot and the shape functions of several tensors, cat, stack,
+# ..., are rows of the op table)
 from ctxgrad import linalg  # noqa: E402
-from ctxgrad._functional import einsum, tensordot  # noqa: E402
 
-__all__ += ["einsum", "linalg", "tensordot"]
-
-# shape and views (the rest are rows of the op table)
-from ctxgrad._functional import (  # noqa: E402
-    broadcast_shapes,
-    broadcast_tensors,
-    cat,
-    concat,
-    concatenate,
-    hstack,
-    split,
-    stack,
-    vstack,
-)
-
-__all__ += [
-    "split",
-    "cat",
-    "concat",
-    "concatenate",
-    "stack",
-    "hstack",
-    "vstack",
-    "broadcast_tensors",
-    "broadcast_shapes",
-]
+__all__ += ["linalg"]
 
 # indexing, sorting and construction
 from ctxgrad._factories import (  # noqa: E402
@@ -264,11 +239,13 @@ from ctxgrad.ops.linalg import (  # noqa: E402
     bmm,
     det,
     dot,
+    einsum,
     inverse,
     matmul,
     mm,
     mv,
     outer,
+    tensordot,
     vdot,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402
@@ -337,8 +314,13 @@ from ctxgrad.ops.reduction import (  # noqa: E402
     var,
 )
 from ctxgrad.ops.shape import (  # noqa: E402
+    broadcast_shapes,
+    broadcast_tensors,
     broadcast_to,
+    cat,
     chunk,
+    concat,
+    concatenate,
     diag,
     diag_embed,
     diagonal,
@@ -346,13 +328,16 @@ from ctxgrad.ops.shape import (  # noqa: E402
     flip,
     fliplr,
     flipud,
+    hstack,
     moveaxis,
     movedim,
     narrow,
     permute,
     reshape,
     roll,
+    split,
     squeeze,
+    stack,
     swapaxes,
     swapdims,
     t,
@@ -363,6 +348,7 @@ from ctxgrad.ops.shape import (  # noqa: E402
     unbind,
     unflatten,
     unsqueeze,
+    vstack,
 )
 from ctxgrad.ops.sorting import (  # noqa: E402
     argsort,
@@ -394,7 +380,10 @@ __all__ += [
     "bitwise_or",
     "bitwise_xor",
     "bmm",
+    "broadcast_shapes",
+    "broadcast_tensors",
     "broadcast_to",
+    "cat",
     "ceil",
     "chunk",
     "clamp",
@@ -403,6 +392,8 @@ __all__ += [
     "clip",
     "clone",
     "complex",
+    "concat",
+    "concatenate",
     "conj",
     "conj_physical",
     "cos",
@@ -415,6 +406,7 @@ __all__ += [
     "diagonal",
     "div",
     "dot",
+    "einsum",
     "erf",
     "erfc",
     "exp",
@@ -429,6 +421,7 @@ __all__ += [
     "fmod",
     "frac",
     "gather",
+    "hstack",
     "imag",
     "index_select",
     "inverse",
@@ -490,9 +483,11 @@ __all__ += [
     "sinh",
     "softmax",
     "sort",
+    "split",
     "sqrt",
     "square",
     "squeeze",
+    "stack",
     "std",
     "sub",
     "sum",
@@ -503,6 +498,7 @@ __all__ += [
     "take_along_dim",
     "tan",
     "tanh",
+    "tensordot",
     "tile",
     "topk",
     "transpose",
@@ -517,6 +513,7 @@ __all__ += [
     "vdot",
     "view_as_complex",
     "view_as_real",
+    "vstack",
     "where",
 ]
 # --- end of generated code ---

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _factories, _functional
+from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
 from ctxgrad.ops.table import OPS
 
@@ -436,26 +436,26 @@ def _concatenate(arrays: Any, axis: Any = 0, out: Any = None, **rest: Any) -> Te
     _refuse("concatenate", out=out, **rest)
     ts = _tensors(arrays)
     if axis is None:
-        return _functional.cat([t.reshape(-1) for t in ts], 0)
-    return _functional.cat(ts, int(axis))
+        return _OPS["cat"]([t.reshape(-1) for t in ts], 0)
+    return _OPS["cat"](ts, int(axis))
 
 
 @_implements(np.stack)
 def _stack(arrays: Any, axis: Any = 0, out: Any = None, **rest: Any) -> Tensor:
     _refuse("stack", out=out, **rest)
-    return _functional.stack(_tensors(arrays), int(axis))
+    return _OPS["stack"](_tensors(arrays), int(axis))
 
 
 @_implements(np.vstack, _np("row_stack"))
 def _vstack(tup: Any, **rest: Any) -> Tensor:
     _refuse("vstack", **rest)
-    return _functional.vstack(_tensors(tup))
+    return _OPS["vstack"](_tensors(tup))
 
 
 @_implements(np.hstack)
 def _hstack(tup: Any, **rest: Any) -> Tensor:
     _refuse("hstack", **rest)
-    return _functional.hstack(_tensors(tup))
+    return _OPS["hstack"](_tensors(tup))
 
 
 @_implements(np.reshape)
@@ -526,7 +526,7 @@ def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
     if x.ndim <= 2 and y.ndim <= 2:
         return _OPS["matmul"](x, y)
     # N-D: a sum over the last axis of a and the second-to-last of b
-    return _functional.tensordot(x, y, ([x.ndim - 1], [max(y.ndim - 2, 0)]))
+    return _OPS["tensordot"](x, y, ([x.ndim - 1], [max(y.ndim - 2, 0)]))
 
 
 @_implements(np.clip)
@@ -562,12 +562,12 @@ def _einsum(*operands: Any, out: Any = None, optimize: Any = False, **rest: Any)
     _refuse("einsum", out=out, **rest)
     if not operands or not isinstance(operands[0], str):
         raise TypeError("numpy.einsum on ctxgrad tensors takes the subscripts string form only")
-    return _functional.einsum(operands[0], *_tensors(operands[1:]))
+    return _OPS["einsum"](operands[0], *_tensors(operands[1:]))
 
 
 @_implements(np.tensordot)
 def _tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
-    return _functional.tensordot(_tensor(a), _tensor(b), axes)
+    return _OPS["tensordot"](_tensor(a), _tensor(b), axes)
 
 
 @_implements(np.outer)

@@ -828,14 +828,34 @@ class Tensor:
         def __invert__(self) -> Tensor: ...
 
         def sum(
-            self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+            self,
+            dim: int | Sequence[int] | None = ...,
+            keepdim: bool = False,
+            *,
+            dtype: Any = None,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def mean(
-            self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+            self,
+            dim: int | Sequence[int] | None = ...,
+            keepdim: bool = False,
+            *,
+            dtype: Any = None,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
         ) -> Tensor: ...
 
-        def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor: ...
+        def prod(
+            self,
+            dim: int | None = None,
+            keepdim: bool = False,
+            *,
+            dtype: Any = None,
+            axis: int | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
         def var(
             self,
@@ -844,6 +864,8 @@ class Tensor:
             keepdim: bool = False,
             *,
             correction: float | None = None,
+            axis: Any = None,
+            keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def std(
@@ -853,35 +875,90 @@ class Tensor:
             keepdim: bool = False,
             *,
             correction: float | None = None,
+            axis: Any = None,
+            keepdims: bool | None = None,
         ) -> Tensor: ...
 
-        def max(self, dim: Any = None, keepdim: bool = False) -> Any: ...
+        def max(
+            self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+        ) -> Any: ...
 
-        def min(self, dim: Any = None, keepdim: bool = False) -> Any: ...
+        def min(
+            self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+        ) -> Any: ...
 
-        def amax(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor: ...
+        def amax(
+            self,
+            dim: int | Sequence[int] = (),
+            keepdim: bool = False,
+            *,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def amin(self, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor: ...
+        def amin(
+            self,
+            dim: int | Sequence[int] = (),
+            keepdim: bool = False,
+            *,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
+        def argmax(
+            self,
+            dim: int | None = None,
+            keepdim: bool = False,
+            *,
+            axis: int | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
+        def argmin(
+            self,
+            dim: int | None = None,
+            keepdim: bool = False,
+            *,
+            axis: int | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor: ...
+        def logsumexp(
+            self,
+            dim: int | Sequence[int] = ...,
+            keepdim: bool = False,
+            *,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
         def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor: ...
 
-        def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor: ...
+        def cumsum(self, dim: int = ..., *, dtype: Any = None, axis: int | None = None) -> Tensor: ...
 
-        def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor: ...
+        def cumprod(self, dim: int = ..., *, dtype: Any = None, axis: int | None = None) -> Tensor: ...
 
-        def softmax(self, dim: int, dtype: Any = None) -> Tensor: ...
+        def softmax(self, dim: int = ..., dtype: Any = None, *, axis: int | None = None) -> Tensor: ...
 
-        def log_softmax(self, dim: int, dtype: Any = None) -> Tensor: ...
+        def log_softmax(self, dim: int = ..., dtype: Any = None, *, axis: int | None = None) -> Tensor: ...
 
-        def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
+        def all(
+            self,
+            dim: int | Sequence[int] | None = None,
+            keepdim: bool = False,
+            *,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor: ...
+        def any(
+            self,
+            dim: int | Sequence[int] | None = None,
+            keepdim: bool = False,
+            *,
+            axis: int | Sequence[int] | None = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
         def sum_to_size(self, *size: Any) -> Tensor: ...
 
@@ -907,9 +984,11 @@ class Tensor:
 
         def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor: ...
 
-        def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor: ...
+        def squeeze(
+            self, dim: int | Sequence[int] | None = None, *, axis: int | Sequence[int] | None = None
+        ) -> Tensor: ...
 
-        def unsqueeze(self, dim: int) -> Tensor: ...
+        def unsqueeze(self, dim: int = ..., *, axis: int | None = None) -> Tensor: ...
 
         def swapaxes(self, axis0: int, axis1: int) -> Tensor: ...
 
@@ -921,13 +1000,13 @@ class Tensor:
 
         def broadcast_to(self, *args: Any, size: Any = None) -> Tensor: ...
 
-        def narrow(self, dim: int, start: Any, length: int) -> Tensor: ...
+        def narrow(self, dim: int = ..., start: Any = ..., length: int = ..., *, axis: int | None = None) -> Tensor: ...
 
-        def unbind(self, dim: int = 0) -> tuple[Tensor, ...]: ...
+        def unbind(self, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]: ...
 
         def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]: ...
 
-        def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+        def chunk(self, chunks: int, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]: ...
 
         def flip(self, *args: Any, dims: Any = None) -> Tensor: ...
 
@@ -976,17 +1055,28 @@ class Tensor:
 
         def det(self) -> Tensor: ...
 
-        def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor: ...
-
-        def scatter(
-            self, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
+        def gather(
+            self, dim: int = ..., index: Tensor = ..., *, sparse_grad: bool = False, axis: int | None = None
         ) -> Tensor: ...
 
-        def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor: ...
+        def scatter(
+            self,
+            dim: int = ...,
+            index: Tensor = ...,
+            src: Any = None,
+            *,
+            value: Any = None,
+            reduce: str | None = None,
+            axis: int | None = None,
+        ) -> Tensor: ...
 
-        def select(self, dim: int, index: int) -> Tensor: ...
+        def scatter_add(
+            self, dim: int = ..., index: Tensor = ..., src: Tensor = ..., *, axis: int | None = None
+        ) -> Tensor: ...
 
-        def index_select(self, dim: int, index: Tensor) -> Tensor: ...
+        def select(self, dim: int = ..., index: int = ..., *, axis: int | None = None) -> Tensor: ...
+
+        def index_select(self, dim: int = ..., index: Tensor = ..., *, axis: int | None = None) -> Tensor: ...
 
         def masked_fill(self, mask: Tensor, value: Any) -> Tensor: ...
 
@@ -996,7 +1086,7 @@ class Tensor:
 
         def take(self, index: Tensor) -> Tensor: ...
 
-        def take_along_dim(self, indices: Tensor, dim: int | None = None) -> Tensor: ...
+        def take_along_dim(self, indices: Tensor, dim: int | None = None, *, axis: int | None = None) -> Tensor: ...
 
         def nonzero(self, *, as_tuple: bool = False) -> Any: ...
 
@@ -1029,16 +1119,29 @@ class Tensor:
         def angle(self) -> Tensor: ...
 
         def sort(
-            self, dim: int = -1, descending: bool = False, *, stable: bool | None = None
+            self, dim: int = -1, descending: bool = False, *, stable: bool | None = None, axis: int | None = None
         ) -> _return_types.sort: ...
 
-        def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor: ...
+        def argsort(
+            self, dim: int = -1, descending: bool = False, *, stable: bool = False, axis: int | None = None
+        ) -> Tensor: ...
 
-        def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk: ...
+        def topk(
+            self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, axis: int | None = None
+        ) -> _return_types.topk: ...
 
-        def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> _return_types.kthvalue: ...
+        def kthvalue(
+            self, k: int, dim: int = -1, keepdim: bool = False, *, axis: int | None = None, keepdims: bool | None = None
+        ) -> _return_types.kthvalue: ...
 
-        def median(self, dim: int | None = None, keepdim: bool = False) -> Any: ...
+        def median(
+            self,
+            dim: int | None = None,
+            keepdim: bool = False,
+            *,
+            axis: int | None = None,
+            keepdims: bool | None = None,
+        ) -> Any: ...
 
         def clone(self) -> Tensor: ...
 

@@ -24,6 +24,7 @@ from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
+from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
 
 __all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_norm", "norm", "solve", "vector_norm"]
@@ -82,13 +83,25 @@ def _cast(x: Tensor, dtype: Any) -> Tensor:
 
 
 def vector_norm(
-    x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+    x: Tensor,
+    ord: float = 2,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """The vector ``ord``-norm of ``x`` over ``dim`` (all elements when None).
 
     ``ord`` is any number: ``inf`` (max of ``|x|``), ``-inf`` (min), ``0`` (number of nonzeros),
-    or ``p`` for ``sum(|x|**p) ** (1/p)``.
+    or ``p`` for ``sum(|x|**p) ** (1/p)``.  ``axis=`` and ``keepdims=`` are NumPy's names for
+    ``dim`` and ``keepdim``, which torch takes in their place.
     """
+    if axis is not None:
+        dim = numpy_dim("linalg_vector_norm", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("linalg_vector_norm", keepdim, keepdims)
     if isinstance(ord, str):
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
     _check_input(x, "linalg.vector_norm")
@@ -123,13 +136,20 @@ def matrix_norm(
     keepdim: bool = False,
     *,
     dtype: Any = None,
+    axis: tuple[int, int] | None = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """The matrix norm of ``A`` (or of each matrix of a batch) over the two dimensions ``dim``.
 
     ``ord`` is ``'fro'`` (Frobenius), ``1`` / ``-1`` (max / min absolute column sum) or
     ``inf`` / ``-inf`` (max / min absolute row sum).  ``'nuc'`` and ``±2`` (singular values)
-    are not supported yet: they raise ``NotImplementedError``.
+    are not supported yet: they raise ``NotImplementedError``.  (``axis=``, ``keepdims=``:
+    NumPy's names, as in torch.)
     """
+    if axis is not None:
+        dim = numpy_dim("linalg_matrix_norm", dim, axis, (-2, -1))
+    if keepdims is not None:
+        keepdim = numpy_keepdim("linalg_matrix_norm", keepdim, keepdims)
     # torch checks the order first, then the input and the dims.
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
@@ -176,13 +196,20 @@ def norm(
     keepdim: bool = False,
     *,
     dtype: Any = None,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """A vector or matrix norm, as ``torch.linalg.norm`` chooses.
 
     With ``dim`` an int (or of length 1), or with ``ord`` None and no ``dim``, a vector norm;
     with ``dim`` a pair, or ``ord`` given and a 2-D input, a matrix norm (see
-    :func:`matrix_norm` for the orders supported).
+    :func:`matrix_norm` for the orders supported).  (``axis=``, ``keepdims=``: NumPy's names,
+    as in torch.)
     """
+    if axis is not None:
+        dim = numpy_dim("linalg_norm", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("linalg_norm", keepdim, keepdims)
     dims = None if dim is None else ((int(dim),) if isinstance(dim, (int, np.integer)) else tuple(dim))
     if isinstance(ord, str):
         if dims is not None:

@@ -89,7 +89,6 @@ LAYERS: dict[str, int] = {
     "ctxgrad.ops": 3,
     "ctxgrad.ops.*": 3,
     # L4: the public surface.
-    "ctxgrad._functional": 4,
     "ctxgrad._factories": 4,
     "ctxgrad._surface": 4,
     "ctxgrad._numpy": 4,

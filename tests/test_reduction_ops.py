@@ -1026,3 +1026,216 @@ def test_empty_inputs_as_torch(torch: Any, fn: Callable[..., Any]) -> None:
     assert (c[1] is None) == (t[1] is None)
     if t[1] is not None:
         assert_same(c[1], t[1])
+
+
+# --------------------------------------------------------------------------- NumPy's names: axis=, keepdims=
+# torch's argument parser takes ``axis`` for ``dim`` and ``keepdims`` for ``keepdim`` (in place of them,
+# never beside them) in every function and method whose signature has them; ctxgrad's frontends do too.
+
+_VALUES = [[[float(7 * i + 5 * j + 3 * k) % 11 - 5 for k in range(4)] for j in range(3)] for i in range(2)]
+_INDEX = [[[0, 1, 2, 0], [2, 2, 1, 0]], [[1, 0, 0, 2], [0, 1, 2, 1]]]
+
+
+def _index(m: Any) -> Any:
+    return m.tensor(_INDEX, dtype=m.int64)
+
+
+def _pair(m: Any) -> Any:
+    return m.tensor([3, 0], dtype=m.int64)
+
+
+def _ones(m: Any) -> Any:
+    return m.ones(2, 2, 4, dtype=m.float64)
+
+
+NUMPY_NAMES = [
+    ("sum", (), {"axis": 1}),
+    ("sum", (), {"axis": (0, 2), "keepdims": True}),
+    ("sum", (1,), {"keepdims": True}),
+    ("mean", (), {"axis": 1}),
+    ("mean", (), {"axis": [0, 1], "keepdims": True}),
+    ("prod", (), {"axis": 2, "keepdims": True}),
+    ("var", (), {"axis": 0}),
+    ("std", (), {"axis": 0, "correction": 0, "keepdims": True}),
+    ("std", (), {"keepdims": True}),
+    ("max", (), {"axis": 1}),
+    ("min", (), {"axis": 1, "keepdims": True}),
+    ("amax", (), {"axis": 1}),
+    ("amin", (), {"axis": (0, 1), "keepdims": True}),
+    ("argmax", (), {"axis": 0}),
+    ("argmin", (), {"axis": 2, "keepdims": True}),
+    ("logsumexp", (), {"axis": 1, "keepdims": True}),
+    ("cumsum", (), {"axis": 1}),
+    ("cumprod", (), {"axis": 0}),
+    ("softmax", (), {"axis": 2}),
+    ("log_softmax", (), {"axis": 1}),
+    ("all", (), {"axis": 1}),
+    ("any", (), {"axis": (0, 2), "keepdims": True}),
+    ("sort", (), {"axis": 1}),
+    ("argsort", (), {"axis": 0}),
+    ("topk", (2,), {"axis": 1}),
+    ("kthvalue", (2,), {"axis": 1, "keepdims": True}),
+    ("median", (), {"axis": 2, "keepdims": True}),
+    ("squeeze", (), {"axis": 0}),
+    ("unsqueeze", (), {"axis": 1}),
+    ("unbind", (), {"axis": 1}),
+    ("chunk", (2,), {"axis": 2}),
+    ("narrow", (), {"axis": 2, "start": 1, "length": 2}),
+    ("select", (), {"axis": 1, "index": 2}),
+    ("index_select", (), {"axis": 2, "index": _pair}),
+    ("gather", (), {"axis": 1, "index": _index}),
+    ("scatter", (), {"axis": 1, "index": _index, "value": 2.0}),
+    ("scatter_add", (), {"axis": 1, "index": _index, "src": _ones}),
+    ("take_along_dim", (_index,), {"axis": 1}),
+]
+NUMPY_NAMES_FUNCTIONS = [  # taken by torch's function, not its method
+    ("unflatten", (), {"axis": 1, "sizes": (3, 1)}),
+    ("linalg.vector_norm", (), {"axis": 1, "keepdims": True}),
+    ("linalg.vector_norm", (), {"ord": 1, "axis": (0, 2)}),
+    ("linalg.matrix_norm", (), {"axis": (0, 2), "keepdims": True}),
+    ("linalg.norm", (), {"axis": 1}),
+    ("linalg.norm", (), {"dim": (0, 1), "keepdims": True}),
+]
+
+
+def _call(m: Any, name: str, form: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    x = m.tensor(_VALUES, dtype=m.float64)
+    args = tuple(a(m) if callable(a) else a for a in args)
+    kwargs = {k: v(m) if callable(v) else v for k, v in kwargs.items()}
+    if form == "method":
+        return getattr(x, name)(*args, **kwargs)
+    fn = m
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn(x, *args, **kwargs)
+
+
+def _assert_same_outputs(c: Any, t: Any) -> None:
+    if isinstance(t, tuple):  # (values, indices), unbind's and chunk's pieces
+        assert isinstance(c, tuple) and len(c) == len(t)
+        for a, b in zip(c, t):
+            assert_same(a, b)
+    else:
+        assert_same(c, t)
+
+
+@pytest.mark.parametrize("form", ["method", "function"])
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs"), NUMPY_NAMES, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(NUMPY_NAMES)]
+)
+def test_numpy_names_as_torch(torch: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], form: str) -> None:
+    _assert_same_outputs(_call(ctxgrad, name, form, args, kwargs), _call(torch, name, form, args, kwargs))
+
+
+@pytest.mark.parametrize("form", ["method", "function"])
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs"), NUMPY_NAMES, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(NUMPY_NAMES)]
+)
+def test_numpy_name_beside_torch_s_is_refused_as_torch(
+    torch: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], form: str
+) -> None:
+    both = dict(kwargs, dim=1) if "axis" in kwargs else dict(kwargs, keepdim=True)
+    keyword = "axis" if "axis" in kwargs else "keepdims"
+    with pytest.raises(TypeError):
+        _call(torch, name, form, args, both)
+    with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword argument '{keyword}'"):
+        _call(ctxgrad, name, form, args, both)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs"),
+    NUMPY_NAMES_FUNCTIONS,
+    ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(NUMPY_NAMES_FUNCTIONS)],
+)
+def test_numpy_names_in_functions_as_torch(
+    torch: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    _assert_same_outputs(_call(ctxgrad, name, "function", args, kwargs), _call(torch, name, "function", args, kwargs))
+    both = dict(kwargs, dim=1) if "axis" in kwargs else dict(kwargs, keepdim=True)
+    for m in (torch, ctxgrad):
+        with pytest.raises(TypeError):
+            _call(m, name, "function", args, both)
+
+
+def test_axis_is_not_taken_where_torch_does_not_take_it(torch: Any) -> None:
+    # torch.flip, roll, split and norm are not its argument parser's (dims=, or Python functions)
+    for name, args in (("flip", ()), ("roll", (1,)), ("split", (1,)), ("norm", ()), ("unflatten", ((3, 1),))):
+        for m in (torch, ctxgrad):
+            with pytest.raises(TypeError):
+                _call(m, name, "method", args, {"axis": 0})
+
+
+# --------------------------------------------------------------------------- keepdim= without dim=
+
+KEEPDIM_REFUSED = ["sum", "mean", "prod", "max", "min", "median"]
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0]
+
+
+@pytest.mark.parametrize("keyword", [{"keepdim": True}, {"keepdims": True}, {"keepdims": False}], ids=str)
+@pytest.mark.parametrize("name", KEEPDIM_REFUSED)
+def test_keepdim_without_dim_is_refused_as_torch(torch: Any, name: str, keyword: dict[str, bool]) -> None:
+    with pytest.raises(TypeError) as theirs:
+        _call(torch, name, "method", (), keyword)
+    with pytest.raises(TypeError) as ours:
+        _call(ctxgrad, name, "method", (), keyword)
+    assert _first_line(ours.value) == _first_line(theirs.value)
+    # the function form: torch names the input too (``got (Tensor, keepdim=bool)``); the start is the same
+    with pytest.raises(TypeError) as theirs:
+        _call(torch, name, "function", (), keyword)
+    with pytest.raises(TypeError) as ours:
+        _call(ctxgrad, name, "function", (), keyword)
+    start = _first_line(theirs.value).split(" - got (")[0]
+    assert _first_line(ours.value).startswith(start)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+def test_sum_and_mean_with_dtype_and_keepdim_without_dim_say_dim_is_missing(torch: Any, name: str) -> None:
+    with pytest.raises(TypeError) as theirs:
+        getattr(torch.tensor(_VALUES), name)(dtype=torch.float64, keepdim=True)
+    with pytest.raises(TypeError) as ours:
+        getattr(ctxgrad.tensor(_VALUES), name)(dtype=ctxgrad.float64, keepdim=True)
+    assert str(ours.value) == str(theirs.value)
+
+
+KEEPDIM_TAKEN = [
+    ("sum", {"dim": None, "keepdim": True}),
+    ("mean", {"dim": None, "keepdim": True}),
+    ("var", {"keepdim": True}),
+    ("std", {"keepdims": True}),
+    ("amax", {"keepdim": True}),
+    ("amin", {"keepdims": True}),
+    ("argmax", {"keepdim": True}),
+    ("argmin", {"keepdims": True}),
+    ("all", {"keepdim": True}),
+    ("any", {"keepdims": True}),
+    ("norm", {"keepdim": True}),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), KEEPDIM_TAKEN, ids=[f"{n}-{i}" for i, (n, _) in enumerate(KEEPDIM_TAKEN)])
+def test_keepdim_without_dim_is_taken_where_torch_takes_it(torch: Any, name: str, kwargs: dict[str, Any]) -> None:
+    assert_same(_call(ctxgrad, name, "method", (), kwargs), _call(torch, name, "method", (), kwargs))
+
+
+MISSING_DIM = [
+    ("cumsum", {}),
+    ("softmax", {}),
+    ("logsumexp", {"keepdim": True}),
+    ("unsqueeze", {}),
+    ("gather", {"axis": 1}),
+    ("select", {"axis": 1}),
+    ("index_select", {}),
+    ("scatter_add", {"axis": 1, "index": _index}),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), MISSING_DIM, ids=[f"{n}-{i}" for i, (n, _) in enumerate(MISSING_DIM)])
+def test_a_missing_dim_is_refused_as_torch(torch: Any, name: str, kwargs: dict[str, Any]) -> None:
+    with pytest.raises(TypeError) as theirs:
+        _call(torch, name, "method", (), kwargs)
+    with pytest.raises(TypeError) as ours:
+        _call(ctxgrad, name, "method", (), kwargs)
+    assert str(ours.value) == str(theirs.value)

@@ -52,12 +52,12 @@ from typing import Any, Literal
 import numpy as np
 
 from ctxgrad._factories import zeros_like
-from ctxgrad._functional import stack
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad, set_grad_enabled
+from ctxgrad.ops.shape import stack
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 

@@ -135,3 +135,43 @@ def named(function: type[_F], node_name: str) -> type[_F]:
         meta: Any = type(function)
         cls = _NAMED[key] = meta(function.__name__, (function,), namespace)
     return cls
+
+
+class _Unset:
+    """The default of a ``dim`` that torch tells apart from an explicit ``dim=None``:
+    ``t.sum(keepdim=True)`` is torch's TypeError, ``t.sum(dim=None, keepdim=True)`` is not.
+    Its repr is ``...``, so the generated stubs read ``dim: ... = ...``."""
+
+    def __repr__(self) -> str:
+        return "..."
+
+
+#: ``dim`` not given (see :class:`_Unset`); the frontend turns it into None in its first lines.
+UNSET: Any = _Unset()
+
+
+def numpy_dim(name: str, dim: Any, axis: Any, default: Any = None) -> Any:
+    """``dim``, or NumPy's name for it, ``axis=``, which torch's functions and methods take in
+    its place (``t.sum(axis=0)``); given beside ``dim``, torch's TypeError.  ``dim`` equal to its
+    ``default`` counts as not given.  A frontend calls this only when ``axis`` is given."""
+    if dim is not default and (default is None or default is UNSET or dim != default):
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+    return axis
+
+
+def numpy_keepdim(name: str, keepdim: bool, keepdims: bool) -> bool:
+    """``keepdims=``, NumPy's name for ``keepdim``, which torch takes in its place; given beside
+    ``keepdim=True``, torch's TypeError.  A frontend calls this only when ``keepdims`` is given."""
+    if keepdim:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'keepdims'")
+    return bool(keepdims)
+
+
+def missing(name: str, **params: Any) -> TypeError:
+    """torch's error for the arguments among ``params`` left :data:`UNSET` (a ``dim`` that may
+    come as ``axis=`` has a default, so the arguments after it have one too)."""
+    names = [key for key, value in params.items() if value is UNSET]
+    listed = ", ".join(f'"{key}"' for key in names)
+    return TypeError(
+        f"{name}() missing {len(names)} required positional argument{'s' if len(names) == 1 else ''}: {listed}"
+    )

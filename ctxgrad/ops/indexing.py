@@ -22,7 +22,7 @@ import numpy as np
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error
+from ctxgrad.ops._util import UNSET, broadcast_error, missing, numpy_dim
 
 # --------------------------------------------------------------------------- index conversion
 
@@ -922,8 +922,14 @@ def _mask_index(ctx: Any) -> NumpyIndex:
 # --------------------------------------------------------------------------- frontends
 # One function per op, with torch's signature: the argument handling, then ``Function.apply``.
 # The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def gather(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, *, sparse_grad: bool = False, axis: int | None = None
+) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` (for ``dim=1``): values picked along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("gather", dim, axis, UNSET)
+    if dim is UNSET or index is UNSET:
+        raise missing("gather", dim=dim, index=index)
     return Gather.apply(input, dim, index)
 
 
@@ -939,29 +945,62 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduc
     return ScatterValue.apply(input, dim, index, src)
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+def scatter(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Any = None,
+    *,
+    value: Any = None,
+    axis: int | None = None,
+) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("scatter", dim, axis, UNSET)
+    if dim is UNSET or index is UNSET:
+        raise missing("scatter", dim=dim, index=index)
     return _scatter(input, dim, index, src, value, None)
 
 
 def scatter_method(
-    input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: str | None = None,
+    axis: int | None = None,
 ) -> Tensor:
     """A copy with ``src`` (a tensor) or ``value`` (a number) written at the positions
     ``index`` names along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("scatter", dim, axis, UNSET)
+    if dim is UNSET or index is UNSET:
+        raise missing("scatter", dim=dim, index=index)
     return _scatter(input, dim, index, src, value, reduce)
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, src: Tensor = UNSET, *, axis: int | None = None
+) -> Tensor:
     """A copy with ``src`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
+    if axis is not None:
+        dim = numpy_dim("scatter_add", dim, axis, UNSET)
+    if dim is UNSET or index is UNSET or src is UNSET:
+        raise missing("scatter_add", dim=dim, index=index, src=src)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
     return ScatterAdd.apply(input, dim, index, src)
 
 
-def select(input: Tensor, dim: int, index: int) -> Tensor:
+def select(input: Tensor, dim: int = UNSET, index: int = UNSET, *, axis: int | None = None) -> Tensor:
     """The slice at ``index`` of dimension ``dim`` (that dimension removed): a view,
     ``x.select(1, i)`` is ``x[:, i]``."""
+    if axis is not None:
+        dim = numpy_dim("select", dim, axis, UNSET)
+    if dim is UNSET or index is UNSET:
+        raise missing("select", dim=dim, index=index)
     n = input.array.ndim
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -975,8 +1014,12 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return getitem(input, (slice(None),) * d + (i,))
 
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(input: Tensor, dim: int = UNSET, index: Tensor = UNSET, *, axis: int | None = None) -> Tensor:
     """The slices along ``dim`` that the 1-D ``index`` names, in its order."""
+    if axis is not None:
+        dim = numpy_dim("index_select", dim, axis, UNSET)
+    if dim is UNSET or index is UNSET:
+        raise missing("index_select", dim=dim, index=index)
     return IndexSelect.apply(input, dim, index)
 
 
@@ -997,9 +1040,11 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     return MaskedSelect.apply(input, mask)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, axis: int | None = None) -> Tensor:
     """Values at ``indices`` along ``dim`` (broadcast with ``input`` in the other dimensions);
     with ``dim=None``, ``input`` and ``indices`` are read as 1-D."""
+    if axis is not None:
+        dim = numpy_dim("take_along_dim", dim, axis)
     idx = indices.array
     if idx.dtype != np.int64:
         raise RuntimeError(

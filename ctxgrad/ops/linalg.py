@@ -5,7 +5,8 @@ Each op is a :class:`~ctxgrad.autograd.Function` whose backward is written with 
 (most often the op itself on transposed operands), so that gradients of gradients work.
 ``outer`` and ``tensordot`` are compositions of other ops (as they are in torch), so they need
 no Function of their own.  The frontends of ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, ``outer``,
-``inverse``, ``det`` and ``matmul`` (rows of ``ops/table.py``) are at the end.
+``inverse``, ``det`` and ``matmul`` (rows of ``ops/table.py``) are at the end; those of ``einsum``
+and ``tensordot`` (rows too) sit beside their helpers.
 
 Unlike ``@`` (which promotes), the named products require operands of one dtype, as torch does.
 """
@@ -485,8 +486,15 @@ class EmbedDiagonal(Function[Tensor]):
         return EmbedDiagonal.apply(tg, ctx.sub, ctx.shape)
 
 
-def einsum(equation: str, *operands: Tensor) -> Tensor:
-    """Einstein summation (see :func:`ctxgrad.einsum`)."""
+def einsum(*args: Any) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])`` or the
+    sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    Supports ``...``, implicit output (the letters that appear once, in alphabetical order),
+    repeated letters within an operand (diagonals, traces) and torch's broadcasting of
+    size-1 dimensions.
+    """
+    equation, operands = einsum_args(args)
     shapes = tuple(tuple(t.array.shape) for t in operands)
     return Einsum.apply(_plan(equation, shapes), *operands)
 

@@ -20,7 +20,7 @@ from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import shape_arg
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, shape_arg
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -1081,8 +1081,48 @@ def _int_dim(name: str, dim: Any) -> int:
     return int(dim)
 
 
-def sum(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+# The overloads torch lists when a reduction is given keepdim= without dim= (its TypeError).
+_OVERLOADS = {
+    "sum": (
+        " * (*, torch.dtype dtype = None)\n * (tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)\n"
+    ),
+    "prod": " * (*, torch.dtype dtype = None)\n * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n",
+    "max": " * ()\n * (Tensor other)\n * (int dim, bool keepdim = False)\n",
+}
+_OVERLOADS["mean"] = _OVERLOADS["sum"]
+_OVERLOADS["min"] = _OVERLOADS["max"]
+
+
+def _keepdim_without_dim(name: str, keepdims: bool | None, dtype: Any = None) -> TypeError:
+    """torch's TypeError for ``keepdim=`` (or ``keepdims=``) given without ``dim``, where no
+    overload takes it (``t.sum(keepdim=True)``; ``t.var(keepdim=True)`` is fine)."""
+    if dtype is not None:
+        return missing(name, dim=UNSET)
+    keyword = "keepdim" if keepdims is None else "keepdims"
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({keyword}=bool, ), but expected one of:\n"
+        + _OVERLOADS[name]
+    )
+
+
+def sum(
+    input: Tensor,
+    dim: int | Sequence[int] | None = UNSET,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """Sum over all elements, or over ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("sum", dim, axis, UNSET)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("sum", keepdim, keepdims)
+    if dim is UNSET:  # not given: torch takes keepdim= only beside dim= (None included)
+        if keepdim or keepdims is not None:
+            raise _keepdim_without_dim("sum", keepdims, dtype)
+        dim = None
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
     if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
@@ -1090,8 +1130,24 @@ def sum(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     return Sum.apply(x, _dims(dim), keepdim)
 
 
-def mean(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(
+    input: Tensor,
+    dim: int | Sequence[int] | None = UNSET,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
+    if axis is not None:
+        dim = numpy_dim("mean", dim, axis, UNSET)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("mean", keepdim, keepdims)
+    if dim is UNSET:  # not given: torch takes keepdim= only beside dim= (None included)
+        if keepdim or keepdims is not None:
+            raise _keepdim_without_dim("mean", keepdims, dtype)
+        dim = None
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(
@@ -1106,8 +1162,22 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     return SumToSize.apply(input, shape_arg(size))
 
 
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: int | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
+    if axis is not None:
+        dim = numpy_dim("prod", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("prod", keepdim, keepdims)
+    if dim is None and (keepdim or keepdims is not None):
+        raise _keepdim_without_dim("prod", keepdims, dtype)
     x = _as_int64(input if dtype is None else input.to(dtype))
     if dim is None:
         return ProdAll.apply(x)
@@ -1141,9 +1211,15 @@ def var(
     keepdim: bool = False,
     *,
     correction: float | None = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """Variance over all elements or ``dim``, divided by ``N - correction`` (default 1;
     ``unbiased=False`` means 0)."""
+    if axis is not None:
+        dim = numpy_dim("var", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("var", keepdim, keepdims)
     return _variance("var", input, dim, unbiased, keepdim, correction)
 
 
@@ -1154,12 +1230,18 @@ def std(
     keepdim: bool = False,
     *,
     correction: float | None = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """Standard deviation over all elements or ``dim`` (``correction`` as in ``var``)."""
+    if axis is not None:
+        dim = numpy_dim("std", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("std", keepdim, keepdims)
     return _variance("std", input, dim, unbiased, keepdim, correction)
 
 
-def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
+def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool | None) -> Any:
     """``x.max()``, ``x.max(dim, keepdim)`` (a named tuple) or ``x.max(other)``."""
     if isinstance(dim, Tensor):
         name = "maximum" if largest else "minimum"
@@ -1169,32 +1251,66 @@ def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
         return fn(dim)
     name = "max" if largest else "min"
     if dim is None:
-        if keepdim:
-            raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool, )")
+        if keepdim or keepdims is not None:
+            raise _keepdim_without_dim(name, keepdims)
         return (MaxAll if largest else MinAll).apply(x)
     values, indices = (MaxDim if largest else MinDim).apply(x, _int_dim(name, dim), keepdim)
     return (MaxResult if largest else MinResult)(values, indices)
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def max(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+) -> Any:
     """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
     tensor, the elementwise ``maximum``."""
-    return _max_min(input, dim, keepdim, True)
+    if axis is not None:
+        dim = numpy_dim("max", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("max", keepdim, keepdims)
+    return _max_min(input, dim, keepdim, True, keepdims)
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def min(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+) -> Any:
     """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
     tensor, the elementwise ``minimum``."""
-    return _max_min(input, dim, keepdim, False)
+    if axis is not None:
+        dim = numpy_dim("min", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("min", keepdim, keepdims)
+    return _max_min(input, dim, keepdim, False, keepdims)
 
 
-def amax(input: Tensor, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+def amax(
+    input: Tensor,
+    dim: int | Sequence[int] = (),
+    keepdim: bool = False,
+    *,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """The largest element over ``dim`` (all when empty); ties share the gradient."""
+    if axis is not None:
+        dim = numpy_dim("amax", dim, axis, ())
+    if keepdims is not None:
+        keepdim = numpy_keepdim("amax", keepdim, keepdims)
     return Amax.apply(input, _dims_arg(dim) or (), keepdim)
 
 
-def amin(input: Tensor, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+def amin(
+    input: Tensor,
+    dim: int | Sequence[int] = (),
+    keepdim: bool = False,
+    *,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """The smallest element over ``dim`` (all when empty); ties share the gradient."""
+    if axis is not None:
+        dim = numpy_dim("amin", dim, axis, ())
+    if keepdims is not None:
+        keepdim = numpy_keepdim("amin", keepdim, keepdims)
     return Amin.apply(input, _dims_arg(dim) or (), keepdim)
 
 
@@ -1204,18 +1320,53 @@ def _index_dim(name: str, dim: Any) -> int | None:
     return None if dim is None else int(dim)
 
 
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmax(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    axis: int | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """Index (int64) of the largest element, of the flattened tensor when ``dim`` is None."""
+    if axis is not None:
+        dim = numpy_dim("argmax", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("argmax", keepdim, keepdims)
     return ArgMax.apply(input, _index_dim("argmax", dim), keepdim)
 
 
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmin(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    axis: int | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """Index (int64) of the smallest element, of the flattened tensor when ``dim`` is None."""
+    if axis is not None:
+        dim = numpy_dim("argmin", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("argmin", keepdim, keepdims)
     return ArgMin.apply(input, _index_dim("argmin", dim), keepdim)
 
 
-def logsumexp(input: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
+def logsumexp(
+    input: Tensor,
+    dim: int | Sequence[int] = UNSET,
+    keepdim: bool = False,
+    *,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim``, without overflow."""
+    if axis is not None:
+        dim = numpy_dim("logsumexp", dim, axis, UNSET)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("logsumexp", keepdim, keepdims)
+    if dim is UNSET:
+        raise missing("logsumexp", dim=dim)
     return Logsumexp.apply(input, _dims_arg(dim) or (), keepdim)
 
 
@@ -1247,13 +1398,21 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     return VectorNorm.apply(x, 2.0 if p is None else float(p), dims, keepdim)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumsum(input: Tensor, dim: int = UNSET, *, dtype: Any = None, axis: int | None = None) -> Tensor:
     """Running sum along ``dim``; integers and bools accumulate in int64."""
+    if axis is not None:
+        dim = numpy_dim("cumsum", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("cumsum", dim=dim)
     return Cumsum.apply(_as_int64(input if dtype is None else input.to(dtype)), int(dim))
 
 
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumprod(input: Tensor, dim: int = UNSET, *, dtype: Any = None, axis: int | None = None) -> Tensor:
     """Running product along ``dim``; exact gradients with zeros in the input."""
+    if axis is not None:
+        dim = numpy_dim("cumprod", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("cumprod", dim=dim)
     return Cumprod.apply(_as_int64(input if dtype is None else input.to(dtype)), int(dim))
 
 
@@ -1271,21 +1430,51 @@ def _softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
     return (LogSoftmax if log else Softmax).apply(x, d)
 
 
-def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int = UNSET, dtype: Any = None, *, axis: int | None = None) -> Tensor:
     """``exp(input) / exp(input).sum(dim)``, computed stably."""
+    if axis is not None:
+        dim = numpy_dim("softmax", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("softmax", dim=dim)
     return _softmax(input, dim, dtype, False)
 
 
-def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: int = UNSET, dtype: Any = None, *, axis: int | None = None) -> Tensor:
     """``input - input.logsumexp(dim)``, computed stably."""
+    if axis is not None:
+        dim = numpy_dim("log_softmax", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("log_softmax", dim=dim)
     return _softmax(input, dim, dtype, True)
 
 
-def all(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+def all(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """True where every element (over ``dim``) is non-zero."""
+    if axis is not None:
+        dim = numpy_dim("all", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("all", keepdim, keepdims)
     return All.apply(input, _dims_arg(dim), keepdim)
 
 
-def any(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+def any(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """True where some element (over ``dim``) is non-zero."""
+    if axis is not None:
+        dim = numpy_dim("any", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("any", keepdim, keepdims)
     return Any_.apply(input, _dims_arg(dim), keepdim)

@@ -18,7 +18,7 @@ from ctxgrad._dtypes import to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named, shape_arg
+from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
 from ctxgrad.ops.complex_numbers import Conj
 
 
@@ -749,7 +749,7 @@ def tensor_list(tensors: Any, name: str) -> list[Tensor]:
     return list(tensors)
 
 
-def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+def broadcast_shape(*shapes: Any) -> tuple[int, ...]:
     """The shape the given shapes broadcast to, with torch's errors."""
     parsed: list[tuple[int, ...]] = []
     for s in shapes:
@@ -776,29 +776,6 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
                     f"had {tuple(p)}; but expected shape should be broadcastable to {result}"
                 )
     return tuple(result)
-
-
-def broadcast_tensors(tensors: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
-    """The tensors broadcast to their common shape (a tensor already of that shape is returned
-    as it is, as in torch)."""
-    target: tuple[int, ...] = ()
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-        shape = t.array.shape
-        n = max(len(target), len(shape))
-        merged = []
-        for k in range(n, 0, -1):
-            a = target[-k] if k <= len(target) else 1
-            b = shape[-k] if k <= len(shape) else 1
-            if a != b and a != 1 and b != 1:
-                raise RuntimeError(
-                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
-                    f"{n - k}"
-                )
-            merged.append(b if a == 1 else a)
-        target = tuple(merged)
-    return tuple(t if t.array.shape == target else Expand.apply(t, target) for t in tensors)
 
 
 def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> tuple[int, ...]:
@@ -924,8 +901,18 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return Reshape.apply(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
-def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
-    """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
+def unflatten(input: Tensor, dim: int = UNSET, sizes: Sequence[int] = UNSET, *, axis: int | None = None) -> Tensor:
+    """Split dimension ``dim`` (or NumPy's ``axis=``) into ``sizes`` (one of them may be -1)."""
+    if axis is not None:
+        dim = numpy_dim("unflatten", dim, axis, UNSET)
+    if dim is UNSET or sizes is UNSET:
+        raise missing("unflatten", dim=dim, sizes=sizes)
+    return unflatten_method(input, dim, sizes)
+
+
+def unflatten_method(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1); torch's method, a Python
+    function, takes no ``axis=``."""
     shape = input.array.shape
     if not shape:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
@@ -945,8 +932,12 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     return Reshape.apply(input, shape[:d] + resolved + shape[d + 1 :])
 
 
-def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+def squeeze(
+    input: Tensor, dim: int | Sequence[int] | None = None, *, axis: int | Sequence[int] | None = None
+) -> Tensor:
     """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
+    if axis is not None:
+        dim = numpy_dim("squeeze", dim, axis)
     n = input.array.ndim
     if dim is None:
         return Squeeze.apply(input, None)
@@ -955,8 +946,12 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return _SQUEEZE_DIMS.apply(input, wrap_unique_dims(tuple(int(d) for d in dim), n))
 
 
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
+def unsqueeze(input: Tensor, dim: int = UNSET, *, axis: int | None = None) -> Tensor:
     """Insert a dimension of size 1 at ``dim`` (a view); ``dim`` counts the dimensions of the result."""
+    if axis is not None:
+        dim = numpy_dim("unsqueeze", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("unsqueeze", dim=dim)
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"unsqueeze(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
     return Unsqueeze.apply(input, _wrap_dim(dim, input.array.ndim + 1))
@@ -1012,8 +1007,14 @@ def broadcast_to_method(input: Tensor, *args: Any, size: Any = None) -> Tensor:
     return Expand.apply(input, sizes_arg(args, size, "broadcast_to", "size"))
 
 
-def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+def narrow(
+    input: Tensor, dim: int = UNSET, start: Any = UNSET, length: int = UNSET, *, axis: int | None = None
+) -> Tensor:
     """``length`` elements from ``start`` along ``dim`` (a view; ``start`` may be negative or a tensor)."""
+    if axis is not None:
+        dim = numpy_dim("narrow", dim, axis, UNSET)
+    if dim is UNSET or start is UNSET or length is UNSET:
+        raise missing("narrow", dim=dim, start=start, length=length)
     shape = input.array.shape
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -1032,15 +1033,25 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     return Narrow.apply(input, d, begin, length)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: Tensor, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]:
     """The slices along ``dim``, as a tuple of views."""
+    if axis is not None:
+        dim = numpy_dim("unbind", dim, axis, 0)
     if input.array.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input.array.ndim))
     return out
 
 
-def split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces along ``dim``: of one size (the last may be smaller) or of the listed sizes.
+
+    torch's function names its first parameter ``tensor`` (and the method ``x.split``, below,
+    its second ``split_size``), so the two are separate frontends of the one row."""
+    return split_method(tensor, split_size_or_sections, dim)
+
+
+def split_method(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
     shape = input.array.shape
     if not shape:
@@ -1072,8 +1083,10 @@ def split(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple
     return out
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def chunk(input: Tensor, chunks: int, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]:
     """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
+    if axis is not None:
+        dim = numpy_dim("chunk", dim, axis, 0)
     shape = input.array.shape
     if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -1087,7 +1100,86 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if step == 0:  # an empty dimension: ``chunks`` empty pieces, as in torch
         out = SplitWithSizes.apply(input, (0,) * chunks, d)
         return out
-    return split(input, step, d)
+    return split_method(input, step, d)
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in
+    torch).  ``axis=`` is NumPy's name for ``dim``, which torch also takes."""
+    if axis is not None:
+        dim = numpy_dim("cat", dim, axis, 0)
+    ts = tensor_list(tensors, "cat")
+    if not ts:
+        raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
+    return Cat.apply(int(dim), *ts)
+
+
+def concat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """``cat``."""
+    if axis is not None:
+        dim = numpy_dim("concat", dim, axis, 0)
+    return cat(tensors, dim)
+
+
+def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tensor:
+    """``cat`` with NumPy's keyword (``axis``)."""
+    return cat(tensors, axis if dim is None else dim)
+
+
+def stack(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors of one shape along a new dimension ``dim`` (or NumPy's ``axis=``)."""
+    if axis is not None:
+        dim = numpy_dim("stack", dim, axis, 0)
+    ts = tensor_list(tensors, "stack")
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return Stack.apply(int(dim), *ts)
+
+
+def hstack(tensors: Any) -> Tensor:
+    """Join along dimension 1 (dimension 0 for 1-D tensors); 0-d tensors count as 1-D."""
+    ts = tensor_list(tensors, "hstack")
+    if not ts:
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    ts = [t.reshape(1) if t.ndim == 0 else t for t in ts]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    """Join along dimension 0, after making 0-d and 1-D tensors rows (``1 x n``)."""
+    ts = tensor_list(tensors, "vstack")
+    if not ts:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    ts = [t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0) if t.ndim == 1 else t for t in ts]
+    return cat(ts, 0)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape (views; a tensor already of that shape is
+    returned as it is, as in torch)."""
+    target: tuple[int, ...] = ()
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        shape = t.array.shape
+        n = max(len(target), len(shape))
+        merged = []
+        for k in range(n, 0, -1):
+            a = target[-k] if k <= len(target) else 1
+            b = shape[-k] if k <= len(shape) else 1
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
+                    f"{n - k}"
+                )
+            merged.append(b if a == 1 else a)
+        target = tuple(merged)
+    return tuple(t if t.array.shape == target else Expand.apply(t, target) for t in tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape (a ``ctxgrad.Size``) that tensors of the given shapes broadcast to."""
+    return Size(broadcast_shape(*shapes))
 
 
 def _flip(x: Tensor, dims: tuple[int, ...]) -> Tensor:

@@ -15,6 +15,7 @@ import numpy as np
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim
 from ctxgrad.ops.indexing import Gather, Scatter
 
 
@@ -67,12 +68,6 @@ class Sort(Function[tuple[Tensor, Tensor]]):
     def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
         (indices,) = ctx.saved_tensors
         return Gather.apply(tx, ctx.dim, indices), None
-
-
-class SortStable(Sort):
-    """``sort`` called with ``stable=`` (torch's second overload)."""
-
-    _backward_name = "SortBackward1"
 
 
 class Topk(Function[tuple[Tensor, Tensor]]):
@@ -169,12 +164,6 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
         return out.reshape(indices.array.shape), None
 
 
-class MedianDim(Kthvalue):
-    """``median(dim)``: the lower median along ``dim`` and its index."""
-
-    _backward_name = "MedianBackward1"
-
-
 class Median(Function[Tensor]):
     """The lower median of all elements (NaN if any is NaN); the gradient is shared evenly
     among the elements equal to it."""
@@ -212,33 +201,75 @@ class Median(Function[Tensor]):
 # --------------------------------------------------------------------------- frontends
 # One function per op, with torch's signature; the op table (ops/table.py) makes them the
 # Tensor methods and the ``ctxgrad.*`` functions.
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _return_types.sort:
+# torch names some overloads' nodes apart: ``sort(stable=)`` and ``median(dim)`` (the row's node_name).
+_SORT_STABLE = named(Sort, "SortBackward1")
+_MEDIAN_DIM = named(Kthvalue, "MedianBackward1")
+
+
+def sort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None, axis: int | None = None
+) -> _return_types.sort:
     """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
-    cls = Sort if stable is None else SortStable
+    if axis is not None:
+        dim = numpy_dim("sort", dim, axis, -1)
+    cls = Sort if stable is None else _SORT_STABLE
     return _return_types.sort(*cls.apply(input, dim, descending))
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+def argsort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, axis: int | None = None
+) -> Tensor:
     """int64 indices that sort ``input`` along ``dim`` (ties keep their order)."""
+    if axis is not None:
+        dim = numpy_dim("argsort", dim, axis, -1)
     if input.array.ndim == 0:
         _wrap_dim(dim, 0)
         return as_tensor(np.zeros((), dtype=np.int64))
     return as_tensor(stable_argsort(input.array, _wrap_dim(dim, input.array.ndim), descending))
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk:
+def topk(
+    input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, axis: int | None = None
+) -> _return_types.topk:
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) along ``dim``,
     always sorted; ties keep their order."""
+    if axis is not None:
+        dim = numpy_dim("topk", dim, axis, -1)
     return _return_types.topk(*Topk.apply(input, int(k), dim, largest))
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> _return_types.kthvalue:
+def kthvalue(
+    input: Tensor,
+    k: int,
+    dim: int = -1,
+    keepdim: bool = False,
+    *,
+    axis: int | None = None,
+    keepdims: bool | None = None,
+) -> _return_types.kthvalue:
     """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("kthvalue", dim, axis, -1)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("kthvalue", keepdim, keepdims)
     return _return_types.kthvalue(*Kthvalue.apply(input, int(k), dim, keepdim))
 
 
-def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+def median(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    axis: int | None = None,
+    keepdims: bool | None = None,
+) -> Any:
     """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("median", dim, axis)
+    if keepdims is not None:
+        keepdim = numpy_keepdim("median", keepdim, keepdims)
     if dim is None:
+        if keepdim or keepdims is not None:  # torch's overload without dim takes no keepdim
+            raise missing("median", dim=UNSET)
         return Median.apply(input)
-    return _return_types.median(*MedianDim.apply(input, None, dim, keepdim))
+    return _return_types.median(*_MEDIAN_DIM.apply(input, None, dim, keepdim))

@@ -199,7 +199,7 @@ OPS: list[Op] = [
     Op("transpose", shape.transpose, node_name="TransposeBackward0"),
     Op("permute", shape.permute, method_frontend=shape.permute_method),
     Op("flatten", shape.flatten),
-    Op("unflatten", shape.unflatten),
+    Op("unflatten", shape.unflatten, method_frontend=shape.unflatten_method),
     Op("squeeze", shape.squeeze, node_name="SqueezeBackward1"),
     Op("unsqueeze", shape.unsqueeze),
     Op("swapaxes", shape.swapaxes, node_name="TransposeBackward0"),
@@ -209,8 +209,8 @@ OPS: list[Op] = [
     Op("broadcast_to", shape.broadcast_to, method_frontend=shape.broadcast_to_method),
     Op("narrow", shape.narrow),
     Op("unbind", shape.unbind),
-    # torch's function is split(tensor, split_size_or_sections, dim): ctxgrad.split is not this row
-    Op("split", shape.split, function=False, node_name="SplitBackward0"),
+    # torch's function is split(tensor, split_size_or_sections, dim), its method split(split_size, dim)
+    Op("split", shape.split, method_frontend=shape.split_method, node_name="SplitBackward0"),
     Op("chunk", shape.chunk, node_name="SplitBackward0"),
     Op("flip", shape.flip, method_frontend=shape.flip_method),
     Op("fliplr", shape.fliplr),
@@ -223,6 +223,15 @@ OPS: list[Op] = [
     Op("diagonal", shape.diagonal),
     Op("diag", shape.diag),
     Op("diag_embed", shape.diag_embed),
+    # the functions of several tensors (torch has no such Tensor methods)
+    Op("cat", shape.cat, method=False),
+    Op("concat", shape.concat, method=False),
+    Op("concatenate", shape.concatenate, method=False),
+    Op("stack", shape.stack, method=False),
+    Op("hstack", shape.hstack, method=False),
+    Op("vstack", shape.vstack, method=False),
+    Op("broadcast_tensors", shape.broadcast_tensors, method=False),
+    Op("broadcast_shapes", shape.broadcast_shapes, method=False),
     Op("T", shape.reversed_dims, function=False, property=True),
     Op("mT", shape.matrix_transpose, function=False, property=True),
     Op("mH", shape.matrix_adjoint, function=False, property=True),
@@ -235,6 +244,8 @@ OPS: list[Op] = [
     Op("outer", linalg.outer),
     Op("inverse", linalg.inverse),
     Op("det", linalg.det),
+    Op("einsum", linalg.einsum, method=False),
+    Op("tensordot", linalg.tensordot, method=False),
     # ----------------------------------------------------------------------- indexing
     Op("gather", indexing.gather),
     Op("scatter", indexing.scatter, method_frontend=indexing.scatter_method),
@@ -270,7 +281,7 @@ OPS: list[Op] = [
     Op("argsort", sorting.argsort),
     Op("topk", sorting.topk),
     Op("kthvalue", sorting.kthvalue),
-    Op("median", sorting.median),
+    Op("median", sorting.median, node_name="MedianBackward1"),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),

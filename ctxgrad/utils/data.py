@@ -38,8 +38,8 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._factories import randint, tensor
-from ctxgrad._functional import stack
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.ops.shape import stack
 
 __all__ = [
     "BatchSampler",

@@ -71,7 +71,7 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
 
 
 def _stack(tensors: list[Tensor]) -> Tensor:
-    from ctxgrad._functional import stack
+    from ctxgrad.ops.shape import stack
 
     out: Tensor = stack(tensors)
     return out
