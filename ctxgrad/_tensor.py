@@ -241,7 +241,7 @@ class Tensor:
             """``grad_fn``, first re-derived from the base for a view whose base was changed
             in place since (so that the view's gradient goes through the change, as in torch)."""
 
-        def _record_base_write(self) -> None:
+        def _record_base_write(self, old_fn: Any = None, old_nr: int = 0) -> None:
             """This view was changed in place by a recorded Function: record it on the base."""
 
         def _write_base_tangent(self, level: int) -> None:

@@ -248,3 +248,38 @@ def test_a_leaf_frozen_between_forward_and_backward_gets_no_grad() -> None:
 
 def test_a_leaf_frozen_between_forward_and_backward_matches_torch(torch: Any) -> None:
     assert frozen_leaf(torch) is None and frozen_leaf(ctxgrad) is None
+
+
+def retained_then_view_changed(m: Any) -> tuple[list[float], list[float]]:
+    x = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    a = x * 3
+    a.retain_grad()
+    a[1:].mul_(2)  # a has a new history: its .grad is the gradient of its new value
+    (a * a).sum().backward()
+    return a.grad.tolist(), x.grad.tolist()
+
+
+def test_retain_grad_follows_an_in_place_change() -> None:
+    assert retained_then_view_changed(ctxgrad) == ([6.0, -24.0, 36.0], [18.0, -144.0, 216.0])
+
+
+def test_retain_grad_follows_an_in_place_change_as_torch(torch: Any) -> None:
+    assert retained_then_view_changed(ctxgrad) == retained_then_view_changed(torch)
+
+
+def hooked_view_then_changed(m: Any) -> list[float]:
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 1
+    v = b[1:]
+    v.register_hook(lambda g: g * 10)  # on the view's old node, which the write bypasses
+    v.mul_(2)
+    b.sum().backward()
+    return x.grad.tolist()
+
+
+def test_a_hook_on_a_view_changed_in_place_does_not_scale_the_new_gradient() -> None:
+    assert hooked_view_then_changed(ctxgrad) == [1.0, 2.0, 2.0]
+
+
+def test_a_hook_on_a_view_changed_in_place_matches_torch(torch: Any) -> None:
+    assert hooked_view_then_changed(ctxgrad) == hooked_view_then_changed(torch)

@@ -262,6 +262,7 @@ def _wire_output(
     n: int,
     dirty: tuple[Tensor, ...] | None,
     non_diff: tuple[Tensor, ...] | None,
+    rebased: list[tuple[Tensor, Any, int]] | None = None,
 ) -> Tensor:
     """Make output ``i`` of a recorded call point at ``ctx``."""
     differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not _among(o, non_diff))
@@ -278,6 +279,8 @@ def _wire_output(
             )
         check_view_change(o, base_changed=False)
         o._bump_version()
+        if rebased is not None:
+            rebased.append((o, o._grad_fn, o._output_nr))
     else:
         for a in args:
             if a is o:
@@ -285,6 +288,7 @@ def _wire_output(
                 break
         else:
             _mark_view(ctx._forward_cls, o, i, n, args, True)
+    old_fn, old_nr = o._grad_fn, o._output_nr
     if differentiable:
         o._grad_fn = ctx
         o._output_nr = i
@@ -292,7 +296,21 @@ def _wire_output(
     else:
         o._grad_fn = None
         o._requires_grad = False
+    if o._retains_grad:
+        move_retained_grad(o, old_fn, old_nr)
     return o
+
+
+def move_retained_grad(t: Tensor, old_fn: Any, old_nr: int) -> None:
+    """``t`` retains its grad and has a new history (an in-place change): its ``.grad`` is the
+    gradient of its value from now on, as in torch."""
+    hooks = getattr(old_fn, "_hooks", None)
+    if hooks is not None:
+        ref = hooks.retain.get(old_nr)
+        if ref is not None and ref() is t:
+            del hooks.retain[old_nr]
+    if t._grad_fn is not None:
+        t._grad_fn._add_retain_grad(t._output_nr, t)
 
 
 def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, ...], grad_enabled: bool) -> None:
@@ -355,13 +373,14 @@ def wire_outputs(
     """Make the outputs of a recorded call point at ``ctx`` (a tuple, views, dirty inputs,
     non-differentiable outputs), record their shapes for zero-filling, consume the marks."""
     result: Any
+    rebased: list[tuple[Tensor, Any, int]] | None = [] if dirty is not None else None
     if type(out) is tuple:
         outs = list(out)
         meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
         n = sum(1 for o in outs if isinstance(o, Tensor))
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
-                outs[i] = o = _wire_output(ctx, args, o, i, n, dirty, non_diff)
+                outs[i] = o = _wire_output(ctx, args, o, i, n, dirty, non_diff, rebased)
                 meta.append(meta_of(o._data)[0])
             else:
                 _reject_container(cls, o, i)
@@ -370,7 +389,7 @@ def wire_outputs(
         result = tuple(outs)
         _finish_marks(cls, ctx, args, dirty, non_diff, outs)
     elif isinstance(out, Tensor):
-        result = _wire_output(ctx, args, out, 0, 1, dirty, non_diff)
+        result = _wire_output(ctx, args, out, 0, 1, dirty, non_diff, rebased)
         ctx._out_meta = meta_of(result._data)
         _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:
@@ -379,8 +398,7 @@ def wire_outputs(
         result = out
         _finish_marks(cls, ctx, args, dirty, non_diff, [out])
 
-    if dirty is not None:
-        for d in dirty:
-            if d._base is not None and d._grad_fn is ctx:
-                d._record_base_write()  # CopySlices on the base (autograd/_views.py)
+    for d, old_fn, old_nr in rebased or ():
+        if d._base is not None and d._grad_fn is ctx:
+            d._record_base_write(old_fn, old_nr)  # CopySlices on the base (autograd/_views.py)
     return result

@@ -32,7 +32,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
-from ctxgrad.autograd._outputs import check_view_change
+from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
 from ctxgrad.autograd.forward_ad import set_tangent
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.graph import Node
@@ -333,9 +333,12 @@ def _reread(view: Tensor, base: Tensor, positions: np.ndarray[Any, Any] | None =
         if positions is None:
             positions = view_positions(view._data, base._data)
         again = TakeFlat.apply(base, positions)
+        old_fn, old_nr = view._grad_fn, view._output_nr
         view._grad_fn = again._grad_fn
         view._output_nr = 0
         view._requires_grad = True
+        if view._retains_grad:
+            move_retained_grad(view, old_fn, old_nr)
 
 
 def history(view: Tensor) -> Node | None:
@@ -351,14 +354,26 @@ def history(view: Tensor) -> Node | None:
     return view._grad_fn
 
 
-def record_base_write(view: Tensor) -> None:
+def record_base_write(view: Tensor, old_fn: Any = None, old_nr: int = 0) -> None:
     """``Tensor._record_base_write``: ``view`` was just changed in place by a recorded
     Function; its base's history now goes through the change (``CopySlices``), and the view
-    is re-read from the new base.  The write itself was already counted in the version."""
+    is re-read from the new base.  The write itself was already counted in the version.
+
+    The writing node's edge to the view's old history (``old_fn``, ``old_nr``) is pointed at a
+    fresh view of the base instead, as torch's CopySlices reads the written elements from the
+    base: tensor hooks and ``retain_grad`` on the old view's node see none of the gradient."""
     base = view._base
     if base is None:
         return
     positions = view_positions(view._data, base._data)
+    node = view._grad_fn
+    if old_fn is not None and base._requires_grad and node is not None:
+        edges = list(node._edges)
+        for k, e in enumerate(edges):
+            if e is not None and e[0] is old_fn and e[1] == old_nr:
+                edges[k] = (TakeFlat.apply(base, positions)._grad_fn, 0, e[2], e[3])
+                node._edges = tuple(edges)
+                break
     vc = view._get_vc()
     version = view._view_version = vc.value  # its grad_fn (the writing node) is current: no re-read
     CopySlices.apply(base, view, positions, view._data)
