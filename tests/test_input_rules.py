@@ -152,3 +152,68 @@ def test_result(name: str) -> None:
 def test_result_as_torch(torch: Any, name: str) -> None:
     program = RESULTS[name][0]
     assert program(ctxgrad) == program(torch)
+
+
+# --- crashes where torch works ---------------------------------------------------------------
+
+
+def diagonal_of_a_view_taken_before_the_save(m: Any) -> list[list[float]]:
+    x = m.ones(3, 3, requires_grad=True)
+    b = x * 1
+    v = b[1:]  # taken before b is saved (b's array becomes read-only while saved)
+    y = b * b
+    (y.sum() + v.diagonal().sum()).backward()
+    return x.grad.tolist()
+
+
+def repeated_index_write(m: Any) -> tuple[list[float], list[float], list[float]]:
+    y = m.zeros(3)
+    y[[0, 0]] = 5.0
+    z = m.zeros(3)
+    z[m.tensor([0, 0, 2])] += 1  # read, add, write: the repeated index counts once, as in torch
+    x = m.ones(3, requires_grad=True)
+    w = x * 1
+    w[m.tensor([0, 0])] = m.tensor([2.0, 3.0])  # the last value written wins
+    w.sum().backward()
+    return y.tolist(), z.tolist(), x.grad.tolist()
+
+
+def view_made_in_inference_mode(m: Any) -> list[float]:
+    x = m.ones(3)
+    with m.inference_mode():
+        v = x[:2]  # a view of an ordinary tensor is ordinary
+    v.mul_(2)
+    return x.tolist()
+
+
+def softmax_of_a_0d_tensor_twice(m: Any) -> list[Any]:
+    results = []
+    for name in ("softmax", "log_softmax"):
+        x = m.tensor(1.5, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(getattr(m, name)(x, 0), x, create_graph=True)
+        (gg,) = m.autograd.grad(g, x, allow_unused=True)
+        results.append((g.item(), None if gg is None else gg.item()))
+    return results
+
+
+CRASHES: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "diagonal of a view taken before the save": (
+        diagonal_of_a_view_taken_before_the_save,
+        [[2.0, 2.0, 2.0], [3.0, 2.0, 2.0], [2.0, 3.0, 2.0]],
+    ),
+    "repeated index write": (repeated_index_write, ([5.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0])),
+    "view made in inference mode": (view_made_in_inference_mode, [2.0, 2.0, 1.0]),
+    "softmax of a 0-d tensor, twice": (softmax_of_a_0d_tensor_twice, [(0.0, 0.0), (0.0, 0.0)]),
+}
+
+
+@pytest.mark.parametrize("name", CRASHES)
+def test_runs_where_torch_runs(name: str) -> None:
+    program, expected = CRASHES[name]
+    assert program(ctxgrad) == expected
+
+
+@pytest.mark.parametrize("name", CRASHES)
+def test_runs_as_torch_runs(torch: Any, name: str) -> None:
+    program = CRASHES[name][0]
+    assert program(ctxgrad) == program(torch)

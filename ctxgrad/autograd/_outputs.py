@@ -195,8 +195,8 @@ def _finish_untracked_output(
             # forward built history with enable_grad; nothing is recorded, so drop it.
             o = o.detach()
         _mark_view(cls, o, i, n, args, grad_enabled)
-    if inference:
-        o._inference = True
+    if inference:  # (a view of an ordinary tensor stays ordinary, as in torch)
+        o._inference = o._base is None or o._base._inference
     return o
 
 

@@ -309,7 +309,7 @@ def _has_tangent(x: Tensor, args: tuple[Any, ...]) -> bool:
     return x._fw is not None or any(isinstance(a, Tensor) and a._fw is not None for a in args)
 
 
-def _internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
+def internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
     """Some memory location holds more than one element of ``arr`` (a dimension of stride 0,
     as ``expand`` makes): torch refuses to write into such a tensor."""
     return any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides))
@@ -319,7 +319,7 @@ def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
     check_writable(x)
-    if x._base is not None and _internal_overlap(x._data):
+    if x._base is not None and internal_overlap(x._data):
         raise RuntimeError(_OVERLAP_MSG)
     out: Tensor = in_place(fn).apply(x, *args)
     return out

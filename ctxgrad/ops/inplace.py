@@ -27,7 +27,15 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._views import CopySlices, check_writable, view_positions, write, write_in_place
+from ctxgrad.autograd._views import (
+    CopySlices,
+    check_no_overlap,
+    check_writable,
+    internal_overlap,
+    view_positions,
+    write,
+    write_in_place,
+)
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import named
 from ctxgrad.ops.indexing import numpy_index
@@ -152,4 +160,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
                 f"shape mismatch: value tensor of shape {list(values.array.shape)} cannot be broadcast to "
                 f"indexing result of shape {list(selected.shape)}"
             ) from None
-        write(_INDEX_PUT, input, None, selected, values)
+        # Repeated indices are allowed (the last value written wins, as in torch on the CPU);
+        # only a target whose own elements share memory is refused.
+        if internal_overlap(data):
+            check_no_overlap(view_positions(data, data))
+        _INDEX_PUT.apply(input, values, selected, None)

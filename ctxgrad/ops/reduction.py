@@ -955,8 +955,9 @@ class Softmax(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        if y.array.ndim == 0:
-            return grad * 0.0, None
+        if y.array.ndim == 0:  # y is 1: the same formula, without the sum (zero, but a function of y)
+            zero: Tensor = y * (grad - grad * y)
+            return zero, None
         out: Tensor = y * (grad - (grad * y).sum(ctx.axis, keepdim=True))
         return out, None
 
@@ -994,8 +995,9 @@ class LogSoftmax(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        if y.array.ndim == 0:
-            return grad * 0.0, None
+        if y.array.ndim == 0:  # y is 0: the same formula, without the sum (zero, but a function of y)
+            zero: Tensor = grad - y.exp() * grad
+            return zero, None
         out: Tensor = grad - y.exp() * grad.sum(ctx.axis, keepdim=True)
         return out, None
 

@@ -237,7 +237,10 @@ def _writable_diagonal(data: np.ndarray[Any, Any], offset: int, dim1: int, dim2:
     """``np.diagonal`` as a view that can be written through (NumPy's is read-only)."""
     d = np.diagonal(data, offset, dim1, dim2)
     if data.flags.writeable:
-        d.flags.writeable = True
+        try:
+            d.flags.writeable = True
+        except ValueError:  # a base further down is read-only (saved for backward): so is d
+            pass
     return d
 
 
