@@ -22,6 +22,7 @@ from ctxgrad.ops._util import (
     named,
     operand,
     operands,
+    raw,
     save_operands,
     tangent_sum,
 )
@@ -57,12 +58,8 @@ class Sub(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        _check_no_bool(a, b)
         x, y = arrays(a, b)
-        if getattr(x, "dtype", None) == np.bool_ and getattr(y, "dtype", None) == np.bool_:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead."
-            )
         try:
             return as_tensor(x - y)
         except ValueError:
@@ -76,6 +73,25 @@ class Sub(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
         return tangent_sum(ta, None if tb is None else -tb)
+
+
+def _is_bool(v: Any) -> bool:
+    return type(v) is bool or (isinstance(v, Tensor) and v.dtype == np.bool_)
+
+
+def _check_no_bool(a: Any, b: Any) -> None:
+    """Torch's refusal of a bool operand (tensor or Python bool) on either side of ``-``."""
+    bool_a, bool_b = _is_bool(a), _is_bool(b)
+    if bool_a and bool_b:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if bool_a or bool_b:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 class Mul(Function[Tensor]):
@@ -112,12 +128,15 @@ class Div(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
+        if _integral(x) and _integral(y):
+            # torch: int / int divides in the default float dtype (a Python int as it is,
+            # not wrapped into a narrow integer dtype).
+            dt = get_default_dtype()
+            x, y = np.asarray(raw(a), dtype=dt), np.asarray(raw(b), dtype=dt)
         try:
             out = np.true_divide(x, y)
         except ValueError:
             raise broadcast_error(x, y) from None
-        if _integral(x) and _integral(y):
-            out = np.asarray(out, dtype=get_default_dtype())  # torch: int / int is a float tensor
         save_operands(ctx, a, b, linear=not isinstance(b, Tensor))  # a / number is linear in a
         return as_tensor(out)
 
@@ -287,12 +306,13 @@ class Pow(Function[Tensor]):
             out = as_tensor(exact(x))
             save_operands(ctx, a, b, out)
             return out
-        if np.asarray(x).dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        try:
-            out = as_tensor(np.power(x, y))
-        except ValueError:
-            raise broadcast_error(x, y) from None
+        if np.asarray(x).dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub":
+            out = as_tensor(_integer_power(a, b, x, y))
+        else:
+            try:
+                out = as_tensor(np.power(x, y))
+            except ValueError:
+                raise broadcast_error(x, y) from None
         save_operands(ctx, a, b, out)
         return out
 
@@ -312,6 +332,38 @@ class Pow(Function[Tensor]):
             None if ta is None else ta * d_base,
             None if tb is None else tb * d_exponent,
         )
+
+
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
+    """``x ** y`` in an integer (or bool) dtype, with torch's rules: a Python exponent must
+    fit the dtype and not be negative; a negative exponent in a tensor gives ``1 ** n == 1``,
+    ``(-1) ** n == +-1`` and 0 for every other base; bool only to a Python bool."""
+    dt = np.asarray(x).dtype
+    if dt.kind == "b":
+        if isinstance(a, Tensor) and type(b) is bool:
+            return x.copy() if b else np.ones_like(x)
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if not isinstance(b, Tensor):
+        if type(b) is int and not np.iinfo(dt).min <= b <= np.iinfo(dt).max:
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
+        if y < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    negative = np.asarray(y) < 0
+    if not negative.any():
+        try:
+            return np.power(x, y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    try:
+        out = np.power(x, np.where(negative, 0, y).astype(dt))
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    odd = np.asarray(y) % 2 != 0
+    at_negative = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, at_negative, out).astype(dt)
 
 
 def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
@@ -434,6 +486,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         input = Tensor(input)
+    if alpha != 1:
+        _check_no_bool(input, other)
     return Sub.apply(input, _scaled(other, alpha))
 
 
@@ -556,6 +610,8 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: ``input - alpha * other`` (``-=``)."""
+    if alpha != 1:
+        _check_no_bool(input, other)
     return write_in_place(Sub, input, _scaled(other, alpha))
 
 

@@ -1,0 +1,184 @@
+"""Torch's rules for the built-in ops' inputs: dtypes refused, operands that do not broadcast,
+result dtypes and integer wrap-around.  Each case runs on ctxgrad (and, where installed, on
+torch) and must raise the same exception type with the same message, or give the same
+result; the expected message or result is also written down, so the torch-free run checks it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import ctxgrad
+
+SUB_BOOL = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+    "use the `~` or `logical_not()` operator instead."
+)
+WHERE_BOOL_SIGNATURES = (
+    "where() received an invalid combination of arguments - got (bool, Tensor, Tensor), but expected one of:\n"
+    " * (Tensor condition)\n"
+    " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+    " * (Tensor condition, Number self, Tensor other)\n"
+    "      didn't match because some of the arguments have invalid types: (!bool!, !Tensor!, Tensor)\n"
+    " * (Tensor condition, Tensor input, Number other)\n"
+    "      didn't match because some of the arguments have invalid types: (!bool!, Tensor, !Tensor!)\n"
+    " * (Tensor condition, Number self, Number other)\n"
+    "      didn't match because some of the arguments have invalid types: (!bool!, !Tensor!, !Tensor!)\n"
+)
+
+
+def bools(m: Any) -> Any:
+    return m.tensor([True, False])
+
+
+def result(t: Any) -> tuple[str, Any]:
+    """A tensor as (dtype name, values), floats rounded so that the torch-free expectation
+    can be written down."""
+    name = str(t.dtype).split(".")[-1]
+    values = t.tolist()
+    if name.startswith("float"):
+        values = [round(v, 6) for v in values]
+    return name, values
+
+
+#: name -> (program, the exception type and message it raises)
+RAISES: dict[str, tuple[Callable[[Any], Any], type[Exception], str]] = {
+    # where
+    # integer and bool inputs refused by the kernel
+    # lerp: end (and weight) of start's dtype, checked before the kernel refuses an integer start
+    "lerp float weight double": (
+        lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(2, dtype=m.float64)),
+        RuntimeError,
+        "expected dtype float for `weight` but got dtype double",
+    ),
+    "lerp long start, long end": (
+        lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), 0.5),
+        NotImplementedError,
+        "\"lerp_kernel_scalar\" not implemented for 'Long'",
+    ),
+    # subtraction with a bool operand
+    "float - bool": (lambda m: m.ones(2) - bools(m), RuntimeError, SUB_BOOL),
+    "bool - float": (lambda m: bools(m) - m.ones(2), RuntimeError, SUB_BOOL),
+    "bool - 1": (lambda m: bools(m) - 1, RuntimeError, SUB_BOOL),
+    "1.0 - bool": (lambda m: 1.0 - bools(m), RuntimeError, SUB_BOOL),
+    "float - True": (lambda m: m.ones(2) - True, RuntimeError, SUB_BOOL),
+    "sub(float, bool)": (lambda m: m.sub(m.ones(2), bools(m)), RuntimeError, SUB_BOOL),
+    "sub(float, bool, alpha=2)": (lambda m: m.sub(m.ones(2), bools(m), alpha=2), RuntimeError, SUB_BOOL),
+    "float.sub_(bool)": (lambda m: m.ones(2).sub_(bools(m)), RuntimeError, SUB_BOOL),
+    "float -= bool": (lambda m: m.ones(2).__isub__(bools(m)), RuntimeError, SUB_BOOL),
+    "bool - bool": (
+        lambda m: bools(m) - bools(m),
+        RuntimeError,
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+        "operator instead.",
+    ),
+    # pow on integers and bools
+    "long ** -1": (
+        lambda m: m.tensor([2, 3]) ** -1,
+        RuntimeError,
+        "Integers to negative integer powers are not allowed.",
+    ),
+    "uint8 ** 300": (
+        lambda m: m.tensor([2], dtype=m.uint8) ** 300,
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "bool ** bool tensor": (
+        lambda m: bools(m) ** m.tensor([True, True]),
+        NotImplementedError,
+        "\"pow\" not implemented for 'Bool'",
+    ),
+    # a Python int that fits neither int64 nor uint64
+    "long + 2**64": (lambda m: m.tensor([1]) + 2**64, OverflowError, "int too big to convert"),
+}
+
+#: name -> (program, its result)
+RESULTS: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "where uint8 condition": (
+        lambda m: result(m.where(m.tensor([1, 0], dtype=m.uint8), m.ones(2), m.zeros(2))),
+        ("float32", [1.0, 0.0]),
+    ),
+    # a Python int outside a narrow integer dtype wraps around, as in torch
+    "uint8 + 300": (lambda m: result(m.tensor([1], dtype=m.uint8) + 300), ("uint8", [45])),
+    "uint8 + -1": (lambda m: result(m.tensor([1], dtype=m.uint8) + (-1)), ("uint8", [0])),
+    "int8 * 1000": (lambda m: result(m.tensor([1], dtype=m.int8) * 1000), ("int8", [-24])),
+    "int8 - 1000": (lambda m: result(m.tensor([1], dtype=m.int8) - 1000), ("int8", [25])),
+    "int16 + 10**6": (lambda m: result(m.tensor([1], dtype=m.int16) + 10**6), ("int16", [16961])),
+    "int32 + 2**40": (lambda m: result(m.tensor([1], dtype=m.int32) + 2**40), ("int32", [1])),
+    "long + 2**63": (lambda m: result(m.tensor([1]) + 2**63), ("int64", [-(2**63) + 1])),
+    "uint8.add_(300)": (lambda m: result(m.tensor([1], dtype=m.uint8).add_(300)), ("uint8", [45])),
+    "uint8 == 300": (lambda m: result(m.tensor([44, 1], dtype=m.uint8) == 300), ("bool", [True, False])),
+    "uint8 < 300": (lambda m: result(m.tensor([44, 1], dtype=m.uint8) < 300), ("bool", [False, True])),
+    "uint8 // 300": (lambda m: result(m.tensor([44, 1], dtype=m.uint8) // 300), ("uint8", [1, 0])),
+    "uint8 % 300": (lambda m: result(m.tensor([44, 1], dtype=m.uint8) % 300), ("uint8", [0, 1])),
+    "uint8 / 300 (not wrapped)": (lambda m: result(m.tensor([44], dtype=m.uint8) / 300), ("float32", [0.146667])),
+    # integer powers
+    "long ** long with negatives": (
+        lambda m: result(m.tensor([2, 3, 1, -1, -1, 0]) ** m.tensor([-1, 2, -5, -1, -2, -1])),
+        ("int64", [0, 9, 1, -1, 1, 0]),
+    ),
+    "long ** 0-d -1": (lambda m: result(m.tensor([2, 3]) ** m.tensor(-1)), ("int64", [0, 0])),
+    "2 ** long": (lambda m: result(2 ** m.tensor([-1, 2])), ("int64", [0, 4])),
+    "int8 ** int8": (
+        lambda m: result(m.tensor([5, -1, 2], dtype=m.int8) ** m.tensor([-1, -3, 3], dtype=m.int8)),
+        ("int8", [0, -1, 8]),
+    ),
+    "long ** float tensor": (lambda m: result(m.tensor([2, 3]) ** m.tensor([-1.0, 2.0])), ("float32", [0.5, 9.0])),
+    # result dtypes
+    "pow(bool, True)": (lambda m: result(m.pow(bools(m), True)), ("bool", [True, False])),
+    "pow(bool, False)": (lambda m: result(m.pow(bools(m), False)), ("bool", [True, True])),
+    "pow(bool, 2)": (lambda m: result(m.pow(bools(m), 2)), ("int64", [1, 0])),
+    "complex64 * float64": (
+        lambda m: str((m.tensor([1 + 1j]) * m.tensor([2.0], dtype=m.float64)).dtype).split(".")[-1],
+        "complex128",
+    ),
+    "float64 + complex64": (
+        lambda m: str((m.tensor([2.0], dtype=m.float64) + m.tensor([1 + 1j])).dtype).split(".")[-1],
+        "complex128",
+    ),
+    "complex64 * 0-d float64": (
+        lambda m: str((m.tensor([1 + 1j]) * m.tensor(2.0, dtype=m.float64)).dtype).split(".")[-1],
+        "complex64",
+    ),
+    "0-d complex64 * float64": (
+        lambda m: str((m.tensor(1 + 1j) * m.tensor([2.0], dtype=m.float64)).dtype).split(".")[-1],
+        "complex128",
+    ),
+    # median along a dimension of integers
+}
+
+
+def raised(m: Any, program: Callable[[Any], Any]) -> tuple[type[Exception], str]:
+    try:
+        program(m)
+    except Exception as exc:
+        return type(exc), str(exc)
+    raise AssertionError("no exception")
+
+
+@pytest.mark.parametrize("name", RAISES)
+def test_raises_as_torch_documents(name: str) -> None:
+    program, kind, message = RAISES[name]
+    with pytest.raises(kind, match=f"^{re.escape(message)}$"):
+        program(ctxgrad)
+
+
+@pytest.mark.parametrize("name", RAISES)
+def test_raises_as_torch(torch: Any, name: str) -> None:
+    program = RAISES[name][0]
+    assert raised(ctxgrad, program) == raised(torch, program)
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_result(name: str) -> None:
+    program, expected = RESULTS[name]
+    assert program(ctxgrad) == expected
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_result_as_torch(torch: Any, name: str) -> None:
+    program = RESULTS[name][0]
+    assert program(ctxgrad) == program(torch)
