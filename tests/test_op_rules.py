@@ -47,8 +47,79 @@ def result(t: Any) -> tuple[str, Any]:
 #: name -> (program, the exception type and message it raises)
 RAISES: dict[str, tuple[Callable[[Any], Any], type[Exception], str]] = {
     # where
+    "where shapes (2) (2) (3)": (
+        lambda m: m.where(m.tensor([True, False]), m.ones(2), m.ones(3)),
+        RuntimeError,
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+    ),
+    "where shapes (3) (2) (2)": (
+        lambda m: m.where(m.tensor([True, False, True]), m.ones(2), m.ones(2)),
+        RuntimeError,
+        "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0",
+    ),
+    "where shapes (2) (3,1) (4,2)": (
+        lambda m: m.where(m.tensor([True, False]), m.ones(3, 1), m.ones(4, 2)),
+        RuntimeError,
+        "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0",
+    ),
+    "where shapes (2) (2) (4,3)": (
+        lambda m: m.where(m.tensor([True, False]), m.ones(2), m.ones(4, 3)),
+        RuntimeError,
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1",
+    ),
+    "where python bool condition": (
+        lambda m: m.where(True, m.ones(2), m.ones(2)),
+        TypeError,
+        WHERE_BOOL_SIGNATURES,
+    ),
+    "where float condition": (
+        lambda m: m.where(m.ones(2), m.ones(2), m.ones(2)),
+        RuntimeError,
+        "where expected condition to be a boolean tensor, but got a tensor with dtype Float",
+    ),
+    "where long condition": (
+        lambda m: m.where(m.tensor([1, 0]), 1.0, 2.0),
+        RuntimeError,
+        "where expected condition to be a boolean tensor, but got a tensor with dtype Long",
+    ),
     # integer and bool inputs refused by the kernel
+    "frac long": (lambda m: m.frac(m.tensor([1, 2])), NotImplementedError, "\"frac_cpu\" not implemented for 'Long'"),
+    "frac bool": (lambda m: m.frac(bools(m)), NotImplementedError, "\"frac_cpu\" not implemented for 'Bool'"),
+    "median bool": (lambda m: m.median(bools(m)), NotImplementedError, "\"median_cpu\" not implemented for 'Bool'"),
+    "median(dim) bool": (
+        lambda m: m.median(bools(m), 0),
+        NotImplementedError,
+        "\"median_out\" not implemented for 'Bool'",
+    ),
+    "kthvalue bool": (
+        lambda m: m.kthvalue(bools(m), 1),
+        NotImplementedError,
+        "\"kthvalue_cpu\" not implemented for 'Bool'",
+    ),
+    "relu bool": (lambda m: m.relu(bools(m)), RuntimeError, "Boolean inputs not supported for relu"),
+    "F.relu bool": (lambda m: m.nn.functional.relu(bools(m)), RuntimeError, "Boolean inputs not supported for relu"),
+    "relu_ bool": (lambda m: bools(m).relu_(), RuntimeError, "Boolean inputs not supported for relu"),
+    "abs bool": (lambda m: m.abs(bools(m)), NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'"),
+    "floor bool": (lambda m: m.floor(bools(m)), NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
+    "ceil bool": (lambda m: m.ceil(bools(m)), NotImplementedError, "\"ceil_vml_cpu\" not implemented for 'Bool'"),
+    "round bool": (lambda m: m.round(bools(m)), NotImplementedError, "\"round_vml_cpu\" not implemented for 'Bool'"),
+    "trunc bool": (lambda m: m.trunc(bools(m)), NotImplementedError, "\"trunc_vml_cpu\" not implemented for 'Bool'"),
     # lerp: end (and weight) of start's dtype, checked before the kernel refuses an integer start
+    "lerp long start, float end": (
+        lambda m: m.lerp(m.tensor([1, 2]), m.tensor([1.0, 2.0]), 0.5),
+        RuntimeError,
+        "expected dtype long int for `end` but got dtype float",
+    ),
+    "lerp float start, long end": (
+        lambda m: m.lerp(m.tensor([1.0, 2.0]), m.tensor([3, 4]), 0.5),
+        RuntimeError,
+        "expected dtype float for `end` but got dtype long int",
+    ),
+    "lerp float start, uint8 end": (
+        lambda m: m.lerp(m.tensor([1.0, 2.0]), m.tensor([3, 4], dtype=m.uint8), 0.5),
+        RuntimeError,
+        "expected dtype float for `end` but got dtype unsigned char",
+    ),
     "lerp float weight double": (
         lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(2, dtype=m.float64)),
         RuntimeError,
@@ -128,6 +199,7 @@ RESULTS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     ),
     "long ** float tensor": (lambda m: result(m.tensor([2, 3]) ** m.tensor([-1.0, 2.0])), ("float32", [0.5, 9.0])),
     # result dtypes
+    "square bool": (lambda m: result(m.square(bools(m))), ("int64", [1, 0])),
     "pow(bool, True)": (lambda m: result(m.pow(bools(m), True)), ("bool", [True, False])),
     "pow(bool, False)": (lambda m: result(m.pow(bools(m), False)), ("bool", [True, True])),
     "pow(bool, 2)": (lambda m: result(m.pow(bools(m), 2)), ("int64", [1, 0])),
@@ -148,6 +220,15 @@ RESULTS: dict[str, tuple[Callable[[Any], Any], Any]] = {
         "complex128",
     ),
     # median along a dimension of integers
+    "median(dim) long": (
+        lambda m: [result(v) for v in m.median(m.tensor([[3, 1, 2], [5, 4, 6]]), 1)],
+        [("int64", [2, 5]), ("int64", [2, 0])],
+    ),
+    "median(dim) uint8 even": (
+        lambda m: [result(v) for v in m.median(m.tensor([[3, 1, 2, 0]], dtype=m.uint8), 1)],
+        [("uint8", [1]), ("int64", [1])],
+    ),
+    "lerp complex": (lambda m: m.lerp(m.tensor([0j]), m.tensor([2j]), 0.5).tolist(), [1j]),
 }
 
 
