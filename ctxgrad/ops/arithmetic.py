@@ -192,7 +192,8 @@ class FloorDivide(Function[Tensor]):
 class Remainder(Function[Tensor]):
     """``a % b`` with the sign of ``b`` (Python's rule): ``a - floor(a / b) * b``.
 
-    d/da = 1 and d/db = -floor(a / b), the derivative away from the jumps (as torch).
+    d/da = 1 and d/db = -(a // b), the derivative away from the jumps (as torch: the floor
+    division, the quotient the forward's remainder goes with, not a rounded ``floor(a / b)``).
     :class:`Fmod` is the same with ``trunc`` for ``floor``."""
 
     _backward_name = "RemainderBackward1"
@@ -243,9 +244,15 @@ def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
 
 
 def _quotient(ctx: Any, a: Any, b: Any) -> Tensor:
-    """``floor(a / b)`` or ``trunc(a / b)``: how many times ``b`` was taken away."""
+    """How many times ``b`` was taken away, as torch's derivative counts it: ``a // b`` for
+    ``remainder`` (floor division, the quotient the forward's remainder goes with: for
+    ``1.0 % 0.1 == 0.0999...`` it is 9, where ``floor(1.0 / 0.1)`` is 10), ``trunc(a / b)``
+    for ``fmod``.  A constant: its own derivative is zero."""
+    if ctx.rounding == "floor":
+        x, y = arrays(a, b)
+        return as_tensor(np.asarray(np.floor_divide(x, y)))
     q: Tensor = a / b
-    return q.floor() if ctx.rounding == "floor" else q.trunc()
+    return q.trunc()
 
 
 def _integral(v: Any) -> bool:
