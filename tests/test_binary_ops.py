@@ -826,3 +826,34 @@ def test_remainder_and_fmod_gradients_for_b_match_torch(
         grads.append([g.tolist() for g in m.autograd.grad(m.remainder(x, y).sum(), (x, y))])
         grads.append([g.tolist() for g in m.autograd.grad(m.fmod(x, y).sum(), (x, y))])
     assert grads[:2] == grads[2:]
+
+
+def _elu_derivatives(m: Any, value: float, alpha: float) -> list[float]:
+    """elu's first, second and third derivatives at ``value``, by reverse mode."""
+    x = m.tensor([value], dtype=m.float64, requires_grad=True)
+    out = m.nn.functional.elu(x, alpha=alpha)
+    found = []
+    for _ in range(3):
+        (out,) = m.autograd.grad(out.sum(), x, create_graph=True)
+        found.append(out.item())
+    return found
+
+
+# (value, alpha, [d/dx, d2/dx2, d3/dx3]): at 0 the second derivative is 0, as torch's (it masks with x < 0).
+ELU_DERIVATIVES = [
+    (0.0, 1.0, [1.0, 0.0, 0.0]),
+    (0.0, 0.5, [0.5, 0.0, 0.0]),
+    (-0.0, 0.5, [0.5, 0.0, 0.0]),
+    (-0.5, 0.5, [0.5 * np.exp(-0.5)] * 3),
+    (0.5, 2.0, [1.0, 0.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize(("value", "alpha", "expected"), ELU_DERIVATIVES)
+def test_elu_higher_derivatives(value: float, alpha: float, expected: list[float]) -> None:
+    np.testing.assert_allclose(_elu_derivatives(ctxgrad, value, alpha), expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize(("value", "alpha", "expected"), ELU_DERIVATIVES)
+def test_elu_higher_derivatives_match_torch(torch: Any, value: float, alpha: float, expected: list[float]) -> None:
+    assert _elu_derivatives(ctxgrad, value, alpha) == _elu_derivatives(torch, value, alpha)

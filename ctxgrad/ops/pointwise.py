@@ -1091,8 +1091,14 @@ class Elu(Function[Tensor]):
 
 
 def _elu_derivative(ctx: Any, grad: Tensor) -> Tensor:
+    """``grad * (y + alpha)`` where ``x < 0``, ``grad * alpha`` at 0, else ``grad``.  At 0 the
+    factor is a constant, not ``y + alpha``: so the second derivative there is 0, as torch's
+    (whose ``elu_double_backward`` masks with ``x < 0``)."""
     x, y = ctx.saved_tensors
-    return Where.apply(_mask(x.array <= 0), grad * (y + ctx.alpha), grad)
+    data = x.array
+    zero = data == 0
+    rest = Where.apply(_mask(zero), grad * ctx.alpha, grad) if zero.any() else grad
+    return Where.apply(_mask(data < 0), grad * (y + ctx.alpha), rest)
 
 
 class Gelu(Function[Tensor]):
