@@ -230,6 +230,22 @@ def promote_operands(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
+_C_TYPE_NAMES = {uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t"}
+
+
+def fill_value_as(value: object, dt: np.dtype[Any]) -> Any:
+    """A Python number as a NumPy scalar of ``dt`` for an op that fills with it (``full``,
+    ``fill_``, ``masked_fill``, ``where``, ``clamp``'s bounds, ``pow``'s exponent), where
+    torch checks the int fits: a signed dtype takes its range, an unsigned one also the
+    negatives down to ``-max`` (they wrap: ``full((1,), -1, dtype=uint8)`` is 255)."""
+    if dt.kind in "iu" and type(value) is builtins.int:
+        info = np.iinfo(dt)
+        low = -int(info.max) if dt.kind == "u" else int(info.min)
+        if not low <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dt]} without overflow")
+    return scalar_as(value, dt)
+
+
 def scalar_as(value: object, dt: np.dtype[Any]) -> Any:
     """A Python number as a NumPy scalar of ``dt``, as torch converts an operand.
 

@@ -162,6 +162,57 @@ RAISES: dict[str, tuple[Callable[[Any], Any], type[Exception], str]] = {
         NotImplementedError,
         "\"pow\" not implemented for 'Bool'",
     ),
+    # ops that fill with a Python int check that it fits (an unsigned dtype takes -max..max)
+    "full uint8 300": (
+        lambda m: m.full((1,), 300, dtype=m.uint8),
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "full uint8 -256": (
+        lambda m: m.full((1,), -256, dtype=m.uint8),
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "full int8 128": (
+        lambda m: m.full((1,), 128, dtype=m.int8),
+        RuntimeError,
+        "value cannot be converted to type int8_t without overflow",
+    ),
+    "full_like uint8 300": (
+        lambda m: m.full_like(m.tensor([1], dtype=m.uint8), 300),
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "int32 fill_ 2**40": (
+        lambda m: m.tensor([1], dtype=m.int32).fill_(2**40),
+        RuntimeError,
+        "value cannot be converted to type int without overflow",
+    ),
+    "uint8 masked_fill 300": (
+        lambda m: m.tensor([1], dtype=m.uint8).masked_fill(m.tensor([True]), 300),
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "where uint8 or 300": (
+        lambda m: m.where(m.tensor([True]), m.tensor([1], dtype=m.uint8), 300),
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "uint8 clamp max 300": (
+        lambda m: m.tensor([1], dtype=m.uint8).clamp(max=300),
+        RuntimeError,
+        "value cannot be converted to type uint8_t without overflow",
+    ),
+    "int8 clamp_min -200": (
+        lambda m: m.tensor([1], dtype=m.int8).clamp_min(-200),
+        RuntimeError,
+        "value cannot be converted to type int8_t without overflow",
+    ),
+    "uint8 ** -1": (
+        lambda m: m.tensor([2], dtype=m.uint8) ** -1,
+        RuntimeError,
+        "Integers to negative integer powers are not allowed.",
+    ),
     # a Python int that fits neither int64 nor uint64
     "long + 2**64": (lambda m: m.tensor([1]) + 2**64, OverflowError, "int too big to convert"),
 }
@@ -186,6 +237,18 @@ RESULTS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "uint8 // 300": (lambda m: result(m.tensor([44, 1], dtype=m.uint8) // 300), ("uint8", [1, 0])),
     "uint8 % 300": (lambda m: result(m.tensor([44, 1], dtype=m.uint8) % 300), ("uint8", [0, 1])),
     "uint8 / 300 (not wrapped)": (lambda m: result(m.tensor([44], dtype=m.uint8) / 300), ("float32", [0.146667])),
+    "full uint8 -1": (lambda m: result(m.full((1,), -1, dtype=m.uint8)), ("uint8", [255])),
+    "uint8 fill_ -1": (lambda m: result(m.tensor([1], dtype=m.uint8).fill_(-1)), ("uint8", [255])),
+    "uint8 masked_fill -1": (
+        lambda m: result(m.tensor([1], dtype=m.uint8).masked_fill(m.tensor([True]), -1)),
+        ("uint8", [255]),
+    ),
+    "where uint8 or -1": (
+        lambda m: result(m.where(m.tensor([True, False]), m.tensor([1, 1], dtype=m.uint8), -1)),
+        ("uint8", [1, 255]),
+    ),
+    "where 1 or 2": (lambda m: result(m.where(m.tensor([True, False]), 1, 2)), ("int64", [1, 2])),
+    "uint8 clamp(-1, 5)": (lambda m: result(m.tensor([1], dtype=m.uint8).clamp(-1, 5)), ("uint8", [5])),
     # integer powers
     "long ** long with negatives": (
         lambda m: result(m.tensor([2, 3, 1, -1, -1, 0]) ** m.tensor([-1, 2, -5, -1, -2, -1])),
@@ -240,6 +303,7 @@ def raised(m: Any, program: Callable[[Any], Any]) -> tuple[type[Exception], str]
     raise AssertionError("no exception")
 
 
+@pytest.mark.filterwarnings("ignore:where received a uint8 condition tensor")
 @pytest.mark.parametrize("name", RAISES)
 def test_raises_as_torch_documents(name: str) -> None:
     program, kind, message = RAISES[name]
@@ -253,13 +317,20 @@ def test_raises_as_torch(torch: Any, name: str) -> None:
     assert raised(ctxgrad, program) == raised(torch, program)
 
 
+@pytest.mark.filterwarnings("ignore:where received a uint8 condition tensor")
 @pytest.mark.parametrize("name", RESULTS)
 def test_result(name: str) -> None:
     program, expected = RESULTS[name]
     assert program(ctxgrad) == expected
 
 
+@pytest.mark.filterwarnings("ignore:where received a uint8 condition tensor")
 @pytest.mark.parametrize("name", RESULTS)
 def test_result_as_torch(torch: Any, name: str) -> None:
     program = RESULTS[name][0]
     assert program(ctxgrad) == program(torch)
+
+
+def test_where_warns_of_a_uint8_condition_as_torch() -> None:
+    with pytest.warns(UserWarning, match="^where received a uint8 condition tensor. This behavior is deprecated"):
+        ctxgrad.where(ctxgrad.tensor([1, 0], dtype=ctxgrad.uint8), 1.0, 2.0)

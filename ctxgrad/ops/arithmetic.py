@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import get_default_dtype, promote_operands
+from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -341,9 +341,6 @@ class Pow(Function[Tensor]):
         )
 
 
-_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
-
-
 def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
     """``x ** y`` in an integer (or bool) dtype, with torch's rules: a Python exponent must
     fit the dtype and not be negative; a negative exponent in a tensor gives ``1 ** n == 1``,
@@ -354,10 +351,9 @@ def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
             return x.copy() if b else np.ones_like(x)
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if not isinstance(b, Tensor):
-        if type(b) is int and not np.iinfo(dt).min <= b <= np.iinfo(dt).max:
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow")
-        if y < 0:
+        if b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        fill_value_as(b, dt)  # torch's RuntimeError for an exponent the dtype cannot hold
     negative = np.asarray(y) < 0
     if not negative.any():
         try:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import cpp_name, get_default_dtype, promote_operands, result_dtype, short_name
+from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -123,7 +124,12 @@ class Where(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, condition: Tensor, x: Any, y: Any) -> Tensor:
-        a, b = promote_operands(raw(x), raw(y))
+        a, b = raw(x), raw(y)
+        if type(a) is int or type(b) is int:  # torch refuses an int the result dtype cannot hold
+            dt = result_dtype(a, b)
+            fill_value_as(a, dt)
+            fill_value_as(b, dt)
+        a, b = promote_operands(a, b)
         ctx.save_for_backward(condition)
         try:
             return as_tensor(np.where(condition.array, a, b))
@@ -749,18 +755,21 @@ class ClampScalar(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Any, hi: Any) -> Tensor:
         data = x.array
+        low, high = lo, hi
         if data.dtype.kind != "f" or type(lo) not in _PLAIN or type(hi) not in _PLAIN:
             dt = data.dtype
             for bound in (lo, hi):
                 if bound is not None:
                     dt = result_dtype(np.empty(0, dt), bound)
             data = data.astype(dt, copy=False)
+            # torch's RuntimeError for an int bound the dtype cannot hold
+            low, high = (fill_value_as(b, dt) if type(b) is int else b for b in (lo, hi))
         ctx.save_for_backward(x)
         ctx.bounds = (lo, hi)
-        if lo is not None:  # bound first: a tie keeps x (-0.0 vs 0.0), as in torch
-            data = np.maximum(lo, data, dtype=data.dtype)
-        if hi is not None:
-            data = np.minimum(hi, data, dtype=data.dtype)
+        if low is not None:  # bound first: a tie keeps x (-0.0 vs 0.0), as in torch
+            data = np.maximum(low, data, dtype=data.dtype)
+        if high is not None:
+            data = np.minimum(high, data, dtype=data.dtype)
         return as_tensor(data)
 
     @staticmethod
@@ -1506,7 +1515,14 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         raise TypeError(_where_signature_error(condition, input, other))
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
-    if condition.dtype not in (np.bool_, np.uint8):
+    if condition.dtype == np.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be removed in a future "
+            "version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif condition.dtype != np.bool_:
         name = short_name(condition.dtype)
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {name}")
     return Where.apply(condition, input, other)
