@@ -58,8 +58,7 @@ class Sub(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
-        _check_no_bool(a, b)
-        x, y = arrays(a, b)
+        x, y = arrays(a, b, _check_no_bool)
         try:
             return as_tensor(x - y)
         except ValueError:
@@ -76,11 +75,15 @@ class Sub(Function[Tensor]):
 
 
 def _is_bool(v: Any) -> bool:
-    return type(v) is bool or (isinstance(v, Tensor) and v.dtype == np.bool_)
+    """A Python bool or a bool array (an operand before promotion), or a bool tensor."""
+    if isinstance(v, Tensor):
+        v = v.array
+    return type(v) is bool or (isinstance(v, np.ndarray) and v.dtype.kind == "b")
 
 
 def _check_no_bool(a: Any, b: Any) -> None:
-    """Torch's refusal of a bool operand (tensor or Python bool) on either side of ``-``."""
+    """Torch's refusal of a bool operand (tensor or Python bool) on either side of ``-``;
+    :func:`arrays` calls it only off its fast paths, which cannot hold a bool operand."""
     bool_a, bool_b = _is_bool(a), _is_bool(b)
     if bool_a and bool_b:
         raise RuntimeError(
