@@ -57,6 +57,21 @@ _SHORT_NAMES = {
     bool_: "Bool",
 }
 
+# The C++ names torch prints for scalar types in some messages ("expected dtype long int").
+_CPP_NAMES = {
+    float16: "c10::Half",
+    float32: "float",
+    float64: "double",
+    complex64: "c10::complex<float>",
+    complex128: "c10::complex<double>",
+    uint8: "unsigned char",
+    int8: "signed char",
+    int16: "short int",
+    int32: "int",
+    int64: "long int",
+    bool_: "bool",
+}
+
 # Promotion category of a dtype kind: bool < integer < floating < complex.
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
@@ -102,6 +117,11 @@ def short_name(dt: np.dtype[Any]) -> str:
     return _SHORT_NAMES.get(dt, str(dt.name))
 
 
+def cpp_name(dt: np.dtype[Any]) -> str:
+    """The C++ name torch prints for a dtype in some messages, e.g. ``long int``."""
+    return _CPP_NAMES.get(dt, str(dt.name))
+
+
 def dtype_repr(dt: np.dtype[Any]) -> str:
     """How a dtype is spelled in a tensor's repr: ``ctxgrad.float64``."""
     name = "bool" if dt == bool_ else dt.name
@@ -137,13 +157,22 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
             return da
         ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
         a_dims, b_dims = a.ndim > 0, b.ndim > 0
-        if a_dims == b_dims or ca != cb:
-            # Same rank, or different categories: the higher category wins; within a
-            # category the wider type wins.
+        if a_dims == b_dims:
+            # Same rank: within a category the wider type wins; across categories the
+            # higher one, except that complex meets a float at the wider precision
+            # (complex64 with float64 is complex128).
             if ca == cb:
                 wider: np.dtype[Any] = np.promote_types(da, db)
                 return wider
-            return da if ca > cb else db
+            high, low = (da, db) if ca > cb else (db, da)
+            return _complex_of(low, high) if high.kind == "c" and low.kind == "f" else high
+        if ca != cb:
+            # A lower rank changes the dtype only from a higher category; a complex one
+            # keeps the precision of a float tensor with dimensions (torch's toComplexType).
+            dims, zero = (da, db) if a_dims else (db, da)
+            if _CATEGORY[zero.kind] < _CATEGORY[dims.kind]:
+                return dims
+            return _complex_of(dims, zero) if zero.kind == "c" and dims.kind == "f" else zero
         return da if a_dims else db
     if a_arr:
         assert isinstance(a, np.ndarray)
@@ -153,6 +182,12 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
         return _with_scalar(b.dtype, a)
     both: np.dtype[Any] = np.promote_types(scalar_dtype(a), scalar_dtype(b))
     return both
+
+
+def _complex_of(dt: np.dtype[Any], other: np.dtype[Any]) -> np.dtype[Any]:
+    """The complex dtype of a float ``dt`` meeting complex ``other``: the wider of
+    ``other`` and the complex dtype with ``dt``'s precision."""
+    return complex128 if dt == float64 else other
 
 
 def _with_scalar(dt: np.dtype[Any], scalar: object) -> np.dtype[Any]:
@@ -186,10 +221,44 @@ def promote_operands(a: Any, b: Any) -> tuple[Any, Any]:
         if a.dtype != dt:
             a = a.astype(dt)
     else:
-        a = np.asarray(a, dtype=dt)[()]
+        a = scalar_as(a, dt)
     if b_arr:
         if b.dtype != dt:
             b = b.astype(dt)
     else:
-        b = np.asarray(b, dtype=dt)[()]
+        b = scalar_as(b, dt)
     return a, b
+
+
+_C_TYPE_NAMES = {uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t"}
+
+
+def fill_value_as(value: object, dt: np.dtype[Any]) -> Any:
+    """A Python number as a NumPy scalar of ``dt`` for an op that fills with it (``full``,
+    ``fill_``, ``masked_fill``, ``where``, ``clamp``'s bounds, ``pow``'s exponent), where
+    torch checks the int fits: a signed dtype takes its range, an unsigned one also the
+    negatives down to ``-max`` (they wrap: ``full((1,), -1, dtype=uint8)`` is 255)."""
+    if dt.kind in "iu" and type(value) is builtins.int:
+        info = np.iinfo(dt)
+        low = -int(info.max) if dt.kind == "u" else int(info.min)
+        if not low <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dt]} without overflow")
+    return scalar_as(value, dt)
+
+
+def scalar_as(value: object, dt: np.dtype[Any]) -> Any:
+    """A Python number as a NumPy scalar of ``dt``, as torch converts an operand.
+
+    A Python int outside an integer dtype's range wraps around, as torch's does
+    (``uint8 tensor + 300`` adds 44), where NumPy raises OverflowError; torch refuses only
+    ints that fit neither int64 nor uint64, with its messages."""
+    if dt.kind in "iu" and type(value) is builtins.int:
+        info = np.iinfo(dt)
+        if not info.min <= value <= info.max:
+            if value >= 2**64:
+                raise OverflowError("int too big to convert")
+            if value < -(2**63):
+                raise OverflowError("can't convert negative int to unsigned")
+            span = 1 << info.bits
+            value = (value - info.min) % span + info.min
+    return np.asarray(value, dtype=dt)[()]

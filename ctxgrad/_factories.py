@@ -92,7 +92,7 @@ def full(
 ) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value, as in torch."""
     dt = _dtypes.scalar_dtype(fill_value) if dtype is None else _dtypes.to_dtype(dtype)
-    return _finish(np.full(_size((size,)), fill_value, dtype=dt), requires_grad, device)
+    return _finish(np.full(_size((size,)), _fill(fill_value, dt), dtype=dt), requires_grad, device)
 
 
 def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
@@ -118,7 +118,13 @@ def full_like(
     input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
-    return _finish(np.full(input._data.shape, fill_value, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return _finish(np.full(input._data.shape, _fill(fill_value, dt), dtype=dt), requires_grad, device)
+
+
+def _fill(value: Any, dt: Any) -> Any:
+    """A Python int checked (and wrapped) as torch converts a fill value; the rest as it is."""
+    return _dtypes.fill_value_as(value, dt) if type(value) is int else value
 
 
 def arange(

@@ -785,3 +785,75 @@ def test_number_mod_tensor_is_differentiable_where_torch_is_not(torch: Any) -> N
     t = torch.tensor([0.7, -1.1, 2.0], dtype=torch.float64, requires_grad=True)
     with pytest.raises(RuntimeError, match="derivative for aten::remainder is not implemented"):
         (2.5 % t).sum().backward()
+
+
+# (a, b) where floor(a / b) is not the quotient the remainder goes with: a / b rounds up to a
+# whole number (1.0 / 0.1 == 10.0, yet 1.0 % 0.1 == 0.0999... is 1.0 - 9 * 0.1).
+REMAINDER_QUOTIENTS = [
+    pytest.param(1.0, 0.1, "float64", -9.0, id="1%0.1-double"),
+    pytest.param(1.0, 0.1, "float32", -9.0, id="1%0.1-float"),
+    pytest.param(-0.3, 0.1, "float32", 4.0, id="-0.3%0.1-float"),
+    pytest.param(6.0, 3.0, "float64", -2.0, id="6%3"),
+    pytest.param(-6.0, 4.0, "float64", 2.0, id="-6%4"),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "dtype", "expected"), REMAINDER_QUOTIENTS)
+def test_remainder_gradient_for_b_uses_the_floor_division_quotient(
+    a: float, b: float, dtype: str, expected: float
+) -> None:
+    """d(a % b)/db is -(a // b), the quotient of the forward's remainder, as torch's
+    ``div(rounding_mode="floor")`` gives it, not ``-floor(a / b)``."""
+    x = ctxgrad.tensor([a], dtype=getattr(ctxgrad, dtype), requires_grad=True)
+    y = ctxgrad.tensor([b], dtype=getattr(ctxgrad, dtype), requires_grad=True)
+    ctxgrad.remainder(x, y).sum().backward()
+    assert y.grad.tolist() == [expected]
+    assert x.grad.tolist() == [1.0]
+    with ctxgrad.autograd.forward_ad.dual_level():
+        dual = ctxgrad.autograd.forward_ad.make_dual(y.detach(), ctxgrad.ones_like(y))
+        tangent = ctxgrad.autograd.forward_ad.unpack_dual(ctxgrad.remainder(x.detach(), dual)).tangent
+    assert tangent.tolist() == [expected]
+
+
+@pytest.mark.parametrize(("a", "b", "dtype", "expected"), REMAINDER_QUOTIENTS)
+def test_remainder_and_fmod_gradients_for_b_match_torch(
+    torch: Any, a: float, b: float, dtype: str, expected: float
+) -> None:
+    grads = []
+    for m in (ctxgrad, torch):
+        x = m.tensor([a], dtype=getattr(m, dtype), requires_grad=True)
+        y = m.tensor([b], dtype=getattr(m, dtype), requires_grad=True)
+        grads.append([g.tolist() for g in m.autograd.grad(m.remainder(x, y).sum(), (x, y))])
+        grads.append([g.tolist() for g in m.autograd.grad(m.fmod(x, y).sum(), (x, y))])
+    assert grads[:2] == grads[2:]
+
+
+def _elu_derivatives(m: Any, value: float, alpha: float) -> list[float]:
+    """elu's first, second and third derivatives at ``value``, by reverse mode."""
+    x = m.tensor([value], dtype=m.float64, requires_grad=True)
+    out = m.nn.functional.elu(x, alpha=alpha)
+    found = []
+    for _ in range(3):
+        (out,) = m.autograd.grad(out.sum(), x, create_graph=True)
+        found.append(out.item())
+    return found
+
+
+# (value, alpha, [d/dx, d2/dx2, d3/dx3]): at 0 the second derivative is 0, as torch's (it masks with x < 0).
+ELU_DERIVATIVES = [
+    (0.0, 1.0, [1.0, 0.0, 0.0]),
+    (0.0, 0.5, [0.5, 0.0, 0.0]),
+    (-0.0, 0.5, [0.5, 0.0, 0.0]),
+    (-0.5, 0.5, [0.5 * np.exp(-0.5)] * 3),
+    (0.5, 2.0, [1.0, 0.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize(("value", "alpha", "expected"), ELU_DERIVATIVES)
+def test_elu_higher_derivatives(value: float, alpha: float, expected: list[float]) -> None:
+    np.testing.assert_allclose(_elu_derivatives(ctxgrad, value, alpha), expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize(("value", "alpha", "expected"), ELU_DERIVATIVES)
+def test_elu_higher_derivatives_match_torch(torch: Any, value: float, alpha: float, expected: list[float]) -> None:
+    assert _elu_derivatives(ctxgrad, value, alpha) == _elu_derivatives(torch, value, alpha)

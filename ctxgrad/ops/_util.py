@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -37,17 +38,21 @@ def raw(value: Any) -> Any:
     return value.array if isinstance(value, Tensor) else value
 
 
-def arrays(a: Any, b: Any) -> tuple[Any, Any]:
+def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> tuple[Any, Any]:
     """The NumPy operands of a binary op on tensors or numbers, promoted as torch promotes.
 
     The common cases (equal dtypes; a floating tensor with a Python int or float) return
-    at once; the rest go through :func:`~ctxgrad._dtypes.promote_operands`.
+    at once; the rest go through :func:`~ctxgrad._dtypes.promote_operands`.  ``refuse``, if
+    given, sees the operands before promotion (arrays or Python numbers) and may raise; it
+    is not called for a floating tensor with a number, nor for equal dtypes other than bool.
     """
     if isinstance(a, Tensor):
         x = a.array
         if isinstance(b, Tensor):
             y = b.array
             if x.dtype is y.dtype or x.dtype == y.dtype:
+                if refuse is not None and x.dtype.kind == "b":
+                    refuse(x, y)
                 return x, y
         elif x.dtype.kind == "f" and (type(b) is float or type(b) is int):
             return x, b
@@ -56,6 +61,8 @@ def arrays(a: Any, b: Any) -> tuple[Any, Any]:
     else:
         x = a
         y = b.array
+    if refuse is not None:
+        refuse(x, y)
     return promote_operands(x, y)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import get_default_dtype, promote_operands
+from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -22,6 +22,7 @@ from ctxgrad.ops._util import (
     named,
     operand,
     operands,
+    raw,
     save_operands,
     tangent_sum,
 )
@@ -59,12 +60,7 @@ class Sub(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
-        x, y = arrays(a, b)
-        if getattr(x, "dtype", None) == np.bool_ and getattr(y, "dtype", None) == np.bool_:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead."
-            )
+        x, y = arrays(a, b, _check_no_bool)
         try:
             return as_tensor(x - y)
         except ValueError:
@@ -78,6 +74,29 @@ class Sub(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
         return tangent_sum(ta, None if tb is None else -tb)
+
+
+def _is_bool(v: Any) -> bool:
+    """A Python bool or a bool array (an operand before promotion), or a bool tensor."""
+    if isinstance(v, Tensor):
+        v = v.array
+    return type(v) is bool or (isinstance(v, np.ndarray) and v.dtype.kind == "b")
+
+
+def _check_no_bool(a: Any, b: Any) -> None:
+    """Torch's refusal of a bool operand (tensor or Python bool) on either side of ``-``;
+    :func:`arrays` calls it only off its fast paths, which cannot hold a bool operand."""
+    bool_a, bool_b = _is_bool(a), _is_bool(b)
+    if bool_a and bool_b:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if bool_a or bool_b:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 class Mul(Function[Tensor]):
@@ -116,12 +135,15 @@ class Div(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
+        if _integral(x) and _integral(y):
+            # torch: int / int divides in the default float dtype (a Python int as it is,
+            # not wrapped into a narrow integer dtype).
+            dt = get_default_dtype()
+            x, y = np.asarray(raw(a), dtype=dt), np.asarray(raw(b), dtype=dt)
         try:
             out = np.true_divide(x, y)
         except ValueError:
             raise broadcast_error(x, y) from None
-        if _integral(x) and _integral(y):
-            out = np.asarray(out, dtype=get_default_dtype())  # torch: int / int is a float tensor
         save_operands(ctx, a, b, linear=not isinstance(b, Tensor))  # a / number is linear in a
         return as_tensor(out)
 
@@ -177,7 +199,8 @@ class FloorDivide(Function[Tensor]):
 class Remainder(Function[Tensor]):
     """``a % b`` with the sign of ``b`` (Python's rule): ``a - floor(a / b) * b``.
 
-    d/da = 1 and d/db = -floor(a / b), the derivative away from the jumps (as torch).
+    d/da = 1 and d/db = -(a // b), the derivative away from the jumps (as torch: the floor
+    division, the quotient the forward's remainder goes with, not a rounded ``floor(a / b)``).
     :class:`Fmod` is the same with ``trunc`` for ``floor``."""
 
     _backward_name = "RemainderBackward1"
@@ -228,9 +251,15 @@ def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
 
 
 def _quotient(ctx: Any, a: Any, b: Any) -> Tensor:
-    """``floor(a / b)`` or ``trunc(a / b)``: how many times ``b`` was taken away."""
+    """How many times ``b`` was taken away, as torch's derivative counts it: ``a // b`` for
+    ``remainder`` (floor division, the quotient the forward's remainder goes with: for
+    ``1.0 % 0.1 == 0.0999...`` it is 9, where ``floor(1.0 / 0.1)`` is 10), ``trunc(a / b)``
+    for ``fmod``.  A constant: its own derivative is zero."""
+    if ctx.rounding == "floor":
+        x, y = arrays(a, b)
+        return as_tensor(np.asarray(np.floor_divide(x, y)))
     q: Tensor = a / b
-    return q.floor() if ctx.rounding == "floor" else q.trunc()
+    return q.trunc()
 
 
 def _integral(v: Any) -> bool:
@@ -293,12 +322,13 @@ class Pow(Function[Tensor]):
             out = as_tensor(exact(x))
             save_operands(ctx, a, b, out)
             return out
-        if np.asarray(x).dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        try:
-            out = as_tensor(np.power(x, y))
-        except ValueError:
-            raise broadcast_error(x, y) from None
+        if np.asarray(x).dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub":
+            out = as_tensor(_integer_power(a, b, x, y))
+        else:
+            try:
+                out = as_tensor(np.power(x, y))
+            except ValueError:
+                raise broadcast_error(x, y) from None
         save_operands(ctx, a, b, out)
         return out
 
@@ -318,6 +348,34 @@ class Pow(Function[Tensor]):
             None if ta is None else ta * d_base,
             None if tb is None else tb * d_exponent,
         )
+
+
+def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
+    """``x ** y`` in an integer (or bool) dtype, with torch's rules: a Python exponent must
+    fit the dtype and not be negative; a negative exponent in a tensor gives ``1 ** n == 1``,
+    ``(-1) ** n == +-1`` and 0 for every other base; bool only to a Python bool."""
+    dt = np.asarray(x).dtype
+    if dt.kind == "b":
+        if isinstance(a, Tensor) and type(b) is bool:
+            return x.copy() if b else np.ones_like(x)
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if not isinstance(b, Tensor):
+        if b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        fill_value_as(b, dt)  # torch's RuntimeError for an exponent the dtype cannot hold
+    negative = np.asarray(y) < 0
+    if not negative.any():
+        try:
+            return np.power(x, y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+    try:
+        out = np.power(x, np.where(negative, 0, y).astype(dt))
+    except ValueError:
+        raise broadcast_error(x, y) from None
+    odd = np.asarray(y) % 2 != 0
+    at_negative = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, at_negative, out).astype(dt)
 
 
 def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
@@ -441,6 +499,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         input = Tensor(input)
+    if alpha != 1:
+        _check_no_bool(input, other)
     return Sub.apply(input, _scaled(other, alpha))
 
 
@@ -563,6 +623,8 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: ``input - alpha * other`` (``-=``)."""
+    if alpha != 1:
+        _check_no_bool(input, other)
     return write_in_place(Sub, input, _scaled(other, alpha))
 
 

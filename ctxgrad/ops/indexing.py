@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ctxgrad._dtypes import fill_value_as
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -833,6 +834,8 @@ class MaskedFill(Function[Tensor]):
         m = _check_mask("masked_fill", mask)
         _broadcast_shape(m, data)
         ctx.save_for_backward(mask)
+        if type(value) is int:
+            value = fill_value_as(value, data.dtype)  # torch's RuntimeError for an int the dtype cannot hold
         return as_tensor(np.where(m, value, data).astype(data.dtype, copy=False))
 
     @staticmethod

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad._dtypes import fill_value_as
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import (
     CopySlices,
@@ -86,6 +87,8 @@ class Fill(Function[Tensor]):
                     f"fill_ only supports 0-dimension value tensor but got tensor with {value.array.ndim} dimensions."
                 )
             value = value.array
+        elif type(value) is int:
+            value = fill_value_as(value, x.array.dtype)  # torch's RuntimeError for an int the dtype cannot hold
         return as_tensor(np.full(x.array.shape, value, dtype=x.array.dtype))
 
     @staticmethod

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import get_default_dtype, promote_operands, result_dtype, short_name
+from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -127,12 +128,17 @@ class Where(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, condition: Tensor, x: Any, y: Any) -> Tensor:
-        a, b = promote_operands(raw(x), raw(y))
+        a, b = raw(x), raw(y)
+        if type(a) is int or type(b) is int:  # torch refuses an int the result dtype cannot hold
+            dt = result_dtype(a, b)
+            fill_value_as(a, dt)
+            fill_value_as(b, dt)
+        a, b = promote_operands(a, b)
         ctx.save_for_backward(condition)
         try:
             return as_tensor(np.where(condition.array, a, b))
         except ValueError:
-            raise broadcast_error(np.empty(np.broadcast_shapes(np.shape(a), np.shape(b))), condition.array) from None
+            raise _where_broadcast_error(condition.array, a, b) from None
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:
@@ -150,6 +156,18 @@ class Where(Function[Tensor]):
         return Where.apply(condition, 0.0 if tx is None else tx, 0.0 if ty is None else ty)
 
 
+def _where_broadcast_error(*operands: Any) -> RuntimeError:
+    """Torch's error for ``where`` operands that do not broadcast: the shapes are folded
+    in the order condition, input, other, and the first mismatch is named."""
+    shape: tuple[int, ...] = ()
+    for operand in operands:
+        try:
+            shape = np.broadcast_shapes(shape, np.shape(operand))
+        except ValueError:
+            return broadcast_error(np.broadcast_to(np.empty(()), shape), operand)
+    return RuntimeError(f"where: shapes {[list(np.shape(o)) for o in operands]} do not broadcast")
+
+
 class Abs(_Elementwise):
     """``|x|``; d/dx = sign(x) (0 at 0, as torch)."""
 
@@ -157,8 +175,11 @@ class Abs(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype == np.bool_:
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(x)
-        return as_tensor(np.abs(x.array))
+        return as_tensor(np.abs(data))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -231,7 +252,10 @@ class Square(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return as_tensor(np.square(x.array))
+        data = x.array
+        if data.dtype == np.bool_:
+            data = data.astype(np.int64)  # torch: pow(bool, 2) is int64
+        return as_tensor(np.square(data))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -452,6 +476,8 @@ class Relu(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         data = x.array
+        if data.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         y = as_tensor(np.maximum(np.zeros((), dtype=data.dtype), data))  # in this order -0.0 stays -0.0, as in torch
         ctx.save_for_backward(y)
         return y
@@ -467,10 +493,14 @@ class _Rounding(Function[Tensor]):
     gradient is zero, as torch's is for these piecewise-constant functions."""
 
     rounding: ClassVar[Callable[..., Any]]
+    kernel: ClassVar[str]  # torch's kernel, named when it refuses a bool tensor
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return _keep_integers(ctx.forward_cls.rounding, x)
+        cls = ctx.forward_cls
+        if x.dtype == np.bool_:
+            raise NotImplementedError(f"\"{cls.kernel}\" not implemented for 'Bool'")
+        return _keep_integers(cls.rounding, x)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -486,6 +516,7 @@ class Floor(_Rounding):
 
     _backward_name = "FloorBackward0"
     rounding = np.floor
+    kernel = "floor_vml_cpu"
 
 
 class Ceil(_Rounding):
@@ -493,6 +524,7 @@ class Ceil(_Rounding):
 
     _backward_name = "CeilBackward0"
     rounding = np.ceil
+    kernel = "ceil_vml_cpu"
 
 
 class Round(_Rounding):
@@ -500,6 +532,7 @@ class Round(_Rounding):
 
     _backward_name = "RoundBackward0"
     rounding = np.round
+    kernel = "round_vml_cpu"
 
 
 class Trunc(_Rounding):
@@ -507,6 +540,7 @@ class Trunc(_Rounding):
 
     _backward_name = "TruncBackward0"
     rounding = np.trunc
+    kernel = "trunc_vml_cpu"
 
 
 class Frac(Function[Tensor]):
@@ -518,7 +552,7 @@ class Frac(Function[Tensor]):
     def forward(ctx: Any, x: Tensor) -> Tensor:
         data = x.array
         if data.dtype.kind in "iub":
-            raise RuntimeError(f"\"frac_cpu\" not implemented for '{short_name(data.dtype)}'")
+            raise NotImplementedError(f"\"frac_cpu\" not implemented for '{short_name(data.dtype)}'")
         return as_tensor(data - np.trunc(data))
 
     @staticmethod
@@ -743,18 +777,21 @@ class ClampScalar(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Any, hi: Any) -> Tensor:
         data = x.array
+        low, high = lo, hi
         if data.dtype.kind != "f" or type(lo) not in _PLAIN or type(hi) not in _PLAIN:
             dt = data.dtype
             for bound in (lo, hi):
                 if bound is not None:
                     dt = result_dtype(np.empty(0, dt), bound)
             data = data.astype(dt, copy=False)
+            # torch's RuntimeError for an int bound the dtype cannot hold
+            low, high = (fill_value_as(b, dt) if type(b) is int else b for b in (lo, hi))
         ctx.save_for_backward(x)
         ctx.bounds = (lo, hi)
-        if lo is not None:  # bound first: a tie keeps x (-0.0 vs 0.0), as in torch
-            data = np.maximum(lo, data, dtype=data.dtype)
-        if hi is not None:
-            data = np.minimum(hi, data, dtype=data.dtype)
+        if low is not None:  # bound first: a tie keeps x (-0.0 vs 0.0), as in torch
+            data = np.maximum(low, data, dtype=data.dtype)
+        if high is not None:
+            data = np.minimum(high, data, dtype=data.dtype)
         return as_tensor(data)
 
     @staticmethod
@@ -1010,17 +1047,15 @@ class LerpTensor(Function[Tensor]):
 
 
 def _lerp_operands(start: Tensor, end: Tensor, weight: Tensor | None) -> tuple[Any, Any]:
-    """torch's checks: floating ``start``, and ``end`` (and a tensor ``weight``) of its dtype."""
+    """torch's checks, in torch's order: ``end`` (and a tensor ``weight``) of ``start``'s
+    dtype, then a floating or complex ``start``."""
     x, y = start.array, end.array
-    if x.dtype.kind != "f":
-        kernel = "lerp_kernel_scalar" if weight is None else "lerp_kernel_tensor"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(x.dtype)}'")
     for name, other in (("end", y), ("weight", None if weight is None else weight.array)):
         if other is not None and other.dtype != x.dtype:
-            raise RuntimeError(
-                f"expected dtype {short_name(x.dtype).lower()} for `{name}` but got dtype "
-                f"{short_name(other.dtype).lower()}"
-            )
+            raise RuntimeError(f"expected dtype {cpp_name(x.dtype)} for `{name}` but got dtype {cpp_name(other.dtype)}")
+    if x.dtype.kind not in "fc":
+        kernel = "lerp_kernel_scalar" if weight is None else "lerp_kernel_tensor"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(x.dtype)}'")
     return x, y
 
 
@@ -1089,8 +1124,14 @@ class Elu(Function[Tensor]):
 
 
 def _elu_derivative(ctx: Any, grad: Tensor) -> Tensor:
+    """``grad * (y + alpha)`` where ``x < 0``, ``grad * alpha`` at 0, else ``grad``.  At 0 the
+    factor is a constant, not ``y + alpha``: so the second derivative there is 0, as torch's
+    (whose ``elu_double_backward`` masks with ``x < 0``)."""
     x, y = ctx.saved_tensors
-    return Where.apply(_mask(x.array <= 0), grad * (y + ctx.alpha), grad)
+    data = x.array
+    zero = data == 0
+    rest = Where.apply(_mask(zero), grad * ctx.alpha, grad) if zero.any() else grad
+    return Where.apply(_mask(data < 0), grad * (y + ctx.alpha), rest)
 
 
 class Gelu(Function[Tensor]):
@@ -1494,9 +1535,47 @@ def lerp_method(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` is true, else ``other``; with ``condition`` alone, its
     nonzero indices as a tuple of 1-D int64 tensors (``condition.nonzero(as_tuple=True)``)."""
+    if not isinstance(condition, Tensor):
+        raise TypeError(_where_signature_error(condition, input, other))
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
+    if condition.dtype == np.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be removed in a future "
+            "version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif condition.dtype != np.bool_:
+        name = short_name(condition.dtype)
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {name}")
     return Where.apply(condition, input, other)
+
+
+def _where_signature_error(*args: Any) -> str:
+    """Torch's TypeError for ``where`` called with a condition that is not a tensor."""
+    given = [a for a in args if a is not None]
+    names = ["Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in given]
+    lines = [
+        f"where() received an invalid combination of arguments - got ({', '.join(names)}), but expected one of:",
+        " * (Tensor condition)",
+        " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+    ]
+    if len(given) == 3:
+        for signature, wanted in (
+            ("(Tensor condition, Number self, Tensor other)", ("Tensor", "Number", "Tensor")),
+            ("(Tensor condition, Tensor input, Number other)", ("Tensor", "Tensor", "Number")),
+            ("(Tensor condition, Number self, Number other)", ("Tensor", "Number", "Number")),
+        ):
+            marked = [
+                n if (n == "Tensor" if w == "Tensor" else isinstance(a, (int, float, complex))) else f"!{n}!"
+                for a, n, w in zip(given, names, wanted)
+            ]
+            lines += [
+                f" * {signature}",
+                f"      didn't match because some of the arguments have invalid types: ({', '.join(marked)})",
+            ]
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- in-place variants

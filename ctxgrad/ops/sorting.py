@@ -121,11 +121,14 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: Any, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
         data = x.array
+        if data.dtype == np.bool_:
+            kernel = "median_out" if k is None else "kthvalue_cpu"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         dim = _wrap_dim(dim, data.ndim)
         flat = data.reshape(1) if data.ndim == 0 else data
         n = flat.shape[dim]
         if k is None:  # median: the lower middle; NaN if the row holds one
-            nans = np.isnan(flat).sum(axis=dim) if flat.dtype.kind == "f" else np.zeros(())
+            nans = np.isnan(flat).sum(axis=dim) if flat.dtype.kind == "f" else np.zeros((), dtype=np.intp)
             position: Any = np.where(nans > 0, n - nans, (n - 1) // 2)
             if n == 0:
                 raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
@@ -173,6 +176,8 @@ class Median(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         data = x.array
+        if data.dtype == np.bool_:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         flat = data.reshape(-1)
         if flat.size == 0:
             out = np.asarray(np.nan, dtype=flat.dtype) if flat.dtype.kind == "f" else np.zeros((), flat.dtype)

@@ -217,7 +217,9 @@ class OpTestCase:
     * ``check_backward``, ``check_double_backward``, ``check_forward_mode``,
       ``check_requires_grad_subsets``: turn a check off (its test is then skipped) when the op
       does not support it, for example ``check_forward_mode = False`` for a Function without
-      ``jvp``, ``check_double_backward = False`` for a ``once_differentiable`` backward.
+      ``jvp`` whose ``backward`` is ``once_differentiable`` or computed in NumPy (forward mode
+      derives a ``jvp`` from a ``backward`` written in ctxgrad ops, and the test checks that
+      one), ``check_double_backward = False`` for a ``once_differentiable`` backward.
     * ``max_requires_grad_subsets``: the subsets of differentiable inputs tried by
       ``test_requires_grad_subsets`` (all non-empty proper subsets, smallest first, up to this
       many per case).
