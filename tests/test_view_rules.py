@@ -283,3 +283,40 @@ def test_a_hook_on_a_view_changed_in_place_does_not_scale_the_new_gradient() -> 
 
 def test_a_hook_on_a_view_changed_in_place_matches_torch(torch: Any) -> None:
     assert hooked_view_then_changed(ctxgrad) == hooked_view_then_changed(torch)
+
+
+def none_then_nodes(m: Any) -> tuple[Any, Any, Any]:
+    """A backward returns None for one input; behind it, a built-in node and a custom one."""
+
+    class HalfGrad(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any, y: Any) -> Any:
+            return x * y
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad, None
+
+    class Double(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad * 2
+
+    x = m.tensor([1.0], requires_grad=True)
+    y = m.tensor([2.0], requires_grad=True)
+    w = m.tensor([3.0], requires_grad=True)
+    HalfGrad.apply(x, y * 1).sum().backward()  # y's built-in node gets nothing: y.grad stays None
+    HalfGrad.apply(x, Double.apply(w)).sum().backward()  # a custom node runs on zeros: w.grad is 0
+    return x.grad.tolist(), y.grad, w.grad.tolist()
+
+
+def test_no_gradient_through_a_built_in_node_leaves_grad_none() -> None:
+    assert none_then_nodes(ctxgrad) == ([2.0], None, [0.0])
+
+
+def test_no_gradient_through_a_built_in_node_matches_torch(torch: Any) -> None:
+    assert none_then_nodes(ctxgrad) == none_then_nodes(torch)

@@ -104,6 +104,7 @@ class TakeFlat(Function[Tensor]):
 
     _backward_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any]) -> Tensor:
@@ -127,6 +128,7 @@ class ReplaceFlat(Function[Tensor]):
 
     _backward_name = "ReplaceFlatBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Any) -> Tensor:
@@ -159,6 +161,7 @@ class CopySlices(Function[Tensor]):
 
     _backward_name = "CopySlices"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(

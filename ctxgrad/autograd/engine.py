@@ -174,18 +174,25 @@ def _execute(run: _Run, keep_graph: bool) -> None:
     buffers, deps, ready, captures = run.buffers, run.deps, run.ready, run.captures
     visit, runnable, anomaly = run.visit, run.runnable, _state.anomaly
     pop, push = heapq.heappop, heapq.heappush
+    run_it = True
     while ready:
         node = pop(ready)[2]
         buf = buffers.pop(node, None)
-        if buf is None:
+        if buf is None:  # no gradient reached it: a built-in op passes none on, as torch's do
             buf = [None] * len(node._out_meta)
+            if getattr(node, "skips_without_gradient", False) and node._hooks is None:
+                run_it = False
         if node._hooks is not None or type(node) is AccumulateGrad:
             buf = node._output_grads(buf)
         if captures and node in captures:
             _capture(run, node, buf)
         if runnable is not None and node not in runnable:
             continue
-        grads = run_checked(node, buf) if anomaly else node._run(buf)
+        grads: list[Tensor | None]
+        if not run_it:
+            grads, run_it = [None] * len(node._edges), True
+        else:
+            grads = run_checked(node, buf) if anomaly else node._run(buf)
         if not keep_graph:
             node._release()
         for e, g in zip(node._edges, grads):

@@ -293,7 +293,12 @@ class FunctionMeta(type):
         cls._backward_cls = type(
             node_name,
             (BackwardCFunction,),
-            {"_forward_cls": cls, "__module__": cls.__module__, "__doc__": f"Backward node of {name}."},
+            {
+                "_forward_cls": cls,
+                "skips_without_gradient": getattr(cls, "skips_without_gradient", False),
+                "__module__": cls.__module__,
+                "__doc__": f"Backward node of {name}.",
+            },
         )
         cls._backward_cls.forward_cls = cls  # type: ignore[assignment]  # public; the core reads _forward_cls
         cls._plan = plan = Plan(cls, _overrides(cls, "setup_context"))
@@ -358,6 +363,10 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
     #: an input returned as-is) may not be changed in place, as in torch: the view's history
     #: would bypass the Function's own backward.
     returns_views: ClassVar[bool] = False
+    #: When no gradient reaches any output, backward is not run and no input gets one (the
+    #: built-in ops, as torch's formulas pass "undefined" on); a Function without it runs on
+    #: zeros, as in torch.
+    skips_without_gradient: ClassVar[bool] = False
     generate_vmap_rule: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -54,6 +54,7 @@ class Im2Col(Function[Tensor]):
     """``(N, C, H, W) -> (N, C*kh*kw, L)``: every window of the (padded) input as a column."""
 
     _backward_name = "Im2ColBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, kernel: Pair, dilation: Pair, padding: Pads4, stride: Pair) -> Tensor:
@@ -94,6 +95,7 @@ class Col2Im(Function[Tensor]):
     """``(N, C*kh*kw, L) -> (N, C, H, W)``: the adjoint of :class:`Im2Col` (overlaps add up)."""
 
     _backward_name = "Col2ImBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(
@@ -141,6 +143,7 @@ class Convolution(Function[Tensor]):
     """
 
     _backward_name = "ConvolutionBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(
@@ -274,6 +277,7 @@ class MaxPool2d(Function[Tensor]):
     """The maximum of each window; the gradient goes to the (first) position of each maximum."""
 
     _backward_name = "MaxPool2DWithIndicesBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(
@@ -304,6 +308,7 @@ class Embedding(Function[Tensor]):
     their number with ``scale_grad_by_freq``), none for ``padding_idx``."""
 
     _backward_name = "EmbeddingBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, indices: Tensor, weight: Tensor, padding_idx: int, scale_grad_by_freq: bool) -> Tensor:
@@ -348,6 +353,7 @@ class ConstantPad(Function[Tensor]):
     ``(before, after)`` pair per dimension, first dimension first."""
 
     _backward_name = "ConstantPadNdBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, pads: tuple[Pair, ...], value: float) -> Tensor:
@@ -383,6 +389,7 @@ class CrossEntropyWithIndices(Function[Tensor]):
     from the saved input with ctxgrad ops, so it can be differentiated again."""
 
     _backward_name = "NllLossBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, target: np.ndarray[Any, Any], keep: np.ndarray[Any, Any], mean: bool) -> Tensor:
@@ -426,6 +433,7 @@ class ZeroSecondOrder(Function[Tensor]):
     depend on the input's values, so this link stands for that connection."""
 
     _backward_name = "ZeroSecondOrderBackward"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, x: Tensor) -> Tensor:
@@ -457,6 +465,7 @@ class BinaryCrossEntropy(Function[Tensor]):
     exactly 0 or 1) and ``log(1 - x) - log(x)`` (clamped) for ``t``."""
 
     _backward_name = "BinaryCrossEntropyBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, t: Tensor) -> Tensor:
@@ -486,6 +495,7 @@ class SecondOrderLink(Function[Tensor]):
 
     _backward_name = "SecondOrderLinkBackward"
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

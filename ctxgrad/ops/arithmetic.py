@@ -33,6 +33,7 @@ class Add(Function[Tensor]):
 
     _backward_name = "AddBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -57,6 +58,7 @@ class Sub(Function[Tensor]):
 
     _backward_name = "SubBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -104,6 +106,7 @@ class Mul(Function[Tensor]):
 
     _backward_name = "MulBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -131,6 +134,7 @@ class Div(Function[Tensor]):
 
     _backward_name = "DivBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -173,6 +177,7 @@ class FloorDivide(Function[Tensor]):
     ``jvp`` raise."""
 
     _backward_name = "torch::autograd::NotImplemented"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -204,6 +209,7 @@ class Remainder(Function[Tensor]):
     :class:`Fmod` is the same with ``trunc`` for ``floor``."""
 
     _backward_name = "RemainderBackward1"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -272,6 +278,7 @@ class Neg(Function[Tensor]):
 
     _backward_name = "NegBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -312,6 +319,7 @@ class Pow(Function[Tensor]):
 
     _backward_name = "PowBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -414,6 +422,7 @@ class MatMul(Function[Tensor]):
 
     _backward_name = "MmBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:

@@ -22,6 +22,8 @@ class _Compare(Function[Tensor]):
     """Apply the class's ``ufunc``.  The bool output does not require grad, so the engine
     never calls ``backward``; it exists for completeness."""
 
+    skips_without_gradient = True
+
     ufunc: ClassVar[Callable[..., Any]]
 
     @staticmethod
@@ -76,6 +78,8 @@ class Ge(_Compare):
 class _Test(Function[Tensor]):
     """Apply the class's ``test`` to a floating tensor; integers and bools are never NaN or
     infinite (every element is finite)."""
+
+    skips_without_gradient = True
 
     test: ClassVar[Callable[..., Any]]
     integer_result: ClassVar[bool] = False
@@ -132,6 +136,8 @@ class LogicalXor(_Compare):
 class LogicalNot(Function[Tensor]):
     """Elementwise ``not x`` (nonzero is true)."""
 
+    skips_without_gradient = True
+
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         return as_tensor(np.logical_not(x.array))
@@ -144,6 +150,8 @@ class LogicalNot(Function[Tensor]):
 class _Bitwise(Function[Tensor]):
     """Apply the class's ``ufunc`` to bool or integer operands (tensors or Python ints and
     bools), promoted as torch promotes; floating operands are refused, as in torch."""
+
+    skips_without_gradient = True
 
     ufunc: ClassVar[Callable[..., Any]]
     kernel: ClassVar[str]
@@ -187,6 +195,8 @@ class BitwiseXor(_Bitwise):
 
 class BitwiseNot(Function[Tensor]):
     """Elementwise ``~x``: logical not for bools, two's-complement not for integers."""
+
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

@@ -35,6 +35,7 @@ class Real(Function[Tensor]):
 
     _backward_name = "RealBackward0"
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -54,6 +55,7 @@ class Imag(Function[Tensor]):
 
     _backward_name = "ImagBackward0"
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -72,6 +74,7 @@ class Conj(Function[Tensor]):
     """The complex conjugate (a copy); the gradient is the conjugate of the incoming one."""
 
     _backward_name = "ConjBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -91,6 +94,7 @@ class Angle(Function[Tensor]):
     a complex ``z`` is ``i z / |z|^2`` times the incoming one (0 at ``z = 0``), of a real one 0."""
 
     _backward_name = "AngleBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -127,6 +131,7 @@ class ComplexFromParts(Function[Tensor]):
     gradients are the real and the imaginary parts of the incoming one."""
 
     _backward_name = "ComplexBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, real: Tensor, imag: Tensor) -> Tensor:
@@ -163,6 +168,7 @@ class ViewAsReal(Function[Tensor]):
 
     _backward_name = "ViewAsRealBackward0"
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -184,6 +190,7 @@ class ViewAsComplex(Function[Tensor]):
 
     _backward_name = "ViewAsComplexBackward0"
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

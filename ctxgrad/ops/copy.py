@@ -17,6 +17,7 @@ class Clone(Function[Tensor]):
 
     _backward_name = "CloneBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -47,6 +48,7 @@ class ToDtype(Function[Tensor]):
     does not require grad (the engine never asks it for one)."""
 
     _backward_name = "ToCopyBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:

@@ -364,6 +364,7 @@ class GetItem(Function[Tensor]):
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: tuple[Any, ...]) -> Tensor:
@@ -416,6 +417,7 @@ class IndexIntoZeros(Function[Tensor]):
 
     _backward_name = "IndexIntoZerosBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: tuple[Any, ...]) -> Tensor:
@@ -441,6 +443,7 @@ class Index(Function[Tensor]):
 
     _backward_name = "IndexBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: NumpyIndex) -> Tensor:
@@ -464,6 +467,7 @@ class IndexPutIntoZeros(Function[Tensor]):
 
     _backward_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], index: NumpyIndex) -> Tensor:
@@ -531,6 +535,7 @@ class Gather(Function[Tensor]):
 
     _backward_name = "GatherBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -615,6 +620,7 @@ class Scatter(Function[Tensor]):
 
     _backward_name = "ScatterBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -649,6 +655,7 @@ class ScatterValue(Function[Tensor]):
 
     _backward_name = "ScatterBackward1"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -671,6 +678,7 @@ class ScatterAdd(Function[Tensor]):
 
     _backward_name = "ScatterAddBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -696,6 +704,7 @@ class IndexSelect(Function[Tensor]):
 
     _backward_name = "IndexSelectBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -737,6 +746,7 @@ class IndexAddIntoZeros(Function[Tensor]):
 
     _backward_name = "IndexAddBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, values: Tensor, shape: tuple[int, ...], dim: int, index: Tensor) -> Tensor:
@@ -766,6 +776,7 @@ class Take(Function[Tensor]):
 
     _backward_name = "TakeBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: Tensor) -> Tensor:
@@ -827,6 +838,7 @@ class MaskedFill(Function[Tensor]):
 
     _backward_name = "MaskedFillBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -855,6 +867,7 @@ class MaskedFillTensor(Function[Tensor]):
 
     _backward_name = "MaskedFillBackward1"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
@@ -893,6 +906,7 @@ class MaskedSelect(Function[Tensor]):
 
     _backward_name = "MaskedSelectBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, mask: Tensor) -> Tensor:

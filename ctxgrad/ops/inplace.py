@@ -49,6 +49,7 @@ class CopyFrom(Function[Tensor]):
 
     _backward_name = "CopyBackwards"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, src: Any) -> Tensor:
@@ -78,6 +79,7 @@ class Fill(Function[Tensor]):
 
     _backward_name = "FillBackward2"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, value: Any) -> Tensor:
@@ -106,6 +108,7 @@ class Zero(Function[Tensor]):
 
     _backward_name = "ZeroBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

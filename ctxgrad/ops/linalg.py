@@ -57,6 +57,8 @@ class _MatrixProduct(Function[Tensor]):
     shapes its torch op accepts: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad, and the tangent
     ta @ b + a @ tb, each with the same op."""
 
+    skips_without_gradient = True
+
     holomorphic = True
 
     @staticmethod
@@ -129,6 +131,7 @@ class Mv(Function[Tensor]):
 
     _backward_name = "MvBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
@@ -180,6 +183,7 @@ class Dot(Function[Tensor]):
 
     _backward_name = "DotBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -395,6 +399,7 @@ class Einsum(Function[Tensor]):
     _backward_name = "EinsumBackward0"
     holomorphic = True
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, plan: tuple[str, tuple[str, ...], str, tuple[int, ...]], *operands: Tensor) -> Tensor:
@@ -461,6 +466,7 @@ class EmbedDiagonal(Function[Tensor]):
     (``"ii"``: the diagonal of a matrix); the adjoint of einsum's ``"ii->i"``."""
 
     _backward_name = "EmbedDiagonalBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, g: Tensor, sub: str, shape: tuple[int, ...]) -> Tensor:
@@ -551,6 +557,7 @@ class LinalgInv(Function[Tensor]):
 
     _backward_name = "LinalgInvExBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -586,6 +593,7 @@ class LinalgDet(Function[Tensor]):
 
     _backward_name = "LinalgDetBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -631,6 +639,7 @@ class Minors(Function[Tensor]):
     and column ``j``.  Linear; its adjoint is :class:`MinorsAdjoint`."""
 
     _backward_name = "MinorsBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -652,6 +661,7 @@ class MinorsAdjoint(Function[Tensor]):
     """The adjoint of :class:`Minors`: each minor's entries summed back into ``shape``."""
 
     _backward_name = "MinorsAdjointBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -685,6 +695,7 @@ class LinalgSolve(Function[Tensor]):
 
     _backward_name = "LinalgSolveExBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, left: bool) -> Tensor:

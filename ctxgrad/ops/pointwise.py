@@ -52,6 +52,8 @@ class _Elementwise(Function[Tensor]):
     ``forward`` saved; the chain rule is then the same in both modes: ``backward`` is ``grad * f'(x)`` and ``jvp`` is
     ``tangent * f'(x)``.  (Written in ctxgrad ops, the derivative can itself be differentiated.)"""
 
+    skips_without_gradient = True
+
     # Most are a NumPy ufunc on floating values (integers become the default float dtype),
     # saving the input, or the output when the derivative is best written with it.
     ufunc: ClassVar[Callable[..., Any]]
@@ -125,6 +127,7 @@ class Where(Function[Tensor]):
 
     _backward_name = "WhereBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, condition: Tensor, x: Any, y: Any) -> Tensor:
@@ -191,6 +194,7 @@ class Sign(Function[Tensor]):
     """-1, 0 or 1 by the sign of ``x`` (0 for NaN, as torch); its gradient is zero."""
 
     _backward_name = "SignBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -492,6 +496,8 @@ class _Rounding(Function[Tensor]):
     """Apply the class's NumPy ``rounding`` function (integers come back unchanged); the
     gradient is zero, as torch's is for these piecewise-constant functions."""
 
+    skips_without_gradient = True
+
     rounding: ClassVar[Callable[..., Any]]
     kernel: ClassVar[str]  # torch's kernel, named when it refuses a bool tensor
 
@@ -547,6 +553,7 @@ class Frac(Function[Tensor]):
     """``x - trunc(x)`` (floating inputs only, as torch); the gradient passes through."""
 
     _backward_name = "FracBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -625,6 +632,7 @@ class Atan2(Function[Tensor]):
     (both 0 at the origin in backward, NaN there in forward mode: torch's conventions)."""
 
     _backward_name = "Atan2Backward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -666,6 +674,7 @@ class Logit(Function[Tensor]):
     gradient is 0 outside); without, the gradient is NaN outside ``[0, 1]``, as in torch."""
 
     _backward_name = "LogitBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, eps: float | None) -> Tensor:
@@ -700,6 +709,7 @@ class Maximum(Function[Tensor]):
     """The larger of two tensors (NaN if either is); at a tie each side gets half the gradient."""
 
     _backward_name = "MaximumBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -723,6 +733,7 @@ class Minimum(Function[Tensor]):
     """The smaller of two tensors (NaN if either is); at a tie each side gets half the gradient."""
 
     _backward_name = "MinimumBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -773,6 +784,7 @@ class ClampScalar(Function[Tensor]):
     where ``lo <= x <= hi`` (bounds included, as in torch)."""
 
     _backward_name = "ClampBackward1"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Any, hi: Any) -> Tensor:
@@ -839,6 +851,7 @@ class ClampTensor(Function[Tensor]):
     """
 
     _backward_name = "ClampBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
@@ -894,6 +907,7 @@ class ClampMinTensor(Function[Tensor]):
     """``max(x, lo)`` for a tensor ``lo`` (``clamp_min``): ``x`` keeps the gradient at a tie."""
 
     _backward_name = "ClampMinBackward1"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, bound: Tensor) -> Tensor:
@@ -919,6 +933,7 @@ class ClampMaxTensor(Function[Tensor]):
     """``min(x, hi)`` for a tensor ``hi`` (``clamp_max``): ``x`` keeps the gradient at a tie."""
 
     _backward_name = "ClampMaxBackward1"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, bound: Tensor) -> Tensor:
@@ -988,6 +1003,7 @@ class LerpScalar(Function[Tensor]):
 
     _backward_name = "LerpBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, start: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -1017,6 +1033,7 @@ class LerpTensor(Function[Tensor]):
 
     _backward_name = "LerpBackward1"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, start: Tensor, end: Tensor, weight: Tensor) -> Tensor:
@@ -1072,6 +1089,7 @@ class LeakyRelu(Function[Tensor]):
     """``x`` where ``x > 0``, else ``negative_slope * x``; the slope applies at 0, as in torch."""
 
     _backward_name = "LeakyReluBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, negative_slope: float) -> Tensor:
@@ -1104,6 +1122,7 @@ class Elu(Function[Tensor]):
     comes from the saved output (so ``alpha`` at 0, as in torch)."""
 
     _backward_name = "EluBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, alpha: float) -> Tensor:
@@ -1139,6 +1158,7 @@ class Gelu(Function[Tensor]):
     ``x/2 * (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))``."""
 
     _backward_name = "GeluBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, approximate: str) -> Tensor:
@@ -1174,6 +1194,7 @@ class Silu(Function[Tensor]):
     """``x * sigmoid(x)``; d/dx = s (1 + x (1 - s)) with s = sigmoid(x)."""
 
     _backward_name = "SiluBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -1202,6 +1223,7 @@ class Softplus(Function[Tensor]):
     d/dx = sigmoid(beta x) (1 beyond the threshold)."""
 
     _backward_name = "SoftplusBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, beta: float, threshold: float) -> Tensor:

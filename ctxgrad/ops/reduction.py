@@ -45,6 +45,7 @@ class Sum(Function[Tensor]):
 
     _backward_name = "SumBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
@@ -69,6 +70,7 @@ class Mean(Function[Tensor]):
 
     _backward_name = "MeanBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
@@ -92,6 +94,8 @@ class Mean(Function[Tensor]):
 class SumToSize(Function[Tensor]):
     """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
     that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
+
+    skips_without_gradient = True
 
     holomorphic = True  # linear, real coefficients
 
@@ -159,6 +163,7 @@ class _Flip(Function[Tensor]):
 
     _backward_name = "FlipBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, axis: int) -> Tensor:
@@ -180,6 +185,7 @@ class _Shift(Function[Tensor]):
 
     _backward_name = "CatBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, axis: int, forward: bool, fill: float) -> Tensor:
@@ -246,6 +252,7 @@ class Prod(Function[Tensor]):
 
     _backward_name = "ProdBackward1"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> Tensor:
@@ -276,6 +283,7 @@ class ProdAll(Function[Tensor]):
 
     _backward_name = "ProdBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -312,6 +320,7 @@ class Cumsum(Function[Tensor]):
 
     _backward_name = "CumsumBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, reverse: bool = False) -> Tensor:
@@ -361,6 +370,7 @@ class Cumprod(Function[Tensor]):
 
     _backward_name = "CumprodBackward0"
     holomorphic = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
@@ -445,6 +455,7 @@ class Var(Function[Tensor]):
     """Variance over ``dims`` with ``correction`` (Bessel's by default)."""
 
     _backward_name = "VarBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
@@ -510,6 +521,7 @@ class Std(Function[Tensor]):
     """Standard deviation: ``sqrt(var)``; the gradient is 0 where it is 0, as torch's."""
 
     _backward_name = "StdBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
@@ -579,6 +591,7 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
     (the first of ties, as torch on the CPU)."""
 
     _backward_name = "MaxBackward0"
+    skips_without_gradient = True
     op_name: ClassVar[str] = "max"
     pick: ClassVar[Callable[..., Any]] = np.argmax
 
@@ -656,6 +669,7 @@ class MaxAll(Function[Tensor]):
     """Largest element (``max()``); the gradient is shared evenly by ties, as torch."""
 
     _backward_name = "MaxBackward1"
+    skips_without_gradient = True
     op_name: ClassVar[str] = "max"
     reduce: ClassVar[Callable[..., Any]] = np.max
 
@@ -697,6 +711,7 @@ class Amax(Function[Tensor]):
     """Largest element over ``dims`` (all when empty); ties share the gradient evenly."""
 
     _backward_name = "AmaxBackward0"
+    skips_without_gradient = True
     op_name: ClassVar[str] = "amax"
     reduce: ClassVar[Callable[..., Any]] = np.max
 
@@ -755,6 +770,8 @@ def _unkeep(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: b
 class ArgMax(Function[Tensor]):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
 
+    skips_without_gradient = True
+
     op_name: ClassVar[str] = "argmax"
     pick: ClassVar[Callable[..., Any]] = np.argmax
 
@@ -802,6 +819,7 @@ class Logsumexp(Function[Tensor]):
     overflows nor underflows (a slice of -inf gives -inf, as torch)."""
 
     _backward_name = "LogsumexpBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -852,6 +870,7 @@ class VectorNorm(Function[Tensor]):
     torch's (``norm_backward``), e.g. 0 at the zero vector for ``p = 2``."""
 
     _backward_name = "LinalgVectorNormBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, p: float, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
@@ -953,6 +972,7 @@ class Softmax(Function[Tensor]):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed around the maximum."""
 
     _backward_name = "SoftmaxBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
@@ -992,6 +1012,7 @@ class LogSoftmax(Function[Tensor]):
     """``x - logsumexp(x)`` along ``dim``, computed around the maximum."""
 
     _backward_name = "LogSoftmaxBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
@@ -1033,6 +1054,8 @@ class LogSoftmax(Function[Tensor]):
 
 class All(Function[Tensor]):
     """True where every element over ``dims`` is non-zero (bool; uint8 stays uint8)."""
+
+    skips_without_gradient = True
 
     reduce: ClassVar[Callable[..., Any]] = np.all
 

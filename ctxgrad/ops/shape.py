@@ -56,6 +56,7 @@ class Reshape(Function[Tensor]):
     _backward_name = "ViewBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -102,6 +103,7 @@ class ViewDtype(Function[Tensor]):
 
     _backward_name = "ViewBackward0"
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dtype: np.dtype[Any]) -> Tensor:
@@ -130,6 +132,7 @@ class Permute(Function[Tensor]):
     _backward_name = "PermuteBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -162,6 +165,7 @@ class Expand(Function[Tensor]):
     _backward_name = "ExpandBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
@@ -251,6 +255,7 @@ class Squeeze(Function[Tensor]):
     _backward_name = "SqueezeBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None) -> Tensor:
@@ -279,6 +284,7 @@ class Unsqueeze(Function[Tensor]):
     _backward_name = "UnsqueezeBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
@@ -302,6 +308,7 @@ class Narrow(Function[Tensor]):
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -325,6 +332,7 @@ class NarrowGrad(Function[Tensor]):
 
     _backward_name = "SliceBackwardBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], dim: int, start: int, length: int) -> Tensor:
@@ -351,6 +359,7 @@ class Unbind(Function[tuple[Tensor, ...]]):
     _backward_name = "UnbindBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, ...]:
@@ -374,6 +383,7 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
     _backward_name = "SplitWithSizesBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
@@ -420,6 +430,7 @@ class Cat(Function[Tensor]):
 
     _backward_name = "CatBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
@@ -470,6 +481,7 @@ class Stack(Function[Tensor]):
 
     _backward_name = "StackBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
@@ -501,6 +513,7 @@ class Flip(Function[Tensor]):
 
     _backward_name = "FlipBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -522,6 +535,7 @@ class Roll(Function[Tensor]):
 
     _backward_name = "RollBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Tensor:
@@ -547,6 +561,7 @@ class Repeat(Function[Tensor]):
 
     _backward_name = "RepeatBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, repeats: tuple[int, ...]) -> Tensor:
@@ -587,6 +602,7 @@ class Tril(Function[Tensor]):
 
     _backward_name = "TrilBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
     keep: ClassVar[Callable[..., Any]] = staticmethod(np.tril)
     name: ClassVar[str] = "tril"
 
@@ -635,6 +651,7 @@ class Diagonal(Function[Tensor]):
     _backward_name = "DiagonalBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
@@ -672,6 +689,7 @@ class DiagonalGrad(Function[Tensor]):
 
     _backward_name = "DiagonalBackwardBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
@@ -697,6 +715,7 @@ class DiagEmbed(Function[Tensor]):
 
     _backward_name = "DiagEmbedBackward0"
     holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:

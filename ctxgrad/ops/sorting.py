@@ -43,6 +43,7 @@ class Sort(Function[tuple[Tensor, Tensor]]):
     """Sorted values and the indices they came from, along ``dim``."""
 
     _backward_name = "SortBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
@@ -74,6 +75,7 @@ class Topk(Function[tuple[Tensor, Tensor]]):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
 
     _backward_name = "TopkBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: int, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
@@ -117,6 +119,7 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
     """The ``k``-th smallest value along ``dim`` and its index (``Median`` picks its ``k``)."""
 
     _backward_name = "KthvalueBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: Any, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
@@ -172,6 +175,7 @@ class Median(Function[Tensor]):
     among the elements equal to it."""
 
     _backward_name = "MedianBackward0"
+    skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
