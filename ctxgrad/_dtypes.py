@@ -143,7 +143,15 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
             if ca == cb:
                 wider: np.dtype[Any] = np.promote_types(da, db)
                 return wider
-            return da if ca > cb else db
+            high, low = (da, db) if ca > cb else (db, da)
+            if high.kind == "c" and low.kind == "f":
+                # complex with floating: the complex type of the wider float (float64 and
+                # complex64 make complex128), of the dimensioned one's if the complex one is 0-d
+                dims = da if a_dims else db
+                base = np.promote_types(low, high.type(0).real.dtype) if a_dims == b_dims else dims
+                if base.kind == "f":
+                    return complex128 if base == float64 else complex64
+            return high
         return da if a_dims else db
     if a_arr:
         assert isinstance(a, np.ndarray)

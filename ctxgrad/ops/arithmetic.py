@@ -65,6 +65,12 @@ class Sub(Function[Tensor]):
                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                 "`logical_xor()` operator instead."
             )
+        if (isinstance(a, Tensor) and a.dtype == np.bool_) or (isinstance(b, Tensor) and b.dtype == np.bool_):
+            # (torch refuses a bool operand whatever the other is; promotion made x or y a number)
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+                "a mask, use the `~` or `logical_not()` operator instead."
+            )
         try:
             return as_tensor(x - y)
         except ValueError:

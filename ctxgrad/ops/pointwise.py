@@ -157,8 +157,11 @@ class Abs(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype == np.bool_:
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(x)
-        return as_tensor(np.abs(x.array))
+        return as_tensor(np.abs(data))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -210,6 +213,8 @@ class Sgn(Function[Tensor]):
         magnitude = np.abs(data)
         if _NUMPY_2:  # NumPy 1 gives the sign of the real part for complex numbers
             out = np.sign(data)
+            if not np.isfinite(magnitude).all():  # torch's z / |z|: inf / inf is NaN
+                out = np.where(np.isinf(magnitude), np.complex128(complex(np.nan, np.nan)), out)
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
                 out = np.where(magnitude == 0, 0, data / np.where(magnitude == 0, 1, magnitude))
@@ -275,7 +280,8 @@ class Square(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return as_tensor(np.square(x.array))
+        data = x.array
+        return as_tensor(np.square(data if data.dtype != np.bool_ else data.astype(np.int64)))  # bool: int64
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -496,6 +502,8 @@ class Relu(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         data = x.array
+        if data.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         y = as_tensor(np.maximum(np.zeros((), dtype=data.dtype), data))  # in this order -0.0 stays -0.0, as in torch
         ctx.save_for_backward(y)
         return y
@@ -1134,7 +1142,11 @@ class Elu(Function[Tensor]):
 
 def _elu_derivative(ctx: Any, grad: Tensor) -> Tensor:
     x, y = ctx.saved_tensors
-    return Where.apply(_mask(x.array <= 0), grad * (y + ctx.alpha), grad)
+    data = x.array
+    # (y's own gradient only where x < 0: at x = 0 the second derivative is 0, as torch's
+    # elu_double_backward has it; y is 0 there, so the value is the same)
+    y = Where.apply(_mask(data < 0), y, 0.0) if (data == 0).any() else y
+    return Where.apply(_mask(data <= 0), grad * (y + ctx.alpha), grad)
 
 
 class Gelu(Function[Tensor]):

@@ -324,8 +324,12 @@ class Cumsum(Function[Tensor]):
         axis = ctx.axis = _wrap_dim(dim, data.ndim)
         ctx.reverse = reverse
         if reverse:
-            return as_tensor(np.ascontiguousarray(np.flip(np.cumsum(np.flip(data, axis), axis=axis), axis)))
-        return as_tensor(np.cumsum(data, axis=axis))
+            out = np.ascontiguousarray(np.flip(np.cumsum(np.flip(data, axis), axis=axis), axis))
+        else:
+            out = np.cumsum(data, axis=axis)
+        if out.dtype.kind in "fc":
+            out += 0.0  # torch's running sum starts at +0: -0.0 becomes 0.0
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
