@@ -207,6 +207,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether gradients are computed for this tensor."""
+        if self._base is not None:
+            self._history()  # a view whose base was changed in place since: re-read it first
         return self._requires_grad
 
     @requires_grad.setter

@@ -72,11 +72,14 @@ MAX_NUMEL = 128
 
 @dataclass(frozen=True)
 class Leaf:
-    """An input of a graph: its shape, dtype name and whether it requires grad."""
+    """An input of a graph: its shape, dtype name (``float32``, ``float64``, ``complex64``,
+    ``complex128``, ``int64`` or ``bool``), whether it requires grad, and whether some of its
+    elements are special values (NaN, ±inf, ±0)."""
 
     shape: Shape
     dtype: str
     requires_grad: bool
+    special: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,8 @@ class Graph:
         lines = [f"Graph(seed={self.seed}, outputs={self.outputs})"]
         for i, v in enumerate(self.values):
             if isinstance(v, Leaf):
-                lines.append(f"  v{i} = leaf{v.shape} {v.dtype} requires_grad={v.requires_grad}")
+                special = " special" if v.special else ""
+                lines.append(f"  v{i} = leaf{v.shape} {v.dtype} requires_grad={v.requires_grad}{special}")
             else:
                 args = ", ".join(f"v{a}" for a in v.args)
                 lines.append(f"  v{i} = {v.op}({args}; params={v.params}) -> {v.shape}")
@@ -130,7 +134,23 @@ BINARY_OPS = ("add", "sub", "mul", "div_pos", "maximum", "minimum", "atan2_pos",
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "logsumexp", "norm", "max_dim", "var")
 SHAPE_OPS = ("reshape", "transpose", "permute", "unsqueeze", "squeeze", "expand", "select", "slice", "take_rows")
 MULTI_OPS = ("matmul", "cat", "stack", "where")
-ALL_OPS = UNARY_OPS + BINARY_OPS + REDUCTIONS + SHAPE_OPS + MULTI_OPS
+#: In-place ops on views: ``out = x.clone()``, then an in-place op on a view of ``out``
+#: (``out`` is the node's value), or on ``out`` itself after a view was taken (the view is).
+INPLACE_OPS = ("inplace_on_view", "view_of_inplace")
+ALL_OPS = UNARY_OPS + BINARY_OPS + REDUCTIONS + SHAPE_OPS + MULTI_OPS + INPLACE_OPS
+#: The ops a graph of complex leaves draws: those torch takes complex inputs for, without the
+#: poles of ``tanh``/``sigmoid`` near the leaves (the branch cuts of ``log``, ``sqrt`` and
+#: ``pow`` are kept at a distance by :func:`kink_margin`).
+COMPLEX_OPS = (
+    "neg", "exp", "sin", "cos", "square", "expm1", "abs", "log_pos", "sqrt_pos", "reciprocal_pos",
+    "pow_pos", "affine", "rsub", "rdiv_pos", "clone", "cumsum", "flip",
+    "add", "sub", "mul", "div_pos", "pow_tensor", "sum", "mean", "prod", "norm", "var",
+    *SHAPE_OPS, "matmul", "cat", "stack", "where", *INPLACE_OPS,
+)  # fmt: skip
+#: The leaf dtypes of the default graphs: integer and bool leaves (never requiring grad) mix
+#: with floating ones, and an op torch refuses for them must fail on ctxgrad too.
+REAL_DTYPES = ("float32", "float64", "float32", "float64", "int64", "bool")
+COMPLEX_DTYPES = ("complex128", "complex64", "complex128", "float64")
 
 
 def _numel(shape: Shape) -> int:
@@ -143,6 +163,8 @@ class _Builder:
 
     draw: Callable[[st.SearchStrategy[Any]], Any]
     values: list[Leaf | Node] = field(default_factory=list)
+    dtypes: Sequence[str] = ("float32", "float64")
+    special: bool = False
 
     @property
     def shapes(self) -> list[Shape]:
@@ -152,9 +174,10 @@ class _Builder:
         return sum(isinstance(v, Node) for v in self.values)
 
     def leaf(self, shape: Shape) -> int:
-        dtype = self.draw(st.sampled_from(("float32", "float64")))
-        requires_grad = self.draw(st.sampled_from((True, True, False)))
-        self.values.append(Leaf(shape, dtype, requires_grad))
+        dtype = self.draw(st.sampled_from(tuple(self.dtypes)))
+        requires_grad = self.draw(st.sampled_from((True, True, False))) and dtype not in ("int64", "bool")
+        special = bool(self.draw(st.booleans())) if self.special else False
+        self.values.append(Leaf(shape, dtype, requires_grad, special))
         return len(self.values) - 1
 
     def pick(self, ok: Callable[[Shape], bool] = lambda s: True) -> int | None:
@@ -358,6 +381,24 @@ def _add_op(b: _Builder, op: str) -> int | None:
         out = list(shape)
         out.insert(d if d >= 0 else d + ndim + 1, 2)
         return b.add(op, [x, y], (d,), tuple(out))
+    if op in INPLACE_OPS:
+        view = _view_kind(draw, shape)
+        if view is None:
+            return None
+        vshape = _view_shape(shape, view)
+        kind = draw(st.sampled_from(("mul_", "add_", "sub_", "div_", "copy_", "zero_", "neg_", "mul_scalar")))
+        args = [x]
+        if kind in ("mul_", "add_", "sub_", "div_", "copy_"):
+            target = vshape if op == "inplace_on_view" else shape
+            y = b.partner(
+                target,
+                lambda s: _broadcasts_into(s, target),
+                lambda: _broadcastable_to(draw, target)[-len(target) :] if target else (),
+            )
+            if not _broadcasts_into(b.shapes[y], target):
+                return None
+            args.append(y)
+        return b.add(op, args, (view, kind), shape if op == "inplace_on_view" else vshape)
     if op == "where":
         c = b.partner(shape, lambda s: _broadcasts(shape, s), lambda: _broadcastable_to(draw, shape))
         y = b.partner(shape, lambda s: _broadcasts(shape, s), lambda: _broadcastable_to(draw, shape))
@@ -372,10 +413,71 @@ def _add_op(b: _Builder, op: str) -> int | None:
     raise AssertionError(f"unknown op {op}")
 
 
+def _view_kind(draw: Any, shape: Shape) -> tuple[Any, ...] | None:
+    """A view to take of a value of ``shape``: a row, a slice with a step, a transpose or the
+    whole tensor (``view_as``); None for a 0-d value (only the whole)."""
+    kinds: list[tuple[Any, ...]] = [("whole",)]
+    if len(shape) >= 1:
+        start = int(draw(st.integers(0, 1))) if shape[0] > 1 else 0  # (never an empty slice)
+        kinds += [("row", int(draw(st.integers(-shape[0], shape[0] - 1)))), ("step", start)]
+    if len(shape) >= 2:
+        kinds.append(("transpose",))
+    return tuple(draw(st.sampled_from(kinds)))
+
+
+def _view_shape(shape: Shape, view: tuple[Any, ...]) -> Shape:
+    if view[0] == "row":
+        return shape[1:]
+    if view[0] == "step":
+        return (len(range(view[1], shape[0], 2)), *shape[1:])
+    if view[0] == "transpose":
+        return (shape[1], shape[0], *shape[2:])
+    return shape
+
+
+def _broadcasts_into(s: Shape, target: Shape) -> bool:
+    """``s`` broadcasts to ``target`` without growing it (an in-place op's operand)."""
+    try:
+        return tuple(np.broadcast_shapes(s, target)) == tuple(target)
+    except ValueError:
+        return False
+
+
+def take_view(x: Any, view: tuple[Any, ...]) -> Any:
+    if view[0] == "row":
+        return x[view[1]]
+    if view[0] == "step":
+        return x[view[1] :: 2]
+    if view[0] == "transpose":
+        return x.transpose(0, 1)
+    return x.view_as(x)
+
+
+def in_place(kind: str, target: Any, other: Any) -> None:
+    """``target.<kind>(other)``; ``mul_scalar`` multiplies by -1.5, ``div_`` divides by
+    ``other * other + 0.5``."""
+    if kind == "mul_scalar":
+        target.mul_(-1.5)
+    elif kind in ("zero_", "neg_"):
+        getattr(target, kind)()
+    elif kind == "div_":
+        target.div_(_pos(other))
+    else:
+        getattr(target, kind)(other)
+
+
 @st.composite
-def graphs(draw: Any, min_nodes: int = 3, max_nodes: int = 12, ops: Sequence[str] = ALL_OPS) -> Graph:
-    """A random expression DAG over the built-in ops (see the module docstring)."""
-    b = _Builder(draw)
+def graphs(
+    draw: Any,
+    min_nodes: int = 3,
+    max_nodes: int = 12,
+    ops: Sequence[str] = ALL_OPS,
+    dtypes: Sequence[str] = ("float32", "float64"),
+    special: bool = False,
+) -> Graph:
+    """A random expression DAG over the built-in ops (see the module docstring), its leaves
+    of ``dtypes``; with ``special``, some leaves hold NaN, ±inf and ±0 among their values."""
+    b = _Builder(draw, dtypes=dtypes, special=special)
     for _ in range(draw(st.integers(1, 3))):
         b.leaf(_shapes(draw, 0, 3))  # extra leaves may stay unused: their gradient is None
     n_nodes = draw(st.integers(min_nodes, max_nodes))
@@ -385,7 +487,7 @@ def graphs(draw: Any, min_nodes: int = 3, max_nodes: int = 12, ops: Sequence[str
             # fall back on an op that always applies, so that the graph still grows
             x = b.pick()
             assert x is not None
-            fallback = draw(st.sampled_from(("sin", "tanh", "mul_self")))
+            fallback = draw(st.sampled_from(("sin", "neg", "mul_self")))
             b.add(fallback, [x, x] if fallback == "mul_self" else [x], (), b.shapes[x])
     nodes = [i for i, v in enumerate(b.values) if isinstance(v, Node)]
     used = {a for v in b.values if isinstance(v, Node) for a in v.args}
@@ -396,12 +498,34 @@ def graphs(draw: Any, min_nodes: int = 3, max_nodes: int = 12, ops: Sequence[str
     return Graph(tuple(b.values), outputs, seed)
 
 
+SPECIAL_VALUES = (math.nan, math.inf, -math.inf, 0.0, -0.0)
+
+
 def leaf_arrays(graph: Graph) -> list[np.ndarray]:
-    """The values of the leaves (in [-2, 2], away from 0 by a little), in their dtypes."""
+    """The values of the leaves (in [-2, 2], away from 0 by a little; complex: both parts so;
+    int64: ±1 to ±3; bool: either), in their dtypes; a special leaf has about a third of its
+    elements replaced by NaN, ±inf or ±0 (NaN or ±0 in each part, for a complex one)."""
     rng = np.random.default_rng(graph.seed)
     out = []
     for leaf in graph.leaves:
         values = rng.uniform(0.1, 2.0, size=leaf.shape) * rng.choice((-1.0, 1.0), size=leaf.shape)
+        if leaf.dtype.startswith("complex"):
+            values = values + 1j * rng.uniform(0.1, 2.0, size=leaf.shape) * rng.choice((-1.0, 1.0), size=leaf.shape)
+        elif leaf.dtype == "int64":
+            values = np.round(values * 1.5 + np.sign(values))
+        elif leaf.dtype == "bool":
+            values = values > 0
+        if leaf.special and leaf.dtype not in ("int64", "bool"):
+            where = rng.random(leaf.shape) < 0.35
+            picks = np.asarray(rng.choice(len(SPECIAL_VALUES), size=leaf.shape))
+            special = np.asarray(SPECIAL_VALUES)[picks]
+            if values.dtype.kind == "c":
+                # NaN and ±0 only: torch's complex kernels are not C99's at infinities (expm1 of
+                # -inf + iy is NaN there, -1 in NumPy and ctxgrad); built part by part
+                finite_ones = np.asarray((math.nan, 0.0, -0.0))
+                special = np.asarray(finite_ones[np.asarray(rng.choice(3, size=leaf.shape))], dtype=np.complex128)
+                special.imag = finite_ones[np.asarray(rng.choice(3, size=leaf.shape))]
+            values = np.where(where, special, values)
         out.append(np.asarray(values, dtype=leaf.dtype))
     return out
 
@@ -524,14 +648,25 @@ def apply_op(lib: Any, node: Node, args: Sequence[Any]) -> Any:
     if op == "matmul":
         # torch's matmul refuses mixed dtypes: promote explicitly, as torch code must
         if x.dtype != y.dtype:
-            x, y = x.to(lib.float64), y.to(lib.float64)
+            wide = lib.complex128 if x.is_complex() or y.is_complex() else lib.float64
+            x, y = x.to(wide), y.to(wide)
         return lib.matmul(x, y)
     if op == "cat":
         return lib.cat(list(args), dim=p[0])
     if op == "stack":
         return lib.stack(list(args), dim=p[0])
     if op == "where":
-        return lib.where(args[0] > 0, args[1], args[2])
+        condition = args[0].real if args[0].is_complex() else args[0]
+        return lib.where(condition > 0, args[1], args[2])
+    if op == "inplace_on_view":
+        out = x.clone()
+        in_place(p[1], take_view(out, p[0]), y)
+        return out
+    if op == "view_of_inplace":
+        out = x.clone()
+        view = take_view(out, p[0])
+        in_place(p[1], out, y)
+        return view
     raise AssertionError(f"unknown op {op}")
 
 
@@ -554,8 +689,11 @@ def run_graph(lib: Any, graph: Graph, leaves: Sequence[Any], promote: bool = Fal
 def make_leaves(lib: Any, graph: Graph, promote: bool = False) -> list[Any]:
     """The leaves of ``graph`` as tensors of ``lib``, from :func:`leaf_arrays` (in float64
     if ``promote``: the float32 values, exactly)."""
+    wider = {"float32": np.float64, "complex64": np.complex128}
     return [
-        lib.tensor(a.astype(np.float64) if promote else a, requires_grad=leaf.requires_grad)
+        lib.tensor(
+            a.astype(wider[leaf.dtype]) if promote and leaf.dtype in wider else a, requires_grad=leaf.requires_grad
+        )
         for a, leaf in zip(leaf_arrays(graph), graph.leaves)
     ]
 
@@ -567,6 +705,8 @@ def loss_of(lib: Any, graph: Graph, values: Sequence[Any]) -> Any:
     total = None
     for out, w in zip(outs, weights):
         term = (out * lib.tensor(w)).sum()
+        if term.is_complex():
+            term = term.real
         total = term if total is None else total + term
     return total
 
@@ -581,6 +721,8 @@ def kink_margin(node: Node, args: Sequence[np.ndarray]) -> float:
     ``inf`` for smooth ops."""
     op, p = node.op, node.params
     x = args[0]
+    if any(np.iscomplexobj(a) for a in args):
+        return _complex_margin(op, args)
     if op in ("relu", "abs", "elu", "leaky_relu"):
         return _gap(x, np.zeros(()))
     if op == "clamp":
@@ -589,6 +731,8 @@ def kink_margin(node: Node, args: Sequence[np.ndarray]) -> float:
         return _gap(x, args[1])
     if op == "where":
         return _gap(args[0], np.zeros(()))
+    if op in INPLACE_OPS and p[1] == "div_":
+        return _gap(args[1] * args[1] + 0.5, np.zeros(()))
     if op in ("sort", "sort_descending"):
         if x.ndim == 0 or x.shape[p[0]] < 2:
             return math.inf
@@ -605,6 +749,33 @@ def kink_margin(node: Node, args: Sequence[np.ndarray]) -> float:
         return min(_gap(ordered[..., -1], ordered[..., -2]), _gap(ordered[..., 0], ordered[..., 1]))
     if op == "norm":
         return float(np.sqrt(np.sum(x * x)))
+    return math.inf
+
+
+def _cut_distance(w: np.ndarray) -> float:
+    """How far ``w`` stays from the branch cut of ``log`` and ``sqrt`` (the negative real axis)
+    and from 0."""
+    w = np.asarray(w)
+    if w.size == 0:
+        return math.inf
+    near_cut = np.where(w.real < 0, np.abs(w.imag), math.inf)
+    return float(min(np.min(near_cut), np.min(np.abs(w))))
+
+
+def _complex_margin(op: str, args: Sequence[np.ndarray]) -> float:
+    """:func:`kink_margin` for complex arguments: 0 of ``abs``, ``where``'s real part at 0, and
+    the branch cuts (and 0) of the arguments of ``log``, ``sqrt`` and ``pow``."""
+    x = args[0]
+    if op in ("abs", "norm"):
+        return float(np.min(np.abs(x))) if x.size else math.inf
+    if op == "where":
+        return _gap(np.real(x), np.zeros(()))
+    if op in ("log_pos", "sqrt_pos", "rsqrt_pos", "pow_pos", "reciprocal_pos", "rdiv_pos"):
+        return _cut_distance(x * x + 0.5)
+    if op in ("pow_tensor", "div_pos"):
+        return _cut_distance(args[1] * args[1] + 0.5) if op == "div_pos" else _cut_distance(x * x + 0.5)
+    if op in INPLACE_OPS and len(args) > 1:
+        return _cut_distance(args[1] * args[1] + 0.5)
     return math.inf
 
 

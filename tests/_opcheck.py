@@ -18,6 +18,12 @@ tests over ``double_cases``).  Each case is checked for
   central difference along the tangent;
 * double backward against torch and against central differences of the first gradient.
 
+Complex inputs: a domain ``"complex:<domain>"`` draws complex128 values (see
+:func:`make_inputs`); a complex case runs in complex128 and complex64 (where a real one runs
+in float64 and float32), its loss is the real part of ``sum(out * w)`` with complex
+weights, its central differences perturb the real and the imaginary part (the gradient is
+``dL/dx + i dL/dy``, torch's convention) and its tangents are complex.
+
 A case that is expected to fail one check names it in ``bugs`` (``{"torch": "why"}``, or
 ``"all"``): the test is then a strict xfail, so it is noticed when it starts passing.
 """
@@ -65,10 +71,18 @@ def make_inputs(specs: Sequence[InputSpec], seed: int) -> list[np.ndarray]:
     random sign; ``unit`` in (-0.9, 0.9); ``prob`` in (0.05, 0.95); ``distinct`` a shuffled
     permutation of well-separated values (no ties: max, sort, median); ``wellcond`` square
     matrices ``I*n + noise``, safely invertible; or a callable ``(rng, shape) -> array``.
+
+    ``complex:<domain>`` is complex128: ``any`` and ``nz`` get an imaginary part of the same
+    kind, ``pos`` a phase in (-2, 2) (away from the cut of ``log`` and ``sqrt``), ``unit`` is
+    scaled by 0.6 and gets an imaginary part in (-0.54, 0.54) (inside the unit disc, away from
+    the cuts of ``asin``), the others an imaginary part in (-0.5, 0.5).
     """
     rng = np.random.default_rng(seed)
     arrays = []
     for shape, domain in specs:
+        if isinstance(domain, str) and domain.startswith("complex:"):
+            arrays.append(_complex_values(rng, shape, domain.removeprefix("complex:")))
+            continue
         if callable(domain):
             a = domain(rng, shape)
         elif domain == "any":
@@ -94,8 +108,43 @@ def make_inputs(specs: Sequence[InputSpec], seed: int) -> list[np.ndarray]:
     return arrays
 
 
-def weights_for(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    return np.asarray(np.random.default_rng(seed + 1000).standard_normal(shape), dtype=np.float64)
+def _complex_values(rng: np.random.Generator, shape: tuple[int, ...], domain: str) -> np.ndarray:
+    (real,) = make_inputs([(shape, domain)], int(rng.integers(2**31)))
+    if domain == "pos":
+        return np.asarray(real * np.exp(1j * rng.uniform(-2.0, 2.0, shape)), dtype=np.complex128)
+    if domain == "any":
+        imag = rng.standard_normal(shape)
+    elif domain == "nz":
+        imag = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    elif domain == "unit":
+        real, imag = 0.6 * real, rng.uniform(-0.54, 0.54, shape)
+    else:
+        imag = rng.uniform(-0.5, 0.5, shape)
+    return np.asarray(real + 1j * imag, dtype=np.complex128)
+
+
+def weights_for(shape: tuple[int, ...], seed: int, complex_: bool = False) -> np.ndarray:
+    """Fixed random weights of the loss ``sum(out * w)`` (complex for a complex output)."""
+    rng = np.random.default_rng(seed + 1000)
+    w = np.asarray(rng.standard_normal(shape), dtype=np.float64)
+    return w + 1j * rng.standard_normal(shape) if complex_ else w
+
+
+def _is_complex(t: Any) -> bool:
+    return bool(t.is_complex())
+
+
+def real_sum(t: Any) -> Any:
+    """``t.sum()``, its real part when ``t`` is complex: a real loss (torch refuses a complex one)."""
+    total = t.sum()
+    return total.real if _is_complex(total) else total
+
+
+def dtype_of(m: Any, array: np.ndarray, dtype: str) -> Any:
+    """``m``'s dtype named ``dtype`` (``float64``, ``float32``), complex for a complex array."""
+    if array.dtype.kind == "c":
+        dtype = {"float64": "complex128", "float32": "complex64"}.get(dtype, dtype)
+    return getattr(m, dtype)
 
 
 def assert_same(ct: Any, tt: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
@@ -134,22 +183,26 @@ def numerical_gradient_check(
     """
     xs = [ctxgrad.tensor(a, requires_grad=True) for a in arrays]
     out = fn(*xs)
-    assert out.dtype == np.float64
-    w = ctxgrad.tensor(weights_for(tuple(out.shape), seed))
-    (out * w).sum().backward()
+    assert out.dtype in (np.float64, np.complex128)
+    w = ctxgrad.tensor(weights_for(tuple(out.shape), seed, _is_complex(out)))
+    real_sum(out * w).backward()
 
     def objective(values: list[np.ndarray]) -> float:
         ts = [ctxgrad.tensor(v, requires_grad=True) for v in values]
-        return float((fn(*ts) * w).sum().item())
+        return float(real_sum(fn(*ts) * w).item())
+
+    def difference(i: int, idx: tuple[int, ...], step: complex) -> float:
+        plus = [v.copy() for v in arrays]
+        minus = [v.copy() for v in arrays]
+        plus[i][idx] += step
+        minus[i][idx] -= step
+        return (objective(plus) - objective(minus)) / (2 * eps)
 
     for i, a in enumerate(arrays):
         numeric = np.zeros_like(a)
         for idx in np.ndindex(a.shape):
-            plus = [v.copy() for v in arrays]
-            minus = [v.copy() for v in arrays]
-            plus[i][idx] += eps
-            minus[i][idx] -= eps
-            numeric[idx] = (objective(plus) - objective(minus)) / (2 * eps)
+            # a complex input: dL/dx + i dL/dy, torch's convention
+            numeric[idx] = difference(i, idx, eps) + (1j * difference(i, idx, 1j * eps) if a.dtype.kind == "c" else 0)
         grad = xs[i].grad
         analytic = np.zeros_like(a) if grad is None else to_numpy(grad)
         assert analytic.shape == a.shape
@@ -158,17 +211,21 @@ def numerical_gradient_check(
 
 def grads_of(m: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], dtype: str, seed: int) -> tuple[Any, ...]:
     """``(out, grad_0, grad_1, ...)`` of ``(fn(m, *xs) * w).sum()`` on ``m`` (ctxgrad or torch)."""
-    xs = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in arrays]
+    xs = [m.tensor(a, dtype=dtype_of(m, a, dtype), requires_grad=True) for a in arrays]
     out = fn(m, *xs)
     if out.requires_grad:
-        w = m.tensor(weights_for(tuple(out.shape), seed), dtype=out.dtype)
-        (out * w).sum().backward()
+        w = m.tensor(weights_for(tuple(out.shape), seed, _is_complex(out)), dtype=out.dtype)
+        real_sum(out * w).backward()
     return (out, *(x.grad for x in xs))
 
 
 def tangents_for(arrays: Sequence[np.ndarray], seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed + 31)
-    return [rng.standard_normal(a.shape) for a in arrays]
+    out = []
+    for a in arrays:
+        t = rng.standard_normal(a.shape)
+        out.append(t + 1j * rng.standard_normal(a.shape) if a.dtype.kind == "c" else t)
+    return out
 
 
 def jvp_of(m: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], tangents: Sequence[np.ndarray]) -> Any:
@@ -186,17 +243,23 @@ def first_and_second(m: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray
     ``sum_i (g_i * v_i).sum()`` over the first gradients that require grad."""
     xs = [m.tensor(a, requires_grad=True) for a in arrays]
     out = fn(m, *xs)
-    w = m.tensor(weights_for(tuple(out.shape), seed))
-    firsts = m.autograd.grad((out * w).sum(), xs, create_graph=True, allow_unused=True)
+    w = m.tensor(weights_for(tuple(out.shape), seed, _is_complex(out)))
+    firsts = m.autograd.grad(real_sum(out * w), xs, create_graph=True, allow_unused=True)
     rng = np.random.default_rng(seed + 7)
     total = None
     for g in firsts:
         if g is not None and g.requires_grad:
-            term = (g * m.tensor(rng.standard_normal(tuple(g.shape)))).sum()
+            term = real_sum(g * m.tensor(_projection(rng, g)))
             total = term if total is None else total + term
     assert total is not None, "the function is linear: no second derivative to check"
     seconds = m.autograd.grad(total, xs, allow_unused=True)
     return tuple(firsts), tuple(seconds)
+
+
+def _projection(rng: np.random.Generator, g: Any) -> np.ndarray:
+    """A random array of ``g``'s shape (complex for a complex ``g``) to project it on."""
+    v = rng.standard_normal(tuple(g.shape))
+    return v + 1j * rng.standard_normal(tuple(g.shape)) if _is_complex(g) else v
 
 
 def _differentiable(out: Any) -> bool:
@@ -216,8 +279,8 @@ class OpFamilyTests:
         expected = np.asarray(ref(np, *(a.copy() for a in arrays)))
         assert isinstance(out, ctxgrad.Tensor)
         assert tuple(out.shape) == expected.shape
-        if expected.dtype.kind == "f":
-            assert out.dtype == np.float64
+        if expected.dtype.kind in "fc":
+            assert out.dtype == (np.complex128 if expected.dtype.kind == "c" else np.float64)
             np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-14)
         else:
             np.testing.assert_array_equal(out.numpy(), expected)
@@ -299,16 +362,16 @@ class OpFamilyTests:
         first gradient: the second derivative without torch."""
         arrays = make_inputs(case.inputs, case.seed)
         rng = np.random.default_rng(case.seed + 7)
-        vs = [ctxgrad.tensor(rng.standard_normal(a.shape)) for a in arrays]
+        vs = [ctxgrad.tensor(_projection(rng, ctxgrad.tensor(a))) for a in arrays]
 
         def first_gradient_dot_v(*xs: Any) -> Any:
             out = case.fn(ctxgrad, *xs)
-            w = ctxgrad.tensor(weights_for(tuple(out.shape), case.seed))
-            firsts = ctxgrad.autograd.grad((out * w).sum(), xs, create_graph=True, allow_unused=True)
+            w = ctxgrad.tensor(weights_for(tuple(out.shape), case.seed, _is_complex(out)))
+            firsts = ctxgrad.autograd.grad(real_sum(out * w), xs, create_graph=True, allow_unused=True)
             total = ctxgrad.tensor(0.0, dtype=ctxgrad.float64)
             for g, v in zip(firsts, vs):
                 if g is not None:
-                    total = total + (g * v).sum()
+                    total = total + real_sum(g * v)
             return total
 
         numerical_gradient_check(first_gradient_dot_v, arrays, case.seed)

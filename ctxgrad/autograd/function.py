@@ -457,9 +457,9 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
     """The body of ``apply``: forward (with grad mode off, as in torch), then record the
     call if grad mode was on and some input requires grad."""
     state = _state
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    for a in args:  # (a view whose base was changed in place is re-read: .requires_grad)
+        if isinstance(a, Tensor) and (a._requires_grad or a._base is not None):
+            needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
             break
     else:  # nothing requires grad, as for most ops inside forward and backward: all False
         needs = (False,) * len(args)

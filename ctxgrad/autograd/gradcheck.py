@@ -491,7 +491,13 @@ def _mismatch_message(
         + f"Jacobian {mode}mismatch for output {part.q:d} with respect to input {i:d},",
         f"  input {i} is {checked.input_name(i)}: shape {list(x_shape)}, {x._data.dtype.name}",
         f"  output {part.q} is {checked.output_name(part.position)}: shape {list(output_shape)}",
-        f"  Jacobian[k, j] is d output[j] / d input[k], shape [{x._data.size}, {int(np.prod(output_shape))}]: "
+        f"  Jacobian[k, j] is d output[j] / d input[k], shape [{n.shape[0]}, {int(np.prod(output_shape))}]"
+        + (
+            f" (rows {x._data.size} and on: along the imaginary parts)"
+            if n.shape[0] == 2 * x._data.size and x._data.size
+            else ""
+        )
+        + ": "
         f"{failing} of {diff.size} entries fail |analytical - numerical| <= atol + rtol * |numerical| "
         f"(atol={atol:g}, rtol={rtol:g})",
     ]
@@ -523,7 +529,12 @@ def _mismatch_message(
 
 
 def _entry(k: int, j: int, x_shape: tuple[int, ...], output_shape: tuple[int, ...], name: str) -> str:
-    return f"Jacobian[{k}, {j}] (d output{_position(output_shape, j)} / d {name}{_position(x_shape, k)})"
+    size = int(np.prod(x_shape))
+    if size and k >= size:  # forward mode's rows for a complex input: then those along its imaginary part
+        where = f"imag({name}{_position(x_shape, k - size)})"
+    else:
+        where = f"{name}{_position(x_shape, k)}"
+    return f"Jacobian[{k}, {j}] (d output{_position(output_shape, j)} / d {where})"
 
 
 def _scalar(value: complex) -> str:
@@ -581,6 +592,17 @@ def _random_unit(rng: np.random.Generator, size: int) -> np.ndarray[Any, Any]:
     return vec / norm if norm > 0 else vec
 
 
+def _directions(rng: np.random.Generator, inputs: list[Tensor], outputs: list[Tensor]) -> tuple[list[Any], list[Any]]:
+    """Random unit directions ``u`` per input and ``v`` per output; a complex input's ``u`` is
+    complex (its imaginary part drawn last, so real checks see the same directions)."""
+    us: list[Any] = [_random_unit(rng, t._data.size) for t in inputs]
+    vs = [_random_unit(rng, o._data.size) for o in outputs]
+    for k, t in enumerate(inputs):
+        if t._data.dtype.kind == "c":
+            us[k] = us[k] + 1j * _random_unit(rng, t._data.size)
+    return us, vs
+
+
 def _fast_backward_check(
     checked: _Checked,
     result: tuple[Any, ...],
@@ -591,19 +613,24 @@ def _fast_backward_check(
     nondet_tol: float,
     check_grad_dtypes: bool,
 ) -> None:
-    """``v^T (J u)`` by one finite difference against ``(v^T J) u`` by one backward."""
-    rng = np.random.default_rng(_SEED)
+    """``v^T (J u)`` by one finite difference against ``(v^T J) u`` by one backward.
+
+    Complex numbers as torch does: a complex output is checked as its real and its imaginary
+    part (the backward seeded with ``v`` and ``i v``); a complex input's direction
+    ``u = u_r + i u_i`` moves its real part along ``u_r`` and its imaginary part along ``u_i``,
+    so the finite difference is ``ds/dx u_r + ds/dy u_i``, and the backward's gradient
+    ``G = ds/dx + i ds/dy`` gives the same number as ``Re(conj(G) . u)``."""
     inputs = checked.tensors
-    us = [_random_unit(rng, t._data.size) for t in inputs]
-    vs = [_random_unit(rng, result[p]._data.size) for p in positions]
+    us, vs = _directions(np.random.default_rng(_SEED), inputs, [result[p] for p in positions])
     # J u for every input and output: two calls of func per input.
     ju = [
         _central_difference(checked, x, ..., eps * u.reshape(x._data.shape), eps, positions) for x, u in zip(inputs, us)
     ]
-    for q, (p, v) in enumerate(zip(positions, vs)):
-        output = result[p]
-        part = _Part(q, p, False, False)
-        first, second = _vjp(output, inputs, v), _vjp(output, inputs, v)
+    for part in _parts(result, positions):
+        q, p = part.q, part.position
+        output, v = result[p], vs[q]
+        seed = v * 1j if part.imag else v
+        first, second = _vjp(output, inputs, seed), _vjp(output, inputs, seed)
         for i, x in enumerate(inputs):
             g1, g2 = first[i], second[i]
             if g1 is not None:
@@ -616,13 +643,15 @@ def _fast_backward_check(
                     f"The tolerance for nondeterminism was {nondet_tol}.\n"
                     f"(output {q}, input {i}: {checked.input_name(i)})"
                 )
-            analytical = 0.0 if g1 is None else float(np.dot(g1.reshape(-1), us[i]))
-            numerical = float(np.dot(v, ju[i][q]))
-            adjusted_atol = atol * float(us[i].sum()) * float(v.sum())
+            u = us[i]
+            analytical = 0.0 if g1 is None else float(np.real(np.vdot(g1.reshape(-1), u)))
+            column = ju[i][q]
+            numerical = float(np.dot(v, _select(column, part.imag) if part.complex_output else column.real))
+            adjusted_atol = atol * float(np.abs(u.real).sum() + np.abs(np.imag(u)).sum()) * float(v.sum())
             if not np.isclose(analytical, numerical, rtol=rtol, atol=adjusted_atol):
                 a_full = _analytical_jacobians(output, part, checked, float("inf"), False)[i]
-                along_real, _ = _numerical_jacobians(checked, i, [p], [output._data.size], eps)
-                n_full = along_real[0].real
+                along_real, along_imag = _numerical_jacobians(checked, i, [p], [output._data.size], eps)
+                n_full = _numerical_for_part(along_real[0], None if along_imag is None else along_imag[0], part)
                 prefix = ""
                 if _allclose(a_full, n_full, rtol, atol):
                     prefix = (
@@ -667,27 +696,26 @@ def _forward_check(
     fast_mode: bool,
     check_undefined_grad: bool,
 ) -> None:
-    """The tangents of forward mode against the numerical Jacobian (or, fast, ``J u``)."""
-    if any(t._data.dtype.kind == "c" for t in checked.tensors):
-        raise NotImplementedError(
-            "gradcheck(check_forward_ad=True) does not support complex inputs in ctxgrad yet; "
-            "pass check_forward_ad=False"
-        )
+    """The tangents of forward mode against the numerical Jacobian (or, fast, ``J u``).  A
+    complex input is moved along its real and (a tangent ``i e_k``) its imaginary part."""
     sizes = [result[p]._data.size for p in positions]
     rng = np.random.default_rng(_SEED)
     for i, x in enumerate(checked.tensors):
         if fast_mode:
             u = _random_unit(rng, x._data.size)
+            if x._data.dtype.kind == "c":
+                u = u + 1j * _random_unit(np.random.default_rng(_SEED + 1), x._data.size)
             numerical_u = _central_difference(checked, x, ..., eps * u.reshape(x._data.shape), eps, positions)
             analytical_u = _forward_jvp(checked, i, u, positions)
             for q, (a, n) in enumerate(zip(analytical_u, numerical_u)):
-                if not _allclose(a, n, rtol, atol * float(u.sum())):
-                    along_real, _ = _numerical_jacobians(checked, i, positions, sizes, eps)
+                if not _allclose(a, n, rtol, atol * float(np.abs(u.real).sum() + np.abs(np.imag(u)).sum())):
+                    along_real, along_imag = _numerical_jacobians(checked, i, positions, sizes, eps)
                     a_full = _forward_jacobian(checked, i, positions)[q]
+                    n_full = along_real[q] if along_imag is None else np.concatenate([along_real[q], along_imag[q]])
                     raise GradcheckError(
                         _mismatch_message(
                             a_full,
-                            along_real[q],
+                            n_full,
                             checked,
                             i,
                             _Part(q, positions[q], False, False),
@@ -700,9 +728,11 @@ def _forward_check(
                         "recomputed in slow mode.\n"
                     )
         else:
-            along_real, _ = _numerical_jacobians(checked, i, positions, sizes, eps)
+            along_real, along_imag = _numerical_jacobians(checked, i, positions, sizes, eps)
             analytical = _forward_jacobian(checked, i, positions)
             for q, (a, n) in enumerate(zip(analytical, along_real)):
+                if along_imag is not None:  # rows: the real parts' tangents, then the imaginary parts'
+                    n = np.concatenate([n, along_imag[q]])
                 n = n if result[positions[q]]._data.dtype.kind == "c" else n.real
                 if not _allclose(a, n, rtol, atol):
                     raise GradcheckError(
@@ -723,12 +753,16 @@ def _forward_check(
 
 
 def _forward_jacobian(checked: _Checked, i: int, positions: list[int]) -> list[np.ndarray[Any, Any]]:
+    """Per output, the tangents for a tangent ``e_k`` on input i, one row per k; for a complex
+    input then also those for ``i e_k`` (the derivative along the imaginary part)."""
     x = checked.tensors[i]
     columns = []
-    for k in range(x._data.size):
-        onehot = np.zeros(x._data.size)
-        onehot[k] = 1.0
-        columns.append(_forward_jvp(checked, i, onehot, positions))
+    units = (1.0, 1j) if x._data.dtype.kind == "c" else (1.0,)
+    for unit in units:
+        for k in range(x._data.size):
+            onehot = np.zeros(x._data.size, dtype=np.complex128 if unit == 1j else np.float64)
+            onehot[k] = unit
+            columns.append(_forward_jvp(checked, i, onehot, positions))
     return [np.stack([col[q] for col in columns]) if columns else np.zeros((0, 0)) for q in range(len(positions))]
 
 
@@ -898,12 +932,14 @@ def gradcheck(
         check_batched_grad, check_batched_forward_grad: not supported yet (ctxgrad has no
             vmap): True raises NotImplementedError.
         check_forward_ad: also compare forward-mode tangents (``forward_ad``, the ``jvp``
-            of each Function) with the numerical Jacobian. Real inputs only.
+            of each Function) with the numerical Jacobian; a complex input is moved along
+            its real and its imaginary part.
         check_backward_ad: compare backward with the numerical Jacobian (the default).
         fast_mode: compare ``v^T J u`` for random unit ``u``, ``v`` instead of whole
             Jacobians (one finite difference and one backward per input and output);
-            on failure the message shows the full Jacobians. Complex inputs or outputs
-            fall back to the full check.
+            on failure the message shows the full Jacobians. Complex inputs get complex
+            directions and complex outputs are checked as their real and imaginary parts,
+            as in torch.
         masked: accepted for torch's signature (it concerns sparse tensors, which ctxgrad
             does not have); True makes the zero-grad_output check use ``allclose``.
         complex_step: (ctxgrad only) take the numerical derivatives of real inputs by the
@@ -976,11 +1012,8 @@ def _gradcheck(
     if not positions:
         _check_no_differentiable_outputs(checked, result, eps, fast_mode, nondet_tol)
         return
-    has_complex = any(t._data.dtype.kind == "c" for t in checked.tensors) or any(
-        result[p]._data.dtype.kind == "c" for p in positions
-    )
     if check_backward_ad:
-        if fast_mode and not has_complex:
+        if fast_mode:
             _fast_backward_check(checked, result, positions, eps, rtol, atol, nondet_tol, check_grad_dtypes)
         else:
             _slow_backward_check(checked, result, positions, eps, rtol, atol, nondet_tol, check_grad_dtypes)
@@ -1051,7 +1084,7 @@ def gradgradcheck(
             values = rng.uniform(-1, 1, big)
             if dtype.kind == "c":
                 values = values + 1j * rng.uniform(-1, 1, big)
-            arr = values.astype(dtype)
+            arr = np.array(values, dtype=dtype)  # (an array: a 0-d NumPy scalar would be read-only)
             if big != shape:
                 arr = arr[..., ::2]
             made.append(_wrap(arr).requires_grad_())

@@ -67,7 +67,7 @@ class CopyFrom(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor]:
         need_x, _ = ctx.needs_input_grad
-        return (grad * 0.0 if need_x else None), grad
+        return (as_tensor(np.zeros_like(grad.array)) if need_x else None), grad  # (a constant, as torch's)
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, t_src: Tensor | None) -> Tensor:
@@ -96,7 +96,7 @@ class Fill(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_x, need_value = ctx.needs_input_grad
-        return (grad * 0.0 if need_x else None), (grad.sum() if need_value else None)
+        return (as_tensor(np.zeros_like(grad.array)) if need_x else None), (grad.sum() if need_value else None)
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, t_value: Tensor | None) -> Tensor:
@@ -116,11 +116,11 @@ class Zero(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad * 0.0
+        return as_tensor(np.zeros_like(grad.array))  # a constant, as torch's zeros_like(grad)
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        return tx * 0.0
+        return as_tensor(np.zeros_like(tx.array))
 
 
 # torch names the 0-d tensor form of fill_ apart, and an advanced-index write IndexPut.

@@ -209,16 +209,26 @@ class Vdot(Dot):
     """``dot`` with the first vector conjugated; for real vectors it is ``dot``."""
 
     _backward_name = "VdotBackward0"
+    holomorphic = False  # conj(a) . b: torch's formulas, conj(grad) * b and grad * a
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         x, y = a.array, b.array
         _check_vectors(x, y)
-        if x.dtype.kind == "c":
-            raise NotImplementedError("ctxgrad's vdot supports real tensors only")
         _not_for_bool(x, "dot")
         ctx.save_for_backward(a, b)
-        return as_tensor(np.dot(x, y))
+        return as_tensor(np.asarray(np.vdot(x, y)) if x.dtype.kind == "c" else np.dot(x, y))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad.conj() * b if need_a else None, grad * a if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, tb: Tensor) -> Tensor:
+        a, b = ctx.saved_tensors
+        return Vdot.apply(ta, b) + Vdot.apply(a, tb)
 
 
 # --------------------------------------------------------------------------- einsum

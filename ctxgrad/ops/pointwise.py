@@ -187,7 +187,15 @@ class Abs(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return Sign.apply(x)
+        return Sgn.apply(x) if x.is_complex() else Sign.apply(x)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        sgn = Abs.derivative(ctx)
+        if sgn.is_complex():  # a real function of z: Re(conj(sgn) * t)
+            out: Tensor = (sgn.conj() * tx).real
+            return out
+        return tx * sgn
 
 
 class Sign(Function[Tensor]):
@@ -213,6 +221,44 @@ class Sign(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
         return _zeros(tx)
+
+
+class Sgn(Function[Tensor]):
+    """torch's ``sgn`` of a complex tensor, ``z / |z|`` (0 at 0): the derivative of ``|z|``.  Its
+    gradient and its tangent are the same real-linear map, ``(g - sgn Re(conj(sgn) g)) / |z|``."""
+
+    _backward_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, z: Tensor) -> Tensor:
+        data = z.array
+        magnitude = np.abs(data)
+        if _NUMPY_2:  # NumPy 1 gives the sign of the real part for complex numbers
+            out = np.sign(data)
+            if not np.isfinite(magnitude).all():  # torch's z / |z|: inf / inf is NaN
+                out = np.where(np.isinf(magnitude), np.complex128(complex(np.nan, np.nan)), out)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = np.where(magnitude == 0, 0, data / np.where(magnitude == 0, 1, magnitude))
+        y = as_tensor(np.asarray(out, dtype=data.dtype))
+        ctx.save_for_backward(z, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        z, y = ctx.saved_tensors
+        zero = as_tensor(z.array == 0)
+        magnitude = Abs.apply(z).masked_fill(zero, 1.0)  # differentiable: higher orders stay right
+        out: Tensor = ((grad - y * (y.conj() * grad).real) / magnitude).masked_fill(zero, 0.0)
+        return out
+
+    @staticmethod
+    def jvp(ctx: Any, tz: Tensor) -> Tensor:
+        out: Tensor = Sgn.backward(ctx, tz)
+        return out
+
+
+_NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
 
 
 class Sqrt(_Elementwise):

@@ -333,8 +333,12 @@ class Cumsum(Function[Tensor]):
         axis = ctx.axis = _wrap_dim(dim, data.ndim)
         ctx.reverse = reverse
         if reverse:
-            return as_tensor(np.ascontiguousarray(np.flip(_running_sum(np.flip(data, axis), axis), axis)))
-        return as_tensor(_running_sum(data, axis))
+            out = np.ascontiguousarray(np.flip(_running_sum(np.flip(data, axis), axis), axis))
+        else:
+            out = _running_sum(data, axis)
+        if out.dtype.kind in "fc":
+            out += 0.0  # torch's running sum starts at +0: -0.0 becomes 0.0
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -472,10 +476,11 @@ class Var(Function[Tensor]):
         ctx.full = dims is None or data.ndim == 0
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = np.mean(data, axis=axes, keepdims=True) if data.size else np.zeros_like(data, shape=())
-            sq = np.sum(np.square(data - mean), axis=axes, keepdims=keepdim)
-            out = sq / data.dtype.type(builtins.max(0, dof))
+            d = data - mean
+            sq = np.sum(np.square(d) if d.dtype.kind != "c" else d.real**2 + d.imag**2, axis=axes, keepdims=keepdim)
+            out = sq / sq.dtype.type(builtins.max(0, dof))
         ctx.save_for_backward(x)
-        return as_tensor(np.asarray(out, dtype=data.dtype))
+        return as_tensor(np.asarray(out, dtype=data.real.dtype))  # complex: |x - mean|^2, real
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -513,8 +518,17 @@ def _var_jvp(ctx: Any, x: Tensor, tx: Tensor) -> Tensor:
         return as_tensor(np.full((), np.nan, dtype=data.dtype))
     centred = x - x.mean(ctx.axes or None, keepdim=True) if data.size else x
     scale = 2.0 / dof if dof != 0 else float("inf")
-    out: Tensor = (centred * tx).sum(ctx.axes or None, keepdim=ctx.keepdim) * scale
+    out: Tensor = _real_dot(centred, tx).sum(ctx.axes or None, keepdim=ctx.keepdim) * scale
     return out
+
+
+def _real_dot(grad: Tensor, tx: Tensor) -> Tensor:
+    """``grad * tx``; for complex values ``Re(conj(grad) * tx)``: the tangent of a real function
+    whose gradient (``df/dx + i df/dy``) is ``grad``."""
+    if grad.is_complex() or tx.is_complex():
+        out: Tensor = (grad.conj() * tx).real
+        return out
+    return grad * tx
 
 
 class Std(Function[Tensor]):
@@ -820,6 +834,7 @@ class Logsumexp(Function[Tensor]):
 
     _backward_name = "LogsumexpBackward0"
     skips_without_gradient = True
+    holomorphic = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -906,7 +921,7 @@ class VectorNorm(Function[Tensor]):
                 out = np.sum(a != 0, axis=axes, keepdims=keepdim).astype(data.dtype)
             else:
                 out = np.sum(a**p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-        y = as_tensor(np.asarray(out, dtype=data.dtype))
+        y = as_tensor(np.asarray(out, dtype=a.dtype))  # real for complex x
         ctx.save_for_backward(x, y)
         return y
 
@@ -923,7 +938,7 @@ class VectorNorm(Function[Tensor]):
         ones = as_tensor(np.ones_like(y.array))
         grad = _norm_grad(ctx, x, y, ones)
         assert grad is not None
-        return (grad * tx).sum(ctx.axes or None, keepdim=ctx.keepdim)
+        return _real_dot(grad, tx).sum(ctx.axes or None, keepdim=ctx.keepdim)
 
 
 def _norm_grad(ctx: Any, x: Tensor, y: Tensor, grad: Tensor) -> Tensor | None:

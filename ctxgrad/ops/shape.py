@@ -222,7 +222,7 @@ def _result_dtype(arrays: list[np.ndarray[Any, Any]]) -> np.dtype[Any]:
 def promote_dtypes(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype torch gives two dimensioned tensors of dtypes ``a`` and ``b``."""
     ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
-    if ca == cb:
+    if ca == cb or (ca >= 2 and cb >= 2):  # (float64 and complex64 make complex128)
         wider: np.dtype[Any] = np.promote_types(a, b)
         return wider
     return a if ca > cb else b

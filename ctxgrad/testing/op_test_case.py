@@ -207,8 +207,11 @@ class OpTestCase:
     * ``function``: a ``Function`` subclass (its ``apply`` is called) or any callable that
       takes the arguments of one input case and returns a tensor or a tuple of tensors.
     * ``dtypes``: the floating dtypes to test, by name (default ``("float64", "float32")``).
-      Floating arrays of :meth:`inputs` are cast to each; float64 is the dtype of the
-      numerical checks, whatever this says.
+      Floating arrays of :meth:`inputs` are cast to each, complex arrays to the complex dtype
+      of that precision (``complex128`` for float64, ``complex64`` for float32); float64 is
+      the dtype of the numerical checks, whatever this says.  With complex inputs the checks
+      are torch's: ``gradcheck`` perturbs the real and the imaginary parts and expects the
+      gradient ``dL/dx + i dL/dy`` (so a backward that forgets a conjugation fails).
     * ``tolerances``: ``{dtype: {"rtol": ..., "atol": ...}}`` for the forward values against
       the reference; ``gradient_tolerances`` the same for a gradient or tangent in a lower
       precision against the float64 one. Given entries replace the defaults of that dtype.

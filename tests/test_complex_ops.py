@@ -1,0 +1,423 @@
+"""The complex rows of the op tables: every op of ``ctxgrad/ops/table.py`` that torch accepts
+complex inputs for, with complex128 inputs (and complex64 where the kit compares float32).
+
+The kit of ``_opcheck.py`` checks each row as it checks a real one: values against NumPy,
+values and gradients against torch (complex gradients compared after ``resolve_conj()``),
+gradients against central differences of the real loss ``Re(sum(out * w))`` along the real
+and the imaginary part of each input (torch's convention: ``z.grad = dL/dx + i dL/dy``),
+forward mode against torch and along a complex tangent, and double backward.
+
+The ops torch refuses complex inputs for (``relu``, the roundings, ``erf``, ``atan2``,
+``maximum``, ``clamp``, the ordering comparisons and reductions, ``sort`` and its family,
+``sign``, ``softmax``, the bitwise ops, ``floor_divide``/``remainder``/``fmod``) have no complex
+row: :data:`NOT_COMPLEX_IN_TORCH` lists them, and a test checks that ctxgrad refuses them with
+torch's exception type (a strict xfail, :data:`REFUSAL_BUGS`, where it does not yet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from _opcheck import Case, InputSpec, OpFamilyTests
+
+import ctxgrad
+
+
+def z_(*shapes: tuple[int, ...], domain: str = "any") -> list[InputSpec]:
+    """Complex inputs of these shapes (``complex:<domain>``, see ``make_inputs``)."""
+    return [(s, f"complex:{domain}") for s in shapes]
+
+
+def _mask(m: Any, shape: tuple[int, ...]) -> Any:
+    mask = np.arange(int(np.prod(shape))).reshape(shape) % 3 == 0
+    return mask if m is np else m.tensor(mask)
+
+
+def _index(m: Any, values: list[Any]) -> Any:
+    return m.tensor(np.array(values, dtype=np.int64))
+
+
+def _setitem(m: Any, a: Any, b: Any) -> Any:
+    out = a * 1.0
+    out[0] = b
+    return out
+
+
+def _inplace(name: str, *args: Any) -> Any:
+    def run(m: Any, a: Any) -> Any:
+        out = a * 1.0
+        getattr(out, name)(*(arg(m) if callable(arg) else arg for arg in args))
+        return out
+
+    return run
+
+
+POINTWISE = [
+    Case("exp", lambda m, a: m.exp(a), z_((2, 3))),
+    Case("log", lambda m, a: m.log(a), z_((2, 3), domain="pos")),
+    Case("tanh", lambda m, a: m.tanh(a), z_((2, 3))),
+    Case("abs", lambda m, a: m.abs(a), z_((2, 3), domain="nz")),
+    Case("sqrt", lambda m, a: m.sqrt(a), z_((2, 3), domain="pos")),
+    Case("rsqrt", lambda m, a: m.rsqrt(a), z_((2, 3), domain="pos"), ref=lambda m, a: 1 / np.sqrt(a)),
+    Case("square", lambda m, a: m.square(a), z_((2, 3))),
+    Case("reciprocal", lambda m, a: m.reciprocal(a), z_((2, 3), domain="nz")),
+    Case("exp2", lambda m, a: m.exp2(a), z_((2, 3))),
+    Case("expm1", lambda m, a: m.expm1(a), z_((2, 3))),
+    Case("log2", lambda m, a: m.log2(a), z_((2, 3), domain="pos")),
+    Case("log10", lambda m, a: m.log10(a), z_((2, 3), domain="pos")),
+    Case("log1p", lambda m, a: m.log1p(a), z_((2, 3), domain="pos")),
+    Case("sin", lambda m, a: m.sin(a), z_((2, 3))),
+    Case("cos", lambda m, a: m.cos(a), z_((2, 3))),
+    Case("tan", lambda m, a: m.tan(a), z_((2, 3), domain="unit")),
+    Case("asin", lambda m, a: m.asin(a), z_((2, 3), domain="unit"), ref=lambda m, a: np.arcsin(a)),
+    Case("acos", lambda m, a: m.acos(a), z_((2, 3), domain="unit"), ref=lambda m, a: np.arccos(a)),
+    Case("atan", lambda m, a: m.atan(a), z_((2, 3), domain="unit"), ref=lambda m, a: np.arctan(a)),
+    Case("sinh", lambda m, a: m.sinh(a), z_((2, 3))),
+    Case("cosh", lambda m, a: m.cosh(a), z_((2, 3))),
+    Case("sigmoid", lambda m, a: m.sigmoid(a), z_((2, 3), domain="unit"), ref=lambda m, a: 1 / (1 + np.exp(-a))),
+    Case("neg", lambda m, a: m.neg(a), z_((2, 3)), ref=lambda m, a: -a),
+    Case("pos", lambda m, a: +a, z_((3,))),
+    Case("clone", lambda m, a: a.clone(), z_((2, 3)), ref=lambda m, a: a.copy()),
+    Case("contiguous", lambda m, a: a.t().contiguous(), z_((2, 3)), ref=lambda m, a: a.T.copy()),
+    Case("type_as", lambda m, a, b: a.type_as(b), z_((3,), (2,)), ref=lambda m, a, b: a),
+    Case("isnan", lambda m, a: m.isnan(a), z_((3,))),
+    Case("isinf", lambda m, a: m.isinf(a), z_((3,))),
+    Case("isfinite", lambda m, a: m.isfinite(a), z_((3,))),
+    Case("logical_not", lambda m, a: m.logical_not(a), z_((3,))),
+    Case("logical_and", lambda m, a, b: m.logical_and(a, b), z_((3,), (3,))),
+    Case("logical_or", lambda m, a, b: m.logical_or(a, b), z_((3,), (3,))),
+    Case("logical_xor", lambda m, a, b: m.logical_xor(a, b), z_((3,), (3,))),
+    Case("eq", lambda m, a, b: a.eq(b), z_((3,), (3,)), ref=lambda m, a, b: a == b),
+    Case("ne", lambda m, a, b: a != b, z_((3,), (3,))),
+]
+
+BINARY = [
+    Case("add", lambda m, a, b: m.add(a, b), z_((2, 3), (3,))),
+    Case("add-alpha", lambda m, a, b: m.add(a, b, alpha=2), z_((2, 3), (2, 3)), ref=lambda m, a, b: a + 2 * b),
+    Case("sub", lambda m, a, b: m.sub(a, b), z_((2, 3), (2, 3)), ref=lambda m, a, b: a - b),
+    Case("rsub", lambda m, a: 2.0 - a, z_((3,))),
+    Case("mul", lambda m, a, b: m.mul(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: a * b),
+    Case("mul-real", lambda m, a, b: a * b, [((2, 3), "complex:any"), ((3,), "any")]),
+    Case("mul-complex-scalar", lambda m, a: a * (1 - 2j), z_((3,))),
+    Case("div", lambda m, a, b: m.div(a, b), z_((2, 3), (3,), domain="nz"), ref=lambda m, a, b: a / b),
+    Case("rdiv", lambda m, a: 3.0 / a, z_((3,), domain="nz")),
+    Case("div-real", lambda m, a, b: a / b, [((2, 3), "any"), ((3,), "complex:nz")]),
+    Case("pow-int", lambda m, a: a**3, z_((3,))),
+    Case("pow-float", lambda m, a: a**1.5, z_((3,), domain="pos")),
+    Case("pow-tensor", lambda m, a, b: m.pow(a, b), z_((3,), (3,), domain="pos"), ref=lambda m, a, b: a**b),
+    Case("rpow", lambda m, a: 2.0**a, z_((3,))),
+    Case("lerp", lambda m, a, b: a.lerp(b, 0.3), z_((2, 3), (2, 3)), ref=lambda m, a, b: a + 0.3 * (b - a)),
+    Case(
+        "lerp-tensor-weight",
+        lambda m, a, b, w: a.lerp(b, w),
+        z_((2, 3), (2, 3), (3,)),
+        ref=lambda m, a, b, w: a + w * (b - a),
+    ),
+    Case("where", lambda m, a, b: m.where(_mask(m, (2, 3)), a, b), z_((2, 3), (3,))),
+    Case(
+        "masked_fill",
+        lambda m, a: a.masked_fill(_mask(m, (2, 3)), 2.0),
+        z_((2, 3)),
+        ref=lambda m, a: np.where(np.arange(6).reshape(2, 3) % 3 == 0, 2.0, a),
+    ),
+]
+
+REDUCTIONS = [
+    Case("sum", lambda m, a: a.sum(), z_((2, 3))),
+    Case("sum-dim", lambda m, a: a.sum(1), z_((2, 3))),
+    Case("mean", lambda m, a: a.mean(0), z_((2, 3))),
+    Case("prod", lambda m, a: a.prod(), z_((2, 3), domain="nz")),
+    Case("prod-dim", lambda m, a: a.prod(1), z_((2, 3), domain="nz")),
+    Case("var", lambda m, a: a.var(1), z_((2, 3)), ref=lambda m, a: a.var(1, ddof=1)),
+    Case("std", lambda m, a: a.std(), z_((2, 3)), ref=lambda m, a: a.std(ddof=1)),
+    Case("norm", lambda m, a: a.norm(), z_((2, 3)), ref=lambda m, a: np.linalg.norm(a)),
+    Case("norm-dim", lambda m, a: a.norm(dim=1), z_((2, 3)), ref=lambda m, a: np.linalg.norm(a, axis=1)),
+    Case("cumsum", lambda m, a: a.cumsum(1), z_((2, 3)), ref=lambda m, a: np.cumsum(a, 1)),
+    Case("cumprod", lambda m, a: a.cumprod(1), z_((2, 3), domain="nz"), ref=lambda m, a: np.cumprod(a, 1)),
+    Case(
+        "logsumexp",
+        lambda m, a: m.logsumexp(a, 1),
+        z_((2, 3), domain="unit"),
+        ref=lambda m, a: np.log(np.exp(a).sum(1)),
+    ),
+    Case("all", lambda m, a: a.all(), z_((2, 3))),
+    Case("any", lambda m, a: m.any(a, 1), z_((2, 3)), ref=lambda m, a: np.any(a, 1)),
+    Case("sum_to_size", lambda m, a: a.sum_to_size(1, 3), z_((2, 3)), ref=lambda m, a: a.sum(0, keepdims=True)),
+]
+
+SHAPE = [
+    Case("reshape", lambda m, a: a.reshape(3, 2), z_((2, 3))),
+    Case("view", lambda m, a: a.view(6), z_((2, 3)), ref=lambda m, a: a.reshape(6)),
+    Case("view_as", lambda m, a, b: a.view_as(b), z_((2, 3), (6,)), ref=lambda m, a, b: a.reshape(6)),
+    Case("reshape_as", lambda m, a, b: a.reshape_as(b), z_((2, 3), (3, 2)), ref=lambda m, a, b: a.reshape(3, 2)),
+    Case("expand", lambda m, a: a.expand(2, 3), z_((3,)), ref=lambda m, a: np.broadcast_to(a, (2, 3))),
+    Case("expand_as", lambda m, a, b: a.expand_as(b), z_((3,), (2, 3)), ref=lambda m, a, b: np.broadcast_to(a, (2, 3))),
+    Case("broadcast_to", lambda m, a: m.broadcast_to(a, (2, 3)), z_((3,))),
+    Case("t", lambda m, a: a.t(), z_((2, 3)), ref=lambda m, a: a.T),
+    Case("T", lambda m, a: a.T, z_((2, 3))),
+    Case("mT", lambda m, a: a.mT, z_((2, 2, 3)), ref=lambda m, a: np.swapaxes(a, -1, -2)),
+    Case("mH", lambda m, a: a.mH, z_((2, 3)), ref=lambda m, a: np.conj(a).T),
+    Case("transpose", lambda m, a: a.transpose(0, 2), z_((2, 3, 2)), ref=lambda m, a: np.swapaxes(a, 0, 2)),
+    Case("swapaxes", lambda m, a: a.swapaxes(0, 1), z_((2, 3))),
+    Case("swapdims", lambda m, a: a.swapdims(0, 1), z_((2, 3)), ref=lambda m, a: a.swapaxes(0, 1)),
+    Case("permute", lambda m, a: a.permute(2, 0, 1), z_((2, 3, 2)), ref=lambda m, a: a.transpose(2, 0, 1)),
+    Case("flatten", lambda m, a: a.flatten(), z_((2, 3))),
+    Case("unflatten", lambda m, a: a.unflatten(0, (2, 3)), z_((6,)), ref=lambda m, a: a.reshape(2, 3)),
+    Case("squeeze", lambda m, a: a.squeeze(1), z_((2, 1, 3))),
+    Case("unsqueeze", lambda m, a: a.unsqueeze(0), z_((2, 3)), ref=lambda m, a: a[None]),
+    Case("movedim", lambda m, a: m.movedim(a, 0, 1), z_((2, 3)), ref=lambda m, a: np.moveaxis(a, 0, 1)),
+    Case("moveaxis", lambda m, a: m.moveaxis(a, 0, 1), z_((2, 3))),
+    Case("narrow", lambda m, a: a.narrow(1, 1, 2), z_((2, 3)), ref=lambda m, a: a[:, 1:3]),
+    Case("unbind", lambda m, a: a.unbind(1)[2], z_((2, 3)), ref=lambda m, a: a[:, 2]),
+    Case("split", lambda m, a: a.split(2, 1)[1], z_((2, 3)), ref=lambda m, a: a[:, 2:]),
+    Case("chunk", lambda m, a: a.chunk(2, 1)[0], z_((2, 3)), ref=lambda m, a: a[:, :2]),
+    Case("flip", lambda m, a: a.flip(1), z_((2, 3)), ref=lambda m, a: a[:, ::-1]),
+    Case("fliplr", lambda m, a: m.fliplr(a), z_((2, 3))),
+    Case("flipud", lambda m, a: m.flipud(a), z_((2, 3))),
+    Case("roll", lambda m, a: a.roll(1, 1), z_((2, 3)), ref=lambda m, a: np.roll(a, 1, 1)),
+    Case("repeat", lambda m, a: a.repeat(2, 1), z_((2, 3)), ref=lambda m, a: np.tile(a, (2, 1))),
+    Case("tile", lambda m, a: a.tile((1, 2)), z_((2, 3)), ref=lambda m, a: np.tile(a, (1, 2))),
+    Case("tril", lambda m, a: a.tril(), z_((3, 3)), ref=lambda m, a: np.tril(a)),
+    Case("triu", lambda m, a: a.triu(1), z_((3, 3)), ref=lambda m, a: np.triu(a, 1)),
+    Case("diagonal", lambda m, a: a.diagonal(), z_((3, 3)), ref=lambda m, a: np.diagonal(a).copy()),
+    Case("diag", lambda m, a: m.diag(a), z_((3,))),
+    Case("diag_embed", lambda m, a: m.diag_embed(a), z_((2, 3)), ref=lambda m, a: a[..., None] * np.eye(3)),
+    Case("cat", lambda m, a, b: m.cat([a, b], 0), z_((2, 3), (1, 3)), ref=lambda m, a, b: np.concatenate([a, b], 0)),
+    Case("stack", lambda m, a, b: m.stack([a, b], 1), z_((2, 3), (2, 3)), ref=lambda m, a, b: np.stack([a, b], 1)),
+]
+
+LINALG = [
+    Case("matmul", lambda m, a, b: a @ b, z_((2, 3), (3, 4))),
+    Case("matmul-batched", lambda m, a, b: m.matmul(a, b), z_((2, 2, 3), (3,))),
+    Case("mm", lambda m, a, b: m.mm(a, b), z_((2, 3), (3, 2)), ref=lambda m, a, b: a @ b),
+    Case("bmm", lambda m, a, b: m.bmm(a, b), z_((2, 2, 3), (2, 3, 2)), ref=lambda m, a, b: a @ b),
+    Case("mv", lambda m, a, b: m.mv(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: a @ b),
+    Case("dot", lambda m, a, b: m.dot(a, b), z_((3,), (3,))),
+    Case("vdot", lambda m, a, b: m.vdot(a, b), z_((3,), (3,))),
+    Case("outer", lambda m, a, b: m.outer(a, b), z_((3,), (2,))),
+    Case("inverse", lambda m, a: m.inverse(a), z_((3, 3), domain="wellcond"), ref=lambda m, a: np.linalg.inv(a)),
+    Case("det", lambda m, a: m.det(a), z_((3, 3), domain="wellcond"), ref=lambda m, a: np.linalg.det(a)),
+]
+
+INDEXING = [
+    Case("getitem-int", lambda m, a: a[1], z_((2, 3))),
+    Case("getitem-slice", lambda m, a: a[:, 1:], z_((2, 3))),
+    Case("getitem-list", lambda m, a: a[[1, 0, 1]], z_((2, 3))),
+    Case(
+        "getitem-mask",
+        lambda m, a: a[_mask(m, (2, 3))],
+        z_((2, 3)),
+        ref=lambda m, a: a[np.arange(6).reshape(2, 3) % 3 == 0],
+    ),
+    Case("select", lambda m, a: a.select(1, 2), z_((2, 3)), ref=lambda m, a: a[:, 2]),
+    Case(
+        "index_select",
+        lambda m, a: m.index_select(a, 1, _index(m, [2, 0, 2])),
+        z_((2, 3)),
+        ref=lambda m, a: a[:, [2, 0, 2]],
+    ),
+    Case(
+        "gather",
+        lambda m, a: m.gather(a, 1, _index(m, [[0, 2], [1, 1]])),
+        z_((2, 3)),
+        ref=lambda m, a: np.take_along_axis(a, np.array([[0, 2], [1, 1]]), 1),
+    ),
+    Case(
+        "take_along_dim",
+        lambda m, a: m.take_along_dim(a, _index(m, [[0, 2], [1, 1]]), 1),
+        z_((2, 3)),
+        ref=lambda m, a: np.take_along_axis(a, np.array([[0, 2], [1, 1]]), 1),
+    ),
+    Case("take", lambda m, a: m.take(a, _index(m, [5, 0, 3])), z_((2, 3)), ref=lambda m, a: np.take(a, [5, 0, 3])),
+    Case(
+        "masked_select",
+        lambda m, a: m.masked_select(a, _mask(m, (2, 3))),
+        z_((2, 3)),
+        ref=lambda m, a: a[np.arange(6).reshape(2, 3) % 3 == 0],
+    ),
+    Case(
+        "scatter",
+        lambda m, a, b: m.scatter(a, 1, _index(m, [[2, 0], [1, 2]]), b),
+        z_((2, 3), (2, 2)),
+        ref=lambda m, a, b: _np_scatter(a, b, add=False),
+    ),
+    Case(
+        "scatter_add",
+        lambda m, a, b: m.scatter_add(a, 1, _index(m, [[2, 0], [1, 2]]), b),
+        z_((2, 3), (2, 2)),
+        ref=lambda m, a, b: _np_scatter(a, b, add=True),
+    ),
+    Case("setitem", _setitem, z_((2, 3), (3,)), ref=lambda m, a, b: np.concatenate([b[None], a[1:]])),
+    Case("zero_", _inplace("zero_"), z_((2, 3)), ref=lambda m, a: np.zeros_like(a)),
+    Case("fill_", _inplace("fill_", 1.5), z_((2, 3)), ref=lambda m, a: np.full_like(a, 1.5)),
+    Case(
+        "copy_",
+        lambda m, a, b: (a * 1.0).copy_(b),
+        z_((2, 3), (3,)),
+        ref=lambda m, a, b: np.broadcast_to(b, a.shape).copy(),
+    ),
+    Case(
+        "mul_-view",
+        lambda m, a, b: _mul_into_view(a, b),
+        z_((2, 3), (3,)),
+        ref=lambda m, a, b: np.concatenate([a[:1] * b, a[1:]]),
+    ),
+]
+
+COMPLEX = [
+    Case("real", lambda m, a: m.real(a), z_((2, 3))),
+    Case("imag", lambda m, a: m.imag(a), z_((2, 3))),
+    Case("conj", lambda m, a: m.conj(a), z_((2, 3))),
+    Case("conj_physical", lambda m, a: m.conj_physical(a), z_((2, 3)), ref=lambda m, a: np.conj(a)),
+    Case("resolve_conj", lambda m, a: m.resolve_conj(a.conj()), z_((2, 3)), ref=lambda m, a: np.conj(a)),
+    Case("angle", lambda m, a: m.angle(a), z_((2, 3), domain="pos")),
+    Case("view_as_real", lambda m, a: m.view_as_real(a), z_((2, 3)), ref=lambda m, a: np.stack([a.real, a.imag], -1)),
+]
+
+
+def _np_scatter(a: np.ndarray, b: np.ndarray, add: bool) -> np.ndarray:
+    out = a.copy()
+    for i, row in enumerate([[2, 0], [1, 2]]):
+        for j, k in enumerate(row):
+            out[i, k] = out[i, k] + b[i, j] if add else b[i, j]
+    return out
+
+
+def _mul_into_view(a: Any, b: Any) -> Any:
+    out = a * 1.0
+    out[:1].mul_(b)
+    return out
+
+
+CASES = POINTWISE + BINARY + REDUCTIONS + SHAPE + LINALG + INDEXING + COMPLEX
+_LINEAR = {
+    "neg", "pos", "clone", "contiguous", "to-complex64-and-back", "type_as", "add", "add-alpha", "sub", "rsub",
+    "mul-complex-scalar", "sum", "sum-dim", "mean", "cumsum", "sum_to_size", "where", "masked_fill", "real", "imag",
+    "conj", "conj_physical", "resolve_conj", "view_as_real", "setitem", "zero_", "fill_", "copy_",
+    "lerp",
+}  # fmt: skip
+DOUBLE = [c for c in CASES if c.id not in _LINEAR and c.id not in {s.id for s in SHAPE + INDEXING}]
+DOUBLE = [
+    c
+    for c in DOUBLE
+    if c.id
+    not in {
+        "isnan",
+        "isinf",
+        "isfinite",
+        "logical_not",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "eq",
+        "ne",
+        "all",
+        "any",
+    }
+]
+
+
+class TestComplexOps(OpFamilyTests):
+    """The kit's checks on complex inputs."""
+
+    cases = CASES
+    double_cases = DOUBLE
+
+
+#: The ops of the table torch refuses complex inputs for, each as a program of one complex
+#: tensor ``a``: ctxgrad must refuse them with torch's exception type.
+NOT_COMPLEX_IN_TORCH: dict[str, Callable[[Any, Any], Any]] = {
+    "relu": lambda m, a: m.relu(a),
+    "floor": lambda m, a: m.floor(a),
+    "ceil": lambda m, a: m.ceil(a),
+    "round": lambda m, a: m.round(a),
+    "trunc": lambda m, a: m.trunc(a),
+    "frac": lambda m, a: m.frac(a),
+    "erf": lambda m, a: m.erf(a),
+    "erfc": lambda m, a: m.erfc(a),
+    "logit": lambda m, a: m.logit(a),
+    "atan2": lambda m, a: m.atan2(a, a),
+    "maximum": lambda m, a: m.maximum(a, a),
+    "minimum": lambda m, a: m.minimum(a, a),
+    "clamp": lambda m, a: m.clamp(a, 0.0),
+    "clamp_min": lambda m, a: m.clamp_min(a, 0.0),
+    "clamp_max": lambda m, a: m.clamp_max(a, 0.0),
+    "lt": lambda m, a: a < a,
+    "le": lambda m, a: a <= a,
+    "gt": lambda m, a: a > a,
+    "ge": lambda m, a: a >= a,
+    "max": lambda m, a: a.max(),
+    "min": lambda m, a: a.min(),
+    "amax": lambda m, a: a.amax(),
+    "amin": lambda m, a: a.amin(),
+    "argmax": lambda m, a: a.argmax(),
+    "argmin": lambda m, a: a.argmin(),
+    "sort": lambda m, a: m.sort(a).values,
+    "argsort": lambda m, a: m.argsort(a),
+    "topk": lambda m, a: m.topk(a, 1).values,
+    "kthvalue": lambda m, a: m.kthvalue(a, 1).values,
+    "median": lambda m, a: m.median(a),
+    "sign": lambda m, a: m.sign(a),
+    "floor_divide": lambda m, a: m.floor_divide(a, a),
+    "remainder": lambda m, a: m.remainder(a, a),
+    "fmod": lambda m, a: m.fmod(a, a),
+    "bitwise_and": lambda m, a: m.bitwise_and(a, a),
+    "softmax": lambda m, a: m.softmax(a, 0),
+    "log_softmax": lambda m, a: m.log_softmax(a, 0),
+}
+_ORDERS = "ctxgrad orders complex numbers as NumPy does (lexicographically) where torch refuses them"
+_TYPE_ERROR = "ctxgrad raises NumPy's TypeError where torch raises NotImplementedError"
+#: Where ctxgrad does not refuse as torch does (strict xfails: noticed when fixed).
+REFUSAL_BUGS = {
+    "relu": "ctxgrad's relu takes complex inputs",
+    "round": "ctxgrad's round takes complex inputs",
+    "logit": "ctxgrad's logit takes complex inputs",
+    "sign": "ctxgrad's sign takes complex inputs (torch has sgn)",
+    "softmax": "ctxgrad's softmax takes complex inputs",
+    "log_softmax": "ctxgrad's log_softmax takes complex inputs",
+    **{name: _TYPE_ERROR for name in ("floor", "ceil", "trunc", "frac", "erf", "erfc", "atan2")},
+    **{name: _TYPE_ERROR for name in ("floor_divide", "remainder", "fmod")},
+    **{
+        name: _ORDERS
+        for name in (
+            "maximum", "minimum", "clamp", "clamp_min", "clamp_max", "lt", "le", "gt", "ge", "max", "min",
+            "amax", "amin", "argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "median",
+        )
+    },
+}  # fmt: skip
+
+
+def _raised(program: Callable[[Any, Any], Any], m: Any) -> type[BaseException] | None:
+    try:
+        program(m, m.tensor(np.array([1 + 1j, 2 - 1j])))
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            n, marks=pytest.mark.xfail(strict=True, reason=f"BUG: {REFUSAL_BUGS[n]}") if n in REFUSAL_BUGS else ()
+        )
+        for n in NOT_COMPLEX_IN_TORCH
+    ],
+)
+def test_ops_torch_refuses_for_complex_are_refused(torch: Any, name: str) -> None:
+    theirs = _raised(NOT_COMPLEX_IN_TORCH[name], torch)
+    assert theirs is not None, "torch takes it now: give it a complex row"
+    assert _raised(NOT_COMPLEX_IN_TORCH[name], ctxgrad) is theirs
+
+
+def test_row_ids_are_unique() -> None:
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
+def test_the_real_functions_of_complex_inputs_are_real() -> None:
+    z = ctxgrad.tensor(np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j]))
+    for out in (z.abs(), z.var(), z.std(), z.norm(), ctxgrad.angle(z)):
+        assert out.dtype == ctxgrad.float64
