@@ -4,9 +4,13 @@ Two generators live here, with what each needs to run:
 
 * :func:`graphs` draws a small random expression DAG (3-12 op nodes) over the built-in ops:
   pointwise functions on safe domains, broadcasting arithmetic, reductions, ``@``, shape
-  ops and indexing, ``cat``/``stack``, ``where``, ``clamp``, ``softmax``, ``maximum``...
-  Leaves get random shapes, dtypes (float32 and float64 mixed in one graph) and
-  ``requires_grad`` flags; a node may use an earlier node twice or feed several later
+  ops and indexing, ``cat``/``stack``, ``where``, ``clamp``, ``softmax``, ``maximum``...,
+  and in-place ops on views (``INPLACE_OPS``: through a view of a clone, or on the clone
+  after a view of it was taken).  Leaves get random shapes, dtypes (``dtypes``: float32 and
+  float64 mixed in one graph, with ``REAL_DTYPES`` also int64 and bool leaves, with
+  ``COMPLEX_DTYPES`` complex ones, over ``COMPLEX_OPS``), ``requires_grad`` flags (never for
+  integer and bool leaves) and, with ``special=True``, special values (NaN, ±inf, ±0) among
+  their elements; a node may use an earlier node twice or feed several later
   nodes (shared subexpressions); every node nobody uses is an output of the graph.
   :func:`run_graph` evaluates one graph with either library (``ctxgrad`` or ``torch``,
   passed as a module), so the code under test is the same on both sides, and

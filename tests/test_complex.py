@@ -172,6 +172,8 @@ PROGRAMS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "mv": lambda m, a, b: m.mv(a, b[0]),
     "dot": lambda m, a, b: m.dot(a[0], b[1]),
     "einsum": lambda m, a, b: m.einsum("ij,jk->ik", a, b),
+    "tensordot": lambda m, a, b: m.tensordot(a, b, dims=1),
+    "hstack vstack": lambda m, a, b: m.hstack([a, b]) * m.vstack([b, a]).t(),
     "sum broadcast": lambda m, a, b: (a + b[0]).sum(0),
     "mean": lambda m, a, b: (a * b).mean(1),
     "prod": lambda m, a, b: (a * b).prod(1),

@@ -83,6 +83,21 @@ POINTWISE = [
     Case("clone", lambda m, a: a.clone(), z_((2, 3)), ref=lambda m, a: a.copy()),
     Case("contiguous", lambda m, a: a.t().contiguous(), z_((2, 3)), ref=lambda m, a: a.T.copy()),
     Case("type_as", lambda m, a, b: a.type_as(b), z_((3,), (2,)), ref=lambda m, a, b: a),
+    Case("cpu", lambda m, a: a.cpu(), z_((3,)), ref=lambda m, a: a),
+    Case("to", lambda m, a: a.to(m.complex128) * 1.0, z_((3,)), ref=lambda m, a: a),
+    Case("double", lambda m, a: a.double() * 1.0, z_((3,)), ref=lambda m, a: a.real),
+    Case(
+        "nonzero",
+        lambda m, a: m.nonzero(a * _mask(m, (2, 3))),
+        z_((2, 3)),
+        ref=lambda m, a: np.argwhere(a * _mask(m, (2, 3))),
+    ),
+    Case(
+        "argwhere",
+        lambda m, a: m.argwhere(a * _mask(m, (2, 3))),
+        z_((2, 3)),
+        ref=lambda m, a: np.argwhere(a * _mask(m, (2, 3))),
+    ),
     Case("isnan", lambda m, a: m.isnan(a), z_((3,))),
     Case("isinf", lambda m, a: m.isinf(a), z_((3,))),
     Case("isfinite", lambda m, a: m.isfinite(a), z_((3,))),
@@ -294,10 +309,10 @@ def _mul_into_view(a: Any, b: Any) -> Any:
 
 CASES = POINTWISE + BINARY + REDUCTIONS + SHAPE + LINALG + INDEXING + COMPLEX
 _LINEAR = {
-    "neg", "pos", "clone", "contiguous", "to-complex64-and-back", "type_as", "add", "add-alpha", "sub", "rsub",
+    "neg", "pos", "clone", "contiguous", "type_as", "add", "add-alpha", "sub", "rsub",
     "mul-complex-scalar", "sum", "sum-dim", "mean", "cumsum", "sum_to_size", "where", "masked_fill", "real", "imag",
     "conj", "conj_physical", "resolve_conj", "view_as_real", "setitem", "zero_", "fill_", "copy_",
-    "lerp",
+    "lerp", "cpu", "to", "double", "nonzero", "argwhere",
 }  # fmt: skip
 DOUBLE = [c for c in CASES if c.id not in _LINEAR and c.id not in {s.id for s in SHAPE + INDEXING}]
 DOUBLE = [
@@ -415,6 +430,34 @@ def test_ops_torch_refuses_for_complex_are_refused(torch: Any, name: str) -> Non
 
 def test_row_ids_are_unique() -> None:
     assert len({c.id for c in CASES}) == len(CASES)
+
+
+#: The ops of the table without a row of their own: the row (or refusal) that covers them.
+COVERED_BY = {
+    "arctan2": "atan2", "clip": "clamp", "pow": "pow-tensor", "__add__": "add", "__sub__": "sub",
+    "__rsub__": "rsub", "__mul__": "mul", "__truediv__": "div", "__rtruediv__": "rdiv", "__pow__": "pow-int",
+    "__rpow__": "rpow", "__rfloordiv__": "floor_divide", "__rmod__": "remainder", "__rmatmul__": "matmul",
+    "__pos__": "pos", "__eq__": "eq", "__ne__": "ne", "__getitem__": "getitem-int", "__setitem__": "setitem",
+    **{name: "bitwise_and" for name in ("bitwise_or", "bitwise_xor", "bitwise_not", "__invert__")},
+    **{name: "bitwise_and" for name in ("__rand__", "__ror__", "__rxor__")},
+    # real inputs, or no gradient: tests/test_complex.py checks them against torch
+    **{name: "tests/test_complex.py" for name in ("is_conj", "complex", "polar", "view_as_complex")},
+    # the function forms that became rows after the table above was written
+    **{name: "cat" for name in ("concat", "concatenate", "hstack", "vstack")},
+    **{name: "broadcast_to" for name in ("broadcast_tensors", "broadcast_shapes")},
+    **{name: "tests/test_complex.py" for name in ("einsum", "tensordot")},
+    # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
+    **{name: "double" for name in ("half", "float", "long", "int", "bool")},
+}  # fmt: skip
+
+
+def test_every_op_of_the_table_has_a_complex_row_or_is_refused() -> None:
+    """A new op gets a complex row here, or an entry in NOT_COMPLEX_IN_TORCH or COVERED_BY."""
+    from ctxgrad.ops.table import OPS
+
+    ids = {c.id for c in CASES} | set(NOT_COMPLEX_IN_TORCH) | {"tests/test_complex.py"}
+    unclassified = [op.name for op in OPS if op.name not in ids and COVERED_BY.get(op.name) not in ids]
+    assert not unclassified
 
 
 def test_the_real_functions_of_complex_inputs_are_real() -> None:

@@ -12,8 +12,15 @@ gradients (second order).  Examples whose values leave a safe range, or come clo
 kink of a non-smooth op (a tie of ``maximum``, ``relu`` at 0, a ``clamp`` bound), are
 skipped with ``assume``: there the two libraries may legitimately differ.
 
+The leaves may be float32, float64, int64 or bool (where torch refuses an op, ctxgrad must
+raise the same type of exception; the example is then set aside), complex (a graph over the
+ops torch takes complex for, with the loss ``Re(sum(out * w))``), or hold special values: then
+nothing is skipped, values must have NaN, the infinities and the signs of zeros where torch
+has them, and gradients are compared where both are finite (torch's own kernels disagree on
+where a NaN input's gradient is NaN).
+
 Mismatches the fuzzer found are kept below as plain regression tests with their minimal
-example.
+example (strict xfails for the ones not fixed).
 """
 
 from __future__ import annotations
