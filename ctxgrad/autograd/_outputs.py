@@ -398,6 +398,16 @@ def wire_outputs(
         result = out
         _finish_marks(cls, ctx, args, dirty, non_diff, [out])
 
+    if rebased and type(out) is tuple and sum(1 for o in out if isinstance(o, Tensor)) > 1:
+        if any(d._base is not None for d, _, _ in rebased):
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+                "cannot return more than one Tensor. This is not supported by the current autograd engine. You "
+                "should either make sure the input is not a view (using .clone() for example) or make your "
+                "Function only return one Tensor (potentially splitting it into two Functions: one doing the "
+                "inplace that returns a single Tensor and a second one that does the other operations). You can "
+                f"ask on the forum https://discuss.pytorch.org/ if you need help to do this change. ({cls.__name__})"
+            )
     for d, old_fn, old_nr in rebased or ():
         if d._base is not None and d._grad_fn is ctx:
             d._record_base_write(old_fn, old_nr)  # CopySlices on the base (autograd/_views.py)

@@ -43,6 +43,7 @@ __all__ = [
     "ReplaceFlat",
     "TakeFlat",
     "check_no_overlap",
+    "check_no_partial_overlap",
     "check_writable",
     "history",
     "in_place",
@@ -318,12 +319,42 @@ def internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
     return any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides))
 
 
+_PARTIAL_OVERLAP_MSG = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def check_no_partial_overlap(target: np.ndarray[Any, Any], operands: tuple[Any, ...]) -> None:
+    """Torch's refusal to write into ``target`` from an operand that shares some of its memory
+    without being the same elements (``y.copy_(y.t())``, ``y[1:] = y[:-1]``): the result would
+    depend on the order of the writes.  The same tensor (``y.add_(y)``) is fine."""
+    for a in operands:
+        arr = a._data if isinstance(a, Tensor) else None
+        if arr is None or not np.may_share_memory(arr, target):
+            continue
+        same = (
+            arr.__array_interface__["data"][0] == target.__array_interface__["data"][0]
+            and arr.strides == target.strides
+            and arr.shape == target.shape
+        )
+        if same:
+            continue
+        try:
+            overlaps = np.shares_memory(arr, target, max_work=10_000)
+        except np.exceptions.TooHardError:  # as torch: an overlap too hard to decide is no error
+            continue
+        if overlaps:
+            raise RuntimeError(_PARTIAL_OVERLAP_MSG)
+
+
 def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
     check_writable(x)
     if x._base is not None and internal_overlap(x._data):
         raise RuntimeError(_OVERLAP_MSG)
+    check_no_partial_overlap(x._data, args)
     out: Tensor = in_place(fn).apply(x, *args)
     return out
 

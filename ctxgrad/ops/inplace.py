@@ -31,6 +31,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import (
     CopySlices,
     check_no_overlap,
+    check_no_partial_overlap,
     check_writable,
     internal_overlap,
     view_positions,
@@ -155,6 +156,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         target = data[where.basic]
         if values.array.shape != target.shape:
             values.expand(target.shape)  # raises torch's error where the value does not fit
+        check_no_partial_overlap(target, (values,))
         write(CopySlices, input, target, view_positions(target, data), values)
     else:
         check_writable(input)
