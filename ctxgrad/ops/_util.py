@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ctxgrad._dtypes import promote_operands
+from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Size, Tensor, as_tensor
 
 # Operand types that binary ops take as they are.
@@ -182,3 +182,63 @@ def missing(name: str, **params: Any) -> TypeError:
     return TypeError(
         f"{name}() missing {len(names)} required positional argument{'s' if len(names) == 1 else ''}: {listed}"
     )
+
+
+_NI, _RT = NotImplementedError, RuntimeError
+_CLAMP = (_NI, "clamp is not supported for complex types")
+#: torch's refusal of a complex input, by the node name of the op that has no complex kernel
+#: (``{dtype}`` is the input's torch name, ``ComplexDouble``).
+_NO_COMPLEX: dict[str, tuple[type[Exception], str]] = {
+    "ReluBackward0": _CLAMP,
+    "FloorBackward0": (_NI, "floor is not supported for complex inputs"),
+    "CeilBackward0": (_NI, "ceil is not supported for complex inputs"),
+    "TruncBackward0": (_NI, "trunc is not supported for complex inputs"),
+    "RoundBackward0": (_NI, "\"round_vml_cpu\" not implemented for '{dtype}'"),
+    "FracBackward0": (_NI, "\"frac_cpu\" not implemented for '{dtype}'"),
+    "ErfBackward0": (_NI, "\"erf_vml_cpu\" not implemented for '{dtype}'"),
+    "ErfcBackward0": (_NI, "\"erfc_vml_cpu\" not implemented for '{dtype}'"),
+    "LogitBackward0": (_NI, "\"logit_cpu\" not implemented for '{dtype}'"),
+    "Atan2Backward0": (_NI, "\"atan2_cpu\" not implemented for '{dtype}'"),
+    "MaximumBackward0": (_RT, "maximum not implemented for complex tensors."),
+    "MinimumBackward0": (_RT, "minimum not implemented for complex tensors."),
+    **{f"Clamp{side}Backward{n}": _CLAMP for side in ("", "Min", "Max") for n in (0, 1)},
+    **{f"{op}Backward": (_NI, f"\"{op.lower()}_cpu\" not implemented for '{{dtype}}'") for op in ("Lt", "Le", "Gt")},
+    "GeBackward": (_NI, "\"ge_cpu\" not implemented for '{dtype}'"),
+    "MaxBackward1": (_NI, "\"max_all\" not implemented for '{dtype}'"),
+    "MinBackward1": (_NI, "\"min_all\" not implemented for '{dtype}'"),
+    "AmaxBackward0": (_NI, "\"max_values_cpu\" not implemented for '{dtype}'"),
+    "AminBackward0": (_NI, "\"min_values_cpu\" not implemented for '{dtype}'"),
+    "ArgMaxBackward": (_RT, "argmax(): does not support complex input"),
+    "ArgMinBackward": (_RT, "argmin(): does not support complex input"),
+    **dict.fromkeys(("SortBackward0", "SortBackward1"), (_RT, " Sort does not support complex dtypes on CPU")),
+    "TopkBackward0": (_RT, " topk does not support complex dtypes on CPU"),
+    "KthvalueBackward0": (_NI, "\"kthvalue_cpu\" not implemented for '{dtype}'"),
+    **dict.fromkeys(("MedianBackward0", "MedianBackward1"), (_NI, "\"median_cpu\" not implemented for '{dtype}'")),
+    "SignBackward0": (
+        _NI,
+        "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.",
+    ),
+    **{
+        f"{op}Backward{n}": (_NI, f"\"{op.lower()}_cpu\" not implemented for '{{dtype}}'")
+        for op in ("Remainder", "Fmod")
+        for n in (0, 1)
+    },
+    "torch::autograd::NotImplemented": (_NI, "\"div_floor_cpu\" not implemented for '{dtype}'"),
+    **{
+        f"Bitwise{op.capitalize()}Backward": (_NI, f"\"bitwise_{op}_cpu\" not implemented for '{{dtype}}'")
+        for op in ("and", "or", "xor", "not")
+    },
+    "SoftmaxBackward0": (_NI, "\"softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),
+    "LogSoftmaxBackward0": (_NI, "\"log_softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),
+}  # fmt: skip
+
+
+def refuse_complex(ctx: Any, *operands: Any) -> None:
+    """Raise torch's error when an operand is complex and the op (named by its node) has no
+    complex kernel in torch (it orders, rounds or compares its values)."""
+    for a in operands:
+        dt = getattr(a, "dtype", None)
+        if dt is not None and dt.kind == "c":
+            refusal = _NO_COMPLEX.get(ctx.name())
+            if refusal is not None:
+                raise refusal[0](refusal[1].format(dtype=short_name(dt)))

@@ -23,6 +23,7 @@ from ctxgrad.ops._util import (
     operand,
     operands,
     raw,
+    refuse_complex,
     save_operands,
     tangent_sum,
 )
@@ -182,6 +183,7 @@ class FloorDivide(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
+        refuse_complex(ctx, x, y)
         dt = np.asarray(x).dtype
         if dt.kind == "b":
             raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
@@ -243,6 +245,7 @@ _REMAINDERS = {"floor": (np.remainder, "remainder"), "trunc": (np.fmod, "fmod")}
 def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
     values, name = _REMAINDERS[rounding]
     x, y = arrays(a, b)
+    refuse_complex(ctx, x, y)
     dt = np.asarray(x).dtype
     if dt.kind == "b":
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")

@@ -14,7 +14,7 @@ import numpy as np
 from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, operand, raw
+from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 
 
@@ -29,6 +29,7 @@ class _Compare(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = promote_operands(raw(a), raw(b))
+        refuse_complex(ctx, x, y)
         try:
             return as_tensor(ctx.forward_cls.ufunc(x, y))
         except ValueError:
@@ -159,6 +160,7 @@ class _Bitwise(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = promote_operands(raw(a), raw(b))
+        refuse_complex(ctx, x, y)
         dt = np.asarray(x).dtype
         if dt.kind not in "biu":
             raise NotImplementedError(f"\"{ctx.forward_cls.kernel}\" not implemented for '{short_name(dt)}'")

@@ -18,7 +18,7 @@ from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, raw
+from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -61,6 +61,7 @@ class _Elementwise(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         cls = ctx.forward_cls
         y = as_tensor(cls.ufunc(_floating(x)))
         ctx.save_for_backward(y if cls.saves_output else x)
@@ -206,6 +207,7 @@ class Sign(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         if data.dtype == np.bool_:
             return as_tensor(data.copy())
@@ -525,6 +527,7 @@ class Relu(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         if data.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
@@ -549,6 +552,7 @@ class _Rounding(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         cls = ctx.forward_cls
         if x.dtype == np.bool_:
             raise NotImplementedError(f"\"{cls.kernel}\" not implemented for 'Bool'")
@@ -603,6 +607,7 @@ class Frac(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         if data.dtype.kind in "iub":
             raise NotImplementedError(f"\"frac_cpu\" not implemented for '{short_name(data.dtype)}'")
@@ -642,6 +647,7 @@ class Erf(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         ctx.save_for_backward(x)
         return as_tensor(_per_element(math.erf, _floating(x)))
 
@@ -658,6 +664,7 @@ class Erfc(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         ctx.save_for_backward(x)
         return as_tensor(_per_element(math.erfc, _floating(x)))
 
@@ -683,6 +690,7 @@ class Atan2(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         x, y = arrays(a, b)
+        refuse_complex(ctx, x, y)
         if x.dtype.kind in "iub":
             x, y = x.astype(get_default_dtype()), y.astype(get_default_dtype())
         ctx.save_for_backward(a, b)
@@ -724,6 +732,7 @@ class Logit(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, eps: float | None) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = _floating(x)
         if eps is not None:
             data = np.clip(data, eps, 1.0 - eps)
@@ -760,6 +769,7 @@ class Maximum(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         x, y = arrays(a, b)
+        refuse_complex(ctx, x, y)
         ctx.save_for_backward(a, b)
         try:
             return as_tensor(np.maximum(y, x))  # in this order a tie returns x (-0.0 vs 0.0), as in torch
@@ -784,6 +794,7 @@ class Minimum(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         x, y = arrays(a, b)
+        refuse_complex(ctx, x, y)
         ctx.save_for_backward(a, b)
         try:
             return as_tensor(np.minimum(y, x))
@@ -834,6 +845,7 @@ class ClampScalar(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Any, hi: Any) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         low, high = lo, hi
         if data.dtype.kind != "f" or type(lo) not in _PLAIN or type(hi) not in _PLAIN:
@@ -901,6 +913,7 @@ class ClampTensor(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         bounds = [b.array for b in (lo, hi) if b is not None]
         _check_broadcast(data, *bounds)
@@ -1036,6 +1049,7 @@ def _promote_same_rank(dtypes: list[np.dtype[Any]]) -> np.dtype[Any]:
 
 def _clamp_one_forward(ctx: Any, x: Tensor, bound: Tensor, ufunc: Any) -> Tensor:
     a, b = arrays(x, bound)
+    refuse_complex(ctx, a, b)
     ctx.save_for_backward(x, bound)
     try:
         return as_tensor(ufunc(b, a))  # bound first: a tie keeps x, as in torch

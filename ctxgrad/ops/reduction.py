@@ -20,7 +20,7 @@ from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, shape_arg
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -689,6 +689,7 @@ class MaxAll(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         cls = ctx.forward_cls
         _empty_check(cls.op_name, data, None)
@@ -731,6 +732,7 @@ class Amax(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         cls = ctx.forward_cls
         axes = _axes(dims, data.ndim)
@@ -791,6 +793,7 @@ class ArgMax(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         cls = ctx.forward_cls
         if data.dtype == np.bool_:
@@ -991,6 +994,7 @@ class Softmax(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         axis = ctx.axis = _one_dim(dim, data.ndim)
         if data.ndim == 0:
@@ -1031,6 +1035,7 @@ class LogSoftmax(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         axis = ctx.axis = _one_dim(dim, data.ndim)
         if data.ndim == 0:

@@ -15,7 +15,7 @@ import numpy as np
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim
+from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, Scatter
 
 
@@ -47,6 +47,7 @@ class Sort(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
         data = x.array
         dim = _wrap_dim(dim, data.ndim)
         if data.ndim == 0:
@@ -79,6 +80,7 @@ class Topk(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: int, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
         data = x.array
         dim = _wrap_dim(dim, data.ndim)
         n = data.shape[dim] if data.ndim else 1
@@ -123,6 +125,7 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: Any, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
         data = x.array
         if data.dtype == np.bool_:
             kernel = "median_out" if k is None else "kthvalue_cpu"
@@ -179,6 +182,7 @@ class Median(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         if data.dtype == np.bool_:
             raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
@@ -231,6 +235,8 @@ def argsort(
     """int64 indices that sort ``input`` along ``dim`` (ties keep their order)."""
     if axis is not None:
         dim = numpy_dim("argsort", dim, axis, -1)
+    if input.is_complex():
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")  # (torch's text, its leading space too)
     if input.array.ndim == 0:
         _wrap_dim(dim, 0)
         return as_tensor(np.zeros((), dtype=np.int64))
