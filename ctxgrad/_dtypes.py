@@ -172,7 +172,9 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
             dims, zero = (da, db) if a_dims else (db, da)
             if _CATEGORY[zero.kind] < _CATEGORY[dims.kind]:
                 return dims
-            return _complex_of(dims, zero) if zero.kind == "c" and dims.kind == "f" else zero
+            if zero.kind == "c" and dims.kind == "f":  # the complex type of the float's precision
+                return complex128 if dims == float64 else complex64
+            return zero
         return da if a_dims else db
     if a_arr:
         assert isinstance(a, np.ndarray)

@@ -275,3 +275,25 @@ def test_a_user_function_may_declare_itself_holomorphic() -> None:
     z.grad = None
     Cube.apply(z).real.sum().backward()
     np.testing.assert_allclose(z.grad.numpy(), np.conj(3 * np.array(Z) ** 2), rtol=1e-14)
+
+
+PROMOTIONS = [
+    ("float32", (1,), "complex128", ()),
+    ("float64", (1,), "complex64", ()),
+    ("float64", (1,), "complex64", (1,)),
+    ("float32", (1,), "complex128", (1,)),
+    ("float64", (), "complex64", ()),
+]
+
+
+@pytest.mark.parametrize(("real", "real_shape", "cplx", "cplx_shape"), PROMOTIONS)
+def test_real_and_complex_tensors_promote_as_torch(
+    torch: Any, real: str, real_shape: tuple[int, ...], cplx: str, cplx_shape: tuple[int, ...]
+) -> None:
+    # a 0-d complex tensor with a dimensioned float one: the complex type of the float's precision
+    def result(m: Any) -> str:
+        x = m.tensor(np.ones(real_shape, dtype=real))
+        z = m.tensor(np.full(cplx_shape, 1j, dtype=cplx))
+        return str((x + z).dtype).split(".")[-1]
+
+    assert result(ctxgrad) == result(torch)
