@@ -1168,6 +1168,20 @@ def _keepdim_without_dim(name: str, keepdims: bool | None, dtype: Any = None) ->
     )
 
 
+def _sum_dims(name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, dtype: Any) -> tuple[Any, bool]:
+    """``sum``'s and ``mean``'s ``(dim, keepdim)``: NumPy's ``axis=``/``keepdims=`` read as
+    torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does."""
+    if axis is not None:
+        dim = numpy_dim(name, dim, axis, UNSET)
+    if keepdims is not None:
+        keepdim = numpy_keepdim(name, keepdim, keepdims)
+    if dim is UNSET:
+        if keepdim or keepdims is not None:
+            raise _keepdim_without_dim(name, keepdims, dtype)
+        dim = None
+    return dim, keepdim
+
+
 def sum(
     input: Tensor,
     dim: int | Sequence[int] | None = UNSET,
@@ -1178,14 +1192,7 @@ def sum(
     keepdims: bool | None = None,
 ) -> Tensor:
     """Sum over all elements, or over ``dim``."""
-    if axis is not None:
-        dim = numpy_dim("sum", dim, axis, UNSET)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("sum", keepdim, keepdims)
-    if dim is UNSET:  # not given: torch takes keepdim= only beside dim= (None included)
-        if keepdim or keepdims is not None:
-            raise _keepdim_without_dim("sum", keepdims, dtype)
-        dim = None
+    dim, keepdim = _sum_dims("sum", dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
     if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
@@ -1203,14 +1210,7 @@ def mean(
     keepdims: bool | None = None,
 ) -> Tensor:
     """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
-    if axis is not None:
-        dim = numpy_dim("mean", dim, axis, UNSET)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("mean", keepdim, keepdims)
-    if dim is UNSET:  # not given: torch takes keepdim= only beside dim= (None included)
-        if keepdim or keepdims is not None:
-            raise _keepdim_without_dim("mean", keepdims, dtype)
-        dim = None
+    dim, keepdim = _sum_dims("mean", dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(
