@@ -299,6 +299,7 @@ def in_place(fn: type[_F]) -> type[_F]:
     namespace = {
         "forward": staticmethod(forward),
         "_backward_name": fn._backward_cls.__name__,
+        "_writes_first_input": True,
         "__module__": fn.__module__,
         "__qualname__": f"in_place({fn.__qualname__})",
         "__doc__": f"In place: {fn.__doc__}" if fn.__doc__ else None,

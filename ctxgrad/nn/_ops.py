@@ -24,6 +24,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import conv_rule, fold_rule, unary_rule
 from ctxgrad.autograd.function import Function
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
@@ -52,6 +53,8 @@ def _windows(
 
 class Im2Col(Function[Tensor]):
     """``(N, C, H, W) -> (N, C*kh*kw, L)``: every window of the (padded) input as a column."""
+
+    vmap = fold_rule
 
     _backward_name = "Im2ColBackward0"
     skips_without_gradient = True
@@ -141,6 +144,8 @@ class Convolution(Function[Tensor]):
     ``out = W_g @ X_g``.  Backward: ``grad_X = W_gᵀ @ grad`` folded back with :class:`Col2Im`,
     ``grad_W = sum_n grad @ X_gᵀ``, ``grad_bias = grad.sum((0, 2, 3))``.
     """
+
+    vmap = conv_rule
 
     _backward_name = "ConvolutionBackward0"
     skips_without_gradient = True
@@ -276,6 +281,8 @@ def max_pool2d_with_indices(
 class MaxPool2d(Function[Tensor]):
     """The maximum of each window; the gradient goes to the (first) position of each maximum."""
 
+    vmap = fold_rule
+
     _backward_name = "MaxPool2DWithIndicesBackward0"
     skips_without_gradient = True
 
@@ -351,6 +358,8 @@ class Embedding(Function[Tensor]):
 class ConstantPad(Function[Tensor]):
     """Pad the last dimensions with ``value`` (negative amounts crop).  ``pads`` holds one
     ``(before, after)`` pair per dimension, first dimension first."""
+
+    vmap = unary_rule
 
     _backward_name = "ConstantPadNdBackward0"
     skips_without_gradient = True

@@ -21,6 +21,7 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import dims_rule, elementwise_rule, gather_rule, index_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, broadcast_error, missing, numpy_dim
@@ -361,6 +362,8 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 class GetItem(Function[Tensor]):
     """``x[index]`` for basic indices (a view); the gradient is written into zeros of x's shape."""
 
+    vmap = index_rule
+
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -533,6 +536,8 @@ def _check_gather(data: np.ndarray[Any, Any], dim: int, idx: np.ndarray[Any, Any
 class Gather(Function[Tensor]):
     """``out[i][j] = x[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
 
+    vmap = gather_rule
+
     _backward_name = "GatherBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -618,6 +623,8 @@ def _scatter_into(
 class Scatter(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` written at ``[i][index[i][j]]`` (for ``dim=1``)."""
 
+    vmap = gather_rule
+
     _backward_name = "ScatterBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -653,6 +660,8 @@ def _pad(g: Tensor, shape: tuple[int, ...]) -> Tensor:
 class ScatterValue(Function[Tensor]):
     """A copy of ``x`` with the number ``value`` written at the positions ``index`` names."""
 
+    vmap = gather_rule
+
     _backward_name = "ScatterBackward1"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -675,6 +684,8 @@ class ScatterValue(Function[Tensor]):
 class ScatterAdd(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` added at ``[i][index[i][j]]`` (for ``dim=1``);
     repeated positions receive the sum."""
+
+    vmap = gather_rule
 
     _backward_name = "ScatterAddBackward0"
     holomorphic = True  # linear, real coefficients
@@ -701,6 +712,8 @@ class ScatterAdd(Function[Tensor]):
 
 class IndexSelect(Function[Tensor]):
     """The slices ``index`` names along ``dim`` (repeats allowed); the gradient adds them back."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "IndexSelectBackward0"
     holomorphic = True  # linear, real coefficients
@@ -835,6 +848,8 @@ def _broadcast_shape(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> tuple[
 
 class MaskedFill(Function[Tensor]):
     """``x`` with the number ``value`` where ``mask`` (broadcast) holds."""
+
+    vmap = elementwise_rule
 
     _backward_name = "MaskedFillBackward0"
     holomorphic = True  # linear, real coefficients

@@ -28,6 +28,7 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import (
     CopySlices,
     check_no_overlap,
@@ -47,6 +48,9 @@ __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
 
 class CopyFrom(Function[Tensor]):
     """The value ``x.copy_(src)`` writes: ``src`` broadcast to ``x``'s shape, in ``x``'s dtype."""
+
+    vmap = elementwise_rule
+    _writes_first_input = True
 
     _backward_name = "CopyBackwards"
     holomorphic = True  # linear, real coefficients
@@ -78,6 +82,9 @@ class CopyFrom(Function[Tensor]):
 class Fill(Function[Tensor]):
     """The value ``x.fill_(value)`` writes: ``value`` (a number or a 0-d tensor) everywhere."""
 
+    vmap = elementwise_rule
+    _writes_first_input = True
+
     _backward_name = "FillBackward2"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -106,6 +113,9 @@ class Fill(Function[Tensor]):
 
 class Zero(Function[Tensor]):
     """The value ``x.zero_()`` writes; its gradient is zero."""
+
+    vmap = elementwise_rule
+    _writes_first_input = True
 
     _backward_name = "ZeroBackward0"
     holomorphic = True  # linear, real coefficients

@@ -21,6 +21,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import matmul_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum
 from ctxgrad.ops.arithmetic import MatMul
@@ -79,6 +80,8 @@ class _MatrixProduct(Function[Tensor]):
 class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
+    vmap = matmul_rule
+
     _backward_name = "MmBackward0"
 
     @staticmethod
@@ -105,6 +108,8 @@ class Mm(_MatrixProduct):
 class Bmm(_MatrixProduct):
     """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
 
+    vmap = matmul_rule
+
     _backward_name = "BmmBackward0"
 
     @staticmethod
@@ -128,6 +133,8 @@ class Bmm(_MatrixProduct):
 
 class Mv(Function[Tensor]):
     """Matrix times vector; grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
+
+    vmap = matmul_rule
 
     _backward_name = "MvBackward0"
     holomorphic = True
@@ -180,6 +187,8 @@ def _check_vectors(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
 
 class Dot(Function[Tensor]):
     """The inner product of two vectors (a 0-d tensor)."""
+
+    vmap = matmul_rule
 
     _backward_name = "DotBackward0"
     holomorphic = True
@@ -565,6 +574,8 @@ _INV_SINGULAR = (
 class LinalgInv(Function[Tensor]):
     """The inverse of a (batch of) square matrices; grad = -A⁻ᵀ @ grad @ A⁻ᵀ."""
 
+    vmap = unary_rule
+
     _backward_name = "LinalgInvExBackward0"
     holomorphic = True
     skips_without_gradient = True
@@ -600,6 +611,8 @@ class LinalgDet(Function[Tensor]):
     Its gradient is the cofactor matrix times the output's gradient: ``det(A) * A⁻ᵀ`` for an
     invertible ``A``.  When some matrix of the batch is singular, the cofactors are computed as
     signed determinants of the minors instead (still exact, and differentiable again)."""
+
+    vmap = unary_rule
 
     _backward_name = "LinalgDetBackward0"
     holomorphic = True
@@ -647,6 +660,8 @@ def _minor_index(n: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 class Minors(Function[Tensor]):
     """``(..., n, n) -> (..., n, n, n-1, n-1)``: entry ``[i, j]`` is ``a`` without row ``i``
     and column ``j``.  Linear; its adjoint is :class:`MinorsAdjoint`."""
+
+    vmap = unary_rule
 
     _backward_name = "MinorsBackward0"
     skips_without_gradient = True
