@@ -23,18 +23,22 @@ to it dispatch again.
 
 from __future__ import annotations
 
-import inspect
-import itertools
 import warnings
 from collections.abc import Callable
-from types import SimpleNamespace
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ctxgrad._dtypes import result_dtype
-from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._batched_generate import generated_rule
+from ctxgrad.autograd._batched_tensor import (
+    BatchedTensor,
+    VmapInfo,
+    VmapLevel,
+    level_info,
+    values_error,
+)
 
 __all__ = [
     "BatchedTensor",
@@ -48,166 +52,6 @@ __all__ = [
     "shift_dims",
 ]
 
-_level_counter = itertools.count(1)
-
-
-class VmapLevel(NamedTuple):
-    """One open ``vmap``: its level, batch size and randomness mode."""
-
-    level: int
-    batch_size: int
-    randomness: str
-
-
-class VmapInfo(NamedTuple):
-    """What a ``vmap`` staticmethod learns about the batch (torch's ``info``)."""
-
-    batch_size: int
-    randomness: str
-
-
-def open_level(batch_size: int, randomness: str) -> VmapLevel:
-    """Open a new vmap level (closed by :func:`close_level`), innermost last."""
-    lv = VmapLevel(next(_level_counter), batch_size, randomness)
-    _state.vmap_levels = (*_state.vmap_levels, lv)
-    return lv
-
-
-def close_level(lv: VmapLevel) -> None:
-    _state.vmap_levels = tuple(x for x in _state.vmap_levels if x.level != lv.level)
-
-
-def level_info(level: int) -> VmapLevel | None:
-    for lv in _state.vmap_levels:
-        if lv.level == level:
-            return lv
-    return None
-
-
-_ITEM_MSG = (
-    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a "
-    "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
-    "inside PyTorch internals, please file a bug report."
-)
-_CONTROL_FLOW_MSG = (
-    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We don't "
-    "support that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
-)
-
-
-def _values_error(level: int) -> RuntimeError:
-    if level_info(level) is None:
-        return RuntimeError(
-            "Either your tensor may have escaped from inside a function being vmapped and this is a user error "
-            "(see https://pytorch.org/functorch/stable/ux_limitations.html), or there is an internal functorch "
-            "error in `gen_vmap_plumbing` Please file an issue if it looks like the latter"
-        )
-    return RuntimeError(
-        "vmap: the values of a batched tensor are not available inside vmap (it stands for every sample "
-        "at once): use ctxgrad ops on it, not NumPy or Python on its values."
-    )
-
-
-class _LogicalArray:
-    """What a batched tensor has where a tensor has its array: the facts of one sample
-    (``shape``, ``dtype``), so that code that reads them works, and no values."""
-
-    __slots__ = ("dtype", "level", "shape")
-    base = None
-    #: Layout questions (``contiguous()`` asks) have the answer "as if contiguous": the values
-    #: of one sample are the same however the batch is laid out.
-    flags = SimpleNamespace(c_contiguous=True, f_contiguous=False, writeable=True, owndata=False)
-
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any], level: int) -> None:
-        self.shape = shape
-        self.dtype = dtype
-        self.level = level
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def itemsize(self) -> int:
-        return int(self.dtype.itemsize)
-
-    def __array__(self, *args: Any, **kwargs: Any) -> Any:
-        raise _values_error(self.level)
-
-    def __getattr__(self, name: str) -> Any:
-        raise _values_error(object.__getattribute__(self, "level"))
-
-
-class BatchedTensor(Tensor):
-    """A tensor inside ``vmap``: ``value`` holds every sample (batch in dimension 0); the
-    tensor itself has the shape of one sample.
-
-    >>> import ctxgrad
-    >>> from ctxgrad.func import vmap
-    >>> vmap(lambda x: (print(type(x).__name__, tuple(x.shape)), x * 2)[1])(ctxgrad.ones(4, 3)).shape
-    BatchedTensor (3,)
-    ctxgrad.Size([4, 3])
-    """
-
-    value: Tensor
-    level: int
-
-    def __init__(self, value: Tensor, level: int) -> None:  # (Tensor.__init__ makes an array; this has none)
-        self.value = value
-        self.level = level
-
-    @property  # type: ignore[override]
-    def _data(self) -> Any:
-        v = self.value._data
-        return _LogicalArray(v.shape[1:], v.dtype, self.level)
-
-    @property
-    def requires_grad(self) -> bool:  # type: ignore[override]
-        return self.value.requires_grad
-
-    @property
-    def grad_fn(self) -> Any:  # type: ignore[override]
-        return self.value.grad_fn
-
-    @property
-    def is_leaf(self) -> bool:  # type: ignore[override]
-        return self.value.is_leaf
-
-    def detach(self) -> Tensor:
-        return BatchedTensor(self.value.detach(), self.level)
-
-    def item(self) -> Any:
-        raise RuntimeError(_ITEM_MSG)
-
-    def tolist(self) -> Any:
-        raise RuntimeError(_ITEM_MSG)
-
-    def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
-        raise _values_error(self.level)
-
-    def __bool__(self) -> bool:
-        raise RuntimeError(_CONTROL_FLOW_MSG)
-
-    def __float__(self) -> float:
-        raise RuntimeError(_ITEM_MSG)
-
-    def __int__(self) -> int:
-        raise RuntimeError(_ITEM_MSG)
-
-    def __index__(self) -> int:
-        raise RuntimeError(_CONTROL_FLOW_MSG)
-
-    def __repr__(self) -> str:
-        inner = "\n".join("    " + line for line in repr(self.value).splitlines())
-        return f"BatchedTensor(lvl={self.level}, bdim=0, value=\n{inner}\n)"
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        raise RuntimeError("vmap: a batched tensor cannot be pickled or copied inside vmap")
-
 
 def batched(value: Tensor, level: int) -> BatchedTensor:
     """``value`` (batch in dimension 0) as a tensor batched at ``level``."""
@@ -219,6 +63,7 @@ def is_batched_at(t: Any, level: int) -> bool:
 
 
 # ------------------------------------------------------------------------------ dispatch
+_FUNCTION: list[Any] = []  # ctxgrad.autograd.Function, once a Function has been applied here
 _RULES: dict[type, str] = {}  # Function -> "vmap", "generate" or "loop"
 _WARNED: set[type] = set()
 
@@ -226,10 +71,8 @@ _WARNED: set[type] = set()
 def _rule_kind(cls: type) -> str:
     kind = _RULES.get(cls)
     if kind is None:
-        from ctxgrad.autograd.function import Function
-
-        mine = inspect.getattr_static(cls, "vmap", None)
-        if mine is not None and mine is not Function.__dict__["vmap"]:
+        owner = next(c for c in cls.__mro__ if "vmap" in c.__dict__)
+        if owner is not _function_base(cls):
             kind = "vmap"
         elif getattr(cls, "generate_vmap_rule", False):
             kind = "generate"
@@ -252,9 +95,11 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
             top = a.level
     if not top:
         return NOT_BATCHED
+    if not _FUNCTION:
+        _FUNCTION.append(_function_base(cls))
     lv = level_info(top)
     if lv is None:
-        raise _values_error(top)
+        raise values_error(top)
     in_dims = tuple(0 if is_batched_at(a, top) else None for a in args)
     values = tuple(a.value if d == 0 else a for a, d in zip(args, in_dims))
     info = VmapInfo(lv.batch_size, lv.randomness)
@@ -266,12 +111,11 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
         result = cls.vmap(info, in_dims, *values)
         if not (isinstance(result, tuple) and len(result) == 2):
             raise RuntimeError(
-                f"{cls.__name__}.vmap must return a tuple of two things: (outputs, out_dims), got {type(result).__name__}"
+                f"{cls.__name__}.vmap must return a tuple of two things: (outputs, out_dims), "
+                f"got {type(result).__name__}"
             )
         out, out_dims = result
     elif kind == "generate":
-        from ctxgrad.autograd._batched_generate import generated_rule
-
         out, out_dims = generated_rule(cls, info, in_dims, values)
     else:
         _warn_loop(cls)
@@ -349,14 +193,18 @@ def stack_samples(samples: list[Any]) -> Any:
     if not isinstance(samples[0], Tensor):
         return samples[0]
     if _StackSamples is None:
-        _StackSamples = _stack_samples_cls()
+        _StackSamples = _stack_samples_cls(_FUNCTION[0])
     return _StackSamples.apply(*samples)
 
 
-def _stack_samples_cls() -> Any:
-    from ctxgrad.autograd.function import Function
+def _function_base(cls: Any) -> Any:
+    """``ctxgrad.autograd.Function``, found from one of its subclasses (this module sits
+    below ``function.py``, which imports it)."""
+    return next(c for c in cls.__mro__ if c.__name__ == "Function" and c.__module__ == "ctxgrad.autograd.function")
 
-    class StackSamples(Function[Tensor]):
+
+def _stack_samples_cls(function: Any) -> Any:
+    class StackSamples(function):  # type: ignore[misc]
         """The samples a loop computed, stacked: each one's gradient is its slice."""
 
         _backward_name = "StackBackward0"

@@ -33,7 +33,8 @@ from ctxgrad._factories import eye, ones_like, zeros_like
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad
-from ctxgrad.autograd._batched import BatchedTensor, VmapLevel, close_level, open_level
+from ctxgrad.autograd._batched import stack_samples
+from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, close_level, level_info, open_level
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad
 from ctxgrad.func._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
@@ -124,7 +125,7 @@ def _vmap_call(
             "over a function with no inputs. The latter is unsupported."
         )
     leaves, spec = tree_flatten(args)
-    dims = broadcast_prefix(in_dims if isinstance(in_dims, tuple) else in_dims, spec)
+    dims = broadcast_prefix(in_dims, spec)
     if dims is None:
         _, dims_spec = tree_flatten(in_dims)
         raise ValueError(
@@ -205,7 +206,8 @@ def _vmap_once(
         if odims is None:
             raise ValueError(
                 f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the structure "
-                f"of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs has structure {out_spec}."
+                f"of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs has structure "
+                f"{out_spec}."
             )
         result = [_unbatch(name, o, od, lv) for o, od in zip(out_leaves, odims)]
     finally:
@@ -455,7 +457,6 @@ def _vjp_apply(
     new = [lvl for c in cts if isinstance(c, Tensor) for lvl in _unwrap_all(c)[1] if lvl not in known]
     if new:
         # Cotangents batched by a vmap opened after the vjp: one vjp per sample of it.
-        from ctxgrad.autograd._batched import level_info, stack_samples
 
         top = max(new)
         lv = level_info(top)
@@ -537,7 +538,8 @@ def jvp(
             raise RuntimeError(f"Expected tensors, got unsupported type {type(t)}")
         if p.shape != t.shape:
             raise RuntimeError(
-                f"jvp(f, primals, tangents): Expected primals and tangents to have the same shape, got {p.shape} and {t.shape}"
+                "jvp(f, primals, tangents): Expected primals and tangents to have the same shape, got "
+                f"{p.shape} and {t.shape}"
             )
     levels = _state.vmap_levels
     outer = _nested() or any(p.requires_grad or t.requires_grad for p, t in zip(p_leaves, t_leaves))
@@ -550,7 +552,8 @@ def jvp(
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise RuntimeError(
-                    "jvp(f, primals, tangents): output of function f should be a tuple: (output, aux) if has_aux is True"
+                    "jvp(f, primals, tangents): output of function f should be a tuple: (output, aux) "
+                    "if has_aux is True"
                 )
             out, aux = out
         o_leaves, o_spec = tree_flatten(out)
@@ -558,7 +561,8 @@ def jvp(
         for o in o_leaves:
             if not isinstance(o, Tensor):
                 raise RuntimeError(
-                    f"jvp(f, primals, tangents): Expected f(*primals) to return only tensors, got unsupported type {type(o)}"
+                    "jvp(f, primals, tangents): Expected f(*primals) to return only tensors, got unsupported "
+                    f"type {type(o)}"
                 )
             root = _to_levels(o, levels)
             p, t = forward_ad.unpack_dual(root)
@@ -628,7 +632,7 @@ def jacrev(
                 new[n] = x
             return func(*new)
 
-        out, fn, *rest = vjp(f_of, *chosen, has_aux=has_aux)
+        out, _, *rest = vjp(f_of, *chosen, has_aux=has_aux)
         out_leaves, out_spec = tree_flatten(out)
         in_leaves, in_spec = tree_flatten(chosen)
         _, basis = _basis(out_leaves)
