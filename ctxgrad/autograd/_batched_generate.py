@@ -63,13 +63,13 @@ class _BatchedCtx:
     def save_for_backward(self, *tensors: Any) -> None:
         kept = [self._keep(t) for t in tensors]
         ctx = object.__getattribute__(self, "_ctx")
-        ctx.__dict__["_vmap_saved_batched"] = [b for _, b in kept]
+        ctx._vmap_saved_batched = tuple(b for _, b in kept)
         ctx.save_for_backward(*[v for v, _ in kept])
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
         ctx = object.__getattribute__(self, "_ctx")
-        flags = ctx.__dict__.get("_vmap_saved_batched", [])
+        flags = getattr(ctx, "_vmap_saved_batched", ())
         return tuple(self._read((t, b)) for t, b in zip(ctx.saved_tensors, flags))
 
     @property
@@ -92,15 +92,16 @@ class _BatchedCtx:
     def set_materialize_grads(self, value: bool) -> None:
         object.__getattribute__(self, "_ctx").set_materialize_grads(value)
 
+    # An attribute is kept on the real ctx (which may itself be one of these, under nested
+    # vmaps) as (value, batched), under a name of its own.
     def __setattr__(self, name: str, value: Any) -> None:
-        ctx = object.__getattribute__(self, "_ctx")
-        ctx.__dict__.setdefault("_vmap_attrs", {})[name] = self._keep(value)
+        setattr(object.__getattribute__(self, "_ctx"), "_vmap_attr_" + name, self._keep(value))
 
     def __getattr__(self, name: str) -> Any:
         ctx = object.__getattribute__(self, "_ctx")
-        attrs = ctx.__dict__.get("_vmap_attrs", {})
-        if name in attrs:
-            return self._read(attrs[name])
+        kept = getattr(ctx, "_vmap_attr_" + name, None)
+        if kept is not None:
+            return self._read(kept)
         return getattr(ctx, name)
 
 
@@ -120,11 +121,11 @@ def _batched_function(cls: Any) -> Any:
             result = tuple(_to_batch(o, lv) for o in out) if isinstance(out, tuple) else _to_batch(out, lv)
         finally:
             close_level(lv)
-        ctx.__dict__["_vmap_info"] = (info, in_dims)
+        ctx._vmap_info = (info, in_dims)
         return result
 
     def backward(ctx: Any, *grads: Any) -> Any:
-        info, in_dims = ctx.__dict__["_vmap_info"]
+        info, in_dims = ctx._vmap_info
         lv = open_level(info.batch_size, info.randomness)
         try:
             inner = _BatchedCtx(ctx, lv, 2)
@@ -146,6 +147,7 @@ def _batched_function(cls: Any) -> Any:
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
         "_backward_name": cls._backward_cls.__name__,
+        "generate_vmap_rule": True,  # (under an outer vmap as well)
         "__module__": cls.__module__,
         "__qualname__": f"{cls.__qualname__}.vmapped",
         "__doc__": f"{cls.__name__} on a whole vmap batch (generate_vmap_rule).",

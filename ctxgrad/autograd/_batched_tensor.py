@@ -15,7 +15,16 @@ import numpy as np
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 
-__all__ = ["BatchedTensor", "VmapInfo", "VmapLevel", "close_level", "level_info", "open_level", "values_error"]
+__all__ = [
+    "BatchedTensor",
+    "VmapInfo",
+    "VmapLevel",
+    "close_level",
+    "level_info",
+    "open_level",
+    "random_under_vmap",
+    "values_error",
+]
 
 _level_counter = itertools.count(1)
 
@@ -108,6 +117,16 @@ class _LogicalArray:
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise values_error(self.level)
 
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise values_error(self.level)
+
+    # NumPy work on the values (x.array * 2, x.array[0], ...) refuses, as reading them does.
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
+    __neg__ = __pos__ = __abs__ = __invert__ = __and__ = __or__ = __xor__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __getitem__ = __setitem__ = __iter__ = __len__ = _refuse
+    __float__ = __int__ = __bool__ = __index__ = _refuse
+
     def __getattr__(self, name: str) -> Any:
         raise values_error(object.__getattribute__(self, "level"))
 
@@ -177,3 +196,25 @@ class BatchedTensor(Tensor):
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         raise RuntimeError("vmap: a batched tensor cannot be pickled or copied inside vmap")
+
+
+_RANDOM_ERROR_MSG = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
+    "randomness flags on vmap or perform the randomness operation out of vmap"
+)
+
+
+def random_under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
+    """Random values of ``shape`` made inside vmap, as its ``randomness`` says: ``"error"``
+    refuses, ``"same"`` draws once for all samples, ``"different"`` draws for each sample
+    (a batched tensor).  ``draw(shape)`` makes a tensor of random values; None outside vmap."""
+    levels = _state.vmap_levels
+    if not levels:
+        return None
+    if any(lv.randomness == "error" for lv in levels):
+        raise RuntimeError(_RANDOM_ERROR_MSG)
+    different = [lv for lv in levels if lv.randomness == "different"]
+    t = draw(tuple(lv.batch_size for lv in different) + tuple(shape))
+    for lv in different:
+        t = BatchedTensor(t, lv.level)
+    return t

@@ -31,7 +31,7 @@ from typing import Any
 
 from ctxgrad._factories import eye, ones_like, zeros_like
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Size, Tensor
 from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._batched import stack_samples
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, close_level, level_info, open_level
@@ -280,6 +280,12 @@ def _as_input(root: Tensor) -> Tensor:
     return inp
 
 
+def _detached(tree: Any) -> Any:
+    """The tensors of ``tree`` without their history (what a top-level transform returns)."""
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten([x.detach() if isinstance(x, Tensor) else x for x in leaves], spec)
+
+
 def _nested() -> bool:
     """Whether an outer transform will differentiate what this one computes."""
     return _depth.grad > 0 or bool(_state.fw_levels)
@@ -361,7 +367,7 @@ def grad_and_value(
         result = tree[0] if isinstance(argnums, int) else tuple(tree)
         value = out if nested else out.detach()
         if has_aux:
-            return result, (value, aux)
+            return result, (value, aux if nested else _detached(aux))
         return result, value
 
     return wrapper
@@ -441,7 +447,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
 
     value = out if nested else tree_unflatten([o.detach() for o in out_leaves], out_spec)
     if has_aux:
-        return value, vjp_fn, aux
+        return value, vjp_fn, (aux if nested else _detached(aux))
     return value, vjp_fn
 
 
@@ -495,8 +501,8 @@ def _vjp_apply(
     return tuple(tree_unflatten(gs, spec))
 
 
-def _logical_shape(root: Tensor, levels: tuple[VmapLevel, ...]) -> Any:
-    return root.shape[len(levels) :]
+def _logical_shape(root: Tensor, levels: tuple[VmapLevel, ...]) -> Size:
+    return Size(root.shape[len(levels) :])
 
 
 # ------------------------------------------------------------------------------ jvp
@@ -573,7 +579,7 @@ def jvp(
             tangent_out.append(_rewrap(t, levels))
     result = (tree_unflatten(primal_out, o_spec), tree_unflatten(tangent_out, o_spec))
     if has_aux:
-        return (*result, aux)
+        return (*result, aux if outer else _detached(aux))
     return result
 
 
@@ -761,12 +767,13 @@ def functional_call(
     if isinstance(parameter_and_buffer_dicts, dict):
         merged = dict(parameter_and_buffer_dicts)
     elif isinstance(parameter_and_buffer_dicts, Sequence):
-        merged = {}
-        for d in parameter_and_buffer_dicts:
-            for k, v in d.items():
-                if k in merged:
-                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of functional call is ambiguous")
-                merged[k] = v
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        keys = [k for d in parameter_and_buffer_dicts for k in d]
+        repeated = list(dict.fromkeys(k for k in keys if keys.count(k) > 1))
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+        merged = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
         raise ValueError(
             f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "

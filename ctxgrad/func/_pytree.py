@@ -34,12 +34,16 @@ class TreeSpec:
     def __hash__(self) -> int:
         return hash((self.kind, self.keys, self.children))
 
-    def __repr__(self) -> str:
+    def __repr__(self, indent: int = 0) -> str:
+        # torch's layout: the first child on the line, the others each on a new line
         if self.kind == "leaf":
             return "*"
-        inner = ", ".join(repr(c) for c in self.children)
-        name = self.type.__name__
-        return f"TreeSpec({name}, {list(self.keys) if self.keys is not None else None}, [{inner}])"
+        context = list(self.keys) if self.keys is not None else None
+        indent += 2
+        children = [c.__repr__(indent) for c in self.children]
+        inner = children[0] + ("," if len(children) > 1 else "") if children else ""
+        inner += ",".join("\n" + " " * indent + c for c in children[1:])
+        return f"TreeSpec({self.type.__name__}, {context}, [{inner}])"
 
 
 _LEAF = TreeSpec("leaf")

@@ -410,6 +410,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         mask = Tensor(np.zeros(input.shape, dtype=input.dtype))
+    elif _under_vmap(input):  # a mask per sample, or one for all, as vmap's randomness says
+        mask = (_factories.rand(*input.shape, dtype=np.float64) >= p).to(input.dtype) / (1.0 - p)
     else:
         keep = _factories._generator.random(input.shape) >= p
         mask = Tensor(keep.astype(input.dtype) / (1.0 - p))
