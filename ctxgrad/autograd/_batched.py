@@ -23,6 +23,7 @@ to it dispatch again.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +37,9 @@ from ctxgrad.autograd._batched_tensor import (
     BatchedTensor,
     VmapInfo,
     VmapLevel,
+    close_level,
     level_info,
+    open_level,
     values_error,
 )
 
@@ -193,7 +196,8 @@ def stack_samples(samples: list[Any]) -> Any:
     if not isinstance(samples[0], Tensor):
         return samples[0]
     if _StackSamples is None:
-        _StackSamples = _stack_samples_cls(_FUNCTION[0])
+        # (function.py imports this module, so Function is looked up, not imported)
+        _StackSamples = _stack_samples_cls(sys.modules["ctxgrad.autograd.function"].Function)
     return _StackSamples.apply(*samples)
 
 
@@ -544,3 +548,25 @@ def _batch_argmax(
 
 
 argmax_rule = classmethod(_batch_argmax)
+
+
+def map_over_batch(
+    func: Callable[..., Any], args: tuple[Any, ...], in_dims: tuple[Any, ...], size: int
+) -> tuple[Any, ...]:
+    """``func`` applied to every sample of ``args`` at once (the arguments with an in_dim of
+    0 hold ``size`` samples in dimension 0), its outputs as whole batches: the heart of
+    ``vmap``, for the tools below ``ctxgrad.func`` (gradcheck's batched checks)."""
+    lv = open_level(size, "error")
+    try:
+        out = func(*[BatchedTensor(a, lv.level) if d == 0 else a for a, d in zip(args, in_dims)])
+        outs = out if isinstance(out, tuple) else (out,)
+        return tuple(
+            o.value
+            if isinstance(o, BatchedTensor) and o.level == lv.level
+            else o.unsqueeze(0).expand(size, *o.shape)
+            if isinstance(o, Tensor)
+            else o
+            for o in outs
+        )
+    finally:
+        close_level(lv)
