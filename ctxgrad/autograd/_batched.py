@@ -298,6 +298,12 @@ def batch_elementwise(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args:
     return cls.apply(*new), 0
 
 
+def loop_over_samples(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *values: Any) -> tuple[Any, Any]:
+    """The last resort of a rule that covers only some cases: ``cls`` once per sample, with
+    vmap's one-time warning naming it."""
+    return _loop_rule(cls, info, in_dims, values)
+
+
 def _loop_rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], values: tuple[Any, ...]) -> tuple[Any, Any]:
     _warn_loop(cls)
     return _loop(cls, VmapLevel(0, info.batch_size, info.randomness), in_dims, values)
@@ -570,3 +576,52 @@ def map_over_batch(
         )
     finally:
         close_level(lv)
+
+
+def _batch_roll(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]
+) -> tuple[Any, Any]:
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, shifts, dims))
+    n = x.ndim - 1
+    if not dims:  # a roll of each flattened sample
+        flat = x.reshape(x.shape[0], -1)
+        return cls.apply(flat, shifts, (1,)).reshape(x.shape), 0
+    return cls.apply(x, shifts, shift_dims(dims, n)), 0
+
+
+roll_rule = classmethod(_batch_roll)
+
+
+def _batch_sum_to_size(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: tuple[int, ...]
+) -> tuple[Any, Any]:
+    """``sum_to_size``: the leading sample dimensions ``shape`` lacks are summed first, so
+    that the batch dimension stays in front."""
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, shape))
+    extra = x.ndim - 1 - len(shape)
+    if extra > 0:
+        x = x.sum(tuple(range(1, extra + 1)))
+    return cls.apply(x, (x.shape[0], *shape)), 0
+
+
+sum_to_size_rule = classmethod(_batch_sum_to_size)
+
+
+def into_zeros_rule(shape_pos: int, dims: tuple[int, ...] = ()) -> Any:
+    """The rule of a backward that writes a gradient into zeros of ``shape`` (argument
+    ``shape_pos``): the batch gets zeros of ``(batch, *shape)``, and the dimensions at the
+    argument positions ``dims`` move past the batch dimension."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], g: Tensor, *rest: Any) -> tuple[Any, Any]:
+        if not _only_first(in_dims):
+            return _loop_rule(cls, info, in_dims, (g, *rest))
+        args = [g, *rest]
+        shape = tuple(args[shape_pos])
+        args[shape_pos] = (g.shape[0], *shape)
+        for pos in dims:
+            args[pos] = shift_dim(args[pos], len(shape))
+        return cls.apply(*args), 0
+
+    return classmethod(rule)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import conv_rule, fold_rule, unary_rule
+from ctxgrad.autograd._batched import conv_rule, elementwise_rule, fold_rule, loop_over_samples, unary_rule
 from ctxgrad.autograd.function import Function
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
@@ -314,6 +314,12 @@ class Embedding(Function[Tensor]):
     """``weight[indices]``; the gradient of each row is the sum over its occurrences (divided by
     their number with ``scale_grad_by_freq``), none for ``padding_idx``."""
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], indices: Tensor, weight: Tensor, *rest: Any) -> tuple[Any, Any]:
+        if in_dims[1] is None:  # a batch of index tensors is one index tensor with a dimension more
+            return cls.apply(indices, weight, *rest), 0
+        return loop_over_samples(cls, info, in_dims, indices, weight, *rest)
+
     _backward_name = "EmbeddingBackward0"
     skips_without_gradient = True
 
@@ -473,6 +479,8 @@ class BinaryCrossEntropy(Function[Tensor]):
     gradients: ``(x - t) / max(x (1 - x), 1e-12)`` for ``x`` (0, not NaN, where ``x`` is
     exactly 0 or 1) and ``log(1 - x) - log(x)`` (clamped) for ``t``."""
 
+    vmap = elementwise_rule
+
     _backward_name = "BinaryCrossEntropyBackward0"
     skips_without_gradient = True
 
@@ -501,6 +509,8 @@ class SecondOrderLink(Function[Tensor]):
     """``x`` as it is (a view), whose gradient is connected to ``x`` under ``create_graph``
     (:func:`linked_to_input`): put before a composed op whose torch backward reads its input
     (``nll_loss``), so that a gradient penalty through that op alone gives zeros."""
+
+    vmap = unary_rule
 
     _backward_name = "SecondOrderLinkBackward"
     returns_views = True

@@ -21,7 +21,14 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule, elementwise_rule, gather_rule, index_rule
+from ctxgrad.autograd._batched import (
+    batch_elementwise,
+    dims_rule,
+    elementwise_rule,
+    gather_rule,
+    index_rule,
+    loop_over_samples,
+)
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, broadcast_error, missing, numpy_dim
@@ -418,6 +425,12 @@ class IndexIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with ``values`` written at a basic ``index``: the backward of
     indexing, whose own backward is indexing again."""
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], values: Tensor, shape: Any, index: Any) -> tuple[Any, Any]:
+        if in_dims[0] is None:
+            return cls.apply(values, shape, index), None
+        return cls.apply(values, (values.shape[0], *shape), (slice(None), *index)), 0
+
     _backward_name = "IndexIntoZerosBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -787,6 +800,16 @@ class Take(Function[Tensor]):
     """``x`` read as 1-D at ``index`` (negative indices count from the end); the output has
     ``index``'s shape."""
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, index: Tensor) -> tuple[Any, Any]:
+        # each sample read as 1-D: a gather along its elements (negative indices wrapped first)
+        size = info.batch_size
+        flat = x.reshape(size, -1) if in_dims[0] == 0 else x.reshape(1, -1).expand(size, -1)
+        idx = index if in_dims[1] == 0 else index.unsqueeze(0).expand(size, *index.shape)
+        rows = idx.reshape(size, -1)
+        rows = rows + (rows < 0).to(rows.dtype) * flat.shape[1]
+        return flat.gather(1, rows).reshape(idx.shape), 0
+
     _backward_name = "TakeBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -879,6 +902,12 @@ class MaskedFill(Function[Tensor]):
 class MaskedFillTensor(Function[Tensor]):
     """``x`` with the 0-d tensor ``value`` where ``mask`` holds; ``value`` gets the sum of
     the gradient over the filled positions."""
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, mask: Tensor, value: Tensor) -> tuple[Any, Any]:
+        if in_dims[2] is None:  # the 0-d value is shared: x and mask batch as for an elementwise op
+            return batch_elementwise(cls, info, in_dims, x, mask, value)
+        return loop_over_samples(cls, info, in_dims, x, mask, value)
 
     _backward_name = "MaskedFillBackward1"
     holomorphic = True  # linear, real coefficients

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import string
 from typing import Any
 
 import numpy as np
@@ -414,6 +415,16 @@ class Einsum(Function[Tensor]):
     back, and a letter repeated within ``k`` (a diagonal) is written back onto the diagonal
     (:class:`EmbedDiagonal`).
     """
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], plan: Any, *operands: Tensor) -> tuple[Any, Any]:
+        # the batch gets a letter of its own, in each batched operand and in the output
+        _, subs, out_sub, _ = plan
+        used = set("".join(subs) + out_sub)
+        b = next(c for c in string.ascii_letters if c not in used)
+        new_subs = [b + s if d == 0 else s for s, d in zip(subs, in_dims[1:])]
+        equation = ",".join(new_subs) + "->" + b + out_sub
+        return cls.apply(_plan(equation, tuple(tuple(t.shape) for t in operands)), *operands), 0
 
     _backward_name = "EinsumBackward0"
     holomorphic = True

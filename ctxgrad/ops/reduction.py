@@ -19,7 +19,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import argmax_rule, dims_rule, flat_rule
+from ctxgrad.autograd._batched import argmax_rule, dims_rule, flat_rule, sum_to_size_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg
 from ctxgrad.ops.pointwise import Where, _floating
@@ -100,6 +100,8 @@ class SumToSize(Function[Tensor]):
     """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
     that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
 
+    vmap = sum_to_size_rule
+
     skips_without_gradient = True
 
     holomorphic = True  # linear, real coefficients
@@ -166,6 +168,8 @@ def _dof_warning(name: str) -> None:
 class _Flip(Function[Tensor]):
     """Reverse the order along ``axis`` (a copy); its own adjoint."""
 
+    vmap = dims_rule(1)
+
     _backward_name = "FlipBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -187,6 +191,8 @@ class _Flip(Function[Tensor]):
 class _Shift(Function[Tensor]):
     """Shift by one place along ``axis`` (toward the end when ``forward``), filling the freed
     place with ``fill``: ``[a, b, c] -> [fill, a, b]``.  Affine; the adjoint shifts back."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "CatBackward0"
     holomorphic = True  # linear, real coefficients

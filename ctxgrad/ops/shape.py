@@ -22,9 +22,11 @@ from ctxgrad.autograd._batched import (
     diagonal_rule,
     dims_rule,
     expand_rule,
+    into_zeros_rule,
     permute_rule,
     repeat_rule,
     reshape_rule,
+    roll_rule,
     squeeze_rule,
     unary_rule,
 )
@@ -114,6 +116,8 @@ class View(Reshape):
 
 class ViewDtype(Function[Tensor]):
     """The same bytes read as another dtype of the same size (``x.view(ctxgrad.int32)``)."""
+
+    vmap = unary_rule
 
     _backward_name = "ViewBackward0"
     returns_views = True
@@ -354,6 +358,8 @@ class NarrowGrad(Function[Tensor]):
     """The backward of :class:`Narrow`: zeros of ``shape`` with ``grad`` written at the slice.
     Linear, so its own backward is ``narrow`` again."""
 
+    vmap = into_zeros_rule(1, (2,))
+
     _backward_name = "SliceBackwardBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -569,6 +575,8 @@ class Roll(Function[Tensor]):
     """Shift the elements cyclically along ``dims`` (of the flattened tensor when ``dims``
     is empty); the gradient is rolled back."""
 
+    vmap = roll_rule
+
     _backward_name = "RollBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -728,6 +736,8 @@ class DiagCopy(Diagonal):
 class DiagonalGrad(Function[Tensor]):
     """The backward of :class:`Diagonal`: zeros of ``shape`` with ``grad`` written on the
     diagonal.  Linear, so its own backward is ``diagonal`` again."""
+
+    vmap = into_zeros_rule(1, (3, 4))
 
     _backward_name = "DiagonalBackwardBackward0"
     holomorphic = True  # linear, real coefficients
