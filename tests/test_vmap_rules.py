@@ -61,8 +61,6 @@ WITHOUT_RULE = {
     # data-dependent output shape (torch refuses these under vmap too)
     "MaskedSelect": "the number of selected elements differs per sample",
     # still to write
-    "Index": "advanced indexing: the index tensors' dimensions need placing around the batch",
-    "IndexPutIntoZeros": "advanced indexing's backward",
     "IndexAddIntoZeros": "index_select's backward",
     "CopySlices": "an in-place write through a view, inside vmap",
     "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",

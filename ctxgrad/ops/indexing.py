@@ -188,6 +188,23 @@ class NumpyIndex(NamedTuple):
             view[self.advanced] = values
 
 
+def _batched_index(index: NumpyIndex, shape: tuple[int, ...], size: int) -> tuple[NumpyIndex, int]:
+    """``index`` (into one sample of ``shape``) as an index into the batch of ``size``
+    samples, and the dimension of the result that the batch lands in: 0, unless NumPy puts
+    the index arrays' dimensions first (arrays apart from each other), then after them."""
+    whole = NumpyIndex((slice(None), *index.basic), None if index.advanced is None else (slice(None), *index.advanced))
+    items = index.advanced or ()
+    at = [k for k, a in enumerate(items) if isinstance(a, (np.ndarray, int, np.integer))]
+    if not at or at == list(range(at[0], at[0] + len(at))):
+        return whole, 0
+    shapes = [
+        a.shape if not isinstance(a, np.ndarray) or a.dtype != np.bool_ else (int(a.sum()),)
+        for a in items
+        if isinstance(a, np.ndarray)
+    ]
+    return whole, len(np.broadcast_shapes(*shapes)) if shapes else 0
+
+
 def _advanced_item(item: Any) -> np.ndarray[Any, Any]:
     """An advanced item as an int (intp) or bool array, with torch's dtype rules."""
     if isinstance(item, Tensor):
@@ -457,6 +474,13 @@ class Index(Function[Tensor]):
     """``x[index]`` with advanced items (a :class:`NumpyIndex`): a copy; the gradient adds up
     at repeated positions."""
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, index: NumpyIndex) -> tuple[Any, Any]:
+        # the same index with the batch dimension taken whole; where NumPy puts the index
+        # arrays' dimensions first (arrays apart from each other), the batch follows them
+        whole, batch_at = _batched_index(index, tuple(x.shape[1:]), x.shape[0])
+        return cls.apply(x, whole), batch_at
+
     _backward_name = "IndexBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -480,6 +504,15 @@ class Index(Function[Tensor]):
 class IndexPutIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with ``values`` added at a :class:`NumpyIndex` (repeated positions
     sum): the backward of advanced indexing, whose own backward is that indexing."""
+
+    @classmethod
+    def vmap(
+        cls, info: Any, in_dims: tuple[Any, ...], values: Tensor, shape: tuple[int, ...], index: NumpyIndex
+    ) -> tuple[Any, Any]:
+        if in_dims[0] is None:
+            return cls.apply(values, shape, index), None
+        whole, batch_at = _batched_index(index, tuple(shape), values.shape[0])
+        return cls.apply(values.movedim(0, batch_at), (values.shape[0], *shape), whole), 0
 
     _backward_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
