@@ -517,3 +517,27 @@ def test_vmap_is_exported_at_the_top_level() -> None:
     assert ctxgrad.func.grad is grad and ctxgrad.func.jvp is jvp and ctxgrad.func.vjp is vjp
     assert ctxgrad.func.hessian is hessian and ctxgrad.func.jacfwd is jacfwd
     assert callable(linearize) and callable(grad_and_value)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib, a: a[lib.tensor([[0, 2], [1, 1]])],
+        lambda lib, a: a[:, lib.tensor([[0, 2], [1, 1]])],
+        lambda lib, a: a[lib.tensor([1]), :, lib.tensor([1, 3])],  # apart: NumPy puts them first
+        lambda lib, a: a[0, :, lib.tensor([1, 3])],
+        lambda lib, a: a[..., lib.tensor([1, 3])],
+        lambda lib, a: a[[0, 2], 1:, [1, 3]],
+        lambda lib, a: a[:, [True, False, True, True, False]],
+    ],
+)
+def test_advanced_indexing_under_vmap_and_grad_as_torch(program: Any) -> None:
+    x = np.random.default_rng(0).standard_normal((4, 3, 5, 6))
+
+    def run(lib: Any, fn: Any, a: Any) -> Any:
+        return (
+            fn.vmap(lambda v: program(lib, v))(a),
+            fn.vmap(fn.grad(lambda v: (program(lib, v) ** 2).sum()))(a),
+        )
+
+    both(run, x)
