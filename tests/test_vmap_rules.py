@@ -61,11 +61,9 @@ WITHOUT_RULE = {
     # data-dependent output shape (torch refuses these under vmap too)
     "MaskedSelect": "the number of selected elements differs per sample",
     # still to write
-    "IndexAddIntoZeros": "index_select's backward",
     "CopySlices": "an in-place write through a view, inside vmap",
     "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",
     "ReplaceFlat": "a view written in place, inside vmap",
-    "LinalgSolve": "a vector right-hand side against a batch of matrices",
     "Median": "its gradient is shared among ties over all elements, which median(dim) does not do",
     "MinorsAdjoint": "det's double backward",
     "EmbedDiagonal": "einsum's backward for a repeated letter",

@@ -27,6 +27,7 @@ from ctxgrad.autograd._batched import (
     elementwise_rule,
     gather_rule,
     index_rule,
+    into_zeros_rule,
     loop_over_samples,
 )
 from ctxgrad.autograd._views import write_in_place
@@ -802,6 +803,8 @@ class IndexSelect(Function[Tensor]):
 class IndexAddIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with the slices of ``values`` added along ``dim`` at ``index``:
     the backward of ``index_select``, whose own backward is ``index_select``."""
+
+    vmap = into_zeros_rule(1, (2,))
 
     _backward_name = "IndexAddBackward0"
     holomorphic = True  # linear, real coefficients

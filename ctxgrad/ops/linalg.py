@@ -729,6 +729,24 @@ class LinalgSolve(Function[Tensor]):
     last dimension, as in torch.  grad_B = solve(Aᵀ, grad); grad_A = -grad_B Xᵀ (``-Xᵀ grad_B``
     when ``left`` is false)."""
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], a: Tensor, b: Tensor, left: bool) -> tuple[Any, Any]:
+        # one sample's B as a matrix (a vector gets a column), both sides given the sample
+        # dimensions of the wider one after the batch, then one solve
+        la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
+        a_shape = a.shape[1:] if in_dims[0] == 0 else a.shape
+        b_shape = b.shape[1:] if in_dims[1] == 0 else b.shape
+        vector = lb == 1 or (lb == la - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
+        if vector:
+            b, lb = b.unsqueeze(-1), lb + 1
+        n = max(la, lb)
+        if in_dims[0] == 0 and la < n:
+            a = a.reshape(a.shape[0], *([1] * (n - la)), *a.shape[1:])
+        if in_dims[1] == 0 and lb < n:
+            b = b.reshape(b.shape[0], *([1] * (n - lb)), *b.shape[1:])
+        out = cls.apply(a, b, left)
+        return (out.squeeze(-1) if vector else out), 0
+
     _backward_name = "LinalgSolveExBackward0"
     holomorphic = True
     skips_without_gradient = True
