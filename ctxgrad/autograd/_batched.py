@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -67,8 +68,9 @@ def is_batched_at(t: Any, level: int) -> bool:
 
 # ------------------------------------------------------------------------------ dispatch
 _FUNCTION: list[Any] = []  # ctxgrad.autograd.Function, once a Function has been applied here
-_RULES: dict[type, str] = {}  # Function -> "vmap", "generate" or "loop"
-_WARNED: set[type] = set()
+# (weak: a Function class made on the fly, as tests do, is not kept alive by vmap)
+_RULES: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()  # Function -> "vmap", "generate" or "loop"
+_WARNED: weakref.WeakSet[type] = weakref.WeakSet()
 
 
 def _rule_kind(cls: type) -> str:

@@ -18,14 +18,14 @@ from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapInfo, VmapLevel,
 
 __all__ = ["generated_rule"]
 
-_MADE: dict[type, Any] = {}
 
 
 def generated_rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], values: tuple[Any, ...]) -> tuple[Any, Any]:
     """``cls`` applied to the batch (``values``, batched where ``in_dims`` is 0)."""
-    made = _MADE.get(cls)
+    made = cls.__dict__.get("_vmapped")  # made once, kept on the class (not inherited)
     if made is None:
-        made = _MADE[cls] = _batched_function(cls)
+        made = _batched_function(cls)
+        type.__setattr__(cls, "_vmapped", made)
     out = made.apply(info, in_dims, *values)
     return out, 0
 
