@@ -151,14 +151,36 @@ def arange(
     return _finish(np.arange(values[0], values[1], values[2]).astype(dt), requires_grad, device)
 
 
+def _draw(sample: Any, dt: Any) -> Any:
+    """A maker of random tensors of a given shape from ``sample(shape)`` (an array)."""
+
+    def draw(shape: tuple[int, ...]) -> Tensor:
+        return _finish(np.asarray(sample(shape)).astype(dt), False)
+
+    return draw
+
+
+def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
+    """Inside vmap: the random tensor its ``randomness`` asks for (see ``random_under_vmap``)."""
+    if not _state.vmap_levels:
+        return None
+    from ctxgrad.autograd._batched_tensor import random_under_vmap
+
+    return random_under_vmap(shape, draw)
+
+
 def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
+    if (batched := _under_vmap(_size(size), _draw(_generator.random, _dtype_or_default(dtype)))) is not None:
+        return batched  # type: ignore[no-any-return]
     arr = _generator.random(_size(size)).astype(_dtype_or_default(dtype))
     return _finish(arr, requires_grad, device)
 
 
 def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
+    if (batched := _under_vmap(_size(size), _draw(_generator.standard_normal, _dtype_or_default(dtype)))) is not None:
+        return batched  # type: ignore[no-any-return]
     arr = _generator.standard_normal(_size(size)).astype(_dtype_or_default(dtype))
     return _finish(arr, requires_grad, device)
 
@@ -177,6 +199,10 @@ def randint(
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt = _dtypes.int64 if dtype is None else _dtypes.to_dtype(dtype)
+    if (
+        batched := _under_vmap(_size((size,)), _draw(lambda s: _generator.integers(low, high, size=s), dt))
+    ) is not None:
+        return batched  # type: ignore[no-any-return]
     return _finish(_generator.integers(low, high, size=_size((size,))).astype(dt), False, device)
 
 
@@ -195,6 +221,8 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_
     dt = _like(input, dtype)
     if dt.kind not in "fc":
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtypes.short_name(dt)}'")
+    if (batched := _under_vmap(tuple(input.shape), _draw(_generator.random, dt))) is not None:
+        return batched  # type: ignore[no-any-return]
     return _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
 
 
@@ -203,6 +231,8 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
     dt = _like(input, dtype)
     if dt.kind not in "fc":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtypes.short_name(dt)}'")
+    if (batched := _under_vmap(tuple(input.shape), _draw(_generator.standard_normal, dt))) is not None:
+        return batched  # type: ignore[no-any-return]
     return _finish(_generator.standard_normal(input._data.shape).astype(dt), requires_grad, device)
 
 

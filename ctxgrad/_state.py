@@ -26,6 +26,8 @@ class _ModeState(threading.local):
     # tangent at it (weak references), so that leaving the level can drop those tangents.
     fw_levels: tuple[int, ...] = ()
     fw_dual_tensors: dict[int, list[Any]] | None = None
+    # The open vmap levels (``autograd/_batched.py``), innermost last.
+    vmap_levels: tuple[Any, ...] = ()
 
 
 _state = _ModeState()

@@ -403,10 +403,41 @@ def test_strict_passes_when_every_derivative_exists(torch: Any) -> None:
     _assert_same(call(ctxgrad, F), call(torch, torch.autograd.functional))
 
 
-def test_strict_works_with_vectorize() -> None:
-    # torch refuses strict=True with vectorize=True; ctxgrad's vectorize is the plain loop.
-    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function is independent of input 1"):
-        F.jacobian(lambda a, b: a * 2, (ctxgrad.ones(2), ctxgrad.ones(2)), strict=True, vectorize=True)
+def test_strict_with_vectorize_refuses_as_torch(torch: Any) -> None:
+    for lib, fn in ((ctxgrad, F), (torch, torch.autograd.functional)):
+        ones = (lib.ones(2), lib.ones(2))
+        for call in (
+            lambda: fn.jacobian(lambda a, b: a * 2, ones, strict=True, vectorize=True),  # noqa: B023
+            lambda: fn.hessian(lambda a, b: (a * b).sum(), ones, strict=True, vectorize=True),  # noqa: B023
+        ):
+            with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not supported together"):
+                call()
+
+
+@pytest.mark.parametrize("strategy", ["reverse-mode", "forward-mode"])
+def test_vectorize_gives_the_same_blocks_as_torch(torch: Any, strategy: str) -> None:
+    x, y = np.random.default_rng(0).standard_normal((2, 3))
+
+    def call(lib: Any, fn: Any, vectorize: bool) -> Any:
+        def f(a: Any, b: Any) -> Any:
+            return (a.sin() * b).sum(), a * b.exp()
+
+        def g(a: Any, b: Any) -> Any:
+            return (a.sin() * b.exp() ** 2).sum()
+
+        ins = (lib.tensor(x), lib.tensor(y))
+        return (
+            fn.jacobian(f, ins, vectorize=vectorize, strategy=strategy),
+            fn.hessian(g, ins, vectorize=vectorize, outer_jacobian_strategy=strategy),
+        )
+
+    theirs = call(torch, torch.autograd.functional, True)
+    for vectorize in (False, True):
+        ours = call(ctxgrad, F, vectorize)
+        for k in range(2):
+            for i in range(2):
+                for j in range(2):
+                    np.testing.assert_allclose(ours[k][i][j].numpy(), theirs[k][i][j].detach().numpy(), rtol=1e-12)
 
 
 # --------------------------------------------------------------------------- bad inputs

@@ -437,12 +437,45 @@ def test_complex_input_and_output(torch: Any) -> None:
 
 
 # --------------------------------------------------------------------------- arguments
-def test_flags_that_need_vmap_raise_not_implemented() -> None:
+def test_batched_checks_pass_for_a_correct_batching_rule() -> None:
     x = leaf(ctxgrad, X3)
-    with pytest.raises(NotImplementedError, match="vmap"):
-        gradcheck(cube(ctxgrad), (x,), check_batched_grad=True)
-    with pytest.raises(NotImplementedError, match="vmap"):
-        gradgradcheck(cube(ctxgrad), (x,), check_batched_grad=True)
+    assert gradcheck(cube(ctxgrad), (x,), check_batched_grad=True)
+    assert gradcheck(
+        cube(ctxgrad), (x,), check_batched_grad=True, check_forward_ad=True, check_batched_forward_grad=True
+    )
+    assert gradgradcheck(cube(ctxgrad), (x,), check_batched_grad=True)
+
+
+def test_batched_check_finds_a_batching_rule_that_mixes_the_samples() -> None:
+    class Scale(ctxgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: ctxgrad.Tensor) -> ctxgrad.Tensor:
+            return g * 2
+
+        @staticmethod
+        def vmap(info: Any, in_dims: Any, x: ctxgrad.Tensor) -> Any:
+            return Scale.apply(x.flip(0)), 0  # wrong: sample k gets sample B-1-k's result
+
+    x = leaf(ctxgrad, X3)
+    assert gradcheck(Scale.apply, (x,))
+    with pytest.raises(GradcheckError, match="Batched computation failed: vmap over apply gives output 0"):
+        gradcheck(Scale.apply, (x,), check_batched_grad=True)
+    assert gradcheck(Scale.apply, (x,), check_batched_grad=True, raise_exception=False) is False
+
+
+def test_is_grads_batched_as_torch() -> None:
+    torch = pytest.importorskip("torch")
+    v = np.random.default_rng(3).standard_normal((4, 3))
+    results = []
+    for lib in (ctxgrad, torch):
+        x = lib.tensor(X3, requires_grad=True)
+        y = x.sin() * x
+        results.append(lib.autograd.grad(y, x, lib.tensor(v), is_grads_batched=True)[0])
+    np.testing.assert_allclose(results[0].numpy(), results[1].numpy(), rtol=1e-12)
 
 
 def test_bad_arguments() -> None:

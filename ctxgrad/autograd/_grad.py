@@ -147,7 +147,7 @@ def grad(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
         )
     if is_grads_batched:
-        raise NotImplementedError("grad(..., is_grads_batched=True) is not supported by ctxgrad yet")
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     allow = bool(allow_unused) or materialize_grads
     keys: list[Any] | None = None
     if isinstance(inputs, dict):
@@ -201,3 +201,49 @@ def tensor_backward(
     ``gradient`` is required unless the tensor has a single element.
     """
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _grad_batched(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any,
+    retain_graph: bool | None,
+    create_graph: bool,
+    allow_unused: bool | None,
+    materialize_grads: bool,
+) -> Any:
+    """``grad(..., is_grads_batched=True)``: each ``grad_outputs`` holds a batch of
+    cotangents in its first dimension, and each gradient a batch of results.  ctxgrad runs
+    one backward per cotangent (the graph was built for one sample; torch runs its backward
+    formulas under vmap) and stacks the results, keeping their history under ``create_graph``."""
+    from ctxgrad.autograd._batched import stack_samples
+
+    cots = _as_tuple(grad_outputs)
+    if not cots or any(c is None for c in cots):
+        raise RuntimeError("grad(..., is_grads_batched=True) needs a batched grad_output for every output")
+    size = cots[0].shape[0]
+    for c in cots:
+        if c.shape[0] != size:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                f"dimension. The sizes of the first dimension of the grad_outputs must all be equal, got {size} "
+                f"and {c.shape[0]}"
+            )
+    rows = []
+    for k in range(size):
+        last = k == size - 1
+        keep = (create_graph if retain_graph is None else retain_graph) if last else True
+        rows.append(
+            grad(
+                outputs,
+                inputs,
+                tuple(c[k] for c in cots),
+                keep,
+                create_graph,
+                allow_unused=allow_unused,
+                materialize_grads=materialize_grads,
+            )
+        )
+    if isinstance(rows[0], dict):
+        return {key: None if rows[0][key] is None else stack_samples([r[key] for r in rows]) for key in rows[0]}
+    return tuple(None if rows[0][i] is None else stack_samples([r[i] for r in rows]) for i in range(len(rows[0])))

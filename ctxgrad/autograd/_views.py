@@ -32,6 +32,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
 from ctxgrad.autograd.forward_ad import set_tangent
 from ctxgrad.autograd.function import Function
@@ -299,6 +300,7 @@ def in_place(fn: type[_F]) -> type[_F]:
     namespace = {
         "forward": staticmethod(forward),
         "_backward_name": fn._backward_cls.__name__,
+        "_writes_first_input": True,
         "__module__": fn.__module__,
         "__qualname__": f"in_place({fn.__qualname__})",
         "__doc__": f"In place: {fn.__doc__}" if fn.__doc__ else None,
@@ -347,6 +349,8 @@ def check_no_partial_overlap(target: np.ndarray[Any, Any], operands: tuple[Any, 
 def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
+    if _state.vmap_levels and (isinstance(x, BatchedTensor) or any(isinstance(a, BatchedTensor) for a in args)):
+        return in_place(fn).apply(x, *args)  # type: ignore[no-any-return]  # (its batching rule writes the batch)
     check_writable(x)
     if x._base is not None and internal_overlap(x._data):
         raise RuntimeError(_OVERLAP_MSG)

@@ -55,6 +55,7 @@ from typing_extensions import TypeVar
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._dual import apply_dual
 from ctxgrad.autograd._outputs import (
@@ -427,6 +428,8 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
+        if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
+            return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
         if _state.fw_levels:
             dual: _Out = apply_dual(cls, args, _run)
             return dual

@@ -421,10 +421,10 @@ def jacobian(
     the input's; it supports neither ``create_graph=True`` (``NotImplementedError``) nor
     ``strict=True`` (``RuntimeError``), as in torch.
 
-    ``vectorize=True`` gives the same result, computed the same way (one pass per row or
-    column): ctxgrad has no batching (vmap) yet, so the flag only lets torch code run
-    unchanged.  Unlike torch, forward mode does not require ``vectorize=True``, and
-    ``vectorize=True`` works with ``strict=True``.
+    ``vectorize=True`` computes the same blocks with :mod:`ctxgrad.func` (``jacrev``, or
+    ``jacfwd`` in forward mode): the rows (columns) in one batched pass under ``vmap``
+    instead of one pass each.  As in torch it refuses ``strict=True``; unlike torch, forward
+    mode does not require it.
 
     An output that does not depend on an input gets a block of zeros (the right value)
     with ``strict=False``; ``strict=True`` raises a ``RuntimeError`` naming the output and
@@ -448,6 +448,13 @@ def jacobian(
             'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use '
             '"reverse-mode".'
         )
+    if vectorize:
+        if strict:
+            raise RuntimeError(
+                "ctxgrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                "together. Please either set `strict=False` or `vectorize=False`."
+            )
+        return _vectorized_jacobian(func, inputs, create_graph, strategy)
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(
@@ -493,6 +500,29 @@ def jacobian(
         return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
 
 
+def _vectorized_jacobian(func: Callable[..., Any], inputs: _InputsT, create_graph: bool, strategy: str) -> Any:
+    """``jacobian(..., vectorize=True)``: ``ctxgrad.func.jacrev`` (``jacfwd`` in forward mode)
+    over all inputs, its blocks arranged as ``jacobian`` arranges them."""
+    from ctxgrad.func import jacfwd, jacrev
+
+    if strategy == "forward-mode" and create_graph:
+        raise NotImplementedError(
+            'ctxgrad.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
+            'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
+        )
+    with enable_grad():
+        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+        # with create_graph the blocks stay connected to the inputs; without, they start plain
+        ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
+        args = ins if create_graph else tuple(i.detach() for i in ins)
+        is_outputs_tuple = isinstance(func(*args), tuple)
+        transform = jacfwd if strategy == "forward-mode" else jacrev
+        jac = transform(func, argnums=tuple(range(len(ins))))(*args)
+        blocks = tuple(jac) if is_outputs_tuple else (jac,)
+        result = _grad_postprocess(tuple(tuple(b) for b in blocks), create_graph)
+        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
 # --------------------------------------------------------------------------- second order
 def hessian(
     func: Callable[..., Any],
@@ -509,8 +539,9 @@ def hessian(
     ``i`` and ``j``.  It is computed as the Jacobian (outer, by ``outer_jacobian_strategy``)
     of the gradient (inner, always reverse mode, with ``create_graph=True``), so every
     backward on the way must be differentiable: a ``once_differentiable`` backward raises a
-    ``RuntimeError`` that names its Function.  ``vectorize`` is accepted and changes nothing
-    (see :func:`jacobian`).
+    ``RuntimeError`` that names its Function.  ``vectorize=True`` computes it with
+    :mod:`ctxgrad.func` instead (``jacrev`` inside, ``jacrev`` or ``jacfwd`` outside, batched
+    under ``vmap``), and refuses ``strict=True`` as torch does.
 
     >>> import ctxgrad
     >>> from ctxgrad.autograd.functional import hessian
@@ -527,6 +558,8 @@ def hessian(
     is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise _StrategyError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    if vectorize:
+        return _vectorized_hessian(func, ins, is_inputs_tuple, create_graph, strict, outer_jacobian_strategy)
 
     def ensure_single_output_function(*inp: Tensor) -> Tensor:
         out = func(*inp)
@@ -551,6 +584,45 @@ def hessian(
         jac_func, ins, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=outer_jacobian_strategy
     )
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+
+
+def _vectorized_hessian(
+    func: Callable[..., Any],
+    ins: tuple[Tensor, ...],
+    is_inputs_tuple: bool,
+    create_graph: bool,
+    strict: bool,
+    outer_jacobian_strategy: str,
+) -> Any:
+    from ctxgrad.func import jacfwd, jacrev
+
+    if strict:
+        raise RuntimeError(
+            "ctxgrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+            "together. Please either set `strict=False` or `vectorize=False`."
+        )
+
+    def single(*inp: Tensor) -> Tensor:
+        out = func(*inp)
+        if isinstance(out, tuple) or not isinstance(out, Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.nelement() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        return out.reshape(())
+
+    if outer_jacobian_strategy == "forward-mode" and create_graph:
+        raise NotImplementedError(
+            'ctxgrad.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
+            'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
+        )
+    argnums = tuple(range(len(ins)))
+    outer = jacfwd if outer_jacobian_strategy == "forward-mode" else jacrev
+    with enable_grad():
+        ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
+        args = ins if create_graph else tuple(i.detach() for i in ins)
+        hess = outer(jacrev(single, argnums), argnums)(*args)
+        result = _grad_postprocess(tuple(tuple(row) for row in hess), create_graph)
+    return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
 
 
 def _scalar_function_prologue(

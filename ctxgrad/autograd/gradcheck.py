@@ -929,8 +929,12 @@ def gradcheck(
         check_grad_dtypes: require every gradient to have its input's dtype; ctxgrad also
             runs each custom Function's backward once to see the dtype it returns before
             the engine casts it (torch cannot see that one).
-        check_batched_grad, check_batched_forward_grad: not supported yet (ctxgrad has no
-            vmap): True raises NotImplementedError.
+        check_batched_grad, check_batched_forward_grad: also check ``func`` under ``vmap``:
+            applied at once to a batch of three samples near ``inputs``, it must give each
+            sample's values, and the gradients (tangents) of the batch must be each sample's,
+            for a different random ``grad_output`` (tangent) per sample.  This checks the
+            batching rules (a custom Function's ``vmap`` staticmethod or
+            ``generate_vmap_rule``) where torch checks vmap over the backward formulas.
         check_forward_ad: also compare forward-mode tangents (``forward_ad``, the ``jvp``
             of each Function) with the numerical Jacobian; a complex input is moved along
             its real and its imaginary part.
@@ -960,11 +964,6 @@ def gradcheck(
         raise ValueError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
         raise ValueError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    if check_batched_grad or check_batched_forward_grad:
-        flag = "check_batched_grad" if check_batched_grad else "check_batched_forward_grad"
-        raise NotImplementedError(
-            f"gradcheck({flag}=True) needs vmap, which ctxgrad does not have yet; pass {flag}=False"
-        )
     tupled = _as_tuple(inputs)
     labels, names = _input_labels(func, tupled)
     checked = _Checked(func, tupled, _check_inputs(tupled), labels, names, None, complex_step=complex_step)
@@ -984,6 +983,8 @@ def gradcheck(
             fast_mode=fast_mode,
             masked=masked,
         )
+        if check_batched_grad or check_batched_forward_grad:
+            _check_batched(func, tupled, atol, rtol, reverse=check_batched_grad, forward=check_batched_forward_grad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -1117,11 +1118,6 @@ def gradgradcheck(
             return f"the first-order gradient with respect to {labels[returned_for[position]]}"
         return f"first-order gradient {position}"
 
-    if check_batched_grad:
-        raise NotImplementedError(
-            "gradgradcheck(check_batched_grad=True) needs vmap, which ctxgrad does not have yet; "
-            "pass check_batched_grad=False"
-        )
     checked = _Checked(first_order_gradients, all_inputs, _check_inputs(all_inputs), labels, names, output_label)
     try:
         try:
@@ -1138,6 +1134,8 @@ def gradgradcheck(
                 fast_mode=fast_mode,
                 masked=masked,
             )
+            if check_batched_grad:  # (func's batching rules; its gradients under vmap need ctxgrad.func)
+                _check_batched(func, tupled_inputs, atol, rtol, reverse=True, forward=False)
         except RuntimeError as exc:
             # A failed check, not a broken call: torch reports it as a Jacobian mismatch.
             if isinstance(exc, GradcheckError) or not _cannot_differentiate_backward(exc):
@@ -1158,3 +1156,86 @@ def _cannot_differentiate_backward(exc: BaseException) -> bool:
     though it is ``once_differentiable`` (a double backward), or forward over reverse needs a
     ``jvp`` that a ``once_differentiable`` (or NumPy) backward cannot give."""
     return isinstance(exc, (OnceDifferentiableError, NoJvpError))
+
+
+def _check_batched(
+    func: Callable[..., Any], inputs: tuple[Any, ...], atol: float, rtol: float, *, reverse: bool, forward: bool
+) -> None:
+    """``func`` under vmap against ``func`` once per sample (``check_batched_grad`` and
+    ``check_batched_forward_grad``): values, then gradients (tangents) with a different random
+    direction per sample."""
+    from ctxgrad.autograd._batched import map_over_batch, stack_samples
+
+    size = 3
+    rng = np.random.default_rng(0)
+    name = getattr(func, "__name__", type(func).__name__)
+    positions = [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.requires_grad]
+    samples = [
+        [_wrap(a._data * (1.0 + 1e-3 * k)).requires_grad_() if i in positions else a for i, a in enumerate(inputs)]
+        for k in range(size)
+    ]
+    per_sample = [_as_tuple(func(*s)) for s in samples]
+    batch = tuple(stack_samples([s[i] for s in samples]) if i in positions else a for i, a in enumerate(inputs))
+    in_dims = tuple(0 if i in positions else None for i in range(len(inputs)))
+    outs = map_over_batch(func, batch, in_dims, size)
+    diff = [j for j, o in enumerate(outs) if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
+    for j in diff:
+        want = np.stack([r[j]._data for r in per_sample])
+        if not np.allclose(outs[j]._data, want, rtol=rtol, atol=atol, equal_nan=True):
+            raise GradcheckError(
+                f"Batched computation failed: vmap over {name} gives output {j} that differs from running {name} "
+                f"once per sample (check its batching rule: its vmap staticmethod or generate_vmap_rule).\n"
+                f"vmap: {outs[j]._data}\nper sample: {want}"
+            )
+    if reverse:
+        cots = [_wrap(rng.standard_normal(outs[j]._data.shape).astype(outs[j]._data.dtype)) for j in diff]
+        used = [j for j in diff if outs[j].requires_grad]
+        if used:
+            got = grad(
+                [outs[j] for j in used],
+                [batch[i] for i in positions],
+                [cots[diff.index(j)] for j in used],
+                allow_unused=True,
+            )
+            for k in range(size):
+                want_k = grad(
+                    [per_sample[k][j] for j in used],
+                    [samples[k][i] for i in positions],
+                    [_wrap(cots[diff.index(j)]._data[k]) for j in used],
+                    allow_unused=True,
+                )
+                for p, g, w in zip(positions, got, want_k):
+                    g_arr = np.zeros(inputs[p]._data.shape) if g is None else g._data[k]
+                    w_arr = np.zeros(inputs[p]._data.shape) if w is None else w._data
+                    if not np.allclose(g_arr, w_arr, rtol=rtol, atol=atol, equal_nan=True):
+                        raise GradcheckError(
+                            f"Batched grad computation failed: the gradient of input {p} for sample {k}, through "
+                            f"vmap over {name}, differs from the gradient of that sample alone.\n"
+                            f"vmap: {g_arr}\nper sample: {w_arr}"
+                        )
+    if forward:
+        tans = {i: rng.standard_normal((size, *inputs[i]._data.shape)) for i in positions}
+        with fwAD.dual_level():
+            duals = tuple(
+                fwAD.make_dual(batch[i].detach(), _wrap(tans[i].astype(batch[i]._data.dtype))) if i in positions else a
+                for i, a in enumerate(batch)
+            )
+            got_t = [fwAD.unpack_dual(o).tangent for o in map_over_batch(func, duals, in_dims, size)]
+            for k in range(size):
+                dk = tuple(
+                    fwAD.make_dual(samples[k][i].detach(), _wrap(tans[i][k].astype(inputs[i]._data.dtype)))
+                    if i in positions
+                    else a
+                    for i, a in enumerate(inputs)
+                )
+                want_t = [fwAD.unpack_dual(o).tangent for o in _as_tuple(func(*dk))]
+                for j in diff:
+                    gt, wt = got_t[j], want_t[j]
+                    g_arr = np.zeros(outs[j]._data.shape[1:]) if gt is None else gt._data[k]
+                    w_arr = np.zeros(outs[j]._data.shape[1:]) if wt is None else wt._data
+                    if not np.allclose(g_arr, w_arr, rtol=rtol, atol=atol, equal_nan=True):
+                        raise GradcheckError(
+                            f"Batched forward grad computation failed: the tangent of output {j} for sample {k}, "
+                            f"through vmap over {name}, differs from the tangent of that sample alone.\n"
+                            f"vmap: {g_arr}\nper sample: {w_arr}"
+                        )

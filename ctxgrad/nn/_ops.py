@@ -24,6 +24,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import conv_rule, elementwise_rule, fold_rule, loop_over_samples, unary_rule
 from ctxgrad.autograd.function import Function
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
@@ -52,6 +53,8 @@ def _windows(
 
 class Im2Col(Function[Tensor]):
     """``(N, C, H, W) -> (N, C*kh*kw, L)``: every window of the (padded) input as a column."""
+
+    vmap = fold_rule
 
     _backward_name = "Im2ColBackward0"
     skips_without_gradient = True
@@ -141,6 +144,8 @@ class Convolution(Function[Tensor]):
     ``out = W_g @ X_g``.  Backward: ``grad_X = W_gᵀ @ grad`` folded back with :class:`Col2Im`,
     ``grad_W = sum_n grad @ X_gᵀ``, ``grad_bias = grad.sum((0, 2, 3))``.
     """
+
+    vmap = conv_rule
 
     _backward_name = "ConvolutionBackward0"
     skips_without_gradient = True
@@ -276,6 +281,8 @@ def max_pool2d_with_indices(
 class MaxPool2d(Function[Tensor]):
     """The maximum of each window; the gradient goes to the (first) position of each maximum."""
 
+    vmap = fold_rule
+
     _backward_name = "MaxPool2DWithIndicesBackward0"
     skips_without_gradient = True
 
@@ -306,6 +313,12 @@ class MaxPool2d(Function[Tensor]):
 class Embedding(Function[Tensor]):
     """``weight[indices]``; the gradient of each row is the sum over its occurrences (divided by
     their number with ``scale_grad_by_freq``), none for ``padding_idx``."""
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], indices: Tensor, weight: Tensor, *rest: Any) -> tuple[Any, Any]:
+        if in_dims[1] is None:  # a batch of index tensors is one index tensor with a dimension more
+            return cls.apply(indices, weight, *rest), 0
+        return loop_over_samples(cls, info, in_dims, indices, weight, *rest)
 
     _backward_name = "EmbeddingBackward0"
     skips_without_gradient = True
@@ -351,6 +364,8 @@ class Embedding(Function[Tensor]):
 class ConstantPad(Function[Tensor]):
     """Pad the last dimensions with ``value`` (negative amounts crop).  ``pads`` holds one
     ``(before, after)`` pair per dimension, first dimension first."""
+
+    vmap = unary_rule
 
     _backward_name = "ConstantPadNdBackward0"
     skips_without_gradient = True
@@ -464,6 +479,8 @@ class BinaryCrossEntropy(Function[Tensor]):
     gradients: ``(x - t) / max(x (1 - x), 1e-12)`` for ``x`` (0, not NaN, where ``x`` is
     exactly 0 or 1) and ``log(1 - x) - log(x)`` (clamped) for ``t``."""
 
+    vmap = elementwise_rule
+
     _backward_name = "BinaryCrossEntropyBackward0"
     skips_without_gradient = True
 
@@ -492,6 +509,8 @@ class SecondOrderLink(Function[Tensor]):
     """``x`` as it is (a view), whose gradient is connected to ``x`` under ``create_graph``
     (:func:`linked_to_input`): put before a composed op whose torch backward reads its input
     (``nll_loss``), so that a gradient penalty through that op alone gives zeros."""
+
+    vmap = unary_rule
 
     _backward_name = "SecondOrderLinkBackward"
     returns_views = True

@@ -38,6 +38,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
+from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn import _ops
 from ctxgrad.ops import pointwise as _pointwise
@@ -409,6 +410,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         mask = Tensor(np.zeros(input.shape, dtype=input.dtype))
+    elif _under_vmap(input):  # a mask per sample, or one for all, as vmap's randomness says
+        mask = (_factories.rand(*input.shape, dtype=np.float64) >= p).to(input.dtype) / (1.0 - p)
     else:
         keep = _factories._generator.random(input.shape) >= p
         mask = Tensor(keep.astype(input.dtype) / (1.0 - p))
@@ -750,6 +753,8 @@ def nll_loss(
     classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
     reduction = _reduction(size_average, reduce, reduction)
     cdim = _class_dim(input) if input.ndim >= 1 else 0
+    if _under_vmap(input, target, weight):
+        return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)
     ignored = _check_nll_target(input, target, weight, ignore_index)
     tdata = target._data
     safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
@@ -767,6 +772,32 @@ def nll_loss(
     if float(total) == 0.0:  # every target ignored: the mean is NaN, its gradient 0, as in torch
         return loss.sum() * 0.0 + float("nan")
     return loss.sum() / total
+
+
+def _under_vmap(*tensors: Tensor | None) -> bool:
+    return any(isinstance(t, BatchedTensor) for t in tensors)
+
+
+def _nll_loss_of_batch(
+    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str, cdim: int
+) -> Tensor:
+    """``nll_loss`` inside vmap, in ops that have batching rules.  The checks that read the
+    targets' values (bounds) cannot run on a batch: an out-of-range target fails in ``gather``."""
+    from ctxgrad.ops.pointwise import where
+
+    if target.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    ignored = target == ignore_index
+    safe = where(ignored, 0, target)
+    picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    keep = (~ignored).to(input.dtype)
+    w = keep if weight is None else weight.gather(0, safe.reshape(-1)).reshape(safe.shape) * keep
+    loss = picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
 
 
 def _type_name(t: Tensor) -> str:
@@ -802,6 +833,7 @@ def cross_entropy(
         and input.ndim == 2
         and reduction != "none"
         and input.is_floating_point()
+        and not _under_vmap(input, target)
     ):
         # The common case, fused into one Function; the target gets nll_loss's checks first.
         _check_nll_target(input, target, None, ignore_index)

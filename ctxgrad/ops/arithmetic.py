@@ -13,6 +13,7 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import elementwise_rule, matmul_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import (
@@ -31,6 +32,8 @@ from ctxgrad.ops._util import (
 
 class Add(Function[Tensor]):
     """``a + b``; the gradient passes through to both sides."""
+
+    vmap = elementwise_rule
 
     _backward_name = "AddBackward0"
     holomorphic = True  # linear, real coefficients
@@ -56,6 +59,8 @@ class Add(Function[Tensor]):
 
 class Sub(Function[Tensor]):
     """``a - b``."""
+
+    vmap = elementwise_rule
 
     _backward_name = "SubBackward0"
     holomorphic = True  # linear, real coefficients
@@ -105,6 +110,8 @@ def _check_no_bool(a: Any, b: Any) -> None:
 class Mul(Function[Tensor]):
     """``a * b``: each side's gradient is the gradient times the other side."""
 
+    vmap = elementwise_rule
+
     _backward_name = "MulBackward0"
     holomorphic = True
     skips_without_gradient = True
@@ -132,6 +139,8 @@ class Mul(Function[Tensor]):
 
 class Div(Function[Tensor]):
     """``a / b`` (true division: integer inputs give a floating result)."""
+
+    vmap = elementwise_rule
 
     _backward_name = "DivBackward0"
     holomorphic = True
@@ -177,6 +186,8 @@ class FloorDivide(Function[Tensor]):
     As in torch, a floating result records the op but has no derivative: ``backward`` and
     ``jvp`` raise."""
 
+    vmap = elementwise_rule
+
     _backward_name = "torch::autograd::NotImplemented"
     skips_without_gradient = True
 
@@ -209,6 +220,8 @@ class Remainder(Function[Tensor]):
     d/da = 1 and d/db = -(a // b), the derivative away from the jumps (as torch: the floor
     division, the quotient the forward's remainder goes with, not a rounded ``floor(a / b)``).
     :class:`Fmod` is the same with ``trunc`` for ``floor``."""
+
+    vmap = elementwise_rule
 
     _backward_name = "RemainderBackward1"
     skips_without_gradient = True
@@ -279,6 +292,8 @@ def _integral(v: Any) -> bool:
 class Neg(Function[Tensor]):
     """``-a``."""
 
+    vmap = elementwise_rule
+
     _backward_name = "NegBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -319,6 +334,8 @@ class Pow(Function[Tensor]):
     d/da = b * a**(b-1), taken as 0 where b == 0; d/db = a**b * log(a), taken as 0 where
     a == 0 and b >= 0 (torch's conventions at those points).
     """
+
+    vmap = elementwise_rule
 
     _backward_name = "PowBackward0"
     holomorphic = True
@@ -422,6 +439,8 @@ class MatMul(Function[Tensor]):
     row (left) or column (right) and squeezed back.  Batch dimensions that were broadcast
     are summed away by the engine.
     """
+
+    vmap = matmul_rule
 
     _backward_name = "MmBackward0"
     holomorphic = True

@@ -13,6 +13,7 @@ import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
@@ -21,6 +22,8 @@ from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 class _Compare(Function[Tensor]):
     """Apply the class's ``ufunc``.  The bool output does not require grad, so the engine
     never calls ``backward``; it exists for completeness."""
+
+    vmap = elementwise_rule
 
     skips_without_gradient = True
 
@@ -80,6 +83,8 @@ class _Test(Function[Tensor]):
     """Apply the class's ``test`` to a floating tensor; integers and bools are never NaN or
     infinite (every element is finite)."""
 
+    vmap = elementwise_rule
+
     skips_without_gradient = True
 
     test: ClassVar[Callable[..., Any]]
@@ -137,6 +142,8 @@ class LogicalXor(_Compare):
 class LogicalNot(Function[Tensor]):
     """Elementwise ``not x`` (nonzero is true)."""
 
+    vmap = elementwise_rule
+
     skips_without_gradient = True
 
     @staticmethod
@@ -151,6 +158,8 @@ class LogicalNot(Function[Tensor]):
 class _Bitwise(Function[Tensor]):
     """Apply the class's ``ufunc`` to bool or integer operands (tensors or Python ints and
     bools), promoted as torch promotes; floating operands are refused, as in torch."""
+
+    vmap = elementwise_rule
 
     skips_without_gradient = True
 
@@ -197,6 +206,8 @@ class BitwiseXor(_Bitwise):
 
 class BitwiseNot(Function[Tensor]):
     """Elementwise ``~x``: logical not for bools, two's-complement not for integers."""
+
+    vmap = elementwise_rule
 
     skips_without_gradient = True
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import elementwise_rule, unary_rule
 from ctxgrad.autograd.function import Function
 
 
@@ -32,6 +33,8 @@ def _complex_dtype(dt: np.dtype[Any]) -> np.dtype[Any]:
 
 class Real(Function[Tensor]):
     """The real parts of a complex tensor (a view); the gradient is the incoming one, as complex."""
+
+    vmap = elementwise_rule
 
     _backward_name = "RealBackward0"
     returns_views = True
@@ -53,6 +56,8 @@ class Real(Function[Tensor]):
 class Imag(Function[Tensor]):
     """The imaginary parts of a complex tensor (a view); the gradient is ``i`` times the incoming one."""
 
+    vmap = elementwise_rule
+
     _backward_name = "ImagBackward0"
     returns_views = True
     skips_without_gradient = True
@@ -73,6 +78,8 @@ class Imag(Function[Tensor]):
 class Conj(Function[Tensor]):
     """The complex conjugate (a copy); the gradient is the conjugate of the incoming one."""
 
+    vmap = elementwise_rule
+
     _backward_name = "ConjBackward0"
     skips_without_gradient = True
 
@@ -92,6 +99,8 @@ class Conj(Function[Tensor]):
 class Angle(Function[Tensor]):
     """The argument of each element, in (-pi, pi] (0 or pi for real tensors); the gradient of
     a complex ``z`` is ``i z / |z|^2`` times the incoming one (0 at ``z = 0``), of a real one 0."""
+
+    vmap = elementwise_rule
 
     _backward_name = "AngleBackward0"
     skips_without_gradient = True
@@ -130,6 +139,8 @@ class ComplexFromParts(Function[Tensor]):
     """``real + i imag`` from two real tensors of one floating dtype (broadcast); the
     gradients are the real and the imaginary parts of the incoming one."""
 
+    vmap = elementwise_rule
+
     _backward_name = "ComplexBackward0"
     skips_without_gradient = True
 
@@ -166,6 +177,8 @@ class ComplexFromParts(Function[Tensor]):
 class ViewAsReal(Function[Tensor]):
     """A complex tensor seen as a real one with a last dimension of 2 (real, imaginary): a view."""
 
+    vmap = unary_rule
+
     _backward_name = "ViewAsRealBackward0"
     returns_views = True
     skips_without_gradient = True
@@ -187,6 +200,8 @@ class ViewAsReal(Function[Tensor]):
 
 class ViewAsComplex(Function[Tensor]):
     """A real tensor whose last dimension is 2 seen as a complex one: a view."""
+
+    vmap = unary_rule
 
     _backward_name = "ViewAsComplexBackward0"
     returns_views = True

@@ -9,11 +9,14 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._tensor import Tensor, as_tensor, device
+from ctxgrad.autograd._batched import unary_rule
 from ctxgrad.autograd.function import Function
 
 
 class Clone(Function[Tensor]):
     """A copy with its own storage; the gradient passes through."""
+
+    vmap = unary_rule
 
     _backward_name = "CloneBackward0"
     holomorphic = True  # linear, real coefficients
@@ -46,6 +49,8 @@ class Contiguous(Clone):
 class ToDtype(Function[Tensor]):
     """Convert to ``dtype``; the gradient is converted back.  An integer or bool result
     does not require grad (the engine never asks it for one)."""
+
+    vmap = unary_rule
 
     _backward_name = "ToCopyBackward0"
     skips_without_gradient = True

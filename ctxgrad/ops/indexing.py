@@ -21,6 +21,15 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import (
+    batch_elementwise,
+    dims_rule,
+    elementwise_rule,
+    gather_rule,
+    index_rule,
+    into_zeros_rule,
+    loop_over_samples,
+)
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, broadcast_error, missing, numpy_dim
@@ -178,6 +187,23 @@ class NumpyIndex(NamedTuple):
             np.add.at(view, self.advanced, values)
         else:
             view[self.advanced] = values
+
+
+def _batched_index(index: NumpyIndex, shape: tuple[int, ...], size: int) -> tuple[NumpyIndex, int]:
+    """``index`` (into one sample of ``shape``) as an index into the batch of ``size``
+    samples, and the dimension of the result that the batch lands in: 0, unless NumPy puts
+    the index arrays' dimensions first (arrays apart from each other), then after them."""
+    whole = NumpyIndex((slice(None), *index.basic), None if index.advanced is None else (slice(None), *index.advanced))
+    items = index.advanced or ()
+    at = [k for k, a in enumerate(items) if isinstance(a, (np.ndarray, int, np.integer))]
+    if not at or at == list(range(at[0], at[0] + len(at))):
+        return whole, 0
+    shapes = [
+        a.shape if not isinstance(a, np.ndarray) or a.dtype != np.bool_ else (int(a.sum()),)
+        for a in items
+        if isinstance(a, np.ndarray)
+    ]
+    return whole, len(np.broadcast_shapes(*shapes)) if shapes else 0
 
 
 def _advanced_item(item: Any) -> np.ndarray[Any, Any]:
@@ -361,6 +387,8 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 class GetItem(Function[Tensor]):
     """``x[index]`` for basic indices (a view); the gradient is written into zeros of x's shape."""
 
+    vmap = index_rule
+
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -415,6 +443,12 @@ class IndexIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with ``values`` written at a basic ``index``: the backward of
     indexing, whose own backward is indexing again."""
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], values: Tensor, shape: Any, index: Any) -> tuple[Any, Any]:
+        if in_dims[0] is None:
+            return cls.apply(values, shape, index), None
+        return cls.apply(values, (values.shape[0], *shape), (slice(None), *index)), 0
+
     _backward_name = "IndexIntoZerosBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -441,6 +475,13 @@ class Index(Function[Tensor]):
     """``x[index]`` with advanced items (a :class:`NumpyIndex`): a copy; the gradient adds up
     at repeated positions."""
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, index: NumpyIndex) -> tuple[Any, Any]:
+        # the same index with the batch dimension taken whole; where NumPy puts the index
+        # arrays' dimensions first (arrays apart from each other), the batch follows them
+        whole, batch_at = _batched_index(index, tuple(x.shape[1:]), x.shape[0])
+        return cls.apply(x, whole), batch_at
+
     _backward_name = "IndexBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -464,6 +505,15 @@ class Index(Function[Tensor]):
 class IndexPutIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with ``values`` added at a :class:`NumpyIndex` (repeated positions
     sum): the backward of advanced indexing, whose own backward is that indexing."""
+
+    @classmethod
+    def vmap(
+        cls, info: Any, in_dims: tuple[Any, ...], values: Tensor, shape: tuple[int, ...], index: NumpyIndex
+    ) -> tuple[Any, Any]:
+        if in_dims[0] is None:
+            return cls.apply(values, shape, index), None
+        whole, batch_at = _batched_index(index, tuple(shape), values.shape[0])
+        return cls.apply(values.movedim(0, batch_at), (values.shape[0], *shape), whole), 0
 
     _backward_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
@@ -532,6 +582,8 @@ def _check_gather(data: np.ndarray[Any, Any], dim: int, idx: np.ndarray[Any, Any
 
 class Gather(Function[Tensor]):
     """``out[i][j] = x[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
+
+    vmap = gather_rule
 
     _backward_name = "GatherBackward0"
     holomorphic = True  # linear, real coefficients
@@ -618,6 +670,8 @@ def _scatter_into(
 class Scatter(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` written at ``[i][index[i][j]]`` (for ``dim=1``)."""
 
+    vmap = gather_rule
+
     _backward_name = "ScatterBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -653,6 +707,8 @@ def _pad(g: Tensor, shape: tuple[int, ...]) -> Tensor:
 class ScatterValue(Function[Tensor]):
     """A copy of ``x`` with the number ``value`` written at the positions ``index`` names."""
 
+    vmap = gather_rule
+
     _backward_name = "ScatterBackward1"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -675,6 +731,8 @@ class ScatterValue(Function[Tensor]):
 class ScatterAdd(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` added at ``[i][index[i][j]]`` (for ``dim=1``);
     repeated positions receive the sum."""
+
+    vmap = gather_rule
 
     _backward_name = "ScatterAddBackward0"
     holomorphic = True  # linear, real coefficients
@@ -701,6 +759,8 @@ class ScatterAdd(Function[Tensor]):
 
 class IndexSelect(Function[Tensor]):
     """The slices ``index`` names along ``dim`` (repeats allowed); the gradient adds them back."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "IndexSelectBackward0"
     holomorphic = True  # linear, real coefficients
@@ -744,6 +804,8 @@ class IndexAddIntoZeros(Function[Tensor]):
     """Zeros of ``shape`` with the slices of ``values`` added along ``dim`` at ``index``:
     the backward of ``index_select``, whose own backward is ``index_select``."""
 
+    vmap = into_zeros_rule(1, (2,))
+
     _backward_name = "IndexAddBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -773,6 +835,16 @@ class IndexAddIntoZeros(Function[Tensor]):
 class Take(Function[Tensor]):
     """``x`` read as 1-D at ``index`` (negative indices count from the end); the output has
     ``index``'s shape."""
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, index: Tensor) -> tuple[Any, Any]:
+        # each sample read as 1-D: a gather along its elements (negative indices wrapped first)
+        size = info.batch_size
+        flat = x.reshape(size, -1) if in_dims[0] == 0 else x.reshape(1, -1).expand(size, -1)
+        idx = index if in_dims[1] == 0 else index.unsqueeze(0).expand(size, *index.shape)
+        rows = idx.reshape(size, -1)
+        rows = rows + (rows < 0).to(rows.dtype) * flat.shape[1]
+        return flat.gather(1, rows).reshape(idx.shape), 0
 
     _backward_name = "TakeBackward0"
     holomorphic = True  # linear, real coefficients
@@ -836,6 +908,8 @@ def _broadcast_shape(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> tuple[
 class MaskedFill(Function[Tensor]):
     """``x`` with the number ``value`` where ``mask`` (broadcast) holds."""
 
+    vmap = elementwise_rule
+
     _backward_name = "MaskedFillBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -864,6 +938,12 @@ class MaskedFill(Function[Tensor]):
 class MaskedFillTensor(Function[Tensor]):
     """``x`` with the 0-d tensor ``value`` where ``mask`` holds; ``value`` gets the sum of
     the gradient over the filled positions."""
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, mask: Tensor, value: Tensor) -> tuple[Any, Any]:
+        if in_dims[2] is None:  # the 0-d value is shared: x and mask batch as for an elementwise op
+            return batch_elementwise(cls, info, in_dims, x, mask, value)
+        return loop_over_samples(cls, info, in_dims, x, mask, value)
 
     _backward_name = "MaskedFillBackward1"
     holomorphic = True  # linear, real coefficients

@@ -27,7 +27,10 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import fill_value_as
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import elementwise_rule
+from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd._views import (
     CopySlices,
     check_no_overlap,
@@ -47,6 +50,9 @@ __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
 
 class CopyFrom(Function[Tensor]):
     """The value ``x.copy_(src)`` writes: ``src`` broadcast to ``x``'s shape, in ``x``'s dtype."""
+
+    vmap = elementwise_rule
+    _writes_first_input = True
 
     _backward_name = "CopyBackwards"
     holomorphic = True  # linear, real coefficients
@@ -78,6 +84,9 @@ class CopyFrom(Function[Tensor]):
 class Fill(Function[Tensor]):
     """The value ``x.fill_(value)`` writes: ``value`` (a number or a 0-d tensor) everywhere."""
 
+    vmap = elementwise_rule
+    _writes_first_input = True
+
     _backward_name = "FillBackward2"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -106,6 +115,9 @@ class Fill(Function[Tensor]):
 
 class Zero(Function[Tensor]):
     """The value ``x.zero_()`` writes; its gradient is zero."""
+
+    vmap = elementwise_rule
+    _writes_first_input = True
 
     _backward_name = "ZeroBackward0"
     holomorphic = True  # linear, real coefficients
@@ -148,6 +160,9 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: a write at the elements the index selects (``CopySlices``
     for a basic index, ``IndexPutBackward0`` for an advanced one), which marks ``input``
     dirty; when ``input`` is a view, the core records the write on its base too."""
+    if _state.vmap_levels and (isinstance(input, BatchedTensor) or isinstance(value, BatchedTensor)):
+        _setitem_batched(input, index, value)
+        return
     values = value if isinstance(value, Tensor) else Tensor(value, dtype=input.dtype)
     data = input.array
     where = numpy_index(index, data.shape)
@@ -173,3 +188,23 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         if internal_overlap(data):
             check_no_overlap(view_positions(data, data))
         _INDEX_PUT.apply(input, values, selected, None)
+
+
+def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
+    """``input[index] = value`` inside vmap: the same write into the whole batch, the index
+    taking every sample (a value of one sample per sample lines up with the selection)."""
+    level = max(t.level for t in (input, value) if isinstance(t, BatchedTensor))
+    if not (isinstance(input, BatchedTensor) and input.level == level):
+        raise RuntimeError(
+            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor in extra_args "
+            "that is batched while `self` is not: the result has more elements than `self` can hold. Please "
+            "try to use out-of-place operators instead."
+        )
+    where = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, BatchedTensor) for i in where):
+        raise NotImplementedError("vmap: an index that is itself batched is not supported in x[index] = value")
+    if isinstance(value, BatchedTensor) and value.level == level:
+        n = input[index].ndim
+        v = value.value
+        value = v.reshape((v.shape[0],) + (1,) * (n - (v.ndim - 1)) + tuple(v.shape[1:])) if v.ndim - 1 < n else v
+    setitem(input.value, (slice(None), *where), value)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import functools
 import math
+import string
 from typing import Any
 
 import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import matmul_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum
 from ctxgrad.ops.arithmetic import MatMul
@@ -79,6 +81,8 @@ class _MatrixProduct(Function[Tensor]):
 class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
+    vmap = matmul_rule
+
     _backward_name = "MmBackward0"
 
     @staticmethod
@@ -105,6 +109,8 @@ class Mm(_MatrixProduct):
 class Bmm(_MatrixProduct):
     """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
 
+    vmap = matmul_rule
+
     _backward_name = "BmmBackward0"
 
     @staticmethod
@@ -128,6 +134,8 @@ class Bmm(_MatrixProduct):
 
 class Mv(Function[Tensor]):
     """Matrix times vector; grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
+
+    vmap = matmul_rule
 
     _backward_name = "MvBackward0"
     holomorphic = True
@@ -180,6 +188,8 @@ def _check_vectors(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
 
 class Dot(Function[Tensor]):
     """The inner product of two vectors (a 0-d tensor)."""
+
+    vmap = matmul_rule
 
     _backward_name = "DotBackward0"
     holomorphic = True
@@ -406,6 +416,16 @@ class Einsum(Function[Tensor]):
     (:class:`EmbedDiagonal`).
     """
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], plan: Any, *operands: Tensor) -> tuple[Any, Any]:
+        # the batch gets a letter of its own, in each batched operand and in the output
+        _, subs, out_sub, _ = plan
+        used = set("".join(subs) + out_sub)
+        b = next(c for c in string.ascii_letters if c not in used)
+        new_subs = [b + s if d == 0 else s for s, d in zip(subs, in_dims[1:])]
+        equation = ",".join(new_subs) + "->" + b + out_sub
+        return cls.apply(_plan(equation, tuple(tuple(t.shape) for t in operands)), *operands), 0
+
     _backward_name = "EinsumBackward0"
     holomorphic = True
     returns_views = True
@@ -565,6 +585,8 @@ _INV_SINGULAR = (
 class LinalgInv(Function[Tensor]):
     """The inverse of a (batch of) square matrices; grad = -A⁻ᵀ @ grad @ A⁻ᵀ."""
 
+    vmap = unary_rule
+
     _backward_name = "LinalgInvExBackward0"
     holomorphic = True
     skips_without_gradient = True
@@ -600,6 +622,8 @@ class LinalgDet(Function[Tensor]):
     Its gradient is the cofactor matrix times the output's gradient: ``det(A) * A⁻ᵀ`` for an
     invertible ``A``.  When some matrix of the batch is singular, the cofactors are computed as
     signed determinants of the minors instead (still exact, and differentiable again)."""
+
+    vmap = unary_rule
 
     _backward_name = "LinalgDetBackward0"
     holomorphic = True
@@ -647,6 +671,8 @@ def _minor_index(n: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 class Minors(Function[Tensor]):
     """``(..., n, n) -> (..., n, n, n-1, n-1)``: entry ``[i, j]`` is ``a`` without row ``i``
     and column ``j``.  Linear; its adjoint is :class:`MinorsAdjoint`."""
+
+    vmap = unary_rule
 
     _backward_name = "MinorsBackward0"
     skips_without_gradient = True
@@ -702,6 +728,24 @@ class LinalgSolve(Function[Tensor]):
     ``B`` is a vector (or a batch of vectors) when it is 1-D or has ``A``'s shape without its
     last dimension, as in torch.  grad_B = solve(Aᵀ, grad); grad_A = -grad_B Xᵀ (``-Xᵀ grad_B``
     when ``left`` is false)."""
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], a: Tensor, b: Tensor, left: bool) -> tuple[Any, Any]:
+        # one sample's B as a matrix (a vector gets a column), both sides given the sample
+        # dimensions of the wider one after the batch, then one solve
+        la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
+        a_shape = a.shape[1:] if in_dims[0] == 0 else a.shape
+        b_shape = b.shape[1:] if in_dims[1] == 0 else b.shape
+        vector = lb == 1 or (lb == la - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
+        if vector:
+            b, lb = b.unsqueeze(-1), lb + 1
+        n = max(la, lb)
+        if in_dims[0] == 0 and la < n:
+            a = a.reshape(a.shape[0], *([1] * (n - la)), *a.shape[1:])
+        if in_dims[1] == 0 and lb < n:
+            b = b.reshape(b.shape[0], *([1] * (n - lb)), *b.shape[1:])
+        out = cls.apply(a, b, left)
+        return (out.squeeze(-1) if vector else out), 0
 
     _backward_name = "LinalgSolveExBackward0"
     holomorphic = True

@@ -16,6 +16,7 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex
@@ -51,6 +52,8 @@ class _Elementwise(Function[Tensor]):
     its own ``forward``) and ``derivative``, which gives ``f'(x)`` in ctxgrad ops from what
     ``forward`` saved; the chain rule is then the same in both modes: ``backward`` is ``grad * f'(x)`` and ``jvp`` is
     ``tangent * f'(x)``.  (Written in ctxgrad ops, the derivative can itself be differentiated.)"""
+
+    vmap = elementwise_rule
 
     skips_without_gradient = True
 
@@ -126,6 +129,8 @@ class Tanh(_Elementwise):
 
 class Where(Function[Tensor]):
     """``x`` where ``condition`` holds, else ``y`` (either may be a number)."""
+
+    vmap = elementwise_rule
 
     _backward_name = "WhereBackward0"
     holomorphic = True  # linear, real coefficients
@@ -203,6 +208,8 @@ class Abs(_Elementwise):
 class Sign(Function[Tensor]):
     """-1, 0 or 1 by the sign of ``x`` (0 for NaN, as torch); its gradient is zero."""
 
+    vmap = elementwise_rule
+
     _backward_name = "SignBackward0"
     skips_without_gradient = True
 
@@ -229,6 +236,8 @@ class Sign(Function[Tensor]):
 class Sgn(Function[Tensor]):
     """torch's ``sgn`` of a complex tensor, ``z / |z|`` (0 at 0): the derivative of ``|z|``.  Its
     gradient and its tangent are the same real-linear map, ``(g - sgn Re(conj(sgn) g)) / |z|``."""
+
+    vmap = elementwise_rule
 
     _backward_name = "SgnBackward0"
 
@@ -546,6 +555,8 @@ class _Rounding(Function[Tensor]):
     """Apply the class's NumPy ``rounding`` function (integers come back unchanged); the
     gradient is zero, as torch's is for these piecewise-constant functions."""
 
+    vmap = elementwise_rule
+
     skips_without_gradient = True
 
     rounding: ClassVar[Callable[..., Any]]
@@ -602,6 +613,8 @@ class Trunc(_Rounding):
 
 class Frac(Function[Tensor]):
     """``x - trunc(x)`` (floating inputs only, as torch); the gradient passes through."""
+
+    vmap = elementwise_rule
 
     _backward_name = "FracBackward0"
     skips_without_gradient = True
@@ -685,6 +698,8 @@ class Atan2(Function[Tensor]):
     """The angle of the point ``(other, input)``; d/dinput = other / r², d/dother = -input / r²
     (both 0 at the origin in backward, NaN there in forward mode: torch's conventions)."""
 
+    vmap = elementwise_rule
+
     _backward_name = "Atan2Backward0"
     skips_without_gradient = True
 
@@ -728,6 +743,8 @@ class Logit(Function[Tensor]):
     """``log(x / (1 - x))``; with ``eps``, x is first clamped to ``[eps, 1 - eps]`` (and the
     gradient is 0 outside); without, the gradient is NaN outside ``[0, 1]``, as in torch."""
 
+    vmap = elementwise_rule
+
     _backward_name = "LogitBackward0"
     skips_without_gradient = True
 
@@ -764,6 +781,8 @@ def _logit_derivative(ctx: Any, grad: Tensor) -> Tensor:
 class Maximum(Function[Tensor]):
     """The larger of two tensors (NaN if either is); at a tie each side gets half the gradient."""
 
+    vmap = elementwise_rule
+
     _backward_name = "MaximumBackward0"
     skips_without_gradient = True
 
@@ -788,6 +807,8 @@ class Maximum(Function[Tensor]):
 
 class Minimum(Function[Tensor]):
     """The smaller of two tensors (NaN if either is); at a tie each side gets half the gradient."""
+
+    vmap = elementwise_rule
 
     _backward_name = "MinimumBackward0"
     skips_without_gradient = True
@@ -840,6 +861,8 @@ def _extremum_jvp(ctx: Any, ta: Tensor, tb: Tensor, sign: int) -> Tensor:
 class ClampScalar(Function[Tensor]):
     """``min(max(x, lo), hi)`` with number bounds (either may be None); the gradient passes
     where ``lo <= x <= hi`` (bounds included, as in torch)."""
+
+    vmap = elementwise_rule
 
     _backward_name = "ClampBackward1"
     skips_without_gradient = True
@@ -909,6 +932,8 @@ class ClampTensor(Function[Tensor]):
     to ``hi`` where ``x > hi`` or ``hi < lo`` (torch's rule, also for NaN and crossed bounds).
     """
 
+    vmap = elementwise_rule
+
     _backward_name = "ClampBackward0"
     skips_without_gradient = True
 
@@ -966,6 +991,8 @@ class ClampTensor(Function[Tensor]):
 class ClampMinTensor(Function[Tensor]):
     """``max(x, lo)`` for a tensor ``lo`` (``clamp_min``): ``x`` keeps the gradient at a tie."""
 
+    vmap = elementwise_rule
+
     _backward_name = "ClampMinBackward1"
     skips_without_gradient = True
 
@@ -991,6 +1018,8 @@ class ClampMinTensor(Function[Tensor]):
 
 class ClampMaxTensor(Function[Tensor]):
     """``min(x, hi)`` for a tensor ``hi`` (``clamp_max``): ``x`` keeps the gradient at a tie."""
+
+    vmap = elementwise_rule
 
     _backward_name = "ClampMaxBackward1"
     skips_without_gradient = True
@@ -1062,6 +1091,8 @@ class LerpScalar(Function[Tensor]):
     """``start + weight * (end - start)`` for a number ``weight`` (torch's two-sided formula,
     exact at both ends); d/dstart = 1 - weight, d/dend = weight."""
 
+    vmap = elementwise_rule
+
     _backward_name = "LerpBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -1091,6 +1122,8 @@ class LerpScalar(Function[Tensor]):
 
 class LerpTensor(Function[Tensor]):
     """``start + weight * (end - start)`` for a tensor ``weight``; d/dweight = end - start."""
+
+    vmap = elementwise_rule
 
     _backward_name = "LerpBackward1"
     holomorphic = True  # linear, real coefficients
@@ -1149,6 +1182,8 @@ def _floating_only(x: Tensor, kernel: str) -> np.ndarray[Any, Any]:
 class LeakyRelu(Function[Tensor]):
     """``x`` where ``x > 0``, else ``negative_slope * x``; the slope applies at 0, as in torch."""
 
+    vmap = elementwise_rule
+
     _backward_name = "LeakyReluBackward0"
     skips_without_gradient = True
 
@@ -1181,6 +1216,8 @@ def _leaky_slope(ctx: Any) -> Tensor:
 class Elu(Function[Tensor]):
     """``x`` where ``x > 0``, else ``alpha * (e ** x - 1)``; the derivative there, ``y + alpha``,
     comes from the saved output (so ``alpha`` at 0, as in torch)."""
+
+    vmap = elementwise_rule
 
     _backward_name = "EluBackward0"
     skips_without_gradient = True
@@ -1218,6 +1255,8 @@ class Gelu(Function[Tensor]):
     """``x * Φ(x)`` (Φ the standard normal CDF, through erf), or with ``approximate='tanh'``
     ``x/2 * (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))``."""
 
+    vmap = elementwise_rule
+
     _backward_name = "GeluBackward0"
     skips_without_gradient = True
 
@@ -1254,6 +1293,8 @@ def _gelu_derivative(ctx: Any) -> Tensor:
 class Silu(Function[Tensor]):
     """``x * sigmoid(x)``; d/dx = s (1 + x (1 - s)) with s = sigmoid(x)."""
 
+    vmap = elementwise_rule
+
     _backward_name = "SiluBackward0"
     skips_without_gradient = True
 
@@ -1282,6 +1323,8 @@ def _silu_derivative(ctx: Any) -> Tensor:
 class Softplus(Function[Tensor]):
     """``log(1 + e ** (beta x)) / beta``, and ``x`` itself where ``beta x > threshold``;
     d/dx = sigmoid(beta x) (1 beyond the threshold)."""
+
+    vmap = elementwise_rule
 
     _backward_name = "SoftplusBackward0"
     skips_without_gradient = True

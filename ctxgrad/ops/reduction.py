@@ -19,6 +19,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import argmax_rule, dims_rule, flat_rule, sum_to_size_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg
 from ctxgrad.ops.pointwise import Where, _floating
@@ -42,6 +43,8 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
 
 class Sum(Function[Tensor]):
     """Sum over ``dims`` (all when None); the gradient is broadcast back over them."""
+
+    vmap = dims_rule(1, none_is_all=True)
 
     _backward_name = "SumBackward0"
     holomorphic = True  # linear, real coefficients
@@ -67,6 +70,8 @@ class Sum(Function[Tensor]):
 
 class Mean(Function[Tensor]):
     """Mean over ``dims``; the gradient is spread evenly over the averaged elements."""
+
+    vmap = dims_rule(1, none_is_all=True)
 
     _backward_name = "MeanBackward0"
     holomorphic = True  # linear, real coefficients
@@ -94,6 +99,8 @@ class Mean(Function[Tensor]):
 class SumToSize(Function[Tensor]):
     """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
     that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
+
+    vmap = sum_to_size_rule
 
     skips_without_gradient = True
 
@@ -161,6 +168,8 @@ def _dof_warning(name: str) -> None:
 class _Flip(Function[Tensor]):
     """Reverse the order along ``axis`` (a copy); its own adjoint."""
 
+    vmap = dims_rule(1)
+
     _backward_name = "FlipBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -182,6 +191,8 @@ class _Flip(Function[Tensor]):
 class _Shift(Function[Tensor]):
     """Shift by one place along ``axis`` (toward the end when ``forward``), filling the freed
     place with ``fill``: ``[a, b, c] -> [fill, a, b]``.  Affine; the adjoint shifts back."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "CatBackward0"
     holomorphic = True  # linear, real coefficients
@@ -250,6 +261,8 @@ class Prod(Function[Tensor]):
     """Product over one dimension (``prod(dim)``); the gradient is the product of the other
     elements of each slice, exact when the slice holds zeros."""
 
+    vmap = dims_rule(1)
+
     _backward_name = "ProdBackward1"
     holomorphic = True
     skips_without_gradient = True
@@ -280,6 +293,8 @@ class Prod(Function[Tensor]):
 
 class ProdAll(Function[Tensor]):
     """Product of all elements (``prod()``)."""
+
+    vmap = flat_rule("prod")
 
     _backward_name = "ProdBackward0"
     holomorphic = True
@@ -317,6 +332,8 @@ def _reduced_shape(shape: tuple[int, ...], axis: int | None, keepdim: bool) -> t
 class Cumsum(Function[Tensor]):
     """Running sum along ``dim`` (from the end when ``reverse``); the gradient is the
     running sum of the gradient in the other direction."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "CumsumBackward0"
     holomorphic = True  # linear, real coefficients
@@ -371,6 +388,8 @@ class Cumprod(Function[Tensor]):
     """Running product along ``dim``.  Without zeros the gradient is
     ``reversed_cumsum(grad * out) / x``; with zeros it is computed exactly (O(n) when no
     graph of the gradient is needed, an O(n²) differentiable formula otherwise, as torch)."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "CumprodBackward0"
     holomorphic = True
@@ -458,6 +477,8 @@ def _cumprod_grad_quadratic(x: Tensor, grad: Tensor, axis: int) -> Tensor:
 class Var(Function[Tensor]):
     """Variance over ``dims`` with ``correction`` (Bessel's by default)."""
 
+    vmap = dims_rule(1, none_is_all=True)
+
     _backward_name = "VarBackward0"
     skips_without_gradient = True
 
@@ -534,6 +555,8 @@ def _real_dot(grad: Tensor, tx: Tensor) -> Tensor:
 class Std(Function[Tensor]):
     """Standard deviation: ``sqrt(var)``; the gradient is 0 where it is 0, as torch's."""
 
+    vmap = dims_rule(1, none_is_all=True)
+
     _backward_name = "StdBackward0"
     skips_without_gradient = True
 
@@ -603,6 +626,8 @@ def _empty_check(name: str, data: Any, axes: tuple[int, ...] | None, exc: type[E
 class _MaxDim(Function[tuple[Tensor, Tensor]]):
     """``(values, indices)`` along one dimension; the gradient goes to the index picked
     (the first of ties, as torch on the CPU)."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "MaxBackward0"
     skips_without_gradient = True
@@ -682,6 +707,8 @@ def _even_mask(x: Any, value: Any) -> Any:
 class MaxAll(Function[Tensor]):
     """Largest element (``max()``); the gradient is shared evenly by ties, as torch."""
 
+    vmap = flat_rule("amax")
+
     _backward_name = "MaxBackward1"
     skips_without_gradient = True
     op_name: ClassVar[str] = "max"
@@ -717,6 +744,8 @@ class MaxAll(Function[Tensor]):
 class MinAll(MaxAll):
     """Smallest element (``min()``)."""
 
+    vmap = flat_rule("amin")
+
     _backward_name = "MinBackward1"
     op_name = "min"
     reduce = np.min
@@ -724,6 +753,8 @@ class MinAll(MaxAll):
 
 class Amax(Function[Tensor]):
     """Largest element over ``dims`` (all when empty); ties share the gradient evenly."""
+
+    vmap = dims_rule(1, empty_is_all=True)
 
     _backward_name = "AmaxBackward0"
     skips_without_gradient = True
@@ -786,6 +817,8 @@ def _unkeep(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: b
 class ArgMax(Function[Tensor]):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
 
+    vmap = argmax_rule
+
     skips_without_gradient = True
 
     op_name: ClassVar[str] = "argmax"
@@ -834,6 +867,8 @@ class ArgMin(ArgMax):
 class Logsumexp(Function[Tensor]):
     """``log(sum(exp(x)))`` over ``dims``, computed around the maximum so that it neither
     overflows nor underflows (a slice of -inf gives -inf, as torch)."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "LogsumexpBackward0"
     skips_without_gradient = True
@@ -886,6 +921,8 @@ class VectorNorm(Function[Tensor]):
     """The ``p``-norm over ``dims`` (all when None): ``sum(|x|^p)^(1/p)``, the largest or
     smallest ``|x|`` for ``p = ±inf``, the count of non-zeros for ``p = 0``.  Gradients are
     torch's (``norm_backward``), e.g. 0 at the zero vector for ``p = 2``."""
+
+    vmap = dims_rule(2, none_is_all=True)
 
     _backward_name = "LinalgVectorNormBackward0"
     skips_without_gradient = True
@@ -989,6 +1026,8 @@ def _norm_grad(ctx: Any, x: Tensor, y: Tensor, grad: Tensor) -> Tensor | None:
 class Softmax(Function[Tensor]):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed around the maximum."""
 
+    vmap = dims_rule(1)
+
     _backward_name = "SoftmaxBackward0"
     skips_without_gradient = True
 
@@ -1029,6 +1068,8 @@ class Softmax(Function[Tensor]):
 
 class LogSoftmax(Function[Tensor]):
     """``x - logsumexp(x)`` along ``dim``, computed around the maximum."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "LogSoftmaxBackward0"
     skips_without_gradient = True
@@ -1074,6 +1115,8 @@ class LogSoftmax(Function[Tensor]):
 
 class All(Function[Tensor]):
     """True where every element over ``dims`` is non-zero (bool; uint8 stays uint8)."""
+
+    vmap = dims_rule(1, none_is_all=True)
 
     skips_without_gradient = True
 

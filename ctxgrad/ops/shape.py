@@ -16,6 +16,20 @@ import numpy as np
 
 from ctxgrad._dtypes import to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import (
+    along_rule,
+    diag_embed_rule,
+    diagonal_rule,
+    dims_rule,
+    expand_rule,
+    into_zeros_rule,
+    permute_rule,
+    repeat_rule,
+    reshape_rule,
+    roll_rule,
+    squeeze_rule,
+    unary_rule,
+)
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
@@ -52,6 +66,8 @@ def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
 
 class Reshape(Function[Tensor]):
     """The same elements in a new shape: a view when the layout allows, else a copy."""
+
+    vmap = reshape_rule
 
     _backward_name = "ViewBackward0"
     holomorphic = True  # linear, real coefficients
@@ -101,6 +117,8 @@ class View(Reshape):
 class ViewDtype(Function[Tensor]):
     """The same bytes read as another dtype of the same size (``x.view(ctxgrad.int32)``)."""
 
+    vmap = unary_rule
+
     _backward_name = "ViewBackward0"
     returns_views = True
     skips_without_gradient = True
@@ -128,6 +146,8 @@ class ViewDtype(Function[Tensor]):
 
 class Permute(Function[Tensor]):
     """Reorder dimensions; the gradient is permuted back by the inverse order."""
+
+    vmap = permute_rule
 
     _backward_name = "PermuteBackward0"
     holomorphic = True  # linear, real coefficients
@@ -161,6 +181,8 @@ class Permute(Function[Tensor]):
 class Expand(Function[Tensor]):
     """A broadcast view; its backward returns the gradient as it is, and the engine sums
     the broadcast dimensions away."""
+
+    vmap = expand_rule
 
     _backward_name = "ExpandBackward0"
     holomorphic = True  # linear, real coefficients
@@ -252,6 +274,8 @@ def _writable_diagonal(data: np.ndarray[Any, Any], offset: int, dim1: int, dim2:
 class Squeeze(Function[Tensor]):
     """Drop the dimensions of size 1 (all of them, or those in ``dims``): a view."""
 
+    vmap = squeeze_rule
+
     _backward_name = "SqueezeBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -281,6 +305,8 @@ class Squeeze(Function[Tensor]):
 class Unsqueeze(Function[Tensor]):
     """Insert a dimension of size 1 at ``dim``: a view."""
 
+    vmap = dims_rule(1, new_dim=True)
+
     _backward_name = "UnsqueezeBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -304,6 +330,8 @@ class Unsqueeze(Function[Tensor]):
 class Narrow(Function[Tensor]):
     """``length`` elements from ``start`` along ``dim``: a view.  The gradient is the output's
     gradient placed into zeros of the input's shape (:class:`NarrowGrad`)."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
@@ -329,6 +357,8 @@ class Narrow(Function[Tensor]):
 class NarrowGrad(Function[Tensor]):
     """The backward of :class:`Narrow`: zeros of ``shape`` with ``grad`` written at the slice.
     Linear, so its own backward is ``narrow`` again."""
+
+    vmap = into_zeros_rule(1, (2,))
 
     _backward_name = "SliceBackwardBackward0"
     holomorphic = True  # linear, real coefficients
@@ -356,6 +386,8 @@ class Unbind(Function[tuple[Tensor, ...]]):
     """The slices along ``dim``, each a view, as a tuple; one node for all of them.  Its
     backward stacks the gradients (zeros for the slices that were not used)."""
 
+    vmap = dims_rule(1)
+
     _backward_name = "UnbindBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -379,6 +411,8 @@ class Unbind(Function[tuple[Tensor, ...]]):
 class SplitWithSizes(Function[tuple[Tensor, ...]]):
     """Consecutive pieces of the given ``sizes`` along ``dim``, each a view; one node for all
     of them.  Its backward concatenates the gradients (zeros for unused pieces)."""
+
+    vmap = dims_rule(2)
 
     _backward_name = "SplitWithSizesBackward0"
     holomorphic = True  # linear, real coefficients
@@ -427,6 +461,9 @@ class Cat(Function[Tensor]):
     As in torch, 1-D tensors with no elements are skipped (legacy behaviour: they may be
     joined to tensors of any shape), though their dtype still takes part in the promotion.
     Each input's gradient is a narrow slice (a view) of the output's gradient."""
+
+    vmap = along_rule
+    _stacks = False
 
     _backward_name = "CatBackward0"
     holomorphic = True  # linear, real coefficients
@@ -479,6 +516,9 @@ class Cat(Function[Tensor]):
 class Stack(Function[Tensor]):
     """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
 
+    vmap = along_rule
+    _stacks = True
+
     _backward_name = "StackBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -511,6 +551,8 @@ class Stack(Function[Tensor]):
 class Flip(Function[Tensor]):
     """Reverse the order of the elements along ``dims`` (a copy, as in torch)."""
 
+    vmap = dims_rule(1)
+
     _backward_name = "FlipBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -532,6 +574,8 @@ class Flip(Function[Tensor]):
 class Roll(Function[Tensor]):
     """Shift the elements cyclically along ``dims`` (of the flattened tensor when ``dims``
     is empty); the gradient is rolled back."""
+
+    vmap = roll_rule
 
     _backward_name = "RollBackward0"
     holomorphic = True  # linear, real coefficients
@@ -558,6 +602,8 @@ class Roll(Function[Tensor]):
 class Repeat(Function[Tensor]):
     """Tile the tensor ``repeats[i]`` times along each dimension (leading repeats add
     dimensions); the gradient sums the copies."""
+
+    vmap = repeat_rule
 
     _backward_name = "RepeatBackward0"
     holomorphic = True  # linear, real coefficients
@@ -599,6 +645,8 @@ class Repeat(Function[Tensor]):
 class Tril(Function[Tensor]):
     """The lower triangle (on and below the ``diagonal``-th diagonal) of the last two
     dimensions, zeros elsewhere.  A mask, so its backward and jvp apply the same mask."""
+
+    vmap = unary_rule
 
     _backward_name = "TrilBackward0"
     holomorphic = True  # linear, real coefficients
@@ -648,6 +696,8 @@ class Diagonal(Function[Tensor]):
     """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2``, as a new last
     dimension: a view that can be written through, as in torch."""
 
+    vmap = diagonal_rule
+
     _backward_name = "DiagonalBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -687,6 +737,8 @@ class DiagonalGrad(Function[Tensor]):
     """The backward of :class:`Diagonal`: zeros of ``shape`` with ``grad`` written on the
     diagonal.  Linear, so its own backward is ``diagonal`` again."""
 
+    vmap = into_zeros_rule(1, (3, 4))
+
     _backward_name = "DiagonalBackwardBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -712,6 +764,8 @@ class DiagonalGrad(Function[Tensor]):
 class DiagEmbed(Function[Tensor]):
     """Matrices (in dimensions ``dim1`` and ``dim2`` of the result) whose ``offset``-th
     diagonal holds the last dimension of the input; zeros elsewhere."""
+
+    vmap = diag_embed_rule
 
     _backward_name = "DiagEmbedBackward0"
     holomorphic = True  # linear, real coefficients

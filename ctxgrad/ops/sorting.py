@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import dims_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
@@ -41,6 +42,8 @@ def _scatter_into_zeros(shape: tuple[int, ...], dim: int, index: Tensor, grad: T
 
 class Sort(Function[tuple[Tensor, Tensor]]):
     """Sorted values and the indices they came from, along ``dim``."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "SortBackward0"
     skips_without_gradient = True
@@ -74,6 +77,8 @@ class Sort(Function[tuple[Tensor, Tensor]]):
 
 class Topk(Function[tuple[Tensor, Tensor]]):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+
+    vmap = dims_rule(2)
 
     _backward_name = "TopkBackward0"
     skips_without_gradient = True
@@ -119,6 +124,8 @@ def _select(data: np.ndarray[Any, Any], dim: int, position: np.ndarray[Any, Any]
 
 class Kthvalue(Function[tuple[Tensor, Tensor]]):
     """The ``k``-th smallest value along ``dim`` and its index (``Median`` picks its ``k``)."""
+
+    vmap = dims_rule(2)
 
     _backward_name = "KthvalueBackward0"
     skips_without_gradient = True

@@ -13,9 +13,11 @@ their typed declarations into ``class Tensor`` and the function imports into
 >>> [op for op in OPS if op.name == "exp"][0].inplace.__name__
 'exp_'
 
-The field ``batching`` is room for later work (``vmap``); it is None for every op today.
-The complex-gradient rule is declared on the Function itself (``holomorphic = True``: the
-engine runs Functions, not rows), once per Function rather than once per surface.
+Two rules are declared on the Function itself rather than on its row, because ``apply`` and
+the engine run Functions, not rows, and a user's Function declares them the same way: the
+complex-gradient rule (``holomorphic = True``) and the batching rule of ``vmap`` (its
+``vmap`` staticmethod, torch's API for custom Functions; the built-in ops use the shared
+rules of ``ctxgrad.autograd._batched``: ``vmap = elementwise_rule``, ``dims_rule(1)``, ...).
 """
 
 from __future__ import annotations
@@ -57,7 +59,6 @@ class Op:
     #: overload, transpose's ``TransposeBackward0`` of ``Permute``, squeeze's one-dim
     #: ``SqueezeBackward1``, ...), applied as ``ops._util.named(Function, node_name)``.
     node_name: str | None = None
-    batching: Callable[..., Any] | None = None
     aliases: tuple[str, ...] = ()
     #: The Tensor method when it differs from the function (torch counts argument positions
     #: from ``self`` in methods, from ``input`` in functions, so some errors differ).

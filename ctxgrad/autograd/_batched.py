@@ -1,0 +1,629 @@
+"""``apply`` under ``vmap``: batched tensors, and the batching rule of a Function.
+
+Inside ``vmap(f)``, ``f`` sees one sample: each mapped input is a :class:`BatchedTensor`
+whose ``value`` holds every sample, the batch in dimension 0, while the tensor itself shows
+the shape of one sample (its *logical* shape).  When a Function is applied to a batched
+tensor, ``apply`` asks the Function for its batching rule, its ``vmap`` staticmethod, with
+torch's signature: ``vmap(info, in_dims, *args)`` gets the ``value`` of each batched argument
+(``in_dims`` says which: 0, or None for an argument that is the same for every sample) and
+returns ``(outputs, out_dims)``.  A rule usually applies the same Function once, to the whole
+batch, with its arguments adjusted (a reduction's ``dim`` moved past the batch dimension):
+NumPy runs the batch in one call, and autograd records that call as any other, so gradients
+flow through ``vmap`` with nothing added to the engine.
+
+A Function without a ``vmap`` rule either has ``generate_vmap_rule = True`` (its ``forward``
+and ``backward`` then run on batched tensors: :func:`generated_rule`) or falls back to a
+loop over the samples, with a one-time warning naming it.
+
+Each ``vmap`` opens a *level*; nested ``vmap`` calls nest batched tensors (the value of a
+level-2 batched tensor is a level-1 batched tensor), and a rule handles one level at a
+time: the ``value`` it gets may itself be batched at an outer level, and the ops it applies
+to it dispatch again.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import result_dtype
+from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._batched_generate import generated_rule
+from ctxgrad.autograd._batched_tensor import (
+    BatchedTensor,
+    VmapInfo,
+    VmapLevel,
+    close_level,
+    level_info,
+    open_level,
+    values_error,
+)
+
+__all__ = [
+    "BatchedTensor",
+    "VmapInfo",
+    "VmapLevel",
+    "NOT_BATCHED",
+    "apply_batched",
+    "batch_elementwise",
+    "batch_unary",
+    "shift_dim",
+    "shift_dims",
+]
+
+
+def batched(value: Tensor, level: int) -> BatchedTensor:
+    """``value`` (batch in dimension 0) as a tensor batched at ``level``."""
+    return BatchedTensor(value, level)
+
+
+def is_batched_at(t: Any, level: int) -> bool:
+    return isinstance(t, BatchedTensor) and t.level == level
+
+
+# ------------------------------------------------------------------------------ dispatch
+_FUNCTION: list[Any] = []  # ctxgrad.autograd.Function, once a Function has been applied here
+# (weak: a Function class made on the fly, as tests do, is not kept alive by vmap)
+_RULES: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()  # Function -> "vmap", "generate" or "loop"
+_WARNED: weakref.WeakSet[type] = weakref.WeakSet()
+
+
+def _rule_kind(cls: type) -> str:
+    kind = _RULES.get(cls)
+    if kind is None:
+        owner = next(c for c in cls.__mro__ if "vmap" in c.__dict__)
+        if owner is not _function_base(cls):
+            kind = "vmap"
+        elif getattr(cls, "generate_vmap_rule", False):
+            kind = "generate"
+        else:
+            kind = "loop"
+        _RULES[cls] = kind
+    return kind
+
+
+NOT_BATCHED: Any = object()
+
+
+def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
+    """``cls.apply(*args)`` while a vmap is open: the batching rule for the innermost level
+    at which an argument is batched, or :data:`NOT_BATCHED` when none is (apply goes on as
+    usual)."""
+    top = 0
+    for a in args:
+        if isinstance(a, BatchedTensor) and a.level > top:
+            top = a.level
+    if not top:
+        return NOT_BATCHED
+    if not _FUNCTION:
+        _FUNCTION.append(_function_base(cls))
+    lv = level_info(top)
+    if lv is None:
+        raise values_error(top)
+    in_dims = tuple(0 if is_batched_at(a, top) else None for a in args)
+    values = tuple(a.value if d == 0 else a for a, d in zip(args, in_dims))
+    info = VmapInfo(lv.batch_size, lv.randomness)
+    writes = getattr(cls, "_writes_first_input", False)
+    if writes and in_dims[0] is None:
+        _refuse_write_into_unbatched(cls, args)
+    kind = _rule_kind(cls)
+    if kind == "vmap":
+        result = cls.vmap(info, in_dims, *values)
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise RuntimeError(
+                f"{cls.__name__}.vmap must return a tuple of two things: (outputs, out_dims), "
+                f"got {type(result).__name__}"
+            )
+        out, out_dims = result
+    elif kind == "generate":
+        out, out_dims = generated_rule(cls, info, in_dims, values)
+    else:
+        _warn_loop(cls)
+        out, out_dims = _loop(cls, lv, in_dims, values)
+    wrapped = wrap_outputs(cls, out, out_dims, top)
+    if writes:
+        return args[0]  # an in-place op returns the tensor it wrote into
+    return wrapped
+
+
+def _refuse_write_into_unbatched(cls: Any, args: tuple[Any, ...]) -> None:
+    raise RuntimeError(
+        f"vmap: {cls.__name__} in place (self, *extra_args) is not possible because there exists a Tensor in "
+        "extra_args that is batched while `self` is not: the result has more elements than `self` can hold. "
+        "Please try to use the out-of-place operator instead."
+    )
+
+
+def wrap_outputs(cls: Any, out: Any, out_dims: Any, level: int) -> Any:
+    """The outputs of a rule (batch at ``out_dims``) as batched tensors at ``level``."""
+    if isinstance(out, tuple):
+        dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
+        if len(dims) != len(out):
+            raise RuntimeError(
+                f"{cls.__name__}.vmap returned {len(out)} outputs but {len(dims)} out_dims: give one out_dim "
+                "per output (or a single int for all)"
+            )
+        wrapped = tuple(_wrap_one(cls, o, d, level) for o, d in zip(out, dims))
+        return type(out)(*wrapped) if type(out) is not tuple and hasattr(out, "_fields") else wrapped
+    if isinstance(out_dims, tuple):
+        raise RuntimeError(f"{cls.__name__}.vmap returned one output but a tuple of out_dims {out_dims}")
+    return _wrap_one(cls, out, out_dims, level)
+
+
+def _wrap_one(cls: Any, o: Any, d: Any, level: int) -> Any:
+    if d is None or not isinstance(o, Tensor):
+        return o
+    if not isinstance(d, int):
+        raise RuntimeError(f"{cls.__name__}.vmap: an out_dim must be an int or None, got {type(d).__name__}")
+    if d != 0:
+        o = o.movedim(d, 0)
+    return BatchedTensor(o, level)
+
+
+def _warn_loop(cls: type) -> None:
+    if cls in _WARNED:
+        return
+    _WARNED.add(cls)
+    warnings.warn(
+        f"vmap: {cls.__name__} has no batching rule (no vmap staticmethod, and generate_vmap_rule is not set), "
+        "so vmap runs it once per sample, in a Python loop, and stacks the results. The result is right, but "
+        f"slower than a batching rule: give {cls.__name__} a vmap staticmethod, or set generate_vmap_rule = True "
+        "if its forward and backward are written in ctxgrad ops.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _loop(cls: Any, lv: VmapLevel, in_dims: tuple[Any, ...], values: tuple[Any, ...]) -> tuple[Any, Any]:
+    """Apply ``cls`` once per sample and stack the results: the rule of last resort."""
+    results = []
+    for i in range(lv.batch_size):
+        sample = tuple(v[i] if d == 0 else v for v, d in zip(values, in_dims))
+        results.append(cls.apply(*sample))
+    first = results[0]
+    if isinstance(first, tuple):
+        cols = tuple(stack_samples([r[k] for r in results]) for k in range(len(first)))
+        return cols, 0
+    return stack_samples(results), 0
+
+
+def stack_samples(samples: list[Any]) -> Any:
+    """Tensors of one shape stacked in a new dimension 0 (differentiable)."""
+    global _StackSamples
+    if not isinstance(samples[0], Tensor):
+        return samples[0]
+    if _StackSamples is None:
+        # (function.py imports this module, so Function is looked up, not imported)
+        _StackSamples = _stack_samples_cls(sys.modules["ctxgrad.autograd.function"].Function)
+    return _StackSamples.apply(*samples)
+
+
+def _function_base(cls: Any) -> Any:
+    """``ctxgrad.autograd.Function``, found from one of its subclasses (this module sits
+    below ``function.py``, which imports it)."""
+    return next(c for c in cls.__mro__ if c.__name__ == "Function" and c.__module__ == "ctxgrad.autograd.function")
+
+
+def _stack_samples_cls(function: Any) -> Any:
+    class StackSamples(function):  # type: ignore[misc]
+        """The samples a loop computed, stacked: each one's gradient is its slice."""
+
+        _backward_name = "StackBackward0"
+        skips_without_gradient = True
+
+        @staticmethod
+        def forward(ctx: Any, *samples: Tensor) -> Tensor:
+            ctx.n = len(samples)
+            return _wrap(np.stack([s._data for s in samples]))
+
+        @staticmethod
+        def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, ...]:
+            return tuple(grad[i] for i in range(ctx.n))
+
+        @staticmethod
+        def vmap(info: Any, in_dims: tuple[Any, ...], *samples: Tensor) -> tuple[Tensor, int]:
+            moved = [
+                s if d is not None else s.unsqueeze(0).expand(info.batch_size, *s.shape)
+                for s, d in zip(samples, in_dims)
+            ]
+            return StackSamples.apply(*moved).movedim(0, 1), 0
+
+    return StackSamples
+
+
+_StackSamples: Any = None
+
+
+# ------------------------------------------------------------------------------ rules
+def logical_ndim(value: Tensor, d: Any) -> int:
+    """The number of dimensions of one sample of an argument (batched or not)."""
+    return value.ndim - 1 if d == 0 else value.ndim
+
+
+def shift_dim(dim: int, ndim: int) -> int:
+    """A dimension of one sample (negative counts from the end) as a dimension of the batch."""
+    if dim < 0:
+        dim += ndim
+    return dim + 1
+
+
+def shift_dims(dims: Any, ndim: int) -> Any:
+    """:func:`shift_dim` over a tuple of dimensions; None (every dimension) stays all of one sample's."""
+    if dims is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(dims, int):
+        return shift_dim(dims, ndim)
+    return tuple(shift_dim(d, ndim) for d in dims)
+
+
+def batch_unary(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
+    """The rule of an op that works on its first argument's last dimensions (or each
+    element) and takes no other batched tensor: apply it to the batch as it is."""
+    if any(d is not None for d in in_dims[1:]):
+        return _loop_rule(cls, info, in_dims, (x, *rest))
+    return cls.apply(x, *rest), 0
+
+
+def batch_elementwise(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+    """The rule of an elementwise op (its tensor arguments broadcast together): give each
+    batched argument the dimensions of the widest sample after its batch dimension, so that
+    NumPy's broadcasting lines up the samples, and apply the op once.
+
+    A batched 0-d sample is first cast to the dtype the op gives one sample, since torch's
+    promotion ranks a 0-d tensor below one with dimensions and the batch has dimensions."""
+    tensors = [(a, d) for a, d in zip(args, in_dims) if isinstance(a, Tensor)]
+    n = max(logical_ndim(a, d) for a, d in tensors)
+    out_dtype = None
+    if n > 0 and any(d == 0 and a.ndim == 1 for a, d in tensors):
+        dtypes = {a.dtype for a, _ in tensors}
+        if len(dtypes) > 1:
+            probe = [np.empty((1,) * logical_ndim(a, d), a.dtype) for a, d in tensors]
+            out_dtype = probe[0].dtype
+            acc: Any = probe[0]
+            for p in probe[1:]:
+                out_dtype = result_dtype(acc, p)
+                acc = np.empty((1,) * max(acc.ndim, p.ndim), out_dtype)
+    new = []
+    for a, d in zip(args, in_dims):
+        if d == 0:
+            k = a.ndim - 1
+            if out_dtype is not None and k == 0 and a.dtype != out_dtype and a.dtype.kind in "biufc":
+                a = a.to(out_dtype)
+            if k < n:
+                a = a.reshape((a.shape[0],) + (1,) * (n - k) + tuple(a.shape[1:]))
+        new.append(a)
+    return cls.apply(*new), 0
+
+
+def loop_over_samples(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *values: Any) -> tuple[Any, Any]:
+    """The last resort of a rule that covers only some cases: ``cls`` once per sample, with
+    vmap's one-time warning naming it."""
+    return _loop_rule(cls, info, in_dims, values)
+
+
+def _loop_rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], values: tuple[Any, ...]) -> tuple[Any, Any]:
+    _warn_loop(cls)
+    return _loop(cls, VmapLevel(0, info.batch_size, info.randomness), in_dims, values)
+
+
+def _only_first(in_dims: tuple[Any, ...]) -> bool:
+    return in_dims[0] == 0 and all(d is None for d in in_dims[1:])
+
+
+def _expand_unbatched(args: tuple[Any, ...], in_dims: tuple[Any, ...], size: int) -> list[Any]:
+    """Each unbatched tensor argument given the batch dimension (the same for every sample)."""
+    return [
+        a.unsqueeze(0).expand(size, *a.shape) if d is None and isinstance(a, Tensor) else a
+        for a, d in zip(args, in_dims)
+    ]
+
+
+def dims_rule(pos: int, *, new_dim: bool = False, none_is_all: bool = False, empty_is_all: bool = False) -> Any:
+    """The rule of an op on its first argument along the dimensions at argument ``pos`` (an
+    int, a tuple, or None for every dimension when ``none_is_all``; ``()`` too when
+    ``empty_is_all``): the same op on the batch, each dimension moved past the batch
+    dimension.  ``new_dim``: the dimension is one of the result's (one more than the input
+    has), as ``unsqueeze``'s.  A 0-d sample (whose only dimensions are ``0`` and ``-1``) is
+    given one dimension of size 1 for the op, and loses it again after."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
+        n = x.ndim - 1
+        if not _only_first(in_dims):
+            return _loop_rule(cls, info, in_dims, (x, *rest))
+        scalar = n == 0 and not new_dim
+        if scalar:
+            x, n = x.unsqueeze(-1), 1
+        args = [x, *rest]
+        d = args[pos]
+        if d is None or (empty_is_all and d == ()):
+            if none_is_all or d == ():
+                args[pos] = tuple(range(1, n + 1))
+        else:
+            args[pos] = shift_dims(d, n + 1 if new_dim else n)
+        out = cls.apply(*args)
+        if scalar:
+            out = tuple(_drop_last(o) for o in out) if isinstance(out, tuple) else _drop_last(out)
+        return out, 0
+
+    return classmethod(rule)
+
+
+def _drop_last(t: Any) -> Any:
+    return t.squeeze(-1) if isinstance(t, Tensor) and t.ndim == 2 else t
+
+
+def _batch_along(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], dim: int, *tensors: Tensor) -> tuple[Any, Any]:
+    """``cat``/``stack``: every tensor given the batch, the dimension moved past it."""
+    dims = in_dims[1:]
+    if not cls._stacks:  # torch's cat skips 1-d empty tensors beside tensors of other ranks
+        kept = [(t, d) for t, d in zip(tensors, dims) if tuple(t.shape[1:] if d == 0 else t.shape) != (0,)]
+        if kept and len(kept) < len(tensors):
+            tensors, dims = tuple(t for t, _ in kept), tuple(d for _, d in kept)
+    first = next((t for t, d in zip(tensors, dims) if d == 0), None)
+    if first is None:
+        return cls.apply(dim, *tensors), None  # only shared tensors are left
+    n = first.ndim - 1 + (1 if cls._stacks else 0)
+    moved = _expand_unbatched(tensors, dims, info.batch_size)
+    return cls.apply(shift_dim(dim, n), *moved), 0
+
+
+along_rule = classmethod(_batch_along)
+elementwise_rule = classmethod(batch_elementwise)
+unary_rule = classmethod(batch_unary)
+
+
+def _batch_matmul(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor) -> tuple[Any, Any]:
+    """Matrix products: a vector becomes a one-row (one-column) matrix, a batched operand gets
+    the sample dimensions of the wider one after its batch dimension, then one ``matmul``."""
+    la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
+    if la == 1:
+        a = a.unsqueeze(-2)
+    if lb == 1:
+        b = b.unsqueeze(-1)
+    n = max(max(la, 2), max(lb, 2))
+    if in_dims[0] == 0 and max(la, 2) < n:
+        a = a.reshape((a.shape[0],) + (1,) * (n - max(la, 2)) + tuple(a.shape[1:]))
+    if in_dims[1] == 0 and max(lb, 2) < n:
+        b = b.reshape((b.shape[0],) + (1,) * (n - max(lb, 2)) + tuple(b.shape[1:]))
+    out = a @ b
+    if la == 1 and lb == 1:
+        out = out.squeeze(-1).squeeze(-1)
+    elif la == 1:
+        out = out.squeeze(-2)
+    elif lb == 1:
+        out = out.squeeze(-1)
+    return out, 0
+
+
+matmul_rule = classmethod(_batch_matmul)
+
+
+def _batch_index(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, index: Any) -> tuple[Any, Any]:
+    """Basic indexing (ints, slices, None, Ellipsis): the batch dimension is kept whole."""
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, index))
+    return cls.apply(x, (slice(None), *index)), 0
+
+
+index_rule = classmethod(_batch_index)
+
+
+def _batch_gather_like(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dim: int, *rest: Any
+) -> tuple[Any, Any]:
+    """``gather``/``scatter``: input, index (and source) of one shape, so each is given the
+    batch and ``dim`` moves past it."""
+    n = (x.ndim - 1) if in_dims[0] == 0 else x.ndim
+    args = _expand_unbatched((x, dim, *rest), in_dims, info.batch_size)
+    args[1] = shift_dim(dim, n)
+    return cls.apply(*args), 0
+
+
+gather_rule = classmethod(_batch_gather_like)
+
+
+def _batch_fold(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
+    """An op on a batch of images (``N, C, H, W``): the vmap batch folded into ``N``."""
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, *rest))
+    if x.ndim == 4:  # one sample is a (C, H, W) image: the vmap batch is N
+        return cls.apply(x, *rest), 0
+    size, n = x.shape[0], x.shape[1]
+    out = cls.apply(x.reshape(size * n, *x.shape[2:]), *rest)
+    return out.reshape(size, n, *out.shape[1:]), 0
+
+
+fold_rule = classmethod(_batch_fold)
+
+
+def _shape_rule(adjust: Callable[[Tensor, Any], Any]) -> Any:
+    """The rule of a shape op whose second argument describes one sample's result: the
+    same op on the batch, that argument made to describe the batch (``adjust``)."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, arg: Any) -> tuple[Any, Any]:
+        if not _only_first(in_dims):
+            return _loop_rule(cls, info, in_dims, (x, arg))
+        return cls.apply(x, adjust(x, arg)), 0
+
+    return classmethod(rule)
+
+
+def _pad_to(x: Tensor, n: int) -> Tensor:
+    """A batch whose samples have fewer than ``n`` dimensions given leading ones of size 1."""
+    k = x.ndim - 1
+    return x if k >= n else x.reshape((x.shape[0],) + (1,) * (n - k) + tuple(x.shape[1:]))
+
+
+permute_rule = _shape_rule(lambda x, dims: (0, *shift_dims(dims, x.ndim - 1)))
+reshape_rule = _shape_rule(lambda x, shape: (x.shape[0], *shape))
+squeeze_rule = _shape_rule(
+    lambda x, dims: (
+        tuple(i + 1 for i, s in enumerate(x.shape[1:]) if s == 1) if dims is None else shift_dims(dims, x.ndim - 1)
+    )
+)
+
+
+def _batch_expand(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, sizes: tuple[int, ...]
+) -> tuple[Any, Any]:
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, sizes))
+    return cls.apply(_pad_to(x, len(sizes)), (x.shape[0], *sizes)), 0
+
+
+def _batch_repeat(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, reps: tuple[int, ...]
+) -> tuple[Any, Any]:
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, reps))
+    return cls.apply(_pad_to(x, len(reps)), (1, *reps)), 0
+
+
+expand_rule = classmethod(_batch_expand)
+repeat_rule = classmethod(_batch_repeat)
+
+
+def _diagonal_rule(result_dims: bool) -> Any:
+    def rule(
+        cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, offset: int, d1: int, d2: int
+    ) -> tuple[Any, Any]:
+        if not _only_first(in_dims):
+            return _loop_rule(cls, info, in_dims, (x, offset, d1, d2))
+        n = x.ndim - 1 + (1 if result_dims else 0)
+        return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
+
+    return classmethod(rule)
+
+
+diagonal_rule = _diagonal_rule(False)
+diag_embed_rule = _diagonal_rule(True)
+
+
+def _batch_conv(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, w: Tensor, bias: Any, *rest: Any
+) -> tuple[Any, Any]:
+    """Convolution: a batch of inputs is folded into ``N``; a batch of weights (per-sample
+    gradients, ensembles) into the groups, one group of filters per sample."""
+    xd, wd, bd = in_dims[:3]
+    if wd is None and bd is None:
+        return _batch_fold(cls, info, in_dims, x, w, bias, *rest)
+    size = info.batch_size
+    if xd is None:
+        x = x.unsqueeze(0).expand(size, *x.shape)
+    single = x.ndim == 4  # one sample is one (C, H, W) image
+    if single:
+        x = x.unsqueeze(1)
+    if wd is None:
+        w = w.unsqueeze(0).expand(size, *w.shape)
+    stride, padding, dilation, groups = rest
+    n, c = x.shape[1], x.shape[2]
+    xs = x.movedim(0, 1).reshape(n, size * c, *x.shape[3:])
+    ws = w.reshape(size * w.shape[1], *w.shape[2:])
+    b = None
+    if bias is not None:
+        b = (bias if bd == 0 else bias.unsqueeze(0).expand(size, *bias.shape)).reshape(-1)
+    out = cls.apply(xs, ws, b, stride, padding, dilation, groups * size)
+    out = out.reshape(n, size, -1, *out.shape[2:]).movedim(1, 0)
+    return (out.squeeze(1) if single else out), 0
+
+
+conv_rule = classmethod(_batch_conv)
+
+
+def flat_rule(method: str) -> Any:
+    """The rule of a reduction over every element (``max()``, ``prod()``): each sample
+    flattened, then the reduction ``method`` over that dimension."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor) -> tuple[Any, Any]:
+        return getattr(x.reshape(x.shape[0], -1), method)(1), 0
+
+    return classmethod(rule)
+
+
+def _batch_argmax(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dim: Any, keepdim: bool
+) -> tuple[Any, Any]:
+    n = x.ndim - 1
+    if dim is not None:
+        return cls.apply(x, shift_dim(dim, n), keepdim), 0
+    out = cls.apply(x.reshape(x.shape[0], -1), 1, False)
+    return (out.reshape(x.shape[0], *([1] * n)) if keepdim else out), 0
+
+
+argmax_rule = classmethod(_batch_argmax)
+
+
+def map_over_batch(
+    func: Callable[..., Any], args: tuple[Any, ...], in_dims: tuple[Any, ...], size: int
+) -> tuple[Any, ...]:
+    """``func`` applied to every sample of ``args`` at once (the arguments with an in_dim of
+    0 hold ``size`` samples in dimension 0), its outputs as whole batches: the heart of
+    ``vmap``, for the tools below ``ctxgrad.func`` (gradcheck's batched checks)."""
+    lv = open_level(size, "error")
+    try:
+        out = func(*[BatchedTensor(a, lv.level) if d == 0 else a for a, d in zip(args, in_dims)])
+        outs = out if isinstance(out, tuple) else (out,)
+        return tuple(
+            o.value
+            if isinstance(o, BatchedTensor) and o.level == lv.level
+            else o.unsqueeze(0).expand(size, *o.shape)
+            if isinstance(o, Tensor)
+            else o
+            for o in outs
+        )
+    finally:
+        close_level(lv)
+
+
+def _batch_roll(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]
+) -> tuple[Any, Any]:
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, shifts, dims))
+    n = x.ndim - 1
+    if not dims:  # a roll of each flattened sample
+        flat = x.reshape(x.shape[0], -1)
+        return cls.apply(flat, shifts, (1,)).reshape(x.shape), 0
+    return cls.apply(x, shifts, shift_dims(dims, n)), 0
+
+
+roll_rule = classmethod(_batch_roll)
+
+
+def _batch_sum_to_size(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: tuple[int, ...]
+) -> tuple[Any, Any]:
+    """``sum_to_size``: the leading sample dimensions ``shape`` lacks are summed first, so
+    that the batch dimension stays in front."""
+    if not _only_first(in_dims):
+        return _loop_rule(cls, info, in_dims, (x, shape))
+    extra = x.ndim - 1 - len(shape)
+    if extra > 0:
+        x = x.sum(tuple(range(1, extra + 1)))
+    return cls.apply(x, (x.shape[0], *shape)), 0
+
+
+sum_to_size_rule = classmethod(_batch_sum_to_size)
+
+
+def into_zeros_rule(shape_pos: int, dims: tuple[int, ...] = ()) -> Any:
+    """The rule of a backward that writes a gradient into zeros of ``shape`` (argument
+    ``shape_pos``): the batch gets zeros of ``(batch, *shape)``, and the dimensions at the
+    argument positions ``dims`` move past the batch dimension."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], g: Tensor, *rest: Any) -> tuple[Any, Any]:
+        if not _only_first(in_dims):
+            return _loop_rule(cls, info, in_dims, (g, *rest))
+        args = [g, *rest]
+        shape = tuple(args[shape_pos])
+        args[shape_pos] = (g.shape[0], *shape)
+        for pos in dims:
+            args[pos] = shift_dim(args[pos], len(shape))
+        return cls.apply(*args), 0
+
+    return classmethod(rule)

@@ -1,0 +1,220 @@
+"""Batched tensors: what ``vmap`` hands the function it maps, and the vmap levels.
+
+A :class:`BatchedTensor` holds every sample in ``value`` (the batch in dimension 0) and shows
+the shape of one sample; ``autograd/_batched.py`` applies Functions to it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor
+
+__all__ = [
+    "BatchedTensor",
+    "VmapInfo",
+    "VmapLevel",
+    "close_level",
+    "level_info",
+    "open_level",
+    "random_under_vmap",
+    "values_error",
+]
+
+_level_counter = itertools.count(1)
+
+
+class VmapLevel(NamedTuple):
+    """One open ``vmap``: its level, batch size and randomness mode."""
+
+    level: int
+    batch_size: int
+    randomness: str
+
+
+class VmapInfo(NamedTuple):
+    """What a ``vmap`` staticmethod learns about the batch (torch's ``info``)."""
+
+    batch_size: int
+    randomness: str
+
+
+def open_level(batch_size: int, randomness: str) -> VmapLevel:
+    """Open a new vmap level (closed by :func:`close_level`), innermost last."""
+    lv = VmapLevel(next(_level_counter), batch_size, randomness)
+    _state.vmap_levels = (*_state.vmap_levels, lv)
+    return lv
+
+
+def close_level(lv: VmapLevel) -> None:
+    _state.vmap_levels = tuple(x for x in _state.vmap_levels if x.level != lv.level)
+
+
+def level_info(level: int) -> VmapLevel | None:
+    lv: VmapLevel
+    for lv in _state.vmap_levels:
+        if lv.level == level:
+            return lv
+    return None
+
+
+_ITEM_MSG = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a "
+    "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
+    "inside PyTorch internals, please file a bug report."
+)
+_CONTROL_FLOW_MSG = (
+    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We don't "
+    "support that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
+)
+
+
+def values_error(level: int) -> RuntimeError:
+    if level_info(level) is None:
+        return RuntimeError(
+            "Either your tensor may have escaped from inside a function being vmapped and this is a user error "
+            "(see https://pytorch.org/functorch/stable/ux_limitations.html), or there is an internal functorch "
+            "error in `gen_vmap_plumbing` Please file an issue if it looks like the latter"
+        )
+    return RuntimeError(
+        "vmap: the values of a batched tensor are not available inside vmap (it stands for every sample "
+        "at once): use ctxgrad ops on it, not NumPy or Python on its values."
+    )
+
+
+class _LogicalArray:
+    """What a batched tensor has where a tensor has its array: the facts of one sample
+    (``shape``, ``dtype``), so that code that reads them works, and no values."""
+
+    __slots__ = ("dtype", "level", "shape")
+    base = None
+    #: Layout questions (``contiguous()`` asks) have the answer "as if contiguous": the values
+    #: of one sample are the same however the batch is laid out.
+    flags = SimpleNamespace(c_contiguous=True, f_contiguous=False, writeable=True, owndata=False)
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any], level: int) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.level = level
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.dtype.itemsize)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise values_error(self.level)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise values_error(self.level)
+
+    # NumPy work on the values (x.array * 2, x.array[0], ...) refuses, as reading them does.
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
+    __neg__ = __pos__ = __abs__ = __invert__ = __and__ = __or__ = __xor__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __getitem__ = __setitem__ = __iter__ = __len__ = _refuse
+    __float__ = __int__ = __bool__ = __index__ = _refuse
+
+    def __getattr__(self, name: str) -> Any:
+        raise values_error(object.__getattribute__(self, "level"))
+
+
+class BatchedTensor(Tensor):
+    """A tensor inside ``vmap``: ``value`` holds every sample (batch in dimension 0); the
+    tensor itself has the shape of one sample.
+
+    >>> import ctxgrad
+    >>> from ctxgrad.func import vmap
+    >>> vmap(lambda x: (print(type(x).__name__, tuple(x.shape)), x * 2)[1])(ctxgrad.ones(4, 3)).shape
+    BatchedTensor (3,)
+    ctxgrad.Size([4, 3])
+    """
+
+    value: Tensor
+    level: int
+
+    def __init__(self, value: Tensor, level: int) -> None:  # (Tensor.__init__ makes an array; this has none)
+        self.value = value
+        self.level = level
+
+    @property
+    def _data(self) -> Any:  # type: ignore[override]
+        v = self.value._data
+        return _LogicalArray(v.shape[1:], v.dtype, self.level)
+
+    @property  # type: ignore[misc]
+    def requires_grad(self) -> bool:
+        return self.value.requires_grad
+
+    @property
+    def grad_fn(self) -> Any:
+        return self.value.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.value.is_leaf
+
+    def detach(self) -> Tensor:
+        return BatchedTensor(self.value.detach(), self.level)
+
+    def item(self) -> Any:
+        raise RuntimeError(_ITEM_MSG)
+
+    def tolist(self) -> Any:
+        raise RuntimeError(_ITEM_MSG)
+
+    def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
+        raise values_error(self.level)
+
+    def __bool__(self) -> bool:
+        raise RuntimeError(_CONTROL_FLOW_MSG)
+
+    def __float__(self) -> float:
+        raise RuntimeError(_ITEM_MSG)
+
+    def __int__(self) -> int:
+        raise RuntimeError(_ITEM_MSG)
+
+    def __index__(self) -> int:
+        raise RuntimeError(_CONTROL_FLOW_MSG)
+
+    def __repr__(self) -> str:
+        inner = "\n".join("    " + line for line in repr(self.value).splitlines())
+        return f"BatchedTensor(lvl={self.level}, bdim=0, value=\n{inner}\n)"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise RuntimeError("vmap: a batched tensor cannot be pickled or copied inside vmap")
+
+
+_RANDOM_ERROR_MSG = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
+    "randomness flags on vmap or perform the randomness operation out of vmap"
+)
+
+
+def random_under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
+    """Random values of ``shape`` made inside vmap, as its ``randomness`` says: ``"error"``
+    refuses, ``"same"`` draws once for all samples, ``"different"`` draws for each sample
+    (a batched tensor).  ``draw(shape)`` makes a tensor of random values; None outside vmap."""
+    levels = _state.vmap_levels
+    if not levels:
+        return None
+    if any(lv.randomness == "error" for lv in levels):
+        raise RuntimeError(_RANDOM_ERROR_MSG)
+    different = [lv for lv in levels if lv.randomness == "different"]
+    t = draw(tuple(lv.batch_size for lv in different) + tuple(shape))
+    for lv in different:
+        t = BatchedTensor(t, lv.level)
+    return t
