@@ -26,6 +26,7 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import conv_rule, elementwise_rule, fold_rule, loop_over_samples, unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops.pointwise import _floating_only
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
 Pair = tuple[int, int]
@@ -528,3 +529,29 @@ class SecondOrderLink(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
         return tx
+
+
+class LogSigmoid(Function[Tensor]):
+    """``log(sigmoid(x))``, computed stably as ``min(x, 0) - log1p(e ** -|x|)``;
+    d/dx = ``sigmoid(-x)``, written in ops so that it can be differentiated again."""
+
+    vmap = elementwise_rule
+
+    _backward_name = "LogSigmoidBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = _floating_only(x, "log_sigmoid_cpu")
+        ctx.save_for_backward(x)
+        return as_tensor(np.minimum(data, 0) - np.log1p(np.exp(-np.abs(data))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * (-x).sigmoid()
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return tx * (-x).sigmoid()

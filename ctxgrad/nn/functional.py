@@ -50,14 +50,22 @@ __all__ = [
     "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "celu",
     "conv1d",
     "conv2d",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
     "embedding",
     "fold",
     "gelu",
+    "glu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
     "huber_loss",
     "kl_div",
     "l1_loss",
@@ -65,18 +73,33 @@ __all__ = [
     "leaky_relu",
     "linear",
     "log_softmax",
+    "logsigmoid",
     "max_pool2d",
+    "mish",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
+    "prelu",
     "relu",
+    "relu6",
+    "rrelu",
+    "rrelu_",
+    "selu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
     "unfold",
 ]
 
@@ -154,6 +177,238 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
+
+
+# =========================================================================== more activations
+# Composed from existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...), so gradients,
+# double backward, forward mode and vmap come from those ops; only ``logsigmoid`` is a
+# Function of its own (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
+# ``inplace=True`` computes the result from a copy and writes it into ``input`` (``copy_``), so
+# autograd sees an in-place op as torch's does (a leaf that requires grad refuses it).
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _written_into(input: Tensor, out: Tensor) -> Tensor:
+    """``out`` written into ``input`` (the ``inplace=True`` form of an activation)."""
+    return input.copy_(out)
+
+
+def _activation(input: Tensor, inplace: bool, fn: Any) -> Tensor:
+    """``fn(input)``, or with ``inplace`` ``fn`` of a copy written back into ``input``."""
+    if inplace:
+        return _written_into(input, fn(input.clone()))
+    out: Tensor = fn(input)
+    return out
+
+
+def _floating(input: Tensor, kernel: str) -> None:
+    """torch's refusal of integer and bool inputs to a floating-point kernel."""
+    if not _under_vmap(input):
+        _pointwise._floating_only(input, kernel)
+
+
+def _strict_clamp(input: Tensor, min_val: float, max_val: float) -> Tensor:
+    """``clamp(x, min_val, max_val)`` with no gradient at the bounds themselves (torch's
+    ``hardtanh``: the gradient passes only where ``min_val < x < max_val``)."""
+    from ctxgrad.ops.pointwise import where
+
+    inside = (input > min_val).logical_and(input < max_val)
+    return where(inside, input, input.detach().clamp(min_val, max_val))
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """Elementwise ``clamp(x, min_val, max_val)``; the gradient is 1 strictly inside, 0 elsewhere."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _activation(input, inplace, lambda x: _strict_clamp(x, min_val, max_val))
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In place: :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``scale * elu(x, alpha)`` with the self-normalising constants
+    ``alpha = 1.6732632...`` and ``scale = 1.0507009...``."""
+    return _activation(input, inplace, lambda x: _pointwise.Elu.apply(x, _SELU_ALPHA) * _SELU_SCALE)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Elementwise ``max(0, x) + min(0, alpha * (e ** (x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    from ctxgrad.ops.pointwise import where
+
+    def fn(x: Tensor) -> Tensor:
+        _floating(x, "elu_cpu")
+        negative = (x.clamp(max=0.0) / alpha).expm1() * alpha  # no overflow where x > 0
+        return where(x > 0, x, negative)
+
+    return _activation(input, inplace, fn)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``x * tanh(softplus(x))``."""
+    _floating(input, "mish_cpu")
+    return _activation(input, inplace, lambda x: x * _pointwise.Softplus.apply(x, 1.0, 20.0).tanh())
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``x * relu6(x + 3) / 6``."""
+    _floating(input, "hardswish_cpu")
+    return _activation(input, inplace, lambda x: x * _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between."""
+    _floating(input, "hardsigmoid_cpu")
+    return _activation(input, inplace, lambda x: _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """Elementwise ``log(1 / (1 + e ** -x))``, computed stably."""
+    return _ops.LogSigmoid.apply(input)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``dim``: the smallest entries get the largest weights."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim, _stacklevel)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """Elementwise ``x / (1 + |x|)``."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """Elementwise ``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def _check_lambda(input: Tensor, lambd: float) -> None:
+    if lambd < 0 and not _under_vmap(input):
+        info = np.finfo(input.dtype)
+        name = {"float64": "Double", "float32": "Float", "float16": "Half"}.get(np.dtype(input.dtype).name, "")
+        raise RuntimeError(f"lambda must be in range [0, {info.max:g}] for input dtype {name}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Elementwise ``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    from ctxgrad.ops.pointwise import where
+
+    _floating(input, "softshrink_check")
+    _check_lambda(input, lambd)
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Elementwise ``x`` where ``|x| > lambd``, else 0."""
+    from ctxgrad.ops.pointwise import where
+
+    return where((input > lambd).logical_or(input < -lambd), input, 0.0)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """Elementwise ``x`` where ``x > threshold``, else ``value``."""
+    from ctxgrad.ops.pointwise import where
+
+    return _activation(input, inplace, lambda x: where(x > threshold, x, value))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In place: :func:`threshold`."""
+    return globals()["threshold"](input, threshold, value, inplace=True)  # the parameter shadows the function
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)``, ``a`` and ``b`` the two halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + input.ndim if dim < 0 else dim
+    if not 0 <= d < input.ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})"
+        )
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Elementwise ``x`` where ``x > 0``, else ``weight * x``; ``weight`` has one slope, or one per
+    channel (dimension 1 of ``input``)."""
+    from ctxgrad.ops.pointwise import where
+
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    count = weight.numel()
+    if count != 1 and count != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. "
+            f"Found parameter numbers = {count} and channel size = {channels}."
+        )
+    slope = weight.reshape((count,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight.reshape(())
+    return where(input > 0, input, slope * input)
+
+
+def rrelu(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """Randomised leaky ReLU: in training each negative element is multiplied by a slope drawn
+    uniformly from ``[lower, upper]`` (ctxgrad's generator); in evaluation the slope is their mean."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return _activation(input, inplace, lambda x: _pointwise.LeakyRelu.apply(x, (lower + upper) / 2))
+    from ctxgrad.ops.pointwise import where
+
+    slopes = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
+    return _activation(input, inplace, lambda x: where(x >= 0, x, x * Tensor(slopes)))
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """In place: :func:`rrelu`."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``x / max(||x||_p, eps)`` along ``dim``: each slice scaled to unit ``p``-norm."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    result = input / denom
+    if out is not None:
+        return out.copy_(result)
+    return result
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``x1 · x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (inputs broadcast)."""
+    from ctxgrad.ops.shape import broadcast_tensors
+
+    a, b = broadcast_tensors(x1, x2)
+    # torch's formula: each input divided by its clamped norm, then the dot product.
+    na = (a * a).sum(dim, keepdim=True).sqrt().clamp_min(eps)
+    nb = (b * b).sum(dim, keepdim=True).sqrt().clamp_min(eps)
+    return ((a / na) * (b / nb)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dimension (inputs broadcast)."""
+    ndim = max(x1.ndim, x2.ndim)
+    diff = x1 - x2 + eps
+    if ndim == 0:
+        return diff.abs()
+    return diff.norm(p, -1, keepdim=keepdim)
 
 
 # =========================================================================== layers as functions
