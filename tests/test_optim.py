@@ -427,6 +427,25 @@ SCHEDULERS: list[tuple[str, dict[str, Any]]] = [
     ("ExponentialLR", {"gamma": 0.9}),
     ("CosineAnnealingLR", {"T_max": 5}),
     ("CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}),
+    ("MultiplicativeLR", {"lr_lambda": lambda epoch: 0.9 if epoch % 2 else 0.8}),
+    ("ConstantLR", {}),
+    ("ConstantLR", {"factor": 0.5, "total_iters": 4}),
+    ("LinearLR", {}),
+    ("LinearLR", {"start_factor": 0.1, "end_factor": 0.6, "total_iters": 7}),
+    ("PolynomialLR", {}),
+    ("PolynomialLR", {"total_iters": 10, "power": 2.5}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 2, "T_mult": 2, "eta_min": 0.01}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3}),
+    (
+        "CyclicLR",
+        {"base_lr": [0.01, 0.02], "max_lr": 0.2, "step_size_up": 2, "step_size_down": 3, "mode": "triangular2"},
+    ),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "mode": "exp_range", "gamma": 0.9}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "scale_fn": lambda x: 0.5**x}),
+    ("OneCycleLR", {"max_lr": 0.5, "total_steps": 16}),
+    ("OneCycleLR", {"max_lr": [0.5, 1.0], "epochs": 4, "steps_per_epoch": 4, "anneal_strategy": "linear"}),
+    ("OneCycleLR", {"max_lr": 0.5, "total_steps": 15, "three_phase": True, "pct_start": 0.25}),
 ]
 
 
@@ -463,6 +482,175 @@ def test_scheduler_rates_match_torch(torch: Any, config: tuple[str, dict[str, An
     np.testing.assert_allclose(_lr_sequence(opt, ours), _lr_sequence(topt, theirs), rtol=1e-14, atol=0)
     assert [g["lr"] for g in opt.param_groups] == pytest.approx([g["lr"] for g in topt.param_groups], rel=1e-14)
     assert set(ours.state_dict()) == set(theirs.state_dict())
+
+
+CYCLING = [
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "mode": "exp_range", "gamma": 0.9}),
+    ("OneCycleLR", {"max_lr": 0.5, "total_steps": 16}),
+    ("OneCycleLR", {"max_lr": 0.5, "total_steps": 15, "three_phase": True, "base_momentum": [0.8, 0.7]}),
+]
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+@pytest.mark.parametrize("config", CYCLING, ids=config_id)
+def test_cycled_momentum_matches_torch(torch: Any, config: tuple[str, dict[str, Any]], optimizer: str) -> None:
+    """CyclicLR and OneCycleLR move SGD's momentum (Adam's beta1) against the rate, as torch."""
+    name, kwargs = config
+    extra = {"momentum": 0.9} if optimizer == "SGD" else {}
+    ours_w = [ctxgrad.ones(1, requires_grad=True), ctxgrad.ones(1, requires_grad=True)]
+    theirs_w = [torch.ones(1, requires_grad=True), torch.ones(1, requires_grad=True)]
+    opt = getattr(ctxgrad.optim, optimizer)([{"params": ours_w[:1]}, {"params": ours_w[1:]}], lr=0.1, **extra)
+    topt = getattr(torch.optim, optimizer)([{"params": theirs_w[:1]}, {"params": theirs_w[1:]}], lr=0.1, **extra)
+    ours = getattr(lr_scheduler, name)(opt, **kwargs)
+    theirs = getattr(torch.optim.lr_scheduler, name)(topt, **kwargs)
+    key = "momentum" if optimizer == "SGD" else "betas"
+    for _ in range(14):
+        ours_m = [g[key] if key == "momentum" else g[key][0] for g in opt.param_groups]
+        theirs_m = [g[key] if key == "momentum" else g[key][0] for g in topt.param_groups]
+        assert ours_m == pytest.approx(theirs_m, rel=1e-14)
+        for w, tw in zip(ours_w, theirs_w):
+            w.grad, tw.grad = ctxgrad.ones(1), torch.ones(1)
+        opt.step()
+        topt.step()
+        ours.step()
+        theirs.step()
+    for w, tw in zip(ours_w, theirs_w):
+        np.testing.assert_allclose(w.detach().numpy(), tw.detach().numpy(), rtol=1e-6)
+
+
+def test_one_cycle_refuses_a_step_past_the_end(torch: Any) -> None:
+    for lib in (torch, ctxgrad):
+        opt = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=2)
+        opt.step()
+        sched.step()
+        sched.step()
+        with pytest.raises(ValueError, match=r"Tried to step 3 times\. The specified number of total steps is 2"):
+            sched.step()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"patience": 2},
+        {"mode": "max", "patience": 1, "factor": 0.5, "cooldown": 2},
+        {"threshold_mode": "abs", "threshold": 0.05, "patience": 0, "min_lr": [0.02, 0.1]},
+        {"mode": "max", "threshold_mode": "abs", "patience": 1, "min_lr": 0.05, "eps": 0.01},
+    ],
+)
+def test_reduce_lr_on_plateau_matches_torch(torch: Any, kwargs: dict[str, Any]) -> None:
+    opt, topt = _two_group_optimizers(torch)
+    ours = lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+    theirs = torch.optim.lr_scheduler.ReduceLROnPlateau(topt, **kwargs)
+    metrics = [1.0, 0.9, 0.9, 0.91, 0.89, 0.95, 0.95, 0.95, 0.5, 0.5, 0.52, 0.6, 0.6, 0.6, 0.6, 0.6, 0.4, 0.4]
+    for metric in metrics:
+        ours.step(metric)
+        theirs.step(metric)
+        assert ours.get_last_lr() == pytest.approx(theirs.get_last_lr(), rel=1e-14)
+        assert (ours.best, ours.num_bad_epochs, ours.cooldown_counter) == (
+            theirs.best,
+            theirs.num_bad_epochs,
+            theirs.cooldown_counter,
+        )
+    assert set(ours.state_dict()) == set(theirs.state_dict())
+
+
+def _combined(lib: Any, sched_mod: Any, opt: Any, kind: str) -> Any:
+    first = sched_mod.LinearLR(opt, start_factor=0.2, total_iters=3)
+    second = sched_mod.ExponentialLR(opt, gamma=0.8)
+    if kind == "sequential":
+        return sched_mod.SequentialLR(opt, [first, second], milestones=[4])
+    if kind == "sequential3":
+        third = sched_mod.StepLR(opt, step_size=2, gamma=0.5)
+        return sched_mod.SequentialLR(opt, [first, second, third], milestones=[3, 7])
+    return sched_mod.ChainedScheduler([first, second, sched_mod.MultiStepLR(opt, [5, 8], 0.5)])
+
+
+@pytest.mark.parametrize("kind", ["sequential", "sequential3", "chained"])
+def test_sequential_and_chained_schedulers_match_torch(torch: Any, kind: str) -> None:
+    opt, topt = _two_group_optimizers(torch)
+    ours = _combined(ctxgrad, lr_scheduler, opt, kind)
+    theirs = _combined(torch, torch.optim.lr_scheduler, topt, kind)
+    np.testing.assert_allclose(_lr_sequence(opt, ours, 14), _lr_sequence(topt, theirs, 14), rtol=1e-14, atol=0)
+    assert set(ours.state_dict()) == set(theirs.state_dict())
+
+
+def test_sequential_state_dict_round_trip_continues_the_schedule(torch: Any) -> None:
+    opt, topt = _two_group_optimizers(torch)
+    ours = _combined(ctxgrad, lr_scheduler, opt, "sequential")
+    theirs = _combined(torch, torch.optim.lr_scheduler, topt, "sequential")
+    _lr_sequence(opt, ours, 5)
+    _lr_sequence(topt, theirs, 5)
+    buffer = io.BytesIO()
+    ctxgrad.save(ours.state_dict(), buffer)
+    buffer.seek(0)
+    fresh_opt = SGD(
+        [{"params": [ctxgrad.ones(1, requires_grad=True)]}, {"params": [ctxgrad.ones(1, requires_grad=True)]}]
+    )
+    fresh_opt.load_state_dict(opt.state_dict())
+    fresh = _combined(ctxgrad, lr_scheduler, fresh_opt, "sequential")
+    fresh.load_state_dict(ctxgrad.load(buffer))
+    for group, saved in zip(fresh_opt.param_groups, opt.param_groups):
+        group["lr"] = saved["lr"]
+    np.testing.assert_allclose(_lr_sequence(fresh_opt, fresh, 6), _lr_sequence(topt, theirs, 6), rtol=1e-14)
+
+
+def test_cosine_warm_restarts_with_fractional_epochs_matches_torch(torch: Any) -> None:
+    opt, topt = _two_group_optimizers(torch)
+    ours = lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=3, eta_min=0.001)
+    theirs = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(topt, T_0=2, T_mult=3, eta_min=0.001)
+    opt.step()
+    topt.step()
+    for epoch in np.arange(0.0, 12.0, 0.35):
+        ours.step(float(epoch))
+        theirs.step(float(epoch))
+        assert ours.get_last_lr() == pytest.approx(theirs.get_last_lr(), rel=1e-13)
+        assert (ours.T_i, ours.last_epoch) == (theirs.T_i, theirs.last_epoch)
+
+
+def _scheduler_error(lib: Any, build: Any) -> tuple[type[Exception], str]:
+    opt = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+    other = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+    with pytest.raises(Exception) as info:
+        build(lib.optim.lr_scheduler, opt, other)
+    return type(info.value), str(info.value)
+
+
+SCHEDULER_ERRORS = [
+    lambda m, o, _: m.ConstantLR(o, factor=1.5),
+    lambda m, o, _: m.LinearLR(o, start_factor=0.0),
+    lambda m, o, _: m.LinearLR(o, end_factor=1.5),
+    lambda m, o, _: m.MultiplicativeLR(o, lr_lambda=0.5),
+    lambda m, o, _: m.CosineAnnealingWarmRestarts(o, T_0=0),
+    lambda m, o, _: m.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0),
+    lambda m, o, _: m.CyclicLR(o, 0.1, 1.0, mode="sawtooth"),
+    lambda m, o, _: m.CyclicLR(o, [0.1, 0.2], 1.0),
+    lambda m, o, _: m.OneCycleLR(o, max_lr=1.0),
+    lambda m, o, _: m.OneCycleLR(o, max_lr=1.0, total_steps=0),
+    lambda m, o, _: m.OneCycleLR(o, max_lr=1.0, total_steps=10, pct_start=1.5),
+    lambda m, o, _: m.OneCycleLR(o, max_lr=1.0, total_steps=10, anneal_strategy="exp"),
+    lambda m, o, _: m.ReduceLROnPlateau(o, factor=1.0),
+    lambda m, o, _: m.ReduceLROnPlateau(o, mode="mean"),
+    lambda m, o, _: m.ReduceLROnPlateau(o, threshold_mode="ratio"),
+    lambda m, o, _: m.ReduceLROnPlateau(o, min_lr=[0.1, 0.2]),
+    lambda m, o, _: m.SequentialLR(o, [], milestones=[]),
+    lambda m, o, _: m.SequentialLR(o, [m.StepLR(o, 2), m.StepLR(o, 2)], milestones=[]),
+    lambda m, o, _: m.SequentialLR(o, [m.StepLR(o, 2), m.ReduceLROnPlateau(o)], milestones=[3]),
+    lambda m, o, _: m.ChainedScheduler([]),
+    lambda m, o, other: m.ChainedScheduler([m.StepLR(o, 2), m.StepLR(other, 2)], optimizer=o),
+]
+
+
+@pytest.mark.parametrize("build", SCHEDULER_ERRORS)
+def test_scheduler_construction_errors_match_torch(torch: Any, build: Any) -> None:
+    their_type, their_message = _scheduler_error(torch, build)
+    our_type, our_message = _scheduler_error(ctxgrad, build)
+    assert our_type is their_type
+    if "which is different from" in their_message:  # names the optimizer, whose repr differs by library
+        their_message = their_message.split(" has ")[0]
+        our_message = our_message.split(" has ")[0]
+    assert our_message == their_message
 
 
 def test_lambda_lr_with_one_function_per_group_matches_torch(torch: Any) -> None:

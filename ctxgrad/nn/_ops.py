@@ -548,10 +548,10 @@ class LogSigmoid(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
+        x: Tensor = ctx.saved_tensors[0]
         return grad * (-x).sigmoid()
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
+        x: Tensor = ctx.saved_tensors[0]
         return tx * (-x).sigmoid()

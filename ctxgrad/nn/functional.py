@@ -208,13 +208,19 @@ def _floating(input: Tensor, kernel: str) -> None:
         _pointwise._floating_only(input, kernel)
 
 
+def _where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """``ctxgrad.where`` with its three arguments (always a tensor)."""
+    from ctxgrad.ops.pointwise import where
+
+    out: Tensor = where(condition, input, other)
+    return out
+
+
 def _strict_clamp(input: Tensor, min_val: float, max_val: float) -> Tensor:
     """``clamp(x, min_val, max_val)`` with no gradient at the bounds themselves (torch's
     ``hardtanh``: the gradient passes only where ``min_val < x < max_val``)."""
-    from ctxgrad.ops.pointwise import where
-
     inside = (input > min_val).logical_and(input < max_val)
-    return where(inside, input, input.detach().clamp(min_val, max_val))
+    return _where(inside, input, input.detach().clamp(min_val, max_val))
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -244,12 +250,11 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """Elementwise ``max(0, x) + min(0, alpha * (e ** (x / alpha) - 1))``."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    from ctxgrad.ops.pointwise import where
 
     def fn(x: Tensor) -> Tensor:
         _floating(x, "elu_cpu")
         negative = (x.clamp(max=0.0) / alpha).expm1() * alpha  # no overflow where x > 0
-        return where(x > 0, x, negative)
+        return _where(x > 0, x, negative)
 
     return _activation(input, inplace, fn)
 
@@ -303,30 +308,27 @@ def _check_lambda(input: Tensor, lambd: float) -> None:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Elementwise ``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    from ctxgrad.ops.pointwise import where
-
     _floating(input, "softshrink_check")
     _check_lambda(input, lambd)
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Elementwise ``x`` where ``|x| > lambd``, else 0."""
-    from ctxgrad.ops.pointwise import where
-
-    return where((input > lambd).logical_or(input < -lambd), input, 0.0)
+    return _where((input > lambd).logical_or(input < -lambd), input, 0.0)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` where ``x > threshold``, else ``value``."""
-    from ctxgrad.ops.pointwise import where
-
-    return _activation(input, inplace, lambda x: where(x > threshold, x, value))
+    return _activation(input, inplace, lambda x: _where(x > threshold, x, value))
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In place: :func:`threshold`."""
-    return globals()["threshold"](input, threshold, value, inplace=True)  # the parameter shadows the function
+    return _threshold(input, threshold, value, inplace=True)
+
+
+_threshold = threshold  # the function, under a name its ``threshold`` parameter does not shadow
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -347,8 +349,6 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """Elementwise ``x`` where ``x > 0``, else ``weight * x``; ``weight`` has one slope, or one per
     channel (dimension 1 of ``input``)."""
-    from ctxgrad.ops.pointwise import where
-
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
     channels = input.shape[1] if input.ndim >= 2 else 1
@@ -359,7 +359,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             f"Found parameter numbers = {count} and channel size = {channels}."
         )
     slope = weight.reshape((count,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight.reshape(())
-    return where(input > 0, input, slope * input)
+    return _where(input > 0, input, slope * input)
 
 
 def rrelu(
@@ -371,10 +371,8 @@ def rrelu(
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return _activation(input, inplace, lambda x: _pointwise.LeakyRelu.apply(x, (lower + upper) / 2))
-    from ctxgrad.ops.pointwise import where
-
     slopes = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
-    return _activation(input, inplace, lambda x: where(x >= 0, x, x * Tensor(slopes)))
+    return _activation(input, inplace, lambda x: _where(x >= 0, x, x * Tensor(slopes)))
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
