@@ -364,7 +364,8 @@ class Embedding(Function[Tensor]):
 
 class ConstantPad(Function[Tensor]):
     """Pad the last dimensions with ``value`` (negative amounts crop).  ``pads`` holds one
-    ``(before, after)`` pair per dimension, first dimension first."""
+    ``(before, after)`` pair per dimension, first dimension first; when it has fewer pairs than
+    the input has dimensions (under ``vmap``, the batch dimension), they are the last ones."""
 
     vmap = unary_rule
 
@@ -374,6 +375,7 @@ class ConstantPad(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, pads: tuple[Pair, ...], value: float) -> Tensor:
         data = x._data
+        pads = ((0, 0),) * (data.ndim - len(pads)) + tuple(pads)
         grown = np.pad(data, [(max(a, 0), max(b, 0)) for a, b in pads], constant_values=value)
         crop = tuple(slice(max(-a, 0), grown.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(pads))
         ctx.pads = pads

@@ -45,6 +45,7 @@ from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
 
 __all__ = [
+    "alpha_dropout",
     "avg_pool2d",
     "batch_norm",
     "bilinear",
@@ -56,22 +57,28 @@ __all__ = [
     "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
     "elu",
     "embedding",
+    "feature_alpha_dropout",
     "fold",
     "gelu",
     "glu",
+    "group_norm",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
     "hardtanh_",
     "huber_loss",
+    "instance_norm",
     "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "logsigmoid",
     "max_pool2d",
@@ -82,9 +89,12 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "prelu",
     "relu",
     "relu6",
+    "rms_norm",
     "rrelu",
     "rrelu_",
     "selu",
@@ -828,8 +838,11 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     n_padded = len(amounts) // 2
     if n_padded > 3 or input.ndim not in (n_padded + 1, n_padded + 2):
         raise NotImplementedError(
-            f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now (got {input.ndim}D input "
-            f"and {len(amounts)} padding values)"
+            f"Padding size {len(amounts)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     out = input
     for dim, (before, after) in enumerate(pairs):
@@ -853,6 +866,264 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             positions = positions % size
         out = out.index_select(dim, Tensor(positions.astype(np.int64)))
     return out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r², H, W)`` to ``(*, C, H r, W r)``: each group of ``r²`` channels becomes an
+    ``r x r`` block of pixels (a reshape and a permutation, so its gradient is exact)."""
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    r = int(upscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of :func:`pixel_shuffle`: ``(*, C, H r, W r)`` to ``(*, C r², H, W)``."""
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    r = int(downscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if h % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not "
+            f"divisible by {r}"
+        )
+    if w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not "
+            f"divisible by {r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)
+
+
+# =========================================================================== more normalisation and dropout
+def _channel_shape(input: Tensor) -> tuple[int, ...]:
+    """``(1, C, 1, ...)``: a per-channel tensor broadcast against ``(N, C, *)`` input."""
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple[int, ...]) -> Tensor:
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def group_norm(
+    input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+) -> Tensor:
+    """Normalise ``(N, C, *)`` input over each group of ``C / num_groups`` channels (and all
+    positions) to zero mean and unit biased variance, then scale and shift per channel."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(input.shape)} and num_groups={num_groups}"
+        )
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(-1, keepdim=True)
+    centred = grouped - mean
+    var = (centred * centred).mean(-1, keepdim=True)
+    out = (centred * (var + eps).rsqrt()).reshape(input.shape)
+    return _affine(out, weight, bias, _channel_shape(input))
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel of each sample of ``(N, C, *)`` input over its positions.
+
+    With ``use_input_stats`` the sample's own statistics are used and, when running statistics
+    are given, their batch average is folded into them in place (the variance unbiased), as
+    torch does; otherwise the running statistics normalise."""
+    if use_input_stats:
+        spatial = int(np.prod(input.shape[2:]))
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    shape = _channel_shape(input)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+        return _affine(out, weight, bias, shape)
+    dims = tuple(range(2, input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    if running_mean is not None and running_var is not None:
+        c = input.shape[1]
+        with no_grad():
+            batch_mean = mean.detach().reshape(-1, c).mean(0)
+            batch_var = var.detach().reshape(-1, c).mean(0) * (spatial / (spatial - 1))
+            running_mean.mul_(1.0 - momentum).add_(batch_mean * momentum)
+            running_var.mul_(1.0 - momentum).add_(batch_var * momentum)
+    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    """``x / sqrt(mean(x²) + eps) * weight`` over the last ``len(normalized_shape)`` dimensions
+    (``eps`` defaults to the dtype's machine epsilon)."""
+    shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    if eps is None:
+        eps = float(np.finfo(input.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of x² over size neighbouring channels) ** beta``
+    (the window is zero-padded at the ends, as torch's)."""
+    if input.ndim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {input.ndim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    squares = pad(input * input, [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2])
+    window = squares.narrow(1, 0, c)
+    for offset in range(1, size):
+        window = window + squares.narrow(1, offset, c)
+    return input / ((window / size) * alpha + k) ** beta
+
+
+def _keep_mask(shape: tuple[int, ...], p: float, dtype: Any, under_vmap: bool) -> Tensor:
+    """1 with probability ``1 - p``, else 0, from ctxgrad's generator (as :func:`dropout`)."""
+    if under_vmap:
+        return (_factories.rand(*shape, dtype=np.float64) >= p).to(dtype)
+    return Tensor((_factories._generator.random(shape) >= p).astype(dtype))
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
+    """Zero (or, with ``alpha``, set to SELU's negative saturation) whole channels: one draw
+    per ``(sample, channel)``, broadcast over the positions."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _apply_dropout(input, p, inplace, alpha, shape)
+
+
+def _apply_dropout(input: Tensor, p: float, inplace: bool, alpha: bool, shape: tuple[int, ...]) -> Tensor:
+    keep = _keep_mask(shape, p, input.dtype, _under_vmap(input))
+    if not alpha:
+        mask = keep * (0.0 if p == 1.0 else 1.0 / (1.0 - p))
+        return input.mul_(mask) if inplace else input * mask
+    # torch's alpha dropout: keep the mean and variance of SELU-normalised input.
+    saturation = 1.7580993408473766
+    a = 1.0 / float(np.sqrt((saturation * saturation * p + 1) * (1 - p)))
+    shift = (keep - 1) * (saturation * a) + saturation * a * p
+    scale = keep * a
+    return input.mul_(scale).add_(shift) if inplace else input * scale + shift
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, L)`` (or ``(C, L)``) input with probability ``p``, scaling
+    the rest by ``1 / (1 - p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if not training or p == 0.0:
+        return input
+    if input.ndim == 2:
+        if inplace:
+            _feature_dropout(input.unsqueeze(0), p, training, True, False)
+            return input
+        return _feature_dropout(input.unsqueeze(0), p, training, False, False).squeeze(0)
+    return _feature_dropout(input, p, training, inplace, False)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, H, W)`` input with probability ``p``, scaling the rest by
+    ``1 / (1 - p)`` (training only); a 3-D input is taken as ``(N, C, L)``, as torch does."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace, False)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
+    an affine map keeps the mean and variance (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    return _apply_dropout(input, p, inplace, True, tuple(input.shape))
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """:func:`alpha_dropout` of whole channels (one draw per sample and channel)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if training and p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    return _feature_dropout(input, p, training, inplace, True)
 
 
 # =========================================================================== losses

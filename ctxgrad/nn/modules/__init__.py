@@ -34,7 +34,7 @@ from ctxgrad.nn.modules.activation import (
 )
 from ctxgrad.nn.modules.container import ModuleDict, ModuleList, Sequential
 from ctxgrad.nn.modules.conv import Conv1d, Conv2d
-from ctxgrad.nn.modules.dropout import Dropout
+from ctxgrad.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, FeatureAlphaDropout
 from ctxgrad.nn.modules.flatten import Flatten, Unflatten
 from ctxgrad.nn.modules.linear import Bilinear, Identity, Linear
 from ctxgrad.nn.modules.loss import (
@@ -49,11 +49,40 @@ from ctxgrad.nn.modules.loss import (
     SmoothL1Loss,
 )
 from ctxgrad.nn.modules.module import Module
-from ctxgrad.nn.modules.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from ctxgrad.nn.modules.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LayerNorm,
+    LocalResponseNorm,
+    RMSNorm,
+)
+from ctxgrad.nn.modules.padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from ctxgrad.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
 from ctxgrad.nn.modules.pooling import AvgPool2d, MaxPool2d
 from ctxgrad.nn.modules.sparse import Embedding
 
 __all__ = [
+    "AlphaDropout",
     "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -61,26 +90,40 @@ __all__ = [
     "BatchNorm2d",
     "Bilinear",
     "CELU",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
     "Conv1d",
     "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
     "ELU",
     "Embedding",
+    "FeatureAlphaDropout",
     "Flatten",
     "GELU",
     "GLU",
+    "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
@@ -91,9 +134,18 @@ __all__ = [
     "ModuleList",
     "NLLLoss",
     "PReLU",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "RMSNorm",
     "RReLU",
     "ReLU",
     "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
     "SELU",
     "Sequential",
     "SiLU",
@@ -109,4 +161,7 @@ __all__ = [
     "Tanhshrink",
     "Threshold",
     "Unflatten",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
 ]
