@@ -287,7 +287,7 @@ def test_dropout_modules_match_torch_reprs_and_eval(torch: Any) -> None:
         x = ctxgrad.ones(2, 3, 4)
         assert c.eval()(x) is x
     for lib in (torch, ctxgrad):
-        with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        with pytest.raises(ValueError, match=r"dropout probability has to be between 0 and 1, but got 1\.5"):
             lib.nn.Dropout2d(1.5)
         with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input, but received a 4D input"):
             lib.nn.functional.dropout1d(lib.ones(2, 3, 4, 5))

@@ -54,6 +54,7 @@ __all__ = [
     "celu",
     "conv1d",
     "conv2d",
+    "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
     "dropout",
@@ -63,6 +64,7 @@ __all__ = [
     "embedding",
     "feature_alpha_dropout",
     "fold",
+    "gaussian_nll_loss",
     "gelu",
     "glu",
     "group_norm",
@@ -71,6 +73,7 @@ __all__ = [
     "hardswish",
     "hardtanh",
     "hardtanh_",
+    "hinge_embedding_loss",
     "huber_loss",
     "instance_norm",
     "kl_div",
@@ -81,9 +84,11 @@ __all__ = [
     "local_response_norm",
     "log_softmax",
     "logsigmoid",
+    "margin_ranking_loss",
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
     "one_hot",
@@ -91,6 +96,7 @@ __all__ = [
     "pairwise_distance",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "poisson_nll_loss",
     "prelu",
     "relu",
     "relu6",
@@ -101,6 +107,7 @@ __all__ = [
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
     "softmin",
     "softplus",
@@ -110,6 +117,7 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "threshold_",
+    "triplet_margin_loss",
     "unfold",
 ]
 
@@ -1477,3 +1485,169 @@ def kl_div(
     if batchmean and input.ndim != 0:
         out = out / input.shape[0]
     return out
+
+
+# --------------------------------------------------------------------------- ranking, embedding and likelihood losses
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 ranks ``input1`` higher, -1 lower."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (a distance loss)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    hinge = _where(target != 1, (margin - input).clamp_min(0), 0.0)
+    return _reduce(hinge + _where(target != -1, input, 0.0), reduction)
+
+
+def soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``log(1 + exp(-target * input))``: the logistic loss for targets ±1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce((-input * target).exp().log1p(), reduction)
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where it is -1
+    (cosine along the last dimension)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = input1.ndim - 1
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + 1e-12
+    mag2 = (input2 * input2).sum(dim) + 1e-12
+    cos = prod / (mag1 * mag2).sqrt()
+    loss = _where(target == 1, 1 - cos, 0.0) + _where(target == -1, (cos - margin).clamp_min(0), 0.0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the ``p``-norm :func:`pairwise_distance`
+    (``swap`` also uses ``d(p, n)`` when it is smaller)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        from ctxgrad.ops.pointwise import minimum
+
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The mean over classes of the binary logistic loss of each class (targets 0 or 1)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average: bool | None = None,
+    eps: float = 1e-8,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under a Poisson of rate ``exp(input)``
+    (``log_input``) or ``input``; ``full`` adds Stirling's term where ``target > 1``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        safe = _where(target > 1, target, 1.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * np.pi * safe).log()
+        loss = loss + _where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor | float,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under a normal of mean ``input`` and variance
+    ``var``: ``0.5 (log(var) + (input - target)² / var)`` (+ ``0.5 log(2π)`` with ``full``);
+    ``var`` is clamped to ``eps`` for stability, without cutting its gradient, as torch does."""
+    if not isinstance(var, Tensor):
+        var = _factories.full(tuple(input.shape), float(var), dtype=input.dtype)
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * float(np.log(2 * np.pi))
+    return _reduce(loss, reduction)
