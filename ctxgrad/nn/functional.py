@@ -45,7 +45,12 @@ from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "alpha_dropout",
+    "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
     "bilinear",
@@ -85,6 +90,7 @@ __all__ = [
     "log_softmax",
     "logsigmoid",
     "margin_ranking_loss",
+    "max_pool1d",
     "max_pool2d",
     "mish",
     "mse_loss",
@@ -616,10 +622,10 @@ def max_pool2d(
     x = input.unsqueeze(0) if unbatched else input
     dilation2 = _pair(dilation, "dilation")
     out = _ops.MaxPool2d.apply(x, kernel, st, pad, dilation2, bool(ceil_mode))
+    node = out.grad_fn  # the pooling node, before any squeeze
     if unbatched:
         out = out.squeeze(0)
     if return_indices:
-        node = out.grad_fn
         if node is not None:
             indices = Tensor(node.indices)  # type: ignore[attr-defined]
         else:
@@ -666,6 +672,162 @@ def avg_pool2d(
         count_pads = pads
     counts = _ops.Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
     return _unbatch(sums / counts, unbatched)
+
+
+# =========================================================================== 1-d and adaptive pooling
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """The mean of each ``kernel_size`` window of ``(N, C, L)`` (or ``(C, L)``) input: an
+    :func:`avg_pool2d` over a height of 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for avg_pool1d)"
+        )
+    k = _single(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _single(stride)
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The maximum of each ``kernel_size`` window of ``(N, C, L)`` (or ``(C, L)``) input: a
+    :func:`max_pool2d` over a height of 1 (indices are positions along ``L``)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
+            f"got:{list(input.shape)}"
+        )
+    k = _single(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _single(stride)
+    result = max_pool2d(
+        input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices
+    )
+    if return_indices:
+        out, indices = result
+        return out.squeeze(-2), indices.squeeze(-2)
+    squeezed: Tensor = result.squeeze(-2)
+    return squeezed
+
+
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    """torch's adaptive windows: output ``j`` covers ``[floor(j size / out), ceil((j + 1) size / out))``."""
+    return [((j * size) // out, -((-(j + 1) * size) // out)) for j in range(out)]
+
+
+def _output_pair(output_size: Any, spatial: tuple[int, ...], name: str) -> tuple[int, ...]:
+    """``output_size`` as one int per spatial dimension (``None`` keeps the input's size)."""
+    n = len(spatial)
+    if isinstance(output_size, (int, np.integer)):
+        sizes: list[Any] = [int(output_size)] * n
+    else:
+        sizes = list(output_size)
+        if len(sizes) != n:
+            if n == 1:
+                raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(sizes)})")
+            raise RuntimeError(f"{name}: output_size must be {n}")
+    return tuple(spatial[i] if s is None else int(s) for i, s in enumerate(sizes))
+
+
+def _averaging_matrix(size: int, out: int, dtype: Any) -> Tensor:
+    """``(out, size)``: row ``j`` averages the input positions of adaptive window ``j``."""
+    matrix = np.zeros((out, size), dtype=dtype)
+    for j, (lo, hi) in enumerate(_adaptive_bounds(size, out)):
+        matrix[j, lo:hi] = 1.0 / (hi - lo)
+    return Tensor(matrix)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, L)`` (or ``(C, L)``) input over ``output_size`` windows of (nearly) equal
+    length, as torch chooses them."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for adaptive_avg_pool1d)"
+        )
+    (out,) = _output_pair(output_size, (input.shape[-1],), "adaptive_avg_pool1d")
+    return input @ _averaging_matrix(input.shape[-1], out, input.dtype).mT
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, H, W)`` (or ``(C, H, W)``) input over an ``output_size`` grid of windows
+    (a matrix product on each side, so gradients and vmap come from ``matmul``)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = _output_pair(output_size, (h, w), "adaptive_avg_pool2d")
+    rows = _averaging_matrix(h, oh, input.dtype)
+    cols = _averaging_matrix(w, ow, input.dtype)
+    return rows @ input @ cols.mT
+
+
+def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -> Any:
+    """The maximum of each adaptive window of the last ``len(sizes)`` dimensions (and, with
+    ``return_indices``, its flat position within those dimensions)."""
+    spatial = tuple(input.shape[input.ndim - len(sizes) :])
+    bounds = [_adaptive_bounds(n, o) for n, o in zip(spatial, sizes)]
+    dims = tuple(range(-len(sizes), 0))
+    cells = []
+    for corner in np.ndindex(*sizes):
+        window = input
+        for axis, (j, b) in enumerate(zip(corner, bounds)):
+            lo, hi = b[j]
+            window = window.narrow(input.ndim - len(sizes) + axis, lo, hi - lo)
+        cells.append(window.amax(dims))
+    out = _stack(cells, -1).reshape(*input.shape[: input.ndim - len(sizes)], *sizes)
+    if not return_indices:
+        return out
+    data = input.detach().numpy()
+    index = np.empty(out.shape, dtype=np.int64)
+    for corner in np.ndindex(*sizes):
+        ranges = [b[j] for j, b in zip(corner, bounds)]
+        block = data[(...,) + tuple(slice(lo, hi) for lo, hi in ranges)]
+        flat = block.reshape(*block.shape[: block.ndim - len(sizes)], -1).argmax(-1)
+        local = np.unravel_index(flat, tuple(hi - lo for lo, hi in ranges))
+        position = np.ravel_multi_index(tuple(lo + p for (lo, _), p in zip(ranges, local)), spatial)
+        index[(...,) + tuple(corner)] = position
+    return out, Tensor(index)
+
+
+def _stack(tensors: list[Tensor], dim: int) -> Tensor:
+    from ctxgrad.ops.shape import stack
+
+    out: Tensor = stack(tensors, dim)
+    return out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over ``output_size`` adaptive windows of ``(N, C, L)`` (or ``(C, L)``) input."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for adaptive_max_pool1d)"
+        )
+    sizes = _output_pair(output_size, (input.shape[-1],), "adaptive_max_pool1d")
+    return _adaptive_max(input, sizes, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over an ``output_size`` grid of adaptive windows of ``(N, C, H, W)`` (or
+    ``(C, H, W)``) input; indices are flat positions within ``H * W``."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    sizes = _output_pair(output_size, (input.shape[-2], input.shape[-1]), "adaptive_max_pool2d")
+    return _adaptive_max(input, sizes, return_indices)
 
 
 def _unbatch(out: Tensor, unbatched: bool) -> Tensor:

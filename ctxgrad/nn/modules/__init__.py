@@ -86,11 +86,25 @@ from ctxgrad.nn.modules.padding import (
     ZeroPad3d,
 )
 from ctxgrad.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
-from ctxgrad.nn.modules.pooling import AvgPool2d, MaxPool2d
+from ctxgrad.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from ctxgrad.nn.modules.sparse import Embedding
 
 __all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "AlphaDropout",
+    "AvgPool1d",
     "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -139,6 +153,7 @@ __all__ = [
     "LogSoftmax",
     "MSELoss",
     "MarginRankingLoss",
+    "MaxPool1d",
     "MaxPool2d",
     "Mish",
     "Module",
