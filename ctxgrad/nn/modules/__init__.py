@@ -32,7 +32,7 @@ from ctxgrad.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
-from ctxgrad.nn.modules.container import ModuleDict, ModuleList, Sequential
+from ctxgrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ctxgrad.nn.modules.conv import Conv1d, Conv2d
 from ctxgrad.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, FeatureAlphaDropout
 from ctxgrad.nn.modules.flatten import Flatten, Unflatten
@@ -162,6 +162,8 @@ __all__ = [
     "MultiLabelSoftMarginLoss",
     "NLLLoss",
     "PReLU",
+    "ParameterDict",
+    "ParameterList",
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
