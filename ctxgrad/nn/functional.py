@@ -59,6 +59,8 @@ __all__ = [
     "celu",
     "conv1d",
     "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
@@ -591,6 +593,108 @@ def fold(
         _pair(stride, "stride"),
     )
     return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The transpose (adjoint) of :func:`conv2d`: ``(N, C_in, H, W)`` input, ``(C_in,
+    C_out/groups, kH, kW)`` weight; each input pixel spreads a weighted kernel into the output
+    (a matrix product, then :func:`fold`, so gradients, double backward and vmap come free).
+    The output is ``(H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1`` high."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if weight.ndim != 4:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c_in, h, w = x.shape
+    if c_in != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
+            f"{weight.shape[0]} channels, but got {c_in} channels instead"
+        )
+    if groups <= 0 or c_in % groups:
+        raise RuntimeError("non-positive groups is not supported" if groups <= 0 else "Given groups, weight mismatch")
+    st, pd, out_pad, dl = (
+        _pair(v, name)
+        for v, name in (
+            (stride, "stride"),
+            (padding, "padding"),
+            (output_padding, "output_padding"),
+            (dilation, "dilation"),
+        )
+    )
+    if any(o >= s and o >= d for o, s, d in zip(out_pad, st, dl)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {out_pad[0]} output_padding_width: {out_pad[1]} stride_height: {st[0]} "
+            f"stride_width: {st[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}"
+        )
+    kh, kw = weight.shape[2], weight.shape[3]
+    c_out_g = weight.shape[1]
+    # Every window spread out (no padding), then ``padding`` cropped from the start of each
+    # dimension and ``padding - output_padding`` from its end (a negative crop pads with zeros).
+    full_size = tuple((size - 1) * s + d * (k - 1) + 1 for size, s, d, k in zip((h, w), st, dl, (kh, kw)))
+    per_group = c_in // groups
+    flat = x.reshape(n, groups, per_group, h * w)
+    kernels = weight.reshape(groups, per_group, c_out_g * kh * kw)
+    # cols[n, g] = kernels[g]^T @ x[n, g]: (C_out/groups * kH * kW, H * W) per group.
+    cols = kernels.mT @ flat
+    cols = cols.reshape(n, groups * c_out_g * kh * kw, h * w)
+    out = fold(cols, full_size, (kh, kw), dl, 0, st)
+    if any(pd) or any(out_pad):
+        out = pad(out, (-pd[1], out_pad[1] - pd[1], -pd[0], out_pad[0] - pd[0]))
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The transpose of :func:`conv1d`: a :func:`conv_transpose2d` over a height of 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            "Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if weight.ndim != 3:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    out = conv_transpose2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(-2),
+        bias,
+        (1, _single(stride)),
+        (0, _single(padding)),
+        (0, _single(output_padding)),
+        groups,
+        (1, _single(dilation)),
+    )
+    return out.squeeze(-2)
 
 
 def _pool_args(kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
