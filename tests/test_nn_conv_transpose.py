@@ -139,6 +139,7 @@ def test_numerical_first_and_second_derivatives() -> None:
     assert gradgradcheck(_convt, inputs)
 
 
+@pytest.mark.filterwarnings("ignore:vmap. Col2Im has no batching rule")  # fold runs once per sample
 def test_vmap_matches_a_loop_over_samples() -> None:
     from ctxgrad.func import vmap
 
