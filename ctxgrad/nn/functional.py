@@ -83,6 +83,7 @@ __all__ = [
     "hinge_embedding_loss",
     "huber_loss",
     "instance_norm",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",
@@ -1398,6 +1399,111 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     if training and p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     return _feature_dropout(input, p, training, inplace, True)
+
+
+# =========================================================================== resampling
+_INTERPOLATING = ("linear", "bilinear", "bicubic", "trilinear")
+
+
+def _interp_sizes(input: Tensor, size: Any, scale_factor: Any, recompute: bool | None) -> tuple[list[int], list[Any]]:
+    """Output sizes and the scale each kernel uses (``None``: ``input / output``), as torch."""
+    dims = input.ndim - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = [int(size)] * dims if isinstance(size, (int, np.integer)) else [int(s) for s in size]
+        if len(sizes) != dims:
+            raise ValueError(
+                "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and output size of {tuple(size) if not isinstance(size, int) else size}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                "format."
+            )
+        return sizes, [None] * dims
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    factors = (
+        [float(scale_factor)] * dims if isinstance(scale_factor, (int, float)) else [float(f) for f in scale_factor]
+    )
+    if len(factors) != dims:
+        raise ValueError(
+            "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+            f"dimensions of {spatial} and scale_factor of shape {tuple(factors)}. Please provide input tensor in "
+            "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+        )
+    sizes = [int(np.floor(float(n) * f)) for n, f in zip(spatial, factors)]
+    return sizes, ([None] * dims if recompute else factors)
+
+
+def _nearest_indices(size: int, out: int, factor: float | None, exact: bool) -> np.ndarray[Any, Any]:
+    """torch's nearest source index of each output position (computed in float32, as its kernel)."""
+    scale = np.float32(size / out) if factor is None else np.float32(1.0 / factor)
+    dst = np.arange(out, dtype=np.float32)
+    src = np.floor((dst + np.float32(0.5)) * scale) if exact else np.floor(dst * scale)
+    index: np.ndarray[Any, Any] = np.minimum(src.astype(np.int64), size - 1)
+    return index
+
+
+def _linear_weights(
+    size: int, out: int, factor: float | None, align_corners: bool
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """For each output position: the two source positions and the weight of the second."""
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        scale = size / out if factor is None else 1.0 / factor
+        src = np.maximum((dst + 0.5) * scale - 0.5, 0.0)
+    lower = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    upper = np.minimum(lower + 1, size - 1)
+    return lower, upper, src - lower
+
+
+def interpolate(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resample the spatial dimensions of ``(N, C, *)`` input to ``size`` (or by ``scale_factor``):
+    ``'nearest'`` and ``'nearest-exact'`` pick a source element, ``'linear'`` (3-D) and
+    ``'bilinear'`` (4-D) blend the two nearest along each dimension (``align_corners`` maps the
+    corner pixels' centres onto each other).  Built from ``index_select`` and products, so the
+    gradient adds back into the sources."""
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+        )
+    if antialias:
+        raise NotImplementedError("ctxgrad.nn.functional.interpolate: antialias=True is not supported")
+    known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+    if mode not in known:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
+            f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
+        )
+    needs = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+    if mode in needs and input.ndim != needs[mode]:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {needs[mode]}D input")
+    if mode in ("bicubic", "trilinear", "area"):
+        raise NotImplementedError(f"ctxgrad.nn.functional.interpolate: mode={mode!r} is not supported yet")
+    sizes, factors = _interp_sizes(input, size, scale_factor, recompute_scale_factor)
+    out = input
+    for axis, (n, o, f) in enumerate(zip(input.shape[2:], sizes, factors)):
+        dim = axis + 2
+        if mode in ("nearest", "nearest-exact"):
+            out = out.index_select(dim, Tensor(_nearest_indices(n, o, f, mode == "nearest-exact")))
+            continue
+        lower, upper, weight = _linear_weights(n, o, f, bool(align_corners))
+        shape = (o,) + (1,) * (input.ndim - dim - 1)
+        w1 = Tensor(weight.astype(input.dtype).reshape(shape))
+        w0 = Tensor((1.0 - weight).astype(input.dtype).reshape(shape))
+        out = out.index_select(dim, Tensor(lower)) * w0 + out.index_select(dim, Tensor(upper)) * w1
+    return out
 
 
 # =========================================================================== losses

@@ -97,6 +97,7 @@ from ctxgrad.nn.modules.pooling import (
     MaxPool2d,
 )
 from ctxgrad.nn.modules.sparse import Embedding
+from ctxgrad.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -196,6 +197,9 @@ __all__ = [
     "Threshold",
     "TripletMarginLoss",
     "Unflatten",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "ZeroPad1d",
     "ZeroPad2d",
     "ZeroPad3d",
