@@ -96,6 +96,7 @@ from ctxgrad.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from ctxgrad.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from ctxgrad.nn.modules.sparse import Embedding
 from ctxgrad.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -134,6 +135,8 @@ __all__ = [
     "Flatten",
     "GELU",
     "GLU",
+    "GRU",
+    "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",
     "Hardshrink",
@@ -148,6 +151,8 @@ __all__ = [
     "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
+    "LSTM",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -171,6 +176,8 @@ __all__ = [
     "PixelUnshuffle",
     "PoissonNLLLoss",
     "RMSNorm",
+    "RNN",
+    "RNNCell",
     "RReLU",
     "ReLU",
     "ReLU6",
