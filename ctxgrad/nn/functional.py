@@ -112,6 +112,7 @@ __all__ = [
     "rms_norm",
     "rrelu",
     "rrelu_",
+    "scaled_dot_product_attention",
     "selu",
     "sigmoid",
     "silu",
@@ -1503,6 +1504,56 @@ def interpolate(
         w1 = Tensor(weight.astype(input.dtype).reshape(shape))
         w0 = Tensor((1.0 - weight).astype(input.dtype).reshape(shape))
         out = out.index_select(dim, Tensor(lower)) * w0 + out.index_select(dim, Tensor(upper)) * w1
+    return out
+
+
+# =========================================================================== attention
+def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
+    """Each head of ``(..., H, S, E)`` repeated ``repeats`` times in place: ``(..., H * repeats, S, E)``."""
+    *lead, h, s, e = t.shape
+    return t.unsqueeze(-3).expand(*lead, h, repeats, s, e).reshape(*lead, h * repeats, s, e)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """``softmax(q kᵀ * scale + mask) v`` over the last two dimensions (``scale`` defaults to
+    ``1/√E``).  A boolean ``attn_mask`` says which positions take part (``False`` is masked
+    out); a float one is added; ``is_causal`` masks the upper triangle.  Composed from
+    ``matmul`` and ``softmax``, as torch's reference (math) implementation."""
+    import math
+
+    from ctxgrad.ops.pointwise import where
+
+    length, source = query.shape[-2], key.shape[-2]
+    factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa:  # each key / value head serves a group of query heads (repeat_interleave)
+        heads = query.shape[-3]
+        key, value = (_repeat_heads(t, heads // t.shape[-3]) for t in (key, value))
+    scores = query @ key.transpose(-2, -1) * factor
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
+            )
+        keep = Tensor(np.tril(np.ones((length, source), dtype=bool)))
+        scores = where(keep, scores, float("-inf"))
+    if attn_mask is not None:
+        if str(attn_mask.dtype).endswith("bool"):
+            scores = where(attn_mask, scores, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = scores.softmax(-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    out: Tensor = weights @ value
     return out
 
 

@@ -32,6 +32,7 @@ from ctxgrad.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
+from ctxgrad.nn.modules.attention import MultiheadAttention
 from ctxgrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ctxgrad.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from ctxgrad.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, FeatureAlphaDropout
@@ -168,6 +169,7 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "MultiLabelSoftMarginLoss",
+    "MultiheadAttention",
     "NLLLoss",
     "PReLU",
     "ParameterDict",
