@@ -27,6 +27,7 @@ from ctxgrad.optim.adagrad import Adagrad
 from ctxgrad.optim.adam import Adam
 from ctxgrad.optim.adamax import Adamax
 from ctxgrad.optim.adamw import AdamW
+from ctxgrad.optim.lbfgs import LBFGS
 from ctxgrad.optim.nadam import NAdam
 from ctxgrad.optim.optimizer import Optimizer
 from ctxgrad.optim.radam import RAdam
@@ -40,6 +41,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "LBFGS",
     "NAdam",
     "Optimizer",
     "RAdam",
