@@ -118,3 +118,17 @@ def test_leaving_out_use_reentrant_warns_as_torch(torch: Any) -> None:
         torch.utils.checkpoint.checkpoint(lambda t: t * 2, torch.ones(2, requires_grad=True))
     with pytest.warns(UserWarning, match="the use_reentrant parameter should be passed explicitly"):
         checkpoint(lambda t: t * 2, ctxgrad.ones(2, requires_grad=True))
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_under_vmap_the_function_runs_on_the_batch(use_reentrant: bool) -> None:
+    from ctxgrad.func import vmap
+
+    layer = nn.Linear(3, 2).double()
+
+    def fn(t: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        return checkpoint(lambda u: layer(u).tanh(), t, use_reentrant=use_reentrant)
+
+    x = ctxgrad.tensor(RNG.standard_normal((4, 3)))
+    looped = ctxgrad.stack([fn(x[i]) for i in range(4)])
+    np.testing.assert_allclose(vmap(fn)(x).detach().numpy(), looped.detach().numpy(), rtol=1e-13)

@@ -63,7 +63,10 @@ def _detached(args: Iterable[Any]) -> list[Any]:
 
 
 class CheckpointFunction(Function[Any]):
-    """The reentrant variant: forward without a graph, backward by recomputing with one."""
+    """The reentrant variant: forward without a graph, backward by recomputing with one.
+    Under ``vmap`` the function runs on the batch (its forward is written in ctxgrad ops)."""
+
+    generate_vmap_rule = True
 
     @staticmethod
     def forward(ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool, *args: Any) -> Any:
