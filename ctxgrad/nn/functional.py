@@ -69,6 +69,7 @@ __all__ = [
     "dropout2d",
     "elu",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "fold",
     "gaussian_nll_loss",
@@ -1053,6 +1054,91 @@ def embedding(
     return _ops.Embedding.apply(
         input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq)
     )
+
+
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """The sum, mean or max of each bag of embeddings, without making the ``(bags, length, D)``
+    tensor: a 2-D ``input`` holds one bag per row; a 1-D one is cut into bags at ``offsets``.
+    ``per_sample_weights`` scales each row (``mode='sum'``); ``padding_idx`` rows are left out
+    (and not counted by the mean); an empty bag gives zeros."""
+    if sparse:
+        raise NotImplementedError("ctxgrad.nn.functional.embedding_bag: sparse=True is not supported")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                f"sequences. However, found offsets of type {type(offsets)}"
+            )
+        bags, length = input.shape
+        starts = np.arange(0, bags * length, length, dtype=np.int64)
+        flat = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets.detach().numpy().astype(np.int64)
+        flat = input
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    if starts.size and starts[0] != 0:
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+            f"However, got {starts[0]}"
+        )
+    total = flat.shape[0]
+    ends = np.append(starts[1:], total) if not include_last_offset else starts[1:]
+    starts = starts if not include_last_offset else starts[:-1]
+    ends = np.minimum(ends, total)
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, float(max_norm), float(norm_type))
+    indices = flat.detach().numpy().astype(np.int64)
+    keep = np.ones(total, dtype=bool) if padding_idx is None else indices != padding_idx % weight.shape[0]
+    rows = _ops.Embedding.apply(flat, weight, -1, bool(scale_grad_by_freq))  # (total, D)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(-1)
+    dtype = weight.dtype
+    if mode == "max":
+        out = []
+        for lo, hi in zip(starts, ends):
+            chosen = np.nonzero(keep[lo:hi])[0] + lo
+            if chosen.size == 0:
+                out.append(_factories.zeros(weight.shape[1], dtype=dtype))
+            else:
+                out.append(rows.index_select(0, Tensor(chosen)).amax(0))
+        result: Tensor = _stack(out, 0)
+        return result
+    # sum and mean: a (bags, total) matrix of 1s (or 1/count) picks and adds each bag's rows.
+    bag_of = np.zeros((len(starts), total), dtype=dtype)
+    for b, (lo, hi) in enumerate(zip(starts, ends)):
+        bag_of[b, lo:hi] = keep[lo:hi]
+        if mode == "mean":
+            count = bag_of[b].sum()
+            if count:
+                bag_of[b] /= count
+    summed: Tensor = Tensor(bag_of) @ rows
+    return summed
 
 
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:

@@ -98,7 +98,7 @@ from ctxgrad.nn.modules.pooling import (
     MaxPool2d,
 )
 from ctxgrad.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from ctxgrad.nn.modules.sparse import Embedding
+from ctxgrad.nn.modules.sparse import Embedding, EmbeddingBag
 from ctxgrad.nn.modules.transformer import (
     Transformer,
     TransformerDecoder,
@@ -139,6 +139,7 @@ __all__ = [
     "Dropout2d",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "FeatureAlphaDropout",
     "Flatten",
     "GELU",
