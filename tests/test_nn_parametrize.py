@@ -89,3 +89,55 @@ def test_errors_and_queries(torch: Any) -> None:
         lib.nn.utils.parametrize.register_parametrization(layer, "weight", symmetric(lib))
         assert lib.nn.utils.parametrize.is_parametrized(layer, "weight")
         assert not lib.nn.utils.parametrize.is_parametrized(layer, "bias")
+
+
+@pytest.mark.parametrize(
+    ("build", "dim", "shape"),
+    [
+        (lambda m: m.nn.Linear(3, 4), 0, (5, 3)),
+        (lambda m: m.nn.Conv2d(2, 3, 2), None, (1, 2, 4, 4)),
+        (lambda m: m.nn.Conv2d(2, 3, 2), 1, (1, 2, 4, 4)),
+    ],
+)
+def test_parametrizations_weight_norm_matches_torch(torch: Any, build: Any, dim: Any, shape: tuple[int, ...]) -> None:
+    t_mod = torch.nn.utils.parametrizations.weight_norm(build(torch).double(), dim=dim)
+    c_mod = ctxgrad.nn.utils.parametrizations.weight_norm(build(ctxgrad).double(), dim=dim)
+    assert repr(c_mod) == repr(t_mod)
+    assert list(c_mod.state_dict()) == list(t_mod.state_dict())
+    c_mod.load_state_dict({k: ctxgrad.tensor(v.detach().numpy()) for k, v in t_mod.state_dict().items()})
+    data = np.random.default_rng(1).standard_normal(shape)
+    c_out, t_out = c_mod(ctxgrad.tensor(data)), t_mod(torch.tensor(data))
+    np.testing.assert_allclose(c_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-12)
+    c_out.pow(2).sum().backward()
+    t_out.pow(2).sum().backward()
+    for (name, cp), (_, tp) in zip(c_mod.named_parameters(), t_mod.named_parameters()):
+        np.testing.assert_allclose(cp.grad.numpy(), tp.grad.numpy(), rtol=1e-11, err_msg=name)
+
+
+@pytest.mark.parametrize(
+    ("build", "shape"),
+    [
+        (lambda m: m.nn.Linear(3, 4), (5, 3)),
+        (lambda m: m.nn.Conv2d(2, 3, 2), (1, 2, 4, 4)),
+        (lambda m: m.nn.ConvTranspose2d(2, 3, 2), (1, 2, 3, 3)),
+    ],
+)
+@pytest.mark.parametrize("training", [True, False])
+def test_spectral_norm_matches_torch(torch: Any, build: Any, shape: tuple[int, ...], training: bool) -> None:
+    t_mod = torch.nn.utils.parametrizations.spectral_norm(build(torch).double())
+    c_mod = ctxgrad.nn.utils.parametrizations.spectral_norm(build(ctxgrad).double())
+    assert repr(c_mod) == repr(t_mod)
+    assert list(c_mod.state_dict()) == list(t_mod.state_dict())
+    c_mod.load_state_dict({k: ctxgrad.tensor(v.detach().numpy()) for k, v in t_mod.state_dict().items()})
+    c_mod.train(training)
+    t_mod.train(training)
+    data = np.random.default_rng(2).standard_normal(shape)
+    for _ in range(3):  # each training-mode access runs one more power iteration
+        c_out, t_out = c_mod(ctxgrad.tensor(data)), t_mod(torch.tensor(data))
+        np.testing.assert_allclose(c_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-11)
+    c_out.pow(2).sum().backward()
+    t_out.pow(2).sum().backward()
+    for (name, cp), (_, tp) in zip(c_mod.named_parameters(), t_mod.named_parameters()):
+        np.testing.assert_allclose(cp.grad.numpy(), tp.grad.numpy(), rtol=1e-10, err_msg=name)
+    u = c_mod.parametrizations.weight[0]._u
+    np.testing.assert_allclose(u.numpy(), t_mod.parametrizations.weight[0]._u.numpy(), rtol=1e-11)

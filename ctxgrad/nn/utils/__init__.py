@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ctxgrad.nn.utils import parametrize, rnn
+from ctxgrad.nn.utils import parametrizations, parametrize, rnn
 from ctxgrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
 from ctxgrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
 from ctxgrad.nn.utils.weight_norm import remove_weight_norm, weight_norm
@@ -12,6 +12,7 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "parameters_to_vector",
+    "parametrizations",
     "parametrize",
     "remove_weight_norm",
     "rnn",

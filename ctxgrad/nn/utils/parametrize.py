@@ -23,6 +23,8 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn.modules.container import ModuleDict, ModuleList
@@ -33,42 +35,61 @@ __all__ = ["ParametrizationList", "is_parametrized", "register_parametrization",
 
 
 class ParametrizationList(ModuleList):
-    """The parametrizations of one tensor, in order, and its ``original`` parameter."""
-
-    original: Parameter
+    """The parametrizations of one tensor, in order, and what they start from: ``original``,
+    or ``original0``, ``original1``, ... when the first one's ``right_inverse`` returns several
+    tensors (its ``forward`` then takes them all)."""
 
     def __init__(self, modules: list[Module], original: Tensor, unsafe: bool = False) -> None:
         super().__init__(modules)
         self.unsafe = unsafe
         with no_grad():
-            value = original
+            value: Any = original
             for module in reversed(list(self)):
                 inverse = getattr(module, "right_inverse", None)
                 if inverse is not None:
                     value = inverse(value)
-        if not isinstance(value, Tensor):
-            raise ValueError(f"'right_inverse' must return a Tensor. Got {type(value).__name__}.")
-        if value is original or (value.shape == original.shape and value.dtype == original.dtype):
-            with no_grad():
-                if value is not original:
-                    original.copy_(value)
-            self.original = original if isinstance(original, Parameter) else Parameter(original)
-        else:
-            self.original = Parameter(value.detach(), original.requires_grad)
+        self.is_tensor = isinstance(value, Tensor)
+        if self.is_tensor:
+            if value.shape == original.shape and value.dtype == original.dtype:
+                with no_grad():
+                    if value is not original:
+                        original.copy_(value)
+                self.original = original if isinstance(original, Parameter) else Parameter(original)
+            else:
+                self.original = Parameter(value.detach(), original.requires_grad)
+            self.ntensors = 1
+            return
+        if not isinstance(value, (tuple, list)):
+            raise ValueError(
+                "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                f"Got {type(value).__name__}"
+            )
+        self.ntensors = len(value)
+        for i, part in enumerate(value):
+            setattr(self, f"original{i}", Parameter(part.detach(), original.requires_grad))
 
     def right_inverse(self, value: Tensor) -> None:
-        """Write ``value`` into ``original``, through each parametrization's ``right_inverse``."""
+        """Write ``value`` into the originals, through each parametrization's ``right_inverse``."""
         with no_grad():
+            result: Any = value
             for module in reversed(list(self)):
                 inverse = getattr(module, "right_inverse", None)
                 if inverse is None:
                     raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
-                value = inverse(value)
-            self.original.copy_(value)
+                result = inverse(result)
+            if self.is_tensor:
+                self.original.copy_(result)
+            else:
+                for i, part in enumerate(result):
+                    getattr(self, f"original{i}").copy_(part)
 
     def forward(self) -> Tensor:
-        x: Tensor = self.original
-        for module in self:
+        modules = list(self)
+        if self.is_tensor:
+            x: Tensor = modules[0](self.original)
+        else:
+            x = modules[0](*(getattr(self, f"original{i}") for i in range(self.ntensors)))
+        for module in modules[1:]:
             x = module(x)
         return x
 
@@ -129,8 +150,17 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
     plist = module.parametrizations[tensor_name]
-    original = plist.original
-    if leave_parametrized:
+    if not plist.is_tensor:
+        if not leave_parametrized:
+            raise ValueError(
+                "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized in terms "
+                "of a sequence of tensors."
+            )
+        with no_grad():
+            original = Parameter(getattr(module, tensor_name).detach())
+    else:
+        original = plist.original
+    if leave_parametrized and plist.is_tensor:
         with no_grad():
             value = getattr(module, tensor_name)
         with no_grad():
