@@ -30,7 +30,8 @@ def test_weight_norm_matches_torch(torch: Any, build: Any, dim: Any, shape: tupl
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         torch.nn.utils.weight_norm(t_mod, dim=dim)
-    c_mod = nn.utils.weight_norm(build(ctxgrad).double(), dim=dim)
+    with pytest.warns(FutureWarning, match="is deprecated in favor of .*parametrizations.weight_norm"):
+        c_mod = nn.utils.weight_norm(build(ctxgrad).double(), dim=dim)
     assert [(n, tuple(p.shape)) for n, p in c_mod.named_parameters()] == [
         (n, tuple(p.shape)) for n, p in t_mod.named_parameters()
     ]
@@ -48,7 +49,8 @@ def test_weight_norm_matches_torch(torch: Any, build: Any, dim: Any, shape: tupl
 
 
 def test_weight_is_recomputed_before_each_forward_and_removal_keeps_it(torch: Any) -> None:
-    layer = nn.utils.weight_norm(nn.Linear(2, 2).double())
+    with pytest.warns(FutureWarning):
+        layer = nn.utils.weight_norm(nn.Linear(2, 2).double())
     with ctxgrad.no_grad():
         layer.weight_g.mul_(2.0)
     x = ctxgrad.ones(1, 2, dtype=ctxgrad.float64)

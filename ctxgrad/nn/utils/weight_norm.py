@@ -1,17 +1,21 @@
-"""``weight_norm`` (torch's hook-based form; torch deprecates it in favour of
-``parametrizations.weight_norm``, which ctxgrad does not have yet, so it does not warn):
+"""``weight_norm`` (torch's hook-based form, deprecated in favour of
+:func:`ctxgrad.nn.utils.parametrizations.weight_norm` with a ``FutureWarning``, as torch's):
 a weight re-expressed as a magnitude ``g`` and a direction ``v``, ``w = g v / ||v||``, the
 norm over every dimension but ``dim``.
 
 >>> import ctxgrad
 >>> from ctxgrad import nn
->>> layer = nn.utils.weight_norm(nn.Linear(3, 2))
+>>> import warnings
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore", FutureWarning)
+...     layer = nn.utils.weight_norm(nn.Linear(3, 2))
 >>> [name for name, _ in layer.named_parameters()]
 ['bias', 'weight_g', 'weight_v']
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ctxgrad._tensor import Tensor
@@ -75,6 +79,11 @@ class WeightNorm:
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """Replace ``module.<name>`` by ``<name>_g`` (its norm over every dimension but ``dim``) and
     ``<name>_v`` (its direction); the weight is recomputed before each forward."""
+    warnings.warn(
+        "`ctxgrad.nn.utils.weight_norm` is deprecated in favor of `ctxgrad.nn.utils.parametrizations.weight_norm`.",
+        FutureWarning,
+        stacklevel=2,
+    )
     WeightNorm.apply(module, name, dim)
     return module
 
