@@ -59,6 +59,7 @@ __all__ = [
     "celu",
     "conv1d",
     "conv2d",
+    "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
     "cosine_embedding_loss",
@@ -561,6 +562,79 @@ def conv1d(
         input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)), pads, (1, _single(dilation)), groups
     )
     return out.squeeze(-2)
+
+
+def _triple(value: Any, name: str) -> tuple[int, int, int]:
+    """An int or three ints as a triple."""
+    if isinstance(value, (int, np.integer)):
+        return int(value), int(value), int(value)
+    items = tuple(int(v) for v in value)
+    if len(items) == 1:
+        return items[0], items[0], items[0]
+    if len(items) != 3:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of 3 values to match the convolution "
+            f"dimensions, but got {name}={list(items)}"
+        )
+    return items[0], items[1], items[2]
+
+
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-D cross-correlation of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with ``(out_channels,
+    C/groups, kD, kH, kW)`` weight: for each output depth, the sum over the kernel's depth of
+    :func:`conv2d` of one input slice with one weight slice (exact, and slow for deep kernels)."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(
+            f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}"
+        )
+    if weight.ndim != 5:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
+    kernel = (weight.shape[2], weight.shape[3], weight.shape[4])
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+        if padding == "same" and st != (1, 1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        totals = [d * (k - 1) if padding == "same" else 0 for k, d in zip(kernel, dl)]
+        pads = [(t // 2, t - t // 2) for t in totals]
+    else:
+        pads = [(p, p) for p in _triple(padding, "padding")]
+    unbatched = input.ndim == 4
+    x = input.unsqueeze(0) if unbatched else input
+    amounts = [pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]]
+    if any(amounts):
+        x = pad(x, amounts)
+    depth = x.shape[2]
+    out_depth = (depth - dl[0] * (kernel[0] - 1) - 1) // st[0] + 1
+    if out_depth <= 0:
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({depth} x {x.shape[3]} x {x.shape[4]}). Kernel size: "
+            f"({kernel[0]} x {kernel[1]} x {kernel[2]}). Kernel size can't be greater than actual input size"
+        )
+    slices = []
+    for o in range(out_depth):
+        total: Tensor | None = None
+        for kd in range(kernel[0]):
+            part = conv2d(x[:, :, o * st[0] + kd * dl[0]], weight[:, :, kd], None, st[1:], 0, dl[1:], groups)
+            total = part if total is None else total + part
+        assert total is not None
+        slices.append(total)
+    out = _stack(slices, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
 
 
 def _single(value: Any) -> int:

@@ -34,7 +34,7 @@ from ctxgrad.nn.modules.activation import (
 )
 from ctxgrad.nn.modules.attention import MultiheadAttention
 from ctxgrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from ctxgrad.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from ctxgrad.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from ctxgrad.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, FeatureAlphaDropout
 from ctxgrad.nn.modules.flatten import Flatten, Unflatten
 from ctxgrad.nn.modules.linear import Bilinear, Identity, Linear
@@ -130,6 +130,7 @@ __all__ = [
     "ConstantPad3d",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
     "CosineEmbeddingLoss",

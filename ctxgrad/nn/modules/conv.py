@@ -21,7 +21,7 @@ from ctxgrad.nn import init
 from ctxgrad.nn.modules.module import Module
 from ctxgrad.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(value: Any, n: int) -> tuple[int, ...]:
@@ -127,6 +127,15 @@ class Conv1d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` input; weight ``(C_out, C_in/groups, kD, kH, kW)``."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class _ConvTransposeNd(_ConvNd):
