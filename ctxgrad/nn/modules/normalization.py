@@ -24,6 +24,7 @@ from ctxgrad.nn.parameter import Parameter
 __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
@@ -199,6 +200,12 @@ class LayerNorm(Module):
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of ``(N, C, D, H, W)`` input."""
+
+    _expected_dims = (5,)
 
 
 class _InstanceNorm(_BatchNorm):
