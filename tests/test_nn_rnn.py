@@ -155,3 +155,71 @@ def test_numerical_first_and_second_derivatives(name: str) -> None:
     x = ctxgrad.tensor(randn(3, 1, 2), requires_grad=True)
     assert gradcheck(fn, (x,))
     assert gradgradcheck(fn, (x,))
+
+
+# --------------------------------------------------------------------------- packed sequences
+def test_pack_and_pad_match_torch(torch: Any) -> None:
+    from ctxgrad.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence
+
+    data = randn(4, 3, 2)
+    for enforce, lengths in ((False, [2, 4, 1]), (True, [4, 2, 1])):
+        ours = pack_padded_sequence(ctxgrad.tensor(data), ctxgrad.tensor(lengths), enforce_sorted=enforce)
+        theirs = torch.nn.utils.rnn.pack_padded_sequence(
+            torch.tensor(data), torch.tensor(lengths), enforce_sorted=enforce
+        )
+        np.testing.assert_array_equal(ours.data.numpy(), theirs.data.numpy())
+        assert ours.batch_sizes.tolist() == theirs.batch_sizes.tolist()
+        for a, b in ((ours.sorted_indices, theirs.sorted_indices), (ours.unsorted_indices, theirs.unsorted_indices)):
+            assert (a is None and b is None) or a.tolist() == b.tolist()
+        for batch_first, total in ((False, None), (True, 6)):
+            c_pad, c_len = pad_packed_sequence(ours, batch_first=batch_first, padding_value=-1.0, total_length=total)
+            t_pad, t_len = torch.nn.utils.rnn.pad_packed_sequence(
+                theirs, batch_first=batch_first, padding_value=-1.0, total_length=total
+            )
+            np.testing.assert_array_equal(c_pad.numpy(), t_pad.numpy())
+            assert c_len.tolist() == t_len.tolist()
+    seqs = [randn(3, 2), randn(2, 2)]
+    packed = pack_sequence([ctxgrad.tensor(s) for s in seqs])
+    assert packed.batch_sizes.tolist() == [2, 2, 1]
+    with pytest.raises(RuntimeError, match="`lengths` array must be sorted in decreasing order"):
+        pack_padded_sequence(ctxgrad.tensor(data), [2, 4, 1])
+    with pytest.raises(ValueError, match="Expected total_length to be at least the length of the longest sequence"):
+        pad_packed_sequence(packed, total_length=2)
+
+
+@pytest.mark.parametrize("name", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("kwargs", [{}, {"num_layers": 2, "bidirectional": True}], ids=str)
+@pytest.mark.parametrize("with_state", [False, True])
+def test_layers_on_packed_sequences_match_torch(
+    torch: Any, name: str, kwargs: dict[str, Any], with_state: bool
+) -> None:
+    from ctxgrad.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    c_mod, t_mod = twins(torch, name, 3, 4, **kwargs)
+    data, lengths = randn(5, 3, 3), [3, 5, 2]
+    states = (2 if kwargs.get("bidirectional") else 1) * kwargs.get("num_layers", 1)
+    extra = [randn(states, 3, 4) for _ in range(2 if name == "LSTM" else 1)] if with_state else []
+    c_in = [ctxgrad.tensor(a, requires_grad=True) for a in [data, *extra]]
+    t_in = [torch.tensor(a, requires_grad=True) for a in [data, *extra]]
+
+    def run(lib: Any, mod: Any, inputs: list[Any], pack: Any, pad: Any) -> list[Any]:
+        packed = pack(inputs[0], lib.tensor(lengths), enforce_sorted=False)
+        hx = None if not with_state else ((inputs[1], inputs[2]) if name == "LSTM" else inputs[1])
+        out, h = mod(packed, hx)
+        padded, _ = pad(out)
+        return [padded, *(h if isinstance(h, tuple) else (h,))]
+
+    ours = run(ctxgrad, c_mod, c_in, pack_padded_sequence, pad_packed_sequence)
+    theirs = run(torch, t_mod, t_in, torch.nn.utils.rnn.pack_padded_sequence, torch.nn.utils.rnn.pad_packed_sequence)
+    c_total, t_total = 0, 0
+    for c, t in zip(ours, theirs):
+        np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-11, atol=1e-13)
+        up = randn(*t.shape)
+        c_total = c_total + (c * ctxgrad.tensor(up)).sum()
+        t_total = t_total + (t * torch.tensor(up)).sum()
+    c_total.backward()
+    t_total.backward()
+    for c, t in zip(c_in, t_in):
+        np.testing.assert_allclose(c.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for (pname, cp), (_, tp) in zip(c_mod.named_parameters(), t_mod.named_parameters()):
+        np.testing.assert_allclose(cp.grad.numpy(), tp.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=pname)

@@ -158,13 +158,7 @@ class RNNBase(Module):
                 steps = range(layer_input.shape[0])
                 produced: list[Tensor] = []
                 for t in reversed(steps) if direction == 1 else steps:
-                    x = layer_input[t]
-                    if self.mode == "LSTM":
-                        carry = list(_lstm_step(x, carry[0], carry[1], w_ih, w_hh, b_ih, b_hh))
-                    elif self.mode == "GRU":
-                        carry = [_gru_step(x, carry[0], w_ih, w_hh, b_ih, b_hh)]
-                    else:
-                        carry = [_rnn_step(self.mode, x, carry[0], w_ih, w_hh, b_ih, b_hh)]
+                    carry = self._cell(layer_input[t], carry, (w_ih, w_hh, b_ih, b_hh))
                     produced.append(carry[0])
                 if direction == 1:
                     produced.reverse()
@@ -176,7 +170,73 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, [stack(f, 0) for f in finals]
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+    def _cell(self, x: Tensor, carry: list[Tensor], params: tuple[Any, ...]) -> list[Tensor]:
+        """One time step of this layer's kind: the new hidden state (and cell state, LSTM)."""
+        w_ih, w_hh, b_ih, b_hh = params
+        if self.mode == "LSTM":
+            return list(_lstm_step(x, carry[0], carry[1], w_ih, w_hh, b_ih, b_hh))
+        if self.mode == "GRU":
+            return [_gru_step(x, carry[0], w_ih, w_hh, b_ih, b_hh)]
+        return [_rnn_step(self.mode, x, carry[0], w_ih, w_hh, b_ih, b_hh)]
+
+    def _forward_packed(self, packed: Any, hx: Any) -> tuple[Any, Any]:
+        """The recurrence over a :class:`~ctxgrad.nn.utils.rnn.PackedSequence`: at step ``t`` only
+        the first ``batch_sizes[t]`` sequences advance; the others keep their last state."""
+        from ctxgrad.nn.utils.rnn import PackedSequence
+        from ctxgrad.ops.shape import cat
+
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        offsets = [0]
+        for b in sizes:
+            offsets.append(offsets[-1] + b)
+        batch = sizes[0]
+        expected = self._hidden_shape(batch, False)
+        if hx is None:
+            states = [zeros(expected, dtype=data.dtype) for _ in range(2 if self.mode == "LSTM" else 1)]
+        else:
+            given = list(hx) if self.mode == "LSTM" else [hx]
+            names = ["hidden[0]", "hidden[1]"] if self.mode == "LSTM" else ["hidden"]
+            for value, what in zip(given, names):
+                self._check_hidden(value, expected, what)
+            states = [g.index_select(1, sorted_indices) if sorted_indices is not None else g for g in given]
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {data.shape[-1]}"
+            )
+        directions = 2 if self.bidirectional else 1
+        layer_input = data
+        finals: list[list[Tensor]] = [[] for _ in states]
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                index = layer * directions + direction
+                carry = [st[index] for st in states]
+                params = self._layer_params(layer, direction)
+                pieces: list[Tensor | None] = [None] * len(sizes)
+                order = range(len(sizes) - 1, -1, -1) if direction == 1 else range(len(sizes))
+                for t in order:
+                    b = sizes[t]
+                    active = self._cell(layer_input[offsets[t] : offsets[t + 1]], [c[:b] for c in carry], params)
+                    pieces[t] = active[0]
+                    carry = [n if b == c.shape[0] else cat([n, c[b:]], 0) for n, c in zip(active, carry)]
+                outputs.append(cat([p for p in pieces if p is not None], 0))
+                for final, value in zip(finals, carry):
+                    final.append(value)
+            layer_input = outputs[0] if directions == 1 else _cat(outputs)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        hidden = [stack(f, 0) for f in finals]
+        if unsorted_indices is not None:
+            hidden = [h.index_select(1, unsorted_indices) for h in hidden]
+        out = PackedSequence(layer_input, batch_sizes, sorted_indices, unsorted_indices)
+        if self.mode == "LSTM":
+            return out, (hidden[0], hidden[1])
+        return out, hidden[0]
+
+    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:
+        if type(input).__name__ == "PackedSequence":
+            return self._forward_packed(input, hx)
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
         unbatched = input.ndim == 2
