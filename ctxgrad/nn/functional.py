@@ -65,6 +65,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",
@@ -2234,3 +2235,73 @@ def gaussian_nll_loss(
     if full:
         loss = loss + 0.5 * float(np.log(2 * np.pi))
     return _reduce(loss, reduction)
+
+
+_NEG = -1e300  # "log 0" for the CTC recursion: finite, so that logsumexp's gradient stays 0, not NaN
+
+
+def _lengths(value: Any) -> list[int]:
+    if isinstance(value, Tensor):
+        return [int(v) for v in value.detach().numpy().reshape(-1)]
+    return [int(v) for v in value]
+
+
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
+    """Connectionist temporal classification: ``-log`` of the total probability of every
+    alignment of each target (blanks between and around its labels, repeats merged) under
+    ``log_probs`` ``(T, N, C)``.  The forward (alpha) recursion is written in ctxgrad ops
+    (``logsumexp`` over the three ways into each position), so the gradient is its derivative.
+    ``reduction='mean'`` divides each loss by its target length, then averages."""
+    reduction = _reduction(None, None, reduction)
+    unbatched = log_probs.ndim == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    batch = lp.shape[1]
+    in_lengths, tg_lengths = _lengths(input_lengths), _lengths(target_lengths)
+    flat_targets = targets.detach().numpy().astype(np.int64)
+    if unbatched:
+        flat_targets = flat_targets.reshape(1, -1)
+    losses = []
+    position = 0
+    for n in range(batch):
+        length, t_len = in_lengths[n], tg_lengths[n]
+        if flat_targets.ndim == 2:
+            labels = flat_targets[n, :t_len]
+        else:
+            labels = flat_targets[position : position + t_len]
+            position += t_len
+        extended = np.full(2 * t_len + 1, blank, dtype=np.int64)
+        extended[1::2] = labels
+        size = extended.size
+        skip = np.zeros(size, dtype=bool)  # may come from two back: a label differing from the one before
+        skip[3::2] = labels[1:] != labels[:-1]
+        emissions = lp[:length, n].index_select(1, Tensor(extended))  # (T, 2S+1)
+        start = np.full(size, _NEG)
+        start[0] = 0.0
+        if size > 1:
+            start[1] = 0.0
+        alpha = emissions[0] + Tensor(np.where(start == 0.0, 0.0, _NEG).astype(emissions.dtype))
+        skip_t = Tensor(skip)
+        for t in range(1, length):
+            one_back = pad(alpha, (1, 0), value=_NEG)[:size]
+            two_back = _where(skip_t, pad(alpha, (2, 0), value=_NEG)[:size], _NEG)
+            alpha = _stack([alpha, one_back, two_back], 0).logsumexp(0) + emissions[t]
+        ends = alpha[-2:] if size > 1 else alpha[-1:]
+        loss = -ends.logsumexp(0)
+        if float(loss.detach()) > 1e299:  # no alignment fits: the loss is infinite
+            loss = loss * 0.0 if zero_infinity else loss * 0.0 + float("inf")
+        losses.append(loss)
+    per_sample = _stack(losses, 0)
+    if reduction == "mean":
+        divisors = Tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
+        return (per_sample / divisors).mean()
+    if reduction == "sum":
+        return per_sample.sum()
+    return per_sample.squeeze(0) if unbatched else per_sample
