@@ -159,3 +159,68 @@ def test_numerical_first_and_second_derivatives(name: str, fn: Any, shapes: list
     inputs = tuple(ctxgrad.tensor(randn(*s), requires_grad=True) for s in shapes)
     assert gradcheck(fn, inputs)
     assert gradgradcheck(fn, inputs)
+
+
+# --------------------------------------------------------------------------- margin losses over classes
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kwargs", [{}, {"p": 2, "margin": 0.5}, {"weight": True}], ids=str)
+def test_multi_margin_loss_matches_torch(torch: Any, reduction: str, kwargs: dict[str, Any]) -> None:
+    x, target = randn(4, 5), np.array([0, 3, 4, 1])
+    weight = np.abs(randn(5)) if kwargs.pop("weight", False) else None
+    c_x, t_x = ctxgrad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ours = F.multi_margin_loss(
+        c_x,
+        ctxgrad.tensor(target),
+        weight=None if weight is None else ctxgrad.tensor(weight),
+        reduction=reduction,
+        **kwargs,
+    )
+    theirs = torch.nn.functional.multi_margin_loss(
+        t_x,
+        torch.tensor(target),
+        weight=None if weight is None else torch.tensor(weight),
+        reduction=reduction,
+        **kwargs,
+    )
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    up = randn(*theirs.shape)
+    ours.backward(ctxgrad.tensor(up))
+    theirs.backward(torch.tensor(up))
+    np.testing.assert_allclose(c_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-11, atol=1e-13)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_multilabel_margin_loss_matches_torch(torch: Any, reduction: str) -> None:
+    x, target = randn(3, 4), np.array([[3, 0, -1, 1], [1, 2, 3, -1], [0, -1, 2, 2]])
+    c_x, t_x = ctxgrad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ours = F.multilabel_margin_loss(c_x, ctxgrad.tensor(target), reduction=reduction)
+    theirs = torch.nn.functional.multilabel_margin_loss(t_x, torch.tensor(target), reduction=reduction)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    up = randn(*theirs.shape)
+    ours.backward(ctxgrad.tensor(up))
+    theirs.backward(torch.tensor(up))
+    np.testing.assert_allclose(c_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-11, atol=1e-13)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_with_distance_loss_matches_torch(torch: Any, swap: bool) -> None:
+    arrays = [randn(4, 3) for _ in range(3)]
+    for name, kwargs in (("default", {}), ("cosine", {"margin": 0.5})):
+        c_in = [ctxgrad.tensor(a, requires_grad=True) for a in arrays]
+        t_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+        c_dist = (lambda a, b: 1 - F.cosine_similarity(a, b)) if name == "cosine" else None
+        t_dist = (lambda a, b: 1 - torch.nn.functional.cosine_similarity(a, b)) if name == "cosine" else None
+        ours = nn.TripletMarginWithDistanceLoss(distance_function=c_dist, swap=swap, **kwargs)(*c_in)
+        theirs = torch.nn.TripletMarginWithDistanceLoss(distance_function=t_dist, swap=swap, **kwargs)(*t_in)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+        ours.backward()
+        theirs.backward()
+        for c, t in zip(c_in, t_in):
+            np.testing.assert_allclose(c.grad.numpy(), t.grad.numpy(), rtol=1e-11, atol=1e-13)
+    assert repr(nn.TripletMarginWithDistanceLoss()) == repr(torch.nn.TripletMarginWithDistanceLoss())
+    assert repr(nn.MultiMarginLoss()) == repr(torch.nn.MultiMarginLoss())
+    for lib in (torch, ctxgrad):
+        with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+            lib.nn.functional.multi_margin_loss(lib.ones(2, 3), lib.tensor([0, 1]), p=3)
+        with pytest.raises(RuntimeError, match="target out of range"):
+            lib.nn.functional.multi_margin_loss(lib.ones(2, 3), lib.tensor([0, 5]))

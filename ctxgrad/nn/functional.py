@@ -100,6 +100,8 @@ __all__ = [
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
@@ -131,6 +133,7 @@ __all__ = [
     "threshold",
     "threshold_",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "unfold",
 ]
 
@@ -2305,3 +2308,91 @@ def ctc_loss(
     if reduction == "sum":
         return per_sample.sum()
     return per_sample.squeeze(0) if unbatched else per_sample
+
+
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-class hinge loss: ``sum over i != y of max(0, margin - x[y] + x[i]) ** p / C``
+    (times ``weight[y]``), for class-index targets ``y``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input.unsqueeze(0) if input.ndim == 1 else input
+    labels = target.detach().numpy().astype(np.int64).reshape(-1)
+    classes = x.shape[1]
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        raise RuntimeError("target out of range")
+    index = Tensor(labels.reshape(-1, 1))
+    correct = x.gather(1, index)
+    hinge = (x - correct + margin).clamp_min(0)
+    if p == 2:
+        hinge = hinge * hinge
+    others = Tensor(np.arange(classes)[None, :] != labels[:, None])
+    hinge = _where(others, hinge, 0.0)
+    if weight is not None:
+        hinge = hinge * weight.index_select(0, Tensor(labels)).unsqueeze(1)
+    loss = hinge.sum(1) / classes
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-label hinge loss: for each target class ``j`` (the leading entries of the row,
+    up to the first -1) and each other class ``i``, ``max(0, 1 - (x[j] - x[i])) / C``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    x = input.unsqueeze(0) if input.ndim == 1 else input
+    rows = target.detach().numpy().astype(np.int64).reshape(x.shape[0], -1)
+    classes = x.shape[1]
+    chosen = np.zeros((x.shape[0], classes), dtype=bool)
+    pairs = np.zeros((x.shape[0], classes, classes), dtype=x.dtype)  # [n, j, i]: j a target, i not
+    for n, row in enumerate(rows):
+        stop = np.nonzero(row < 0)[0]
+        labels = row[: stop[0]] if stop.size else row
+        chosen[n, labels] = True
+        for j in labels:
+            pairs[n, j] = 1.0
+        pairs[n][:, chosen[n]] = 0.0
+    hinge = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [n, j, i]
+    loss = (hinge * Tensor(pairs)).sum((1, 2)) / classes
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Any = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """:func:`triplet_margin_loss` with any ``distance_function`` (default
+    :func:`pairwise_distance`)."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        from ctxgrad.ops.pointwise import minimum
+
+        d_neg = minimum(d_neg, distance(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), _reduction(None, None, reduction))

@@ -51,12 +51,15 @@ from ctxgrad.nn.modules.loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from ctxgrad.nn.modules.misc import ChannelShuffle, CosineSimilarity, Fold, PairwiseDistance, Unfold
 from ctxgrad.nn.modules.module import Module
@@ -185,7 +188,9 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "MultiheadAttention",
     "NLLLoss",
     "PReLU",
@@ -228,6 +233,7 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "Unflatten",
     "Unfold",
     "Upsample",

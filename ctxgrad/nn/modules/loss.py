@@ -30,12 +30,15 @@ __all__ = [
     "L1Loss",
     "MSELoss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "NLLLoss",
     "PoissonNLLLoss",
     "SmoothL1Loss",
     "SoftMarginLoss",
     "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
 ]
 
 
@@ -348,4 +351,66 @@ class CTCLoss(_Loss):
     def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any) -> Tensor:
         return F.ctc_loss(
             log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
+        )
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """The multi-class hinge loss (see :func:`~ctxgrad.nn.functional.multi_margin_loss`)."""
+
+    def __init__(
+        self,
+        p: int = 1,
+        margin: float = 1.0,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(
+            input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
+        )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss (see :func:`~ctxgrad.nn.functional.multilabel_margin_loss`)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """The triplet loss with any distance function (default :class:`PairwiseDistance`)."""
+
+    def __init__(
+        self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False, reduction: str = "mean"
+    ) -> None:
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        from ctxgrad.nn.modules.misc import PairwiseDistance
+
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
+            reduction=self.reduction,
         )
