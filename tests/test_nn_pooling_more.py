@@ -145,3 +145,35 @@ def test_numerical_derivatives_and_vmap(name: str, fn: Any, shape: tuple[int, ..
 
 def test_max_pool2d_indices_of_an_unbatched_input_that_requires_grad(torch: Any) -> None:
     run(torch, "max_pool2d", randn(2, 5, 4), 2, return_indices=True)
+
+
+# --------------------------------------------------------------------------- 3-d pooling
+@pytest.mark.parametrize(
+    ("name", "args", "shape"),
+    [
+        ("max_pool3d", (2,), (2, 3, 4, 5, 4)),
+        ("max_pool3d", ((3, 2, 2), (2, 1, 2), (1, 1, 0)), (1, 2, 5, 4, 5)),
+        ("avg_pool3d", (2,), (2, 3, 4, 5, 4)),
+        ("avg_pool3d", ((3, 2, 2), (2, 1, 2), (1, 1, 0)), (1, 2, 5, 4, 5)),
+        ("adaptive_avg_pool3d", ((2, 3, 1),), (2, 3, 5, 4, 5)),
+        ("adaptive_avg_pool3d", ((None, 2, 2),), (2, 3, 5, 4, 5)),
+        ("adaptive_max_pool3d", ((2, 3, 2),), (1, 2, 5, 4, 5)),
+        ("max_pool3d", (2,), (3, 4, 4, 4)),
+    ],
+)
+def test_pool3d_matches_torch(torch: Any, name: str, args: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    run(torch, name, randn(*shape), *args)
+
+
+def test_adaptive_max_pool3d_indices_and_modules_match_torch(torch: Any) -> None:
+    run(torch, "adaptive_max_pool3d", randn(1, 2, 5, 4, 5), (2, 3, 2), return_indices=True)
+    for name, args in [
+        ("MaxPool3d", (2,)),
+        ("AvgPool3d", (3, 2, 1)),
+        ("AdaptiveAvgPool3d", (2,)),
+        ("AdaptiveMaxPool3d", (2,)),
+    ]:
+        c, t = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+        assert repr(c) == repr(t)
+        data = randn(1, 2, 4, 5, 4)
+        np.testing.assert_allclose(c(ctxgrad.tensor(data)).numpy(), t(torch.tensor(data)).numpy(), rtol=1e-12)

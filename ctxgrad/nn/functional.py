@@ -47,11 +47,14 @@ from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "bilinear",
     "binary_cross_entropy",
@@ -98,6 +101,7 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "mish",
     "mse_loss",
     "multi_margin_loss",
@@ -1012,6 +1016,119 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     sizes = _output_pair(output_size, (input.shape[-2], input.shape[-1]), "adaptive_max_pool2d")
+    return _adaptive_max(input, sizes, return_indices)
+
+
+def _pool3d_args(
+    kernel_size: Any, stride: Any, padding: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    kernel = _triple(kernel_size, "kernel_size")
+    st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride, "stride")
+    pd = _triple(padding, "padding")
+    if any(p > k // 2 for p, k in zip(pd, kernel)):
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={max(pd)}, "
+            f"kernel_size={max(kernel)} and dilation=1"
+        )
+    return kernel, st, pd
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor:
+    """The maximum of each ``kernel_size`` window of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``)
+    input: for each output depth, the maximum over the window's depth of :func:`max_pool2d`."""
+    if return_indices or ceil_mode or dilation != 1:
+        raise NotImplementedError(
+            "ctxgrad.nn.functional.max_pool3d: return_indices, ceil_mode and dilation are not supported"
+        )
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"max_pool3d: Expected 4D or 5D tensor for input, but got: {list(input.shape)}")
+    kernel, st, pd = _pool3d_args(kernel_size, stride, padding)
+    unbatched = input.ndim == 4
+    x = input.unsqueeze(0) if unbatched else input
+    depth = x.shape[2]
+    out_depth = (depth + 2 * pd[0] - kernel[0]) // st[0] + 1
+    slices = []
+    for o in range(out_depth):  # the window's depths inside the input (padding never wins a max)
+        first = o * st[0] - pd[0]
+        planes = [
+            max_pool2d(x[:, :, first + kd], kernel[1:], st[1:], pd[1:])
+            for kd in range(kernel[0])
+            if 0 <= first + kd < depth
+        ]
+        slices.append(_stack(planes, 0).amax(0))
+    out = _stack(slices, 2)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each ``kernel_size`` window of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input
+    (zero padding counts): the mean over the window's depth of :func:`avg_pool2d`."""
+    if ceil_mode or not count_include_pad or divisor_override is not None:
+        raise NotImplementedError(
+            "ctxgrad.nn.functional.avg_pool3d: ceil_mode, count_include_pad=False and divisor_override are not "
+            "supported"
+        )
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"avg_pool3d: Expected 4D or 5D tensor for input, but got: {list(input.shape)}")
+    kernel, st, pd = _pool3d_args(kernel_size, stride, padding)
+    unbatched = input.ndim == 4
+    x = input.unsqueeze(0) if unbatched else input
+    depth = x.shape[2]
+    out_depth = (depth + 2 * pd[0] - kernel[0]) // st[0] + 1
+    slices = []
+    for o in range(out_depth):  # padded depths add zeros but count in the mean
+        first = o * st[0] - pd[0]
+        planes = [
+            avg_pool2d(x[:, :, first + kd], kernel[1:], st[1:], pd[1:])
+            for kd in range(kernel[0])
+            if 0 <= first + kd < depth
+        ]
+        slices.append(_stack(planes, 0).sum(0) / kernel[0])
+    out = _stack(slices, 2)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input over an ``output_size`` grid of
+    adaptive windows (a matrix product along each dimension)."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    d, h, w = input.shape[-3], input.shape[-2], input.shape[-1]
+    od, oh, ow = _output_pair(output_size, (d, h, w), "adaptive_avg_pool3d")
+    from ctxgrad.ops.linalg import einsum
+
+    out: Tensor = einsum(
+        "...dhw,ad,bh,cw->...abc",
+        input,
+        _averaging_matrix(d, od, input.dtype),
+        _averaging_matrix(h, oh, input.dtype),
+        _averaging_matrix(w, ow, input.dtype),
+    )
+    return out
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over an ``output_size`` grid of adaptive windows of ``(N, C, D, H, W)`` (or
+    ``(C, D, H, W)``) input; indices are flat positions within ``D * H * W``."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    sizes = _output_pair(output_size, tuple(input.shape[-3:]), "adaptive_max_pool3d")
     return _adaptive_max(input, sizes, return_indices)
 
 

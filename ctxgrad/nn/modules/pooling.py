@@ -17,12 +17,16 @@ from ctxgrad.nn.modules.module import Module
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
 ]
 
 
@@ -172,3 +176,41 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """The maximum of each window of ``(N, C, D, H, W)`` input (``stride`` defaults to ``kernel_size``)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean of each window of ``(N, C, D, H, W)`` input (``stride`` defaults to ``kernel_size``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Average over an ``output_size`` grid of windows (``None`` keeps that dimension's size)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """The maximum over an ``output_size`` grid of windows."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
