@@ -105,3 +105,26 @@ def test_training_mode_uses_dropout() -> None:
     assert not np.allclose(a.detach().numpy(), b.detach().numpy())
     layer.eval()
     np.testing.assert_array_equal(layer(x).detach().numpy(), layer(x).detach().numpy())
+
+
+def test_whole_transformer_matches_torch(torch: Any) -> None:
+    kwargs = {"d_model": 8, "nhead": 2, "num_encoder_layers": 2, "num_decoder_layers": 1, "dim_feedforward": 16}
+    t_mod = torch.nn.Transformer(**kwargs).double().eval()
+    c_mod = nn.Transformer(**kwargs).double().eval()
+    assert [(n, tuple(p.shape)) for n, p in c_mod.named_parameters()] == [
+        (n, tuple(p.shape)) for n, p in t_mod.named_parameters()
+    ]
+    bound = np.sqrt(6 / (8 + 24))  # xavier_uniform_ of the (3E, E) in_proj_weight
+    assert float(c_mod.encoder.layers[0].self_attn.in_proj_weight.abs().max()) <= bound
+    copy_weights(torch, t_mod, c_mod)
+    mask = np.triu(np.full((4, 4), -np.inf), 1)
+    src, tgt = randn(5, 2, 8), randn(4, 2, 8)
+    c_src, c_tgt = ctxgrad.tensor(src, requires_grad=True), ctxgrad.tensor(tgt, requires_grad=True)
+    t_src, t_tgt = torch.tensor(src, requires_grad=True), torch.tensor(tgt, requires_grad=True)
+    ours = c_mod(c_src, c_tgt, tgt_mask=ctxgrad.tensor(mask))
+    theirs = t_mod(t_src, t_tgt, tgt_mask=torch.tensor(mask))
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-9, atol=1e-11)
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(c_src.grad.numpy(), t_src.grad.numpy(), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(c_tgt.grad.numpy(), t_tgt.grad.numpy(), rtol=1e-8, atol=1e-10)

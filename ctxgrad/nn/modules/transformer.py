@@ -1,6 +1,7 @@
 """Transformer layers as torch builds them: ``TransformerEncoderLayer`` and
 ``TransformerDecoderLayer`` (attention, a feed-forward block, residuals and layer norms, post-
-or pre-norm) and the ``TransformerEncoder`` / ``TransformerDecoder`` stacks.
+or pre-norm), the ``TransformerEncoder`` / ``TransformerDecoder`` stacks and the whole
+``Transformer``.
 
 >>> import ctxgrad
 >>> from ctxgrad import nn
@@ -20,6 +21,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
+from ctxgrad.nn import init
 from ctxgrad.nn.modules.attention import MultiheadAttention
 from ctxgrad.nn.modules.container import ModuleList
 from ctxgrad.nn.modules.dropout import Dropout
@@ -243,8 +245,87 @@ class TransformerDecoder(Module):
 
 
 class Transformer(Module):
-    """Only :meth:`generate_square_subsequent_mask` for now (the full encoder-decoder model
-    is built from :class:`TransformerEncoder` and :class:`TransformerDecoder`)."""
+    """The encoder-decoder Transformer of "Attention is all you need", as torch builds it:
+    ``TransformerEncoder`` and ``TransformerDecoder`` stacks with a final ``LayerNorm`` each,
+    every weight matrix initialised with Xavier-uniform."""
+
+    def __init__(
+        self,
+        d_model: int = 512,
+        nhead: int = 8,
+        num_encoder_layers: int = 6,
+        num_decoder_layers: int = 6,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation: str | Callable[[Tensor], Tensor] = F.relu,
+        custom_encoder: Module | None = None,
+        custom_decoder: Module | None = None,
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        common: dict[str, Any] = {
+            "dim_feedforward": dim_feedforward,
+            "dropout": dropout,
+            "activation": activation,
+            "layer_norm_eps": layer_norm_eps,
+            "batch_first": batch_first,
+            "norm_first": norm_first,
+            "bias": bias,
+            "device": device,
+            "dtype": dtype,
+        }
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(d_model, nhead, **common), num_encoder_layers, norm
+            )
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(d_model, nhead, **common), num_decoder_layers, norm
+            )
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+
+    def forward(
+        self,
+        src: Tensor,
+        tgt: Tensor,
+        src_mask: Tensor | None = None,
+        tgt_mask: Tensor | None = None,
+        memory_mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None,
+        tgt_key_padding_mask: Tensor | None = None,
+        memory_key_padding_mask: Tensor | None = None,
+        src_is_causal: bool | None = None,
+        tgt_is_causal: bool | None = None,
+        memory_is_causal: bool = False,
+    ) -> Tensor:
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        out: Tensor = self.decoder(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )
+        return out
 
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
