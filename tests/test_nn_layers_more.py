@@ -244,14 +244,22 @@ def test_vmap_matches_a_loop_over_samples(name: str, fn: Any, shapes: list[tuple
 
 # --------------------------------------------------------------------------- dropout
 @pytest.mark.parametrize(
-    ("name", "shape"), [("dropout1d", (4, 50, 6)), ("dropout1d", (50, 6)), ("dropout2d", (4, 50, 3, 2))]
+    ("name", "shape"),
+    [
+        ("dropout1d", (4, 50, 6)),
+        ("dropout1d", (50, 6)),
+        ("dropout2d", (4, 50, 3, 2)),
+        ("dropout3d", (3, 50, 2, 2, 2)),
+        ("dropout3d", (50, 2, 3, 2)),
+    ],
 )
 def test_channel_dropout_drops_whole_channels_and_scales(name: str, shape: tuple[int, ...]) -> None:
     ctxgrad.manual_seed(0)
     x = ctxgrad.tensor(np.abs(randn(*shape)) + 1.0, requires_grad=True)
     y = getattr(F, name)(x, 0.3)
     ratio = (y / x).detach().numpy()
-    per_channel = ratio.reshape(*ratio.shape[: ratio.ndim - (1 if name == "dropout1d" else 2)], -1)
+    spatial = {"dropout1d": 1, "dropout2d": 2, "dropout3d": 3}[name]
+    per_channel = ratio.reshape(*ratio.shape[: ratio.ndim - spatial], -1)
     np.testing.assert_allclose(per_channel.min(-1), per_channel.max(-1), rtol=1e-12)  # one draw per channel
     assert set(np.round(np.unique(per_channel), 9)) <= {0.0, round(1 / 0.7, 9)}
     dropped = (per_channel[..., 0] == 0).mean()
@@ -277,6 +285,7 @@ def test_alpha_dropout_keeps_mean_and_variance_of_normal_input() -> None:
 
 def test_dropout_modules_match_torch_reprs_and_eval(torch: Any) -> None:
     for name, args in [
+        ("Dropout3d", (0.2,)),
         ("Dropout1d", ()),
         ("Dropout2d", (0.3,)),
         ("AlphaDropout", (0.2,)),

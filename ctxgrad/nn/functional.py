@@ -72,6 +72,7 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
+    "dropout3d",
     "elu",
     "embedding",
     "embedding_bag",
@@ -1659,6 +1660,30 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
             stacklevel=2,
         )
+    return _feature_dropout(input, p, training, inplace, False)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with probability
+    ``p``, scaling the rest by ``1 / (1 - p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if not training or p == 0.0:
+        return input
+    if input.ndim != 5:
+        if inplace:
+            _feature_dropout(input.unsqueeze(0), p, training, True, False)
+            return input
+        return _feature_dropout(input.unsqueeze(0), p, training, False, False).squeeze(0)
     return _feature_dropout(input, p, training, inplace, False)
 
 

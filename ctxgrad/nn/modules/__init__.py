@@ -35,7 +35,7 @@ from ctxgrad.nn.modules.activation import (
 from ctxgrad.nn.modules.attention import MultiheadAttention
 from ctxgrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ctxgrad.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from ctxgrad.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, FeatureAlphaDropout
+from ctxgrad.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ctxgrad.nn.modules.flatten import Flatten, Unflatten
 from ctxgrad.nn.modules.linear import Bilinear, Identity, Linear
 from ctxgrad.nn.modules.loss import (
@@ -155,6 +155,7 @@ __all__ = [
     "Dropout",
     "Dropout1d",
     "Dropout2d",
+    "Dropout3d",
     "ELU",
     "Embedding",
     "EmbeddingBag",

@@ -13,7 +13,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
 from ctxgrad.nn.modules.module import Module
 
-__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "FeatureAlphaDropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -61,6 +61,14 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """In training mode, zero whole channels of ``(N, C, D, H, W)`` input
+    (see :func:`~ctxgrad.nn.functional.dropout3d`)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):
