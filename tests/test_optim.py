@@ -107,6 +107,9 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("RAdam", {"lr": 0.02, "betas": (0.5, 0.9), "weight_decay": 0.1}),  # rho_t > 5 from step 4 on
     ("RAdam", {"lr": 0.02, "betas": (0.5, 0.8), "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RAdam", {"lr": 0.01, "maximize": True, "eps": 1e-3}),
+    ("Rprop", {"lr": 0.01}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.08)}),
+    ("Rprop", {"lr": 0.01, "maximize": True}),
 ]
 
 
@@ -348,6 +351,8 @@ def test_repr_matches_torch(torch: Any, name: str) -> None:
         ("NAdam", {"betas": (0.9, 1.0)}),
         ("RAdam", {"weight_decay": -1.0}),
         ("RAdam", {"lr": -1.0}),
+        ("Rprop", {"etas": (1.5, 2.0)}),
+        ("Rprop", {"lr": -1.0}),
     ],
 )
 def test_bad_hyperparameters_raise_torchs_error(torch: Any, name: str, kwargs: dict[str, Any]) -> None:

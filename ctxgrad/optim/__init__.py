@@ -32,6 +32,7 @@ from ctxgrad.optim.nadam import NAdam
 from ctxgrad.optim.optimizer import Optimizer
 from ctxgrad.optim.radam import RAdam
 from ctxgrad.optim.rmsprop import RMSprop
+from ctxgrad.optim.rprop import Rprop
 from ctxgrad.optim.sgd import SGD
 
 __all__ = [
@@ -46,5 +47,6 @@ __all__ = [
     "Optimizer",
     "RAdam",
     "RMSprop",
+    "Rprop",
     "lr_scheduler",
 ]
