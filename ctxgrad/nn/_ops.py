@@ -26,6 +26,7 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import conv_rule, elementwise_rule, fold_rule, loop_over_samples, unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops.pointwise import _floating_only
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
 Pair = tuple[int, int]
@@ -363,7 +364,8 @@ class Embedding(Function[Tensor]):
 
 class ConstantPad(Function[Tensor]):
     """Pad the last dimensions with ``value`` (negative amounts crop).  ``pads`` holds one
-    ``(before, after)`` pair per dimension, first dimension first."""
+    ``(before, after)`` pair per dimension, first dimension first; when it has fewer pairs than
+    the input has dimensions (under ``vmap``, the batch dimension), they are the last ones."""
 
     vmap = unary_rule
 
@@ -373,6 +375,7 @@ class ConstantPad(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, pads: tuple[Pair, ...], value: float) -> Tensor:
         data = x._data
+        pads = ((0, 0),) * (data.ndim - len(pads)) + tuple(pads)
         grown = np.pad(data, [(max(a, 0), max(b, 0)) for a, b in pads], constant_values=value)
         crop = tuple(slice(max(-a, 0), grown.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(pads))
         ctx.pads = pads
@@ -528,3 +531,29 @@ class SecondOrderLink(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
         return tx
+
+
+class LogSigmoid(Function[Tensor]):
+    """``log(sigmoid(x))``, computed stably as ``min(x, 0) - log1p(e ** -|x|)``;
+    d/dx = ``sigmoid(-x)``, written in ops so that it can be differentiated again."""
+
+    vmap = elementwise_rule
+
+    _backward_name = "LogSigmoidBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = _floating_only(x, "log_sigmoid_cpu")
+        ctx.save_for_backward(x)
+        return as_tensor(np.minimum(data, 0) - np.log1p(np.exp(-np.abs(data))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return grad * (-x).sigmoid()
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return tx * (-x).sigmoid()

@@ -45,38 +45,100 @@ from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "alpha_dropout",
+    "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "celu",
     "conv1d",
     "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "embedding",
+    "embedding_bag",
+    "feature_alpha_dropout",
     "fold",
+    "gaussian_nll_loss",
     "gelu",
+    "glu",
+    "group_norm",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "hinge_embedding_loss",
     "huber_loss",
+    "instance_norm",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
+    "local_response_norm",
     "log_softmax",
+    "logsigmoid",
+    "margin_ranking_loss",
+    "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
+    "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "poisson_nll_loss",
+    "prelu",
     "relu",
+    "relu6",
+    "rms_norm",
+    "rrelu",
+    "rrelu_",
+    "scaled_dot_product_attention",
+    "selu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "unfold",
 ]
 
@@ -154,6 +216,236 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
+
+
+# =========================================================================== more activations
+# Composed from existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...), so gradients,
+# double backward, forward mode and vmap come from those ops; only ``logsigmoid`` is a
+# Function of its own (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
+# ``inplace=True`` computes the result from a copy and writes it into ``input`` (``copy_``), so
+# autograd sees an in-place op as torch's does (a leaf that requires grad refuses it).
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _written_into(input: Tensor, out: Tensor) -> Tensor:
+    """``out`` written into ``input`` (the ``inplace=True`` form of an activation)."""
+    return input.copy_(out)
+
+
+def _activation(input: Tensor, inplace: bool, fn: Any) -> Tensor:
+    """``fn(input)``, or with ``inplace`` ``fn`` of a copy written back into ``input``."""
+    if inplace:
+        return _written_into(input, fn(input.clone()))
+    out: Tensor = fn(input)
+    return out
+
+
+def _floating(input: Tensor, kernel: str) -> None:
+    """torch's refusal of integer and bool inputs to a floating-point kernel."""
+    if not _under_vmap(input):
+        _pointwise._floating_only(input, kernel)
+
+
+def _where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """``ctxgrad.where`` with its three arguments (always a tensor)."""
+    from ctxgrad.ops.pointwise import where
+
+    out: Tensor = where(condition, input, other)
+    return out
+
+
+def _strict_clamp(input: Tensor, min_val: float, max_val: float) -> Tensor:
+    """``clamp(x, min_val, max_val)`` with no gradient at the bounds themselves (torch's
+    ``hardtanh``: the gradient passes only where ``min_val < x < max_val``)."""
+    inside = (input > min_val).logical_and(input < max_val)
+    return _where(inside, input, input.detach().clamp(min_val, max_val))
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """Elementwise ``clamp(x, min_val, max_val)``; the gradient is 1 strictly inside, 0 elsewhere."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _activation(input, inplace, lambda x: _strict_clamp(x, min_val, max_val))
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In place: :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``scale * elu(x, alpha)`` with the self-normalising constants
+    ``alpha = 1.6732632...`` and ``scale = 1.0507009...``."""
+    return _activation(input, inplace, lambda x: _pointwise.Elu.apply(x, _SELU_ALPHA) * _SELU_SCALE)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Elementwise ``max(0, x) + min(0, alpha * (e ** (x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+
+    def fn(x: Tensor) -> Tensor:
+        _floating(x, "elu_cpu")
+        negative = (x.clamp(max=0.0) / alpha).expm1() * alpha  # no overflow where x > 0
+        return _where(x > 0, x, negative)
+
+    return _activation(input, inplace, fn)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``x * tanh(softplus(x))``."""
+    _floating(input, "mish_cpu")
+    return _activation(input, inplace, lambda x: x * _pointwise.Softplus.apply(x, 1.0, 20.0).tanh())
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``x * relu6(x + 3) / 6``."""
+    _floating(input, "hardswish_cpu")
+    return _activation(input, inplace, lambda x: x * _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """Elementwise ``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between."""
+    _floating(input, "hardsigmoid_cpu")
+    return _activation(input, inplace, lambda x: _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """Elementwise ``log(1 / (1 + e ** -x))``, computed stably."""
+    return _ops.LogSigmoid.apply(input)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``dim``: the smallest entries get the largest weights."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim, _stacklevel)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """Elementwise ``x / (1 + |x|)``."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """Elementwise ``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def _check_lambda(input: Tensor, lambd: float) -> None:
+    if lambd < 0 and not _under_vmap(input):
+        info = np.finfo(input.dtype)
+        name = {"float64": "Double", "float32": "Float", "float16": "Half"}.get(np.dtype(input.dtype).name, "")
+        raise RuntimeError(f"lambda must be in range [0, {info.max:g}] for input dtype {name}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Elementwise ``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    _floating(input, "softshrink_check")
+    _check_lambda(input, lambd)
+    return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Elementwise ``x`` where ``|x| > lambd``, else 0."""
+    return _where((input > lambd).logical_or(input < -lambd), input, 0.0)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """Elementwise ``x`` where ``x > threshold``, else ``value``."""
+    return _activation(input, inplace, lambda x: _where(x > threshold, x, value))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In place: :func:`threshold`."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+_threshold = threshold  # the function, under a name its ``threshold`` parameter does not shadow
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)``, ``a`` and ``b`` the two halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + input.ndim if dim < 0 else dim
+    if not 0 <= d < input.ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})"
+        )
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Elementwise ``x`` where ``x > 0``, else ``weight * x``; ``weight`` has one slope, or one per
+    channel (dimension 1 of ``input``)."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    count = weight.numel()
+    if count != 1 and count != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. "
+            f"Found parameter numbers = {count} and channel size = {channels}."
+        )
+    slope = weight.reshape((count,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight.reshape(())
+    return _where(input > 0, input, slope * input)
+
+
+def rrelu(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """Randomised leaky ReLU: in training each negative element is multiplied by a slope drawn
+    uniformly from ``[lower, upper]`` (ctxgrad's generator); in evaluation the slope is their mean."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return _activation(input, inplace, lambda x: _pointwise.LeakyRelu.apply(x, (lower + upper) / 2))
+    slopes = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
+    return _activation(input, inplace, lambda x: _where(x >= 0, x, x * Tensor(slopes)))
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """In place: :func:`rrelu`."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``x / max(||x||_p, eps)`` along ``dim``: each slice scaled to unit ``p``-norm."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    result = input / denom
+    if out is not None:
+        return out.copy_(result)
+    return result
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``x1 · x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (inputs broadcast)."""
+    from ctxgrad.ops.shape import broadcast_tensors
+
+    a, b = broadcast_tensors(x1, x2)
+    # torch's formula: each input divided by its clamped norm, then the dot product.
+    na = (a * a).sum(dim, keepdim=True).sqrt().clamp_min(eps)
+    nb = (b * b).sum(dim, keepdim=True).sqrt().clamp_min(eps)
+    return ((a / na) * (b / nb)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dimension (inputs broadcast)."""
+    ndim = max(x1.ndim, x2.ndim)
+    diff = x1 - x2 + eps
+    if ndim == 0:
+        return diff.abs()
+    return diff.norm(p, -1, keepdim=keepdim)
 
 
 # =========================================================================== layers as functions
@@ -281,6 +573,79 @@ def conv1d(
     return out.squeeze(-2)
 
 
+def _triple(value: Any, name: str) -> tuple[int, int, int]:
+    """An int or three ints as a triple."""
+    if isinstance(value, (int, np.integer)):
+        return int(value), int(value), int(value)
+    items = tuple(int(v) for v in value)
+    if len(items) == 1:
+        return items[0], items[0], items[0]
+    if len(items) != 3:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of 3 values to match the convolution "
+            f"dimensions, but got {name}={list(items)}"
+        )
+    return items[0], items[1], items[2]
+
+
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-D cross-correlation of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with ``(out_channels,
+    C/groups, kD, kH, kW)`` weight: for each output depth, the sum over the kernel's depth of
+    :func:`conv2d` of one input slice with one weight slice (exact, and slow for deep kernels)."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(
+            f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}"
+        )
+    if weight.ndim != 5:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
+    kernel = (weight.shape[2], weight.shape[3], weight.shape[4])
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+        if padding == "same" and st != (1, 1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        totals = [d * (k - 1) if padding == "same" else 0 for k, d in zip(kernel, dl)]
+        pads = [(t // 2, t - t // 2) for t in totals]
+    else:
+        pads = [(p, p) for p in _triple(padding, "padding")]
+    unbatched = input.ndim == 4
+    x = input.unsqueeze(0) if unbatched else input
+    amounts = [pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]]
+    if any(amounts):
+        x = pad(x, amounts)
+    depth = x.shape[2]
+    out_depth = (depth - dl[0] * (kernel[0] - 1) - 1) // st[0] + 1
+    if out_depth <= 0:
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({depth} x {x.shape[3]} x {x.shape[4]}). Kernel size: "
+            f"({kernel[0]} x {kernel[1]} x {kernel[2]}). Kernel size can't be greater than actual input size"
+        )
+    slices = []
+    for o in range(out_depth):
+        total: Tensor | None = None
+        for kd in range(kernel[0]):
+            part = conv2d(x[:, :, o * st[0] + kd * dl[0]], weight[:, :, kd], None, st[1:], 0, dl[1:], groups)
+            total = part if total is None else total + part
+        assert total is not None
+        slices.append(total)
+    out = _stack(slices, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
 def _single(value: Any) -> int:
     return int(value) if isinstance(value, (int, np.integer)) else int(value[0])
 
@@ -316,6 +681,108 @@ def fold(
     return out.squeeze(0) if unbatched else out
 
 
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The transpose (adjoint) of :func:`conv2d`: ``(N, C_in, H, W)`` input, ``(C_in,
+    C_out/groups, kH, kW)`` weight; each input pixel spreads a weighted kernel into the output
+    (a matrix product, then :func:`fold`, so gradients, double backward and vmap come free).
+    The output is ``(H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1`` high."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if weight.ndim != 4:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c_in, h, w = x.shape
+    if c_in != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
+            f"{weight.shape[0]} channels, but got {c_in} channels instead"
+        )
+    if groups <= 0 or c_in % groups:
+        raise RuntimeError("non-positive groups is not supported" if groups <= 0 else "Given groups, weight mismatch")
+    st, pd, out_pad, dl = (
+        _pair(v, name)
+        for v, name in (
+            (stride, "stride"),
+            (padding, "padding"),
+            (output_padding, "output_padding"),
+            (dilation, "dilation"),
+        )
+    )
+    if any(o >= s and o >= d for o, s, d in zip(out_pad, st, dl)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {out_pad[0]} output_padding_width: {out_pad[1]} stride_height: {st[0]} "
+            f"stride_width: {st[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}"
+        )
+    kh, kw = weight.shape[2], weight.shape[3]
+    c_out_g = weight.shape[1]
+    # Every window spread out (no padding), then ``padding`` cropped from the start of each
+    # dimension and ``padding - output_padding`` from its end (a negative crop pads with zeros).
+    full_size = tuple((size - 1) * s + d * (k - 1) + 1 for size, s, d, k in zip((h, w), st, dl, (kh, kw)))
+    per_group = c_in // groups
+    flat = x.reshape(n, groups, per_group, h * w)
+    kernels = weight.reshape(groups, per_group, c_out_g * kh * kw)
+    # cols[n, g] = kernels[g]^T @ x[n, g]: (C_out/groups * kH * kW, H * W) per group.
+    cols = kernels.mT @ flat
+    cols = cols.reshape(n, groups * c_out_g * kh * kw, h * w)
+    out = fold(cols, full_size, (kh, kw), dl, 0, st)
+    if any(pd) or any(out_pad):
+        out = pad(out, (-pd[1], out_pad[1] - pd[1], -pd[0], out_pad[0] - pd[0]))
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The transpose of :func:`conv1d`: a :func:`conv_transpose2d` over a height of 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            "Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if weight.ndim != 3:
+        raise RuntimeError(
+            f"Expected {input.ndim}-dimensional input for {input.ndim}-dimensional weight {list(weight.shape)}, "
+            f"but got {weight.ndim}-dimensional weight"
+        )
+    out = conv_transpose2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(-2),
+        bias,
+        (1, _single(stride)),
+        (0, _single(padding)),
+        (0, _single(output_padding)),
+        groups,
+        (1, _single(dilation)),
+    )
+    return out.squeeze(-2)
+
+
 def _pool_args(kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
     kernel = _pair(kernel_size, "kernel_size")
     st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride, "stride")
@@ -345,10 +812,10 @@ def max_pool2d(
     x = input.unsqueeze(0) if unbatched else input
     dilation2 = _pair(dilation, "dilation")
     out = _ops.MaxPool2d.apply(x, kernel, st, pad, dilation2, bool(ceil_mode))
+    node = out.grad_fn  # the pooling node, before any squeeze
     if unbatched:
         out = out.squeeze(0)
     if return_indices:
-        node = out.grad_fn
         if node is not None:
             indices = Tensor(node.indices)  # type: ignore[attr-defined]
         else:
@@ -395,6 +862,275 @@ def avg_pool2d(
         count_pads = pads
     counts = _ops.Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
     return _unbatch(sums / counts, unbatched)
+
+
+# =========================================================================== 1-d and adaptive pooling
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """The mean of each ``kernel_size`` window of ``(N, C, L)`` (or ``(C, L)``) input: an
+    :func:`avg_pool2d` over a height of 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for avg_pool1d)"
+        )
+    k = _single(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _single(stride)
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The maximum of each ``kernel_size`` window of ``(N, C, L)`` (or ``(C, L)``) input: a
+    :func:`max_pool2d` over a height of 1 (indices are positions along ``L``)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
+            f"got:{list(input.shape)}"
+        )
+    k = _single(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _single(stride)
+    result = max_pool2d(
+        input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices
+    )
+    if return_indices:
+        out, indices = result
+        return out.squeeze(-2), indices.squeeze(-2)
+    squeezed: Tensor = result.squeeze(-2)
+    return squeezed
+
+
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    """torch's adaptive windows: output ``j`` covers ``[floor(j size / out), ceil((j + 1) size / out))``."""
+    return [((j * size) // out, -((-(j + 1) * size) // out)) for j in range(out)]
+
+
+def _output_pair(output_size: Any, spatial: tuple[int, ...], name: str) -> tuple[int, ...]:
+    """``output_size`` as one int per spatial dimension (``None`` keeps the input's size)."""
+    n = len(spatial)
+    if isinstance(output_size, (int, np.integer)):
+        sizes: list[Any] = [int(output_size)] * n
+    else:
+        sizes = list(output_size)
+        if len(sizes) != n:
+            if n == 1:
+                raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(sizes)})")
+            raise RuntimeError(f"{name}: output_size must be {n}")
+    return tuple(spatial[i] if s is None else int(s) for i, s in enumerate(sizes))
+
+
+def _averaging_matrix(size: int, out: int, dtype: Any) -> Tensor:
+    """``(out, size)``: row ``j`` averages the input positions of adaptive window ``j``."""
+    matrix = np.zeros((out, size), dtype=dtype)
+    for j, (lo, hi) in enumerate(_adaptive_bounds(size, out)):
+        matrix[j, lo:hi] = 1.0 / (hi - lo)
+    return Tensor(matrix)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, L)`` (or ``(C, L)``) input over ``output_size`` windows of (nearly) equal
+    length, as torch chooses them."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for adaptive_avg_pool1d)"
+        )
+    (out,) = _output_pair(output_size, (input.shape[-1],), "adaptive_avg_pool1d")
+    return input @ _averaging_matrix(input.shape[-1], out, input.dtype).mT
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, H, W)`` (or ``(C, H, W)``) input over an ``output_size`` grid of windows
+    (a matrix product on each side, so gradients and vmap come from ``matmul``)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = _output_pair(output_size, (h, w), "adaptive_avg_pool2d")
+    rows = _averaging_matrix(h, oh, input.dtype)
+    cols = _averaging_matrix(w, ow, input.dtype)
+    return rows @ input @ cols.mT
+
+
+def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -> Any:
+    """The maximum of each adaptive window of the last ``len(sizes)`` dimensions (and, with
+    ``return_indices``, its flat position within those dimensions)."""
+    spatial = tuple(input.shape[input.ndim - len(sizes) :])
+    bounds = [_adaptive_bounds(n, o) for n, o in zip(spatial, sizes)]
+    dims = tuple(range(-len(sizes), 0))
+    cells = []
+    for corner in np.ndindex(*sizes):
+        window = input
+        for axis, (j, b) in enumerate(zip(corner, bounds)):
+            lo, hi = b[j]
+            window = window.narrow(input.ndim - len(sizes) + axis, lo, hi - lo)
+        cells.append(window.amax(dims))
+    out = _stack(cells, -1).reshape(*input.shape[: input.ndim - len(sizes)], *sizes)
+    if not return_indices:
+        return out
+    data = input.detach().numpy()
+    index = np.empty(out.shape, dtype=np.int64)
+    for corner in np.ndindex(*sizes):
+        ranges = [b[j] for j, b in zip(corner, bounds)]
+        block = data[(...,) + tuple(slice(lo, hi) for lo, hi in ranges)]
+        flat = block.reshape(*block.shape[: block.ndim - len(sizes)], -1).argmax(-1)
+        local = np.unravel_index(flat, tuple(hi - lo for lo, hi in ranges))
+        position = np.ravel_multi_index(tuple(lo + p for (lo, _), p in zip(ranges, local)), spatial)
+        index[(...,) + tuple(corner)] = position
+    return out, Tensor(index)
+
+
+def _stack(tensors: list[Tensor], dim: int) -> Tensor:
+    from ctxgrad.ops.shape import stack
+
+    out: Tensor = stack(tensors, dim)
+    return out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over ``output_size`` adaptive windows of ``(N, C, L)`` (or ``(C, L)``) input."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for adaptive_max_pool1d)"
+        )
+    sizes = _output_pair(output_size, (input.shape[-1],), "adaptive_max_pool1d")
+    return _adaptive_max(input, sizes, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over an ``output_size`` grid of adaptive windows of ``(N, C, H, W)`` (or
+    ``(C, H, W)``) input; indices are flat positions within ``H * W``."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    sizes = _output_pair(output_size, (input.shape[-2], input.shape[-1]), "adaptive_max_pool2d")
+    return _adaptive_max(input, sizes, return_indices)
+
+
+def _pool3d_args(
+    kernel_size: Any, stride: Any, padding: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    kernel = _triple(kernel_size, "kernel_size")
+    st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride, "stride")
+    pd = _triple(padding, "padding")
+    if any(p > k // 2 for p, k in zip(pd, kernel)):
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={max(pd)}, "
+            f"kernel_size={max(kernel)} and dilation=1"
+        )
+    return kernel, st, pd
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor:
+    """The maximum of each ``kernel_size`` window of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``)
+    input: for each output depth, the maximum over the window's depth of :func:`max_pool2d`."""
+    if return_indices or ceil_mode or dilation != 1:
+        raise NotImplementedError(
+            "ctxgrad.nn.functional.max_pool3d: return_indices, ceil_mode and dilation are not supported"
+        )
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"max_pool3d: Expected 4D or 5D tensor for input, but got: {list(input.shape)}")
+    kernel, st, pd = _pool3d_args(kernel_size, stride, padding)
+    unbatched = input.ndim == 4
+    x = input.unsqueeze(0) if unbatched else input
+    depth = x.shape[2]
+    out_depth = (depth + 2 * pd[0] - kernel[0]) // st[0] + 1
+    slices = []
+    for o in range(out_depth):  # the window's depths inside the input (padding never wins a max)
+        first = o * st[0] - pd[0]
+        planes = [
+            max_pool2d(x[:, :, first + kd], kernel[1:], st[1:], pd[1:])
+            for kd in range(kernel[0])
+            if 0 <= first + kd < depth
+        ]
+        slices.append(_stack(planes, 0).amax(0))
+    out = _stack(slices, 2)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each ``kernel_size`` window of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input
+    (zero padding counts): the mean over the window's depth of :func:`avg_pool2d`."""
+    if ceil_mode or not count_include_pad or divisor_override is not None:
+        raise NotImplementedError(
+            "ctxgrad.nn.functional.avg_pool3d: ceil_mode, count_include_pad=False and divisor_override are not "
+            "supported"
+        )
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"avg_pool3d: Expected 4D or 5D tensor for input, but got: {list(input.shape)}")
+    kernel, st, pd = _pool3d_args(kernel_size, stride, padding)
+    unbatched = input.ndim == 4
+    x = input.unsqueeze(0) if unbatched else input
+    depth = x.shape[2]
+    out_depth = (depth + 2 * pd[0] - kernel[0]) // st[0] + 1
+    slices = []
+    for o in range(out_depth):  # padded depths add zeros but count in the mean
+        first = o * st[0] - pd[0]
+        planes = [
+            avg_pool2d(x[:, :, first + kd], kernel[1:], st[1:], pd[1:])
+            for kd in range(kernel[0])
+            if 0 <= first + kd < depth
+        ]
+        slices.append(_stack(planes, 0).sum(0) / kernel[0])
+    out = _stack(slices, 2)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input over an ``output_size`` grid of
+    adaptive windows (a matrix product along each dimension)."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    d, h, w = input.shape[-3], input.shape[-2], input.shape[-1]
+    od, oh, ow = _output_pair(output_size, (d, h, w), "adaptive_avg_pool3d")
+    from ctxgrad.ops.linalg import einsum
+
+    out: Tensor = einsum(
+        "...dhw,ad,bh,cw->...abc",
+        input,
+        _averaging_matrix(d, od, input.dtype),
+        _averaging_matrix(h, oh, input.dtype),
+        _averaging_matrix(w, ow, input.dtype),
+    )
+    return out
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over an ``output_size`` grid of adaptive windows of ``(N, C, D, H, W)`` (or
+    ``(C, D, H, W)``) input; indices are flat positions within ``D * H * W``."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    sizes = _output_pair(output_size, tuple(input.shape[-3:]), "adaptive_max_pool3d")
+    return _adaptive_max(input, sizes, return_indices)
 
 
 def _unbatch(out: Tensor, unbatched: bool) -> Tensor:
@@ -516,6 +1252,91 @@ def embedding(
     )
 
 
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """The sum, mean or max of each bag of embeddings, without making the ``(bags, length, D)``
+    tensor: a 2-D ``input`` holds one bag per row; a 1-D one is cut into bags at ``offsets``.
+    ``per_sample_weights`` scales each row (``mode='sum'``); ``padding_idx`` rows are left out
+    (and not counted by the mean); an empty bag gives zeros."""
+    if sparse:
+        raise NotImplementedError("ctxgrad.nn.functional.embedding_bag: sparse=True is not supported")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                f"sequences. However, found offsets of type {type(offsets)}"
+            )
+        bags, length = input.shape
+        starts = np.arange(0, bags * length, length, dtype=np.int64)
+        flat = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets.detach().numpy().astype(np.int64)
+        flat = input
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    if starts.size and starts[0] != 0:
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+            f"However, got {starts[0]}"
+        )
+    total = flat.shape[0]
+    ends = np.append(starts[1:], total) if not include_last_offset else starts[1:]
+    starts = starts if not include_last_offset else starts[:-1]
+    ends = np.minimum(ends, total)
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, float(max_norm), float(norm_type))
+    indices = flat.detach().numpy().astype(np.int64)
+    keep = np.ones(total, dtype=bool) if padding_idx is None else indices != padding_idx % weight.shape[0]
+    rows = _ops.Embedding.apply(flat, weight, -1, bool(scale_grad_by_freq))  # (total, D)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(-1)
+    dtype = weight.dtype
+    if mode == "max":
+        out = []
+        for lo, hi in zip(starts, ends):
+            chosen = np.nonzero(keep[lo:hi])[0] + lo
+            if chosen.size == 0:
+                out.append(_factories.zeros(weight.shape[1], dtype=dtype))
+            else:
+                out.append(rows.index_select(0, Tensor(chosen)).amax(0))
+        result: Tensor = _stack(out, 0)
+        return result
+    # sum and mean: a (bags, total) matrix of 1s (or 1/count) picks and adds each bag's rows.
+    bag_of = np.zeros((len(starts), total), dtype=dtype)
+    for b, (lo, hi) in enumerate(zip(starts, ends)):
+        bag_of[b, lo:hi] = keep[lo:hi]
+        if mode == "mean":
+            count = bag_of[b].sum()
+            if count:
+                bag_of[b] /= count
+    summed: Tensor = Tensor(bag_of) @ rows
+    return summed
+
+
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
     """torch's ``embedding_renorm_``: scale each used row with norm above ``max_norm`` down to it, unrecorded."""
     data = weight._data
@@ -575,8 +1396,11 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     n_padded = len(amounts) // 2
     if n_padded > 3 or input.ndim not in (n_padded + 1, n_padded + 2):
         raise NotImplementedError(
-            f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now (got {input.ndim}D input "
-            f"and {len(amounts)} padding values)"
+            f"Padding size {len(amounts)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     out = input
     for dim, (before, after) in enumerate(pairs):
@@ -599,6 +1423,443 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         else:
             positions = positions % size
         out = out.index_select(dim, Tensor(positions.astype(np.int64)))
+    return out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r², H, W)`` to ``(*, C, H r, W r)``: each group of ``r²`` channels becomes an
+    ``r x r`` block of pixels (a reshape and a permutation, so its gradient is exact)."""
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    r = int(upscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of :func:`pixel_shuffle`: ``(*, C, H r, W r)`` to ``(*, C r², H, W)``."""
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    r = int(downscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if h % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not "
+            f"divisible by {r}"
+        )
+    if w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not "
+            f"divisible by {r}"
+        )
+    n = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)
+
+
+# =========================================================================== more normalisation and dropout
+def _channel_shape(input: Tensor) -> tuple[int, ...]:
+    """``(1, C, 1, ...)``: a per-channel tensor broadcast against ``(N, C, *)`` input."""
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple[int, ...]) -> Tensor:
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def group_norm(
+    input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+) -> Tensor:
+    """Normalise ``(N, C, *)`` input over each group of ``C / num_groups`` channels (and all
+    positions) to zero mean and unit biased variance, then scale and shift per channel."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(input.shape)} and num_groups={num_groups}"
+        )
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(-1, keepdim=True)
+    centred = grouped - mean
+    var = (centred * centred).mean(-1, keepdim=True)
+    out = (centred * (var + eps).rsqrt()).reshape(input.shape)
+    return _affine(out, weight, bias, _channel_shape(input))
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel of each sample of ``(N, C, *)`` input over its positions.
+
+    With ``use_input_stats`` the sample's own statistics are used and, when running statistics
+    are given, their batch average is folded into them in place (the variance unbiased), as
+    torch does; otherwise the running statistics normalise."""
+    if use_input_stats:
+        spatial = int(np.prod(input.shape[2:]))
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    shape = _channel_shape(input)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+        return _affine(out, weight, bias, shape)
+    dims = tuple(range(2, input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    if running_mean is not None and running_var is not None:
+        c = input.shape[1]
+        with no_grad():
+            batch_mean = mean.detach().reshape(-1, c).mean(0)
+            batch_var = var.detach().reshape(-1, c).mean(0) * (spatial / (spatial - 1))
+            running_mean.mul_(1.0 - momentum).add_(batch_mean * momentum)
+            running_var.mul_(1.0 - momentum).add_(batch_var * momentum)
+    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    """``x / sqrt(mean(x²) + eps) * weight`` over the last ``len(normalized_shape)`` dimensions
+    (``eps`` defaults to the dtype's machine epsilon)."""
+    shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    if eps is None:
+        eps = float(np.finfo(input.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of x² over size neighbouring channels) ** beta``
+    (the window is zero-padded at the ends, as torch's)."""
+    if input.ndim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {input.ndim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    squares = pad(input * input, [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2])
+    window = squares.narrow(1, 0, c)
+    for offset in range(1, size):
+        window = window + squares.narrow(1, offset, c)
+    return input / ((window / size) * alpha + k) ** beta
+
+
+def _keep_mask(shape: tuple[int, ...], p: float, dtype: Any, under_vmap: bool) -> Tensor:
+    """1 with probability ``1 - p``, else 0, from ctxgrad's generator (as :func:`dropout`)."""
+    if under_vmap:
+        return (_factories.rand(*shape, dtype=np.float64) >= p).to(dtype)
+    return Tensor((_factories._generator.random(shape) >= p).astype(dtype))
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
+    """Zero (or, with ``alpha``, set to SELU's negative saturation) whole channels: one draw
+    per ``(sample, channel)``, broadcast over the positions."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _apply_dropout(input, p, inplace, alpha, shape)
+
+
+def _apply_dropout(input: Tensor, p: float, inplace: bool, alpha: bool, shape: tuple[int, ...]) -> Tensor:
+    keep = _keep_mask(shape, p, input.dtype, _under_vmap(input))
+    if not alpha:
+        mask = keep * (0.0 if p == 1.0 else 1.0 / (1.0 - p))
+        return input.mul_(mask) if inplace else input * mask
+    # torch's alpha dropout: keep the mean and variance of SELU-normalised input.
+    saturation = 1.7580993408473766
+    a = 1.0 / float(np.sqrt((saturation * saturation * p + 1) * (1 - p)))
+    shift = (keep - 1) * (saturation * a) + saturation * a * p
+    scale = keep * a
+    return input.mul_(scale).add_(shift) if inplace else input * scale + shift
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, L)`` (or ``(C, L)``) input with probability ``p``, scaling
+    the rest by ``1 / (1 - p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if not training or p == 0.0:
+        return input
+    if input.ndim == 2:
+        if inplace:
+            _feature_dropout(input.unsqueeze(0), p, training, True, False)
+            return input
+        return _feature_dropout(input.unsqueeze(0), p, training, False, False).squeeze(0)
+    return _feature_dropout(input, p, training, inplace, False)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, H, W)`` input with probability ``p``, scaling the rest by
+    ``1 / (1 - p)`` (training only); a 3-D input is taken as ``(N, C, L)``, as torch does."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace, False)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with probability
+    ``p``, scaling the rest by ``1 / (1 - p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if not training or p == 0.0:
+        return input
+    if input.ndim != 5:
+        if inplace:
+            _feature_dropout(input.unsqueeze(0), p, training, True, False)
+            return input
+        return _feature_dropout(input.unsqueeze(0), p, training, False, False).squeeze(0)
+    return _feature_dropout(input, p, training, inplace, False)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
+    an affine map keeps the mean and variance (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    return _apply_dropout(input, p, inplace, True, tuple(input.shape))
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """:func:`alpha_dropout` of whole channels (one draw per sample and channel)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if training and p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    return _feature_dropout(input, p, training, inplace, True)
+
+
+# =========================================================================== resampling
+_INTERPOLATING = ("linear", "bilinear", "bicubic", "trilinear")
+
+
+def _interp_sizes(input: Tensor, size: Any, scale_factor: Any, recompute: bool | None) -> tuple[list[int], list[Any]]:
+    """Output sizes and the scale each kernel uses (``None``: ``input / output``), as torch."""
+    dims = input.ndim - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = [int(size)] * dims if isinstance(size, (int, np.integer)) else [int(s) for s in size]
+        if len(sizes) != dims:
+            raise ValueError(
+                "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and output size of {tuple(size) if not isinstance(size, int) else size}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                "format."
+            )
+        return sizes, [None] * dims
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    factors = (
+        [float(scale_factor)] * dims if isinstance(scale_factor, (int, float)) else [float(f) for f in scale_factor]
+    )
+    if len(factors) != dims:
+        raise ValueError(
+            "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+            f"dimensions of {spatial} and scale_factor of shape {tuple(factors)}. Please provide input tensor in "
+            "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+        )
+    sizes = [int(np.floor(float(n) * f)) for n, f in zip(spatial, factors)]
+    return sizes, ([None] * dims if recompute else factors)
+
+
+def _nearest_indices(size: int, out: int, factor: float | None, exact: bool) -> np.ndarray[Any, Any]:
+    """torch's nearest source index of each output position (computed in float32, as its kernel)."""
+    scale = np.float32(size / out) if factor is None else np.float32(1.0 / factor)
+    dst = np.arange(out, dtype=np.float32)
+    src = np.floor((dst + np.float32(0.5)) * scale) if exact else np.floor(dst * scale)
+    index: np.ndarray[Any, Any] = np.minimum(src.astype(np.int64), size - 1)
+    return index
+
+
+def _linear_weights(
+    size: int, out: int, factor: float | None, align_corners: bool
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """For each output position: the two source positions and the weight of the second."""
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        scale = size / out if factor is None else 1.0 / factor
+        src = np.maximum((dst + 0.5) * scale - 0.5, 0.0)
+    lower = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    upper = np.minimum(lower + 1, size - 1)
+    return lower, upper, src - lower
+
+
+def interpolate(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resample the spatial dimensions of ``(N, C, *)`` input to ``size`` (or by ``scale_factor``):
+    ``'nearest'`` and ``'nearest-exact'`` pick a source element, ``'linear'`` (3-D) and
+    ``'bilinear'`` (4-D) blend the two nearest along each dimension (``align_corners`` maps the
+    corner pixels' centres onto each other).  Built from ``index_select`` and products, so the
+    gradient adds back into the sources."""
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+        )
+    if antialias:
+        raise NotImplementedError("ctxgrad.nn.functional.interpolate: antialias=True is not supported")
+    known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+    if mode not in known:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
+            f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
+        )
+    needs = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+    if mode in needs and input.ndim != needs[mode]:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {needs[mode]}D input")
+    if mode in ("bicubic", "trilinear", "area"):
+        raise NotImplementedError(f"ctxgrad.nn.functional.interpolate: mode={mode!r} is not supported yet")
+    sizes, factors = _interp_sizes(input, size, scale_factor, recompute_scale_factor)
+    out = input
+    for axis, (n, o, f) in enumerate(zip(input.shape[2:], sizes, factors)):
+        dim = axis + 2
+        if mode in ("nearest", "nearest-exact"):
+            out = out.index_select(dim, Tensor(_nearest_indices(n, o, f, mode == "nearest-exact")))
+            continue
+        lower, upper, weight = _linear_weights(n, o, f, bool(align_corners))
+        shape = (o,) + (1,) * (input.ndim - dim - 1)
+        w1 = Tensor(weight.astype(input.dtype).reshape(shape))
+        w0 = Tensor((1.0 - weight).astype(input.dtype).reshape(shape))
+        out = out.index_select(dim, Tensor(lower)) * w0 + out.index_select(dim, Tensor(upper)) * w1
+    return out
+
+
+# =========================================================================== attention
+def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
+    """Each head of ``(..., H, S, E)`` repeated ``repeats`` times in place: ``(..., H * repeats, S, E)``."""
+    *lead, h, s, e = t.shape
+    return t.unsqueeze(-3).expand(*lead, h, repeats, s, e).reshape(*lead, h * repeats, s, e)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """``softmax(q kᵀ * scale + mask) v`` over the last two dimensions (``scale`` defaults to
+    ``1/√E``).  A boolean ``attn_mask`` says which positions take part (``False`` is masked
+    out); a float one is added; ``is_causal`` masks the upper triangle.  Composed from
+    ``matmul`` and ``softmax``, as torch's reference (math) implementation."""
+    import math
+
+    from ctxgrad.ops.pointwise import where
+
+    length, source = query.shape[-2], key.shape[-2]
+    factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa:  # each key / value head serves a group of query heads (repeat_interleave)
+        heads = query.shape[-3]
+        key, value = (_repeat_heads(t, heads // t.shape[-3]) for t in (key, value))
+    scores = query @ key.transpose(-2, -1) * factor
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
+            )
+        keep = Tensor(np.tril(np.ones((length, source), dtype=bool)))
+        scores = where(keep, scores, float("-inf"))
+    if attn_mask is not None:
+        if str(attn_mask.dtype).endswith("bool"):
+            scores = where(attn_mask, scores, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = scores.softmax(-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    out: Tensor = weights @ value
     return out
 
 
@@ -953,3 +2214,327 @@ def kl_div(
     if batchmean and input.ndim != 0:
         out = out / input.shape[0]
     return out
+
+
+# --------------------------------------------------------------------------- ranking, embedding and likelihood losses
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 ranks ``input1`` higher, -1 lower."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (a distance loss)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    hinge = _where(target != 1, (margin - input).clamp_min(0), 0.0)
+    return _reduce(hinge + _where(target != -1, input, 0.0), reduction)
+
+
+def soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``log(1 + exp(-target * input))``: the logistic loss for targets ±1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce((-input * target).exp().log1p(), reduction)
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where it is -1
+    (cosine along the last dimension)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = input1.ndim - 1
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + 1e-12
+    mag2 = (input2 * input2).sum(dim) + 1e-12
+    cos = prod / (mag1 * mag2).sqrt()
+    loss = _where(target == 1, 1 - cos, 0.0) + _where(target == -1, (cos - margin).clamp_min(0), 0.0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the ``p``-norm :func:`pairwise_distance`
+    (``swap`` also uses ``d(p, n)`` when it is smaller)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        from ctxgrad.ops.pointwise import minimum
+
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The mean over classes of the binary logistic loss of each class (targets 0 or 1)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average: bool | None = None,
+    eps: float = 1e-8,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under a Poisson of rate ``exp(input)``
+    (``log_input``) or ``input``; ``full`` adds Stirling's term where ``target > 1``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        safe = _where(target > 1, target, 1.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * np.pi * safe).log()
+        loss = loss + _where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor | float,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under a normal of mean ``input`` and variance
+    ``var``: ``0.5 (log(var) + (input - target)² / var)`` (+ ``0.5 log(2π)`` with ``full``);
+    ``var`` is clamped to ``eps`` for stability, without cutting its gradient, as torch does."""
+    if not isinstance(var, Tensor):
+        var = _factories.full(tuple(input.shape), float(var), dtype=input.dtype)
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * float(np.log(2 * np.pi))
+    return _reduce(loss, reduction)
+
+
+_NEG = -1e300  # "log 0" for the CTC recursion: finite, so that logsumexp's gradient stays 0, not NaN
+
+
+def _lengths(value: Any) -> list[int]:
+    if isinstance(value, Tensor):
+        return [int(v) for v in value.detach().numpy().reshape(-1)]
+    return [int(v) for v in value]
+
+
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
+    """Connectionist temporal classification: ``-log`` of the total probability of every
+    alignment of each target (blanks between and around its labels, repeats merged) under
+    ``log_probs`` ``(T, N, C)``.  The forward (alpha) recursion is written in ctxgrad ops
+    (``logsumexp`` over the three ways into each position), so the gradient is its derivative.
+    ``reduction='mean'`` divides each loss by its target length, then averages."""
+    reduction = _reduction(None, None, reduction)
+    unbatched = log_probs.ndim == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    batch = lp.shape[1]
+    in_lengths, tg_lengths = _lengths(input_lengths), _lengths(target_lengths)
+    flat_targets = targets.detach().numpy().astype(np.int64)
+    if unbatched:
+        flat_targets = flat_targets.reshape(1, -1)
+    losses = []
+    position = 0
+    for n in range(batch):
+        length, t_len = in_lengths[n], tg_lengths[n]
+        if flat_targets.ndim == 2:
+            labels = flat_targets[n, :t_len]
+        else:
+            labels = flat_targets[position : position + t_len]
+            position += t_len
+        extended = np.full(2 * t_len + 1, blank, dtype=np.int64)
+        extended[1::2] = labels
+        size = extended.size
+        skip = np.zeros(size, dtype=bool)  # may come from two back: a label differing from the one before
+        skip[3::2] = labels[1:] != labels[:-1]
+        emissions = lp[:length, n].index_select(1, Tensor(extended))  # (T, 2S+1)
+        start = np.full(size, _NEG)
+        start[0] = 0.0
+        if size > 1:
+            start[1] = 0.0
+        alpha = emissions[0] + Tensor(np.where(start == 0.0, 0.0, _NEG).astype(emissions.dtype))
+        skip_t = Tensor(skip)
+        for t in range(1, length):
+            one_back = pad(alpha, (1, 0), value=_NEG)[:size]
+            two_back = _where(skip_t, pad(alpha, (2, 0), value=_NEG)[:size], _NEG)
+            alpha = _stack([alpha, one_back, two_back], 0).logsumexp(0) + emissions[t]
+        ends = alpha[-2:] if size > 1 else alpha[-1:]
+        loss = -ends.logsumexp(0)
+        if float(loss.detach()) > 1e299:  # no alignment fits: the loss is infinite
+            loss = loss * 0.0 if zero_infinity else loss * 0.0 + float("inf")
+        losses.append(loss)
+    per_sample = _stack(losses, 0)
+    if reduction == "mean":
+        divisors = Tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
+        return (per_sample / divisors).mean()
+    if reduction == "sum":
+        return per_sample.sum()
+    return per_sample.squeeze(0) if unbatched else per_sample
+
+
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-class hinge loss: ``sum over i != y of max(0, margin - x[y] + x[i]) ** p / C``
+    (times ``weight[y]``), for class-index targets ``y``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input.unsqueeze(0) if input.ndim == 1 else input
+    labels = target.detach().numpy().astype(np.int64).reshape(-1)
+    classes = x.shape[1]
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        raise RuntimeError("target out of range")
+    index = Tensor(labels.reshape(-1, 1))
+    correct = x.gather(1, index)
+    hinge = (x - correct + margin).clamp_min(0)
+    if p == 2:
+        hinge = hinge * hinge
+    others = Tensor(np.arange(classes)[None, :] != labels[:, None])
+    hinge = _where(others, hinge, 0.0)
+    if weight is not None:
+        hinge = hinge * weight.index_select(0, Tensor(labels)).unsqueeze(1)
+    loss = hinge.sum(1) / classes
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-label hinge loss: for each target class ``j`` (the leading entries of the row,
+    up to the first -1) and each other class ``i``, ``max(0, 1 - (x[j] - x[i])) / C``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    x = input.unsqueeze(0) if input.ndim == 1 else input
+    rows = target.detach().numpy().astype(np.int64).reshape(x.shape[0], -1)
+    classes = x.shape[1]
+    chosen = np.zeros((x.shape[0], classes), dtype=bool)
+    pairs = np.zeros((x.shape[0], classes, classes), dtype=x.dtype)  # [n, j, i]: j a target, i not
+    for n, row in enumerate(rows):
+        stop = np.nonzero(row < 0)[0]
+        labels = row[: stop[0]] if stop.size else row
+        chosen[n, labels] = True
+        for j in labels:
+            pairs[n, j] = 1.0
+        pairs[n][:, chosen[n]] = 0.0
+    hinge = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [n, j, i]
+    loss = (hinge * Tensor(pairs)).sum((1, 2)) / classes
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Any = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """:func:`triplet_margin_loss` with any ``distance_function`` (default
+    :func:`pairwise_distance`)."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        from ctxgrad.ops.pointwise import minimum
+
+        d_neg = minimum(d_neg, distance(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), _reduction(None, None, reduction))

@@ -22,10 +22,31 @@ tensor([1.2500], requires_grad=True)
 from __future__ import annotations
 
 from ctxgrad.optim import lr_scheduler
+from ctxgrad.optim.adadelta import Adadelta
+from ctxgrad.optim.adagrad import Adagrad
 from ctxgrad.optim.adam import Adam
+from ctxgrad.optim.adamax import Adamax
 from ctxgrad.optim.adamw import AdamW
+from ctxgrad.optim.lbfgs import LBFGS
+from ctxgrad.optim.nadam import NAdam
 from ctxgrad.optim.optimizer import Optimizer
+from ctxgrad.optim.radam import RAdam
 from ctxgrad.optim.rmsprop import RMSprop
+from ctxgrad.optim.rprop import Rprop
 from ctxgrad.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "LBFGS",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "lr_scheduler",
+]

@@ -31,8 +31,9 @@ from typing import Any, TypeVar, overload
 from ctxgrad import _dtypes
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import enable_grad, no_grad
+from ctxgrad.autograd.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook", "required"]
 
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
 """What an optimizer accepts as ``params``: tensors, ``(name, tensor)`` pairs, or group dicts."""
@@ -73,13 +74,45 @@ def _scalar_dtype() -> Any:
     return _dtypes.float64 if _dtypes.get_default_dtype() == _dtypes.float64 else _dtypes.float32
 
 
+_global_pre_hooks: list[Callable[..., Any]] = []
+_global_post_hooks: list[Callable[..., Any]] = []
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before the ``step`` of every optimizer (before
+    each optimizer's own pre-hooks); it may return ``(new_args, new_kwargs)``."""
+    return RemovableHandle(_global_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after the ``step`` of every optimizer (after each
+    optimizer's own post-hooks)."""
+    return RemovableHandle(_global_post_hooks, hook)
+
+
 def _mark_step_called(step: _F) -> _F:
-    """Wrap a subclass's ``step`` so that a learning-rate scheduler can tell it ran."""
+    """Wrap a ``step`` so that a learning-rate scheduler can tell it ran, and so that it runs
+    the step hooks around it, as torch's: global pre-hooks, the optimizer's pre-hooks (each
+    may return ``(new_args, new_kwargs)``), the step, the optimizer's post-hooks, the global
+    post-hooks.  ``args`` starts with the optimizer itself, as in torch."""
 
     @functools.wraps(step)
-    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        self: Optimizer = args[0]
+        for pre_hook in [*_global_pre_hooks, *self._step_hooks("pre")]:
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(
+                        f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}."
+                    )
         self._opt_called = True
-        return step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
+        for post_hook in [*self._step_hooks("post"), *_global_post_hooks]:
+            post_hook(self, args, kwargs)
+        return out
 
     return wrapper  # type: ignore[return-value]
 
@@ -269,6 +302,34 @@ class Optimizer:
         """Update the parameters of one group (the inside of ``step``)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
+    # ------------------------------------------------------------------ hooks
+    def _step_hooks(self, kind: str) -> list[Callable[..., Any]]:
+        """This optimizer's step hooks of ``kind`` (``"pre"`` or ``"post"``), made on first use."""
+        name = f"_optimizer_step_{kind}_hooks"
+        hooks: list[Callable[..., Any]] | None = self.__dict__.get(name)
+        if hooks is None:
+            hooks = []
+            self.__dict__[name] = hooks
+        return hooks
+
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` before each :meth:`step`; returning
+        ``(new_args, new_kwargs)`` replaces the step's arguments.
+
+        >>> import ctxgrad
+        >>> opt = ctxgrad.optim.SGD([ctxgrad.zeros(1, requires_grad=True)], lr=0.1)
+        >>> seen = []
+        >>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: seen.append(o.param_groups[0]["lr"]))
+        >>> opt.step(); handle.remove(); opt.step()
+        >>> seen
+        [0.1]
+        """
+        return RemovableHandle(self._step_hooks("pre"), hook)
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` after each :meth:`step`."""
+        return RemovableHandle(self._step_hooks("post"), hook)
+
     # ------------------------------------------------------------------ saving and loading
     def state_dict(self) -> StateDict:
         """The optimizer's state as a dict: ``"state"`` (per-parameter state keyed by the
@@ -395,3 +456,6 @@ def _check_no_unsupported(name: str, **flags: Any) -> None:
             raise NotImplementedError(
                 f"{name}({flag}={value!r}) is not supported by ctxgrad: leave {flag} at its default"
             )
+
+
+Optimizer.step = _mark_step_called(Optimizer.step)  # type: ignore[method-assign]

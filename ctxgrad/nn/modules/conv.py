@@ -21,7 +21,7 @@ from ctxgrad.nn import init
 from ctxgrad.nn.modules.module import Module
 from ctxgrad.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(value: Any, n: int) -> tuple[int, ...]:
@@ -37,6 +37,7 @@ class _ConvNd(Module):
     weight: Parameter
     bias: Parameter | None
     _dims: int = 2
+    _transposed: bool = False
 
     def __init__(
         self,
@@ -75,11 +76,10 @@ class _ConvNd(Module):
         self.dilation = _ntuple(dilation, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        self.output_padding = (0,) * n
-        self.transposed = False
-        self.weight = Parameter(
-            empty((out_channels, in_channels // groups, *self.kernel_size), dtype=dtype, device=device)
-        )
+        self.output_padding = _ntuple(getattr(self, "_output_padding", 0), n)
+        self.transposed = self._transposed
+        shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(empty((*shape, *self.kernel_size), dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
         else:
@@ -100,6 +100,8 @@ class _ConvNd(Module):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * n:
             s += f", padding={self.padding}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
@@ -125,3 +127,101 @@ class Conv1d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` input; weight ``(C_out, C_in/groups, kD, kH, kW)``."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: torch's argument order (``output_padding``
+    before ``groups``, ``dilation`` after ``bias``) and a ``(C_in, C_out/groups, *k)`` weight."""
+
+    _transposed = True
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        self._output_padding = output_padding
+        super().__init__(
+            in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype
+        )
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """The transpose of a 2-D convolution (an "up-convolution") over ``(N, C_in, H, W)`` input;
+    weight ``(C_in, C_out/groups, kH, kW)`` (see :func:`~ctxgrad.nn.functional.conv_transpose2d`)."""
+
+    _dims = 2
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return F.conv_transpose2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self._extra_padding(input, output_size),
+            self.groups,
+            self.dilation,
+        )
+
+    def _extra_padding(self, input: Tensor, output_size: Any) -> tuple[int, ...]:
+        """``output_padding``, or what reaches ``output_size`` when it is given (as torch)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        wanted = [int(s) for s in output_size][-n:]
+        extra = []
+        for i in range(n):
+            size = input.shape[input.ndim - n + i]
+            smallest = (
+                (size - 1) * self.stride[i]
+                - 2 * int(self.padding[i])
+                + self.dilation[i] * (self.kernel_size[i] - 1)
+                + 1
+            )
+            if not smallest <= wanted[i] < smallest + self.stride[i]:
+                raise ValueError(
+                    f"requested an output size of {wanted}, but valid sizes range from {smallest} to "
+                    f"{smallest + self.stride[i] - 1} (for an input of {list(input.shape[input.ndim - n :])})"
+                )
+            extra.append(wanted[i] - smallest)
+        return tuple(extra)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """The transpose of a 1-D convolution over ``(N, C_in, L)`` input; weight ``(C_in, C_out/groups, k)``."""
+
+    _dims = 1
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return F.conv_transpose1d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self._extra_padding(input, output_size),
+            self.groups,
+            self.dilation,
+        )

@@ -1,4 +1,5 @@
-"""``MaxPool2d`` and ``AvgPool2d``.
+"""``MaxPool1d/2d``, ``AvgPool1d/2d`` and the adaptive pools ``AdaptiveAvgPool1d/2d``,
+``AdaptiveMaxPool1d/2d``.
 
 >>> from ctxgrad import nn
 >>> nn.MaxPool2d(2)
@@ -13,7 +14,20 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
 from ctxgrad.nn.modules.module import Module
 
-__all__ = ["AvgPool2d", "MaxPool2d"]
+__all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+]
 
 
 class MaxPool2d(Module):
@@ -81,3 +95,122 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool1d(MaxPool2d):
+    """The maximum of each window of ``(N, C, L)`` input (``stride`` defaults to ``kernel_size``)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool1d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+def _single_tuple(value: Any) -> tuple[int, ...]:
+    return (int(value),) if isinstance(value, int) else tuple(int(v) for v in value)
+
+
+class AvgPool1d(Module):
+    """The mean of each window of ``(N, C, L)`` input (``stride`` defaults to ``kernel_size``)."""
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = _single_tuple(kernel_size)
+        self.stride = _single_tuple(stride if stride is not None else kernel_size)
+        self.padding = _single_tuple(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptivePool(Module):
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    """Average over ``output_size`` windows of (nearly) equal length."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    """Average over an ``output_size`` grid of windows (``None`` keeps that dimension's size)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    """The maximum over ``output_size`` windows of (nearly) equal length."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    """The maximum over an ``output_size`` grid of windows."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """The maximum of each window of ``(N, C, D, H, W)`` input (``stride`` defaults to ``kernel_size``)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean of each window of ``(N, C, D, H, W)`` input (``stride`` defaults to ``kernel_size``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Average over an ``output_size`` grid of windows (``None`` keeps that dimension's size)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """The maximum over an ``output_size`` grid of windows."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
