@@ -30,14 +30,8 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 def _run(test: doctest.DocTest) -> tuple[int, int, str]:
     """Run one doctest; return (failed, attempted, the report of the failures)."""
-    out = io.StringIO()
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    # doctest swaps sys.stdout for its own spoof while the examples run; the report of a
-    # failure goes to ``out``.
-    try:
-        result = runner.run(test, out=out.write, clear_globs=True)
-    finally:
-        sys.stdout = sys.__stdout__ if sys.stdout is None else sys.stdout
+    out = io.StringIO()  # the report of each failure (what was expected, what came)
+    result = doctest.DocTestRunner(optionflags=FLAGS).run(test, out=out.write, clear_globs=True)
     return result.failed, result.attempted, out.getvalue()
 
 
@@ -49,8 +43,9 @@ def run_page(app: Sphinx, docname: str, source: list[str]) -> None:
     """``source-read``: run the page's examples (``source[0]`` is its text).
 
     Also points a link to a file of the repository outside ``docs/`` (``](../examples/x.py)``)
-    at the repository (``repository_url``), and turns an HTML anchor line ``<a id="name"></a>`` (what GitHub shows as a link
-    target) into MyST's target ``(name)=``, so ``[text](#name)`` resolves in the site too.
+    at the repository (``repository_url``), and turns an HTML anchor line
+    ``<a id="name"></a>`` (what GitHub shows as a link target) into MyST's target
+    ``(name)=``, so ``[text](#name)`` resolves in the site too.
     """
     source[0] = ANCHOR.sub(r"(\1)=", source[0])
     source[0] = OUTSIDE.sub(r"](" + app.config.repository_url, source[0])
