@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "_ext"))
-sys.path.insert(0, str(HERE.parent))
+if str(HERE / "_ext") not in sys.path:
+    sys.path.insert(0, str(HERE / "_ext"))  # the local extension, run_examples
 
-import ctxgrad  # noqa: E402
+import ctxgrad  # noqa: E402  (installed: pip install -e .[docs])
 
 project = "ctxgrad"
 author = "The ctxgrad developers"

@@ -18,12 +18,17 @@ import doctest
 import io
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sphinx.application import Sphinx
-from sphinx.util import logging
+if TYPE_CHECKING:  # (imported by Sphinx only: pytest collects this file without Sphinx installed)
+    from sphinx.application import Sphinx
 
-logger = logging.getLogger(__name__)
+
+def _warn(message: str, *args: Any, **kwargs: Any) -> None:
+    from sphinx.util import logging
+
+    logging.getLogger(__name__).warning(message, *args, **kwargs)
+
 
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
@@ -56,7 +61,7 @@ def run_page(app: Sphinx, docname: str, source: list[str]) -> None:
     failed, attempted, report = _run(test)
     app.env.ctxgrad_examples = getattr(app.env, "ctxgrad_examples", 0) + attempted  # type: ignore[attr-defined]
     if failed:
-        logger.warning("%d of %d examples failed:\n%s", failed, attempted, report, location=docname)
+        _warn("%d of %d examples failed:\n%s", failed, attempted, report, location=docname)
 
 
 def run_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
@@ -70,13 +75,15 @@ def run_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, lin
     failed, attempted, report = _run(test)
     app.env.ctxgrad_examples = getattr(app.env, "ctxgrad_examples", 0) + attempted  # type: ignore[attr-defined]
     if failed:
-        logger.warning("%d of %d docstring examples of %s failed:\n%s", failed, attempted, name, report)
+        _warn("%d of %d docstring examples of %s failed:\n%s", failed, attempted, name, report)
 
 
 def report(app: Sphinx, exception: Exception | None) -> None:
     """``build-finished``: say how many examples ran."""
     if exception is None:
-        logger.info("run_examples: %d examples ran", getattr(app.env, "ctxgrad_examples", 0))
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).info("run_examples: %d examples ran", getattr(app.env, "ctxgrad_examples", 0))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
