@@ -197,3 +197,42 @@ def test_mini_ctxgrad_is_short_and_runs_as_a_script() -> None:
     assert len(source.splitlines()) <= 260  # about 150 lines of code, plus its explanation
     out = assert_runs(run_example("mini_ctxgrad.py"))
     assert "x.grad = [2.         6.43656366] = exp(x) (1 + x) + 1" in out
+
+
+def test_the_extending_note_ops_give_torchs_values_and_gradients(torch: Any) -> None:
+    """The example's claim: the Functions are torch's code with ``torch`` -> ``ctxgrad``.
+    The same class bodies, built on torch's Function, agree with the ctxgrad ones."""
+    spec = importlib.util.spec_from_file_location("extending_torch_autograd", EXAMPLES / "extending_torch_autograd.py")
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    names = ("Exp", "LinearFunction", "MulConstant")
+    source = (EXAMPLES / "extending_torch_autograd.py").read_text(encoding="utf-8")
+    on_torch: dict[str, Any] = {"Any": Any, "Tensor": torch.Tensor, "Function": torch.autograd.Function}
+    for name in names:
+        start = source.index(f"class {name}(Function):")
+        end = source.index("\n\n\n", start)
+        exec(source[start:end], on_torch)
+
+    rng = np.random.default_rng(0)
+    x0, w0, b0 = rng.normal(size=(4, 3)), rng.normal(size=(2, 3)), rng.normal(size=2)
+    calls = {
+        "Exp": lambda lib, F, x, w, b: F.apply(x),
+        "LinearFunction": lambda lib, F, x, w, b: F.apply(x, w, b),
+        "MulConstant": lambda lib, F, x, w, b: F.apply(x, 2.5),
+    }
+    for name in names:
+        results = []
+        for lib, cls in ((ctxgrad, getattr(example, name)), (torch, on_torch[name])):
+            x, w, b = (lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in (x0, w0, b0))
+            out = calls[name](lib, cls, x, w, b)
+            (out * lib.tensor(np.arange(out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)).sum().backward()
+            grads = [t.grad for t in (x, w, b)]
+            results.append(
+                [out.detach().numpy()] + [None if g is None else np.asarray(g.detach().numpy()) for g in grads]
+            )
+        ours, theirs = results
+        for a, b in zip(ours, theirs):
+            assert (a is None) == (b is None), name
+            if a is not None:
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=name)
