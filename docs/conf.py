@@ -1,0 +1,56 @@
+"""Sphinx configuration of the ctxgrad documentation.
+
+Build it with ``sphinx-build -W --keep-going -b html docs <out>`` (``pip install -e .[docs]``).
+Every ``>>>`` example of every page, and of every docstring the API reference shows, runs
+during the build (``_ext/run_examples.py``); a wrong output fails the build.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE / "_ext") not in sys.path:
+    sys.path.insert(0, str(HERE / "_ext"))  # the local extension, run_examples
+
+import ctxgrad  # noqa: E402  (installed: pip install -e .[docs])
+
+project = "ctxgrad"
+author = "The ctxgrad developers"
+copyright = "The ctxgrad developers"
+release = ctxgrad.__version__
+version = release
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",
+    "run_examples",
+]
+
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build"]
+templates_path = ["_templates"]
+
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+
+html_theme = "furo"
+html_title = f"ctxgrad {release}"
+
+autosummary_generate = True
+autodoc_default_options = {"members": True, "show-inheritance": False}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_typehints_format = "short"
+# The docstrings of ctxgrad are written as text for ``help()`` with double-backquoted code;
+# a reference they name that Sphinx cannot resolve is not an error of the page.
+nitpicky = False
+
+# Links from the guides to files of the repository outside docs/ (examples, benchmarks,
+# README) point at the repository.
+repository_url = "https://github.com/ctxgrad/ctxgrad/blob/main/"
