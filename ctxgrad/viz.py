@@ -161,7 +161,9 @@ def make_dot(
                         key: object = t if t is not None else fn._saved[i]  # type: ignore[attr-defined]
                         seen.add(id(key))
                         dot.edge(ident(key), ident(fn), dir="none")
-                        dot.node(ident(key), tensor_label(shape, None if t is None else tensor_name(t)), fillcolor="orange")
+                        dot.node(
+                            ident(key), tensor_label(shape, None if t is None else tensor_name(t)), fillcolor="orange"
+                        )
                 continue
             if id(fn) in seen:
                 continue

@@ -69,7 +69,7 @@ def test_each_node_is_recorded_in_the_order_it_ran_with_its_gradients() -> None:
 
 
 def test_a_gradient_info_gives_shape_dtype_and_a_summary() -> None:
-    x, y, loss = small_graph()
+    _, _, loss = small_graph()
     with trace() as t:
         loss.backward()
     info = t[2].results[0].grad
@@ -105,7 +105,7 @@ def test_a_node_with_several_outputs_records_a_gradient_per_output() -> None:
             return ga * 0.5 if gb is None else (ga + gb) * 0.5
 
     x = leaf(4.0)
-    a, b = Halves.apply(x)
+    a, _ = Halves.apply(x)
     with trace() as t:
         (a * 3.0).sum().backward()
     halves = next(s for s in t if s.name == "HalvesBackward")
@@ -153,7 +153,9 @@ def test_print_shows_a_table_of_the_steps() -> None:
     assert rows[1] == ["2", "AddBackward0", "[2] float64 [1, 1]", "0: [2] float64 [1, 1]", "MulBackward0, step 3", "T"]
     assert rows[2][0] == "1: [2] float64 [1, 1]" and re.fullmatch(r"AccumulateGrad x, step [45]", rows[2][1])
     assert rows[3][:3] == ["3", "MulBackward0", "[2] float64 [1, 1]"]
-    assert any(re.fullmatch(r"\d\s+AccumulateGrad\s+\[2\] float64 \[4, 5\]\s+-\s+x\.grad\s+T", line.strip()) for line in lines)
+    assert any(
+        re.fullmatch(r"\d\s+AccumulateGrad\s+\[2\] float64 \[4, 5\]\s+-\s+x\.grad\s+T", line.strip()) for line in lines
+    )
     assert lines[-1] == "5 nodes ran in T"
     assert t._repr_mimebundle_() == {"text/plain": str(t)}
     assert str(trace()) == "(no backward node ran while the trace was open)"
@@ -221,7 +223,7 @@ def test_with_anomaly_mode_the_trace_runs_its_checks_and_records_the_nan() -> No
 
 def test_no_trace_no_runner_and_traces_nest() -> None:
     assert _state.node_runner is None and _state.tracer is None  # the engine calls node._run directly
-    x, y, loss = small_graph()
+    x, _, loss = small_graph()
     with trace() as outer:
         assert _state.node_runner == outer._run_node
         with trace() as inner:
@@ -235,8 +237,8 @@ def test_no_trace_no_runner_and_traces_nest() -> None:
 
 
 def test_a_trace_is_per_thread() -> None:
-    x, y, loss = small_graph()
-    x2, y2, loss2 = small_graph()
+    _, _, loss = small_graph()
+    _, _, loss2 = small_graph()
     seen_there: list[Any] = []
     ready, go = threading.Event(), threading.Event()
 

@@ -26,7 +26,9 @@ def parse(source: str) -> tuple[dict[str, dict[str, str]], list[tuple[str, str, 
     nodes: dict[str, dict[str, str]] = {}
     edges: list[tuple[str, str, str]] = []
     value = r'("(?:[^"\\]|\\.)*"|[^\s\]]+)'
-    for m in re.finditer(r"^\t(\S+) -> (\S+)(?: \[(.*)\])?$|^\t(\S+) \[((?:[^\]\"]|\"(?:[^\"\\]|\\.)*\")*)\]$", source, re.M):
+    for m in re.finditer(
+        r"^\t(\S+) -> (\S+)(?: \[(.*)\])?$|^\t(\S+) \[((?:[^\]\"]|\"(?:[^\"\\]|\\.)*\")*)\]$", source, re.M
+    ):
         if m.group(1) is not None:
             edges.append((m.group(1), m.group(2), m.group(3) or ""))
         elif m.group(4) not in ("graph", "node", "edge"):
@@ -106,7 +108,9 @@ def test_the_look_of_a_small_graph(backend: str) -> None:
             ("SumBackward0", "| ()", ""),
         ]
     )
-    assert 'node [align=left fontname=monospace fontsize=10 height=0.2 ranksep=0.1 shape=box style=filled]' in dot.source
+    assert (
+        "node [align=left fontname=monospace fontsize=10 height=0.2 ranksep=0.1 shape=box style=filled]" in dot.source
+    )
     assert '\tgraph [size="12,12"]\n' in dot.source
 
 

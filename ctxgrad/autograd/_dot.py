@@ -140,12 +140,12 @@ def _graphviz_digraph() -> Any:
     global _digraph_class
     if _digraph_class is None:
         try:
-            import graphviz
+            import graphviz  # type: ignore[import-untyped, import-not-found, unused-ignore]
         except ImportError:
             _digraph_class = False
             return None
 
-        class Digraph(graphviz.Digraph):  # type: ignore[misc]
+        class Digraph(graphviz.Digraph):  # type: ignore[misc, unused-ignore]
             """A ``graphviz.Digraph`` that shows the text rendering in Jupyter when the ``dot``
             program is missing (where a plain Digraph raises)."""
 

@@ -248,6 +248,8 @@ def format_graph(
                 "holding something else"
             )
         return "\n".join(_format_one(t, max_nodes, facts, header=True) for t in tensor)
+    if not isinstance(tensor, (Tensor, Node)):
+        raise TypeError(f"expected a Tensor or a graph Node, got {type(tensor).__name__}")
     return _format_one(tensor, max_nodes, facts, header=id(tensor) in facts.names)
 
 

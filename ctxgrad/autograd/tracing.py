@@ -313,13 +313,15 @@ class trace:
                         _time_text(s.seconds) if k == 0 else "",
                     )
                 )
-        widths = [max(len(r[c]) for r in rows) for c in range(len(header))]
+        widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
         lines = []
-        for r in rows:
-            cells = [r[0].rjust(widths[0])] + [r[c].ljust(widths[c]) for c in range(1, len(r) - 1)]
-            cells.append(r[-1].rjust(widths[-1]))
+        for row in rows:
+            cells = [row[0].rjust(widths[0])] + [row[c].ljust(widths[c]) for c in range(1, len(row) - 1)]
+            cells.append(row[-1].rjust(widths[-1]))
             lines.append("  ".join(cells).rstrip())
-        lines.append(f"{len(self.steps)} node{'s' if len(self.steps) != 1 else ''} ran in {_time_text(self.total_seconds)}")
+        lines.append(
+            f"{len(self.steps)} node{'s' if len(self.steps) != 1 else ''} ran in {_time_text(self.total_seconds)}"
+        )
         return "\n".join(lines)
 
     def __str__(self) -> str:
