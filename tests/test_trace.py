@@ -173,7 +173,7 @@ def test_to_dot_colours_the_nodes_by_the_order_they_ran() -> None:
     assert ran["2. AddBackward0"] not in ("#ffffb2", "#fd8d3c")
     assert sorted(ran)[-1].startswith("5. AccumulateGrad") and ran[sorted(ran)[-1]] == "#fd8d3c"  # last: orange
     leaves = sorted(a["label"] for a in nodes.values() if a.get("fillcolor") == "lightblue")
-    assert leaves == ["x\n (2,)", "y\n (2,)"]
+    assert leaves == ["x\n (2)", "y\n (2)"]
     labels = {i: a["label"].split("\n")[0] for i, a in nodes.items()}
     flows = sorted((labels[a], labels[b], attrs) for a, b, attrs in edges)
     assert ("1. SumBackward0", "2. AddBackward0", 'label="[2]"') in flows

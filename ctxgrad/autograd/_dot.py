@@ -157,7 +157,7 @@ def _graphviz_digraph() -> Any:
                 except (graphviz.ExecutableNotFound, graphviz.CalledProcessError):
                     return {"text/plain": self._text if self._text is not None else self.source}
 
-        Digraph.__module__ = "ctxgrad.viz"
+        Digraph.__module__, Digraph.__qualname__ = "ctxgrad.viz", "Digraph"
         _digraph_class = Digraph
     return _digraph_class or None
 

@@ -354,7 +354,8 @@ class trace:
                 dot.node(ident, f"{s.index}. {s.name}\n{_time_text(s.seconds)}", fillcolor=_ramp(s.index - 1, n))
             if s.leaf is not None and s.accumulated:
                 leaf_ident = f"leaf{s.node_id}"
-                dot.node(leaf_ident, f"{s.leaf_name}\n {tuple(s.leaf.shape)}", fillcolor="lightblue")
+                shape = "(" + ", ".join(str(n) for n in s.leaf.shape) + ")"  # as make_dot writes it
+                dot.node(leaf_ident, f"{s.leaf_name}\n {shape}", fillcolor="lightblue")
                 dot.edge(ident, leaf_ident, label=".grad +=")
         first = self._first_run()
         for s in self.steps:
