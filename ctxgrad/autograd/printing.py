@@ -30,8 +30,14 @@ How to read it:
   sum of what arrives along every path;
 - a node with several outputs says which one an edge comes from: ``(output 1)``.
 
+With ``params`` (a dict of name -> tensor) leaves and outputs are named; ``show_saved``
+adds what each node saved for backward, ``show_attrs`` the attributes its ``forward`` set
+on the ctx: the facts :func:`ctxgrad.viz.make_dot` draws, as text.
+
 The walk uses an explicit stack, never recursion, so a graph a million nodes deep prints
-(its first ``max_nodes`` nodes, with a count of the rest) without a ``RecursionError``.
+(its first ``max_nodes`` nodes, with a count of the rest) without a ``RecursionError``;
+a tree deeper than 32 levels goes on at the left margin, so the text of a long chain
+grows with its length, not with its length squared.
 """
 
 from __future__ import annotations
