@@ -362,7 +362,9 @@ def to_dot(tensor: Tensor | Node, max_nodes: int | None = None) -> str:
     Nodes are ``n0``, ``n1``, ... in the order :func:`format_graph` lists them; an edge
     ``n0 -> n1`` points the way the gradient flows.  Leaves are filled boxes that show the
     leaf's shape and dtype; an argument that needs no gradient is a grey ``None``.  With
-    ``max_nodes``, the nodes past the limit are replaced by one "more nodes" box.
+    ``max_nodes``, the nodes past the limit are replaced by one "more nodes" box.  For
+    torchviz's picture (named leaves, saved tensors, ctx attributes, the outputs), see
+    :func:`ctxgrad.viz.make_dot`.
 
     >>> import ctxgrad
     >>> x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
