@@ -130,6 +130,21 @@ def test_with_graphviz_it_is_a_graphviz_digraph_and_without_it_a_dotgraph_with_t
     assert str(text) == text.source
 
 
+def test_a_dotgraph_writes_what_a_graphviz_digraph_writes() -> None:
+    graphviz = pytest.importorskip("graphviz")
+    ours, theirs = DotGraph(graph_attr={"size": "12,12"}), graphviz.Digraph(graph_attr={"size": "12,12"})
+    for g in (ours, theirs):
+        g.attr(rankdir="LR")
+        g.attr("node", shape="ellipse", style="filled")
+        g.node("0", "w\n (2, 3)", fillcolor="lightblue")
+        g.node("graph", 'say "hi"')  # a keyword and a quote: both quoted
+        g.edge("0", "graph", dir="none")
+        g.edge("a b", "c", style="dotted")
+    assert ours.source == theirs.source
+    with pytest.raises(ValueError, match="attr statement must target graph, node, or edge"):
+        ours.attr("cluster", color="red")
+
+
 def test_without_graphviz_drawing_names_the_extra_and_saving_writes_the_source(tmp_path: Path) -> None:
     dot = DotGraph()
     dot.node("a", "MulBackward0")

@@ -52,7 +52,7 @@ class DotGraph:
     """A directed graph held as DOT source: what ``make_dot`` returns without ``graphviz``.
 
     It has the part of ``graphviz.Digraph`` that writes DOT: :meth:`node`, :meth:`edge`,
-    ``body`` (one line per statement), ``graph_attr``/``node_attr``/``edge_attr``,
+    :meth:`attr`, ``body`` (one line per statement), ``graph_attr``/``node_attr``/``edge_attr``,
     ``source`` and :meth:`save`.  :meth:`render`, :meth:`pipe` and :meth:`view` need
     Graphviz and raise ``ImportError`` naming the extra to install, ``ctxgrad[viz]``.
 
@@ -89,6 +89,18 @@ class DotGraph:
     def edge(self, tail_name: str, head_name: str, label: str | None = None, **attrs: str) -> None:
         """Add an edge ``tail -> head``."""
         self.body.append(f"\t{quote(tail_name)} -> {quote(head_name)}{_attr_list(label, attrs)}\n")
+
+    def attr(self, kw: str | None = None, **attrs: str) -> None:
+        """Add an attribute statement: ``attr(rankdir="LR")`` for the graph, or
+        ``attr("node", shape="ellipse")`` for the nodes (or edges) that follow."""
+        if kw is not None and kw.lower() not in ("graph", "node", "edge"):
+            raise ValueError(f"attr statement must target graph, node, or edge: {kw!r}")
+        if not attrs:
+            return
+        if kw is None:
+            self.body.append("\t" + " ".join(f"{quote(k)}={quote(v)}" for k, v in sorted(attrs.items())) + "\n")
+        else:
+            self.body.append(f"\t{kw}{_attr_list(None, attrs)}\n")
 
     def __iter__(self) -> Iterator[str]:
         yield "digraph {\n"
