@@ -1,4 +1,4 @@
-"""Per-thread mode flags read on every op: grad mode, inference mode, anomaly mode and
+"""Per-thread mode flags read on every op: grad mode, inference mode, anomaly mode, tracing and
 the saved-tensor hooks.
 
 A module of its own with no imports, so that the tensor (which reads the flags) and the
@@ -19,6 +19,11 @@ class _ModeState(threading.local):
     inference: bool = False
     anomaly: bool = False
     anomaly_check_nan: bool = True
+    # What the engine runs each node through while a mode watches backward (anomaly mode,
+    # a trace): ``node_runner(node, grads)``; None runs ``node._run(grads)`` directly, so
+    # with no mode on the engine pays nothing per node.  ``tracer`` is the open trace.
+    node_runner: Callable[[Any, list[Any]], list[Any]] | None = None
+    tracer: Any = None
     # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
     saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
     saved_hooks_disabled: str | None = None

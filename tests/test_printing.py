@@ -120,7 +120,9 @@ def test_a_100000_deep_chain_prints_without_recursion() -> None:
     finally:
         sys.setrecursionlimit(limit)
     lines = text.splitlines()
-    assert len(lines) == 51
+    assert len(lines) == 52  # 50 nodes, one "more nodes" line, and where the indentation restarts
+    assert lines[32] == " " * 3 * 31 + "↓ (depth 32: the tree goes on at the left margin)"
+    assert lines[33] == "└─ MulBackward0"
     assert lines[-1].endswith("… 99951 more nodes not shown (max_nodes=50)")
     assert dot.count('[label="MulBackward0"]') == 10
     assert '"… 99991 more nodes (max_nodes=10)"' in dot

@@ -34,6 +34,7 @@ from ctxgrad.autograd.grad_mode import (
     set_grad_enabled,
 )
 from ctxgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ctxgrad.autograd.tracing import trace
 
 __all__ = [
     "BackwardCFunction",
@@ -62,4 +63,5 @@ __all__ = [
     "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "trace",
 ]

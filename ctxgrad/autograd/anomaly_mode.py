@@ -71,6 +71,7 @@ class detect_anomaly(_DecoratorContextManager):
         self._prev_nan = _state.anomaly_check_nan
         _state.anomaly = True
         _state.anomaly_check_nan = self.check_nan
+        choose_runner()
 
     def __exit__(
         self,
@@ -80,6 +81,7 @@ class detect_anomaly(_DecoratorContextManager):
     ) -> None:
         _state.anomaly = self._prev
         _state.anomaly_check_nan = self._prev_nan
+        choose_runner()
 
 
 class set_detect_anomaly:
@@ -92,6 +94,7 @@ class set_detect_anomaly:
             _warn_enabled()
         _state.anomaly = bool(mode)
         _state.anomaly_check_nan = check_nan
+        choose_runner()
 
     def __enter__(self) -> None:
         pass
@@ -104,6 +107,20 @@ class set_detect_anomaly:
     ) -> None:
         _state.anomaly = self._prev
         _state.anomaly_check_nan = self._prev_nan
+        choose_runner()
+
+
+def choose_runner() -> None:
+    """Set what the engine runs each node through in this thread, from the modes that are
+    on: an open trace (which runs :func:`run_checked` itself in anomaly mode), else anomaly
+    mode's :func:`run_checked`, else nothing (``node._run`` directly)."""
+    tracer = _state.tracer
+    if tracer is not None:
+        _state.node_runner = tracer._run_node
+    elif _state.anomaly:
+        _state.node_runner = run_checked
+    else:
+        _state.node_runner = None
 
 
 def run_checked(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:

@@ -12,8 +12,9 @@
    sequence number is the largest there is, as in torch).  Running a node, the body of
    the loop and the one place where that happens, applies its tensor hooks, calls
    ``node._run`` (the user's ``backward`` for a Function node, the ``.grad`` update for
-   ``AccumulateGrad``), and adds each gradient it returns into the buffer of the node the
-   edge leads to.
+   ``AccumulateGrad``; through ``_state.node_runner`` when anomaly mode or a trace
+   watches), and adds each gradient it returns into the buffer of the node the edge
+   leads to.
 
 Each node runs once, so a graph of ``N`` nodes and ``E`` edges costs ``O(N + E)``, and a
 chain of a million ops needs no more stack than a chain of ten.  Without
@@ -29,7 +30,6 @@ from collections.abc import Sequence
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
-from ctxgrad.autograd.anomaly_mode import run_checked
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import AccumulateGrad, GradientEdge, Node, _accumulate_into, _accumulator_of
 
@@ -172,7 +172,7 @@ def _prepare(
 def _execute(run: _Run, keep_graph: bool) -> None:
     """Run the ready nodes, newest first, until none is left; the one place a node runs."""
     buffers, deps, ready, captures = run.buffers, run.deps, run.ready, run.captures
-    visit, runnable, anomaly = run.visit, run.runnable, _state.anomaly
+    visit, runnable, runner = run.visit, run.runnable, _state.node_runner
     pop, push = heapq.heappop, heapq.heappush
     run_it = True
     while ready:
@@ -192,7 +192,7 @@ def _execute(run: _Run, keep_graph: bool) -> None:
         if not run_it:
             grads, run_it = [None] * len(node._edges), True
         else:
-            grads = run_checked(node, buf) if anomaly else node._run(buf)
+            grads = node._run(buf) if runner is None else runner(node, buf)  # (anomaly mode, trace)
         if not keep_graph:
             node._release()
         for e, g in zip(node._edges, grads):
