@@ -68,9 +68,6 @@ MIN_KINK_MARGIN = 1e-3
 #: Ops after which the first gradient's ``requires_grad`` (with ``create_graph=True``) is known
 #: to differ from torch's; each has a strict-xfail regression test at the end of this file.
 GRAD_REQUIRES_GRAD_KNOWN_BUGS: frozenset[str] = frozenset()
-#: The same wherever a value is an exact zero: prod over a dimension of size 1 holding a zero
-#: (test_prod_over_a_dimension_of_one_with_a_zero_has_a_constant_gradient).
-SPECIAL_REQUIRES_GRAD_KNOWN_BUGS: frozenset[str] = frozenset({"prod"})
 #: torch's errors that ctxgrad does better than (it computes the result): a part of the message.
 TORCH_LIMITATIONS = (
     # where(c, real, complex): torch's backward refuses the complex gradient of the real input,
@@ -316,10 +313,7 @@ def compare_evaluations(graph: Graph, theirs: Evaluation, rtol: float) -> list[s
         if h is None:
             continue
         assert dtype_name(g.dtype) == dtype_name(h.dtype), f"{what}: dtype {g.dtype} != torch's {h.dtype}"
-        # (prod's gap shows wherever a product meets an exact zero, which special values, an
-        # in-place zero_ or x - x all make: it is known for every graph with a prod)
-        known = GRAD_REQUIRES_GRAD_KNOWN_BUGS | SPECIAL_REQUIRES_GRAD_KNOWN_BUGS
-        if not any(n.op in known for n in graph.nodes):
+        if not any(n.op in GRAD_REQUIRES_GRAD_KNOWN_BUGS for n in graph.nodes):
             assert g.requires_grad == h.requires_grad, f"{what}: requires_grad {g.requires_grad} != torch's"
     assert len(ours.second) == len(theirs.second)
     for (what, a), (_, b) in zip(arrays_of(graph, ours), arrays_of(graph, theirs)):
@@ -723,16 +717,12 @@ def test_zero_gradient_times_inf_is_zero_as_in_torch() -> None:
     assert_close(to_numpy(ours.second[0]), to_numpy(theirs.second[0]), 1e-12, "second-order grad")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: torch's prod over a dimension of size 1 passes the gradient through (a constant with "
-    "create_graph=True); ctxgrad's, with a zero in the input, builds a graph (requires_grad=True)",
-)
 def test_prod_over_a_dimension_of_one_with_a_zero_has_a_constant_gradient() -> None:
-    x = ctxgrad.tensor([[0.0, -0.6]], dtype=ctxgrad.float64, requires_grad=True)
-    (g,) = ctxgrad.autograd.grad(x.prod(0).sum(), x, create_graph=True)
-    assert g.tolist() == [[1.0, 1.0]]
-    assert not g.requires_grad
+    for m in (ctxgrad, torch):
+        x = m.tensor([[0.0, -0.6]], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(x.prod(0).sum(), x, create_graph=True)
+        assert g.tolist() == [[1.0, 1.0]]
+        assert not g.requires_grad, m.__name__
 
 
 def test_in_place_ops_on_views_and_integer_leaves_match_torch() -> None:
