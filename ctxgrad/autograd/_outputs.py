@@ -18,6 +18,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._readonly import adopt_view
 from ctxgrad.autograd.saved import SavedTensor
 
 if TYPE_CHECKING:
@@ -348,6 +349,7 @@ def _mark_view(
         o._base = parent._base if parent._base is not None else parent
         o._view_version = vc.value
     o._view_meta = view_meta(cls, i, several, parent, grad_enabled)
+    adopt_view(o._data)
 
 
 def _several_views(cls: type[Function], outs: list[Any]) -> bool:
