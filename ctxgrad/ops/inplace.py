@@ -187,9 +187,9 @@ def indexing_view_op(index: Any, shape: tuple[int, ...]) -> str | None:
         elif isinstance(item, slice):
             start, stop, step = item.start, item.stop, item.step
             whole = (
-                start in (None, 0)
-                and step in (None, 1)
-                and (stop is None or (isinstance(stop, (int, np.integer)) and stop >= sizes[dim]))
+                (start is None or (_is_integer_index(start) and int(start) == 0))
+                and (step is None or (_is_integer_index(step) and int(step) == 1))
+                and (stop is None or (_is_integer_index(stop) and int(stop) >= sizes[dim]))
             )
             if not whole:
                 made = "Slice"
