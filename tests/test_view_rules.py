@@ -291,6 +291,16 @@ def test_a_write_into_another_guarded_view_names_the_view_as_torch(torch: Any, k
     assert run(ctxgrad) == run(torch)
 
 
+@pytest.mark.parametrize("lib", ["ctxgrad", "torch"])
+def test_an_assignment_at_index_false_writes_and_checks_nothing(lib: str) -> None:
+    m: Any = ctxgrad if lib == "ctxgrad" else pytest.importorskip("torch")
+    piece = pieces(m, "split")[0]
+    piece[False] = 5.0  # a guarded view: no error, as nothing is written
+    leaf = m.ones(3, requires_grad=True)
+    leaf[False] = m.zeros(5)  # a leaf, and a value of another shape
+    assert piece.tolist() == [[1.0] * 3] * 2 and leaf.tolist() == [1.0] * 3
+
+
 @pytest.mark.parametrize(
     "index", [(0, [1]), [0], 0, slice(None), Ellipsis], ids=["integer-list", "list", "integer", "whole", "ellipsis"]
 )

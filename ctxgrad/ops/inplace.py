@@ -204,6 +204,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     for a basic index, ``IndexPutBackward0`` for an advanced one), which marks ``input``
     dirty; when ``input`` is a view, the core records the write on its base too."""
     values = value if isinstance(value, Tensor) else Tensor(value, dtype=input.dtype)
+    if index is False:
+        return  # selects nothing: torch writes nothing and checks nothing
     data = input.array
     where = numpy_index(index, data.shape)
     view_op = indexing_view_op(index, data.shape)
