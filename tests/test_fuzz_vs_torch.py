@@ -68,9 +68,6 @@ MIN_KINK_MARGIN = 1e-3
 #: Ops after which the first gradient's ``requires_grad`` (with ``create_graph=True``) is known
 #: to differ from torch's; each has a strict-xfail regression test at the end of this file.
 GRAD_REQUIRES_GRAD_KNOWN_BUGS: frozenset[str] = frozenset()
-#: The same wherever a value is an exact zero: prod over a dimension of size 1 holding a zero
-#: (test_prod_over_a_dimension_of_one_with_a_zero_has_a_constant_gradient).
-SPECIAL_REQUIRES_GRAD_KNOWN_BUGS: frozenset[str] = frozenset({"prod"})
 #: torch's errors that ctxgrad does better than (it computes the result): a part of the message.
 TORCH_LIMITATIONS = (
     # where(c, real, complex): torch's backward refuses the complex gradient of the real input,
@@ -316,17 +313,14 @@ def compare_evaluations(graph: Graph, theirs: Evaluation, rtol: float) -> list[s
         if h is None:
             continue
         assert dtype_name(g.dtype) == dtype_name(h.dtype), f"{what}: dtype {g.dtype} != torch's {h.dtype}"
-        # (prod's gap shows wherever a product meets an exact zero, which special values, an
-        # in-place zero_ or x - x all make: it is known for every graph with a prod)
-        known = GRAD_REQUIRES_GRAD_KNOWN_BUGS | SPECIAL_REQUIRES_GRAD_KNOWN_BUGS
-        if not any(n.op in known for n in graph.nodes):
+        if not any(n.op in GRAD_REQUIRES_GRAD_KNOWN_BUGS for n in graph.nodes):
             assert g.requires_grad == h.requires_grad, f"{what}: requires_grad {g.requires_grad} != torch's"
     assert len(ours.second) == len(theirs.second)
     for (what, a), (_, b) in zip(arrays_of(graph, ours), arrays_of(graph, theirs)):
         if has_special(graph) and what.startswith("second"):
-            # torch's zero gradients (of sign, in the double backward of abs and relu) are
-            # "efficient zero tensors", and 0 * inf is 0 there, NaN in ctxgrad:
-            # test_zero_gradient_times_inf_is_zero_as_in_torch
+            # torch's backward of sgn (in the double backward of abs, l1_loss, norm(1)) is an
+            # "efficient zero tensor", and 0 * inf is 0 there, NaN in ctxgrad (a design gap,
+            # docs/differences.md section 23): test_zero_gradient_times_inf_is_zero_as_in_torch
             continue
         # (the loss of complex values is finite or not as torch's complex products spread NaN)
         complex_graph = any(leaf.dtype.startswith("complex") for leaf in graph.leaves)
@@ -707,10 +701,50 @@ def test_where_of_a_real_and_a_complex_tensor_has_gradients() -> None:
         (out_t * torch.tensor(np.array([2 - 1j, 3 + 1j]))).real.sum().backward()
 
 
+#: The ops whose double backward goes through torch's sgn backward (an efficient zero tensor),
+#: as docs/differences.md section 23 lists them, and one (sign) whose zero is an ordinary one.
+SGN_ZERO_OPS: dict[str, Any] = {
+    "abs": lambda m, u: u.abs().sum(),
+    "l1_loss": lambda m, u: m.nn.functional.l1_loss(u, m.zeros_like(u)),
+    "norm(1)": lambda m, u: u.norm(1),
+    "norm(inf)": lambda m, u: u.norm(float("inf")),
+    "vector_norm(1)": lambda m, u: m.linalg.vector_norm(u, 1),
+    "matrix_norm(1)": lambda m, u: m.linalg.matrix_norm(u.reshape(1, -1), 1),
+}
+
+
+def _second_derivative_at_inf(m: Any, f: Any) -> list[float]:
+    x = m.tensor([math.inf, 2.0, 1.0], dtype=m.float64, requires_grad=True)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        (g,) = m.autograd.grad(f(m, x * x), x, create_graph=True)
+        (h,) = m.autograd.grad(g.sum(), x)
+    return [float(v) for v in h.tolist()]
+
+
+@pytest.mark.parametrize("op", SGN_ZERO_OPS)
+def test_a_zero_gradient_meeting_inf_is_nan_where_torchs_is_an_efficient_zero(op: str) -> None:
+    """The documented difference: torch's is finite at the infinite element, ctxgrad's NaN;
+    the finite elements agree."""
+    ours, theirs = (
+        _second_derivative_at_inf(ctxgrad, SGN_ZERO_OPS[op]),
+        _second_derivative_at_inf(torch, SGN_ZERO_OPS[op]),
+    )
+    assert math.isnan(ours[0]) and math.isfinite(theirs[0])
+    assert ours[1:] == theirs[1:]
+
+
+def test_an_ordinary_zero_gradient_meeting_inf_is_nan_in_both() -> None:
+    f = lambda m, u: (u.sign() * u).sum()  # noqa: E731  (sign's backward: zeros_like(grad) in torch)
+    ours, theirs = _second_derivative_at_inf(ctxgrad, f), _second_derivative_at_inf(torch, f)
+    assert math.isnan(ours[0]) and math.isnan(theirs[0]) and ours[1:] == theirs[1:]
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="BUG: torch's zero gradients (sign's, in the double backward of abs and relu) are efficient zero "
-    "tensors, so 0 * inf stays 0; ctxgrad's zeros make it NaN",
+    reason="a design gap (docs/differences.md section 23): torch's backward of sgn (abs's derivative) returns "
+    "an efficient zero tensor, which mul keeps zero, so 0 * inf is 0 in the second derivative of abs(x * x) at "
+    "inf; ctxgrad's zero gradient is an array of zeros, and 0 * inf is NaN",
 )
 def test_zero_gradient_times_inf_is_zero_as_in_torch() -> None:
     graph = Graph(
@@ -723,16 +757,12 @@ def test_zero_gradient_times_inf_is_zero_as_in_torch() -> None:
     assert_close(to_numpy(ours.second[0]), to_numpy(theirs.second[0]), 1e-12, "second-order grad")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: torch's prod over a dimension of size 1 passes the gradient through (a constant with "
-    "create_graph=True); ctxgrad's, with a zero in the input, builds a graph (requires_grad=True)",
-)
 def test_prod_over_a_dimension_of_one_with_a_zero_has_a_constant_gradient() -> None:
-    x = ctxgrad.tensor([[0.0, -0.6]], dtype=ctxgrad.float64, requires_grad=True)
-    (g,) = ctxgrad.autograd.grad(x.prod(0).sum(), x, create_graph=True)
-    assert g.tolist() == [[1.0, 1.0]]
-    assert not g.requires_grad
+    for m in (ctxgrad, torch):
+        x = m.tensor([[0.0, -0.6]], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(x.prod(0).sum(), x, create_graph=True)
+        assert g.tolist() == [[1.0, 1.0]]
+        assert not g.requires_grad, m.__name__
 
 
 def test_in_place_ops_on_views_and_integer_leaves_match_torch() -> None:

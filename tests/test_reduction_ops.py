@@ -23,6 +23,7 @@ from _support import to_numpy
 import ctxgrad
 
 INF = float("inf")
+NAN = float("nan")
 
 
 def _np_var(a: np.ndarray, axis: Any = None, ddof: float = 1, keepdims: bool = False) -> np.ndarray:
@@ -413,6 +414,81 @@ def test_prod_zero_gradient_is_exact() -> None:
     y = ctxgrad.tensor([2.0, 0.0, 3.0, 0.0], requires_grad=True)
     y.prod().backward()
     assert y.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+# A product of one element: torch's prod_backward passes the gradient through when the input
+# holds a zero (``if (inp.size(dim) == 1) return grad;``), so under create_graph the gradient is
+# a constant; without a zero it is ``grad * result / x``, which keeps a graph.
+ONE_ELEMENT = [
+    pytest.param(lambda m, x: x.prod(0), [[0.0, -0.6]], id="dim0-zero"),
+    pytest.param(lambda m, x: x.prod(0, keepdim=True), [[0.0, -0.6]], id="dim0-keepdim-zero"),
+    pytest.param(lambda m, x: x.prod(1), [[0.0], [-0.6]], id="dim1-zero"),
+    pytest.param(lambda m, x: x.prod(-1, keepdim=True), [[0.0], [2.0]], id="dim-last-keepdim-zero"),
+    pytest.param(lambda m, x: x.prod(1), [[0.0], [INF]], id="dim1-zero-inf"),
+    pytest.param(lambda m, x: x.prod(1), [[2.0], [-0.6]], id="dim1-no-zero"),
+    pytest.param(lambda m, x: x.prod(), [[0.0]], id="all-1x1-zero"),
+    pytest.param(lambda m, x: x.prod(), [0.0], id="all-1-zero"),
+    pytest.param(lambda m, x: x.prod(), [-0.0], id="all-1-negative-zero"),
+    pytest.param(lambda m, x: x.prod(), [2.0], id="all-1-no-zero"),
+    pytest.param(lambda m, x: x.prod(), 0.0, id="all-0d-zero"),
+    pytest.param(lambda m, x: x.prod(0), 0.0, id="dim-0d-zero"),
+    pytest.param(lambda m, x: x.prod(-1, keepdim=True), 0.0, id="dim-0d-keepdim-zero"),
+    pytest.param(lambda m, x: x.prod(0), 2.0, id="dim-0d-no-zero"),
+    pytest.param(lambda m, x: x.prod(1), [[0.0, 2.0]], id="dim1-two-elements-zero"),
+]
+
+
+def _first_and_second(m: Any, fn: Callable[..., Any], values: Any) -> tuple[Any, Any, Any]:
+    """``(out, g, h)``: the output, the gradient of its sum with ``create_graph=True``, and the
+    gradient of ``g.sum()`` (None when ``g`` is a constant)."""
+    x = m.tensor(values, dtype=m.float64, requires_grad=True)
+    out = fn(m, x)
+    (g,) = m.autograd.grad(out.sum(), x, create_graph=True)
+    h = m.autograd.grad(g.sum(), x, allow_unused=True)[0] if g.requires_grad else None
+    return out, g, h
+
+
+@pytest.mark.parametrize(("fn", "values"), ONE_ELEMENT)
+def test_prod_of_one_element_passes_the_gradient_through_as_torch(
+    torch: Any, fn: Callable[..., Any], values: Any
+) -> None:
+    with np.errstate(all="ignore"):
+        c_out, c_g, c_h = _first_and_second(ctxgrad, fn, values)
+    t_out, t_g, t_h = _first_and_second(torch, fn, values)
+    assert_same(c_out, t_out)
+    assert_same(c_g, t_g)
+    assert c_g.requires_grad == t_g.requires_grad
+    assert (c_h is None) == (t_h is None)
+    if t_h is not None:
+        assert_same(c_h, t_h)
+
+
+def test_prod_of_one_zero_has_a_constant_gradient() -> None:
+    """d/dx of a product of the one element x is 1: a constant, whose own gradient is None."""
+    for x, fn in (
+        (ctxgrad.tensor([[0.0, -0.6]], requires_grad=True), lambda t: t.prod(0)),
+        (ctxgrad.tensor([[0.0]], requires_grad=True), lambda t: t.prod()),
+    ):
+        (g,) = ctxgrad.autograd.grad(fn(x).sum(), x, create_graph=True)
+        assert g.tolist() == np.ones(tuple(x.shape)).tolist()
+        assert not g.requires_grad and g.grad_fn is None
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[0.0, 0.0, INF], [[0.0, NAN], [2.0, 0.0]], [0.0, 0.0, 3.0]],
+    ids=["zeros-and-inf", "zeros-and-nan", "two-zeros"],
+)
+def test_prod_with_two_zeros_has_a_zero_gradient_without_a_graph_as_torch(torch: Any, values: Any) -> None:
+    """Two zeros make every derivative of ``prod()`` zero, and torch's backward (when it builds
+    no graph) gives zeros without multiplying: inf or NaN elsewhere does not make NaN."""
+    grads = []
+    for m in (ctxgrad, torch):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        with np.errstate(all="ignore"):
+            x.prod().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1] == np.zeros(np.shape(values)).tolist()
 
 
 # --------------------------------------------------------------------------- special values

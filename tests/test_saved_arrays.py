@@ -113,3 +113,107 @@ def test_a_numpy_write_in_forward_names_the_function_and_argument() -> None:
         AddOne.apply(x)
     assert str(info.value).startswith("AddOne.forward wrote into the array of argument 'x' (index 0) with NumPy")
     assert kept.requires_grad
+
+
+# --------------------------------------------------------------------------- views: the boundary
+# What is locked is the memory: the array that owns it, and the saved tensor's own array when
+# it is a view.  Views made of that memory later are read-only too; a view made *before* the
+# save keeps its own flag (NumPy does not tie a view's flag to its base's), so a write through
+# it is not caught.  torch catches none of these writes (its version counter does not see NumPy).
+
+
+def test_a_saved_view_locks_its_memory() -> None:
+    t = leaf(1.0, 2.0, 3.0) * 1
+    v = t[1:]
+    y = v.sin()  # SinBackward0 saves the view v
+    with pytest.raises(ValueError, match="read-only"):
+        v.detach().numpy()[0] = 5.0  # the saved view's own array
+    with pytest.raises(ValueError, match="read-only"):
+        t.detach().numpy()[1] = 5.0  # the array that owns the memory
+    y.sum().backward()
+    v.detach().numpy()[0] = 5.0
+    t.detach().numpy()[2] = 6.0
+    assert t.tolist() == [1.0, 5.0, 6.0]
+
+
+def test_from_numpy_of_a_view_locks_the_array_it_views() -> None:
+    a = np.arange(4.0)
+    t = ctxgrad.from_numpy(a[1:]).requires_grad_()
+    y = t.sin().sum()
+    with pytest.raises(ValueError, match="read-only"):
+        a[1] = 10.0
+    y.backward()
+    assert a.flags.writeable
+    np.testing.assert_allclose(t.grad.numpy(), np.cos([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("lib", ["ctxgrad", "torch"])
+def test_a_view_taken_while_its_base_was_saved_can_be_changed_after(lib: str) -> None:
+    """ctxgrad's in-place ops through it work once the graph is freed, as in torch."""
+    m: Any = ctxgrad if lib == "ctxgrad" else pytest.importorskip("torch")
+    u = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True) * 1
+    y = u.sin()  # saves u
+    w = u[0:2]  # taken while u is saved
+    y.sum().backward()
+    w.mul_(2)
+    w[1] = 7.0
+    assert u.tolist() == [2.0, 7.0, 3.0]
+
+
+def test_a_view_taken_while_its_base_was_saved_is_writeable_with_numpy_after() -> None:
+    u = leaf(1.0, 2.0, 3.0) * 1
+    y = u.sin()
+    w = u.t()[1:]  # two view ops while u is saved
+    with pytest.raises(ValueError, match="read-only"):
+        w.detach().numpy()[0] = 5.0
+    del y  # the graph is freed
+    w.detach().numpy()[0] = 5.0
+    assert u.tolist() == [1.0, 5.0, 3.0]
+
+
+def test_an_expanded_view_stays_read_only() -> None:
+    """A view with a stride 0 is read-only for its own sake, saved or not."""
+    u = leaf(1.0, 2.0) * 1
+    y = u.sin()
+    e = u.expand(3, 2)
+    del y
+    with pytest.raises(ValueError, match="read-only"):
+        e.detach().numpy()[0, 0] = 5.0
+    assert u.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("lib", ["ctxgrad", "torch"])
+def test_a_numpy_view_taken_before_the_save_is_not_protected(lib: str) -> None:
+    """The boundary of the promise: this write is not caught (in torch neither), and the
+    backward uses the new value."""
+    m: Any = ctxgrad if lib == "ctxgrad" else pytest.importorskip("torch")
+    t = m.tensor([0.0, 1.0, 2.0], dtype=m.float64, requires_grad=True)
+    before = t.detach().numpy()[0:2]  # a NumPy view, taken before the save
+    y = t.sin()  # saves t
+    before[0] = 3.0  # not caught
+    y.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.cos([3.0, 1.0, 2.0]))
+
+
+def test_the_array_of_a_ctxgrad_view_taken_before_the_save_is_not_protected() -> None:
+    t = leaf(0.0, 1.0, 2.0)
+    earlier = t[1:].detach().numpy()  # a ctxgrad view's array, taken before the save
+    y = t.sin()
+    earlier[0] = 3.0  # not caught
+    y.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.cos([0.0, 3.0, 2.0]))
+
+
+def test_a_numpy_view_taken_while_saved_stays_read_only_after() -> None:
+    """NumPy gives a new view its base's flag, and ctxgrad does not know the views NumPy code
+    makes: one taken while the array was locked stays read-only (``.copy()`` it, or take it
+    again)."""
+    t = leaf(0.0, 1.0)
+    y = t.sin()
+    during = t.detach().numpy()[0:1]
+    y.sum().backward()
+    assert t.detach().numpy().flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        during[0] = 3.0
+    t.detach().numpy()[0:1][0] = 3.0
+    assert t.tolist() == [3.0, 1.0]

@@ -200,6 +200,119 @@ def test_a_guarded_view_refuses_as_torch_does(torch: Any, name: str) -> None:
     assert message(ctxgrad, program) == message(torch, program)
 
 
+# Assignment into an output of split/chunk/unbind: torch's indexing first makes a view of it
+# (select for an integer, slice, unsqueeze for None or True; none for a slice of a whole
+# dimension, an Ellipsis or an advanced index alone) and writes through that view, which is
+# guarded as the output and named as itself.
+def pieces(m: Any, how: str) -> Any:
+    x = m.ones(4, 3, requires_grad=True) * 1
+    if how == "unbind":
+        return x.reshape(2, 2, 3).unbind()
+    return {"split": x.split(2), "chunk": x.chunk(2), "one piece": x.split(4)}[how]
+
+
+#: name -> (the write, the view it names)
+WRITES: dict[str, tuple[Callable[[Any, Any], None], str]] = {
+    "integer": (lambda m, a: a.__setitem__(0, 5.0), "Output 0 of Select"),
+    "negative integer": (lambda m, a: a.__setitem__(-1, 5.0), "Output 0 of Select"),
+    "two integers": (lambda m, a: a.__setitem__((0, 1), 5.0), "Output 0 of Select"),
+    "0-d integer tensor": (lambda m, a: a.__setitem__(m.tensor(1), 5.0), "Output 0 of Select"),
+    "part slice": (lambda m, a: a.__setitem__(slice(0, 1), 5.0), "Output 0 of Slice"),
+    "negative start": (lambda m, a: a.__setitem__(slice(-1, None), 5.0), "Output 0 of Slice"),
+    "step 2": (lambda m, a: a.__setitem__(slice(None, None, 2), 5.0), "Output 0 of Slice"),
+    "whole slice": (lambda m, a: a.__setitem__(slice(None), 5.0), ""),
+    "slice past the end": (lambda m, a: a.__setitem__(slice(0, 100), 5.0), ""),
+    "ellipsis": (lambda m, a: a.__setitem__(Ellipsis, 5.0), ""),
+    "ellipsis then integer": (lambda m, a: a.__setitem__((Ellipsis, 0), 5.0), "Output 0 of Select"),
+    "None": (lambda m, a: a.__setitem__(None, 5.0), "Output 0 of Unsqueeze"),
+    "None then integer": (lambda m, a: a.__setitem__((None, 0), 5.0), "Output 0 of Select"),
+    "True": (lambda m, a: a.__setitem__(True, 5.0), "Output 0 of Unsqueeze"),
+    "list": (lambda m, a: a.__setitem__([0], 5.0), ""),
+    "integer then list": (lambda m, a: a.__setitem__((0, [0]), 5.0), "Output 0 of Select"),
+    "mask": (lambda m, a: a.__setitem__(a > 0, 5.0), ""),
+    "mul_": (lambda m, a: a.mul_(2), ""),
+    "add_": (lambda m, a: a.add_(1), ""),
+    "zero_": (lambda m, a: a.zero_(), ""),
+    "copy_": (lambda m, a: a.copy_(m.zeros(tuple(a.shape))), ""),
+    "+=": (lambda m, a: a.__iadd__(1), ""),
+    "slice then mul_": (lambda m, a: a[:1].mul_(2), "Output 0 of Slice"),
+}
+PIECE = {"split": "Output 1 of Split", "chunk": "Output 1 of Split", "unbind": "Output 1 of Unbind"}
+
+
+def write_into_piece(m: Any, how: str, write: str) -> str:
+    parts = pieces(m, how)
+    with pytest.raises(RuntimeError) as info:
+        WRITES[write][0](m, parts[-1])
+    return str(info.value)
+
+
+@pytest.mark.parametrize("how", ["split", "chunk", "unbind"])
+@pytest.mark.parametrize("write", WRITES)
+def test_a_write_into_a_piece_names_the_view_it_goes_through(how: str, write: str) -> None:
+    expected = WRITES[write][1] or PIECE[how]
+    assert write_into_piece(ctxgrad, how, write) == f"{expected} is a view and is being modified inplace. " + MULTIPLE
+
+
+@pytest.mark.parametrize("how", ["split", "chunk", "unbind"])
+@pytest.mark.parametrize("write", WRITES)
+def test_a_write_into_a_piece_refuses_as_torch_does(torch: Any, how: str, write: str) -> None:
+    assert write_into_piece(ctxgrad, how, write) == write_into_piece(torch, how, write)
+
+
+@pytest.mark.parametrize("write", ["integer", "mul_", "whole slice"])
+def test_a_split_into_one_piece_still_refuses_as_torch_does(torch: Any, write: str) -> None:
+    """split, chunk and unbind are functions that return several views, even when they return
+    one: its only piece is guarded all the same."""
+    ours = write_into_piece(ctxgrad, "one piece", write)
+    assert ours == write_into_piece(torch, "one piece", write)
+    assert ours.startswith(WRITES[write][1] or "Output 0 of Split")
+    for m in (ctxgrad, torch):
+        (only,) = (m.ones(3, 1, requires_grad=True) * 1).unbind(1)
+        with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view and is being modified inplace"):
+            only.add_(1)
+
+
+@pytest.mark.parametrize("index", [0, slice(1, None), slice(None), [0]], ids=["integer", "slice", "whole", "list"])
+@pytest.mark.parametrize("kind", ["no_grad", "custom"])
+def test_a_write_into_another_guarded_view_names_the_view_as_torch(torch: Any, kind: str, index: Any) -> None:
+    def run(m: Any) -> str:
+        x = m.ones(4, requires_grad=True) * 1
+        if kind == "no_grad":
+            with m.no_grad():
+                v = x[1:]
+        else:
+            _, FirstTwo, _ = make_functions(m)
+            v = FirstTwo.apply(x)
+        with pytest.raises(RuntimeError) as info:
+            v[index] = 5.0
+        return str(info.value)
+
+    assert run(ctxgrad) == run(torch)
+
+
+@pytest.mark.parametrize("lib", ["ctxgrad", "torch"])
+def test_an_assignment_at_index_false_writes_and_checks_nothing(lib: str) -> None:
+    m: Any = ctxgrad if lib == "ctxgrad" else pytest.importorskip("torch")
+    piece = pieces(m, "split")[0]
+    piece[False] = 5.0  # a guarded view: no error, as nothing is written
+    leaf = m.ones(3, requires_grad=True)
+    leaf[False] = m.zeros(5)  # a leaf, and a value of another shape
+    assert piece.tolist() == [[1.0] * 3] * 2 and leaf.tolist() == [1.0] * 3
+
+
+@pytest.mark.parametrize(
+    "index", [(0, [1]), [0], 0, slice(None), Ellipsis], ids=["integer-list", "list", "integer", "whole", "ellipsis"]
+)
+def test_a_write_into_a_leaf_says_view_where_torch_makes_one(torch: Any, index: Any) -> None:
+    def run(m: Any) -> str:
+        with pytest.raises(RuntimeError) as info:
+            m.ones(2, 3, requires_grad=True)[index] = 5.0
+        return str(info.value)
+
+    assert run(ctxgrad) == run(torch)
+
+
 def unguarded(m: Any) -> list[Any]:
     """The same changes where nothing is guarded: no grad needed, or both inside no_grad."""
     results = []

@@ -18,6 +18,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._readonly import adopt_view
 from ctxgrad.autograd.saved import SavedTensor
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def alias(t: Tensor, cls: type[Function], grad_enabled: bool = True, i: int = 0)
     out._vc = vc = t._get_vc()
     out._base = t._base if t._base is not None else t
     out._view_version = vc.value
-    out._view_meta = view_meta(cls, i, 1, t, grad_enabled)
+    out._view_meta = view_meta(cls, i, False, t, grad_enabled)
     return out
 
 
@@ -103,28 +104,41 @@ _WHY = {
 
 
 def view_meta(
-    cls: type[Function], i: int, n_views: int, parent: Tensor | None, grad_enabled: bool
+    cls: type[Function], i: int, several: bool, parent: Tensor | None, grad_enabled: bool
 ) -> tuple[int, str] | None:
-    """How output ``i`` of ``cls``, a view of ``parent`` (one of ``n_views`` views it returned),
-    is guarded: None for an ordinary view, else ``(kind, "Output i of Name")``."""
+    """How output ``i`` of ``cls``, a view of ``parent``, is guarded: None for an ordinary view,
+    else ``(kind, "Output i of Name")``.  ``several``: ``cls`` returned a tuple (``split``,
+    ``chunk``, ``unbind``: guarded as torch's multi-output functions, even with one piece)."""
     if not grad_enabled:
         return (NO_GRAD, "")
-    label = f"Output {i} of {re.sub(r'Backward[0-9]*$', '', cls._backward_cls.__name__)}"
+    name = re.sub(r"Backward[0-9]*$", "", cls._backward_cls.__name__)
     inherited = None if parent is None else parent._view_meta
-    if inherited is not None:  # a view of a guarded view is guarded as it is
-        return (NO_GRAD_VIEW_OF_VIEW if inherited[0] in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else inherited[0], label)
+    if inherited is not None:
+        return view_of_guarded(inherited, name, i)
+    label = f"Output {i} of {name}"
     if not cls.returns_views:
         return (IN_CUSTOM_FUNCTION, label)
-    return (MULTIPLE_VIEWS, label) if n_views > 1 else None
+    return (MULTIPLE_VIEWS, label) if several else None
 
 
-def check_view_change(view: Tensor, base_changed: bool) -> None:
+def view_of_guarded(inherited: tuple[int, str], name: str, i: int = 0) -> tuple[int, str]:
+    """The guard of output ``i`` of the view op ``name`` (``"Select"``) taken of a guarded
+    view (guarded by ``inherited``): guarded as it is, and named as the new view."""
+    kind = NO_GRAD_VIEW_OF_VIEW if inherited[0] in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else inherited[0]
+    return (kind, f"Output {i} of {name}")
+
+
+def check_view_change(view: Tensor, base_changed: bool, through: str | None = None) -> None:
     """Raise torch's error when ``view`` is guarded (:func:`view_meta`) and is changed in place
-    (or, ``base_changed``, is used after its base changed) while grad mode is on."""
+    (or, ``base_changed``, is used after its base changed) while grad mode is on.  ``through``:
+    the change goes through a view of ``view`` that the op ``through`` makes (``"Select"`` for
+    ``view[0] = v``), which is guarded as ``view`` and named as itself."""
     meta = view._view_meta
     base = view._base
     if meta is None or base is None or not _state.grad_enabled or not base._requires_grad:
         return
+    if through is not None:
+        meta = view_of_guarded(meta, through)
     kind, label = meta
     if kind == NO_GRAD:
         subject = "A view was created in no_grad mode and"
@@ -148,17 +162,17 @@ def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, gr
     inference = _state.inference
     if type(out) is not tuple:
         if isinstance(out, Tensor):
-            out = _finish_untracked_output(cls, out, 0, 1, args, dirty, inference, grad_enabled)
+            out = _finish_untracked_output(cls, out, 0, False, args, dirty, inference, grad_enabled)
         else:
             _reject_container(cls, out)
         if dirty is not None:
             _check_dirty_returned(cls, ctx, args, dirty, [out])
         return out
     outs = list(out)
-    n = sum(1 for o in outs if isinstance(o, Tensor))
+    several = _several_views(cls, outs)
     for i, o in enumerate(outs):
         if isinstance(o, Tensor):
-            outs[i] = _finish_untracked_output(cls, o, i, n, args, dirty, inference, grad_enabled)
+            outs[i] = _finish_untracked_output(cls, o, i, several, args, dirty, inference, grad_enabled)
         else:
             _reject_container(cls, o, i)
     if dirty is not None:
@@ -178,7 +192,7 @@ def _finish_untracked_output(
     cls: type[Function],
     o: Tensor,
     i: int,
-    n: int,
+    several: bool,
     args: tuple[Any, ...],
     dirty: tuple[Tensor, ...] | None,
     inference: bool,
@@ -194,7 +208,7 @@ def _finish_untracked_output(
         if o._requires_grad:
             # forward built history with enable_grad; nothing is recorded, so drop it.
             o = o.detach()
-        _mark_view(cls, o, i, n, args, grad_enabled)
+        _mark_view(cls, o, i, several, args, grad_enabled)
     if inference:  # (a view of an ordinary tensor stays ordinary, as in torch)
         o._inference = o._base is None or o._base._inference
     return o
@@ -259,7 +273,7 @@ def _wire_output(
     args: tuple[Any, ...],
     o: Tensor,
     i: int,
-    n: int,
+    several: bool,
     dirty: tuple[Tensor, ...] | None,
     non_diff: tuple[Tensor, ...] | None,
     rebased: list[tuple[Tensor, Any, int]] | None = None,
@@ -287,7 +301,7 @@ def _wire_output(
                 o = alias(o, ctx._forward_cls, True, i)
                 break
         else:
-            _mark_view(ctx._forward_cls, o, i, n, args, True)
+            _mark_view(ctx._forward_cls, o, i, several, args, True)
     old_fn, old_nr = o._grad_fn, o._output_nr
     if differentiable:
         o._grad_fn = ctx
@@ -313,7 +327,9 @@ def move_retained_grad(t: Tensor, old_fn: Any, old_nr: int) -> None:
         t._grad_fn._add_retain_grad(t._output_nr, t)
 
 
-def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, ...], grad_enabled: bool) -> None:
+def _mark_view(
+    cls: type[Function], o: Tensor, i: int, several: bool, args: tuple[Any, ...], grad_enabled: bool
+) -> None:
     """An output whose array is a view of an input's array shares that input's version, and
     is guarded as :func:`view_meta` says (also a view an op inside ``forward`` made)."""
     base_arr = o._data.base
@@ -332,7 +348,18 @@ def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, 
         o._vc = vc = parent._get_vc()
         o._base = parent._base if parent._base is not None else parent
         o._view_version = vc.value
-    o._view_meta = view_meta(cls, i, n, parent, grad_enabled)
+    o._view_meta = view_meta(cls, i, several, parent, grad_enabled)
+    adopt_view(o._data)
+
+
+def _several_views(cls: type[Function], outs: list[Any]) -> bool:
+    """The outputs of a call that returned the tuple ``outs`` are guarded as torch guards the
+    views of a multi-output function: a view op's (``split``, ``unbind``), even with one piece,
+    or any two tensors or more.  (once_differentiable's ``DelayedError`` returns one tensor per
+    gradient: not a multi-output view op in torch.)"""
+    if cls.returns_views and cls.__name__ != "DelayedError":
+        return True
+    return sum(1 for o in outs if isinstance(o, Tensor)) > 1
 
 
 def _holds_tensor(value: Any) -> bool:
@@ -377,10 +404,10 @@ def wire_outputs(
     if type(out) is tuple:
         outs = list(out)
         meta: list[tuple[tuple[int, ...], np.dtype[Any]] | None] = []
-        n = sum(1 for o in outs if isinstance(o, Tensor))
+        several = _several_views(cls, outs)
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
-                outs[i] = o = _wire_output(ctx, args, o, i, n, dirty, non_diff, rebased)
+                outs[i] = o = _wire_output(ctx, args, o, i, several, dirty, non_diff, rebased)
                 meta.append(meta_of(o._data)[0])
             else:
                 _reject_container(cls, o, i)
@@ -389,7 +416,7 @@ def wire_outputs(
         result = tuple(outs)
         _finish_marks(cls, ctx, args, dirty, non_diff, outs)
     elif isinstance(out, Tensor):
-        result = _wire_output(ctx, args, out, 0, 1, dirty, non_diff, rebased)
+        result = _wire_output(ctx, args, out, 0, False, dirty, non_diff, rebased)
         ctx._out_meta = meta_of(result._data)
         _finish_marks(cls, ctx, args, dirty, non_diff, [result])
     else:

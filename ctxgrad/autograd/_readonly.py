@@ -5,19 +5,29 @@ tensor's array (``t.detach().numpy()[0] = 1``); such a write to a tensor saved f
 would make that backward silently wrong.  So the array of every saved tensor is read-only
 while it is saved; ctxgrad's own writes lift the lock for their write (:func:`writable`,
 :func:`relock`), bump the version, and the version check reports the change at backward.
+
+What is locked is the array that owns the memory, and the saved tensor's own array when it
+is a view of it: every NumPy view made of that memory afterwards is read-only too.  A view
+made *before* the save (by NumPy code, or by a ctxgrad view op) keeps its own writeable flag,
+which NumPy does not tie to its base's: a write through it is not caught (torch catches no
+NumPy write at all).  docs/guarantees.md states the boundary; tests/test_saved_arrays.py pins
+it.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import deque
 from typing import Any
 
 import numpy as np
 
-__all__ = ["lock_array", "relock", "unlock_array", "writable"]
+__all__ = ["adopt_view", "lock_array", "relock", "unlock_array", "writable"]
 
-# Per array: [array, how many saved tensors hold it, whether it was writeable before].
+# Per owning array: [array, how many saved tensors hold it, whether it was writeable before,
+# weak references to the views of it that are read-only because of the lock, to give back
+# after it (saved tensors' own arrays, views ctxgrad made while it was locked), or None].
 #
 # Why no finaliser can hang on ``_locks_guard``: the cyclic garbage collector can run in the
 # middle of any bytecode, including inside ``lock_array`` while this thread holds the guard,
@@ -34,24 +44,59 @@ _locks_guard = threading.Lock()
 _pending_unlocks: deque[np.ndarray[Any, Any]] = deque()
 
 
-def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
-    """Make ``arr`` read-only for one more saved tensor; returns it (to unlock later).
-
-    Only an array that owns its memory is locked: a view's flag could not be given back
-    while its base is locked, and views made of a locked array are read-only anyway."""
-    if arr.base is not None:
-        return None
+def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Make the memory of ``arr`` read-only for one more saved tensor: the array that owns it
+    (views made of it later are read-only too) and, when ``arr`` is a view, ``arr`` itself
+    (given back after its owner).  Returns the owner, to unlock later."""
+    owner = arr
+    base = arr.base
+    while base is not None and isinstance(base, np.ndarray):
+        owner = base
+        base = base.base
     with _locks_guard:
-        entry = _locks.get(id(arr))
+        entry = _locks.get(id(owner))
         if entry is None:
-            writeable = bool(arr.flags.writeable)
+            writeable = bool(owner.flags.writeable)
             if writeable:
-                arr.flags.writeable = False
-            _locks[id(arr)] = [arr, 1, writeable]
+                owner.flags.writeable = False
+            _locks[id(owner)] = entry = [owner, 1, writeable, None]
         else:
             entry[1] += 1
+        # (an owner that is locked but writeable is in one of ctxgrad's own writes, which
+        # gives the flags back itself: the views it lifted are left to it)
+        if owner is not arr and arr.flags.writeable and not owner.flags.writeable:
+            arr.flags.writeable = False
+            _give_back_later(entry, arr)
     _drain_pending()
-    return arr
+    return owner
+
+
+def _give_back_later(entry: list[Any], view: np.ndarray[Any, Any]) -> None:
+    if entry[3] is None:
+        entry[3] = []
+    entry[3].append(weakref.ref(view))
+
+
+def adopt_view(view: np.ndarray[Any, Any]) -> None:
+    """``view``, which a ctxgrad view op just made, is read-only only because its memory is
+    locked (NumPy gives a new view its base's flag): give it its writeability back with its
+    owner's, so that a view taken while a graph held its base is writeable after the graph
+    is freed, as the base is.  (A view with a dimension of stride 0, ``expand``'s, is read-only
+    for its own sake: it stays so.)"""
+    if not _locks or view.flags.writeable:
+        return
+    if not all(stride != 0 or size <= 1 for stride, size in zip(view.strides, view.shape)):
+        return
+    owner = view
+    base = view.base
+    while base is not None and isinstance(base, np.ndarray):
+        owner = base
+        base = base.base
+    with _locks_guard:
+        entry = _locks.get(id(owner))
+        if entry is not None and entry[0] is owner and entry[2]:
+            _give_back_later(entry, view)
+    _drain_pending()
 
 
 def unlock_array(arr: np.ndarray[Any, Any] | None) -> None:
@@ -79,6 +124,13 @@ def _drain_pending() -> None:
                     del _locks[id(arr)]
                     if entry[2]:
                         arr.flags.writeable = True
+                    for ref in entry[3] or ():
+                        view = ref()
+                        try:  # (a view of a read-only view, a broadcast one, stays read-only)
+                            if view is not None:
+                                view.flags.writeable = True
+                        except ValueError:
+                            pass
         finally:
             _locks_guard.release()
 

@@ -211,13 +211,13 @@ def write(
 
 
 # --------------------------------------------------------------------------- in-place ops
-def check_writable(x: Tensor, through_view: bool = False) -> None:
+def check_writable(x: Tensor, through_view: bool = False, view_op: str | None = None) -> None:
     """Torch's refusals of an in-place change to ``x``, made before anything is written (a
     leaf that requires grad, or a view of one, while grad mode is on; an inference tensor
     outside inference mode).  ``through_view``: the write goes through a view of ``x``
-    (``x[i] = v``)."""
+    (``x[i] = v``), which the view op ``view_op`` makes (``"Select"``), when it is known."""
     if x._base is not None:
-        check_view_change(x, base_changed=False)
+        check_view_change(x, base_changed=False, through=view_op)
     if _state.grad_enabled:
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:

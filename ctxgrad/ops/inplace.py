@@ -156,6 +156,61 @@ def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return write_in_place(CopyFrom, input, src)
 
 
+def _is_integer_index(item: Any) -> bool:
+    if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+        return True
+    array = item.array if isinstance(item, Tensor) else item
+    return isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu"
+
+
+def _dims_taken(item: Any) -> int:
+    """How many dimensions of the indexed tensor the index element ``item`` takes."""
+    if item is None or item is Ellipsis or isinstance(item, (bool, np.bool_)):
+        return 0
+    array = item.array if isinstance(item, Tensor) else item
+    if isinstance(array, np.ndarray) and array.dtype == np.bool_:
+        return array.ndim
+    return 1
+
+
+def indexing_view_op(index: Any, shape: tuple[int, ...]) -> str | None:
+    """The view op whose view ``x[index] = v`` writes through in torch (the last one its
+    indexing makes, before any advanced index: ``"Select"`` for an integer, ``"Slice"``,
+    ``"Unsqueeze"`` for None or a bool), or None when it makes none (a slice of a whole
+    dimension is skipped): the in-place checks name that view."""
+    items = index if type(index) is tuple else (index,)
+    sizes = list(shape)
+    dim = 0
+    made = None
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - sum(_dims_taken(i) for i in items)
+        elif (
+            item is None
+            or isinstance(item, (bool, np.bool_))
+            or (isinstance(item, Tensor) and item.array.ndim == 0 and item.array.dtype == np.bool_)
+        ):
+            sizes.insert(dim, 1)
+            made = "Unsqueeze"
+            dim += 1
+        elif _is_integer_index(item):
+            del sizes[dim]
+            made = "Select"
+        elif isinstance(item, slice):
+            start, stop, step = item.start, item.stop, item.step
+            whole = (
+                (start is None or (_is_integer_index(start) and int(start) == 0))
+                and (step is None or (_is_integer_index(step) and int(step) == 1))
+                and (stop is None or (_is_integer_index(stop) and int(stop) >= sizes[dim]))
+            )
+            if not whole:
+                made = "Slice"
+            dim += 1
+        else:
+            dim += _dims_taken(item)
+    return made
+
+
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: a write at the elements the index selects (``CopySlices``
     for a basic index, ``IndexPutBackward0`` for an advanced one), which marks ``input``
@@ -164,17 +219,19 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         _setitem_batched(input, index, value)
         return
     values = value if isinstance(value, Tensor) else Tensor(value, dtype=input.dtype)
+    if index is False:
+        return  # selects nothing: torch writes nothing and checks nothing
     data = input.array
     where = numpy_index(index, data.shape)
+    view_op = indexing_view_op(index, data.shape)
+    check_writable(input, through_view=view_op is not None, view_op=view_op)
     if where.advanced is None:
-        check_writable(input, through_view=True)
         target = data[where.basic]
         if values.array.shape != target.shape:
             values.expand(target.shape)  # raises torch's error where the value does not fit
         check_no_partial_overlap(target, (values,))
         write(CopySlices, input, target, view_positions(target, data), values)
     else:
-        check_writable(input)
         selected = where.take(np.arange(data.size).reshape(data.shape))
         try:
             np.broadcast_to(values.array, selected.shape)

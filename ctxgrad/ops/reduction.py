@@ -236,7 +236,12 @@ def _others_product(x: Tensor, axis: int) -> Tensor:
 
 def _prod_grad(ctx: Any, grad: Tensor) -> Tensor:
     """The gradient of ``prod`` for the output gradient ``grad`` (torch's ``prod_backward``):
-    ``grad * result / x`` without zeros, the product of the others (exact) with them."""
+    ``grad * result / x`` without zeros, the product of the others (exact) with them.
+
+    As torch's, with a zero in the input a product of one element passes ``grad`` through
+    (a constant when ``grad`` is one: the derivative of ``x`` is 1, whatever ``x``), and
+    ``prod()`` of an input with two zeros or more has the gradient zero when the backward
+    builds no graph (whatever else the input holds: inf and NaN too)."""
     x, result = ctx.saved_tensors
     data = x.array
     if data.ndim == 0:
@@ -247,11 +252,18 @@ def _prod_grad(ctx: Any, grad: Tensor) -> Tensor:
     else:
         g = _restore(grad, data.shape, (axis,), ctx.keepdim)
         result = _restore(result, data.shape, (axis,), ctx.keepdim)
-    if not (data == 0).any():
+    zeros = data == 0
+    if not zeros.any():
         out: Tensor = g * (result / x)
         return out
     if axis is None:
+        if data.size == 1:
+            return grad.reshape(data.shape)
+        if not _state.grad_enabled and np.count_nonzero(zeros) > 1:
+            return as_tensor(np.zeros_like(data))
         others = _others_product(x.reshape(-1), 0).reshape(data.shape)
+    elif data.shape[axis] == 1:
+        return g
     else:
         others = _others_product(x, axis)
     return g * others
