@@ -34,6 +34,7 @@ from ctxgrad.autograd.grad_mode import (
     set_grad_enabled,
 )
 from ctxgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ctxgrad.autograd.variable import Variable
 
 __all__ = [
     "BackwardCFunction",
@@ -45,6 +46,7 @@ __all__ = [
     "NestedIOFunction",
     "NoJvpError",
     "OnceDifferentiableError",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",

@@ -62,7 +62,7 @@ def apply_dual(
         _state.fw_levels = levels
         del ctx.__dict__["_dual"]
     non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
-    saved_forward = ctx._saved_forward
+    saved_forward = ctx._fw_saved
     if saved_forward is not None:
         view: tuple[Any, ...] | None = saved_forward
     elif "to_save" in ctx.__dict__:

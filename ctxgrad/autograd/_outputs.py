@@ -47,7 +47,7 @@ def meta_of(arr: np.ndarray[Any, Any]) -> _Meta:
 
 
 _INTERNAL_ATTRS = frozenset(
-    {"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save", "_hooks", "_metadata"}
+    {"_saved", "_materialize", "_fw_saved", "_cleared_on_access", "to_save", "_hooks", "_metadata"}
 )
 
 

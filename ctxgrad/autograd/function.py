@@ -67,11 +67,11 @@ from ctxgrad.autograd._outputs import (
 )
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
-from ctxgrad.autograd.errors import OnceDifferentiableError, SavedArrayWriteError
+from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError, SavedArrayWriteError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
-from ctxgrad.autograd.saved import _FREED_MSG, SavedTensor
+from ctxgrad.autograd.saved import SavedTensor
 
 __all__ = [
     "BackwardCFunction",
@@ -127,7 +127,7 @@ class BackwardCFunction(Node):
     _dirty: tuple[Tensor, ...] | None = None
     _non_diff: tuple[Tensor, ...] | None = None
     _materialize: bool = True
-    _saved_forward: tuple[Tensor | None, ...] | None = None
+    _fw_saved: tuple[Tensor | None, ...] | None = None
     _saved: tuple[SavedTensor | None, ...] | None = ()
     _cleared_on_access: bool = False
 
@@ -150,7 +150,7 @@ class BackwardCFunction(Node):
                     f"type {type(t).__name__} (in {self._forward_cls.__name__}); save non-tensors as "
                     "attributes on ctx."
                 )
-        self._saved_forward = tensors
+        self._fw_saved = tensors
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:

@@ -7,7 +7,7 @@ applies torch's dtype promotion before NumPy computes.  A gradient for a number 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -33,6 +33,7 @@ class Add(Function[Tensor]):
     """``a + b``; the gradient passes through to both sides."""
 
     _backward_name = "AddBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"alpha": lambda ctx: 1}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -58,6 +59,7 @@ class Sub(Function[Tensor]):
     """``a - b``."""
 
     _backward_name = "SubBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"alpha": lambda ctx: 1}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -106,6 +108,7 @@ class Mul(Function[Tensor]):
     """``a * b``: each side's gradient is the gradient times the other side."""
 
     _backward_name = "MulBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -134,6 +137,7 @@ class Div(Function[Tensor]):
     """``a / b`` (true division: integer inputs give a floating result)."""
 
     _backward_name = "DivBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -321,6 +325,7 @@ class Pow(Function[Tensor]):
     """
 
     _backward_name = "PowBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "exponent": lambda ctx: _pow_exponent(ctx)}
     holomorphic = True
     skips_without_gradient = True
 
@@ -359,6 +364,14 @@ class Pow(Function[Tensor]):
             None if ta is None else ta * d_base,
             None if tb is None else tb * d_exponent,
         )
+
+
+def _pow_exponent(ctx: Any) -> Any:
+    """The exponent a recorded ``pow`` kept: a number as it is (kept after backward), or the saved tensor."""
+    scalars = getattr(ctx, "scalars", None)
+    if scalars is not None and scalars[1] is not None:
+        return scalars[1]
+    return ctx.saved_tensors[1]
 
 
 def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
@@ -424,6 +437,12 @@ class MatMul(Function[Tensor]):
     """
 
     _backward_name = "MmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "mat2": 1,
+        "self_sym_sizes": ("sizes", 0),
+        "mat2_sym_sizes": ("sizes", 1),
+    }
     holomorphic = True
     skips_without_gradient = True
 

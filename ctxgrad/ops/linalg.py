@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -80,6 +80,12 @@ class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
     _backward_name = "MmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "mat2": 1,
+        "self_sym_sizes": ("sizes", 0),
+        "mat2_sym_sizes": ("sizes", 1),
+    }
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:

@@ -58,6 +58,13 @@ class _Elementwise(Function[Tensor]):
     # saving the input, or the output when the derivative is best written with it.
     ufunc: ClassVar[Callable[..., Any]]
     saves_output: ClassVar[bool] = False
+    # What ``grad_fn._saved_<name>`` reads: torch's name for what ``forward`` saved.
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.saves_output and "saved_fields" not in cls.__dict__:
+            cls.saved_fields = {"result": 0}
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -282,6 +289,7 @@ class Rsqrt(_Elementwise):
     """``1 / sqrt(x)``; d/dx = -y³ / 2, from the saved output."""
 
     _backward_name = "RsqrtBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
     holomorphic = True
 
     @staticmethod
@@ -300,6 +308,7 @@ class Square(_Elementwise):
     """``x * x`` (integers stay integers); torch records it as ``pow(x, 2)``."""
 
     _backward_name = "PowBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "exponent": lambda ctx: 2}
     holomorphic = True
 
     @staticmethod
@@ -506,6 +515,7 @@ class Sigmoid(_Elementwise):
     """``1 / (1 + e ** -x)``; d/dx = y (1 - y), from the saved output."""
 
     _backward_name = "SigmoidBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
     holomorphic = True
 
     @staticmethod
@@ -525,6 +535,7 @@ class Relu(_Elementwise):
     """``max(x, 0)`` (integers stay integers); the gradient passes where the output is positive."""
 
     _backward_name = "ReluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:

@@ -44,6 +44,7 @@ class Sum(Function[Tensor]):
     """Sum over ``dims`` (all when None); the gradient is broadcast back over them."""
 
     _backward_name = "SumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -69,6 +70,7 @@ class Mean(Function[Tensor]):
     """Mean over ``dims``; the gradient is spread evenly over the averaged elements."""
 
     _backward_name = "MeanBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0), "self_sym_numel": ("numel", 0)}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 

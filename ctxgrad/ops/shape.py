@@ -54,6 +54,7 @@ class Reshape(Function[Tensor]):
     """The same elements in a new shape: a view when the layout allows, else a copy."""
 
     _backward_name = "ViewBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -282,6 +283,7 @@ class Unsqueeze(Function[Tensor]):
     """Insert a dimension of size 1 at ``dim``: a view."""
 
     _backward_name = "UnsqueezeBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -429,6 +431,7 @@ class Cat(Function[Tensor]):
     Each input's gradient is a narrow slice (a view) of the output's gradient."""
 
     _backward_name = "CatBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -480,6 +483,7 @@ class Stack(Function[Tensor]):
     """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
 
     _backward_name = "StackBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
