@@ -26,6 +26,10 @@ class _ModeState(threading.local):
     # tangent at it (weak references), so that leaving the level can drop those tangents.
     fw_levels: tuple[int, ...] = ()
     fw_dual_tensors: dict[int, list[Any]] | None = None
+    # The backward calls running in this thread, innermost last (what multi-grad hooks ask).
+    backward_runs: tuple[Any, ...] = ()
+    # The open ``allow_mutation_on_saved_tensors`` context, if any (autograd/_mutation.py).
+    allow_mutation: Any = None
 
 
 _state = _ModeState()

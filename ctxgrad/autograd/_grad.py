@@ -63,6 +63,25 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
     return seeds
 
 
+def _edge_as_output(edge: GradientEdge) -> Tensor:
+    """A stand-in output for a ``GradientEdge``: no values of its own (a broadcast zero of
+    the edge's shape), its history the edge, so the engine starts from the edge's node."""
+    from ctxgrad._tensor import _wrap
+
+    node, nr = edge
+    if node.name() == "AccumulateGrad":
+        leaf: Tensor = node.variable  # type: ignore[attr-defined]
+        return leaf
+    meta = node._out_meta[nr]
+    if meta is None:
+        raise RuntimeError(f"output {nr} of {node.name()} is not a tensor: it has no gradient edge")
+    t = _wrap(np.broadcast_to(np.zeros((), dtype=meta[1]), meta[0]))
+    t._grad_fn = node
+    t._output_nr = nr
+    t._requires_grad = True
+    return t
+
+
 def _check_outputs(outputs: tuple[Any, ...]) -> None:
     from ctxgrad._tensor import Tensor
 
@@ -117,7 +136,7 @@ def backward(
 
 
 def grad(
-    outputs: Tensor | Sequence[Tensor],
+    outputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge],
     inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | dict[Any, Tensor | GradientEdge],
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
@@ -130,7 +149,8 @@ def grad(
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     ``inputs`` may be tensors, ``GradientEdge`` objects (``graph.get_gradient_edge``), or a
-    dict of either, which gives a dict of gradients.
+    dict of either, which gives a dict of gradients; ``outputs`` may be tensors or
+    ``GradientEdge`` objects (the gradient then enters the graph at that edge).
 
     >>> import ctxgrad
     >>> x = ctxgrad.tensor(3.0, requires_grad=True)
@@ -157,7 +177,8 @@ def grad(
         in_list = (inputs,)
     else:
         in_list = _as_tuple(inputs)
-    out_list = _as_tuple(outputs)
+    outs = (outputs,) if isinstance(outputs, GradientEdge) else _as_tuple(outputs)
+    out_list = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outs)
     if not in_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_outputs(out_list)

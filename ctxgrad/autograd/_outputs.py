@@ -18,6 +18,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._mutation import track_saved
 from ctxgrad.autograd.saved import SavedTensor
 
 if TYPE_CHECKING:
@@ -252,6 +253,8 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
             )
     ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
     del ctx.to_save
+    if _state.allow_mutation is not None:
+        track_saved(ctx)
 
 
 def _wire_output(

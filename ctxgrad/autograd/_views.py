@@ -32,6 +32,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
 from ctxgrad.autograd.forward_ad import set_tangent
 from ctxgrad.autograd.function import Function
@@ -227,6 +228,8 @@ def check_writable(x: Tensor, through_view: bool = False) -> None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if x._inference and not _state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+    if _state.allow_mutation is not None:
+        before_in_place_write(x)
 
 
 def _check_result(x: Tensor, out: Tensor) -> None:

@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ctxgrad._state import _state
+from ctxgrad.autograd._mutation import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
 from ctxgrad.autograd._node_api import NodeAPI
 from ctxgrad.autograd._readonly import relock, writable
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.hooks import _NodeHooks, _run_tensor_hooks, run_prehooks
 from ctxgrad.autograd.hooks import disable_saved_tensors_hooks as disable_saved_tensors_hooks
+from ctxgrad.autograd.hooks import register_multi_grad_hook as register_multi_grad_hook
 from ctxgrad.autograd.hooks import save_on_cpu as save_on_cpu
 from ctxgrad.autograd.hooks import saved_tensors_hooks as saved_tensors_hooks
 
