@@ -12,7 +12,7 @@ saved.  A copy is made only for what is actually changed, once.
 ...     a = ctxgrad.ones(3, requires_grad=True)
 ...     b = a.clone()
 ...     out = (b**2).sum()
-...     _ = b.sin_()  # without the context, out.backward() would raise
+...     _ = b.mul_(3)  # without the context, out.backward() would raise
 ...     out.backward()
 >>> a.grad
 tensor([2., 2., 2.])
