@@ -156,3 +156,64 @@ def test_gradient_edge_as_an_output_starts_backward_there() -> None:
 
 def test_gradient_edge_as_an_output_matches_torch(torch: Any) -> None:
     assert _edge_outputs(ctxgrad) == _edge_outputs(torch)
+
+
+# --------------------------------------------------------------------------- gradcheck's legacy Jacobians
+def _jacobians(L: Any) -> list[Any]:
+    from importlib import import_module
+
+    gc = import_module(f"{L.__name__}.autograd.gradcheck")
+    x = L.tensor([1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+    w = L.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=L.float64, requires_grad=True)
+    with pytest.warns(FutureWarning, match="`get_numerical_jacobian` was part of PyTorch's private API"):
+        n1 = gc.get_numerical_jacobian(lambda i: (i[0] * i[0])[:2], (x,), eps=1e-6)
+    with pytest.warns(FutureWarning):
+        n2 = gc.get_numerical_jacobian(lambda i: i[0][:2] @ i[1], (x, w, L.ones(2)), eps=1e-6)
+    with pytest.warns(FutureWarning, match="`get_analytical_jacobian` was part of PyTorch's private API"):
+        a1 = gc.get_analytical_jacobian((x, w), x[:2] @ w)
+    with pytest.warns(FutureWarning):
+        bad = raised(lambda: gc.get_numerical_jacobian(lambda i: i[0], (x,), grad_out=2.0), L)
+    return [
+        [np.round(j.numpy(), 6).tolist() for j in n1],
+        [np.round(j.numpy(), 6).tolist() for j in n2],
+        [j.numpy().tolist() for j in a1[0]],
+        a1[1:],
+        bad,
+    ]
+
+
+def test_legacy_jacobians_lay_out_one_row_per_input_element() -> None:
+    n1, n2, a1, checks, bad = _jacobians(ctxgrad)
+    assert n1 == [[[2.0, 0.0], [0.0, 4.0], [0.0, 0.0]]]
+    assert a1 == [[[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]], [[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [0.0, 2.0]]]
+    assert n2 == a1  # the numbers agree with backward's
+    assert checks == (True, True, True)
+    assert bad == (
+        "ValueError",
+        "Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of grad_out != 1.0.",
+    )
+
+
+def test_legacy_jacobians_match_torch(torch: Any) -> None:
+    assert _jacobians(ctxgrad) == _jacobians(torch)
+
+
+def test_analytical_jacobian_reports_a_backward_that_is_not_reentrant() -> None:
+    from ctxgrad.autograd.gradcheck import get_analytical_jacobian
+
+    calls = [0]
+
+    class Noisy(ctxgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            calls[0] += 1
+            return g * (2 + calls[0])
+
+    x = ctxgrad.ones(2, dtype=ctxgrad.float64, requires_grad=True)
+    with pytest.warns(FutureWarning):
+        _, reentrant, sizes, types = get_analytical_jacobian((x,), Noisy.apply(x))
+    assert (reentrant, sizes, types) == (False, True, True)
