@@ -363,3 +363,59 @@ def test_a_saved_tensor_name_of_a_users_function_is_missing(torch: Any) -> None:
             o = F.apply(L.ones(2, requires_grad=True))
         with pytest.raises(AttributeError, match="'FBackward' object has no attribute '_saved_self'"):
             o.grad_fn._saved_self
+
+
+# --------------------------------------------------------------------------- out=
+_OUT_OPS: dict[str, Any] = {
+    "add": lambda L, a, out: L.add(a, 1, out=out),
+    "sub": lambda L, a, out: L.sub(a, a, alpha=2, out=out),
+    "mul": lambda L, a, out: L.mul(a, a, out=out),
+    "div": lambda L, a, out: L.div(a, 2, out=out),
+    "exp": lambda L, a, out: L.exp(a, out=out),
+    "matmul": lambda L, a, out: L.matmul(a, a, out=out),
+}
+
+
+def _out_facts(L: Any, op: str) -> tuple[Any, ...]:
+    f = _OUT_OPS[op]
+    a = L.tensor([1.0, 2.0], requires_grad=True)
+    refused = raised(lambda: f(L, a, L.empty(2)), L)
+    target = L.zeros(2) if op != "matmul" else L.zeros(())
+    with L.no_grad():
+        same = f(L, a, target) is target
+    written = np.round(to_numpy(target), 4).tolist()
+    empty = L.empty(0)
+    f(L, a.detach(), empty)
+    into_grad = raised(lambda: f(L, a.detach(), L.ones(2, requires_grad=True)), L)
+    return refused, same, written, target.requires_grad, np.round(to_numpy(empty), 4).tolist(), into_grad
+
+
+@pytest.mark.parametrize("op", sorted(_OUT_OPS))
+def test_out_variants_write_into_out_and_refuse_autograd(op: str) -> None:
+    refused, same, written, requires_grad, _, into_grad = _out_facts(ctxgrad, op)
+    assert refused == (
+        "RuntimeError",
+        f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+        "arguments requires grad.",
+    )
+    assert same and not requires_grad
+    expected = {"add": [2.0, 3.0], "sub": [-1.0, -2.0], "mul": [1.0, 4.0], "div": [0.5, 1.0], "matmul": 5.0}
+    assert written == expected.get(op, np.round(np.exp([1.0, 2.0]), 4).tolist())
+    assert into_grad[0] == "RuntimeError"
+
+
+@pytest.mark.parametrize("op", sorted(_OUT_OPS))
+def test_out_variants_match_torch(torch: Any, op: str) -> None:
+    assert _out_facts(ctxgrad, op) == _out_facts(torch, op)
+
+
+def test_out_refuses_a_result_it_cannot_hold_as_torch(torch: Any) -> None:
+    for L in (ctxgrad, torch):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            L.add(L.ones(2), 1.5, out=L.empty(2, dtype=L.int64))
+        with pytest.raises(TypeError, match=r"add\(\): argument 'out' must be Tensor, not list"):
+            L.add(L.ones(2), 1, out=[1])
+        t = L.zeros(3)
+        with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+            L.add(L.ones(2), 1, out=t)
+        assert t.tolist() == [2.0, 2.0]

@@ -26,6 +26,7 @@ from ctxgrad.ops._util import (
     refuse_complex,
     save_operands,
     tangent_sum,
+    write_out,
 )
 
 
@@ -519,15 +520,19 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return operand(other) if alpha == 1 else operand(other) * alpha
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``."""
+    if out is not None:
+        return write_out("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
         input = Tensor(input)
     return Add.apply(input, _scaled(other, alpha))
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``."""
+    if out is not None:
+        return write_out("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
         input = Tensor(input)
     if alpha != 1:
@@ -535,20 +540,24 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return Sub.apply(input, _scaled(other, alpha))
 
 
-def mul(input: Any, other: Any) -> Tensor:
+def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input * other``."""
+    if out is not None:
+        return write_out("mul", out, (input, other), lambda: mul(input, other))
     if isinstance(input, Tensor):
         return _mul(input, other if type(other) in _PLAIN else operand(other))
-    out: Tensor = other * input
-    return out
+    res: Tensor = other * input
+    return res
 
 
-def div(input: Any, other: Any) -> Tensor:
+def div(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input / other`` (true division)."""
+    if out is not None:
+        return write_out("div", out, (input, other), lambda: div(input, other))
     if isinstance(input, Tensor):
         return _div(input, other if type(other) in _PLAIN else operand(other))
-    out: Tensor = other.__rtruediv__(input)
-    return out
+    res: Tensor = other.__rtruediv__(input)
+    return res
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

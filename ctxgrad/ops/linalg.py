@@ -22,7 +22,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, tangent_sum
+from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul
 
 
@@ -962,8 +962,10 @@ def _tensor_operand(other: Any) -> Tensor:
     return Tensor(other)
 
 
-def matmul(input: Tensor, other: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
+    if out is not None:
+        return write_out("matmul", out, (input, other), lambda: matmul(input, other))
     return _matmul(input, _tensor_operand(other))
 
 

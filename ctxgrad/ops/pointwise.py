@@ -18,7 +18,7 @@ from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex
+from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex, write_out
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -1384,8 +1384,10 @@ def _lerp(start: Any, end: Any, weight: Any, method: bool) -> Tensor:
 # The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
 
 
-def exp(input: Tensor) -> Tensor:
+def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``e ** x``."""
+    if out is not None:
+        return write_out("exp", out, (input,), lambda: exp(input))
     return Exp.apply(input)
 
 
