@@ -72,6 +72,7 @@ from ctxgrad._factories import (
     zeros_like,
 )
 from ctxgrad._tensor import Size, Tensor, device
+from ctxgrad.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ctxgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -115,6 +116,8 @@ __all__ = [
     "int32",
     "int64",
     "int8",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference",
     "is_inference_mode_enabled",

@@ -558,6 +558,11 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
+        fw = self._fw
+        if fw is not None and _state.fw_levels:
+            tangent = fw.get(_state.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
+            if tangent is not None:
+                suffixes.append(f"tangent={tangent!r}")
         return add_suffixes(prefix + body, suffixes, len(prefix))
 
     def __format__(self, spec: str) -> str:

@@ -124,7 +124,10 @@ def check_view_change(view: Tensor, base_changed: bool) -> None:
     (or, ``base_changed``, is used after its base changed) while grad mode is on."""
     meta = view._view_meta
     base = view._base
-    if meta is None or base is None or not _state.grad_enabled or not base._requires_grad:
+    if meta is None or base is None or not _state.grad_enabled:
+        return
+    # (a custom Function's view is guarded when it is differentiable, whatever its base)
+    if not base._requires_grad and not (meta[0] == IN_CUSTOM_FUNCTION and view._requires_grad):
         return
     kind, label = meta
     if kind == NO_GRAD:
@@ -282,6 +285,12 @@ def _wire_output(
             )
         check_view_change(o, base_changed=False)
         o._bump_version()
+        if not differentiable:
+            # Dirty but non-differentiable: as in torch, the input keeps its history and the
+            # output is a new tensor without one, sharing its values and version counter.
+            plain = _wrap(o._data)
+            plain._vc = o._get_vc()
+            return plain
         if rebased is not None:
             rebased.append((o, o._grad_fn, o._output_nr))
     else:
@@ -331,6 +340,16 @@ def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, 
                 break
     if o._base is None:
         if parent is None:
+            if cls.returns_views or not grad_enabled:
+                return
+            # A view of an intermediate of a custom forward: torch keeps the intermediate as
+            # the view's base and refuses an in-place change of the view, as for a view of an
+            # input (the change would bypass the Function's backward).  Only the output can
+            # reach the stand-in base.
+            intermediate = _wrap(base_arr)
+            o._base = intermediate
+            o._vc = intermediate._get_vc()
+            o._view_meta = view_meta(cls, i, n, None, grad_enabled)
             return
         o._vc = vc = parent._get_vc()
         o._base = parent._base if parent._base is not None else parent
@@ -390,11 +409,11 @@ def wire_outputs(
                 meta.append(None)
         ctx._out_meta = tuple(meta)
         result = tuple(outs)
-        _finish_marks(cls, ctx, args, dirty, non_diff, outs)
+        _finish_marks(cls, ctx, args, dirty, non_diff, list(out))  # (the objects forward returned)
     elif isinstance(out, Tensor):
         result = _wire_output(ctx, args, out, 0, 1, dirty, non_diff, rebased)
         ctx._out_meta = meta_of(result._data)
-        _finish_marks(cls, ctx, args, dirty, non_diff, [result])
+        _finish_marks(cls, ctx, args, dirty, non_diff, [out])
     else:
         _reject_container(cls, out)
         ctx._out_meta = (None,)

@@ -176,7 +176,8 @@ class AccumulateGrad(Node):
         post = var._post_acc_hooks
         if post:
             for hook in tuple(post):
-                run_in_grad_mode(False, hook, var)
+                if run_in_grad_mode(False, hook, var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
 
 

@@ -197,7 +197,16 @@ class Expand(Function[Tensor]):
                 )
             target.append(s)
         ctx.target = tuple(target)
-        return as_tensor(np.broadcast_to(data, ctx.target))
+        # A broadcast view that can be written through (``g.expand(3)[0] = 0`` writes the one
+        # shared element, as in torch), where np.broadcast_to's is read-only; in-place ops on
+        # the whole view are refused for its overlapping elements, as torch refuses them.
+        out = np.broadcast_to(data, ctx.target)
+        if data.flags.writeable:
+            try:
+                out.flags.writeable = True
+            except ValueError:  # (a NumPy that refuses: the view stays read-only)
+                pass
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

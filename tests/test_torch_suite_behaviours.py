@@ -1,0 +1,258 @@
+"""Behaviours torch's own autograd tests expect where ctxgrad used to differ: errors torch
+raises, anomaly mode, hooks, values and printing.
+
+Each scenario is a function of the library module ``L``: the ``*_matches_torch`` tests run it
+on both and compare (exception type and message as ``raised`` gives them); the others state
+ctxgrad's result on its own.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from _support import raised
+
+import ctxgrad
+
+
+def _run(fn: Any, L: Any) -> Any:
+    """``fn(L)``'s result, or its exception as ``raised`` gives it."""
+    try:
+        return ("OK", fn(L))
+    except Exception:
+        return raised(lambda: fn(L), L)
+
+
+def _same(torch: Any, fn: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _run(fn, ctxgrad) == _run(fn, torch)
+
+
+# --------------------------------------------------------------------------- errors torch raises
+def _inplace_on_view_of_intermediate(L: Any) -> Any:
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return (x * 2)[0:1]  # a view of an intermediate
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    out = F.apply(L.ones(3, requires_grad=True))
+    out.mul_(2)
+
+
+def test_a_custom_functions_view_of_an_intermediate_may_not_change_in_place() -> None:
+    kind, message = raised(lambda: _inplace_on_view_of_intermediate(ctxgrad), ctxgrad)
+    assert kind == "RuntimeError"
+    assert message.startswith("Output 0 of F is a view and is being modified inplace. This view was created inside")
+
+
+def test_a_custom_functions_view_of_an_intermediate_matches_torch(torch: Any) -> None:
+    _same(torch, _inplace_on_view_of_intermediate)
+
+
+def _dirty_non_differentiable(L: Any) -> Any:
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            ctx.mark_non_differentiable(x)
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    x = L.ones(2, requires_grad=True)
+    y = x.clone()
+    o = F.apply(y)
+    shares = o.data_ptr() == y.data_ptr()
+    o.add_(1)  # one version counter
+    (y * 1).sum().backward()
+    return o is y, o.requires_grad, o.grad_fn is None, y.requires_grad, shares, y._version, x.grad.tolist()
+
+
+def test_a_dirty_output_marked_non_differentiable_leaves_the_input_its_history() -> None:
+    assert _dirty_non_differentiable(ctxgrad) == (False, False, True, True, True, 3, [1.0, 1.0])
+
+
+def test_a_dirty_output_marked_non_differentiable_matches_torch(torch: Any) -> None:
+    _same(torch, _dirty_non_differentiable)
+
+
+def _post_accumulate_hook_returning_a_value(L: Any) -> Any:
+    a = L.ones(2, requires_grad=True)
+    a.register_post_accumulate_grad_hook(lambda t: t * 2)
+    (a * 2).sum().backward()
+
+
+def test_a_post_accumulate_grad_hook_must_return_none(torch: Any) -> None:
+    assert raised(lambda: _post_accumulate_hook_returning_a_value(ctxgrad), ctxgrad) == (
+        "RuntimeError",
+        "Tensor post accumulate grad hooks should return None.",
+    )
+    _same(torch, _post_accumulate_hook_returning_a_value)
+
+
+def _dual_of_a_dual(L: Any) -> Any:
+    from importlib import import_module
+
+    fwAD = import_module(f"{L.__name__}.autograd.forward_ad")
+    with fwAD.dual_level():
+        x = fwAD.make_dual(L.ones(2), L.ones(2))
+        fwAD.make_dual(x, L.ones(2))
+
+
+def test_a_second_tangent_at_the_same_level_is_refused(torch: Any) -> None:
+    assert raised(lambda: _dual_of_a_dual(ctxgrad), ctxgrad)[0] == "RuntimeError"
+    _same(torch, _dual_of_a_dual)
+
+
+def _write_into_an_expanded_gradient(L: Any) -> Any:
+    g = L.ones(1).clone().expand(3)
+    g[0] = 0  # one memory location, shared by the three elements
+    return g.tolist()
+
+
+def test_an_element_of_an_expanded_tensor_can_be_written(torch: Any) -> None:
+    assert _write_into_an_expanded_gradient(ctxgrad) == [0.0, 0.0, 0.0]
+    _same(torch, _write_into_an_expanded_gradient)
+    for L in (ctxgrad, torch):  # the whole expanded tensor still may not be written in place
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            L.ones(1).clone().expand(3).add_(1)
+
+
+# --------------------------------------------------------------------------- anomaly mode
+def _anomaly_nan(L: Any, fail_0th: bool) -> Any:
+    size = 10
+
+    class MyFunc(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, inp1: Any, inp2: Any, fail_0th: bool) -> Any:
+            ctx.fail_0th = fail_0th
+            return inp1.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            gi = g.clone().expand(size)
+            gi[0] = 0
+            gi[0] /= 0  # a NaN
+            return (gi, None, None) if ctx.fail_0th else (None, gi, None)
+
+    inp = L.rand(size, requires_grad=True)
+    MyFunc.apply(inp, inp, fail_0th).backward()  # without anomaly mode: no error
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with L.autograd.detect_anomaly():
+            inp = L.rand(size, requires_grad=True)
+            MyFunc.apply(inp, inp, fail_0th).backward()
+
+
+@pytest.mark.parametrize("fail_0th", [True, False])
+def test_anomaly_mode_finds_a_nan_written_into_a_gradient(torch: Any, fail_0th: bool) -> None:
+    which = "0th" if fail_0th else "1th"
+    assert raised(lambda: _anomaly_nan(ctxgrad, fail_0th), ctxgrad) == (
+        "RuntimeError",
+        f"Function 'MyFuncBackward' returned nan values in its {which} output.",
+    )
+    _same(torch, lambda L: _anomaly_nan(L, fail_0th))
+
+
+def _nested_anomaly(L: Any) -> Any:
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with L.autograd.detect_anomaly(check_nan=False):
+            out.append((L.is_anomaly_enabled(), L.is_anomaly_check_nan_enabled()))
+            with L.autograd.detect_anomaly(check_nan=True):
+                out.append((L.is_anomaly_enabled(), L.is_anomaly_check_nan_enabled()))
+            out.append((L.is_anomaly_enabled(), L.is_anomaly_check_nan_enabled()))
+            with L.autograd.set_detect_anomaly(False):
+                out.append((L.is_anomaly_enabled(), L.is_anomaly_check_nan_enabled()))
+        out.append((L.is_anomaly_enabled(), L.is_anomaly_check_nan_enabled()))
+    return out
+
+
+def test_nested_anomaly_modes_restore_what_was_there() -> None:
+    assert _nested_anomaly(ctxgrad) == [(True, False), (True, True), (True, False), (False, True), (False, True)]
+
+
+def test_nested_anomaly_modes_match_torch(torch: Any) -> None:
+    _same(torch, _nested_anomaly)
+
+
+def _no_forward_information(L: Any) -> Any:
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            raise RuntimeError("boom")
+
+    y = F.apply(L.ones(3, requires_grad=True))  # recorded outside anomaly mode
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with L.autograd.detect_anomaly():
+            error = raised(lambda: y.sum().backward(), L)
+    return error, [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+def test_no_forward_pass_information_is_said_as_torch_says_it(torch: Any) -> None:
+    error, messages = _no_forward_information(ctxgrad)
+    assert error == ("RuntimeError", "boom")
+    assert messages[-1] == (
+        "Error detected in FBackward. No forward pass information available. Enable detect anomaly during "
+        "forward pass for more information."
+    )
+    _same(torch, _no_forward_information)
+
+
+# --------------------------------------------------------------------------- printing
+def _dual_reprs(L: Any) -> list[str]:
+    from importlib import import_module
+
+    fwAD = import_module(f"{L.__name__}.autograd.forward_ad")
+    out = []
+    with fwAD.dual_level() as level:
+        out.append(str(level))
+        x = fwAD.make_dual(L.ones(2, requires_grad=True), L.ones(2))
+        out.append(repr(x))
+        y = fwAD.make_dual(L.ones(2, 3, dtype=L.float64), L.ones(2, 3, dtype=L.float64) * 3)
+        out.append(repr(y))
+    with fwAD.dual_level() as level:
+        out.append(str(level))  # numbered by depth: 0 again
+    out.append(repr(x))  # outside the level: no tangent
+    return [s.replace(L.__name__ + ".", "LIB.") for s in out]
+
+
+def test_a_dual_tensor_shows_its_tangent() -> None:
+    got = _dual_reprs(ctxgrad)
+    assert got[0] == "0" and got[3] == "0"
+    assert got[1] == "tensor([1., 1.], grad_fn=<ViewBackward0>, tangent=tensor([1., 1.]))"
+    assert got[4] == "tensor([1., 1.], grad_fn=<ViewBackward0>)"
+
+
+def test_dual_tensors_print_and_levels_count_as_in_torch(torch: Any) -> None:
+    assert _dual_reprs(ctxgrad) == _dual_reprs(torch)
+
+
+def test_nested_levels_are_numbered_by_depth() -> None:
+    import ctxgrad.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level() as outer, fwAD.dual_level() as inner:
+        x = fwAD.make_dual(ctxgrad.ones(1), ctxgrad.ones(1) * 2, level=outer)
+        y = fwAD.make_dual(x, ctxgrad.ones(1) * 3, level=inner)
+        assert (outer, inner) == (0, 1)
+        assert fwAD.unpack_dual(y, level=0).tangent.tolist() == [2.0]
+        assert fwAD.unpack_dual(y, level=1).tangent.tolist() == [3.0]
+        with pytest.raises(RuntimeError, match="not the last one that was created \\(level 0, innermost 1\\)"):
+            fwAD.exit_dual_level(level=0)
