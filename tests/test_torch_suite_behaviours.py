@@ -11,7 +11,6 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
 import pytest
 from _support import raised
 
