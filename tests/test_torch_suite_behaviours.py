@@ -255,3 +255,83 @@ def test_nested_levels_are_numbered_by_depth() -> None:
         assert fwAD.unpack_dual(y, level=1).tangent.tolist() == [3.0]
         with pytest.raises(RuntimeError, match="not the last one that was created \\(level 0, innermost 1\\)"):
             fwAD.exit_dual_level(level=0)
+
+
+# --------------------------------------------------------------------------- hooks
+def _hook_order(L: Any) -> list[Any]:
+    order: list[Any] = []
+    a = L.ones(2, requires_grad=True)
+    a.register_hook(lambda g: order.append("leaf tensor hook"))
+    a.register_post_accumulate_grad_hook(lambda t: order.append(("post accumulate", t.grad.tolist())))
+    b = a * 2
+    b.register_hook(lambda g: order.append("tensor hook"))
+    b.grad_fn.register_prehook(lambda g: order.append("node pre-hook"))
+    b.grad_fn.register_hook(lambda gi, go: order.append("node post-hook"))
+    acc = b.grad_fn.next_functions[0][0]
+    acc.register_prehook(lambda g: order.append("accumulate pre-hook"))
+    acc.register_hook(lambda gi, go: order.append("accumulate post-hook"))
+    b.sum().backward()
+    return order
+
+
+def test_hooks_run_in_torchs_order() -> None:
+    assert _hook_order(ctxgrad) == [
+        "tensor hook",
+        "node pre-hook",
+        "node post-hook",
+        "leaf tensor hook",
+        "accumulate pre-hook",
+        ("post accumulate", [2.0, 2.0]),  # before the AccumulateGrad node's post-hooks
+        "accumulate post-hook",
+    ]
+
+
+def test_hook_order_matches_torch(torch: Any) -> None:
+    _same(torch, _hook_order)
+
+
+def _hook_counts(L: Any) -> list[Any]:
+    calls: list[Any] = []
+    a = L.ones(2, requires_grad=True)
+    a.register_hook(lambda g: calls.append(("leaf", [round(v, 4) for v in g.tolist()])) or g * 2)
+    a.register_post_accumulate_grad_hook(lambda t: calls.append(("post", [round(v, 3) for v in t.grad.tolist()])))
+    b = a * 1
+    b.register_hook(lambda g: calls.append("b"))
+    (b * 2 + b * 3).sum().backward()  # b's hook runs once, on the summed gradient
+    (a * 3).sum().backward()
+    with L.autograd.graph.saved_tensors_hooks(
+        lambda x: (calls.append("pack"), x)[1], lambda x: (calls.append("unpack"), x)[1]
+    ):
+        y = a.exp()
+    (g,) = L.autograd.grad(y.sum(), a, create_graph=True)
+    g.sum().backward()
+    return calls
+
+
+def test_hooks_run_as_often_as_in_torch(torch: Any) -> None:
+    _same(torch, _hook_counts)
+
+
+# --------------------------------------------------------------------------- printing, warnings
+def _decorate_a_class(L: Any) -> Any:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+
+        @L.no_grad()
+        class Made:
+            def __init__(self) -> None:
+                self.grad_enabled = L.is_grad_enabled()
+
+    made = Made()
+    return [(w.category.__name__, str(w.message)) for w in caught], made.grad_enabled, L.is_grad_enabled()
+
+
+def test_decorating_a_class_with_a_grad_mode_warns_and_makes_it_in_the_mode() -> None:
+    warned, inside, after = _decorate_a_class(ctxgrad)
+    assert warned[0][0] == "FutureWarning"
+    assert warned[0][1].startswith("Decorating classes is deprecated and will be disabled in future versions.")
+    assert (inside, after) == (False, True)
+
+
+def test_decorating_a_class_matches_torch(torch: Any) -> None:
+    _same(torch, _decorate_a_class)

@@ -170,14 +170,14 @@ class AccumulateGrad(Node):
         if isinstance(var._grad_dtype, np.dtype):  # a grad_dtype other than the leaf's own
             grad = grad.to(var._grad_dtype)
         _accumulate_into(var, grad)
-        if hooks is not None and hooks.post:
-            for hook in tuple(hooks.post):
-                hook((), (grad,))
         post = var._post_acc_hooks
-        if post:
+        if post:  # (before the node's post hooks, as in torch)
             for hook in tuple(post):
                 if run_in_grad_mode(False, hook, var) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        if hooks is not None and hooks.post:
+            for hook in tuple(hooks.post):
+                hook((), (grad,))
         return []
 
 
