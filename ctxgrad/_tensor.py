@@ -554,8 +554,15 @@ class Tensor:
             dt.kind == "c" and dt == _dtypes.scalar_dtype(1j)
         ):
             suffixes.append(f"dtype={_dtypes.dtype_repr(dt)}")
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
+        fn_name = None if self._grad_fn is None else self._grad_fn.name()
+        if self._base is not None:
+            try:
+                fn = self._history()  # (re-derived, as reading grad_fn does)
+                fn_name = None if fn is None else fn.name()
+            except RuntimeError:  # a view whose grad_fn cannot be derived: torch prints a placeholder
+                fn_name = "Invalid"
+        if fn_name is not None:
+            suffixes.append(f"grad_fn=<{fn_name}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         fw = self._fw

@@ -335,3 +335,26 @@ def test_decorating_a_class_with_a_grad_mode_warns_and_makes_it_in_the_mode() ->
 
 def test_decorating_a_class_matches_torch(torch: Any) -> None:
     _same(torch, _decorate_a_class)
+
+
+def _invalid_grad_fn_reprs(L: Any) -> list[str]:
+    a = L.ones(3, requires_grad=True).clone()
+    with L.no_grad():
+        v = a[:2]  # a view made in no_grad mode ...
+    a.mul_(2)  # ... whose base then changed in place: its grad_fn cannot be derived
+    b = L.ones(3, requires_grad=True).clone()
+    u = b.unbind(0)
+    b.mul_(2)
+    return [repr(v), repr(u[0]), raised(lambda: v.grad_fn, L)[0]]
+
+
+def test_a_tensor_whose_grad_fn_is_invalid_prints_a_placeholder() -> None:
+    assert _invalid_grad_fn_reprs(ctxgrad) == [
+        "tensor([2., 2.], grad_fn=<Invalid>)",
+        "tensor(2., grad_fn=<Invalid>)",
+        "RuntimeError",
+    ]
+
+
+def test_a_tensor_whose_grad_fn_is_invalid_prints_as_in_torch(torch: Any) -> None:
+    _same(torch, _invalid_grad_fn_reprs)
