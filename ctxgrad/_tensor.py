@@ -414,20 +414,24 @@ class Tensor:
                 f"set_() received an invalid combination of arguments - got ({type(source).__name__}), but "
                 "expected one of: (), (Tensor source)"
             )
-        if self._requires_grad and self._grad_fn is None:
+        grad_mode = _state.grad_enabled
+        if grad_mode and self._requires_grad and self._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if source is not None and source._data.dtype != self._data.dtype:
             raise RuntimeError(
                 f"Could not set tensor of type {_dtypes.cpp_name(source._data.dtype)} to a tensor of type "
                 f"{_dtypes.cpp_name(self._data.dtype)}"
             )
-        if self._requires_grad or (source is not None and source._requires_grad and _state.grad_enabled):
+        if grad_mode and (self._requires_grad or (source is not None and source._requires_grad)):
             raise RuntimeError(
                 "set_ is not differentiable in ctxgrad: the tensor or its source requires grad (torch records "
                 "a node whose backward raises). Call it on .detach()ed tensors, or under no_grad()."
             )
         self._data = np.empty((0,), dtype=self._data.dtype) if source is None else source._data
         self._bump_version()
+        # New storage: graphs recorded before no longer lead to this tensor (as in torch, where
+        # the leaf gets a new gradient accumulator).
+        self._accumulator = None
         return self
 
     @property

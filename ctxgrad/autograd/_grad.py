@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ctxgrad import _dtypes
+
 from ctxgrad.autograd.engine import run_backward
 from ctxgrad.autograd.graph import GradientEdge
 
@@ -58,6 +60,12 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
                 f"shape of {out.shape!r}."
             )
         if g._data.dtype != out._data.dtype:
+            if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                    f"Mismatch in dtype: grad_output[{i}] has a dtype of {_dtypes.dtype_repr(g._data.dtype)} and "
+                    f"output[{i}] has a dtype of {_dtypes.dtype_repr(out._data.dtype)}."
+                )
             g = g.detach().to(out._data.dtype) if not create_graph else g.to(out._data.dtype)
         seeds.append(g)
     return seeds
@@ -93,7 +101,7 @@ def _check_outputs(outputs: tuple[Any, ...]) -> None:
 
 
 def backward(
-    tensors: Tensor | Sequence[Tensor],
+    tensors: Tensor | GradientEdge | Sequence[Tensor | GradientEdge],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
@@ -108,7 +116,8 @@ def backward(
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
         grad_tensors = grad_variables
-    outputs = _as_tuple(tensors)
+    outputs = (tensors,) if isinstance(tensors, GradientEdge) else _as_tuple(tensors)
+    outputs = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outputs)
     _check_outputs(outputs)
     if inputs is not None:
         input_list = _as_tuple(inputs)

@@ -340,16 +340,6 @@ def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, 
                 break
     if o._base is None:
         if parent is None:
-            if cls.returns_views or not grad_enabled:
-                return
-            # A view of an intermediate of a custom forward: torch keeps the intermediate as
-            # the view's base and refuses an in-place change of the view, as for a view of an
-            # input (the change would bypass the Function's backward).  Only the output can
-            # reach the stand-in base.
-            intermediate = _wrap(base_arr)
-            o._base = intermediate
-            o._vc = intermediate._get_vc()
-            o._view_meta = view_meta(cls, i, n, None, grad_enabled)
             return
         o._vc = vc = parent._get_vc()
         o._base = parent._base if parent._base is not None else parent
