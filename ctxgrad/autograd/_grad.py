@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ctxgrad import _dtypes
-
 from ctxgrad.autograd.engine import run_backward
 from ctxgrad.autograd.graph import GradientEdge
 
