@@ -209,6 +209,16 @@ class Tensor:
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
 
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
+    @property
+    def volatile(self) -> bool:
+        """Removed from torch long ago (always False); kept so old code gets torch's warning."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
     @property
     def requires_grad(self) -> bool:
         """Whether gradients are computed for this tensor."""
@@ -221,6 +231,10 @@ class Tensor:
         if value and self._grad_fn is None:
             _check_requires_grad_setter(self._data.dtype)
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` of a leaf in place and return it."""
@@ -331,6 +345,13 @@ class Tensor:
         if isinstance(value, str) or not isinstance(value, (np.dtype, type)):
             raise RuntimeError(f"grad_dtype must be a ctxgrad.dtype or None, but got {type(value).__name__}")
         dt = _dtypes.to_dtype(value)
+        g = self._grad
+        if g is not None and g._data.dtype != dt:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{_dtypes.short_name(dt)}' because there is already a gradient with "
+                f"dtype '{_dtypes.short_name(g._data.dtype).lower()}'. Please clear the gradient (.grad = None) "
+                "before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's dtype."
+            )
         self._grad_dtype = _OWN_DTYPE if dt == self._data.dtype else dt
 
     @property

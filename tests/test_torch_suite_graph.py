@@ -217,3 +217,28 @@ def test_analytical_jacobian_reports_a_backward_that_is_not_reentrant() -> None:
     with pytest.warns(FutureWarning):
         _, reentrant, sizes, types = get_analytical_jacobian((x,), Noisy.apply(x))
     assert (reentrant, sizes, types) == (False, True, True)
+
+
+def _edges_as_backward_roots(L: Any) -> list[Any]:
+    x = L.tensor([1.0, 2.0], requires_grad=True)
+
+    def fn() -> Any:
+        tmp = x.sin().cos().sum()
+        return tmp.exp().clone().sin().sum(), L.autograd.graph.get_gradient_edge(tmp)
+
+    out, edge = fn()
+    (ref,) = L.autograd.grad(edge, (x,), retain_graph=True)
+    L.autograd.backward(edge, retain_graph=True)
+    first = x.grad.tolist()
+    x.grad = None
+    L.autograd.backward((edge,), retain_graph=True)
+    second = x.grad.tolist()
+    mismatch = raised(lambda: L.autograd.grad(edge, (x,), grad_outputs=L.ones((), dtype=L.complex64)), L)
+    return [[round(float(v), 4) for v in np.ravel(a)] for a in (ref.numpy(), first, second)] + [mismatch]
+
+
+def test_backward_starts_at_gradient_edges_as_torch(torch: Any) -> None:
+    ours = _edges_as_backward_roots(ctxgrad)
+    assert ours[0] == ours[1] == ours[2]
+    assert ours[3][1].startswith("For complex Tensors, both grad_output and output are required to have the same")
+    assert ours == _edges_as_backward_roots(torch)

@@ -419,3 +419,83 @@ def test_out_refuses_a_result_it_cannot_hold_as_torch(torch: Any) -> None:
         with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
             L.add(L.ones(2), 1, out=t)
         assert t.tolist() == [2.0, 2.0]
+
+
+def _grad_dtype_of_incoming_gradients(L: Any) -> list[Any]:
+    class ToDouble(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g.to(L.float64)  # a gradient of another dtype than the input's
+
+    out = []
+    for grad_dtype in ("own", None, L.float16):
+        t = L.tensor([1.0, 2.0], requires_grad=True)
+        if grad_dtype != "own":
+            t.grad_dtype = grad_dtype
+        ToDouble.apply(t).sum().backward()
+        out.append(str(t.grad.dtype).removeprefix("torch."))
+    k = L.tensor([1.0, 2.0], requires_grad=True)
+    k.grad_dtype = None
+    (k * 2).sum().backward()
+    k.grad = k.grad.to(L.float16)
+    (k * 3).sum().backward()  # accumulated into the existing .grad: its dtype stays
+    out.append(str(k.grad.dtype).removeprefix("torch."))
+    g = L.tensor([1.0, 2.0], requires_grad=True)
+    g.grad = L.tensor([1.0, 1.0])
+    out.append(raised(lambda: setattr(g, "grad_dtype", L.float16), L))
+    return out
+
+
+def test_grad_dtype_decides_what_backward_casts_to() -> None:
+    got = _grad_dtype_of_incoming_gradients(ctxgrad)
+    assert got[:4] == ["float32", "float64", "float16", "float16"]
+    assert got[4][0] == "RuntimeError" and got[4][1].startswith("Cannot set grad_dtype to 'Half'")
+
+
+def test_grad_dtype_of_incoming_gradients_matches_torch(torch: Any) -> None:
+    assert _grad_dtype_of_incoming_gradients(ctxgrad) == _grad_dtype_of_incoming_gradients(torch)
+
+
+# --------------------------------------------------------------------------- attribute deletion, volatile
+def _attribute_deletion(L: Any) -> list[Any]:
+    x = L.ones(2, requires_grad=True)
+    del x.grad
+    return [
+        x.grad,
+        raised(lambda: delattr(x, "data"), L),
+        raised(lambda: setattr(x, "data", None), L),
+        raised(lambda: delattr(x, "requires_grad"), L),
+    ]
+
+
+def test_deleting_tensor_attributes_matches_torch(torch: Any) -> None:
+    assert _attribute_deletion(ctxgrad) == _attribute_deletion(torch)
+
+
+def test_volatile_is_always_false_with_a_warning(torch: Any) -> None:
+    for L in (ctxgrad, torch):
+        with pytest.warns(UserWarning, match=r"volatile was removed \(Variable.volatile is always False\)"):
+            assert L.ones(1).volatile is False
+
+
+# --------------------------------------------------------------------------- set_ under no_grad
+def _set_under_no_grad(L: Any) -> list[Any]:
+    x = L.rand(2, requires_grad=True)
+    edge = L.autograd.graph.get_gradient_edge(x)
+    out = x.clone()
+    with L.no_grad():
+        x.set_(L.ones(2))
+    return [
+        raised(lambda: L.autograd.grad(out.sum(), x), L),
+        [g.tolist() for g in L.autograd.grad(out.sum(), edge)],  # the edge still leads to the old graph
+        x.requires_grad,
+    ]
+
+
+def test_set_under_no_grad_gives_the_leaf_a_new_place_in_graphs(torch: Any) -> None:
+    assert _set_under_no_grad(ctxgrad)[0][1].startswith("The differentiated Tensor at index 0 appears to not")
+    assert _set_under_no_grad(ctxgrad) == _set_under_no_grad(torch)
