@@ -226,7 +226,7 @@ def _edges_as_backward_roots(L: Any) -> list[Any]:
         tmp = x.sin().cos().sum()
         return tmp.exp().clone().sin().sum(), L.autograd.graph.get_gradient_edge(tmp)
 
-    out, edge = fn()
+    _out, edge = fn()  # (the output keeps the graph alive)
     (ref,) = L.autograd.grad(edge, (x,), retain_graph=True)
     L.autograd.backward(edge, retain_graph=True)
     first = x.grad.tolist()
