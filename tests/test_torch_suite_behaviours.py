@@ -358,3 +358,40 @@ def test_a_tensor_whose_grad_fn_is_invalid_prints_a_placeholder() -> None:
 
 def test_a_tensor_whose_grad_fn_is_invalid_prints_as_in_torch(torch: Any) -> None:
     _same(torch, _invalid_grad_fn_reprs)
+
+
+# --------------------------------------------------------------------------- views of views
+def _view_of_a_no_grad_view(L: Any) -> Any:
+    a = L.ones(3, requires_grad=True).clone()
+    with L.no_grad():
+        v = a[:2]
+    v[:1].mul_(2)
+
+
+def _view_of_a_multi_output_view(L: Any) -> Any:
+    a = L.ones(2, 3, requires_grad=True).clone()
+    a.unbind(0)[0].view(3).mul_(2)
+
+
+def _custom_view_after_its_base_changed(L: Any) -> Any:
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    x = L.ones(3, requires_grad=True).clone()
+    out = F.apply(x)
+    x.mul_(2)
+    return out.grad_fn
+
+
+@pytest.mark.parametrize(
+    "scenario", [_view_of_a_no_grad_view, _view_of_a_multi_output_view, _custom_view_after_its_base_changed]
+)
+def test_in_place_changes_of_guarded_views_of_views_match_torch(torch: Any, scenario: Any) -> None:
+    assert raised(lambda: scenario(ctxgrad), ctxgrad)[0] == "RuntimeError"
+    _same(torch, scenario)
