@@ -499,3 +499,32 @@ def _set_under_no_grad(L: Any) -> list[Any]:
 def test_set_under_no_grad_gives_the_leaf_a_new_place_in_graphs(torch: Any) -> None:
     assert _set_under_no_grad(ctxgrad)[0][1].startswith("The differentiated Tensor at index 0 appears to not")
     assert _set_under_no_grad(ctxgrad) == _set_under_no_grad(torch)
+
+
+def _attr_bindings(L: Any) -> list[Any]:
+    """The saved-value scenarios of torch's own attribute-binding test, in our words."""
+    a = L.ones(1, requires_grad=True)
+    b = L.zeros(1, requires_grad=True)
+    stacked = L.stack([a, b], dim=0)
+    prod = (a * 2) * b
+    out: list[Any] = [stacked.grad_fn._saved_dim, type(stacked.grad_fn._saved_dim).__name__]
+    out.append(prod.grad_fn._saved_self.tolist())
+    prod.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
+    prod.sum().backward()
+    out.append(raised(lambda: prod.grad_fn._saved_self, L)[1].split(" (")[0][-60:])
+    m = L.ones(2, 2, requires_grad=True)
+    out.append(tuple(m.mean().grad_fn._saved_self_sym_sizes))
+    out.append(tuple(m[:, L.tensor([0, 1])].grad_fn._saved_self_sym_sizes))
+    sq = m * m
+    sq.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
+    sq.sum().backward()
+    out.append(raised(lambda: sq.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x), L)[1][:60])
+    p = L.ones(1, 1, 2, requires_grad=True) * 0.5
+    out.append((L.logit(p, 0.25).grad_fn._saved_eps, L.logit(p).grad_fn._saved_eps))
+    return out
+
+
+def test_saved_value_bindings_match_torchs(torch: Any) -> None:
+    ours = _attr_bindings(ctxgrad)
+    assert ours[:3] == [0, "int", [2.0]]
+    assert ours == _attr_bindings(torch)

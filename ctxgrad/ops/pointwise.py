@@ -740,6 +740,7 @@ class Logit(Function[Tensor]):
     gradient is 0 outside); without, the gradient is NaN outside ``[0, 1]``, as in torch."""
 
     _backward_name = "LogitBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "eps": "eps"}
     skips_without_gradient = True
 
     @staticmethod
