@@ -395,3 +395,50 @@ def _custom_view_after_its_base_changed(L: Any) -> Any:
 def test_in_place_changes_of_guarded_views_of_views_match_torch(torch: Any, scenario: Any) -> None:
     assert raised(lambda: scenario(ctxgrad), ctxgrad)[0] == "RuntimeError"
     _same(torch, scenario)
+
+
+# --------------------------------------------------------------------------- saved-tensor hooks entered in backward
+def test_saved_tensor_hooks_entered_during_backward_do_not_leak() -> None:
+    import gc
+    import weakref
+
+    def scope() -> Any:
+        def unpack(x: Any) -> Any:
+            weak_ctx().__enter__()  # entered during backward and never left
+            return x
+
+        ctx = ctxgrad.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        weak_ctx = weakref.ref(ctx)
+        x = ctxgrad.randn(3, 3, requires_grad=True)
+        with ctx:
+            x.sin().sum().backward()
+        return weakref.ref(unpack)
+
+    gc.disable()
+    try:
+        assert scope()() is None  # freed by reference counting alone
+    finally:
+        gc.enable()
+    y = ctxgrad.ones(2, requires_grad=True).exp()  # no hooks left on the stack: saved plainly
+    assert y.grad_fn._raw_saved_result.data.tolist() == y.tolist()
+
+
+def test_saved_tensor_hooks_left_during_backward_do_not_crash(torch: Any) -> None:
+    def run(L: Any) -> str:
+        def unpack(x: Any) -> Any:
+            inner.__exit__()
+            return x
+
+        inner = L.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        outer = L.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+        for _ in range(3):
+            with outer:
+                inner.__enter__()
+                L.randn(3, 3, requires_grad=True).sin().sum().backward()
+        for _ in range(3):
+            inner.__exit__()
+        a = L.tensor(1.0, requires_grad=True).exp()
+        a.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)
+        return "ok"
+
+    assert run(ctxgrad) == run(torch) == "ok"

@@ -133,12 +133,12 @@ def run_backward(
     reach each of ``inputs`` are returned and no ``.grad`` changes.
     """
     run = _prepare(roots, seeds, inputs, accumulate)
-    outer = _state.backward_runs
+    outer, hooks = _state.backward_runs, _state.saved_hooks
     _state.backward_runs = (*outer, run)  # (a multi-grad hook asks which nodes will run)
     try:
         run_in_grad_mode(create_graph, _execute, run, keep_graph)
-    finally:
-        _state.backward_runs = outer
+    finally:  # (saved-tensor hooks entered during backward do not outlive it, as in torch)
+        _state.backward_runs, _state.saved_hooks = outer, hooks
     return run.captured
 
 

@@ -300,12 +300,7 @@ class saved_tensors_hooks:
         _state.saved_hooks = (*_state.saved_hooks, (self.pack_hook, self.unpack_hook))
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         _state.saved_hooks = _state.saved_hooks[:-1]
 
 
