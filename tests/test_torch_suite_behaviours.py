@@ -442,3 +442,46 @@ def test_saved_tensor_hooks_left_during_backward_do_not_crash(torch: Any) -> Non
         return "ok"
 
     assert run(ctxgrad) == run(torch) == "ok"
+
+
+# --------------------------------------------------------------------------- values
+def _non_differentiable_outputs(L: Any) -> list[Any]:
+    from importlib import import_module
+
+    fwAD = import_module(f"{L.__name__}.autograd.forward_ad")
+    seen: list[Any] = []
+
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.set_materialize_grads(False)
+            a, b = x.clone(), x.clone()
+            ctx.mark_non_differentiable(b)
+            return a, b, x > 0
+
+        @staticmethod
+        def jvp(ctx: Any, t: Any) -> Any:
+            return t * 2, None, None
+
+        @staticmethod
+        def backward(ctx: Any, ga: Any, gb: Any, gc: Any) -> Any:
+            seen.append((ga is None, gb is None, gc is None))
+            return ga
+
+    x = L.ones(2, requires_grad=True)
+    a, b, c = F.apply(x)
+    (a * 2 + b).sum().backward()
+    out: list[Any] = [seen, x.grad.tolist()]
+    with fwAD.dual_level():
+        a, b, c = F.apply(fwAD.make_dual(L.ones(2), L.ones(2)))
+        out += [fwAD.unpack_dual(t).tangent for t in (b, c)]
+        out.append(fwAD.unpack_dual(a + b).tangent.tolist())
+    return out
+
+
+def test_non_differentiable_outputs_get_none_in_both_modes() -> None:
+    assert _non_differentiable_outputs(ctxgrad) == [[(False, True, True)], [2.0, 2.0], None, None, [2.0, 2.0]]
+
+
+def test_non_differentiable_outputs_match_torch(torch: Any) -> None:
+    _same(torch, _non_differentiable_outputs)
