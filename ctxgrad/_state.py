@@ -19,6 +19,7 @@ class _ModeState(threading.local):
     inference: bool = False
     anomaly: bool = False
     anomaly_check_nan: bool = True
+    anomaly_parent: Any = None  # the node whose backward is running, in anomaly mode
     # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
     saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
     saved_hooks_disabled: str | None = None

@@ -485,3 +485,66 @@ def test_non_differentiable_outputs_get_none_in_both_modes() -> None:
 
 def test_non_differentiable_outputs_match_torch(torch: Any) -> None:
     _same(torch, _non_differentiable_outputs)
+
+
+def _nested_anomaly_warnings(L: Any, fail_0th: bool, record_forward: bool) -> Any:
+    """A NaN in the backward of a node that another node's backward made (double backward)."""
+    size = 4
+
+    class Outer(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            e = g.clone().expand(size)
+            return Inner.apply(e * x, e + x)
+
+    class Inner(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any, b: Any) -> Any:
+            return a * 2.0 + b
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            ga, gb = g.clone(), g.clone()
+            (ga if fail_0th else gb)[0] = float("nan")
+            return ga, gb
+
+    inp = L.rand(size, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if record_forward:
+            with L.autograd.detect_anomaly():
+                (g,) = L.autograd.grad(Outer.apply(inp), (inp,), create_graph=True)
+                error = raised(lambda: g.sum().backward(), L)
+        else:
+            (g,) = L.autograd.grad(Outer.apply(inp), (inp,), create_graph=True)
+            with L.autograd.detect_anomaly():
+                error = raised(lambda: g.sum().backward(), L)
+    firsts = []
+    for w in caught:
+        if w.category is UserWarning:
+            text = str(w.message).split(" (Triggered internally")[0]
+            firsts.append((text.strip().splitlines()[0], "Outer.apply" in text, "Inner.apply" in text))
+    return error, firsts
+
+
+@pytest.mark.parametrize("record_forward", [True, False])
+@pytest.mark.parametrize("fail_0th", [True, False])
+def test_anomaly_mode_names_the_backward_that_made_the_failing_node(
+    torch: Any, fail_0th: bool, record_forward: bool
+) -> None:
+    error, firsts = _nested_anomaly_warnings(ctxgrad, fail_0th, record_forward)
+    assert error[1] == f"Function 'InnerBackward' returned nan values in its {0 if fail_0th else 1}th output."
+    if record_forward:
+        assert firsts[-1] == (
+            "Previous calculation was induced by OuterBackward. Traceback of forward call that induced the "
+            "previous calculation:",
+            True,
+            False,
+        )
+    assert (error, firsts) == _nested_anomaly_warnings(torch, fail_0th, record_forward)

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import traceback
 import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic
@@ -67,6 +66,7 @@ from ctxgrad.autograd._outputs import (
 )
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
+from ctxgrad.autograd.anomaly_mode import record_forward
 from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError, SavedArrayWriteError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
@@ -547,7 +547,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     if cls._ctx_checks_left and ctx.__dict__:
         warn_tensor_attributes(cls, ctx.__dict__)
     if _state.anomaly:
-        ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
+        record_forward(ctx)
     return out
 
 
