@@ -548,3 +548,28 @@ def test_anomaly_mode_names_the_backward_that_made_the_failing_node(
             False,
         )
     assert (error, firsts) == _nested_anomaly_warnings(torch, fail_0th, record_forward)
+
+
+def _once_differentiable_node(L: Any) -> Any:
+    class Twice(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        @L.autograd.function.once_differentiable
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    x = L.ones(2, requires_grad=True)
+    seed = L.ones(2, requires_grad=True)
+    (g,) = L.autograd.grad(Twice.apply(x), x, seed, create_graph=True)
+    return repr(g), raised(lambda: g.sum().backward(), L)[1][:79]
+
+
+def test_once_differentiable_results_hang_from_an_error_node_as_in_torch(torch: Any) -> None:
+    assert _once_differentiable_node(ctxgrad) == (
+        "tensor([2., 2.], grad_fn=<Error>)",
+        "trying to differentiate twice a function that was marked with @once_differentia",
+    )
+    _same(torch, _once_differentiable_node)

@@ -556,7 +556,7 @@ class DelayedError(Function):
     """Stands in the graph where a once-differentiable backward's results were used;
     differentiating through it raises."""
 
-    _backward_name = "DelayedErrorBackward"
+    _backward_name = "Error"  # torch's name for this node
     returns_views = True
 
     @staticmethod
@@ -586,8 +586,8 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     """Mark a ``backward`` that cannot itself be differentiated (NumPy inside, say).
 
     It runs under ``no_grad``.  When a graph of the backward is being built
-    (``create_graph=True``), its results are linked to the node's inputs through a
-    ``DelayedErrorBackward`` node, so any later attempt to differentiate them, through
+    (``create_graph=True``), its results are linked to the node's inputs through an
+    ``Error`` node (torch's name), so any later attempt to differentiate them, through
     ``.backward()`` or through ``autograd.grad``, raises ``trying to differentiate twice a
     function that was marked with @once_differentiable`` instead of giving zeros.
     """
