@@ -573,3 +573,74 @@ def test_once_differentiable_results_hang_from_an_error_node_as_in_torch(torch: 
         "trying to differentiate twice a function that was marked with @once_differentia",
     )
     _same(torch, _once_differentiable_node)
+
+
+def _no_grad_view_changed_in_no_grad(L: Any) -> Any:
+    a = L.ones(1, requires_grad=True)
+    with L.no_grad():
+        b = a[:]
+        b *= 2  # the view and the change both in no_grad mode
+    return repr(b), raised(lambda: b * 2, L)[0]
+
+
+def test_a_no_grad_view_changed_in_no_grad_is_invalid_in_grad_mode(torch: Any) -> None:
+    assert _no_grad_view_changed_in_no_grad(ctxgrad) == ("tensor([2.], grad_fn=<Invalid>)", "RuntimeError")
+    _same(torch, _no_grad_view_changed_in_no_grad)
+
+
+def _custom_function_corner_cases(L: Any) -> list[Any]:
+    from importlib import import_module
+
+    fwAD = import_module(f"{L.__name__}.autograd.forward_ad")
+
+    class DirtyIntermediateView(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            out = x.clone().view_as(x)
+            ctx.mark_dirty(out)  # not an input
+            return out
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    class NeitherJvpNorBackward(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x.clone()
+
+    class ChangesAViewOfAnIntermediate(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            view = x.clone()[:2]
+            view += 2  # in place, inside forward
+            return view
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return L.cat([g, L.zeros(1)])
+
+    x = L.ones(3, requires_grad=True)
+    out: list[Any] = [raised(lambda: DirtyIntermediateView.apply(x.clone()), L)[1][:70]]
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(L.ones(1), L.ones(1))
+        kind, message = raised(lambda: NeitherJvpNorBackward.apply(dual), L)
+    out.append((kind, message[:90]))
+    y = ChangesAViewOfAnIntermediate.apply(x)
+    out.append(type(y.grad_fn).__name__)
+    y.sum().backward()
+    out.append(x.grad.tolist())
+    return out
+
+
+def test_custom_function_corner_cases_match_torch(torch: Any) -> None:
+    ours = _custom_function_corner_cases(ctxgrad)
+    assert ours[0] == "ctx.mark_dirty() received a tensor that was not an input. Only input T"
+    assert ours[1][1].startswith("You must implement the jvp function for custom autograd.Function")
+    assert ours[2:] == ["ChangesAViewOfAnIntermediateBackward", [1.0, 1.0, 0.0]]
+    theirs = _custom_function_corner_cases(torch)
+    assert ours[0] == theirs[0] and ours[2:] == theirs[2:]
+    assert ours[1][1] == theirs[1][1]
+    # torch raises NotImplementedError; ctxgrad its subclass NoJvpError (both are RuntimeErrors).
+    assert (ours[1][0], theirs[1][0]) == ("NoJvpError", "NotImplementedError")
+    assert issubclass(ctxgrad.autograd.NoJvpError, NotImplementedError)

@@ -123,6 +123,11 @@ def _jvp_from_backward(
     ``Jv``: the tangent.  This needs a ``backward`` written in differentiable ops (not
     ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
     """
+    if not _defines(cls, "backward") and not _defines(cls, "vjp"):
+        raise NoJvpError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode "
+            f"AD. ({cls.__name__} defines neither jvp nor a backward to derive it from.)"
+        )
     if getattr(cls._backward_impl, "_once_differentiable", False):
         raise NoJvpError(_no_jvp_message(cls))
     # Ones, not zeros: backward is linear in its gradients, so any value gives the same
@@ -174,6 +179,16 @@ def _pair_with_tangents(
             term = (g * t).sum()
             total = term if total is None else total + term
     return total
+
+
+def _defines(cls: type[Function], name: str) -> bool:
+    """``cls`` or a base below ``Function`` defines ``name`` (Function's own raises)."""
+    for klass in cls.__mro__:
+        if klass.__name__ == "Function" and klass.__module__ == "ctxgrad.autograd.function":
+            return False
+        if name in vars(klass):
+            return True
+    return False
 
 
 def _no_jvp_message(cls: type[Function]) -> str:

@@ -190,7 +190,10 @@ def _finish_untracked_output(
 ) -> Tensor:
     if dirty is not None and _among(o, dirty):
         o._bump_version()
-        if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
+        meta = o._view_meta
+        if o._base is not None and (meta is None or meta[0] not in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW)):
+            # A write with nothing recorded leaves a view's history as it was; a view made in
+            # no_grad mode stays changed, so that grad mode refuses it later, as torch does.
             o._view_version = o._get_vc().value
     elif _among(o, args):
         o = alias(o, cls, grad_enabled, i)
@@ -214,6 +217,12 @@ def _check_dirty_returned(
                 f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
             )
         if not _among(d, args):
+            if d._base is not None:
+                raise RuntimeError(
+                    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                    f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward: a view of an "
+                    "intermediate)."
+                )
             warnings.warn(
                 "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                 f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
@@ -344,6 +353,8 @@ def _mark_view(cls: type[Function], o: Tensor, i: int, n: int, args: tuple[Any, 
         o._vc = vc = parent._get_vc()
         o._base = parent._base if parent._base is not None else parent
         o._view_version = vc.value
+    elif parent is None:  # a view of an intermediate: its history is this call, as of now
+        o._view_version = o._get_vc().value
     o._view_meta = view_meta(cls, i, n, parent, grad_enabled)
 
 
