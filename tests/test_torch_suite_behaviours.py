@@ -644,3 +644,34 @@ def test_custom_function_corner_cases_match_torch(torch: Any) -> None:
     # torch raises NotImplementedError; ctxgrad its subclass NoJvpError (both are RuntimeErrors).
     assert (ours[1][0], theirs[1][0]) == ("NoJvpError", "NotImplementedError")
     assert issubclass(ctxgrad.autograd.NoJvpError, NotImplementedError)
+
+
+def _views_made_without_grad(L: Any) -> list[Any]:
+    out = []
+    for mode in (L.no_grad, L.inference_mode):
+        x = L.zeros(2)
+        with mode():
+            y = x.view(2)
+        y.requires_grad_(True)  # the view itself requires grad
+        out.append(raised(lambda y=y: y.view(2).div_(2), L))
+        x = L.zeros(2, requires_grad=True).clone()
+        with mode():
+            y = x.view(2)
+        out.append(raised(lambda y=y: y.mul_(2), L))
+        x.mul_(2)
+        out.append(raised(lambda y=y: y.grad_fn, L))
+    x = L.zeros(2)
+    with L.no_grad():
+        v = x[:1]
+    v.add_(1)  # nothing needs a gradient: allowed
+    out.append(raised(lambda: v.add_(L.ones(1, requires_grad=True)), L))  # an operand needs one
+    out.append(v.tolist())
+    return out
+
+
+def test_views_made_without_grad_are_guarded_as_in_torch(torch: Any) -> None:
+    ours = _views_made_without_grad(ctxgrad)
+    assert ours[0][1].startswith("Output 0 of View is a view of a view which was created in no_grad mode")
+    assert ours[3][1].startswith("Output 0 of View is a view of a view which was created in inference mode")
+    assert ours[-1] == [1.0]
+    _same(torch, _views_made_without_grad)

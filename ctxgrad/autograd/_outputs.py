@@ -82,6 +82,8 @@ def alias(t: Tensor, cls: type[Function], grad_enabled: bool = True, i: int = 0)
 # CreationMeta): made in no_grad mode, returned by a custom Function (whose backward the view
 # rebasing would bypass), or one of several views a function returned (split, unbind).
 NO_GRAD, NO_GRAD_VIEW_OF_VIEW, IN_CUSTOM_FUNCTION, MULTIPLE_VIEWS = 1, 2, 3, 4
+INFERENCE_MODE, INFERENCE_VIEW_OF_VIEW = 5, 6  # made in inference mode: guarded as in no_grad mode
+_MADE_WITHOUT_GRAD = (NO_GRAD, NO_GRAD_VIEW_OF_VIEW, INFERENCE_MODE, INFERENCE_VIEW_OF_VIEW)
 
 _WHY = {
     NO_GRAD: (
@@ -100,6 +102,11 @@ _WHY = {
         ". This view is the output of a function that returns multiple views. Such functions do not allow the "
         "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
     ),
+    INFERENCE_MODE: (
+        " in normal mode. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the inference_mode block "
+        "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    ),
 }
 
 
@@ -109,31 +116,36 @@ def view_meta(
     """How output ``i`` of ``cls``, a view of ``parent`` (one of ``n_views`` views it returned),
     is guarded: None for an ordinary view, else ``(kind, "Output i of Name")``."""
     if not grad_enabled:
-        return (NO_GRAD, "")
+        return (INFERENCE_MODE if _state.inference else NO_GRAD, "")
     label = f"Output {i} of {re.sub(r'Backward[0-9]*$', '', cls._backward_cls.__name__)}"
     inherited = None if parent is None else parent._view_meta
     if inherited is not None:  # a view of a guarded view is guarded as it is
-        return (NO_GRAD_VIEW_OF_VIEW if inherited[0] in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else inherited[0], label)
+        kind = inherited[0]
+        if kind in _MADE_WITHOUT_GRAD:
+            kind = NO_GRAD_VIEW_OF_VIEW if kind in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else INFERENCE_VIEW_OF_VIEW
+        return (kind, label)
     if not cls.returns_views:
         return (IN_CUSTOM_FUNCTION, label)
     return (MULTIPLE_VIEWS, label) if n_views > 1 else None
 
 
-def check_view_change(view: Tensor, base_changed: bool) -> None:
+def check_view_change(view: Tensor, base_changed: bool, operands: tuple[Any, ...] = ()) -> None:
     """Raise torch's error when ``view`` is guarded (:func:`view_meta`) and is changed in place
     (or, ``base_changed``, is used after its base changed) while grad mode is on."""
     meta = view._view_meta
     base = view._base
     if meta is None or base is None or not _state.grad_enabled:
         return
-    # (a custom Function's view is guarded when it is differentiable, whatever its base)
-    if not base._requires_grad and not (meta[0] == IN_CUSTOM_FUNCTION and view._requires_grad):
+    # Guarded when the change needs a gradient: the base, the view itself or an operand of
+    # the in-place op requires grad (as torch asks of the op).
+    if not (base._requires_grad or view._requires_grad or any(_requires_grad(a) for a in operands)):
         return
     kind, label = meta
-    if kind == NO_GRAD:
-        subject = "A view was created in no_grad mode and"
-    elif kind == NO_GRAD_VIEW_OF_VIEW:
-        subject = f"{label} is a view of a view which was created in no_grad mode and"
+    made_in = "inference mode" if kind in (INFERENCE_MODE, INFERENCE_VIEW_OF_VIEW) else "no_grad mode"
+    if kind in (NO_GRAD, INFERENCE_MODE):
+        subject = f"A view was created in {made_in} and"
+    elif kind in (NO_GRAD_VIEW_OF_VIEW, INFERENCE_VIEW_OF_VIEW):
+        subject = f"{label} is a view of a view which was created in {made_in} and"
     else:
         subject = f"{label} is a view and"
     what = (
@@ -141,7 +153,12 @@ def check_view_change(view: Tensor, base_changed: bool) -> None:
         if base_changed
         else "is being modified inplace"
     )
-    raise RuntimeError(f"{subject} {what}{_WHY[NO_GRAD if kind == NO_GRAD_VIEW_OF_VIEW else kind]}")
+    why = {NO_GRAD_VIEW_OF_VIEW: NO_GRAD, INFERENCE_VIEW_OF_VIEW: INFERENCE_MODE}.get(kind, kind)
+    raise RuntimeError(f"{subject} {what}{_WHY[why]}")
+
+
+def _requires_grad(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.requires_grad
 
 
 def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, grad_enabled: bool) -> Any:
@@ -191,7 +208,7 @@ def _finish_untracked_output(
     if dirty is not None and _among(o, dirty):
         o._bump_version()
         meta = o._view_meta
-        if o._base is not None and (meta is None or meta[0] not in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW)):
+        if o._base is not None and (meta is None or meta[0] not in _MADE_WITHOUT_GRAD):
             # A write with nothing recorded leaves a view's history as it was; a view made in
             # no_grad mode stays changed, so that grad mode refuses it later, as torch does.
             o._view_version = o._get_vc().value

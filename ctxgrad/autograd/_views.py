@@ -211,13 +211,14 @@ def write(
 
 
 # --------------------------------------------------------------------------- in-place ops
-def check_writable(x: Tensor, through_view: bool = False) -> None:
+def check_writable(x: Tensor, through_view: bool = False, operands: tuple[Any, ...] = ()) -> None:
     """Torch's refusals of an in-place change to ``x``, made before anything is written (a
     leaf that requires grad, or a view of one, while grad mode is on; an inference tensor
     outside inference mode).  ``through_view``: the write goes through a view of ``x``
-    (``x[i] = v``)."""
+    (``x[i] = v``); ``operands``: the op's other arguments (a guarded view may not be changed
+    by an op that needs a gradient, through any of them)."""
     if x._base is not None:
-        check_view_change(x, base_changed=False)
+        check_view_change(x, base_changed=False, operands=operands)
     if _state.grad_enabled:
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:
@@ -350,7 +351,7 @@ def check_no_partial_overlap(target: np.ndarray[Any, Any], operands: tuple[Any, 
 def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
-    check_writable(x)
+    check_writable(x, operands=args)
     if x._base is not None and internal_overlap(x._data):
         raise RuntimeError(_OVERLAP_MSG)
     check_no_partial_overlap(x._data, args)
