@@ -675,3 +675,46 @@ def test_views_made_without_grad_are_guarded_as_in_torch(torch: Any) -> None:
     assert ours[3][1].startswith("Output 0 of View is a view of a view which was created in inference mode")
     assert ours[-1] == [1.0]
     _same(torch, _views_made_without_grad)
+
+
+def _in_place_function_in_forward_mode(L: Any, changes_tangent_in_place: bool) -> Any:
+    from importlib import import_module
+
+    fwAD = import_module(f"{L.__name__}.autograd.forward_ad")
+
+    class Double(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx: Any, t: Any) -> Any:
+            return t.mul_(2) if changes_tangent_in_place else t * 2
+
+    x = L.tensor(1.0, requires_grad=True).clone()
+    with fwAD.dual_level():
+        tangent = L.ones_like(x)
+        dual = fwAD.make_dual(x, tangent)
+        try:
+            out = Double.apply(dual)
+        except RuntimeError as exc:
+            return "RuntimeError", str(exc)
+        return out is dual, fwAD.unpack_dual(out).tangent is tangent, tangent.item()
+
+
+@pytest.mark.parametrize("changes_tangent_in_place", [True, False])
+def test_an_in_place_function_changes_its_tangent_in_place_as_in_torch(
+    torch: Any, changes_tangent_in_place: bool
+) -> None:
+    ours = _in_place_function_in_forward_mode(ctxgrad, changes_tangent_in_place)
+    if changes_tangent_in_place:
+        assert ours == (True, True, 2.0)
+    else:
+        assert ours[1].startswith("An inplace custom Function is not modifying the forward mode gradients inplace.")
+    assert ours == _in_place_function_in_forward_mode(torch, changes_tangent_in_place)

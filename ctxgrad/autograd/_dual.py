@@ -84,9 +84,16 @@ def apply_dual(
         old_saved = ctx._saved
         if view is not None:
             ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
+        # A user's Function that changed an input in place (and returns it) must change that
+        # input's tangent in place too, as torch requires.
+        dirty = [i for i, a in enumerate(args) if isinstance(a, Tensor) and any(o is a for o in outs)]
+        check_dirty = bool(dirty) and cls._has_jvp and not cls.__module__.startswith("ctxgrad.")
+        versions = {i: t._version for i in dirty if (t := full[i]) is not None} if check_dirty else {}
         try:
             if cls._has_jvp:
                 result = cls.jvp(ctx, *full)
+                if check_dirty:
+                    _check_dirty_tangents(args, outs, full, result, versions)
             else:
                 derived = _jvp_from_backward(cls, ctx, args, outs, full)
                 result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
@@ -179,6 +186,23 @@ def _pair_with_tangents(
             term = (g * t).sum()
             total = term if total is None else total + term
     return total
+
+
+def _check_dirty_tangents(
+    args: tuple[Any, ...], outs: tuple[Any, ...], full: tuple[Any, ...], result: Any, versions: dict[int, int]
+) -> None:
+    """Each input changed in place must have had its tangent changed in place by ``jvp``."""
+    results = result if type(result) is tuple else (result,)
+    for i, version in versions.items():
+        for j, o in enumerate(outs):
+            if o is args[i]:
+                t = results[j] if j < len(results) else None
+                if t is not full[i] or full[i]._version == version:
+                    raise RuntimeError(
+                        "An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+                        "forward is modifying an input inplace, then the jvp function must modify the "
+                        "corresponding gradient inplace."
+                    )
 
 
 def _defines(cls: type[Function], name: str) -> bool:
