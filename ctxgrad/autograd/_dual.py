@@ -85,9 +85,10 @@ def apply_dual(
         if view is not None:
             ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
         # A user's Function that changed an input in place (and returns it) must change that
-        # input's tangent in place too, as torch requires.
+        # input's tangent in place too, as torch requires (the built-in in-place ops, which
+        # compute out of place and write, set the tangent themselves).
         dirty = [i for i, a in enumerate(args) if isinstance(a, Tensor) and any(o is a for o in outs)]
-        check_dirty = bool(dirty) and cls._has_jvp and not cls.__module__.startswith("ctxgrad.")
+        check_dirty = bool(dirty) and cls._has_jvp and not cls.skips_without_gradient
         versions = {i: t._version for i in dirty if (t := full[i]) is not None} if check_dirty else {}
         try:
             if cls._has_jvp:
