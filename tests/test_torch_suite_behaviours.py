@@ -718,3 +718,46 @@ def test_an_in_place_function_changes_its_tangent_in_place_as_in_torch(
     else:
         assert ours[1].startswith("An inplace custom Function is not modifying the forward mode gradients inplace.")
     assert ours == _in_place_function_in_forward_mode(torch, changes_tangent_in_place)
+
+
+def _view_outputs_in_forward_mode(L: Any) -> list[Any]:
+    from importlib import import_module
+
+    fwAD = import_module(f"{L.__name__}.autograd.forward_ad")
+    out = []
+    for tangent_of in (lambda t: t.view_as(t), lambda t: t, lambda t: t * 2):
+
+        class ReturnsAnInput(L.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any, y: Any) -> Any:
+                return x + y, x  # the second output is an input, as-is
+
+            @staticmethod
+            def backward(ctx: Any, g1: Any, g2: Any) -> Any:
+                return g1 + g2, g1
+
+            @staticmethod
+            def jvp(ctx: Any, tx: Any, ty: Any, f: Any = tangent_of) -> Any:
+                return tx + ty, f(tx)
+
+        a = L.tensor(1.0, dtype=L.float64, requires_grad=True)
+        b = L.tensor(1.0, dtype=L.float64, requires_grad=True)
+        with fwAD.dual_level():
+            t = L.tensor(1.0, dtype=L.float64)
+            try:
+                _, second = ReturnsAnInput.apply(fwAD.make_dual(a, t), b)
+                out.append(fwAD.unpack_dual(second).tangent._base is t)
+            except RuntimeError as exc:
+                out.append(str(exc))
+    return out
+
+
+def test_a_view_output_needs_a_view_tangent_as_in_torch(torch: Any) -> None:
+    ours = _view_outputs_in_forward_mode(ctxgrad)
+    assert ours[0] is True
+    assert (
+        ours[1]
+        == ours[2]
+        == ("A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view.")
+    )
+    assert ours == _view_outputs_in_forward_mode(torch)

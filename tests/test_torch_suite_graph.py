@@ -242,3 +242,38 @@ def test_backward_starts_at_gradient_edges_as_torch(torch: Any) -> None:
     assert ours[0] == ours[1] == ours[2]
     assert ours[3][1].startswith("For complex Tensors, both grad_output and output are required to have the same")
     assert ours == _edges_as_backward_roots(torch)
+
+
+def _edges_as_inputs(L: Any) -> list[Any]:
+    GradientEdge = L.autograd.graph.GradientEdge
+    x = L.rand(2, requires_grad=True).clone()
+    y = L.rand(2, requires_grad=True).clone()
+    ex, ey = GradientEdge(x.grad_fn, x.output_nr), GradientEdge(y.grad_fn, y.output_nr)
+    out = x.clone()
+    for inputs in ((ex, y), (x, ey), (ex, ey), ex):
+        L.autograd.backward(out.sum(), inputs=inputs, retain_graph=True)
+    materialized = L.autograd.grad(out.sum(), (x, y), allow_unused=True, materialize_grads=True, retain_graph=True)
+    refused = raised(
+        lambda: L.autograd.grad(out.sum(), (x, ey), allow_unused=True, materialize_grads=True, retain_graph=True), L
+    )
+    return [[g.tolist() for g in materialized], materialized[1].requires_grad, refused]
+
+
+def test_gradient_edges_as_inputs_match_torch(torch: Any) -> None:
+    ours = _edges_as_inputs(ctxgrad)
+    assert ours[0] == [[1.0, 1.0], [0.0, 0.0]] and ours[1] is False  # (requires grad with create_graph)
+    assert ours[2] == ("RuntimeError", "materialize_grads cannot be used when the given input is a GradientEdge")
+    assert ours == _edges_as_inputs(torch)
+
+
+def test_materialized_zeros_can_be_differentiated_again(torch: Any) -> None:
+    def run(L: Any) -> list[Any]:
+        x = L.tensor(0.5, requires_grad=True)
+        a = L.tensor(1.0, requires_grad=True)
+        (dydx,) = L.autograd.grad(x * a, x, create_graph=True)
+        (unused,) = L.autograd.grad(dydx, x, create_graph=True, allow_unused=True)
+        (d2,) = L.autograd.grad(dydx, x, create_graph=True, allow_unused=True, materialize_grads=True)
+        (d3,) = L.autograd.grad(d2, x, materialize_grads=True)  # d2 is a zero that requires grad
+        return [unused, d2.item(), d3.item()]
+
+    assert run(ctxgrad) == [None, 0.0, 0.0] == run(torch)

@@ -95,6 +95,8 @@ def apply_dual(
                 result = cls.jvp(ctx, *full)
                 if check_dirty:
                     _check_dirty_tangents(args, outs, full, result, versions)
+                if not cls.skips_without_gradient:
+                    _check_view_tangents(args, outs, result)
             else:
                 derived = _jvp_from_backward(cls, ctx, args, outs, full)
                 result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
@@ -204,6 +206,19 @@ def _check_dirty_tangents(
                         "forward is modifying an input inplace, then the jvp function must modify the "
                         "corresponding gradient inplace."
                     )
+
+
+def _check_view_tangents(args: tuple[Any, ...], outs: tuple[Any, ...], result: Any) -> None:
+    """The tangent of an output that is a view (or an input returned as-is) must be a view too."""
+    results = result if type(result) is tuple else (result,)
+    for j, o in enumerate(outs):
+        if isinstance(o, Tensor) and o._base is not None and not any(o is a for a in args) and j < len(results):
+            t = results[j]
+            if t is not None and not (isinstance(t, Tensor) and t._base is not None):
+                raise RuntimeError(
+                    "A custom Function's forward is returning a view (or an input as-is) but the jvp is not "
+                    "returning a view."
+                )
 
 
 def _defines(cls: type[Function], name: str) -> bool:

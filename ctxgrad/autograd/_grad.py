@@ -105,7 +105,7 @@ def backward(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     grad_variables: Any = None,
-    inputs: Tensor | Sequence[Tensor] | None = None,
+    inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | None = None,
 ) -> None:
     """Accumulate the gradients of ``tensors`` into ``.grad`` of the leaves they depend on.
 
@@ -119,11 +119,11 @@ def backward(
     outputs = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outputs)
     _check_outputs(outputs)
     if inputs is not None:
-        input_list = _as_tuple(inputs)
+        input_list = (inputs,) if isinstance(inputs, GradientEdge) else _as_tuple(inputs)
         if not input_list:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for k, t in enumerate(input_list):
-            if not t._requires_grad:
+            if not isinstance(t, GradientEdge) and not t._requires_grad:
                 raise RuntimeError(
                     f"backward(inputs=...): input {k} does not require grad, so no gradient can be accumulated into it"
                 )
@@ -206,11 +206,10 @@ def grad(
             if materialize_grads:
                 t = in_list[k]
                 if isinstance(t, GradientEdge):
-                    meta = t.node._out_meta[t.output_nr]
-                    assert meta is not None
-                    result[k] = _wrap(np.zeros(meta[0], dtype=meta[1]))
-                else:
-                    result[k] = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+                zeros = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
+                zeros._requires_grad = create_graph  # (it may be differentiated again, as in torch)
+                result[k] = zeros
         elif not create_graph and g._requires_grad:
             result[k] = g.detach()
     if keys is not None:
