@@ -761,3 +761,21 @@ def test_a_view_output_needs_a_view_tangent_as_in_torch(torch: Any) -> None:
         == ("A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view.")
     )
     assert ours == _view_outputs_in_forward_mode(torch)
+
+
+def _full_backward_hook_under_double_backward(L: Any) -> list[int]:
+    x = L.rand(1, requires_grad=True)
+    loss = L.nn.MSELoss()
+    calls = [0]
+    loss.register_full_backward_hook(lambda module, grad_input, grad_output: calls.__setitem__(0, calls[0] + 1))
+    (gx,) = L.autograd.grad(loss(x, L.rand(1)), x, create_graph=True)
+    counts = [calls[0]]
+    L.autograd.grad(gx, x)  # through the module's inputs only: no hook
+    counts.append(calls[0])
+    return counts
+
+
+def test_full_backward_hooks_do_not_run_again_in_double_backward(torch: Any) -> None:
+    assert (
+        _full_backward_hook_under_double_backward(ctxgrad) == [1, 1] == _full_backward_hook_under_double_backward(torch)
+    )
