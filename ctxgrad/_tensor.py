@@ -942,6 +942,7 @@ class Tensor:
             dtype: Any = None,
             axis: int | Sequence[int] | None = None,
             keepdims: bool | None = None,
+            out: Tensor | None = None,
         ) -> Tensor: ...
 
         def mean(
@@ -952,6 +953,7 @@ class Tensor:
             dtype: Any = None,
             axis: int | Sequence[int] | None = None,
             keepdims: bool | None = None,
+            out: Tensor | None = None,
         ) -> Tensor: ...
 
         def prod(

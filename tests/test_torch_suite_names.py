@@ -373,6 +373,8 @@ _OUT_OPS: dict[str, Any] = {
     "div": lambda L, a, out: L.div(a, 2, out=out),
     "exp": lambda L, a, out: L.exp(a, out=out),
     "matmul": lambda L, a, out: L.matmul(a, a, out=out),
+    "sum": lambda L, a, out: L.sum(a.expand(2, 2), 0, out=out),
+    "mean": lambda L, a, out: L.mean(a.expand(2, 2), 0, out=out),
 }
 
 
@@ -399,7 +401,15 @@ def test_out_variants_write_into_out_and_refuse_autograd(op: str) -> None:
         "arguments requires grad.",
     )
     assert same and not requires_grad
-    expected = {"add": [2.0, 3.0], "sub": [-1.0, -2.0], "mul": [1.0, 4.0], "div": [0.5, 1.0], "matmul": 5.0}
+    expected = {
+        "add": [2.0, 3.0],
+        "sub": [-1.0, -2.0],
+        "mul": [1.0, 4.0],
+        "div": [0.5, 1.0],
+        "matmul": 5.0,
+        "sum": [2.0, 4.0],
+        "mean": [1.0, 2.0],
+    }
     np.testing.assert_allclose(written, expected.get(op, np.exp([1.0, 2.0])), atol=1e-4)
     assert into_grad[0] == "RuntimeError"
 

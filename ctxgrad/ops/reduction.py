@@ -20,7 +20,7 @@ from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg, write_out
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -1192,8 +1192,13 @@ def sum(
     dtype: Any = None,
     axis: int | Sequence[int] | None = None,
     keepdims: bool | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Sum over all elements, or over ``dim``."""
+    if out is not None:
+        return write_out(
+            "sum", out, (input,), lambda: sum(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+        )
     dim, keepdim = _sum_dims("sum", dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
@@ -1210,8 +1215,13 @@ def mean(
     dtype: Any = None,
     axis: int | Sequence[int] | None = None,
     keepdims: bool | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
+    if out is not None:
+        return write_out(
+            "mean", out, (input,), lambda: mean(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+        )
     dim, keepdim = _sum_dims("mean", dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
