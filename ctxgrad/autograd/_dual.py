@@ -209,10 +209,18 @@ def _check_dirty_tangents(
 
 
 def _check_view_tangents(args: tuple[Any, ...], outs: tuple[Any, ...], result: Any) -> None:
-    """The tangent of an output that is a view (or an input returned as-is) must be a view too."""
+    """The tangent of an output that is a view of an input (or the input returned as-is) must
+    be a view too (a view of an intermediate of ``forward`` is not checked)."""
     results = result if type(result) is tuple else (result,)
+    bases = {id(b) for a in args if isinstance(a, Tensor) for b in (a, a._base) if b is not None}
     for j, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._base is not None and not any(o is a for a in args) and j < len(results):
+        if (
+            isinstance(o, Tensor)
+            and o._base is not None
+            and id(o._base) in bases
+            and not any(o is a for a in args)
+            and j < len(results)
+        ):
             t = results[j]
             if t is not None and not (isinstance(t, Tensor) and t._base is not None):
                 raise RuntimeError(
