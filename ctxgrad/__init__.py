@@ -58,6 +58,7 @@ from ctxgrad._factories import (
     from_numpy,
     full,
     full_like,
+    is_inference,
     is_tensor,
     manual_seed,
     numel,
@@ -71,6 +72,7 @@ from ctxgrad._factories import (
     zeros_like,
 )
 from ctxgrad._tensor import Size, Tensor, device
+from ctxgrad.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ctxgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -114,7 +116,10 @@ __all__ = [
     "int32",
     "int64",
     "int8",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
+    "is_inference",
     "is_inference_mode_enabled",
     "is_tensor",
     "long",

@@ -211,6 +211,13 @@ def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
 
 
+def is_inference(input: Tensor) -> bool:
+    """True for a tensor made inside ``inference_mode`` (``input.is_inference()``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input._inference
+
+
 def numel(input: Tensor) -> int:
     """The number of elements of ``input``."""
     return int(input._data.size)

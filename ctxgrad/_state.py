@@ -24,6 +24,7 @@ class _ModeState(threading.local):
     # with no mode on the engine pays nothing per node.  ``tracer`` is the open trace.
     node_runner: Callable[[Any, list[Any]], list[Any]] | None = None
     tracer: Any = None
+    anomaly_parent: Any = None  # the node whose backward is running, in anomaly mode
     # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
     saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
     saved_hooks_disabled: str | None = None
@@ -33,6 +34,10 @@ class _ModeState(threading.local):
     fw_dual_tensors: dict[int, list[Any]] | None = None
     # The open vmap levels (``autograd/_batched.py``), innermost last.
     vmap_levels: tuple[Any, ...] = ()
+    # The backward calls running in this thread, innermost last (what multi-grad hooks ask).
+    backward_runs: tuple[Any, ...] = ()
+    # The open ``allow_mutation_on_saved_tensors`` context, if any (autograd/_mutation.py).
+    allow_mutation: Any = None
 
 
 _state = _ModeState()

@@ -104,6 +104,9 @@ _NOT_LEAF_MSG = (
 )
 
 
+_OWN_DTYPE = "own"
+
+
 def _check_requires_grad_dtype(dt: np.dtype[Any], factory: bool) -> None:
     """Torch's error for an integer or bool tensor asked to require grad (worded as each
     entry point words it: factories, the setter, ``requires_grad_``)."""
@@ -148,6 +151,8 @@ class Tensor:
     _view_meta: tuple[int, str] | None = None  # a view torch guards (autograd/_outputs.py, view_meta)
     _view_version: int = 0  # a view: its version when its grad_fn was last derived from the base
     _fw: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
+    # A leaf's ``grad_dtype``: the tensor's own dtype (_OWN_DTYPE), another dtype, or None (any).
+    _grad_dtype: Any = "own"
 
     # NumPy's dispatch (``np.exp(t)`` runs ``ctxgrad.exp``; ``ndarray * tensor`` runs
     # ``Tensor.__rmul__``): ``__array_ufunc__`` and ``__array_function__`` are set by the
@@ -201,8 +206,18 @@ class Tensor:
     @data.setter
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
+    @property
+    def volatile(self) -> bool:
+        """Removed from torch long ago (always False); kept so old code gets torch's warning."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
 
     @property
     def requires_grad(self) -> bool:
@@ -216,6 +231,10 @@ class Tensor:
         if value and self._grad_fn is None:
             _check_requires_grad_setter(self._data.dtype)
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` of a leaf in place and return it."""
@@ -289,14 +308,51 @@ class Tensor:
                 f"size '{list(self._data.shape)}'. Please ensure that the gradient and the tensor are "
                 "the same size"
             )
-        if value._data.dtype != self._data.dtype:
+        wanted = self._data.dtype if self._grad_dtype is _OWN_DTYPE else self._grad_dtype
+        if wanted is not None and value._data.dtype != wanted:
             raise RuntimeError(
                 f"attempting to assign a gradient with dtype '{_dtypes.short_name(value._data.dtype).lower()}' "
-                "to a tensor "
-                f"with grad_dtype '{_dtypes.short_name(self._data.dtype)}'. The gradient must match "
-                "the tensor's grad_dtype (defaults to the tensor's dtype)."
+                f"to a tensor with grad_dtype '{_dtypes.short_name(wanted)}'. The gradient must match "
+                "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "
+                "with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+                "systems that assume they match."
             )
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def grad_dtype(self) -> np.dtype[Any] | None:
+        """The dtype ``.grad`` must have (a leaf's own dtype unless set; None allows any).
+
+        Backward casts the gradient it accumulates into ``.grad`` to it, as torch does.
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        gd = self._grad_dtype
+        return self._data.dtype if gd is _OWN_DTYPE else gd  # type: ignore[no-any-return]
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: Any) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is None:
+            self._grad_dtype = None
+            return
+        if isinstance(value, str) or not isinstance(value, (np.dtype, type)):
+            raise RuntimeError(f"grad_dtype must be a ctxgrad.dtype or None, but got {type(value).__name__}")
+        dt = _dtypes.to_dtype(value)
+        g = self._grad
+        if g is not None and g._data.dtype != dt:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{_dtypes.short_name(dt)}' because there is already a gradient with "
+                f"dtype '{_dtypes.short_name(g._data.dtype).lower()}'. Please clear the gradient (.grad = None) "
+                "before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's dtype."
+            )
+        self._grad_dtype = _OWN_DTYPE if dt == self._data.dtype else dt
 
     @property
     def shape(self) -> Size:
@@ -361,6 +417,43 @@ class Tensor:
     def is_inference(self) -> bool:
         """True for tensors made inside ``inference_mode``."""
         return self._inference
+
+    def data_ptr(self) -> int:
+        """The address of the first element (tensors that share memory there give the same number)."""
+        return int(self._data.__array_interface__["data"][0])
+
+    def set_(self, source: Tensor | None = None) -> Tensor:
+        """Make this tensor use ``source``'s values (shared, as a view is), or none at all.
+
+        ``t.set_(s)`` gives ``t`` the shape and the very array of ``s``, so a change through
+        either shows in both; ``t.set_()`` empties it.  The dtypes must agree.  Not
+        differentiable: refused on a tensor that requires grad, and while grad mode is on for
+        a ``source`` that does.
+        """
+        if source is not None and not isinstance(source, Tensor):
+            raise TypeError(
+                f"set_() received an invalid combination of arguments - got ({type(source).__name__}), but "
+                "expected one of: (), (Tensor source)"
+            )
+        grad_mode = _state.grad_enabled
+        if grad_mode and self._requires_grad and self._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if source is not None and source._data.dtype != self._data.dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {_dtypes.cpp_name(source._data.dtype)} to a tensor of type "
+                f"{_dtypes.cpp_name(self._data.dtype)}"
+            )
+        if grad_mode and (self._requires_grad or (source is not None and source._requires_grad)):
+            raise RuntimeError(
+                "set_ is not differentiable in ctxgrad: the tensor or its source requires grad (torch records "
+                "a node whose backward raises). Call it on .detach()ed tensors, or under no_grad()."
+            )
+        self._data = np.empty((0,), dtype=self._data.dtype) if source is None else source._data
+        self._bump_version()
+        # New storage: graphs recorded before no longer lead to this tensor (as in torch, where
+        # the leaf gets a new gradient accumulator).
+        self._accumulator = None
+        return self
 
     @property
     def _version(self) -> int:
@@ -486,10 +579,22 @@ class Tensor:
             dt.kind == "c" and dt == _dtypes.scalar_dtype(1j)
         ):
             suffixes.append(f"dtype={_dtypes.dtype_repr(dt)}")
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
+        fn_name = None if self._grad_fn is None else self._grad_fn.name()
+        if self._base is not None:
+            try:
+                fn = self._history()  # (re-derived, as reading grad_fn does)
+                fn_name = None if fn is None else fn.name()
+            except RuntimeError:  # a view whose grad_fn cannot be derived: torch prints a placeholder
+                fn_name = "Invalid"
+        if fn_name is not None:
+            suffixes.append(f"grad_fn=<{fn_name}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
+        fw = self._fw
+        if fw is not None and _state.fw_levels:
+            tangent = fw.get(_state.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
+            if tangent is not None:
+                suffixes.append(f"tangent={tangent!r}")
         return add_suffixes(prefix + body, suffixes, len(prefix))
 
     def __format__(self, spec: str) -> str:
@@ -589,7 +694,7 @@ class Tensor:
 
         def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
 
-        def exp(self) -> Tensor: ...
+        def exp(self, *, out: Tensor | None = None) -> Tensor: ...
 
         def exp_(self) -> Tensor: ...
 
@@ -689,27 +794,27 @@ class Tensor:
 
         def lerp(self, end: Tensor, weight: Any) -> Tensor: ...
 
-        def add(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+        def add(self, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor: ...
 
         def add_(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
         def __iadd__(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
-        def sub(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
+        def sub(self, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor: ...
 
         def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
         def __isub__(self, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
-        def mul(self, other: Any) -> Tensor: ...
+        def mul(self, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
         def mul_(self, other: Any) -> Tensor: ...
 
         def __imul__(self, other: Any) -> Tensor: ...
 
-        def div(self, other: Any) -> Tensor: ...
+        def div(self, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
-        def true_divide(self, other: Any) -> Tensor: ...
+        def true_divide(self, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
         def div_(self, other: Any) -> Tensor: ...
 
@@ -737,9 +842,9 @@ class Tensor:
 
         def fmod(self, other: Any) -> Tensor: ...
 
-        def matmul(self, other: Tensor) -> Tensor: ...
+        def matmul(self, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-        def __matmul__(self, other: Tensor) -> Tensor: ...
+        def __matmul__(self, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
         def __add__(self, other: Any) -> Tensor: ...
 
@@ -837,6 +942,7 @@ class Tensor:
             dtype: Any = None,
             axis: int | Sequence[int] | None = None,
             keepdims: bool | None = None,
+            out: Tensor | None = None,
         ) -> Tensor: ...
 
         def mean(
@@ -847,6 +953,7 @@ class Tensor:
             dtype: Any = None,
             axis: int | Sequence[int] | None = None,
             keepdims: bool | None = None,
+            out: Tensor | None = None,
         ) -> Tensor: ...
 
         def prod(

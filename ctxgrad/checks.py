@@ -82,7 +82,7 @@ _CTX_INTERNALS = frozenset(
     {
         "_saved",
         "_materialize",
-        "_saved_forward",
+        "_fw_saved",
         "_cleared_on_access",
         "to_save",
         "_hooks",

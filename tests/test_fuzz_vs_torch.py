@@ -320,7 +320,7 @@ def compare_evaluations(graph: Graph, theirs: Evaluation, rtol: float) -> list[s
         if has_special(graph) and what.startswith("second"):
             # torch's backward of sgn (in the double backward of abs, l1_loss, norm(1)) is an
             # "efficient zero tensor", and 0 * inf is 0 there, NaN in ctxgrad (a design gap,
-            # docs/differences.md section 23): test_zero_gradient_times_inf_is_zero_as_in_torch
+            # docs/differences.md section 25): test_zero_gradient_times_inf_is_zero_as_in_torch
             continue
         # (the loss of complex values is finite or not as torch's complex products spread NaN)
         complex_graph = any(leaf.dtype.startswith("complex") for leaf in graph.leaves)
@@ -702,7 +702,7 @@ def test_where_of_a_real_and_a_complex_tensor_has_gradients() -> None:
 
 
 #: The ops whose double backward goes through torch's sgn backward (an efficient zero tensor),
-#: as docs/differences.md section 23 lists them, and one (sign) whose zero is an ordinary one.
+#: as docs/differences.md section 25 lists them, and one (sign) whose zero is an ordinary one.
 SGN_ZERO_OPS: dict[str, Any] = {
     "abs": lambda m, u: u.abs().sum(),
     "l1_loss": lambda m, u: m.nn.functional.l1_loss(u, m.zeros_like(u)),
@@ -742,7 +742,7 @@ def test_an_ordinary_zero_gradient_meeting_inf_is_nan_in_both() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a design gap (docs/differences.md section 23): torch's backward of sgn (abs's derivative) returns "
+    reason="a design gap (docs/differences.md section 25): torch's backward of sgn (abs's derivative) returns "
     "an efficient zero tensor, which mul keeps zero, so 0 * inf is 0 in the second derivative of abs(x * x) at "
     "inf; ctxgrad's zero gradient is an array of zeros, and 0 * inf is NaN",
 )

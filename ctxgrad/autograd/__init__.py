@@ -35,6 +35,7 @@ from ctxgrad.autograd.grad_mode import (
 )
 from ctxgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ctxgrad.autograd.tracing import trace
+from ctxgrad.autograd.variable import Variable
 
 __all__ = [
     "BackwardCFunction",
@@ -46,6 +47,7 @@ __all__ = [
     "NestedIOFunction",
     "NoJvpError",
     "OnceDifferentiableError",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",

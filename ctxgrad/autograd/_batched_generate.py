@@ -19,7 +19,6 @@ from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapInfo, VmapLevel,
 __all__ = ["generated_rule"]
 
 
-
 def generated_rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], values: tuple[Any, ...]) -> tuple[Any, Any]:
     """``cls`` applied to the batch (``values``, batched where ``in_dims`` is 0)."""
     made = cls.__dict__.get("_vmapped")  # made once, kept on the class (not inherited)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import warnings
 from collections.abc import Callable, Generator
 from types import TracebackType
 from typing import Any, TypeVar, cast
@@ -23,6 +24,16 @@ class _DecoratorContextManager:
     """A context manager that also decorates functions, re-entering itself per call."""
 
     def __call__(self, func: F) -> F:
+        if inspect.isclass(func):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You should only "
+                "decorate functions or methods. To preserve the current behavior of class decoration, you can "
+                "directly decorate the `__init__` method and nothing else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = func
+            func = cast(F, lambda *args, **kwargs: cls(*args, **kwargs))  # (made in the mode, as in torch)
         if inspect.isgeneratorfunction(func):
             return cast(F, self._wrap_generator(func))
 

@@ -62,7 +62,7 @@ def apply_dual(
         _state.fw_levels = levels
         del ctx.__dict__["_dual"]
     non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
-    saved_forward = ctx._saved_forward
+    saved_forward = ctx._fw_saved
     if saved_forward is not None:
         view: tuple[Any, ...] | None = saved_forward
     elif "to_save" in ctx.__dict__:
@@ -84,9 +84,19 @@ def apply_dual(
         old_saved = ctx._saved
         if view is not None:
             ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
+        # A user's Function that changed an input in place (and returns it) must change that
+        # input's tangent in place too, as torch requires (the built-in in-place ops, which
+        # compute out of place and write, set the tangent themselves).
+        dirty = [i for i, a in enumerate(args) if isinstance(a, Tensor) and any(o is a for o in outs)]
+        check_dirty = bool(dirty) and cls._has_jvp and not cls.skips_without_gradient
+        versions = {i: t._version for i in dirty if (t := full[i]) is not None} if check_dirty else {}
         try:
             if cls._has_jvp:
                 result = cls.jvp(ctx, *full)
+                if check_dirty:
+                    _check_dirty_tangents(args, outs, full, result, versions)
+                if not cls.skips_without_gradient:
+                    _check_view_tangents(args, outs, result)
             else:
                 derived = _jvp_from_backward(cls, ctx, args, outs, full)
                 result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
@@ -123,6 +133,11 @@ def _jvp_from_backward(
     ``Jv``: the tangent.  This needs a ``backward`` written in differentiable ops (not
     ``once_differentiable``, not raw NumPy); otherwise the error says to add a ``jvp``.
     """
+    if not _defines(cls, "backward") and not _defines(cls, "vjp"):
+        raise NoJvpError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode "
+            f"AD. ({cls.__name__} defines neither jvp nor a backward to derive it from.)"
+        )
     if getattr(cls._backward_impl, "_once_differentiable", False):
         raise NoJvpError(_no_jvp_message(cls))
     # Ones, not zeros: backward is linear in its gradients, so any value gives the same
@@ -174,6 +189,54 @@ def _pair_with_tangents(
             term = (g * t).sum()
             total = term if total is None else total + term
     return total
+
+
+def _check_dirty_tangents(
+    args: tuple[Any, ...], outs: tuple[Any, ...], full: tuple[Any, ...], result: Any, versions: dict[int, int]
+) -> None:
+    """Each input changed in place must have had its tangent changed in place by ``jvp``."""
+    results = result if type(result) is tuple else (result,)
+    for i, version in versions.items():
+        for j, o in enumerate(outs):
+            if o is args[i]:
+                t = results[j] if j < len(results) else None
+                if t is not full[i] or full[i]._version == version:
+                    raise RuntimeError(
+                        "An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+                        "forward is modifying an input inplace, then the jvp function must modify the "
+                        "corresponding gradient inplace."
+                    )
+
+
+def _check_view_tangents(args: tuple[Any, ...], outs: tuple[Any, ...], result: Any) -> None:
+    """The tangent of an output that is a view of an input (or the input returned as-is) must
+    be a view too (a view of an intermediate of ``forward`` is not checked)."""
+    results = result if type(result) is tuple else (result,)
+    bases = {id(b) for a in args if isinstance(a, Tensor) for b in (a, a._base) if b is not None}
+    for j, o in enumerate(outs):
+        if (
+            isinstance(o, Tensor)
+            and o._base is not None
+            and id(o._base) in bases
+            and not any(o is a for a in args)
+            and j < len(results)
+        ):
+            t = results[j]
+            if t is not None and not (isinstance(t, Tensor) and t._base is not None):
+                raise RuntimeError(
+                    "A custom Function's forward is returning a view (or an input as-is) but the jvp is not "
+                    "returning a view."
+                )
+
+
+def _defines(cls: type[Function], name: str) -> bool:
+    """``cls`` or a base below ``Function`` defines ``name`` (Function's own raises)."""
+    for klass in cls.__mro__:
+        if klass.__name__ == "Function" and klass.__module__ == "ctxgrad.autograd.function":
+            return False
+        if name in vars(klass):
+            return True
+    return False
 
 
 def _no_jvp_message(cls: type[Function]) -> str:

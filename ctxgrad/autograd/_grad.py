@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ctxgrad import _dtypes
 from ctxgrad.autograd.engine import run_backward
 from ctxgrad.autograd.graph import GradientEdge
 
@@ -58,9 +59,34 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
                 f"shape of {out.shape!r}."
             )
         if g._data.dtype != out._data.dtype:
+            if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                    f"Mismatch in dtype: grad_output[{i}] has a dtype of {_dtypes.dtype_repr(g._data.dtype)} and "
+                    f"output[{i}] has a dtype of {_dtypes.dtype_repr(out._data.dtype)}."
+                )
             g = g.detach().to(out._data.dtype) if not create_graph else g.to(out._data.dtype)
         seeds.append(g)
     return seeds
+
+
+def _edge_as_output(edge: GradientEdge) -> Tensor:
+    """A stand-in output for a ``GradientEdge``: no values of its own (a broadcast zero of
+    the edge's shape), its history the edge, so the engine starts from the edge's node."""
+    from ctxgrad._tensor import _wrap
+
+    node, nr = edge
+    if node.name() == "AccumulateGrad":
+        leaf: Tensor = node.variable  # type: ignore[attr-defined]
+        return leaf
+    meta = node._out_meta[nr]
+    if meta is None:
+        raise RuntimeError(f"output {nr} of {node.name()} is not a tensor: it has no gradient edge")
+    t = _wrap(np.broadcast_to(np.zeros((), dtype=meta[1]), meta[0]))
+    t._grad_fn = node
+    t._output_nr = nr
+    t._requires_grad = True
+    return t
 
 
 def _check_outputs(outputs: tuple[Any, ...]) -> None:
@@ -74,12 +100,12 @@ def _check_outputs(outputs: tuple[Any, ...]) -> None:
 
 
 def backward(
-    tensors: Tensor | Sequence[Tensor],
+    tensors: Tensor | GradientEdge | Sequence[Tensor | GradientEdge],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
     grad_variables: Any = None,
-    inputs: Tensor | Sequence[Tensor] | None = None,
+    inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | None = None,
 ) -> None:
     """Accumulate the gradients of ``tensors`` into ``.grad`` of the leaves they depend on.
 
@@ -89,14 +115,15 @@ def backward(
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
         grad_tensors = grad_variables
-    outputs = _as_tuple(tensors)
+    outputs = (tensors,) if isinstance(tensors, GradientEdge) else _as_tuple(tensors)
+    outputs = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outputs)
     _check_outputs(outputs)
     if inputs is not None:
-        input_list = _as_tuple(inputs)
+        input_list = (inputs,) if isinstance(inputs, GradientEdge) else _as_tuple(inputs)
         if not input_list:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for k, t in enumerate(input_list):
-            if not t._requires_grad:
+            if not isinstance(t, GradientEdge) and not t._requires_grad:
                 raise RuntimeError(
                     f"backward(inputs=...): input {k} does not require grad, so no gradient can be accumulated into it"
                 )
@@ -117,7 +144,7 @@ def backward(
 
 
 def grad(
-    outputs: Tensor | Sequence[Tensor],
+    outputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge],
     inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | dict[Any, Tensor | GradientEdge],
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
@@ -130,7 +157,8 @@ def grad(
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     ``inputs`` may be tensors, ``GradientEdge`` objects (``graph.get_gradient_edge``), or a
-    dict of either, which gives a dict of gradients.
+    dict of either, which gives a dict of gradients; ``outputs`` may be tensors or
+    ``GradientEdge`` objects (the gradient then enters the graph at that edge).
 
     >>> import ctxgrad
     >>> x = ctxgrad.tensor(3.0, requires_grad=True)
@@ -157,7 +185,8 @@ def grad(
         in_list = (inputs,)
     else:
         in_list = _as_tuple(inputs)
-    out_list = _as_tuple(outputs)
+    outs = (outputs,) if isinstance(outputs, GradientEdge) else _as_tuple(outputs)
+    out_list = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outs)
     if not in_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_outputs(out_list)
@@ -177,11 +206,10 @@ def grad(
             if materialize_grads:
                 t = in_list[k]
                 if isinstance(t, GradientEdge):
-                    meta = t.node._out_meta[t.output_nr]
-                    assert meta is not None
-                    result[k] = _wrap(np.zeros(meta[0], dtype=meta[1]))
-                else:
-                    result[k] = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+                zeros = _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
+                zeros._requires_grad = create_graph  # (it may be differentiated again, as in torch)
+                result[k] = zeros
         elif not create_graph and g._requires_grad:
             result[k] = g.detach()
     if keys is not None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._mutation import track_saved
 from ctxgrad.autograd._readonly import adopt_view
 from ctxgrad.autograd.saved import SavedTensor
 
@@ -48,7 +49,7 @@ def meta_of(arr: np.ndarray[Any, Any]) -> _Meta:
 
 
 _INTERNAL_ATTRS = frozenset(
-    {"_saved", "_materialize", "_saved_forward", "_cleared_on_access", "to_save", "_hooks", "_metadata"}
+    {"_saved", "_materialize", "_fw_saved", "_cleared_on_access", "to_save", "_hooks", "_metadata"}
 )
 
 
@@ -82,6 +83,8 @@ def alias(t: Tensor, cls: type[Function], grad_enabled: bool = True, i: int = 0)
 # CreationMeta): made in no_grad mode, returned by a custom Function (whose backward the view
 # rebasing would bypass), or one of several views a function returned (split, unbind).
 NO_GRAD, NO_GRAD_VIEW_OF_VIEW, IN_CUSTOM_FUNCTION, MULTIPLE_VIEWS = 1, 2, 3, 4
+INFERENCE_MODE, INFERENCE_VIEW_OF_VIEW = 5, 6  # made in inference mode: guarded as in no_grad mode
+_MADE_WITHOUT_GRAD = (NO_GRAD, NO_GRAD_VIEW_OF_VIEW, INFERENCE_MODE, INFERENCE_VIEW_OF_VIEW)
 
 _WHY = {
     NO_GRAD: (
@@ -100,6 +103,11 @@ _WHY = {
         ". This view is the output of a function that returns multiple views. Such functions do not allow the "
         "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
     ),
+    INFERENCE_MODE: (
+        " in normal mode. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the inference_mode block "
+        "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    ),
 }
 
 
@@ -110,10 +118,10 @@ def view_meta(
     else ``(kind, "Output i of Name")``.  ``several``: ``cls`` returned a tuple (``split``,
     ``chunk``, ``unbind``: guarded as torch's multi-output functions, even with one piece)."""
     if not grad_enabled:
-        return (NO_GRAD, "")
+        return (INFERENCE_MODE if _state.inference else NO_GRAD, "")
     name = re.sub(r"Backward[0-9]*$", "", cls._backward_cls.__name__)
     inherited = None if parent is None else parent._view_meta
-    if inherited is not None:
+    if inherited is not None:  # a view of a guarded view is guarded as it is
         return view_of_guarded(inherited, name, i)
     label = f"Output {i} of {name}"
     if not cls.returns_views:
@@ -124,26 +132,35 @@ def view_meta(
 def view_of_guarded(inherited: tuple[int, str], name: str, i: int = 0) -> tuple[int, str]:
     """The guard of output ``i`` of the view op ``name`` (``"Select"``) taken of a guarded
     view (guarded by ``inherited``): guarded as it is, and named as the new view."""
-    kind = NO_GRAD_VIEW_OF_VIEW if inherited[0] in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else inherited[0]
+    kind = inherited[0]
+    if kind in _MADE_WITHOUT_GRAD:
+        kind = NO_GRAD_VIEW_OF_VIEW if kind in (NO_GRAD, NO_GRAD_VIEW_OF_VIEW) else INFERENCE_VIEW_OF_VIEW
     return (kind, f"Output {i} of {name}")
 
 
-def check_view_change(view: Tensor, base_changed: bool, through: str | None = None) -> None:
+def check_view_change(
+    view: Tensor, base_changed: bool, through: str | None = None, operands: tuple[Any, ...] = ()
+) -> None:
     """Raise torch's error when ``view`` is guarded (:func:`view_meta`) and is changed in place
     (or, ``base_changed``, is used after its base changed) while grad mode is on.  ``through``:
     the change goes through a view of ``view`` that the op ``through`` makes (``"Select"`` for
     ``view[0] = v``), which is guarded as ``view`` and named as itself."""
     meta = view._view_meta
     base = view._base
-    if meta is None or base is None or not _state.grad_enabled or not base._requires_grad:
+    if meta is None or base is None or not _state.grad_enabled:
+        return
+    # Guarded when the change needs a gradient: the base, the view itself or an operand of
+    # the in-place op requires grad (as torch asks of the op).
+    if not (base._requires_grad or view._requires_grad or any(_requires_grad(a) for a in operands)):
         return
     if through is not None:
         meta = view_of_guarded(meta, through)
     kind, label = meta
-    if kind == NO_GRAD:
-        subject = "A view was created in no_grad mode and"
-    elif kind == NO_GRAD_VIEW_OF_VIEW:
-        subject = f"{label} is a view of a view which was created in no_grad mode and"
+    made_in = "inference mode" if kind in (INFERENCE_MODE, INFERENCE_VIEW_OF_VIEW) else "no_grad mode"
+    if kind in (NO_GRAD, INFERENCE_MODE):
+        subject = f"A view was created in {made_in} and"
+    elif kind in (NO_GRAD_VIEW_OF_VIEW, INFERENCE_VIEW_OF_VIEW):
+        subject = f"{label} is a view of a view which was created in {made_in} and"
     else:
         subject = f"{label} is a view and"
     what = (
@@ -151,7 +168,12 @@ def check_view_change(view: Tensor, base_changed: bool, through: str | None = No
         if base_changed
         else "is being modified inplace"
     )
-    raise RuntimeError(f"{subject} {what}{_WHY[NO_GRAD if kind == NO_GRAD_VIEW_OF_VIEW else kind]}")
+    why = {NO_GRAD_VIEW_OF_VIEW: NO_GRAD, INFERENCE_VIEW_OF_VIEW: INFERENCE_MODE}.get(kind, kind)
+    raise RuntimeError(f"{subject} {what}{_WHY[why]}")
+
+
+def _requires_grad(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.requires_grad
 
 
 def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, grad_enabled: bool) -> Any:
@@ -200,7 +222,10 @@ def _finish_untracked_output(
 ) -> Tensor:
     if dirty is not None and _among(o, dirty):
         o._bump_version()
-        if o._base is not None:  # a write with nothing recorded leaves a view's history as it was
+        meta = o._view_meta
+        if o._base is not None and (meta is None or meta[0] not in _MADE_WITHOUT_GRAD):
+            # A write with nothing recorded leaves a view's history as it was; a view made in
+            # no_grad mode stays changed, so that grad mode refuses it later, as torch does.
             o._view_version = o._get_vc().value
     elif _among(o, args):
         o = alias(o, cls, grad_enabled, i)
@@ -224,6 +249,12 @@ def _check_dirty_returned(
                 f"The inputs that are modified inplace must all be outputs of the Function ({cls.__name__})."
             )
         if not _among(d, args):
+            if d._base is not None:
+                raise RuntimeError(
+                    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                    f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward: a view of an "
+                    "intermediate)."
+                )
             warnings.warn(
                 "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                 f"been mutated should be passed to ctx.mark_dirty() (in {cls.__name__}.forward).",
@@ -266,6 +297,8 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
             )
     ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
     del ctx.to_save
+    if _state.allow_mutation is not None:
+        track_saved(ctx)
 
 
 def _wire_output(
@@ -293,6 +326,12 @@ def _wire_output(
             )
         check_view_change(o, base_changed=False)
         o._bump_version()
+        if not differentiable:
+            # Dirty but non-differentiable: as in torch, the input keeps its history and the
+            # output is a new tensor without one, sharing its values and version counter.
+            plain = _wrap(o._data)
+            plain._vc = o._get_vc()
+            return plain
         if rebased is not None:
             rebased.append((o, o._grad_fn, o._output_nr))
     else:
@@ -348,6 +387,8 @@ def _mark_view(
         o._vc = vc = parent._get_vc()
         o._base = parent._base if parent._base is not None else parent
         o._view_version = vc.value
+    elif parent is None:  # a view of an intermediate: its history is this call, as of now
+        o._view_version = o._get_vc().value
     o._view_meta = view_meta(cls, i, several, parent, grad_enabled)
     adopt_view(o._data)
 
@@ -414,11 +455,11 @@ def wire_outputs(
                 meta.append(None)
         ctx._out_meta = tuple(meta)
         result = tuple(outs)
-        _finish_marks(cls, ctx, args, dirty, non_diff, outs)
+        _finish_marks(cls, ctx, args, dirty, non_diff, list(out))  # (the objects forward returned)
     elif isinstance(out, Tensor):
         result = _wire_output(ctx, args, out, 0, False, dirty, non_diff, rebased)
         ctx._out_meta = meta_of(result._data)
-        _finish_marks(cls, ctx, args, dirty, non_diff, [result])
+        _finish_marks(cls, ctx, args, dirty, non_diff, [out])
     else:
         _reject_container(cls, out)
         ctx._out_meta = (None,)

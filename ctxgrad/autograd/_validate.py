@@ -179,9 +179,15 @@ def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | No
     assert e is not None and isinstance(g, Tensor)  # (else a fatal problem was raised)
     if g._data.shape != e[2]:
         g = g.sum_to_size(e[2])  # (an op: the method is attached from the op table, a layer above)
-    if g._data.dtype != e[3]:
+    if g._data.dtype != e[3] and not _any_grad_dtype(e[0]):
         g = g.to(e[3])
     return g if e[0] is not None else None
+
+
+def _any_grad_dtype(node: Any) -> bool:
+    """The edge leads to a leaf whose ``grad_dtype`` is None: its gradient keeps its dtype."""
+    leaf = getattr(node, "variable", None)
+    return leaf is not None and leaf._grad_dtype is None
 
 
 # --------------------------------------------------------------------------- the rules

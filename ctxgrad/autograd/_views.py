@@ -33,6 +33,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched_tensor import BatchedTensor
+from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
 from ctxgrad.autograd.forward_ad import set_tangent
 from ctxgrad.autograd.function import Function
@@ -211,13 +212,17 @@ def write(
 
 
 # --------------------------------------------------------------------------- in-place ops
-def check_writable(x: Tensor, through_view: bool = False, view_op: str | None = None) -> None:
+def check_writable(
+    x: Tensor, through_view: bool = False, view_op: str | None = None, operands: tuple[Any, ...] = ()
+) -> None:
     """Torch's refusals of an in-place change to ``x``, made before anything is written (a
     leaf that requires grad, or a view of one, while grad mode is on; an inference tensor
     outside inference mode).  ``through_view``: the write goes through a view of ``x``
-    (``x[i] = v``), which the view op ``view_op`` makes (``"Select"``), when it is known."""
+    (``x[i] = v``), which the view op ``view_op`` makes (``"Select"``), when it is known;
+    ``operands``: the op's other arguments (a guarded view may not be changed by an op that
+    needs a gradient, through any of them)."""
     if x._base is not None:
-        check_view_change(x, base_changed=False, through=view_op)
+        check_view_change(x, base_changed=False, through=view_op, operands=operands)
     if _state.grad_enabled:
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:
@@ -228,6 +233,8 @@ def check_writable(x: Tensor, through_view: bool = False, view_op: str | None = 
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if x._inference and not _state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+    if _state.allow_mutation is not None:
+        before_in_place_write(x)
 
 
 def _check_result(x: Tensor, out: Tensor) -> None:
@@ -351,7 +358,7 @@ def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
     if _state.vmap_levels and (isinstance(x, BatchedTensor) or any(isinstance(a, BatchedTensor) for a in args)):
         return in_place(fn).apply(x, *args)  # type: ignore[no-any-return]  # (its batching rule writes the batch)
-    check_writable(x)
+    check_writable(x, operands=args)
     if x._base is not None and internal_overlap(x._data):
         raise RuntimeError(_OVERLAP_MSG)
     check_no_partial_overlap(x._data, args)

@@ -13,6 +13,7 @@ Unlike torch, where this flag is process-wide, the flag is per thread, like grad
 
 from __future__ import annotations
 
+import traceback
 import warnings
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -123,8 +124,20 @@ def choose_runner() -> None:
         _state.node_runner = None
 
 
+def record_forward(node: Node) -> None:
+    """In anomaly mode, keep on a new node the stack of the call that made it and, when it is
+    made by another node's backward (``create_graph``), that node: its "parent"."""
+    md = node.metadata
+    md["traceback_"] = traceback.format_stack()[:-3]
+    parent = _state.anomaly_parent
+    if parent is not None:
+        md["parent_"] = parent
+
+
 def run_checked(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
     """Run one node in anomaly mode: check its results for NaN and report where it was made."""
+    outer = _state.anomaly_parent
+    _state.anomaly_parent = node  # (nodes its backward records remember it)
     try:
         grads = node._run(buf)
         if _state.anomaly_check_nan:
@@ -135,6 +148,8 @@ def run_checked(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
     except Exception as exc:
         _report_anomaly(node, exc)
         raise
+    finally:
+        _state.anomaly_parent = outer
 
 
 def _report_anomaly(node: Node, exc: Exception) -> None:
@@ -150,6 +165,25 @@ def _report_anomaly(node: Node, exc: Exception) -> None:
             "anomaly during forward pass for more information."
         )
     warnings.warn(message, UserWarning, stacklevel=4)
+    parent = md.get("parent_") if stack and md else None
+    while parent is not None:  # the backward calls that built this node, innermost first
+        pmd = parent._metadata or {}
+        pstack = pmd.get("traceback_")
+        if pstack:
+            warnings.warn(
+                f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that induced "
+                f"the previous calculation:\n{''.join(pstack)}",
+                UserWarning,
+                stacklevel=4,
+            )
+        else:
+            warnings.warn(
+                f"Error detected in {parent.name()}. No forward pass information available. Enable detect "
+                "anomaly during forward pass for more information.",
+                UserWarning,
+                stacklevel=4,
+            )
+        parent = pmd.get("parent_")
     exc.forward_traceback = text  # type: ignore[attr-defined]
     add_note: Any = getattr(exc, "add_note", None)
     if add_note is not None:

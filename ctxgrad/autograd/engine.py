@@ -113,6 +113,10 @@ class _Run:
         self.deps: dict[Node, int] = {}
         self.ready: list[tuple[int, int, Node]] = []
 
+    def will_run(self, node: Node | None) -> bool:
+        """True when ``node`` is part of this backward (torch's ``_will_engine_execute_node``)."""
+        return node is not None and node in self.deps and (self.visit is None or node in self.visit)
+
 
 def run_backward(
     roots: Sequence[Tensor],
@@ -129,7 +133,12 @@ def run_backward(
     reach each of ``inputs`` are returned and no ``.grad`` changes.
     """
     run = _prepare(roots, seeds, inputs, accumulate)
-    run_in_grad_mode(create_graph, _execute, run, keep_graph)
+    outer, hooks = _state.backward_runs, _state.saved_hooks
+    _state.backward_runs = (*outer, run)  # (a multi-grad hook asks which nodes will run)
+    try:
+        run_in_grad_mode(create_graph, _execute, run, keep_graph)
+    finally:  # (saved-tensor hooks entered during backward do not outlive it, as in torch)
+        _state.backward_runs, _state.saved_hooks = outer, hooks
     return run.captured
 
 

@@ -32,6 +32,15 @@ __all__ = [
 ]
 
 
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
 class GradientTypeError(TypeError, RuntimeError):
     """A value of the wrong type where autograd needs a tensor: a backward that returns a
     float, a list or an array as a gradient, or ``ctx.mark_dirty(3)``.

@@ -49,12 +49,13 @@ class UnpackedDualTensor(NamedTuple):
 def enter_dual_level() -> int:
     """Open a new (innermost) dual level and return its number.
 
-    Levels nest per thread; their numbers are unique across threads, so that a tensor
-    carrying a tangent from one thread's level is never read at another thread's."""
-    level = next(_level_numbers)
-    _state.fw_levels = (*_state.fw_levels, level)
-    _registry()[level] = []
-    return level
+    Levels nest per thread and are numbered by depth, as torch numbers them (the outermost
+    is 0); inside, each level has a key unique across threads, so that a tensor carrying a
+    tangent from one thread's level is never read at another thread's."""
+    key = next(_level_numbers)
+    _state.fw_levels = (*_state.fw_levels, key)
+    _registry()[key] = []
+    return len(_state.fw_levels) - 1
 
 
 _level_numbers = itertools.count()
@@ -73,13 +74,13 @@ def exit_dual_level(*, level: int | None = None) -> None:
     levels = _state.fw_levels
     if not levels:
         raise RuntimeError("Trying to exit a forward AD level but no level is currently active.")
-    if level is None:
-        level = levels[-1]
-    if level != levels[-1]:
+    innermost = len(levels) - 1
+    if level is not None and level != innermost:
         raise RuntimeError(
             f"Trying to exit a forward AD level that was not the last one that was created (level {level}, "
-            f"innermost {levels[-1]}). This is not supported."
+            f"innermost {innermost}). This is not supported."
         )
+    level = levels[-1]
     for ref in _registry().pop(level, []):
         t = ref()
         if t is not None and t._fw is not None:
@@ -103,14 +104,15 @@ def dual_level() -> Iterator[int]:
 
 
 def _current_level(level: int | None, action: str) -> int:
+    """The key of dual level number ``level`` (the innermost when None)."""
     levels = _state.fw_levels
     if level is None:
         if not levels:
             raise RuntimeError(f"Trying to {action} but no level exists, make sure to enter_dual_level() first.")
         return levels[-1]
-    if level not in levels:
+    if not 0 <= level < len(levels):
         raise RuntimeError(f"Trying to {action} at level {level}, which is not an active dual level.")
-    return level
+    return levels[level]
 
 
 def set_tangent(t: Tensor, level: int, tangent: Tensor) -> None:
@@ -140,6 +142,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"this is not supported. Tensor is of size {list(tensor._data.shape)} while the given forward "
             f"gradient is of size {list(tangent._data.shape)}."
         )
+    if tensor._fw is not None and tensor._fw.get(lvl) is not None:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
+            f"{_state.fw_levels.index(lvl)} is not supported."
+        )
     dual = tensor.view_as(tensor)
     set_tangent(dual, lvl, tangent)
     return dual
@@ -154,6 +161,8 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     levels = _state.fw_levels
     if level is None:
         level = levels[-1] if levels else None
+    else:
+        level = levels[level] if 0 <= level < len(levels) else None
     fw = tensor._fw
     tangent = fw.get(level) if fw is not None and level is not None else None
     if tangent is None:

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import traceback
 import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic
@@ -68,11 +67,12 @@ from ctxgrad.autograd._outputs import (
 )
 from ctxgrad.autograd._readonly import _locks
 from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
-from ctxgrad.autograd.errors import OnceDifferentiableError, SavedArrayWriteError
+from ctxgrad.autograd.anomaly_mode import record_forward
+from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError, SavedArrayWriteError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
-from ctxgrad.autograd.saved import _FREED_MSG, SavedTensor
+from ctxgrad.autograd.saved import SavedTensor
 
 __all__ = [
     "BackwardCFunction",
@@ -128,7 +128,7 @@ class BackwardCFunction(Node):
     _dirty: tuple[Tensor, ...] | None = None
     _non_diff: tuple[Tensor, ...] | None = None
     _materialize: bool = True
-    _saved_forward: tuple[Tensor | None, ...] | None = None
+    _fw_saved: tuple[Tensor | None, ...] | None = None
     _saved: tuple[SavedTensor | None, ...] | None = ()
     _cleared_on_access: bool = False
 
@@ -151,7 +151,7 @@ class BackwardCFunction(Node):
                     f"type {type(t).__name__} (in {self._forward_cls.__name__}); save non-tensors as "
                     "attributes on ctx."
                 )
-        self._saved_forward = tensors
+        self._fw_saved = tensors
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
@@ -550,7 +550,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     if cls._ctx_checks_left and ctx.__dict__:
         warn_tensor_attributes(cls, ctx.__dict__)
     if _state.anomaly:
-        ctx.metadata["traceback_"] = traceback.format_stack()[:-2]
+        record_forward(ctx)
     return out
 
 
@@ -559,7 +559,7 @@ class DelayedError(Function):
     """Stands in the graph where a once-differentiable backward's results were used;
     differentiating through it raises."""
 
-    _backward_name = "DelayedErrorBackward"
+    _backward_name = "Error"  # torch's name for this node
     returns_views = True
 
     @staticmethod
@@ -589,8 +589,8 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     """Mark a ``backward`` that cannot itself be differentiated (NumPy inside, say).
 
     It runs under ``no_grad``.  When a graph of the backward is being built
-    (``create_graph=True``), its results are linked to the node's inputs through a
-    ``DelayedErrorBackward`` node, so any later attempt to differentiate them, through
+    (``create_graph=True``), its results are linked to the node's inputs through an
+    ``Error`` node (torch's name), so any later attempt to differentiate them, through
     ``.backward()`` or through ``autograd.grad``, raises ``trying to differentiate twice a
     function that was marked with @once_differentiable`` instead of giving zeros.
     """

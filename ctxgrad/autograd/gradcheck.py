@@ -65,7 +65,7 @@ from ctxgrad.autograd.errors import NoJvpError, OnceDifferentiableError
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = ["GradcheckError", "get_analytical_jacobian", "get_numerical_jacobian", "gradcheck", "gradgradcheck"]
 
 # A Jacobian with more entries than this is summarized by its worst entries, not printed.
 _PRINT_LIMIT = 100
@@ -1239,3 +1239,91 @@ def _check_batched(
                             f"through vmap over {name}, differs from the tangent of that sample alone.\n"
                             f"vmap: {g_arr}\nper sample: {w_arr}"
                         )
+
+
+# --------------------------------------------------------------------------- torch's legacy helpers
+_PRIVATE_API = (
+    "`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it and it "
+    "will be removed in a future version of PyTorch. If you have a specific use for this or feature request "
+    "for this to be a stable API, please file us an issue at https://github.com/pytorch/pytorch/issues/new"
+)
+
+
+def _check_grad_out(name: str, grad_out: float) -> None:
+    warnings.warn(_PRIVATE_API.format(name=name), FutureWarning, stacklevel=3)
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of grad_out != 1.0.")
+
+
+def get_numerical_jacobian(
+    fn: Callable[..., Any], inputs: Any, target: Any = None, eps: float = 1e-3, grad_out: float = 1.0
+) -> tuple[Tensor, ...]:
+    """Finite-difference Jacobians of ``fn``'s first output, one per input that requires grad.
+
+    ``fn`` gets ``inputs`` as one tuple; each Jacobian has a row per element of the input
+    and a column per element of the output (``J[i, j] = d out[j] / d in[i]``), by central
+    differences with step ``eps``.  ``target`` picks other tensors to differentiate by.
+    Deprecated in torch (a ``FutureWarning``), kept for code that still calls it.
+    """
+    _check_grad_out("get_numerical_jacobian", grad_out)
+    inputs = _as_tuple(inputs)
+    wrt = [t for t in _as_tuple(inputs if target is None else target) if isinstance(t, Tensor) and t.requires_grad]
+
+    def first_output() -> np.ndarray[Any, Any]:
+        out = _as_tuple(fn(inputs))[0]
+        return np.array(out._data, copy=True)
+
+    jacobians: list[Tensor] = []
+    with no_grad():
+        n_out = first_output().size
+        for x in wrt:
+            data = x._data
+            jac = np.zeros((data.size, n_out), dtype=data.dtype)
+            flipped = writable(data)
+            try:
+                for k in range(data.size):
+                    index = np.unravel_index(k, data.shape)
+                    original = data[index].copy()
+                    data[index] = original - eps
+                    below = first_output()
+                    data[index] = original + eps
+                    above = first_output()
+                    data[index] = original
+                    jac[k] = ((above - below) / (2 * eps)).reshape(-1)
+            finally:
+                relock(flipped)
+            jacobians.append(_wrap(jac))
+    return tuple(jacobians)
+
+
+def get_analytical_jacobian(
+    inputs: Any, output: Tensor, nondet_tol: float = 0.0, grad_out: float = 1.0
+) -> tuple[tuple[Tensor, ...], bool, bool, bool]:
+    """Backward-mode Jacobians of ``output``, one per input that requires grad, and three checks.
+
+    Returns ``(jacobians, reentrant, correct_grad_sizes, correct_grad_types)``: each Jacobian
+    laid out as :func:`get_numerical_jacobian`'s; ``reentrant`` is False when a second
+    backward gives other numbers (beyond ``nondet_tol``); the last two are False when some
+    gradient has the wrong shape or dtype.  Deprecated in torch (a ``FutureWarning``).
+    """
+    _check_grad_out("get_analytical_jacobian", grad_out)
+    wrt = [t for t in _as_tuple(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    n_out = output._data.size
+    jacobians = [np.zeros((x._data.size, n_out), dtype=x._data.dtype) for x in wrt]
+    again = [np.zeros_like(j) for j in jacobians]
+    sizes_ok = types_ok = True
+    for j in range(n_out):
+        unit = np.zeros(n_out, dtype=output._data.dtype)
+        unit[j] = 1
+        for target in (jacobians, again):
+            for jac, x, g in zip(target, wrt, _vjp(output, wrt, unit)):
+                if g is None:
+                    continue
+                if g.shape != x._data.shape:
+                    sizes_ok = False
+                    continue
+                if g.dtype != x._data.dtype:
+                    types_ok = False
+                jac[:, j] = g.reshape(-1)
+    reentrant = all(a.shape == b.shape and bool(np.all(np.abs(a - b) <= nondet_tol)) for a, b in zip(jacobians, again))
+    return tuple(_wrap(j) for j in jacobians), reentrant, sizes_ok, types_ok

@@ -25,16 +25,18 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ctxgrad._state import _state
+from ctxgrad.autograd._mutation import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
+from ctxgrad.autograd._node_api import NodeAPI
 from ctxgrad.autograd._readonly import relock, writable
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
-from ctxgrad.autograd.hooks import RemovableHandle, _NodeHooks, _run_tensor_hooks, run_prehooks
+from ctxgrad.autograd.hooks import _NodeHooks, _run_tensor_hooks, run_prehooks
 from ctxgrad.autograd.hooks import disable_saved_tensors_hooks as disable_saved_tensors_hooks
+from ctxgrad.autograd.hooks import register_multi_grad_hook as register_multi_grad_hook
 from ctxgrad.autograd.hooks import save_on_cpu as save_on_cpu
 from ctxgrad.autograd.hooks import saved_tensors_hooks as saved_tensors_hooks
 
@@ -48,12 +50,14 @@ _sequence = itertools.count()
 _ACCUMULATE_GRAD_SEQUENCE = 2**64 - 1
 
 
-class Node:
+class Node(NodeAPI):
     """A node of the backward graph.
 
     ``name()`` is the class name (``MulBackward0``, ``MyFnBackward``, ``AccumulateGrad``);
     ``next_functions`` lists, per tensor argument of the forward call, the pair
-    ``(node, output_nr)`` its gradient flows to (``(None, 0)`` when it needs none).
+    ``(node, output_nr)`` its gradient flows to (``(None, 0)`` when it needs none).  Hooks,
+    ``metadata``, saved values by name and calling a node by hand come from
+    :class:`~ctxgrad.autograd._node_api.NodeAPI`.
     """
 
     __slots__ = ("__dict__", "__weakref__", "_edges", "_seq")
@@ -76,44 +80,6 @@ class Node:
         a ctx whose call recorded nothing)."""
         edges: tuple[Edge | None, ...] = getattr(self, "_edges", ())
         return tuple((e[0], e[1]) for e in edges if e is not None)
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """A dict for anything you want to keep on the node (anomaly mode adds ``traceback_``)."""
-        md = self._metadata
-        if md is None:
-            md = self._metadata = {}
-        return md
-
-    def _sequence_nr(self) -> int:
-        seq: int = getattr(self, "_seq", -1)
-        return seq
-
-    def _node_hooks(self) -> _NodeHooks:
-        h = self._hooks
-        if h is None:
-            h = self._hooks = _NodeHooks()
-        return h
-
-    def register_prehook(self, fn: Callable[[tuple[Tensor | None, ...]], Any]) -> RemovableHandle:
-        """``fn(grad_outputs)`` runs before the node; returning a tuple replaces them."""
-        return RemovableHandle(self._node_hooks().pre, fn)
-
-    def register_hook(
-        self, fn: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Any]
-    ) -> RemovableHandle:
-        """``fn(grad_inputs, grad_outputs)`` runs after the node; returning a tuple replaces grad_inputs.
-
-        ``grad_inputs`` has one entry per tensor argument, like ``next_functions``.
-        """
-        return RemovableHandle(self._node_hooks().post, fn)
-
-    def _add_tensor_hook(self, output_nr: int, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
-        hooks = self._node_hooks().tensor_pre.setdefault(output_nr, [])
-        return RemovableHandle(hooks, hook)
-
-    def _add_retain_grad(self, output_nr: int, tensor: Tensor) -> None:
-        self._node_hooks().retain[output_nr] = weakref.ref(tensor)
 
     def _num_outputs(self) -> int:
         raise NotImplementedError
@@ -201,14 +167,17 @@ class AccumulateGrad(Node):
         var = self.variable
         if grad is None or not var._requires_grad:  # (requires_grad_(False) since the forward: none)
             return []
+        if isinstance(var._grad_dtype, np.dtype):  # a grad_dtype other than the leaf's own
+            grad = grad.to(var._grad_dtype)
         _accumulate_into(var, grad)
+        post = var._post_acc_hooks
+        if post:  # (before the node's post hooks, as in torch)
+            for hook in tuple(post):
+                if run_in_grad_mode(False, hook, var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         if hooks is not None and hooks.post:
             for hook in tuple(hooks.post):
                 hook((), (grad,))
-        post = var._post_acc_hooks
-        if post:
-            for hook in tuple(post):
-                run_in_grad_mode(False, hook, var)
         return []
 
 

@@ -13,8 +13,9 @@ torch) see each tensor saved for backward as it is packed and unpacked.
 
 from __future__ import annotations
 
+import threading
 import weakref
-from collections.abc import Callable, MutableSequence
+from collections.abc import Callable, MutableSequence, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RemovableHandle",
+    "register_multi_grad_hook",
     "disable_saved_tensors_hooks",
     "run_posthooks",
     "run_prehooks",
@@ -115,6 +117,97 @@ class _NodeHooks:
         self.post: list[Callable[..., Any]] = []
         self.tensor_pre: dict[int, list[Callable[[Tensor], Tensor | None]]] = {}
         self.retain: dict[int, weakref.ref[Tensor]] = {}
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of a multi-grad hook: ``remove()`` removes the hook from every tensor."""
+
+    __slots__ = ("_handles",)
+
+    def __init__(self, handles: list[RemovableHandle]) -> None:
+        self._handles = handles
+        self._hooks = None
+
+    def remove(self) -> None:
+        for h in self._handles:
+            h.remove()
+
+
+def register_multi_grad_hook(
+    tensors: Sequence[Tensor], fn: Callable[..., None], *, mode: str = "all"
+) -> RemovableHandle:
+    """Call ``fn`` once per backward, after the gradients of several tensors are computed.
+
+    ``mode="all"``: ``fn(grads)`` gets one entry per tensor, in order, once every tensor
+    of ``tensors`` that this backward reaches has its gradient (None for those it does not
+    reach).  ``mode="any"``: ``fn(grad)`` gets the first gradient computed among them, once
+    per backward.  Tensors that do not require grad are skipped.
+
+    >>> import ctxgrad
+    >>> from ctxgrad.autograd.graph import register_multi_grad_hook
+    >>> a, b = ctxgrad.ones(2, requires_grad=True), ctxgrad.ones(2, requires_grad=True)
+    >>> seen = []
+    >>> _ = register_multi_grad_hook((a, b), lambda grads: seen.append(grads))
+    >>> (a * 3).sum().backward()
+    >>> seen
+    [(tensor([3., 3.]), None)]
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    handles: list[RemovableHandle] = []
+    lock = threading.Lock()
+    # Per backward call (found by identity among the calls running in this thread): for
+    # "any", whether fn ran; for "all", the gradients so far and how many are still to come.
+    seen: list[tuple[int, Any, list[Tensor | None], int]] = []
+    n = len(tensors)
+
+    def entry_of(run: Any) -> int:
+        me = threading.get_ident()
+        running = _state.backward_runs
+        # Forget the calls of this thread that have ended.
+        seen[:] = [e for e in seen if e[0] != me or any(r is e[1] for r in running)]
+        for k, e in enumerate(seen):
+            if e[1] is run:
+                return k
+        if mode == "any":
+            seen.append((me, run, [], 0))
+        else:
+            expected = sum(1 for t in tensors if t.requires_grad and run.will_run(_grad_node(t)))
+            seen.append((me, run, [None] * n, expected))
+        return len(seen) - 1
+
+    def make_hook(i: int) -> Callable[[Tensor], None]:
+        def hook(grad: Tensor) -> None:
+            run = _state.backward_runs[-1]
+            with lock:
+                k = entry_of(run)
+                me, _, buffer, left = seen[k]
+                if mode == "any":
+                    if left:
+                        return
+                    seen[k] = (me, run, buffer, 1)
+                else:
+                    buffer[i] = grad
+                    seen[k] = (me, run, buffer, left - 1)
+                    if left - 1 > 0:
+                        return
+            fn(grad if mode == "any" else tuple(buffer))
+
+        return hook
+
+    for i, t in enumerate(tensors):
+        if t.requires_grad:
+            handles.append(t.register_hook(make_hook(i)))
+    return _MultiHandle(handles)
+
+
+def _grad_node(t: Tensor) -> Any:
+    """The node a tensor's hooks run at: its ``grad_fn``, or a leaf's ``AccumulateGrad``."""
+    fn = t.grad_fn
+    if fn is not None:
+        return fn
+    ref = t._accumulator
+    return ref() if ref is not None else None
 
 
 def _hook_name(hook: Any) -> str:
@@ -207,12 +300,7 @@ class saved_tensors_hooks:
         _state.saved_hooks = (*_state.saved_hooks, (self.pack_hook, self.unpack_hook))
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         _state.saved_hooks = _state.saved_hooks[:-1]
 
 

@@ -25,13 +25,6 @@ __all__ = ["SavedTensor", "lock_array", "relock", "unlock_array", "writable"]
 
 
 # --------------------------------------------------------------------------- saved tensors
-_FREED_MSG = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
 
 
 class _OutputMarker(Node):
@@ -76,25 +69,7 @@ class SavedTensor:
         self._unpack: Callable[[Any], Any] | None = None
         hooks = _state.saved_hooks
         if hooks:
-            pack, unpack = hooks[-1]
-            self._packed = pack(tensor)
-            if vc.value != self._version:
-                raise RuntimeError(
-                    "A saved tensor pack hook is modifying its input in place. Tensors provided as "
-                    "input to pack hook cannot be modified by in-place operations as this can lead "
-                    "to unexpected side-effects. Please open an issue if you need to perform in-place "
-                    "operations on the input to a pack hook."
-                )
-            self._unpack = unpack
-            self._data = tensor._data
-            # Remember the history, so that what unpack returns can be given it back (a
-            # saved output's node is the unpacking node itself: no reference kept to it).
-            self._output_nr = tensor._output_nr
-            self._requires_grad = tensor._requires_grad
-            fn = tensor._grad_fn
-            self._grad_fn = _OUTPUT if fn is node else fn
-            self._accumulator = _accumulator_of(tensor) if fn is None and tensor._requires_grad else None
-            self._base = None
+            self._hook(tensor, node, *hooks[-1])
         elif tensor._grad_fn is node:
             self._data = tensor._data
             self._output_nr = tensor._output_nr
@@ -102,6 +77,29 @@ class SavedTensor:
             self._base = tensor._base
         else:
             self._tensor = tensor
+
+    def _hook(self, tensor: Tensor, node: Node, pack: Callable[[Tensor], Any], unpack: Callable[[Any], Any]) -> None:
+        """Keep ``pack(tensor)`` in place of the tensor, to be given back through ``unpack``."""
+        version = self._vc.value
+        self._packed = pack(tensor)
+        if self._vc.value != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform in-place "
+                "operations on the input to a pack hook."
+            )
+        self._unpack = unpack
+        self._tensor = None
+        self._data = tensor._data
+        # Remember the history, so that what unpack returns can be given it back (a
+        # saved output's node is the unpacking node itself: no reference kept to it).
+        self._output_nr = tensor._output_nr
+        self._requires_grad = tensor._requires_grad
+        fn = tensor._grad_fn
+        self._grad_fn = _OUTPUT if fn is node else fn
+        self._accumulator = _accumulator_of(tensor) if fn is None and tensor._requires_grad else None
+        self._base = None
 
     def __del__(self) -> None:
         unlock_array(self._locked)

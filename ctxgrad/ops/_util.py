@@ -242,3 +242,43 @@ def refuse_complex(ctx: Any, *operands: Any) -> None:
             refusal = _NO_COMPLEX.get(ctx.name())
             if refusal is not None:
                 raise refusal[0](refusal[1].format(dtype=short_name(dt)))
+
+
+def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], Tensor]) -> Tensor:
+    """The ``out=`` form of op ``name``: the result of ``compute()`` written into ``out``.
+
+    As in torch, not differentiable: refused while grad mode is on and an argument or ``out``
+    requires grad.  A result of another shape replaces ``out``'s values (with torch's
+    warning when ``out`` had elements); the result dtype must cast to ``out``'s safely.
+    """
+    import warnings
+
+    from ctxgrad.autograd.grad_mode import is_grad_enabled
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in (*args, out)):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic differentiation, but one of "
+            "the arguments requires grad."
+        )
+    result = compute()
+    dt = out.array.dtype
+    if result.array.dtype != dt and not np.can_cast(result.array.dtype, dt, "same_kind"):
+        raise RuntimeError(
+            f"result type {short_name(result.array.dtype)} can't be cast to the desired output type {short_name(dt)}"
+        )
+    if result.array.shape == out.array.shape:
+        out.copy_(result)
+        return out
+    if out.array.size:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {list(out.array.shape)}, which "
+            f"does not match the required output shape {list(result.array.shape)}. This behavior is deprecated, "
+            "and in a future release outputs will not be resized unless they have zero elements. You can "
+            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=3,
+        )
+    out.set_(as_tensor(result.array.astype(dt)))
+    return out

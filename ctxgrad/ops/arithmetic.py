@@ -7,7 +7,7 @@ applies torch's dtype promotion before NumPy computes.  A gradient for a number 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ctxgrad.ops._util import (
     refuse_complex,
     save_operands,
     tangent_sum,
+    write_out,
 )
 
 
@@ -36,6 +37,7 @@ class Add(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "AddBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"alpha": lambda ctx: 1}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -63,6 +65,7 @@ class Sub(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "SubBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"alpha": lambda ctx: 1}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -113,6 +116,7 @@ class Mul(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MulBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -143,6 +147,7 @@ class Div(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "DivBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -338,6 +343,7 @@ class Pow(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "PowBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "exponent": lambda ctx: _pow_exponent(ctx)}
     holomorphic = True
     skips_without_gradient = True
 
@@ -376,6 +382,14 @@ class Pow(Function[Tensor]):
             None if ta is None else ta * d_base,
             None if tb is None else tb * d_exponent,
         )
+
+
+def _pow_exponent(ctx: Any) -> Any:
+    """The exponent a recorded ``pow`` kept: a number as it is (kept after backward), or the saved tensor."""
+    scalars = getattr(ctx, "scalars", None)
+    if scalars is not None and scalars[1] is not None:
+        return scalars[1]
+    return ctx.saved_tensors[1]
 
 
 def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
@@ -443,6 +457,12 @@ class MatMul(Function[Tensor]):
     vmap = matmul_rule
 
     _backward_name = "MmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "mat2": 1,
+        "self_sym_sizes": ("sizes", 0),
+        "mat2_sym_sizes": ("sizes", 1),
+    }
     holomorphic = True
     skips_without_gradient = True
 
@@ -519,15 +539,19 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return operand(other) if alpha == 1 else operand(other) * alpha
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``."""
+    if out is not None:
+        return write_out("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
         input = Tensor(input)
     return Add.apply(input, _scaled(other, alpha))
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``."""
+    if out is not None:
+        return write_out("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
         input = Tensor(input)
     if alpha != 1:
@@ -535,20 +559,24 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return Sub.apply(input, _scaled(other, alpha))
 
 
-def mul(input: Any, other: Any) -> Tensor:
+def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input * other``."""
+    if out is not None:
+        return write_out("mul", out, (input, other), lambda: mul(input, other))
     if isinstance(input, Tensor):
         return _mul(input, other if type(other) in _PLAIN else operand(other))
-    out: Tensor = other * input
-    return out
+    res: Tensor = other * input
+    return res
 
 
-def div(input: Any, other: Any) -> Tensor:
+def div(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input / other`` (true division)."""
+    if out is not None:
+        return write_out("div", out, (input, other), lambda: div(input, other))
     if isinstance(input, Tensor):
         return _div(input, other if type(other) in _PLAIN else operand(other))
-    out: Tensor = other.__rtruediv__(input)
-    return out
+    res: Tensor = other.__rtruediv__(input)
+    return res
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

@@ -15,7 +15,7 @@ holds two steps, a basic one that gives a view and the advanced rest applied to 
 from __future__ import annotations
 
 import warnings
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -483,6 +483,7 @@ class Index(Function[Tensor]):
         return cls.apply(x, whole), batch_at
 
     _backward_name = "IndexBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}  # (not yet its indices)
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 

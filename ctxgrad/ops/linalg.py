@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import string
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import matmul_rule, unary_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, tangent_sum
+from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul
 
 
@@ -84,6 +84,12 @@ class Mm(_MatrixProduct):
     vmap = matmul_rule
 
     _backward_name = "MmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "mat2": 1,
+        "self_sym_sizes": ("sizes", 0),
+        "mat2_sym_sizes": ("sizes", 1),
+    }
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -1000,8 +1006,10 @@ def _tensor_operand(other: Any) -> Tensor:
     return Tensor(other)
 
 
-def matmul(input: Tensor, other: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
+    if out is not None:
+        return write_out("matmul", out, (input, other), lambda: matmul(input, other))
     return _matmul(input, _tensor_operand(other))
 
 

@@ -19,7 +19,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex
+from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex, write_out
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -61,6 +61,13 @@ class _Elementwise(Function[Tensor]):
     # saving the input, or the output when the derivative is best written with it.
     ufunc: ClassVar[Callable[..., Any]]
     saves_output: ClassVar[bool] = False
+    # What ``grad_fn._saved_<name>`` reads: torch's name for what ``forward`` saved.
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.saves_output and "saved_fields" not in cls.__dict__:
+            cls.saved_fields = {"result": 0}
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -291,6 +298,7 @@ class Rsqrt(_Elementwise):
     """``1 / sqrt(x)``; d/dx = -y³ / 2, from the saved output."""
 
     _backward_name = "RsqrtBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
     holomorphic = True
 
     @staticmethod
@@ -309,6 +317,7 @@ class Square(_Elementwise):
     """``x * x`` (integers stay integers); torch records it as ``pow(x, 2)``."""
 
     _backward_name = "PowBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "exponent": lambda ctx: 2}
     holomorphic = True
 
     @staticmethod
@@ -515,6 +524,7 @@ class Sigmoid(_Elementwise):
     """``1 / (1 + e ** -x)``; d/dx = y (1 - y), from the saved output."""
 
     _backward_name = "SigmoidBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
     holomorphic = True
 
     @staticmethod
@@ -534,6 +544,7 @@ class Relu(_Elementwise):
     """``max(x, 0)`` (integers stay integers); the gradient passes where the output is positive."""
 
     _backward_name = "ReluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -746,6 +757,7 @@ class Logit(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "LogitBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "eps": "eps"}
     skips_without_gradient = True
 
     @staticmethod
@@ -1416,8 +1428,10 @@ def _lerp(start: Any, end: Any, weight: Any, method: bool) -> Tensor:
 # The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
 
 
-def exp(input: Tensor) -> Tensor:
+def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``e ** x``."""
+    if out is not None:
+        return write_out("exp", out, (input,), lambda: exp(input))
     return Exp.apply(input)
 
 

@@ -21,7 +21,7 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import argmax_rule, dims_rule, flat_rule, sum_to_size_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg, write_out
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -47,6 +47,7 @@ class Sum(Function[Tensor]):
     vmap = dims_rule(1, none_is_all=True)
 
     _backward_name = "SumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -74,6 +75,7 @@ class Mean(Function[Tensor]):
     vmap = dims_rule(1, none_is_all=True)
 
     _backward_name = "MeanBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0), "self_sym_numel": ("numel", 0)}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -1245,8 +1247,13 @@ def sum(
     dtype: Any = None,
     axis: int | Sequence[int] | None = None,
     keepdims: bool | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Sum over all elements, or over ``dim``."""
+    if out is not None:
+        return write_out(
+            "sum", out, (input,), lambda: sum(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+        )
     dim, keepdim = _sum_dims("sum", dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
@@ -1263,8 +1270,13 @@ def mean(
     dtype: Any = None,
     axis: int | Sequence[int] | None = None,
     keepdims: bool | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
+    if out is not None:
+        return write_out(
+            "mean", out, (input,), lambda: mean(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+        )
     dim, keepdim = _sum_dims("mean", dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":

@@ -70,6 +70,7 @@ class Reshape(Function[Tensor]):
     vmap = reshape_rule
 
     _backward_name = "ViewBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -218,7 +219,16 @@ class Expand(Function[Tensor]):
                 )
             target.append(s)
         ctx.target = tuple(target)
-        return as_tensor(np.broadcast_to(data, ctx.target))
+        # A broadcast view that can be written through (``g.expand(3)[0] = 0`` writes the one
+        # shared element, as in torch), where np.broadcast_to's is read-only; in-place ops on
+        # the whole view are refused for its overlapping elements, as torch refuses them.
+        out = np.broadcast_to(data, ctx.target)
+        if data.flags.writeable:
+            try:
+                out.flags.writeable = True
+            except ValueError:  # (a NumPy that refuses: the view stays read-only)
+                pass
+        return as_tensor(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -308,6 +318,7 @@ class Unsqueeze(Function[Tensor]):
     vmap = dims_rule(1, new_dim=True)
 
     _backward_name = "UnsqueezeBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -466,6 +477,7 @@ class Cat(Function[Tensor]):
     _stacks = False
 
     _backward_name = "CatBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -520,6 +532,7 @@ class Stack(Function[Tensor]):
     _stacks = True
 
     _backward_name = "StackBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 

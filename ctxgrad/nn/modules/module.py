@@ -134,10 +134,15 @@ class _BackwardHooks:
         return grads
 
     def _on_input_grads(self, grads: tuple[Any, ...]) -> tuple[Any, ...]:
+        if self.grad_output is None:
+            # Gradients that did not come through the module's outputs in this backward (a
+            # double backward through the module's inputs): no hook runs, as in torch.
+            return grads
         grad_input: list[Any] = [None] * self.n_inputs
         for i, g in zip(self.input_positions, grads):
             grad_input[i] = g
         new = self._run_full_hooks(tuple(grad_input))
+        self.grad_output = None
         return tuple(new[i] for i in self.input_positions)
 
     def _run_full_hooks(self, grad_input: tuple[Any, ...]) -> tuple[Any, ...]:
