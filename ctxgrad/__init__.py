@@ -21,6 +21,7 @@ from ctxgrad import (
     _tensor,  # noqa: F401 - first: the ops and autograd build on it
     autograd,
 )
+from ctxgrad._device import device
 from ctxgrad._dtypes import (
     bool_ as bool,
 )
@@ -70,7 +71,7 @@ from ctxgrad._factories import (
     zeros,
     zeros_like,
 )
-from ctxgrad._tensor import Size, Tensor, device
+from ctxgrad._tensor import Size, Tensor
 from ctxgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -169,6 +170,52 @@ from ctxgrad import optim, utils  # noqa: E402
 from ctxgrad.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "optim", "save", "utils"]
+
+# porting shims: devices, CUDA's and the backends' answers on a CPU, legacy tensor types,
+# dtype facts and promotion, the random generator's state, DLPack
+from ctxgrad import backends, cuda, random  # noqa: E402
+from ctxgrad._device import get_default_device, set_default_device  # noqa: E402
+from ctxgrad._dlpack import from_dlpack  # noqa: E402
+from ctxgrad._legacy import (  # noqa: E402
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from ctxgrad._typeinfo import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402
+from ctxgrad.random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
+
+__all__ += [
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+    "backends",
+    "can_cast",
+    "cuda",
+    "finfo",
+    "from_dlpack",
+    "get_default_device",
+    "get_rng_state",
+    "iinfo",
+    "initial_seed",
+    "promote_types",
+    "random",
+    "result_type",
+    "seed",
+    "set_default_device",
+    "set_rng_state",
+]
 
 # autograd.functional (jacobian, hessian, ...) is built on the public surface above, so it is
 # loaded here rather than by ctxgrad.autograd; importing it makes ctxgrad.autograd.functional.
