@@ -221,8 +221,14 @@ __all__ += [
 # loaded here rather than by ctxgrad.autograd; importing it makes ctxgrad.autograd.functional.
 import ctxgrad.autograd.functional  # noqa: E402, F401
 
-# the op author's tools: check_function (python -m ctxgrad check), OpTestCase, example
-from ctxgrad import checks, testing  # noqa: E402
+# the op author's tools: check_function (python -m ctxgrad check), OpTestCase, example; and
+# einops' backend: with einops installed, its functions take ctxgrad tensors (einops finds the
+# backend once _einops has defined it; without einops, _einops defines nothing it uses)
+from ctxgrad import (  # noqa: E402
+    _einops,  # noqa: F401 - defines the einops backend
+    checks,
+    testing,
+)
 
 __all__ += ["checks", "testing"]
 

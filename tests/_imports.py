@@ -114,6 +114,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.backends": 5,
     "ctxgrad.backends.*": 5,
     "ctxgrad.random": 5,
+    "ctxgrad._einops": 5,
     "ctxgrad.func": 5,
     "ctxgrad.func.*": 5,
     "ctxgrad.compat": 5,
