@@ -1,5 +1,6 @@
 """Utilities around training, mirroring ``torch.utils``: :mod:`ctxgrad.utils.data` (datasets,
-samplers and ``DataLoader``)."""
+samplers and ``DataLoader``) and, with the optional ``safetensors`` package,
+:mod:`ctxgrad.utils.safetensors` (imported on its own: ``from ctxgrad.utils import safetensors``)."""
 
 from __future__ import annotations
 
