@@ -188,6 +188,11 @@ from ctxgrad._legacy import (  # noqa: E402
     ShortTensor,
 )
 from ctxgrad._typeinfo import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402
+from ctxgrad.backends import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    use_deterministic_algorithms,
+)
 from ctxgrad.random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
 
 __all__ += [
@@ -200,6 +205,7 @@ __all__ += [
     "IntTensor",
     "LongTensor",
     "ShortTensor",
+    "are_deterministic_algorithms_enabled",
     "backends",
     "can_cast",
     "cuda",
@@ -209,12 +215,14 @@ __all__ += [
     "get_rng_state",
     "iinfo",
     "initial_seed",
+    "is_deterministic_algorithms_warn_only_enabled",
     "promote_types",
     "random",
     "result_type",
     "seed",
     "set_default_device",
     "set_rng_state",
+    "use_deterministic_algorithms",
 ]
 
 # autograd.functional (jacobian, hessian, ...) is built on the public surface above, so it is

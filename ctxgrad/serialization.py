@@ -166,7 +166,9 @@ def load(
     With the default (``None``, which is ``True``, as in torch 2.6+) it is torch's
     ``pickle.UnpicklingError``, saying what was pickled and where.
 
-    ``map_location`` may be None or ``"cpu"`` (ctxgrad has only the CPU); ``mmap`` is
+    ``map_location`` may be None, ``"cpu"``, a CPU device, a dict mapping locations to the
+    CPU, or a function (``lambda storage, loc: storage``, not called: every tensor is on the
+    CPU already); anything else names a device ctxgrad does not have.  ``mmap`` is
     accepted for torch's signature; ``pickle_module`` and ``pickle_load_args`` are used to
     unpickle.
 
@@ -174,16 +176,25 @@ def load(
     for a file that is not one written by :func:`save` (not a zip archive, no ctxgrad
     structure, a damaged archive, or a newer format version).
     """
-    if map_location is not None and str(map_location) != "cpu":
-        raise RuntimeError(
-            f"ctxgrad.load: map_location must be None or 'cpu' (ctxgrad has only the CPU), got {map_location!r}"
-        )
+    _check_map_location(map_location)
     unpickle = _Unpickle(weights_only is False, pickle_module, pickle_load_args)
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
             return _load_from(file, name, unpickle)
     return _load_from(f, name, unpickle)
+
+
+def _check_map_location(map_location: Any) -> None:
+    """Accept the ``map_location`` forms that all mean the CPU (see :func:`load`)."""
+    if map_location is None or callable(map_location):
+        return
+    targets = map_location.values() if isinstance(map_location, dict) else [map_location]
+    for target in targets:
+        if str(target).split(":")[0] != "cpu":
+            raise RuntimeError(
+                f"ctxgrad.load: map_location must be None or 'cpu' (ctxgrad has only the CPU), got {map_location!r}"
+            )
 
 
 class _Unpickle:

@@ -84,6 +84,7 @@ CUDA_REQUESTS = {
     "module_index": lambda lib: lib.nn.Linear(2, 2).cuda(0),
     "to": lambda lib: lib.zeros(2).to("cuda"),
     "to_keyword": lambda lib: lib.zeros(2).to(device="cuda:0"),
+    "to_index": lambda lib: lib.zeros(2).to(0),
     "module": lambda lib: lib.nn.Linear(2, 2).cuda(),
     "set_default_device": lambda lib: lib.set_default_device("cuda") or lib.zeros(1),
     "current_device": lambda lib: lib.cuda.current_device(),
@@ -168,6 +169,23 @@ def test_cudnn_flags_are_set_by_assignment_and_by_the_flags_context() -> None:
         cudnn.benchmark = False
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         _ = cudnn.nope
+
+
+def test_deterministic_algorithms_switch_as_torch(torch: Any) -> None:
+    try:
+        for mode, warn_only in [(True, False), (True, True), (False, False)]:
+            ctxgrad.use_deterministic_algorithms(mode, warn_only=warn_only)
+            torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+            assert ctxgrad.are_deterministic_algorithms_enabled() is torch.are_deterministic_algorithms_enabled()
+            assert (
+                ctxgrad.is_deterministic_algorithms_warn_only_enabled()
+                is torch.is_deterministic_algorithms_warn_only_enabled()
+            )
+        ours, theirs = both(lambda lib: lib.use_deterministic_algorithms(1), torch)
+        assert ours == theirs
+    finally:
+        ctxgrad.use_deterministic_algorithms(False)
+        torch.use_deterministic_algorithms(False)
 
 
 def test_mps_is_not_available(torch: Any) -> None:

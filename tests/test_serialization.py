@@ -378,3 +378,19 @@ def test_map_location_other_than_cpu() -> None:
     buffer.seek(0)
     with pytest.raises(RuntimeError, match="map_location must be None or 'cpu'"):
         ctxgrad.load(buffer, map_location="cuda:0")
+
+
+def test_map_location_forms_that_mean_the_cpu(torch: Any) -> None:
+    forms: list[Any] = [None, "cpu", ctxgrad.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage]
+    for form in forms:
+        buffer = io.BytesIO()
+        ctxgrad.save({"w": ctxgrad.ones(2)}, buffer)
+        buffer.seek(0)
+        assert ctxgrad.load(buffer, map_location=form)["w"].tolist() == [1.0, 1.0]
+        theirs = io.BytesIO()
+        torch.save({"w": torch.ones(2)}, theirs)
+        theirs.seek(0)
+        torch_form = torch.device("cpu") if isinstance(form, ctxgrad.device) else form
+        assert torch.load(theirs, map_location=torch_form)["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="map_location must be None or 'cpu'"):
+        ctxgrad.load(io.BytesIO(), map_location={"cpu": "cuda:0"})

@@ -90,8 +90,8 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.array.dtype
-        elif isinstance(a, (str, device)):
-            dev = a
+        elif isinstance(a, (str, device)) or (isinstance(a, builtins.int) and not isinstance(a, builtins.bool)):
+            dev = a  # an int is a device index, as in torch (there is no accelerator)
         elif a is not None:
             dtype = a
     if dev is not None:
