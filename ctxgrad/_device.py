@@ -21,9 +21,21 @@ AssertionError: ctxgrad runs on the CPU only: it has no CUDA (asked for device '
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["check_device", "device", "get_default_device", "no_cuda", "set_default_device"]
+if TYPE_CHECKING:
+    from ctxgrad._tensor import Tensor
+
+__all__ = [
+    "check_device",
+    "device",
+    "get_default_device",
+    "get_device",
+    "is_pinned",
+    "no_cuda",
+    "pin_memory",
+    "set_default_device",
+]
 
 #: The device types torch knows (its message lists them in this order).
 DEVICE_TYPES = (
@@ -125,6 +137,15 @@ class device:
     def __reduce__(self) -> tuple[Any, ...]:
         return (device, (str(self),))
 
+    def __enter__(self) -> device:
+        """``with device("cpu"):`` makes tensors on the CPU, as everywhere; another device
+        fails on entry as :func:`check_device` fails (torch fails at the first tensor)."""
+        check_device(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
 
 def _name(value: object) -> str:
     return "NoneType" if value is None else type(value).__name__
@@ -164,3 +185,19 @@ def set_default_device(device: Any) -> None:
 def get_default_device() -> device:
     """The device new tensors are made on: always ``device(type='cpu')``."""
     return CPU
+
+
+# --- Tensor methods about devices (attached by ctxgrad/_surface.py) --------------------------------
+def get_device(input: Tensor) -> int:
+    """The tensor's device index: -1, the CPU's, as in torch."""
+    return -1
+
+
+def is_pinned(input: Tensor, device: Any = None) -> bool:
+    """False: pinned memory is for copies to a GPU, which ctxgrad does not have."""
+    return False
+
+
+def pin_memory(input: Tensor, device: Any = None) -> Tensor:
+    """Fails as in a CPU-only torch: pinned memory needs an accelerator."""
+    raise RuntimeError("Cannot access accelerator device when none is available.")

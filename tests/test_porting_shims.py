@@ -73,6 +73,20 @@ def test_device_pickles_and_is_a_tensors_device() -> None:
     assert ctxgrad.zeros(1).to(d).device.type == "cpu"
 
 
+def test_device_methods_of_a_tensor_match_torch(torch: Any) -> None:
+    assert ctxgrad.ones(1).get_device() == torch.ones(1).get_device() == -1
+    assert ctxgrad.ones(1).is_pinned() is torch.ones(1).is_pinned() is False
+    ours, theirs = both(lambda lib: lib.ones(1).pin_memory(), torch)
+    assert ours == theirs
+
+
+def test_a_device_is_a_context_for_the_cpu_only(torch: Any) -> None:
+    with ctxgrad.device("cpu") as d, torch.device("cpu"):
+        assert d == ctxgrad.device("cpu") and ctxgrad.zeros(1).device.type == torch.zeros(1).device.type
+    with pytest.raises(AssertionError, match="CPU only"), ctxgrad.device("cuda"):
+        pass
+
+
 # --- CUDA: the same failure as a CPU-only torch ---------------------------------------------------
 
 CUDA_REQUESTS = {
