@@ -431,6 +431,15 @@ def test_result_type_is_the_dtype_of_the_op() -> None:
     assert ctxgrad.result_type(a, 2.5) == (a + 2.5).dtype == ctxgrad.float32
 
 
+def test_two_python_numbers_in_an_op_promote_as_torch(torch: Any) -> None:
+    # where(cond, int, float): the default float dtype, not NumPy's float64
+    for x, y in [(1, 2.0), (True, 2), (1, 2j), (2.0, 1)]:
+        ours = ctxgrad.where(ctxgrad.tensor([True, False]), x, y)
+        theirs = torch.where(torch.tensor([True, False]), x, y)
+        assert dtype_name(ours.dtype) == dtype_name(theirs.dtype), (x, y)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
 def test_result_type_refuses_what_is_not_a_tensor_or_number(torch: Any) -> None:
     for call in [lambda lib: lib.result_type(lib.tensor([1.0]), "a"), lambda lib: lib.result_type([1], 1)]:
         ours, theirs = both(call, torch)
