@@ -59,6 +59,11 @@ FORMAT_VERSION = 1  #: the version of a file without pickle (what ctxgrad has al
 PICKLE_FORMAT_VERSION = 2  #: the version of a file whose object is a pickle
 _STRUCTURE_ENTRY = "__ctxgrad__"
 _PICKLE_ENTRY = "__pickle__"
+_FROM_TORCH = (
+    ". It looks like a file from torch.save: load it with torch.load, then save the state dict as tensors "
+    "ctxgrad reads, e.g. {name: ctxgrad.from_dlpack(t) for name, t in state.items()}, or as a safetensors "
+    "file (ctxgrad.utils.safetensors.load_file reads it)"
+)
 _ZIP_MAGIC = b"PK\x03\x04"
 _KEY_TYPES = (str, int, float, bool, type(None))
 
@@ -227,9 +232,11 @@ def _load_from(file: IO[bytes], name: Any, unpickle: _Unpickle) -> Any:
     try:
         with np.load(file, allow_pickle=False) as archive:
             if _STRUCTURE_ENTRY not in archive.files:
+                torch_file = any(entry.endswith("data.pkl") for entry in archive.files)
                 raise RuntimeError(
                     f"ctxgrad.load: {name} is a zip archive but not one written by ctxgrad.save "
                     f"(no '{_STRUCTURE_ENTRY}' entry; entries: {archive.files[:5]})"
+                    + (_FROM_TORCH if torch_file else "")
                 )
             structure = _read_structure(archive[_STRUCTURE_ENTRY], name)
             arrays = {key: archive[key] for key in archive.files if key != _STRUCTURE_ENTRY}

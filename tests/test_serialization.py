@@ -394,3 +394,14 @@ def test_map_location_forms_that_mean_the_cpu(torch: Any) -> None:
         assert torch.load(theirs, map_location=torch_form)["w"].tolist() == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="map_location must be None or 'cpu'"):
         ctxgrad.load(io.BytesIO(), map_location={"cpu": "cuda:0"})
+
+
+def test_a_file_from_torch_save_is_named_with_the_way_across(torch: Any, tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "torch.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    with pytest.raises(RuntimeError, match=r"It looks like a file from torch\.save: load it with torch\.load"):
+        ctxgrad.load(path)
+    state = torch.load(path)
+    converted = {name: ctxgrad.from_dlpack(t) for name, t in state.items()}
+    ctxgrad.save(converted, tmp_path / "ours.pt")
+    assert ctxgrad.load(tmp_path / "ours.pt")["w"].tolist() == [1.0, 1.0]
