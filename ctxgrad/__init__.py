@@ -190,7 +190,9 @@ from ctxgrad._legacy import (  # noqa: E402
 from ctxgrad._typeinfo import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402
 from ctxgrad.backends import (  # noqa: E402
     are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
     is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
 from ctxgrad.random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
@@ -212,6 +214,7 @@ __all__ += [
     "finfo",
     "from_dlpack",
     "get_default_device",
+    "get_float32_matmul_precision",
     "get_rng_state",
     "iinfo",
     "initial_seed",
@@ -221,6 +224,7 @@ __all__ += [
     "result_type",
     "seed",
     "set_default_device",
+    "set_float32_matmul_precision",
     "set_rng_state",
     "use_deterministic_algorithms",
 ]

@@ -205,6 +205,44 @@ def test_deterministic_algorithms_switch_as_torch(torch: Any) -> None:
         torch.use_deterministic_algorithms(False)
 
 
+def test_cuda_backend_flags_as_torch(torch: Any) -> None:
+    ours, theirs = ctxgrad.backends.cuda, torch.backends.cuda
+    assert ours.is_built() is theirs.is_built() is False
+    for name in ["flash_sdp_enabled", "mem_efficient_sdp_enabled", "math_sdp_enabled"]:
+        assert getattr(ours, name)() == getattr(theirs, name)()
+    names = ["allow_tf32", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"]
+    for name in names:
+        assert getattr(ours.matmul, name) == getattr(theirs.matmul, name), name
+    for call in [
+        lambda lib: setattr(lib.backends.cuda.matmul, "allow_tf32", "x"),
+        lambda lib: setattr(lib.backends.cuda.matmul, "nope", 1),
+        lambda lib: lib.backends.cuda.matmul.nope,
+    ]:
+        mine, torchs = both(call, torch)
+        assert mine == torchs
+    try:
+        ours.matmul.allow_tf32 = True
+        assert ours.matmul.allow_tf32 is True
+    finally:
+        ours.matmul.allow_tf32 = False
+
+
+def test_float32_matmul_precision_as_torch(torch: Any) -> None:
+    try:
+        for precision in ["high", "medium", "highest"]:
+            ctxgrad.set_float32_matmul_precision(precision)
+            torch.set_float32_matmul_precision(precision)
+            assert ctxgrad.get_float32_matmul_precision() == torch.get_float32_matmul_precision() == precision
+        with pytest.warns(UserWarning, match="x is not one of 'highest', 'high', or 'medium'"):
+            ctxgrad.set_float32_matmul_precision("x")
+        assert ctxgrad.get_float32_matmul_precision() == "highest"
+        ours, theirs = both(lambda lib: lib.set_float32_matmul_precision(1), torch)
+        assert ours == theirs
+    finally:
+        ctxgrad.set_float32_matmul_precision("highest")
+        torch.set_float32_matmul_precision("highest")
+
+
 def test_mps_is_not_available(torch: Any) -> None:
     assert ctxgrad.backends.mps.is_available() is torch.backends.mps.is_available() is False
     assert ctxgrad.backends.mps.is_built() is False

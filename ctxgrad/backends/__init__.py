@@ -3,18 +3,24 @@
 ctxgrad computes with NumPy on the CPU; :mod:`~ctxgrad.backends.cudnn` keeps the flags that
 training scripts set for reproducibility (``cudnn.deterministic = True``,
 ``cudnn.benchmark = False``), and :mod:`~ctxgrad.backends.mps` answers that there is no Apple
-GPU.  Setting a flag changes nothing in how ctxgrad computes: its ops are deterministic.
+GPU, and :mod:`~ctxgrad.backends.cuda` keeps CUDA's matmul flags.  Setting a flag changes
+nothing in how ctxgrad computes: its ops are deterministic, in the dtype asked for.
 """
 
 from __future__ import annotations
 
-from ctxgrad.backends import cudnn, mps
+import warnings
+
+from ctxgrad.backends import cuda, cudnn, mps
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
+    "cuda",
     "cudnn",
+    "get_float32_matmul_precision",
     "is_deterministic_algorithms_warn_only_enabled",
     "mps",
+    "set_float32_matmul_precision",
     "use_deterministic_algorithms",
 ]
 
@@ -40,3 +46,28 @@ def are_deterministic_algorithms_enabled() -> bool:
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
     """The ``warn_only`` that :func:`use_deterministic_algorithms` was last given."""
     return _deterministic["warn_only"]
+
+
+_matmul_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Record torch's float32 matmul precision (``"highest"``, ``"high"`` or ``"medium"``);
+    ctxgrad's float32 matmul is always NumPy's, the highest.  Another string warns and is
+    ignored, as in torch."""
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(
+            f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+            "set_float32_matmul_precision call has no effect.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """What :func:`set_float32_matmul_precision` was last given (``"highest"`` at first)."""
+    return _matmul_precision[0]
