@@ -21,6 +21,7 @@ from ctxgrad import (
     _tensor,  # noqa: F401 - first: the ops and autograd build on it
     autograd,
 )
+from ctxgrad._device import device
 from ctxgrad._dtypes import (
     bool_ as bool,
 )
@@ -71,7 +72,7 @@ from ctxgrad._factories import (
     zeros,
     zeros_like,
 )
-from ctxgrad._tensor import Size, Tensor, device
+from ctxgrad._tensor import Size, Tensor
 from ctxgrad.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ctxgrad.autograd.grad_mode import (
     enable_grad,
@@ -175,12 +176,76 @@ from ctxgrad.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "optim", "save", "utils"]
 
+# porting shims: devices, CUDA's and the backends' answers on a CPU, legacy tensor types,
+# dtype facts and promotion, the random generator's state, DLPack
+from ctxgrad import backends, cuda, random  # noqa: E402
+from ctxgrad._device import get_default_device, set_default_device  # noqa: E402
+from ctxgrad._dlpack import from_dlpack  # noqa: E402
+from ctxgrad._legacy import (  # noqa: E402
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from ctxgrad._typeinfo import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402
+from ctxgrad.backends import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
+from ctxgrad.random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
+
+__all__ += [
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+    "are_deterministic_algorithms_enabled",
+    "backends",
+    "can_cast",
+    "cuda",
+    "finfo",
+    "from_dlpack",
+    "get_default_device",
+    "get_float32_matmul_precision",
+    "get_rng_state",
+    "iinfo",
+    "initial_seed",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "promote_types",
+    "random",
+    "result_type",
+    "seed",
+    "set_default_device",
+    "set_float32_matmul_precision",
+    "set_rng_state",
+    "use_deterministic_algorithms",
+]
+
 # autograd.functional (jacobian, hessian, ...) is built on the public surface above, so it is
 # loaded here rather than by ctxgrad.autograd; importing it makes ctxgrad.autograd.functional.
 import ctxgrad.autograd.functional  # noqa: E402, F401
 
-# the op author's tools: check_function (python -m ctxgrad check), OpTestCase, example
-from ctxgrad import checks, testing  # noqa: E402
+# the op author's tools: check_function (python -m ctxgrad check), OpTestCase, example; and
+# einops' backend: with einops installed, its functions take ctxgrad tensors (einops finds the
+# backend once _einops has defined it; without einops, _einops defines nothing it uses)
+from ctxgrad import (  # noqa: E402
+    _einops,  # noqa: F401 - defines the einops backend
+    checks,
+    testing,
+)
 
 __all__ += ["checks", "testing"]
 

@@ -43,6 +43,21 @@ _TENSOR_TYPE_NAMES = {
     int64: "LongTensor",
     bool_: "BoolTensor",
 }
+#: Every dtype ctxgrad has, in torch's order of its legacy type names.
+DTYPES: tuple[np.dtype[Any], ...] = (
+    float16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    bool_,
+)
+
 _SHORT_NAMES = {
     float16: "Half",
     float32: "Float",
@@ -74,6 +89,11 @@ _CPP_NAMES = {
 
 # Promotion category of a dtype kind: bool < integer < floating < complex.
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def category(dt: np.dtype[Any]) -> int:
+    """The promotion category of a dtype: 0 bool, 1 integer, 2 floating, 3 complex."""
+    return _CATEGORY[dt.kind]
 
 
 def get_default_dtype() -> np.dtype[Any]:
@@ -182,8 +202,10 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
     if b_arr:
         assert isinstance(b, np.ndarray)
         return _with_scalar(b.dtype, a)
-    both: np.dtype[Any] = np.promote_types(scalar_dtype(a), scalar_dtype(b))
-    return both
+    # Two Python numbers: the dtype of the one of the higher category (int and float give
+    # the default float dtype, not NumPy's float64).
+    da, db = scalar_dtype(a), scalar_dtype(b)
+    return da if _CATEGORY[da.kind] >= _CATEGORY[db.kind] else db
 
 
 def _complex_of(dt: np.dtype[Any], other: np.dtype[Any]) -> np.dtype[Any]:

@@ -5,31 +5,44 @@ Random tensors come from one NumPy ``Generator`` that ``manual_seed`` resets.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ctxgrad import _dtypes
+from ctxgrad._device import check_device
 from ctxgrad._state import _state
-from ctxgrad._tensor import Size, Tensor, _array_from, _check_requires_grad_dtype, _wrap, device
+from ctxgrad._tensor import Size, Tensor, _array_from, _check_requires_grad_dtype, _wrap
 
 # Defined beside Tensor (L1), where the ops can import it; ``ctxgrad.as_tensor`` is this function.
 from ctxgrad._tensor import as_tensor as as_tensor
 
-_generator = np.random.default_rng()
+#: The seed of :data:`_generator`: random at import (torch's ``initial_seed()``), then the
+#: last one given to :func:`manual_seed` (or drawn by ``ctxgrad.seed()``).
+_initial_seed: int = secrets.randbits(64)
+_generator = np.random.default_rng(_initial_seed)
 
 
 def manual_seed(seed: int) -> np.random.Generator:
-    """Seed the generator behind ``rand``, ``randn`` and friends."""
-    global _generator
-    _generator = np.random.default_rng(int(seed))
+    """Seed the generator behind ``rand``, ``randn`` and friends (and return it).
+
+    As in torch, ``seed`` is converted with ``int()`` and may be any 64-bit integer, signed
+    or not: a negative one counts from 2**64 (``manual_seed(-1)`` is seed 2**64 - 1).
+    """
+    global _generator, _initial_seed
+    value = int(seed)
+    if not -(2**63) <= value < 2**64:
+        raise ValueError("Overflow when unpacking long long")
+    _initial_seed = value % 2**64
+    _generator = np.random.default_rng(_initial_seed)
     return _generator
 
 
 def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> Tensor:
     if dev is not None:
-        device(dev)
+        check_device(dev)
     t = _wrap(arr)
     if requires_grad:
         _check_requires_grad_dtype(arr.dtype, True)

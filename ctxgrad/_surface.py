@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ctxgrad import _factories, _numpy
+from ctxgrad import _device, _dlpack, _factories, _legacy, _numpy
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops.table import OPS, Op
@@ -31,12 +31,19 @@ METHODS: dict[str, Callable[..., Any]] = {
     "new_empty": _factories.new_empty,
     "new_full": _factories.new_full,
     "new_tensor": _factories.new_tensor,
+    "new": _legacy.new,
+    "get_device": _device.get_device,
+    "is_pinned": _device.is_pinned,
+    "pin_memory": _device.pin_memory,
     "isclose": _factories.isclose,
     "allclose": _factories.allclose,
     "equal": _factories.equal,
     # NumPy's dispatch: np.exp(t) runs ctxgrad.exp, np.sum(t, axis=0) ctxgrad.sum (_numpy.py)
     "__array_ufunc__": _numpy.array_ufunc,
     "__array_function__": _numpy.array_function,
+    # DLPack: np.from_dlpack(t) and torch.from_dlpack(t) share the tensor's memory (_dlpack.py)
+    "__dlpack__": _dlpack.dlpack,
+    "__dlpack_device__": _dlpack.dlpack_device,
 }
 
 

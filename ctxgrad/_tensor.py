@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 import numpy as np
 
 from ctxgrad import _dtypes
+from ctxgrad._device import check_device, device
 from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state
 
@@ -64,38 +65,7 @@ class Size(tuple[int, ...]):
         return n
 
 
-class device:
-    """The device a tensor lives on; ctxgrad has one, the CPU."""
-
-    __slots__ = ("index", "type")
-    index: int | None
-    type: str
-
-    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
-        name: str = type.type if isinstance(type, device) else str(type).split(":")[0]
-        if name != "cpu":
-            raise RuntimeError(f"ctxgrad runs on the CPU only; got device '{type}'")
-        self.type = "cpu"
-        self.index = index
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, device):
-            return other.type == self.type
-        if isinstance(other, str):
-            return other.split(":")[0] == self.type
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.type)
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
-
-    def __str__(self) -> str:
-        return self.type
-
-
-_CPU = device("cpu")
+_CPU = device("cpu")  # the device of every tensor
 
 _NOT_LEAF_MSG = (
     "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -680,6 +650,14 @@ class Tensor:
             self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
         ) -> Tensor: ...
 
+        def new(self, *args: Any, **kwargs: Any) -> Tensor: ...
+
+        def get_device(self) -> int: ...
+
+        def is_pinned(self, device: Any = None) -> bool: ...
+
+        def pin_memory(self, device: Any = None) -> Tensor: ...
+
         def isclose(
             self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
         ) -> Tensor: ...
@@ -693,6 +671,17 @@ class Tensor:
         def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
 
         def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
+
+        def __dlpack__(
+            self,
+            *,
+            stream: Any = None,
+            max_version: tuple[int, int] | None = None,
+            dl_device: tuple[int, int] | None = None,
+            copy: bool | None = None,
+        ) -> Any: ...
+
+        def __dlpack_device__(self) -> tuple[int, int]: ...
 
         def exp(self, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -1273,6 +1262,10 @@ class Tensor:
         def int(self) -> Tensor: ...
 
         def bool(self) -> Tensor: ...
+
+        def cuda(self, device: Any = None, non_blocking: Any = False, memory_format: Any = None) -> Tensor: ...
+
+        def type(self, dtype: Any = None, non_blocking: Any = False, **kwargs: Any) -> Any: ...
     # --- end of generated code ---
 
 
@@ -1338,7 +1331,7 @@ def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
 
 _new_tensor = object.__new__
 _ndarray = np.ndarray  # a global: one lookup fewer in as_tensor's first branch
-_device = device
+_device = check_device
 
 # The dtypes a tensor can hold (torch's; ``torch.from_numpy`` takes these), in native byte order.
 _DTYPES = frozenset(

@@ -1,8 +1,9 @@
-"""``save`` and ``load``: tensors and (nested) containers of them in a file, without pickle.
+"""``save`` and ``load``: tensors, state dicts and (as torch) whole objects in a file.
 
-``torch.save`` pickles, so ``torch.load`` of an untrusted file can run code. ctxgrad writes
-NumPy's ``.npz`` format (a zip archive of ``.npy`` arrays) and reads it back with
-``allow_pickle=False``, so loading a file never runs code:
+``torch.save`` pickles, so ``torch.load`` of an untrusted file could run code; since torch 2.6
+``torch.load`` refuses what a pickle would have to import unless ``weights_only=False`` is
+passed.  ctxgrad does the same with a format in which weights never need pickle: NumPy's
+``.npz`` (a zip archive of ``.npy`` arrays), read back with ``allow_pickle=False``:
 
 * each tensor (and NumPy array) is one array in the archive, ``tensor_0``, ``tensor_1``, ...;
 * the structure around them (dicts, lists, tuples, numbers, strings, booleans, None) is one
@@ -19,12 +20,30 @@ with their dtype, shape and values, as leaves that do not require grad.
 >>> _ = buffer.seek(0)
 >>> ctxgrad.load(buffer)
 {'step': 3, 'weights': [tensor([1., 1.]), tensor([0, 1, 2])]}
+
+Anything else (a whole ``nn.Module``, an object of your own class, a set) is saved as torch
+saves it, with pickle, in the same archive (the entry ``__pickle__``, format version 2).
+Loading it runs the pickle, which can run any code, so :func:`load` refuses it with torch's
+``pickle.UnpicklingError`` unless ``weights_only=False`` is passed, for files you trust:
+
+>>> model = ctxgrad.nn.Linear(2, 1)
+>>> buffer = io.BytesIO()
+>>> ctxgrad.save(model, buffer)
+>>> _ = buffer.seek(0)
+>>> ctxgrad.load(buffer)
+Traceback (most recent call last):
+  ...
+_pickle.UnpicklingError: Weights only load failed. ...
+>>> _ = buffer.seek(0)
+>>> ctxgrad.load(buffer, weights_only=False)
+Linear(in_features=2, out_features=1, bias=True)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pickle
 import zipfile
 from collections import OrderedDict
 from typing import IO, Any
@@ -36,8 +55,15 @@ from ctxgrad._tensor import Tensor, _wrap
 __all__ = ["load", "save"]
 
 FORMAT_NAME = "ctxgrad.save"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  #: the version of a file without pickle (what ctxgrad has always written)
+PICKLE_FORMAT_VERSION = 2  #: the version of a file whose object is a pickle
 _STRUCTURE_ENTRY = "__ctxgrad__"
+_PICKLE_ENTRY = "__pickle__"
+_FROM_TORCH = (
+    ". It looks like a file from torch.save: load it with torch.load, then save the state dict as tensors "
+    "ctxgrad reads, e.g. {name: ctxgrad.from_dlpack(t) for name, t in state.items()}, or as a safetensors "
+    "file (ctxgrad.utils.safetensors.load_file reads it)"
+)
 _ZIP_MAGIC = b"PK\x03\x04"
 _KEY_TYPES = (str, int, float, bool, type(None))
 
@@ -45,23 +71,31 @@ FileLike = str | os.PathLike[str] | IO[bytes]
 
 
 # --------------------------------------------------------------------------- save
-def save(obj: Any, f: FileLike) -> None:
+def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int = 2) -> None:
     """Write ``obj`` to ``f`` (a path, or a binary file object open for writing).
 
-    ``obj`` is a tensor, a NumPy array, or a dict, list or tuple nesting tensors, arrays,
-    numbers, strings, booleans and None (an optimizer's or a module's ``state_dict``). Dict
-    keys are strings, numbers, booleans or None. Anything else (a set, an arbitrary object, an
-    array of Python objects) is a ``TypeError`` naming where it sits in ``obj``.
+    A tensor, a NumPy array, or a dict, list or tuple nesting tensors, arrays, numbers,
+    strings, booleans and None (an optimizer's or a module's ``state_dict``), with dict keys
+    that are strings, numbers, booleans or None, is written without pickle: it loads with
+    the default ``weights_only=True``.  Anything else (a module, an object of any class, a
+    set, a container that contains itself) is pickled as torch pickles it (with
+    ``pickle_module``, default :mod:`pickle`, and ``pickle_protocol``), and loads only with
+    ``weights_only=False``.
 
     The file is an ``.npz`` archive whatever its name (no suffix is added).
     """
     arrays: dict[str, np.ndarray[Any, Any]] = {}
-    stored: dict[int, int] = {}
-    structure = {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "object": _encode(obj, "obj", arrays, stored, set()),
-    }
+    structure: dict[str, Any]
+    try:
+        structure = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "object": _encode(obj, "obj", arrays, {}, set()),
+        }
+    except (TypeError, ValueError) as reason:  # not weights only: pickle the whole object
+        module = pickle if pickle_module is None else pickle_module
+        arrays = {_PICKLE_ENTRY: np.frombuffer(module.dumps(obj, protocol=pickle_protocol), dtype=np.uint8)}
+        structure = {"format": FORMAT_NAME, "version": PICKLE_FORMAT_VERSION, "pickled": str(reason)}
     text = json.dumps(structure, allow_nan=True)
     arrays[_STRUCTURE_ENTRY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     if isinstance(f, (str, os.PathLike)):
@@ -86,13 +120,15 @@ def _encode(
         if id(obj) not in stored:
             data = obj.detach().numpy() if isinstance(obj, Tensor) else obj
             if data.dtype.hasobject:
-                raise TypeError(f"ctxgrad.save cannot store an array of Python objects (dtype object) at {where}")
+                raise TypeError(
+                    f"ctxgrad.save cannot store an array of Python objects (dtype object) at {where} without pickle"
+                )
             stored[id(obj)] = len(stored)
             arrays[f"tensor_{stored[id(obj)]}"] = data
         return {kind: stored[id(obj)]}
     if isinstance(obj, (dict, list, tuple)):
         if id(obj) in active:
-            raise ValueError(f"ctxgrad.save cannot store {where}: it contains itself")
+            raise ValueError(f"ctxgrad.save cannot store {where} without pickle: it contains itself")
         active.add(id(obj))
         try:
             if isinstance(obj, dict):
@@ -100,7 +136,8 @@ def _encode(
                 for key, value in obj.items():
                     if not isinstance(key, _KEY_TYPES):
                         raise TypeError(
-                            f"ctxgrad.save cannot store a dict key of type {type(key).__name__} ({key!r}) in {where}; "
+                            f"ctxgrad.save cannot store a dict key of type {type(key).__name__} ({key!r}) in {where} "
+                            "without pickle; "
                             "keys must be str, int, float, bool or None"
                         )
                     items.append([key, _encode(value, f"{where}[{key!r}]", arrays, stored, active)])
@@ -110,34 +147,82 @@ def _encode(
         finally:
             active.discard(id(obj))
     raise TypeError(
-        f"ctxgrad.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} at {where}; "
+        f"ctxgrad.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} at {where} "
+        "without pickle; "
         "it stores Tensor, numpy.ndarray, dict, list, tuple, str, int, float, bool and None"
     )
 
 
 # --------------------------------------------------------------------------- load
-def load(f: FileLike, map_location: Any = None, *, weights_only: bool = True) -> Any:
+def load(
+    f: FileLike,
+    map_location: Any = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: Any = None,
+    **pickle_load_args: Any,
+) -> Any:
     """Read back an object written by :func:`save` from ``f`` (a path or a binary file object).
 
-    ``map_location`` may be None or ``"cpu"`` (ctxgrad has only the CPU); ``weights_only``
-    is accepted for torch compatibility: loading never runs code, whatever its value.
+    Tensors and containers of them (what ``save`` writes without pickle) always load, without
+    running any code.  A whole object (what ``save`` pickled) loads only with
+    ``weights_only=False``: unpickling can run any code, so do it only for a file you trust.
+    With the default (``None``, which is ``True``, as in torch 2.6+) it is torch's
+    ``pickle.UnpicklingError``, saying what was pickled and where.
+
+    ``map_location`` may be None, ``"cpu"``, a CPU device, a dict mapping locations to the
+    CPU, or a function (``lambda storage, loc: storage``, not called: every tensor is on the
+    CPU already); anything else names a device ctxgrad does not have.  ``mmap`` is
+    accepted for torch's signature; ``pickle_module`` and ``pickle_load_args`` are used to
+    unpickle.
 
     Raises ``FileNotFoundError`` for a missing path, and ``RuntimeError`` saying what is wrong
     for a file that is not one written by :func:`save` (not a zip archive, no ctxgrad
     structure, a damaged archive, or a newer format version).
     """
-    if map_location is not None and str(map_location) != "cpu":
-        raise RuntimeError(
-            f"ctxgrad.load: map_location must be None or 'cpu' (ctxgrad has only the CPU), got {map_location!r}"
-        )
+    _check_map_location(map_location)
+    unpickle = _Unpickle(weights_only is False, pickle_module, pickle_load_args)
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
-            return _load_from(file, name)
-    return _load_from(f, name)
+            return _load_from(file, name, unpickle)
+    return _load_from(f, name, unpickle)
 
 
-def _load_from(file: IO[bytes], name: Any) -> Any:
+def _check_map_location(map_location: Any) -> None:
+    """Accept the ``map_location`` forms that all mean the CPU (see :func:`load`)."""
+    if map_location is None or callable(map_location):
+        return
+    targets = map_location.values() if isinstance(map_location, dict) else [map_location]
+    for target in targets:
+        if str(target).split(":")[0] != "cpu":
+            raise RuntimeError(
+                f"ctxgrad.load: map_location must be None or 'cpu' (ctxgrad has only the CPU), got {map_location!r}"
+            )
+
+
+class _Unpickle:
+    """Whether a pickled object may be loaded, and with what."""
+
+    def __init__(self, allowed: bool, module: Any, kwargs: dict[str, Any]) -> None:
+        self.allowed, self.module, self.kwargs = allowed, pickle if module is None else module, kwargs
+
+    def __call__(self, raw: np.ndarray[Any, Any], reason: Any) -> Any:
+        if not self.allowed:
+            raise pickle.UnpicklingError(
+                "Weights only load failed. This file can still be loaded, to do so you have two options, "
+                "do those steps only if you trust the source of the checkpoint.\n"
+                "\t(1) Re-running `ctxgrad.load` with `weights_only` set to `False` will likely succeed, but it can "
+                "result in arbitrary code execution. Do it only if you got the file from a trusted source.\n"
+                "\t(2) Alternatively, save only what loads without pickle: tensors, NumPy arrays, and dicts, lists "
+                "and tuples of them with numbers, strings, booleans and None (a `state_dict()`).\n"
+                f"\tThe file holds a pickle since {reason}"
+            )
+        return self.module.loads(raw.tobytes(), **self.kwargs)
+
+
+def _load_from(file: IO[bytes], name: Any, unpickle: _Unpickle) -> Any:
     start = file.tell()
     magic = file.read(len(_ZIP_MAGIC))
     file.seek(start)
@@ -147,14 +232,20 @@ def _load_from(file: IO[bytes], name: Any) -> Any:
     try:
         with np.load(file, allow_pickle=False) as archive:
             if _STRUCTURE_ENTRY not in archive.files:
+                torch_file = any(entry.endswith("data.pkl") for entry in archive.files)
                 raise RuntimeError(
                     f"ctxgrad.load: {name} is a zip archive but not one written by ctxgrad.save "
                     f"(no '{_STRUCTURE_ENTRY}' entry; entries: {archive.files[:5]})"
+                    + (_FROM_TORCH if torch_file else "")
                 )
             structure = _read_structure(archive[_STRUCTURE_ENTRY], name)
             arrays = {key: archive[key] for key in archive.files if key != _STRUCTURE_ENTRY}
     except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
         raise RuntimeError(f"ctxgrad.load: {name} is damaged or not a ctxgrad file: {error}") from error
+    if "pickled" in structure:
+        if _PICKLE_ENTRY not in arrays:
+            raise RuntimeError(f"ctxgrad.load: {name} is damaged: the entry '{_PICKLE_ENTRY}' is missing")
+        return unpickle(arrays[_PICKLE_ENTRY], structure["pickled"])
     return _decode(structure["object"], arrays, {}, name)
 
 
@@ -163,13 +254,17 @@ def _read_structure(raw: np.ndarray[Any, Any], name: Any) -> dict[str, Any]:
         structure = json.loads(raw.tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise RuntimeError(f"ctxgrad.load: {name} has a damaged structure entry: {error}") from error
-    if not isinstance(structure, dict) or structure.get("format") != FORMAT_NAME or "object" not in structure:
+    if (
+        not isinstance(structure, dict)
+        or structure.get("format") != FORMAT_NAME
+        or ("object" not in structure and "pickled" not in structure)
+    ):
         raise RuntimeError(f"ctxgrad.load: {name} has a '{_STRUCTURE_ENTRY}' entry that ctxgrad.save did not write")
     version = structure.get("version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if not isinstance(version, int) or version > PICKLE_FORMAT_VERSION:
         raise RuntimeError(
             f"ctxgrad.load: {name} was written in format version {version!r}; this ctxgrad reads versions up to "
-            f"{FORMAT_VERSION}: upgrade ctxgrad"
+            f"{PICKLE_FORMAT_VERSION}: upgrade ctxgrad"
         )
     return structure
 

@@ -80,6 +80,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._state": 0,
     "ctxgrad._dtypes": 0,
     "ctxgrad._format": 0,
+    "ctxgrad._device": 0,
     # L1: Tensor.
     "ctxgrad._tensor": 1,
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).
@@ -92,6 +93,9 @@ LAYERS: dict[str, int] = {
     "ctxgrad._factories": 4,
     "ctxgrad._surface": 4,
     "ctxgrad._numpy": 4,
+    "ctxgrad._legacy": 4,
+    "ctxgrad._typeinfo": 4,
+    "ctxgrad._dlpack": 4,
     # L5: everything built on the public surface.
     "ctxgrad.autograd.functional": 5,
     "ctxgrad.nn": 5,
@@ -106,6 +110,11 @@ LAYERS: dict[str, int] = {
     "ctxgrad.checks": 5,
     "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
+    "ctxgrad.cuda": 5,
+    "ctxgrad.backends": 5,
+    "ctxgrad.backends.*": 5,
+    "ctxgrad.random": 5,
+    "ctxgrad._einops": 5,
     "ctxgrad.func": 5,
     "ctxgrad.func.*": 5,
     "ctxgrad.compat": 5,

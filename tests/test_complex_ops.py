@@ -85,6 +85,7 @@ POINTWISE = [
     Case("type_as", lambda m, a, b: a.type_as(b), z_((3,), (2,)), ref=lambda m, a, b: a),
     Case("cpu", lambda m, a: a.cpu(), z_((3,)), ref=lambda m, a: a),
     Case("to", lambda m, a: a.to(m.complex128) * 1.0, z_((3,)), ref=lambda m, a: a),
+    Case("type", lambda m, a: a.type(m.complex128) * 1.0, z_((3,)), ref=lambda m, a: a),
     Case("double", lambda m, a: a.double() * 1.0, z_((3,)), ref=lambda m, a: a.real),
     Case(
         "nonzero",
@@ -312,7 +313,7 @@ _LINEAR = {
     "neg", "pos", "clone", "contiguous", "type_as", "add", "add-alpha", "sub", "rsub",
     "mul-complex-scalar", "sum", "sum-dim", "mean", "cumsum", "sum_to_size", "where", "masked_fill", "real", "imag",
     "conj", "conj_physical", "resolve_conj", "view_as_real", "setitem", "zero_", "fill_", "copy_",
-    "lerp", "cpu", "to", "double", "nonzero", "argwhere",
+    "lerp", "cpu", "to", "type", "double", "nonzero", "argwhere",
 }  # fmt: skip
 DOUBLE = [c for c in CASES if c.id not in _LINEAR and c.id not in {s.id for s in SHAPE + INDEXING}]
 DOUBLE = [
@@ -431,6 +432,8 @@ COVERED_BY = {
     **{name: "tests/test_complex.py" for name in ("einsum", "tensordot")},
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
     **{name: "double" for name in ("half", "float", "long", "int", "bool")},
+    # the device moves: cuda() only fails on the CPU (tests/test_porting_shims.py)
+    "cuda": "cpu",
 }  # fmt: skip
 
 

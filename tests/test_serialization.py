@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import pathlib
+import pickle
+import re
 import zipfile
 from collections import OrderedDict
 from typing import Any
@@ -166,7 +168,7 @@ def test_a_file_that_is_not_a_zip_archive(tmp_path: pathlib.Path) -> None:
         ctxgrad.load(path)
 
 
-def test_a_pickle_file_is_refused_without_running_it(tmp_path: pathlib.Path) -> None:
+def test_a_bare_pickle_file_is_refused_without_running_it(tmp_path: pathlib.Path) -> None:
     import pickle
 
     path = tmp_path / "evil.pt"
@@ -208,7 +210,7 @@ def _archive_with_structure(structure: Any, **arrays: Any) -> io.BytesIO:
         ({"format": "other"}, "'__ctxgrad__' entry that ctxgrad.save did not write"),
         (
             {"format": "ctxgrad.save", "version": 99, "object": None},
-            "format version 99; this ctxgrad reads versions up to 1",
+            "format version 99; this ctxgrad reads versions up to 2",
         ),
         ({"format": "ctxgrad.save", "version": 1, "object": {"tensor": 5}}, "the array 'tensor_5' is missing"),
         ({"format": "ctxgrad.save", "version": 1, "object": {"set": [1]}}, "unexpected structure node"),
@@ -227,27 +229,147 @@ def test_an_array_of_objects_in_the_archive_is_refused() -> None:
         ctxgrad.load(_archive_with_structure(structure, tensor_0=np.array([{"a": 1}], dtype=object)))
 
 
+class Point:
+    """An object of a user's class, which only pickle can store."""
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Point) and other.x == self.x
+
+
 @pytest.mark.parametrize(
     ("obj", "message"),
     [
-        ({1, 2}, r"an object of type builtins.set at obj;"),
+        ({1, 2}, r"an object of type builtins.set at obj without pickle;"),
         ({"state": {0: {"fn": print}}}, r"builtins.builtin_function_or_method at obj\['state'\]\[0\]\['fn'\]"),
-        ([1, (2, object())], r"builtins.object at obj\[1\]\[1\]"),
+        ([1, (2, Point(3))], r"test_serialization.Point at obj\[1\]\[1\]"),
         ({"a": {(1, 2): 3}}, r"a dict key of type tuple \(\(1, 2\)\) in obj\['a'\]"),
         ({"a": np.array([None])}, r"an array of Python objects \(dtype object\) at obj\['a'\]"),
         ([np.int64(3)], r"numpy.int64 at obj\[0\]"),
     ],
 )
-def test_unsupported_objects_are_a_type_error_naming_where_they_are(obj: Any, message: str) -> None:
-    with pytest.raises(TypeError, match=message):
-        ctxgrad.save(obj, io.BytesIO())
+def test_what_needs_pickle_is_pickled_and_refused_by_default_naming_where_it_is(obj: Any, message: str) -> None:
+    buffer = io.BytesIO()
+    ctxgrad.save(obj, buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed") as refused:
+        ctxgrad.load(buffer)
+    assert "`weights_only` set to `False`" in str(refused.value)
+    assert re.search(message, str(refused.value))
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        ctxgrad.load(buffer, weights_only=True)
+    buffer.seek(0)
+    loaded = ctxgrad.load(buffer, weights_only=False)
+    if isinstance(obj, dict) and "a" in obj and isinstance(obj["a"], np.ndarray):
+        assert loaded["a"].tolist() == [None]
+    else:
+        assert loaded == obj
 
 
-def test_a_container_that_contains_itself() -> None:
+def test_refusing_a_pickle_runs_none_of_it(tmp_path: pathlib.Path) -> None:
+    ran: list[int] = []
+    Bomb.ran = ran
+    path = tmp_path / "bomb.pt"
+    ctxgrad.save(Bomb(), path)
+    with pytest.raises(pickle.UnpicklingError):
+        ctxgrad.load(path)
+    assert ran == []
+    ctxgrad.load(path, weights_only=False)
+    assert ran == [1]
+
+
+class Bomb:
+    """Unpickling it records a call: the code a pickle runs."""
+
+    ran: list[int] = []
+
+    def __reduce__(self) -> Any:
+        return (Bomb.record, ())
+
+    @staticmethod
+    def record() -> None:
+        Bomb.ran.append(1)
+
+
+def test_a_whole_module_round_trips_with_weights_only_false() -> None:
+    ctxgrad.manual_seed(0)
+    model = ctxgrad.nn.Sequential(ctxgrad.nn.Linear(3, 4), ctxgrad.nn.Tanh(), ctxgrad.nn.Linear(4, 2))
+    buffer = io.BytesIO()
+    ctxgrad.save(model, buffer)
+    buffer.seek(0)
+    loaded = ctxgrad.load(buffer, weights_only=False)
+    assert type(loaded) is ctxgrad.nn.Sequential and loaded is not model
+    x = ctxgrad.randn(5, 3)
+    np.testing.assert_array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
+    assert all(p.requires_grad for p in loaded.parameters())
+    loaded(x).sum().backward()
+    assert loaded[0].weight.grad is not None and model[0].weight.grad is None
+
+
+def test_a_state_dict_still_loads_without_pickle() -> None:
+    model = ctxgrad.nn.Linear(3, 2)
+    buffer = io.BytesIO()
+    ctxgrad.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    assert b"__pickle__" not in buffer.getvalue()
+    loaded = ctxgrad.load(buffer)  # weights_only by default
+    assert list(loaded) == ["weight", "bias"]
+    assert ctxgrad.equal(loaded["weight"], model.weight.detach())
+
+
+def test_pickle_module_and_protocol_are_used() -> None:
+    calls: list[str] = []
+
+    class Recording:
+        @staticmethod
+        def dumps(obj: Any, protocol: int) -> bytes:
+            calls.append(f"dumps {protocol}")
+            return pickle.dumps(obj, protocol=protocol)
+
+        @staticmethod
+        def loads(data: bytes, **kwargs: Any) -> Any:
+            calls.append(f"loads {sorted(kwargs)}")
+            return pickle.loads(data, **kwargs)
+
+    buffer = io.BytesIO()
+    ctxgrad.save({1, 2}, buffer, pickle_module=Recording, pickle_protocol=4)
+    buffer.seek(0)
+    assert ctxgrad.load(buffer, pickle_module=Recording, weights_only=False, encoding="utf-8") == {1, 2}
+    assert calls == ["dumps 4", "loads ['encoding']"]
+
+
+def test_a_container_that_contains_itself_is_pickled() -> None:
     loop: list[Any] = [1]
     loop.append({"again": loop})
-    with pytest.raises(ValueError, match=r"cannot store obj\[1\]\['again'\]: it contains itself"):
-        ctxgrad.save(loop, io.BytesIO())
+    buffer = io.BytesIO()
+    ctxgrad.save(loop, buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match=r"cannot store obj\[1\]\['again'\] without pickle: it contains"):
+        ctxgrad.load(buffer)
+    buffer.seek(0)
+    loaded = ctxgrad.load(buffer, weights_only=False)
+    assert loaded[1]["again"] is loaded
+
+
+def test_a_pickle_file_without_its_entry_is_damaged() -> None:
+    structure = {"format": "ctxgrad.save", "version": 2, "pickled": "a set"}
+    with pytest.raises(RuntimeError, match="the entry '__pickle__' is missing"):
+        ctxgrad.load(_archive_with_structure(structure), weights_only=False)
+
+
+def test_torch_refuses_a_whole_object_by_default_too(torch: Any, tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "point.pt"
+    torch.save(Point(1), path)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        torch.load(path)
+    assert torch.load(path, weights_only=False) == Point(1)
+    ctxgrad.save(Point(1), path)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        ctxgrad.load(path)
+    assert ctxgrad.load(path, weights_only=False) == Point(1)
 
 
 def test_map_location_other_than_cpu() -> None:
@@ -256,3 +378,30 @@ def test_map_location_other_than_cpu() -> None:
     buffer.seek(0)
     with pytest.raises(RuntimeError, match="map_location must be None or 'cpu'"):
         ctxgrad.load(buffer, map_location="cuda:0")
+
+
+def test_map_location_forms_that_mean_the_cpu(torch: Any) -> None:
+    forms: list[Any] = [None, "cpu", ctxgrad.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage]
+    for form in forms:
+        buffer = io.BytesIO()
+        ctxgrad.save({"w": ctxgrad.ones(2)}, buffer)
+        buffer.seek(0)
+        assert ctxgrad.load(buffer, map_location=form)["w"].tolist() == [1.0, 1.0]
+        theirs = io.BytesIO()
+        torch.save({"w": torch.ones(2)}, theirs)
+        theirs.seek(0)
+        torch_form = torch.device("cpu") if isinstance(form, ctxgrad.device) else form
+        assert torch.load(theirs, map_location=torch_form)["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="map_location must be None or 'cpu'"):
+        ctxgrad.load(io.BytesIO(), map_location={"cpu": "cuda:0"})
+
+
+def test_a_file_from_torch_save_is_named_with_the_way_across(torch: Any, tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "torch.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    with pytest.raises(RuntimeError, match=r"It looks like a file from torch\.save: load it with torch\.load"):
+        ctxgrad.load(path)
+    state = torch.load(path)
+    converted = {name: ctxgrad.from_dlpack(t) for name, t in state.items()}
+    ctxgrad.save(converted, tmp_path / "ours.pt")
+    assert ctxgrad.load(tmp_path / "ours.pt")["w"].tolist() == [1.0, 1.0]

@@ -306,7 +306,8 @@ def test_basic_facts_match_torch(torch: Any, make: Callable[[Any], Any]) -> None
     assert dtype_name(ct.dtype) == dtype_name(tt.dtype)
     assert ct.ndim == tt.ndim == ct.dim() == tt.dim()
     assert ct.numel() == tt.numel()
-    assert ct.device == "cpu"
+    assert ct.device == ctxgrad.device("cpu") and ct.device.type == tt.device.type == "cpu"
+    assert (ct.device == "cpu") == (tt.device == "cpu")  # a device never equals a string, in both
     assert str(ct.device) == str(tt.device) == "cpu"
     assert ct.is_floating_point() == tt.is_floating_point()
 

@@ -1,4 +1,4 @@
-"""Copies: ``clone``, ``contiguous`` and dtype conversion (``to``)."""
+"""Copies: ``clone``, ``contiguous`` and dtype conversion (``to``, ``type``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._tensor import Tensor, as_tensor, device
+from ctxgrad._device import check_device, device
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import unary_rule
 from ctxgrad.autograd.function import Function
 
@@ -94,12 +95,12 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.array.dtype
-        elif isinstance(a, (str, device)):
-            dev = a
+        elif isinstance(a, (str, device)) or (isinstance(a, builtins.int) and not isinstance(a, builtins.bool)):
+            dev = a  # an int is a device index, as in torch (there is no accelerator)
         elif a is not None:
             dtype = a
     if dev is not None:
-        device(dev)
+        check_device(dev)
     if dtype is None:
         return Clone.apply(input) if copy else input
     dt = _dtypes.to_dtype(dtype)
@@ -123,6 +124,52 @@ def contiguous(input: Tensor) -> Tensor:
 def cpu(input: Tensor) -> Tensor:
     """This tensor (ctxgrad has only the CPU)."""
     return input
+
+
+def cuda(input: Tensor, device: Any = None, non_blocking: Any = False, memory_format: Any = None) -> Tensor:
+    """Fails as in a CPU-only build of torch (``AssertionError``): ctxgrad has no CUDA."""
+    if device is not None:
+        check_device(device)  # a bare index is torch's RuntimeError (no accelerator)
+    check_device("cuda")
+    return input
+
+
+#: The legacy type names ``type()`` gives and takes: ``ctxgrad.FloatTensor`` (torch's
+#: ``torch.FloatTensor``, which ``type()`` also takes, so ported code converts unchanged).
+_TYPE_NAMES = {f"{prefix}.{_dtypes.type_name(dt)}": dt for dt in _dtypes.DTYPES for prefix in ("ctxgrad", "torch")}
+
+
+def type(input: Tensor, dtype: Any = None, non_blocking: Any = False, **kwargs: Any) -> Any:
+    """Without ``dtype``, the legacy type name, ``'ctxgrad.FloatTensor'`` (torch says
+    ``'torch.FloatTensor'``); with one, this tensor converted to it (a dtype, a legacy
+    constructor such as ``ctxgrad.DoubleTensor``, or a name such as ``'torch.DoubleTensor'``),
+    or this tensor itself when it already has that type.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.tensor([1.5, 2.0])
+    >>> x.type()
+    'ctxgrad.FloatTensor'
+    >>> x.type(ctxgrad.int64)
+    tensor([1, 2])
+    >>> x.type('torch.DoubleTensor').dtype
+    dtype('float64')
+    """
+    kwargs.pop("async", None)
+    if kwargs:
+        raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if dtype is None:
+        return f"ctxgrad.{_dtypes.type_name(input.array.dtype)}"
+    if isinstance(dtype, str):
+        if dtype not in _TYPE_NAMES:
+            if ".cuda." in dtype:
+                check_device("cuda")
+            raise ValueError(f"invalid type: '{dtype}'")
+        dt = _TYPE_NAMES[dtype]
+    else:
+        dt = _dtypes.to_dtype(getattr(dtype, "dtype", dtype))
+    if dt == input.array.dtype:
+        return input
+    return ToDtype.apply(input, dt)
 
 
 def double(input: Tensor) -> Tensor:

@@ -296,4 +296,7 @@ OPS: list[Op] = [
     Op("float", copy.float, function=False),
     Op("int", copy.int, function=False),
     Op("bool", copy.bool, function=False),
+    Op("cuda", copy.cuda, function=False),
+    # ``type``'s declaration hides the builtin of that name in the rest of ``class Tensor``
+    Op("type", copy.type, function=False),
 ]

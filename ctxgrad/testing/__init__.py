@@ -1,4 +1,5 @@
-"""Tools for testing differentiable ops: :class:`OpTestCase`, a base class that turns an op,
+"""Tools for testing: :func:`assert_close` (torch's ``torch.testing.assert_close``), and for
+differentiable ops :class:`OpTestCase`, a base class that turns an op,
 its inputs and a NumPy reference into forward, backward, double-backward, forward-mode and
 requires-grad tests (pytest and unittest collect them).
 
@@ -11,6 +12,7 @@ Needs only NumPy (not torch): the oracles are central differences, float64 and y
 from __future__ import annotations
 
 from ctxgrad.checks import example
+from ctxgrad.testing._comparison import assert_close
 from ctxgrad.testing.op_test_case import OpTestCase
 
-__all__ = ["OpTestCase", "example"]
+__all__ = ["OpTestCase", "assert_close", "example"]

@@ -1,5 +1,7 @@
 """Utilities around training, mirroring ``torch.utils``: :mod:`ctxgrad.utils.data` (datasets,
-samplers and ``DataLoader``) and :mod:`ctxgrad.utils.checkpoint` (recomputation in backward)."""
+samplers and ``DataLoader``), :mod:`ctxgrad.utils.checkpoint` (recomputation in backward) and,
+with the optional ``safetensors`` package, :mod:`ctxgrad.utils.safetensors` (imported on its own:
+``from ctxgrad.utils import safetensors``)."""
 
 from __future__ import annotations
 

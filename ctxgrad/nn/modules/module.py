@@ -34,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar
 
+from ctxgrad._device import check_device
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import is_grad_enabled, no_grad
@@ -578,6 +579,13 @@ class Module:
 
     def cpu(self: _M) -> _M:
         """This module (ctxgrad has only the CPU)."""
+        return self
+
+    def cuda(self: _M, device: Any = None) -> _M:
+        """Fails as in a CPU-only build of torch (``AssertionError``): ctxgrad has no CUDA."""
+        if device is not None:
+            check_device(device)  # a bare index is torch's RuntimeError (no accelerator)
+        check_device("cuda")
         return self
 
     # ------------------------------------------------------------------ state dict
