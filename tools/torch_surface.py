@@ -6,7 +6,8 @@ The measure, computed from the installed torch:
    (functions, classes, and the public members of those classes: ``torch.Tensor.add``,
    ``torch.nn.Linear.forward``, ...), and of every public submodule of ``torch`` one level
    down (``torch.nn``, ``torch.linalg``, ``torch.special``, ``torch.fft``, ...) with the same
-   for their attributes.  Each docstring object is read once, however many names it has.
+   for their attributes.  Each distinct docstring is read once, however many objects carry it
+   (an inherited method, an alias that shares its original's text).
 2. **The example lines.**  Only the lines of a docstring that start (after indentation) with
    ``>>>`` or ``...``: the code of its doctest examples, not its prose.
 3. **Functions.**  Each ``torch.NAME(`` in an example line (``torch`` not preceded by a word
@@ -78,12 +79,12 @@ def _public(obj: Any) -> Iterator[Any]:
 
 def docstrings(torch: types.ModuleType) -> list[str]:
     """The docstrings of torch's public objects (point 1 of the module docstring)."""
-    found: dict[int, str] = {}
+    found: dict[str, None] = {}  # (a dict keeps the order of first appearance)
 
     def add(obj: Any) -> None:
         doc = getattr(obj, "__doc__", None)
         if isinstance(doc, str):
-            found.setdefault(id(obj), doc)
+            found[doc] = None
 
     def visit(module: types.ModuleType, depth: int) -> None:
         add(module)
@@ -102,7 +103,7 @@ def docstrings(torch: types.ModuleType) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         visit(torch, 0)
-    return list(found.values())
+    return list(found)
 
 
 def example_lines(doc: str) -> Iterator[str]:

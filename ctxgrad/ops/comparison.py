@@ -216,32 +216,54 @@ class BitwiseNot(Function[Tensor]):
 # One function per op, with torch's signature (ops/table.py makes them the surfaces).
 def eq(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``==`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("eq", input, other)
     return Eq.apply(input, operand(other))
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``!=`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("ne", input, other)
     return Ne.apply(input, operand(other))
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("lt", input, other)
     return Lt.apply(input, operand(other))
 
 
 def le(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<=`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("le", input, other)
     return Le.apply(input, operand(other))
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("gt", input, other)
     return Gt.apply(input, operand(other))
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>=`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("ge", input, other)
     return Ge.apply(input, operand(other))
+
+
+def _not_a_tensor(name: str, input: Any, other: Any) -> TypeError:
+    """torch's error for ``ctxgrad.eq(1, t)``: a comparison function takes a tensor first."""
+    got = ", ".join(type(v).__name__ for v in (input, other))
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor input, Number other, *, Tensor out = None)\n"
+    )
 
 
 def _is_operand(other: Any) -> bool:
@@ -362,3 +384,82 @@ def invert_operator(input: Tensor) -> Tensor:
     if input.array.dtype.kind not in "biu":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return BitwiseNot.apply(input)
+
+
+class _RealTest(Function[Tensor]):
+    """A test of each element's value (``signbit``, ``isposinf``, ``isneginf``): a bool tensor,
+    with torch's refusal of complex input; integers and bools are tested as they are."""
+
+    skips_without_gradient = True
+    test: ClassVar[Callable[..., Any]]
+    complex_error: ClassVar[tuple[type[Exception], str]]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c":
+            kind, message = ctx.forward_cls.complex_error
+            raise kind(message)
+        return as_tensor(np.asarray(ctx.forward_cls.test(data), dtype=np.bool_))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+class Signbit(_RealTest):
+    """Elementwise: the sign bit is set (``-0.0`` and NaNs with the bit included)."""
+
+    test = np.signbit
+    complex_error = (NotImplementedError, "signbit is not implemented for complex tensors.")
+
+
+class IsPosInf(_RealTest):
+    """Elementwise ``x == +inf``."""
+
+    test = staticmethod(np.isposinf)
+    complex_error = (RuntimeError, "isposinf does not support complex inputs.")
+
+
+class IsNegInf(_RealTest):
+    """Elementwise ``x == -inf``."""
+
+    test = staticmethod(np.isneginf)
+    complex_error = (RuntimeError, "isneginf does not support complex inputs.")
+
+
+class IsReal(Function[Tensor]):
+    """Elementwise: the imaginary part is 0 (always True for a real tensor)."""
+
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c":
+            return as_tensor(np.asarray(data.imag == 0))
+        return as_tensor(np.ones(data.shape, dtype=np.bool_))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Elementwise: whether the sign bit is set."""
+    return Signbit.apply(input)
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """Elementwise: whether ``input`` is +inf."""
+    return IsPosInf.apply(input)
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """Elementwise: whether ``input`` is -inf."""
+    return IsNegInf.apply(input)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """Elementwise: whether the imaginary part is 0."""
+    return IsReal.apply(input)

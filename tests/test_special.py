@@ -1,0 +1,148 @@
+"""``ctxgrad.special`` against ``torch.special``: values, gradients, forward mode and double
+backward through the op kit, and the names that are other ops under torch.special's names."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from _opcheck import Case, OpFamilyTests, any_, assert_same
+
+import ctxgrad
+
+
+def S(m: Any) -> Any:
+    """``ctxgrad.special`` or ``torch.special`` (NumPy has none: the cases give ``ref``)."""
+    return m.special
+
+
+def _xlog1py(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(x == 0, 0.0, x * np.log1p(y))
+
+
+def _ndtr(x: np.ndarray) -> np.ndarray:
+    return 0.5 * np.vectorize(math.erfc)(-x / math.sqrt(2))
+
+
+CASES = [
+    Case("xlog1py", lambda m, a, b: S(m).xlog1py(a, b), [((2, 3), "any"), ((3,), "pos")],
+         ref=lambda m, a, b: _xlog1py(a, b)),
+    Case("xlog1py-number", lambda m, b: S(m).xlog1py(2.0, b), [((3,), "pos")], ref=lambda m, b: 2 * np.log1p(b)),
+    Case("entr", lambda m, a: S(m).entr(a), [((2, 3), "pos")], ref=lambda m, a: -a * np.log(a)),
+    Case("ndtr", lambda m, a: S(m).ndtr(a * 3), any_((2, 3)), ref=lambda m, a: _ndtr(a * 3)),
+    Case("multigammaln", lambda m, a: S(m).multigammaln(a + 3, 3), [((2, 3), "pos")],
+         ref=lambda m, a: np.vectorize(math.lgamma)(a + 3)
+         + np.vectorize(math.lgamma)(a + 2.5) + np.vectorize(math.lgamma)(a + 2) + 1.5 * math.log(math.pi)),
+    Case("expit", lambda m, a: S(m).expit(a), any_((3,)), ref=lambda m, a: 1 / (1 + np.exp(-a))),
+    Case("gammaln", lambda m, a: S(m).gammaln(a), [((3,), "pos")], ref=lambda m, a: np.vectorize(math.lgamma)(a)),
+]  # fmt: skip
+
+#: Not gammaln's and multigammaln's: torch's trigamma is 5e-10 off (see test_torch_functions.py).
+DOUBLE = [c for c in CASES if c.id not in {"gammaln", "multigammaln"}]
+
+
+class TestSpecial(OpFamilyTests):
+    cases = CASES
+    double_cases = DOUBLE
+
+
+#: The functions of torch.special that are ops of the table (or their composition), checked
+#: for values and gradients against torch.
+SAME = [
+    ("expit", lambda s, x: s.expit(x)),
+    ("logit", lambda s, x: s.logit(x * 0.3 + 0.5)),
+    ("logit-eps", lambda s, x: s.logit(x, eps=0.1)),
+    ("erf", lambda s, x: s.erf(x)),
+    ("erfc", lambda s, x: s.erfc(x)),
+    ("erfinv", lambda s, x: s.erfinv(x * 0.4)),
+    ("xlogy", lambda s, x: s.xlogy(x, x + 2)),
+    ("gammaln", lambda s, x: s.gammaln(x + 3)),
+    ("digamma", lambda s, x: s.digamma(x + 12)),
+    ("psi", lambda s, x: s.psi(x + 12)),
+    ("polygamma", lambda s, x: s.polygamma(2, x + 3)),
+    ("log_softmax", lambda s, x: s.log_softmax(x, 0)),
+    ("softmax", lambda s, x: s.softmax(x, dim=0)),
+    ("logsumexp", lambda s, x: s.logsumexp(x, 0)),
+    ("expm1", lambda s, x: s.expm1(x)),
+    ("exp2", lambda s, x: s.exp2(x)),
+    ("log1p", lambda s, x: s.log1p(x)),
+    ("sinc", lambda s, x: s.sinc(x)),
+    ("round", lambda s, x: s.round(x * 7) * x),
+    ("round-decimals", lambda s, x: s.round(x * 7, decimals=1) * x),
+    ("entr", lambda s, x: s.entr(x)),
+    ("ndtr", lambda s, x: s.ndtr(x)),
+    ("xlog1py", lambda s, x: s.xlog1py(x, x)),
+    ("multigammaln", lambda s, x: s.multigammaln(x + 4, 2)),
+]
+
+
+@pytest.mark.parametrize("program", [pytest.param(p, id=i) for i, p in SAME])
+def test_special_functions_match_torch(torch: Any, program: Any) -> None:
+    values = np.array([0.3, -0.7, 0.9, 0.1, 0.0, 1.0])
+    results = []
+    for m in (ctxgrad, torch):
+        x = m.tensor(values, requires_grad=True)
+        out = program(m.special, x)
+        (grad,) = m.autograd.grad((out * m.arange(1, 7, dtype=m.float64)).sum(), x)
+        results.append((out, grad))
+    assert_same(results[0][0], results[1][0])
+    assert_same(results[0][1], results[1][1])
+
+
+def test_the_special_namespace_has_the_names_it_lists() -> None:
+    for name in ctxgrad.special.__all__:
+        assert callable(getattr(ctxgrad.special, name)), name
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
+@pytest.mark.parametrize(
+    "program",
+    [
+        pytest.param(p, id=i)
+        for i, p in [
+            ("entr", lambda s, x: s.entr(x)),
+            ("ndtr", lambda s, x: s.ndtr(x)),
+            ("xlog1py", lambda s, x: s.xlog1py(x, x)),
+            ("multigammaln", lambda s, x: s.multigammaln(x + 2, 2)),
+            ("expit", lambda s, x: s.expit(x)),
+        ]
+    ],
+)
+def test_integer_inputs_as_torch(torch: Any, program: Any, dtype: str) -> None:
+    values = np.array([3, 1, 0, 2]).astype(dtype)
+    outs = []
+    for m in (ctxgrad, torch):
+        try:
+            outs.append(program(m.special, m.tensor(values)))
+        except Exception as exc:
+            outs.append(exc)
+    if isinstance(outs[1], Exception):
+        assert type(outs[0]) is type(outs[1]) and str(outs[0]) == str(outs[1])
+    else:
+        assert_same(outs[0], outs[1], rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        pytest.param(lambda m: m.special.entr(m.tensor([1j])), id="entr-complex"),
+        pytest.param(lambda m: m.special.multigammaln(m.tensor([3.0]), 0), id="multigammaln-p0"),
+        pytest.param(lambda m: m.special.xlog1py(m.tensor([1j]), m.tensor([1j])), id="xlog1py-complex"),
+    ],
+)
+def test_errors_match_torch(torch: Any, program: Any) -> None:
+    raised = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(Exception) as info:
+            program(m)
+        raised.append(info.value)
+    assert type(raised[0]) is type(raised[1])
+    assert str(raised[0]) == str(raised[1])
+
+
+def test_entr_at_zero_and_below() -> None:
+    x = ctxgrad.tensor([0.0, -1.0, float("nan")], requires_grad=True)
+    out = ctxgrad.special.entr(x)
+    assert out.tolist()[:2] == [0.0, -float("inf")] and math.isnan(out.tolist()[2])
