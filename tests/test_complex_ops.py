@@ -339,6 +339,8 @@ SURFACE = [
     Case("logdet", lambda m, a: m.logdet(a), z_((3, 3), domain="wellcond"), ref=lambda m, a: np.log(np.linalg.det(a))),
     Case("dist", lambda m, a, b: m.dist(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
     Case("matrix_power", lambda m, a: m.matrix_power(a, 3), z_((3, 3)), ref=lambda m, a: a @ a @ a),
+    Case("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), z_((3, 2)),
+         ref=lambda m, a: a * np.minimum(1.0, 1.0 / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-7))),
 ]  # fmt: skip
 
 
@@ -447,6 +449,10 @@ NOT_COMPLEX_IN_TORCH.update(
         "isposinf": lambda m, a: m.isposinf(a),
         "isneginf": lambda m, a: m.isneginf(a),
         "cdist": lambda m, a: m.cdist(a[None], a[None]),
+        "gcd": lambda m, a: m.gcd(a, a),
+        "lcm": lambda m, a: m.lcm(a, a),
+        "bitwise_left_shift": lambda m, a: a << 1,
+        "bitwise_right_shift": lambda m, a: m.bitwise_right_shift(a, 1),
     }
 )
 #: Where ctxgrad does not refuse as torch does (strict xfails: noticed when fixed); none now:
@@ -497,6 +503,10 @@ COVERED_BY = {
     **{name: "tests/test_complex.py" for name in ("einsum", "tensordot")},
     # values only: torch refuses its gradient for complex numbers
     "nan_to_num": "tests/test_torch_functions.py",
+    "resolve_neg": "tests/test_torch_functions.py",
+    "is_neg": "tests/test_torch_functions.py",
+    "__rlshift__": "bitwise_left_shift",
+    "__rrshift__": "bitwise_right_shift",
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
     **{name: "double" for name in ("half", "float", "long", "int", "bool")},
 }  # fmt: skip

@@ -45,6 +45,12 @@ def _quiet(fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
+def _renorm(a: np.ndarray, p: float, dim: int, maxnorm: float) -> np.ndarray:
+    others = tuple(i for i in range(a.ndim) if i != dim)
+    norm = np.sum(np.abs(a) ** p, axis=others, keepdims=True) ** (1 / p)
+    return a * np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
 def _kron_cases() -> list[Case]:
     return [
         Case("kron-2d", lambda m, a, b: m.kron(a, b), any_((2, 3), (3, 2))),
@@ -213,6 +219,13 @@ CASES = [
         ref=lambda m, a, b: np.sum(np.abs(a - b) ** 3) ** (1 / 3),
     ),
     Case("matrix_power", lambda m, a: m.matrix_power(a, 3), any_((3, 3)), ref=lambda m, a: a @ a @ a),
+    Case("renorm", lambda m, a: m.renorm(a, 2, 0, 1.5), any_((3, 4)), ref=lambda m, a: _renorm(a, 2, 0, 1.5)),
+    Case(
+        "renorm-p1-dim1-method",
+        lambda m, a: a.renorm(1, 1, 1.0),
+        any_((2, 3, 2)),
+        ref=lambda m, a: _renorm(a, 1, 1, 1.0),
+    ),
     Case(
         "matrix_power-negative",
         lambda m, a: a.matrix_power(-2),
@@ -429,6 +442,10 @@ ERRORS = [
     ("cdist-columns", lambda m: m.cdist(m.ones(2, 3), m.ones(2, 4))),
     ("cdist-int", lambda m: m.cdist(m.ones(2, 3, dtype=m.int64), m.ones(2, 3))),
     ("cdist-1d", lambda m: m.cdist(m.ones(3), m.ones(2, 3))),
+    ("renorm-p0", lambda m: m.renorm(m.ones(2, 2), 0, 0, 1)),
+    ("renorm-negative-maxnorm", lambda m: m.renorm(m.ones(2, 2), 2, 0, -1)),
+    ("renorm-1d", lambda m: m.renorm(m.ones(2), 2, 0, 1)),
+    ("renorm-int", lambda m: m.renorm(m.tensor([[1, 2]]), 2, 0, 1)),
     ("matrix_power-not-square", lambda m: m.matrix_power(m.ones(2, 3), 2)),
     ("addmm-shapes", lambda m: m.addmm(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3))),
     ("signbit-complex", lambda m: m.signbit(m.tensor([1 + 1j]))),
@@ -608,3 +625,66 @@ def test_the_gradient_of_xlogy_at_x_zero_is_log_y_as_in_torch(torch: Any, name: 
         grads.append(m.autograd.grad(fn(x, y).sum(), (x, y)))
     for ours, theirs in zip(*grads):
         assert_same(ours, theirs)
+
+
+# --------------------------------------------------------------------------- integer functions
+_I = [[12, -18, 0, 7, 5], [8, 12, 5, 0, -15]]
+INTEGER = [
+    ("gcd", lambda m, a, b: m.gcd(a, b)),
+    ("lcm", lambda m, a, b: m.lcm(a, b)),
+    ("gcd-method-broadcast", lambda m, a, b: a.gcd(b[:1])),
+    ("gcd_", lambda m, a, b: a.clone().gcd_(b)),
+    ("lcm_", lambda m, a, b: a.clone().lcm_(b)),
+    ("left-shift", lambda m, a, b: m.bitwise_left_shift(a, b.abs() % 5)),
+    ("left-shift-operator", lambda m, a, b: a << 3),
+    ("left-shift-out-of-range", lambda m, a, b: a << m.tensor([-1, 64, 65, 63, 0])),
+    ("right-shift", lambda m, a, b: m.bitwise_right_shift(a, 2)),
+    ("right-shift-operator-out-of-range", lambda m, a, b: a >> m.tensor([64, -1, 70, 1, 2])),
+    ("rlshift", lambda m, a, b: 3 << (b.abs() % 4)),
+    ("rrshift", lambda m, a, b: 1024 >> (b.abs() % 4)),
+    ("int8-overflow", lambda m, a, b: a.to(m.int8) << 9),
+    ("bool-shifted-by-int", lambda m, a, b: (a > 0) << 1),
+    ("ilshift", lambda m, a, b: _ilshift(a.clone(), 2)),
+    ("right-shift_", lambda m, a, b: a.clone().bitwise_right_shift_(1)),
+]
+
+
+def _ilshift(a: Any, n: int) -> Any:
+    a <<= n
+    return a
+
+
+@pytest.mark.parametrize("program", [pytest.param(p, id=i) for i, p in INTEGER])
+def test_integer_functions_match_torch(torch: Any, program: Any) -> None:
+    ours = program(ctxgrad, *(ctxgrad.tensor(v) for v in _I))
+    theirs = program(torch, *(torch.tensor(v) for v in _I))
+    assert_same(ours, theirs)
+
+
+INTEGER_ERRORS = [
+    ("gcd-float", lambda m: m.gcd(m.tensor([4.0]), m.tensor([6.0]))),
+    ("gcd-bool", lambda m: m.gcd(m.tensor([True]), m.tensor([True]))),
+    ("lcm-number", lambda m: m.lcm(m.tensor([4]), 6)),
+    ("shift-float", lambda m: m.bitwise_left_shift(m.tensor([1.0]), 3)),
+    ("shift-operator-float", lambda m: m.tensor([1.5]) >> 1),
+    ("shift-bool-by-bool", lambda m: m.tensor([True]) << m.tensor([True])),
+]
+
+
+@pytest.mark.parametrize("program", [pytest.param(p, id=i) for i, p in INTEGER_ERRORS])
+def test_integer_function_errors_match_torch(torch: Any, program: Any) -> None:
+    raised = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(Exception) as info:
+            program(m)
+        raised.append(info.value)
+    assert type(raised[0]) is type(raised[1])
+    assert str(raised[0]) == str(raised[1])
+
+
+@pytest.mark.parametrize("values", [[1.0, -2.0], [1 + 2j, -1j]])
+def test_there_is_no_lazy_negative_bit(torch: Any, values: list[Any]) -> None:
+    for m in (ctxgrad, torch):
+        x = m.tensor(values)
+        assert not x.is_neg() and not m.is_neg(-x)
+        assert x.resolve_neg() is x and m.resolve_neg(x) is x

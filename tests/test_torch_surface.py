@@ -20,8 +20,8 @@ sys.modules["torch_surface"] = torch_surface
 _spec.loader.exec_module(torch_surface)
 
 #: The counts today; raise them as names are added, never lower them.
-FUNCTIONS_AT_LEAST = 189
-METHODS_AT_LEAST = 80
+FUNCTIONS_AT_LEAST = 194
+METHODS_AT_LEAST = 82
 
 
 @pytest.fixture(scope="module")

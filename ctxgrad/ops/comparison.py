@@ -13,6 +13,7 @@ import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
@@ -193,6 +194,61 @@ class BitwiseXor(_Bitwise):
 
     ufunc = np.bitwise_xor
     kernel = "bitwise_xor_cpu"
+
+
+class _Integer(_Bitwise):
+    """A ``_Bitwise`` op that takes integers only (bools refused too, as torch)."""
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        x, y = promote_operands(raw(a), raw(b))
+        dt = np.asarray(x).dtype
+        if dt.kind not in "iu":
+            raise NotImplementedError(f"\"{ctx.forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
+        try:
+            return as_tensor(np.asarray(ctx.forward_cls.ufunc(x, y), dtype=dt))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+
+class Gcd(_Integer):
+    """Elementwise greatest common divisor (non-negative)."""
+
+    ufunc = np.gcd
+    kernel = "gcd_cpu"
+
+
+class Lcm(_Integer):
+    """Elementwise least common multiple (non-negative; 0 if either is 0)."""
+
+    ufunc = np.lcm
+    kernel = "lcm_cpu"
+
+
+def _shift(x: Any, y: Any, left: bool) -> Any:
+    """``x << y`` or ``x >> y`` with torch's answer for a shift by a negative number or by the
+    width or more (C leaves it undefined): 0, or -1 for a right shift of a negative number."""
+    x, y = np.asarray(x), np.asarray(y)
+    bits = x.dtype.itemsize * 8
+    out_of_range = (y < 0) | (y >= bits)
+    count = np.where(out_of_range, 0, y).astype(x.dtype)
+    shifted = np.left_shift(x, count) if left else np.right_shift(x, count)
+    overflow = 0 if left else np.where(x < 0, -1, 0)
+    return np.where(out_of_range, overflow, shifted)
+
+
+class BitwiseLeftShift(_Integer):
+    """Elementwise ``a << b``."""
+
+    ufunc = staticmethod(lambda x, y: _shift(x, y, True))
+    kernel = "lshift_cpu"
+
+
+class BitwiseRightShift(_Integer):
+    """Elementwise ``a >> b`` (arithmetic: the sign is kept)."""
+
+    ufunc = staticmethod(lambda x, y: _shift(x, y, False))
+    kernel = "rshift_cpu"
 
 
 class BitwiseNot(Function[Tensor]):
@@ -463,3 +519,57 @@ def isneginf(input: Tensor) -> Tensor:
 def isreal(input: Tensor) -> Tensor:
     """Elementwise: whether the imaginary part is 0."""
     return IsReal.apply(input)
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise greatest common divisor of integer tensors."""
+    return Gcd.apply(_binary_tensor_args("gcd", input, other), other)
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise least common multiple of integer tensors."""
+    return Lcm.apply(_binary_tensor_args("lcm", input, other), other)
+
+
+def gcd_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise greatest common divisor."""
+    return write_in_place(Gcd, input, tensor_arg("gcd_", "other", 1, other))
+
+
+def lcm_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise least common multiple."""
+    return write_in_place(Lcm, input, tensor_arg("lcm_", "other", 1, other))
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input << other`` (integer tensors; either may be a Python int)."""
+    if isinstance(input, Tensor):
+        return BitwiseLeftShift.apply(input, operand(other))
+    return BitwiseLeftShift.apply(operand(input), other)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input >> other``, keeping the sign (integer tensors; either may be a Python int)."""
+    if isinstance(input, Tensor):
+        return BitwiseRightShift.apply(input, operand(other))
+    return BitwiseRightShift.apply(operand(input), other)
+
+
+def rlshift_operator(input: Tensor, other: Any) -> Tensor:
+    """``other << input`` (``__rlshift__``)."""
+    return BitwiseLeftShift.apply(operand(other), input)
+
+
+def rrshift_operator(input: Tensor, other: Any) -> Tensor:
+    """``other >> input`` (``__rrshift__``)."""
+    return BitwiseRightShift.apply(operand(other), input)
+
+
+def bitwise_left_shift_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self <<= other``."""
+    return write_in_place(BitwiseLeftShift, input, operand(other))
+
+
+def bitwise_right_shift_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self >>= other``."""
+    return write_in_place(BitwiseRightShift, input, operand(other))
