@@ -339,9 +339,16 @@ SURFACE = [
     Case("logdet", lambda m, a: m.logdet(a), z_((3, 3), domain="wellcond"), ref=lambda m, a: np.log(np.linalg.det(a))),
     Case("dist", lambda m, a, b: m.dist(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
     Case("matrix_power", lambda m, a: m.matrix_power(a, 3), z_((3, 3)), ref=lambda m, a: a @ a @ a),
+    Case("matrix_exp", lambda m, a: m.matrix_exp(a), z_((3, 3)), ref=lambda m, a: _expm_ref(a)),
     Case("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), z_((3, 2)),
          ref=lambda m, a: a * np.minimum(1.0, 1.0 / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-7))),
 ]  # fmt: skip
+
+
+def _expm_ref(a: np.ndarray) -> np.ndarray:
+    """exp of a matrix by its eigendecomposition (the random test matrices are diagonalisable)."""
+    w, v = np.linalg.eig(a)
+    return v @ (np.exp(w)[:, None] * np.linalg.inv(v))
 
 
 def _quiet(fn: Any, *args: Any) -> Any:

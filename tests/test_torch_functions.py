@@ -51,6 +51,12 @@ def _renorm(a: np.ndarray, p: float, dim: int, maxnorm: float) -> np.ndarray:
     return a * np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
 
 
+def _expm_ref(a: np.ndarray) -> np.ndarray:
+    """exp of each matrix by its eigendecomposition (the random test matrices are diagonalisable)."""
+    w, v = np.linalg.eig(a)
+    return np.real(v @ (np.exp(w)[..., :, None] * np.linalg.inv(v)))
+
+
 def _kron_cases() -> list[Case]:
     return [
         Case("kron-2d", lambda m, a, b: m.kron(a, b), any_((2, 3), (3, 2))),
@@ -219,6 +225,13 @@ CASES = [
         ref=lambda m, a, b: np.sum(np.abs(a - b) ** 3) ** (1 / 3),
     ),
     Case("matrix_power", lambda m, a: m.matrix_power(a, 3), any_((3, 3)), ref=lambda m, a: a @ a @ a),
+    Case("matrix_exp", lambda m, a: m.matrix_exp(a), any_((3, 3)), ref=lambda m, a: _expm_ref(a)),
+    Case(
+        "matrix_exp-batched-large",
+        lambda m, a: m.linalg.matrix_exp(a * 3),
+        any_((2, 3, 3)),
+        ref=lambda m, a: _expm_ref(a * 3),
+    ),
     Case("renorm", lambda m, a: m.renorm(a, 2, 0, 1.5), any_((3, 4)), ref=lambda m, a: _renorm(a, 2, 0, 1.5)),
     Case(
         "renorm-p1-dim1-method",
@@ -446,6 +459,9 @@ ERRORS = [
     ("renorm-negative-maxnorm", lambda m: m.renorm(m.ones(2, 2), 2, 0, -1)),
     ("renorm-1d", lambda m: m.renorm(m.ones(2), 2, 0, 1)),
     ("renorm-int", lambda m: m.renorm(m.tensor([[1, 2]]), 2, 0, 1)),
+    ("matrix_exp-not-square", lambda m: m.matrix_exp(m.ones(2, 3))),
+    ("matrix_exp-1d", lambda m: m.matrix_exp(m.ones(3))),
+    ("matrix_exp-int", lambda m: m.matrix_exp(m.ones(2, 2, dtype=m.int64))),
     ("matrix_power-not-square", lambda m: m.matrix_power(m.ones(2, 3), 2)),
     ("addmm-shapes", lambda m: m.addmm(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3))),
     ("signbit-complex", lambda m: m.signbit(m.tensor([1 + 1j]))),

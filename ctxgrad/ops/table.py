@@ -353,6 +353,7 @@ OPS: list[Op] = [
     Op("cdist", linalg.cdist, method=False),
     Op("matrix_power", linalg.matrix_power),
     Op("renorm", linalg.renorm),
+    Op("matrix_exp", linalg.matrix_exp),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
