@@ -704,3 +704,69 @@ def test_there_is_no_lazy_negative_bit(torch: Any, values: list[Any]) -> None:
         x = m.tensor(values)
         assert not x.is_neg() and not m.is_neg(-x)
         assert x.resolve_neg() is x and m.resolve_neg(x) is x
+
+
+# --------------------------------------------------------------------------- in place, fused
+_R = np.random.default_rng(11)
+_M = {k: _R.standard_normal(s) for k, s in {"x": (2, 4), "a": (2, 3), "b": (3, 4), "v": (3,), "u": (2,),
+                                             "w": (4,), "bx": (2, 2, 4), "b1": (2, 2, 3), "b2": (2, 3, 4),
+                                             "xv": (2,)}.items()}  # fmt: skip
+FUSED_INPLACE = [
+    ("addmm_", "x", lambda s, t: s.addmm_(t["a"], t["b"], beta=0.5, alpha=2)),
+    ("addmm_-beta-0", "x", lambda s, t: s.addmm_(t["a"], t["b"], beta=0)),
+    ("addmv_", "xv", lambda s, t: s.addmv_(t["a"], t["v"], alpha=-1)),
+    ("addr_", "x", lambda s, t: s.addr_(t["u"], t["w"], beta=2)),
+    ("baddbmm_", "bx", lambda s, t: s.baddbmm_(t["b1"], t["b2"])),
+    ("addbmm_", "x", lambda s, t: s.addbmm_(t["b1"], t["b2"], alpha=0.5)),
+    ("float_power_", "x", lambda s, t: s.float_power_(2)),
+    ("ldexp_", "x", lambda s, t: s.ldexp_(t["x"].detach().round().long().abs())),
+]
+
+
+@pytest.mark.parametrize(("target", "program"), [pytest.param(t, p, id=i) for i, t, p in FUSED_INPLACE])
+def test_fused_in_place_variants_match_torch(torch: Any, target: str, program: Any) -> None:
+    """Values and gradients (to the written tensor's old values and to the other operands)."""
+    results = []
+    for m in (ctxgrad, torch):
+        leaves = {k: m.tensor(v, requires_grad=True) for k, v in _M.items()}
+        start = leaves[target] * 1.0  # a non-leaf to write into
+        out = program(start, leaves)
+        assert out is start
+        loss = (out * m.tensor(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)))).sum()
+        loss.backward()
+        results.append((out, [leaves[k].grad for k in sorted(leaves)]))
+    assert_same(results[0][0], results[1][0])
+    for ours, theirs in zip(results[0][1], results[1][1]):
+        assert (ours is None) == (theirs is None)
+        if theirs is not None:
+            assert_same(ours, theirs)
+
+
+FUSED_INPLACE_ERRORS = [
+    ("addmm_-shape", lambda m: m.ones(2).addmm_(m.ones(2, 3), m.ones(3, 2))),
+    ("float_power_-float32", lambda m: m.ones(2, 2).float_power_(2)),
+    ("float_power_-complex-exponent", lambda m: m.ones(2, dtype=m.float64).float_power_(1j)),
+    ("ldexp_-int", lambda m: m.ones(2, dtype=m.int64).ldexp_(m.tensor([1, 2]))),
+]
+
+
+@pytest.mark.parametrize("program", [pytest.param(p, id=i) for i, p in FUSED_INPLACE_ERRORS])
+def test_fused_in_place_errors_match_torch(torch: Any, program: Any) -> None:
+    raised = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(Exception) as info:
+            program(m)
+        raised.append(info.value)
+    assert type(raised[0]) is type(raised[1])
+    assert str(raised[0]) == str(raised[1])
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_the_gradient_of_ldexp_at_negative_integer_exponents_is_2_to_the_exponent(in_place: bool) -> None:
+    """torch's is 0 there (it computes 2 ** other in integers): docs/differences.md."""
+    x = ctxgrad.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    e = ctxgrad.tensor([-1, 0, 2])
+    y = (x * 1).ldexp_(e) if in_place else ctxgrad.ldexp(x, e)
+    y.sum().backward()
+    assert y.tolist() == [0.5, 1.0, 4.0]
+    assert x.grad.tolist() == [0.5, 1.0, 4.0]

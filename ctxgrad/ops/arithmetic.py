@@ -612,6 +612,35 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
+def float_power_(input: Tensor, exponent: Any) -> Tensor:
+    """In place: ``self ** exponent``; ``self`` must already be float64 (complex128 where the
+    exponent is complex), as torch requires."""
+    exponent = operand(exponent)
+    complex_ = input.array.dtype.kind == "c" or (
+        np.asarray(exponent.array if isinstance(exponent, Tensor) else exponent).dtype.kind == "c"
+    )
+    wanted = np.dtype(np.complex128 if complex_ else np.float64)
+    if input.array.dtype != wanted:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {short_name(input.array.dtype)} but the operation's "
+            f"result requires dtype {short_name(wanted)}"
+        )
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(wanted)
+    out: Tensor = input.pow_(exponent)
+    return out
+
+
+def ldexp_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: ``self * 2 ** other``."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    if input.array.dtype.kind in "biu":
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {short_name(input.array.dtype)}")
+    out: Tensor = input.mul_(other.__rpow__(2.0))
+    return out
+
+
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
     return Neg.apply(input)

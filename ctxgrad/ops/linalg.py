@@ -1285,3 +1285,46 @@ def matrix_exp(input: Tensor) -> Tensor:
             f"Got {short_name(input.array.dtype)}"
         )
     return LinalgMatrixExp.apply(input)
+
+
+def _scaled_sum_(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """In place: ``input = beta * input + alpha * product``, written with in-place ops (so the
+    version counter, views and leaf checks are theirs)."""
+    if tuple(product.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(input.shape)} and output tensor size "
+            f"{list(product.shape)} should match"
+        )
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        input.zero_()
+    elif beta != 1:
+        input.mul_(beta)
+    out: Tensor = input.add_(product)
+    return out
+
+
+def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * (mat1 @ mat2)``."""
+    return _scaled_sum_(input, Mm.apply(mat1, mat2), beta, alpha)
+
+
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * (mat @ vec)``."""
+    return _scaled_sum_(input, Mv.apply(mat, vec), beta, alpha)
+
+
+def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * outer(vec1, vec2)``."""
+    return _scaled_sum_(input, outer(vec1, vec2), beta, alpha)
+
+
+def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * bmm(batch1, batch2)``."""
+    return _scaled_sum_(input, Bmm.apply(batch1, batch2), beta, alpha)
+
+
+def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * sum_b (batch1[b] @ batch2[b])``."""
+    return _scaled_sum_(input, Bmm.apply(batch1, batch2).sum(0), beta, alpha)
