@@ -456,6 +456,7 @@ NOT_COMPLEX_IN_TORCH.update(
         "isposinf": lambda m, a: m.isposinf(a),
         "isneginf": lambda m, a: m.isneginf(a),
         "cdist": lambda m, a: m.cdist(a[None], a[None]),
+        "nextafter": lambda m, a: m.nextafter(a, a),
         "gcd": lambda m, a: m.gcd(a, a),
         "lcm": lambda m, a: m.lcm(a, a),
         "bitwise_left_shift": lambda m, a: a << 1,
@@ -511,6 +512,7 @@ COVERED_BY = {
     # values only: torch refuses its gradient for complex numbers
     "nan_to_num": "tests/test_torch_functions.py",
     "resolve_neg": "tests/test_torch_functions.py",
+    "frexp": "tests/test_torch_functions.py",
     "is_neg": "tests/test_torch_functions.py",
     "__rlshift__": "bitwise_left_shift",
     "__rrshift__": "bitwise_right_shift",

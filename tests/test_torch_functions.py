@@ -110,6 +110,8 @@ CASES = [
     Case("copysign", lambda m, a, b: m.copysign(a, b), [((2, 3), "nz"), ((2, 3), "nz")]),
     Case("copysign-number", lambda m, a: a.copysign(-1.0), [((2, 3), "nz")], ref=lambda m, a: -np.abs(a)),
     Case("fmax", lambda m, a, b: m.fmax(a, b), any_((2, 3), (3,))),
+    Case("nextafter", lambda m, a, b: m.nextafter(a, b) * a, any_((2, 3), (3,))),
+    Case("frexp-mantissa", lambda m, a: m.frexp(a * 9)[0] * a, any_((2, 3)), ref=lambda m, a: np.frexp(a * 9)[0] * a),
     Case("fmin-method", lambda m, a, b: a.fmin(b), any_((2, 3), (2, 3)), ref=lambda m, a, b: np.fmin(a, b)),
     Case(
         "float_power", lambda m, a, b: m.float_power(a, b), [((2, 3), "pos"), ((2, 3), "any")], ref=lambda m, a, b: a**b
@@ -770,3 +772,43 @@ def test_the_gradient_of_ldexp_at_negative_integer_exponents_is_2_to_the_exponen
     y.sum().backward()
     assert y.tolist() == [0.5, 1.0, 4.0]
     assert x.grad.tolist() == [0.5, 1.0, 4.0]
+
+
+def test_nextafter_matches_torch(torch: Any) -> None:
+    a, b = [1.0, 3.0, 0.0, -2.0], [2.0, 0.0, -1.0, -2.0]
+    results = []
+    for m in (ctxgrad, torch):
+        for dtype in (m.float32, m.float64):
+            x, y = m.tensor(a, dtype=dtype, requires_grad=True), m.tensor(b, dtype=dtype, requires_grad=True)
+            out = m.nextafter(x, y)
+            out.sum().backward()
+            results.append((out, x.grad, y.grad))
+    for ours, theirs in zip(results[:2], results[2:]):
+        assert_same(ours[0], theirs[0], rtol=0, atol=0)
+        assert_same(ours[1], theirs[1])
+        assert (ours[2] is None) == (theirs[2] is None)
+        if theirs[2] is not None:
+            assert_same(ours[2], theirs[2])
+
+
+def test_frexp_matches_torch(torch: Any) -> None:
+    values = [1.0, 3.0, -0.3, 0.0, -0.0, INF, NAN, 1e-310, 6e300]
+    results = []
+    for m in (ctxgrad, torch):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        mantissa, exponent = m.frexp(x)
+        assert type(m.frexp(x)).__name__ == "frexp"
+        mantissa.backward(m.arange(1.0, 10.0, dtype=m.float64))
+        results.append((mantissa, exponent, x.grad))
+    for ours, theirs in zip(*results):
+        assert_same(ours, theirs)
+    assert not results[0][1].requires_grad
+
+
+@pytest.mark.parametrize("values", [[1, 2], [1j]])
+def test_frexp_refuses_integers_and_complex_naming_itself(torch: Any, values: list[Any]) -> None:
+    with pytest.raises(RuntimeError) as theirs:
+        torch.frexp(torch.tensor(values))
+    with pytest.raises(RuntimeError) as ours:
+        ctxgrad.frexp(ctxgrad.tensor(values))
+    assert str(ours.value) == str(theirs.value).replace("torch.", "ctxgrad.")

@@ -238,6 +238,7 @@ _NO_COMPLEX: dict[str, tuple[type[Exception], str]] = {
         for op in ("hypot", "logaddexp2", "xlogy", "copysign")
     },
     "SpecialXlog1pyBackward0": (_NI, "\"xlog1py_cpu\" not implemented for '{dtype}'"),
+    "NextafterBackward0": (_NI, "\"nextafter_cpu\" not implemented for '{dtype}'"),
     "FmaxBackward0": (_RT, "fmax not implemented for complex tensors."),
     "FminBackward0": (_RT, "fmin not implemented for complex tensors."),
     "SoftmaxBackward0": (_NI, "\"softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),

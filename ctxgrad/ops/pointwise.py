@@ -18,6 +18,7 @@ from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex
 
 
@@ -2291,6 +2292,57 @@ class Fmin(_NanExtremum):
     call = staticmethod(np.fmin)
 
 
+class Nextafter(_Binary):
+    """The next floating-point value after ``a`` towards ``b``; d/da = 1 (0 where ``a == b``),
+    d/db = 0 (torch's)."""
+
+    _backward_name = "NextafterBackward0"
+    kernel = "nextafter_cpu"
+    floating_only = True
+    call = staticmethod(np.nextafter)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        x, y = a.array, b.array
+        return as_tensor((x != y).astype(np.result_type(x, y))), _zeros(b)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """``other``'s gradient is a constant zero tensor (no graph), as torch's."""
+        need_a, need_b = ctx.needs_input_grad
+        a, b = _Binary.operands(ctx, grad)
+        da, _ = Nextafter.partials(ctx, a, b)
+        return (grad * da if need_a else None, _zeros(grad) if need_b else None)
+
+
+class Frexp(Function[tuple[Tensor, Tensor]]):
+    """``x = mantissa * 2 ** exponent`` with ``|mantissa|`` in [0.5, 1) (0 for 0; the exponent is
+    int32, not differentiable); d mantissa / dx = 2 ** -exponent."""
+
+    _backward_name = "FrexpBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> tuple[Tensor, Tensor]:
+        data = x.array
+        if data.dtype.kind != "f":
+            raise RuntimeError("ctxgrad.frexp() only supports floating-point dtypes")
+        mantissa, exponent = np.frexp(data)
+        e = as_tensor(np.asarray(exponent, dtype=np.int32))
+        ctx.mark_non_differentiable(e)
+        with np.errstate(over="ignore"):  # 2 ** 1029 for a subnormal: inf, as torch's gradient
+            ctx.scale = np.ldexp(np.ones((), dtype=data.dtype), -exponent).astype(data.dtype)
+        return as_tensor(np.asarray(mantissa)), e
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> Tensor:
+        return grad * as_tensor(ctx.scale)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> tuple[Tensor, None]:
+        return tx * as_tensor(ctx.scale), None
+
+
 class Addcmul(Function[Tensor]):
     """``input + value * tensor1 * tensor2``; d/dinput = 1, d/dtensor1 = value * tensor2,
     d/dtensor2 = value * tensor1."""
@@ -2622,3 +2674,18 @@ def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1)
 def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In place: the step function of ``self``."""
     return write_in_place(Heaviside, input, tensor_arg("heaviside_", "values", 1, values))
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise: the next floating-point value after ``input`` towards ``other``."""
+    return Nextafter.apply(_binary_tensor_args("nextafter", input, other), other)
+
+
+def nextafter_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: the next floating-point value after ``self`` towards ``other``."""
+    return write_in_place(Nextafter, input, tensor_arg("nextafter_", "other", 1, other))
+
+
+def frexp(input: Tensor) -> _return_types.frexp:
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent`` and ``|mantissa|`` in [0.5, 1)."""
+    return _return_types.frexp(*Frexp.apply(input))

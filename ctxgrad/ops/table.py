@@ -310,6 +310,8 @@ OPS: list[Op] = [
     _unary("xlogy", inplace=pointwise.xlogy_),
     _unary("copysign", inplace=pointwise.copysign_),
     _unary("heaviside", inplace=pointwise.heaviside_),
+    _unary("nextafter", inplace=pointwise.nextafter_),
+    _unary("frexp"),
     _unary("fmax"),
     _unary("fmin"),
     _unary("addcmul", inplace=pointwise.addcmul_),
