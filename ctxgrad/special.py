@@ -23,7 +23,10 @@ from ctxgrad._dtypes import get_default_dtype
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.pointwise import (
+    I1,
     Entr,
+    I0e,
+    I1e,
     Xlog1py,
     digamma,
     erf,
@@ -41,7 +44,7 @@ from ctxgrad.ops.pointwise import (
 from ctxgrad.ops.reduction import log_softmax, logsumexp, softmax
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
     "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "polygamma", "psi", "round",
     "sinc", "softmax", "xlog1py", "xlogy",
 ]  # fmt: skip
@@ -72,6 +75,26 @@ def xlog1py(input: Any, other: Any) -> Tensor:
 def entr(input: Tensor) -> Tensor:
     """Elementwise entropy term ``-x log x`` (0 at 0, -inf below 0)."""
     return Entr.apply(input)
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 (``ctxgrad.i0``)."""
+    return _pointwise.i0(input)
+
+
+def i0e(input: Tensor) -> Tensor:
+    """``exp(-|x|) i0(x)``, finite where ``i0`` overflows."""
+    return I0e.apply(input)
+
+
+def i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1."""
+    return I1.apply(input)
+
+
+def i1e(input: Tensor) -> Tensor:
+    """``exp(-|x|) i1(x)``, finite where ``i1`` overflows."""
+    return I1e.apply(input)
 
 
 def ndtr(input: Tensor) -> Tensor:

@@ -457,6 +457,7 @@ NOT_COMPLEX_IN_TORCH.update(
         "isneginf": lambda m, a: m.isneginf(a),
         "cdist": lambda m, a: m.cdist(a[None], a[None]),
         "nextafter": lambda m, a: m.nextafter(a, a),
+        "i0": lambda m, a: m.i0(a),
         "gcd": lambda m, a: m.gcd(a, a),
         "lcm": lambda m, a: m.lcm(a, a),
         "bitwise_left_shift": lambda m, a: a << 1,

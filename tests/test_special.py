@@ -26,6 +26,19 @@ def _ndtr(x: np.ndarray) -> np.ndarray:
     return 0.5 * np.vectorize(math.erfc)(-x / math.sqrt(2))
 
 
+def _mp_bessel(nu: int, scaled: bool, factor: float) -> Any:
+    def ref(m: Any, a: np.ndarray) -> np.ndarray:
+        mpmath = pytest.importorskip("mpmath")
+
+        def one(v: float) -> float:
+            out = mpmath.besseli(nu, v)
+            return float(out * mpmath.exp(-abs(v)) if scaled else out)
+
+        return np.vectorize(one)(a * factor)
+
+    return ref
+
+
 CASES = [
     Case("xlog1py", lambda m, a, b: S(m).xlog1py(a, b), [((2, 3), "any"), ((3,), "pos")],
          ref=lambda m, a, b: _xlog1py(a, b)),
@@ -35,6 +48,9 @@ CASES = [
     Case("multigammaln", lambda m, a: S(m).multigammaln(a + 3, 3), [((2, 3), "pos")],
          ref=lambda m, a: np.vectorize(math.lgamma)(a + 3)
          + np.vectorize(math.lgamma)(a + 2.5) + np.vectorize(math.lgamma)(a + 2) + 1.5 * math.log(math.pi)),
+    Case("i0e", lambda m, a: S(m).i0e(a * 5), any_((2, 3)), ref=lambda m, a: np.i0(a * 5) * np.exp(-np.abs(a * 5))),
+    Case("i1", lambda m, a: S(m).i1(a * 5), any_((2, 3)), ref=_mp_bessel(1, False, 5)),
+    Case("i1e-large", lambda m, a: S(m).i1e(a * 80), any_((2, 3)), ref=_mp_bessel(1, True, 80)),
     Case("expit", lambda m, a: S(m).expit(a), any_((3,)), ref=lambda m, a: 1 / (1 + np.exp(-a))),
     Case("gammaln", lambda m, a: S(m).gammaln(a), [((3,), "pos")], ref=lambda m, a: np.vectorize(math.lgamma)(a)),
 ]  # fmt: skip
@@ -75,6 +91,10 @@ SAME = [
     ("ndtr", lambda s, x: s.ndtr(x)),
     ("xlog1py", lambda s, x: s.xlog1py(x, x)),
     ("multigammaln", lambda s, x: s.multigammaln(x + 4, 2)),
+    ("i0", lambda s, x: s.i0(x * 3)),
+    ("i0e", lambda s, x: s.i0e(x * 3)),
+    ("i1", lambda s, x: s.i1(x * 3)),
+    ("i1e", lambda s, x: s.i1e(x * 3)),
 ]
 
 
@@ -128,6 +148,9 @@ def test_integer_inputs_as_torch(torch: Any, program: Any, dtype: str) -> None:
     "program",
     [
         pytest.param(lambda m: m.special.entr(m.tensor([1j])), id="entr-complex"),
+        pytest.param(lambda m: m.special.i1(m.tensor([1j])), id="i1-complex"),
+        pytest.param(lambda m: m.special.i0e(m.tensor([1j])), id="i0e-complex"),
+        pytest.param(lambda m: m.special.i1e(m.tensor([1j])), id="i1e-complex"),
         pytest.param(lambda m: m.special.multigammaln(m.tensor([3.0]), 0), id="multigammaln-p0"),
         pytest.param(lambda m: m.special.xlog1py(m.tensor([1j]), m.tensor([1j])), id="xlog1py-complex"),
     ],

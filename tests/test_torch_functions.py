@@ -92,6 +92,8 @@ CASES = [
     Case("polygamma-1", lambda m, a: m.polygamma(1, a), [((2, 3), _between(10.0, 25.0))], ref=_mp("polygamma", 1)),
     Case("polygamma-3-method", lambda m, a: a.polygamma(3), [((4,), _between(0.5, 5.0))], ref=_mp("polygamma", 3)),
     Case("erfinv", lambda m, a: m.erfinv(a), [((2, 3), "unit")], ref=_mp("erfinv")),
+    Case("i0", lambda m, a: m.i0(a * 4), any_((2, 3)), ref=lambda m, a: np.i0(a * 4)),
+    Case("i0-method-wide", lambda m, a: (a * 12).i0(), any_((4,)), ref=lambda m, a: np.i0(a * 12)),
     Case("nan_to_num", lambda m, a: m.nan_to_num(a), any_((2, 3))),
     Case("sgn", lambda m, a: m.sgn(a) * a, any_((2, 3)), ref=lambda m, a: np.abs(a)),
     Case("positive", lambda m, a: m.positive(a) * a, any_((3,)), ref=lambda m, a: a * a),
@@ -340,6 +342,10 @@ def test_special_values_and_gradients_match_torch(torch: Any, fn: Any, values: l
 # --------------------------------------------------------------------------- accuracy
 ACCURACY = [
     # (id, fn(m, x), mpmath reference, range, how far torch's float64 kernel is from it)
+    ("i0", lambda m, a: m.i0(a), lambda mp, v: mp.besseli(0, v), (-700.0, 700.0), 1e-12),
+    ("i0e", lambda m, a: m.special.i0e(a), lambda mp, v: mp.besseli(0, v) * mp.exp(-abs(v)), (-1e4, 1e4), 1e-12),
+    ("i1", lambda m, a: m.special.i1(a), lambda mp, v: mp.besseli(1, v), (-60.0, 60.0), 1e-12),
+    ("i1e", lambda m, a: m.special.i1e(a), lambda mp, v: mp.besseli(1, v) * mp.exp(-abs(v)), (-1e4, 1e4), 1e-12),
     ("lgamma", lambda m, a: m.lgamma(a), lambda mp, v: mp.log(abs(mp.gamma(v))), (-30.0, 60.0), 1e-12),
     ("digamma", lambda m, a: m.digamma(a), lambda mp, v: mp.digamma(v), (-30.0, 60.0), 1e-12),
     ("polygamma-1", lambda m, a: m.polygamma(1, a), lambda mp, v: mp.polygamma(1, v), (-8.0, 60.0), 1e-9),

@@ -2019,6 +2019,123 @@ class Erfinv(_Elementwise):
         return Exp.apply(y * y) * (math.sqrt(math.pi) / 2)
 
 
+def _bessel_i(nu: int, x: np.ndarray[Any, Any], scaled: bool) -> np.ndarray[Any, Any]:
+    """The modified Bessel function ``I_nu(x)`` (``nu`` 0 or 1), times ``exp(-|x|)`` when
+    ``scaled``, in float64: the power series ``sum (x/2)^(2k+nu) / (k! (k+nu)!)`` (positive
+    terms, no cancellation) up to ``|x| = 50``, the asymptotic series
+    ``e^|x| / sqrt(2 pi |x|) sum_k (-1)^k a_k(nu) / |x|^k`` beyond (its terms fall below 1e-17
+    long before they grow again).  ``I_1`` is odd, ``I_0`` even."""
+    x = np.asarray(x, dtype=np.float64)
+    ax = np.abs(x)
+    out = np.empty_like(ax)
+    with np.errstate(all="ignore"):
+        small = ax <= 50.0
+        z = np.where(small, ax, 0.0)
+        half = z / 2
+        term = half if nu else np.ones_like(z)
+        total = term.copy()
+        quarter = half * half
+        for k in range(1, 200):  # at |x| = 50 the terms are below 1e-17 of the sum by k = 130
+            term = term * quarter / (k * (k + nu))
+            total = total + term
+        out[small] = (total * np.exp(-z) if scaled else total)[small]
+        big = ~small
+        if big.any():
+            zb = ax[big]
+            mu = 4.0 * nu * nu
+            series = np.ones_like(zb)
+            coefficient = np.ones_like(zb)
+            for k in range(1, 30):
+                coefficient = coefficient * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * zb)
+                series = series + coefficient
+            scale = series / np.sqrt(2 * math.pi * zb)
+            out[big] = scale if scaled else scale * np.exp(zb)
+        out[np.isnan(x)] = math.nan
+    result: np.ndarray[Any, Any] = np.where(x < 0, -out, out) if nu else out
+    return result
+
+
+class _BesselI(_Elementwise):
+    """A modified Bessel function of ``x`` (``nu`` and ``scaled`` say which); refuses complex
+    input with torch's message, computes in float64 and rounds to the input's dtype."""
+
+    nu: ClassVar[int]
+    scaled: ClassVar[bool]
+    kernel: ClassVar[str]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        cls = ctx.forward_cls
+        if x.array.dtype.kind == "c":
+            raise NotImplementedError(f"\"{cls.kernel}\" not implemented for '{short_name(x.array.dtype)}'")
+        data = _floating(x)
+        ctx.save_for_backward(x)
+        return as_tensor(_bessel_i(cls.nu, data, cls.scaled).astype(data.dtype, copy=False))
+
+
+class I0(_BesselI):
+    """The modified Bessel function of the first kind of order 0; d/dx = I_1(x)."""
+
+    _backward_name = "I0Backward0"
+    nu, scaled, kernel = 0, False, "i0_vml_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return I1.apply(x)
+
+
+class I0e(_BesselI):
+    """``exp(-|x|) I_0(x)``; d/dx = i1e(x) - sign(x) i0e(x)."""
+
+    _backward_name = "SpecialI0EBackward0"
+    nu, scaled, kernel = 0, True, "i0e_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        out: Tensor = I1e.apply(x) - Sign.apply(x) * I0e.apply(x)
+        return out
+
+
+def _over_x(values: Tensor, x: Tensor, at_zero: float) -> Tensor:
+    """``values / x``, with ``at_zero`` where ``x`` is 0 (the limit of I_1(x)/x is 1/2)."""
+    zero = x.array == 0
+    if not zero.any():
+        out: Tensor = values / x
+        return out
+    safe = Where.apply(_mask(zero), 1.0, x)
+    return Where.apply(_mask(zero), at_zero, values / safe)
+
+
+class I1(_BesselI):
+    """The modified Bessel function of the first kind of order 1; d/dx = I_0(x) - I_1(x) / x
+    (1/2 at 0)."""
+
+    _backward_name = "SpecialI1Backward0"
+    nu, scaled, kernel = 1, False, "i1_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        out: Tensor = I0.apply(x) - _over_x(I1.apply(x), x, 0.5)
+        return out
+
+
+class I1e(_BesselI):
+    """``exp(-|x|) I_1(x)``; d/dx = i0e(x) - i1e(x) (sign(x) + 1 / x) (1/2 at 0)."""
+
+    _backward_name = "SpecialI1EBackward0"
+    nu, scaled, kernel = 1, True, "i1e_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        i1e = I1e.apply(x)
+        out: Tensor = I0e.apply(x) - Sign.apply(x) * i1e - _over_x(i1e, x, 0.5)
+        return out
+
+
 class NanToNum(Function[Tensor]):
     """NaN, +inf and -inf replaced by numbers; the gradient passes where the input was finite."""
 
@@ -2689,3 +2806,13 @@ def nextafter_(input: Tensor, other: Tensor) -> Tensor:
 def frexp(input: Tensor) -> _return_types.frexp:
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent`` and ``|mantissa|`` in [0.5, 1)."""
     return _return_types.frexp(*Frexp.apply(input))
+
+
+def i0(input: Tensor) -> Tensor:
+    """Elementwise modified Bessel function of the first kind of order 0."""
+    return I0.apply(input)
+
+
+def i0_(input: Tensor) -> Tensor:
+    """In place: elementwise modified Bessel function of the first kind of order 0."""
+    return write_in_place(I0, input)

@@ -312,6 +312,7 @@ OPS: list[Op] = [
     _unary("heaviside", inplace=pointwise.heaviside_),
     _unary("nextafter", inplace=pointwise.nextafter_),
     _unary("frexp"),
+    _unary("i0", inplace=pointwise.i0_),
     _unary("fmax"),
     _unary("fmin"),
     _unary("addcmul", inplace=pointwise.addcmul_),
