@@ -27,6 +27,8 @@ from ctxgrad.ops.pointwise import (
     Entr,
     I0e,
     I1e,
+    LogNdtr,
+    Ndtri,
     Xlog1py,
     digamma,
     erf,
@@ -45,7 +47,7 @@ from ctxgrad.ops.reduction import log_softmax, logsumexp, softmax
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
-    "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "polygamma", "psi", "round",
+    "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
     "sinc", "softmax", "xlog1py", "xlogy",
 ]  # fmt: skip
 
@@ -95,6 +97,16 @@ def i1(input: Tensor) -> Tensor:
 def i1e(input: Tensor) -> Tensor:
     """``exp(-|x|) i1(x)``, finite where ``i1`` overflows."""
     return I1e.apply(input)
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """``log(ndtr(x))``, accurate far in the left tail (where ``ndtr`` underflows)."""
+    return LogNdtr.apply(input)
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The standard normal quantile: the ``x`` with ``ndtr(x) = p``."""
+    return Ndtri.apply(input)
 
 
 def ndtr(input: Tensor) -> Tensor:

@@ -26,6 +26,12 @@ def _ndtr(x: np.ndarray) -> np.ndarray:
     return 0.5 * np.vectorize(math.erfc)(-x / math.sqrt(2))
 
 
+def _mp_ndtri(m: Any, a: np.ndarray) -> np.ndarray:
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(50):
+        return np.vectorize(lambda p: float(mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(float(p)) - 1)))(a)
+
+
 def _mp_bessel(nu: int, scaled: bool, factor: float) -> Any:
     def ref(m: Any, a: np.ndarray) -> np.ndarray:
         mpmath = pytest.importorskip("mpmath")
@@ -51,6 +57,8 @@ CASES = [
     Case("i0e", lambda m, a: S(m).i0e(a * 5), any_((2, 3)), ref=lambda m, a: np.i0(a * 5) * np.exp(-np.abs(a * 5))),
     Case("i1", lambda m, a: S(m).i1(a * 5), any_((2, 3)), ref=_mp_bessel(1, False, 5)),
     Case("i1e-large", lambda m, a: S(m).i1e(a * 80), any_((2, 3)), ref=_mp_bessel(1, True, 80)),
+    Case("log_ndtr", lambda m, a: S(m).log_ndtr(a * 4), any_((2, 3)), ref=lambda m, a: np.log(_ndtr(a * 4))),
+    Case("ndtri", lambda m, a: S(m).ndtri(a), [((2, 3), "prob")], ref=_mp_ndtri),
     Case("expit", lambda m, a: S(m).expit(a), any_((3,)), ref=lambda m, a: 1 / (1 + np.exp(-a))),
     Case("gammaln", lambda m, a: S(m).gammaln(a), [((3,), "pos")], ref=lambda m, a: np.vectorize(math.lgamma)(a)),
 ]  # fmt: skip
@@ -91,6 +99,8 @@ SAME = [
     ("ndtr", lambda s, x: s.ndtr(x)),
     ("xlog1py", lambda s, x: s.xlog1py(x, x)),
     ("multigammaln", lambda s, x: s.multigammaln(x + 4, 2)),
+    ("log_ndtr", lambda s, x: s.log_ndtr(x * 9)),
+    ("ndtri", lambda s, x: s.ndtri(x * 0.5 + 0.5)),
     ("i0", lambda s, x: s.i0(x * 3)),
     ("i0e", lambda s, x: s.i0e(x * 3)),
     ("i1", lambda s, x: s.i1(x * 3)),
@@ -149,6 +159,8 @@ def test_integer_inputs_as_torch(torch: Any, program: Any, dtype: str) -> None:
     [
         pytest.param(lambda m: m.special.entr(m.tensor([1j])), id="entr-complex"),
         pytest.param(lambda m: m.special.i1(m.tensor([1j])), id="i1-complex"),
+        pytest.param(lambda m: m.special.ndtri(m.tensor([1j])), id="ndtri-complex"),
+        pytest.param(lambda m: m.special.log_ndtr(m.tensor([1j])), id="log_ndtr-complex"),
         pytest.param(lambda m: m.special.i0e(m.tensor([1j])), id="i0e-complex"),
         pytest.param(lambda m: m.special.i1e(m.tensor([1j])), id="i1e-complex"),
         pytest.param(lambda m: m.special.multigammaln(m.tensor([3.0]), 0), id="multigammaln-p0"),
@@ -169,3 +181,33 @@ def test_entr_at_zero_and_below() -> None:
     x = ctxgrad.tensor([0.0, -1.0, float("nan")], requires_grad=True)
     out = ctxgrad.special.entr(x)
     assert out.tolist()[:2] == [0.0, -float("inf")] and math.isnan(out.tolist()[2])
+
+
+def test_ndtri_and_log_ndtr_are_accurate_in_the_tails(torch: Any) -> None:
+    """Within a few ulps of mpmath (400 digits) from p = 1e-295 and x = -60; torch's are too."""
+    mpmath = pytest.importorskip("mpmath")
+    p = np.concatenate([np.random.default_rng(2).uniform(0, 1, 200), 10.0 ** -np.arange(1, 300, 7)])
+    x = np.concatenate([np.random.default_rng(1).uniform(-60, 8, 200), [-29.9, -30.0, -30.1]])
+    with mpmath.workdps(400):
+        q_exact = np.array([float(mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(float(v)) - 1)) for v in p])
+        l_exact = np.array([float(mpmath.log(mpmath.ncdf(float(v)))) for v in x])
+    q = ctxgrad.special.ndtri(ctxgrad.tensor(p)).numpy()
+    lg = ctxgrad.special.log_ndtr(ctxgrad.tensor(x)).numpy()
+    np.testing.assert_allclose(q, q_exact, rtol=2e-15)
+    np.testing.assert_allclose(lg, l_exact, rtol=2e-14)
+    np.testing.assert_allclose(q, torch.special.ndtri(torch.tensor(p)).numpy(), rtol=2e-15)
+    np.testing.assert_allclose(lg, torch.special.log_ndtr(torch.tensor(x)).numpy(), rtol=2e-14)
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [
+        ("ndtri", [0.0, 1.0, 0.5, 1.5, -0.1, float("nan"), 1e-300]),
+        ("log_ndtr", [-40.0, 0.0, 10.0, 40.0, float("inf"), -float("inf"), float("nan")]),
+        ("i0e", [0.0, 1e-8, 800.0, -800.0, float("inf")]),
+        ("i1e", [0.0, 1e-8, 800.0, -800.0]),
+    ],
+)
+def test_special_values_match_torch(torch: Any, name: str, values: list[float]) -> None:
+    outs = [getattr(m.special, name)(m.tensor(values, dtype=m.float64)) for m in (ctxgrad, torch)]
+    assert_same(*outs)
