@@ -2141,8 +2141,9 @@ _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 def _log_ndtr(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``log(ndtr(x))`` in float64: ``log(erfc(-x / sqrt 2) / 2)`` (the C library's erfc; above
-    0, ``log1p(-erfc(x / sqrt 2) / 2)``) down to -30, and below, the asymptotic series ``-x²/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x² +
-    3/x⁴ - ...)`` (its eighth term is 1e-17 of the first there)."""
+    0, ``log1p(-erfc(x / sqrt 2) / 2)``) down to -30, and below, the asymptotic series
+    ``-x²/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x² + 3/x⁴ - ...)`` (its eighth term is 1e-17 of
+    the first there)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(all="ignore"):
         near = np.where(x >= -30.0, x, 0.0)
