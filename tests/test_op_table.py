@@ -144,6 +144,7 @@ _NODE_NAME_ARGS: dict[str, tuple[int, ...]] = {
     "split": (1,),
     "chunk": (2,),
     "median": (0,),
+    "sgn": (),
 }
 
 

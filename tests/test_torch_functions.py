@@ -818,3 +818,21 @@ def test_frexp_refuses_integers_and_complex_naming_itself(torch: Any, values: li
     with pytest.raises(RuntimeError) as ours:
         ctxgrad.frexp(ctxgrad.tensor(values))
     assert str(ours.value) == str(theirs.value).replace("torch.", "ctxgrad.")
+
+
+def test_sgn_of_a_real_tensor_is_recorded_as_sgn(torch: Any) -> None:
+    for m in (ctxgrad, torch):
+        x = m.tensor([1.0, -2.0], requires_grad=True)
+        assert m.sgn(x).grad_fn.name() == "SgnBackward0"
+        assert (x * 1).sgn_().grad_fn.name() == "SgnBackward0"
+
+
+def test_heaviside_has_no_forward_mode_as_in_torch(torch: Any) -> None:
+    raised = []
+    for m in (ctxgrad, torch):
+        with m.autograd.forward_ad.dual_level():
+            dual = m.autograd.forward_ad.make_dual(m.tensor([1.0, -2.0]), m.tensor([5.0, 5.0]))
+            with pytest.raises(NotImplementedError) as info:
+                m.heaviside(dual, m.tensor([0.5, 0.5]))
+            raised.append(str(info.value))
+    assert raised[0] == raised[1]

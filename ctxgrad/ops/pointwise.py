@@ -19,7 +19,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex
+from ctxgrad.ops._util import arrays, broadcast_error, named, raw, refuse_complex
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -2474,6 +2474,10 @@ class Heaviside(_Binary):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         raise RuntimeError("derivative for aten::heaviside is not implemented")
 
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        raise NotImplementedError("Trying to use forward AD with aten::heaviside that does not support it.")
+
 
 class _NanExtremum(_Binary):
     """``fmax``/``fmin``: the larger (smaller) operand, the other one where one is NaN.  The
@@ -2731,7 +2735,7 @@ def positive(input: Tensor) -> Tensor:
 
 def sgn(input: Tensor) -> Tensor:
     """The sign: ``z / |z|`` for complex numbers (0 at 0), ``sign`` for real ones."""
-    return Sgn.apply(input) if input.array.dtype.kind == "c" else Sign.apply(input)
+    return Sgn.apply(input) if input.array.dtype.kind == "c" else named(Sign, "SgnBackward0").apply(input)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
@@ -2861,7 +2865,7 @@ def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, ne
 
 def sgn_(input: Tensor) -> Tensor:
     """In place: the sign (``z / |z|`` for complex numbers)."""
-    return write_in_place(Sgn if input.array.dtype.kind == "c" else Sign, input)
+    return write_in_place(Sgn if input.array.dtype.kind == "c" else named(Sign, "SgnBackward0"), input)
 
 
 def hypot_(input: Tensor, other: Tensor) -> Tensor:

@@ -303,7 +303,7 @@ OPS: list[Op] = [
     _unary("erfinv", inplace=pointwise.erfinv_),
     _unary("nan_to_num", inplace=pointwise.nan_to_num_),
     _unary("positive"),
-    _unary("sgn", inplace=pointwise.sgn_),
+    _unary("sgn", inplace=pointwise.sgn_, node_name="SgnBackward0"),
     Op("hypot", pointwise.hypot, method_frontend=pointwise.hypot_method, inplace=pointwise.hypot_),
     Op("logaddexp", pointwise.logaddexp, method_frontend=pointwise.logaddexp_method),
     Op("logaddexp2", pointwise.logaddexp2, method_frontend=pointwise.logaddexp2_method),
