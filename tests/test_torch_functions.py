@@ -554,6 +554,7 @@ INPLACE = [
     ("lgamma_", lambda m, a: (a + 2).lgamma_(), None),
     ("digamma_", lambda m, a: (a + 12).digamma_(), None),
     ("erfinv_", lambda m, a: (a * 0.5).erfinv_(), None),
+    ("polygamma_", lambda m, a: (a + 12).polygamma_(2), None),
     ("nan_to_num_", lambda m, a: (a * 1).nan_to_num_(), None),
     ("sgn_", lambda m, a: (a * 1).sgn_() * a, None),
     ("hypot_", lambda m, a: (a * 1).hypot_(a * 2), None),

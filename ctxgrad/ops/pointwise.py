@@ -1940,7 +1940,7 @@ class Digamma(_Elementwise):
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
         x: Tensor = ctx.saved_tensors[0]
-        return Polygamma.apply(1, x)
+        return Polygamma.apply(x, 1)
 
 
 class Polygamma(Function[Tensor]):
@@ -1950,7 +1950,7 @@ class Polygamma(Function[Tensor]):
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, n: int, x: Tensor) -> Tensor:
+    def forward(ctx: Any, x: Tensor, n: int) -> Tensor:
         if x.array.dtype.kind == "c":  # torch names the kernel of each order
             kernel = {0: "digamma", 1: "trigamma"}.get(n, "polygamma")
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(x.array.dtype)}'")
@@ -1960,14 +1960,14 @@ class Polygamma(Function[Tensor]):
         return as_tensor(_polygamma(n, data).astype(data.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (x,) = ctx.saved_tensors
-        return None, grad * Polygamma.apply(ctx.n + 1, x)
+        return grad * Polygamma.apply(x, ctx.n + 1), None
 
     @staticmethod
-    def jvp(ctx: Any, _: None, tx: Tensor) -> Tensor:
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
         (x,) = ctx.saved_tensors
-        return tx * Polygamma.apply(ctx.n + 1, x)
+        return tx * Polygamma.apply(x, ctx.n + 1)
 
 
 def _erfinv(y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -2708,12 +2708,17 @@ def _order(n: Any) -> int:
 
 def polygamma(n: int, input: Tensor) -> Tensor:
     """Elementwise ``n``-th derivative of :func:`digamma`."""
-    return Polygamma.apply(_order(n), input)
+    return Polygamma.apply(input, _order(n))
 
 
 def polygamma_method(input: Tensor, n: int) -> Tensor:
     """Elementwise ``n``-th derivative of :func:`digamma` (the method takes ``n`` second)."""
-    return Polygamma.apply(_order(n), input)
+    return Polygamma.apply(input, _order(n))
+
+
+def polygamma_(input: Tensor, n: int) -> Tensor:
+    """In place: elementwise ``n``-th derivative of :func:`digamma` (torch's node: ``PolygammaBackward1``)."""
+    return write_in_place(named(Polygamma, "PolygammaBackward1"), input, _order(n))
 
 
 def erfinv(input: Tensor) -> Tensor:

@@ -299,7 +299,7 @@ OPS: list[Op] = [
     _unary("sinc", inplace=pointwise.sinc_),
     _unary("lgamma", inplace=pointwise.lgamma_),
     _unary("digamma", inplace=pointwise.digamma_),
-    Op("polygamma", pointwise.polygamma, method_frontend=pointwise.polygamma_method),
+    Op("polygamma", pointwise.polygamma, method_frontend=pointwise.polygamma_method, inplace=pointwise.polygamma_),
     _unary("erfinv", inplace=pointwise.erfinv_),
     _unary("nan_to_num", inplace=pointwise.nan_to_num_),
     _unary("positive"),
