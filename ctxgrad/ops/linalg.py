@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name
+from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum
@@ -1008,32 +1008,53 @@ def det(input: Tensor) -> Tensor:
 def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
     """``beta * input + alpha * product`` (torch's fused ``add*`` ops; a factor of 1 is skipped,
     and ``beta == 0`` ignores ``input``, NaN and inf included, as torch)."""
+    _broadcast_result(input, product)
     if alpha != 1:
         product = product * alpha
     if beta == 0:
-        return _broadcast_result(input, product)
+        return product
     scaled = input if beta == 1 else input * beta
     result: Tensor = scaled + product
     return result
 
 
 def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
-    """``product`` after torch's check that ``input`` broadcasts to its shape."""
-    try:
-        np.broadcast_shapes(input.shape, product.shape)
-    except ValueError:
-        raise broadcast_error(input.array, product.array) from None
+    """``product`` after torch's check that ``input`` expands to its shape (the error is
+    ``expand``'s)."""
+    if tuple(input.shape) != tuple(product.shape):
+        try:
+            np.broadcast_to(input.array, tuple(product.shape))
+        except ValueError:
+            input.expand(*product.shape)  # raises torch's message
     return product
+
+
+def _same_dtype(message: str, *operands: Tensor) -> None:
+    """torch's refusal of fused operands of different dtypes (``message`` is formatted with
+    their dtypes' torch names ``{0}``, ``{1}``, ... and C++ names ``{c0}``, ...)."""
+    dtypes = [t.array.dtype for t in operands]
+    if any(dt != dtypes[0] for dt in dtypes):
+        names = {f"c{i}": cpp_name(dt) for i, dt in enumerate(dtypes)}
+        raise RuntimeError(message.format(*(short_name(dt) for dt in dtypes), **names))
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``."""
-    return _scaled_sum(input, Mm.apply(mat1, mat2), beta, alpha)
+    product = Mm.apply(mat1, mat2)
+    _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
+    return _scaled_sum(input, product, beta, alpha)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` and a 1-D ``vec``."""
-    return _scaled_sum(input, Mv.apply(mat, vec), beta, alpha)
+    _same_dtype("addmv input tensors must have the same dtype, but got {0}, {1}, and {2}", input, mat, vec)
+    product = Mv.apply(mat, vec)
+    if input.dim() > 1 or (input.dim() == 1 and input.shape[0] not in (1, product.shape[0])):
+        raise RuntimeError(
+            f"size mismatch, got input ({'x'.join(map(str, input.shape))}), "
+            f"mat ({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})"
+        )
+    return _scaled_sum(input, product, beta, alpha)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -1043,12 +1064,15 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)``."""
+    _same_dtype("Input dtypes must be the same, got: input {c0}, batch1: {c1}, batch2: {c2}", input, batch1, batch2)
     return _scaled_sum(input, Bmm.apply(batch1, batch2), beta, alpha)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``."""
-    return _scaled_sum(input, Bmm.apply(batch1, batch2).sum(0), beta, alpha)
+    product = Bmm.apply(batch1, batch2).sum(0)
+    _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
+    return _scaled_sum(input, product, beta, alpha)
 
 
 def chain_matmul(*matrices: Tensor) -> Tensor:
@@ -1174,10 +1198,12 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """The ``n``-th power of a square matrix (or a batch) by repeated squaring; ``n < 0`` uses the inverse."""
-    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
+    if input.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:
         raise RuntimeError(
             "linalg.matrix_power: A must be batches of square matrices, but they are "
-            f"{input.shape[-2] if input.dim() >= 2 else 1} by {input.shape[-1] if input.dim() else 1} matrices"
+            f"{input.shape[-2]} by {input.shape[-1]} matrices"
         )
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.array.dtype), tuple(input.shape))

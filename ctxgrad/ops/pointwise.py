@@ -2613,6 +2613,7 @@ class Addcdiv(Function[Tensor]):
                 "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior "
                 "is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
+        _check_three(x, t1, t2)
         ctx.save_for_backward(x, t1, t2)
         ctx.value = value
         y1, y2 = promote_operands(t1.array, t2.array)
@@ -2646,8 +2647,18 @@ class Addcdiv(Function[Tensor]):
         return out
 
 
+def _check_three(x: Tensor, t1: Tensor, t2: Tensor) -> None:
+    """torch's error when ``input``, ``tensor1`` and ``tensor2`` do not broadcast together
+    (their shapes folded in that order, as its iterator does)."""
+    try:
+        np.broadcast_shapes(x.shape, t1.shape, t2.shape)
+    except ValueError:
+        raise _where_broadcast_error(x.array, t1.array, t2.array) from None
+
+
 def _product_operands(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> np.ndarray[Any, Any]:
     """Save addcmul's operands and return ``tensor1 * tensor2`` promoted as torch promotes."""
+    _check_three(x, t1, t2)
     ctx.save_for_backward(x, t1, t2)
     ctx.value = value
     y1, y2 = promote_operands(t1.array, t2.array)
