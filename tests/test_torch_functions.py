@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from _opcheck import Case, OpFamilyTests, any_, assert_same, jvp_of
-from _support import to_numpy
+from _support import dtype_name, to_numpy
 
 import ctxgrad
 
@@ -850,3 +850,56 @@ def test_heaviside_has_no_forward_mode_as_in_torch(torch: Any) -> None:
                 m.heaviside(dual, m.tensor([0.5, 0.5]))
             raised.append(str(info.value))
     assert raised[0] == raised[1]
+
+
+# --------------------------------------------------------------------------- dtype grid
+BINARY_PROGRAMS = {
+    "hypot": lambda m, a, b: m.hypot(a, b),
+    "logaddexp": lambda m, a, b: m.logaddexp(a, b),
+    "logaddexp2": lambda m, a, b: m.logaddexp2(a, b),
+    "xlogy": lambda m, a, b: m.xlogy(a, b),
+    "copysign": lambda m, a, b: m.copysign(a, b),
+    "fmax": lambda m, a, b: m.fmax(a, b),
+    "fmin": lambda m, a, b: m.fmin(a, b),
+    "nextafter": lambda m, a, b: m.nextafter(a, b),
+    "heaviside": lambda m, a, b: m.heaviside(a, b),
+    "float_power": lambda m, a, b: m.float_power(a, b),
+    "ldexp": lambda m, a, b: m.ldexp(a, b),
+    "gcd": lambda m, a, b: m.gcd(a, b),
+    "dist": lambda m, a, b: m.dist(a, b),
+    "inner": lambda m, a, b: m.inner(a, b),
+    "kron": lambda m, a, b: m.kron(a, b),
+    "addcmul": lambda m, a, b: m.addcmul(a, b, b),
+    "addcdiv": lambda m, a, b: m.addcdiv(a, b, b),
+    "left-shift": lambda m, a, b: a << b,
+    "div-floor": lambda m, a, b: m.div(a, b, rounding_mode="floor"),
+    "div-trunc": lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
+}
+GRID_DTYPES = ["float32", "float64", "int64", "int32", "bool", "0d-float64", "0d-int64"]
+
+
+def _grid_operand(m: Any, kind: str) -> Any:
+    if kind.startswith("0d"):
+        return m.tensor(np.array(2, dtype=kind[3:]))
+    return m.tensor(np.array([3, 1, 2]).astype(kind))
+
+
+@pytest.mark.parametrize("second", GRID_DTYPES)
+@pytest.mark.parametrize("first", GRID_DTYPES)
+@pytest.mark.parametrize("name", list(BINARY_PROGRAMS))
+def test_dtype_promotion_and_refusals_match_torch(torch: Any, name: str, first: str, second: str) -> None:
+    """Every pair of dtypes (and 0-d operands, which promote by torch's ranks): the same result
+    dtype and values, or the same exception type and message."""
+    outcomes = []
+    for m in (ctxgrad, torch):
+        try:
+            out = BINARY_PROGRAMS[name](m, _grid_operand(m, first), _grid_operand(m, second))
+            outcomes.append((dtype_name(out.dtype), np.asarray(out.tolist(), dtype=float)))
+        except Exception as exc:
+            outcomes.append((type(exc).__name__, str(exc)))
+    (ours_kind, ours), (theirs_kind, theirs) = outcomes
+    assert ours_kind == theirs_kind
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands, short_name
+from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -608,7 +608,12 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise ``input * 2 ** other``."""
     if not isinstance(other, Tensor):
         raise TypeError(f"ldexp(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    out: Tensor = input * other.__rpow__(2.0)
+    if other.array.dtype == np.bool_ and input.array.dtype.kind in "fc":
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    dt = result_dtype(input.array, other.array)  # computed in the promoted floating dtype
+    if dt.kind in "biu":
+        dt = np.dtype(get_default_dtype())
+    out: Tensor = input.to(dt) * other.to(dt).__rpow__(2.0)
     return out
 
 

@@ -1100,6 +1100,8 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     if input.dim() == 0 or other.dim() == 0:
         product: Tensor = input * other
         return product
+    if input.array.dtype != other.array.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             "inner() the last dimension must match on both input tensors but got shapes "
@@ -1175,6 +1177,11 @@ def logdet(input: Tensor) -> Tensor:
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
     difference: Tensor = input - other
+    if difference.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {short_name(difference.array.dtype)} instead."
+        )
     return difference.norm(float(p))
 
 

@@ -2576,9 +2576,9 @@ class Addcmul(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
         product = _product_operands(ctx, x, t1, t2, value)
-        if product.dtype == np.bool_:
-            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
         a, p = promote_operands(x.array, product)
+        if np.result_type(a, p) == np.bool_:
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
         return as_tensor(np.asarray(a + value * p if value != 1 else a + p))
 
     @staticmethod
@@ -2622,7 +2622,8 @@ class Addcdiv(Function[Tensor]):
                 quotient = y1 / y2
         except ValueError:
             raise broadcast_error(y1, y2) from None
-        a, q = promote_operands(x.array, quotient.astype(np.result_type(y1, y2), copy=False))
+        # (an array even when both are 0-d, where NumPy gives a scalar: a 0-d tensor in torch's rules)
+        a, q = promote_operands(x.array, np.asarray(quotient, dtype=np.result_type(y1, y2)))
         try:
             return as_tensor(np.asarray(a + value * q))
         except ValueError:
