@@ -120,6 +120,8 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``:
     ``p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2)`` (defined for ``x > (p - 1) / 2``; as
     torch, other values are not refused)."""
+    if input.array.dtype == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.array.dtype.kind == "f" else input.to(get_default_dtype())

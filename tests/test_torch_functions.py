@@ -903,3 +903,68 @@ def test_dtype_promotion_and_refusals_match_torch(torch: Any, name: str, first: 
         assert ours == theirs
     else:
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def _function(name: str) -> Any:
+    return lambda m, a: getattr(m, name)(a)
+
+
+def _special(name: str) -> Any:
+    return lambda m, a: getattr(m.special, name)(a)
+
+
+UNARY_PROGRAMS: dict[str, Any] = {
+    name: _function(name)
+    for name in (
+        "acosh asinh atanh arccosh deg2rad rad2deg sinc lgamma digamma erfinv nan_to_num sgn signbit isposinf "
+        "isneginf isreal i0 positive"
+    ).split()
+}
+UNARY_PROGRAMS.update(
+    {
+        "polygamma": lambda m, a: m.polygamma(1, a),
+        "round-decimals": lambda m, a: m.round(a, decimals=1),
+        "trace": lambda m, a: m.trace(m.stack([a, a, a])) if a.dim() else m.trace(a),
+        "matrix_power": lambda m, a: m.matrix_power(m.stack([a, a, a]), 2),
+        "logdet": lambda m, a: m.logdet(m.stack([a, a, a])),
+        "multigammaln": lambda m, a: m.special.multigammaln(a, 2),
+        "xlog1py": lambda m, a: m.special.xlog1py(a, a),
+        **{f"special.{n}": _special(n) for n in "entr ndtr log_ndtr ndtri i0e i1 i1e expit gammaln".split()},
+    }
+)
+UNARY_DTYPES = ["float32", "float64", "float16", "int64", "int32", "int8", "uint8", "bool", "0d-float32", "0d-int64"]
+
+
+def _unary_operand(m: Any, kind: str) -> Any:
+    if kind.startswith("0d"):
+        return m.tensor(np.array(0.5 if "float" in kind else 2, dtype=kind[3:]))
+    values = np.array([0.5, 0.25, 1.5]) if "float" in kind else np.array([1, 0, 2])
+    return m.tensor(values.astype(kind))
+
+
+@pytest.mark.parametrize("dtype", UNARY_DTYPES)
+@pytest.mark.parametrize("name", list(UNARY_PROGRAMS))
+def test_unary_dtypes_and_refusals_match_torch(torch: Any, name: str, dtype: str) -> None:
+    """Integer, bool, half and 0-d inputs: torch's result dtype and values (half: to its
+    precision), or its exception type and message."""
+    outcomes = []
+    for m in (ctxgrad, torch):
+        try:
+            out = UNARY_PROGRAMS[name](m, _unary_operand(m, dtype))
+            outcomes.append((dtype_name(out.dtype), np.asarray(out.tolist(), dtype=float)))
+        except Exception as exc:
+            outcomes.append((type(exc).__name__, str(exc)))
+    (ours_kind, ours), (theirs_kind, theirs) = outcomes
+    assert ours_kind == theirs_kind, (ours, theirs)
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        # float32: the special functions are computed in float64 here, in float32 by torch
+        np.testing.assert_allclose(ours, theirs, rtol=2e-3 if dtype == "float16" else 1e-5, atol=1e-7)
+
+
+def test_matrix_exp_in_half_precision_is_computed_in_float32() -> None:
+    a = np.array([[0.5, 0.25, 1.5]] * 3)
+    half = ctxgrad.matrix_exp(ctxgrad.tensor(a.astype(np.float16)))
+    assert half.dtype == np.float16
+    np.testing.assert_allclose(half.numpy().astype(float), _expm_ref(a), rtol=2e-3)

@@ -1167,6 +1167,10 @@ def trace(input: Tensor) -> Tensor:
 
 def logdet(input: Tensor) -> Tensor:
     """``log(det(input))`` of a square matrix (or a batch): NaN for a negative determinant."""
+    if input.dim() < 2:
+        raise RuntimeError("logdet: The input tensor A must have at least 2 dimensions.")
+    if input.array.dtype == np.float16:
+        raise RuntimeError("logdet: Low precision dtypes not supported. Got Half")
     if input.array.dtype.kind not in "fc":
         raise RuntimeError(
             f"logdet: Expected a floating point or complex tensor as input. Got {short_name(input.array.dtype)}"
@@ -1281,6 +1285,8 @@ class LinalgMatrixExp(Function[Tensor]):
     def forward(ctx: Any, a: Tensor) -> Tensor:
         x = a.array
         ctx.save_for_backward(a)
+        if x.dtype == np.float16:  # (half precision would lose the series: computed in float32)
+            return as_tensor(_expm(x.astype(np.float32)).astype(np.float16))
         return as_tensor(_expm(x))
 
     @staticmethod

@@ -1919,7 +1919,7 @@ def _polygamma(n: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         series = math.factorial(n - 1) / z**n + math.factorial(n) / (2 * z ** (n + 1))
         for k, b in enumerate(_BERNOULLI, start=1):
             series += b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (2 * k + n)
-        out = sign * (series + acc)
+        out = np.array(sign * (series + acc), dtype=np.float64)  # (an array also when 0-d)
         out[(x <= 0) & (x == np.floor(x)) & np.isfinite(x)] = sign * math.inf
     result: np.ndarray[Any, Any] = out
     return result
@@ -2171,7 +2171,7 @@ class LogNdtr(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        if x.array.dtype.kind == "c":
+        if x.array.dtype.kind == "c" or x.array.dtype == np.float16:
             raise NotImplementedError(f"\"log_ndtr_cpu\" not implemented for '{short_name(x.array.dtype)}'")
         data = _floating(x)
         y = as_tensor(_log_ndtr(data).astype(data.dtype, copy=False))
@@ -2224,7 +2224,7 @@ class Ndtri(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        if x.array.dtype.kind == "c":
+        if x.array.dtype.kind == "c" or x.array.dtype == np.float16:
             raise NotImplementedError(f"\"ndtri_cpu\" not implemented for '{short_name(x.array.dtype)}'")
         data = _floating(x)
         y = as_tensor(_ndtri(data).astype(data.dtype, copy=False))
