@@ -68,3 +68,13 @@ def test_only_example_lines_count_and_only_what_torch_has() -> None:
     assert functions == {"add": 1, "exp": 1}
     # .add( of torch.nn.functional is a function; torch.Tensor.add( is a method; shape is no method
     assert methods == {"sum": 2, "add": 1}
+
+
+def test_the_report_lists_what_is_missing_and_with_all_what_is_there() -> None:
+    result = torch_surface.Measure(
+        [("add", 5), ("frobnicate", 2)], [("sum", 3)], {"add": True, "frobnicate": False}, {"sum": True}
+    )
+    short, full = torch_surface.report(result), torch_surface.report(result, show_all=True)
+    assert "ctxgrad has 1 of the 2" in short and "ctxgrad has 1 of the 1" in short
+    assert "  - frobnicate (2)" in short and "add" not in short.split("uses):")[1]
+    assert "  + add (5)" in full and "  + sum (3)" in full

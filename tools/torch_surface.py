@@ -171,7 +171,12 @@ def main(argv: list[str] | None = None) -> None:
     """Print the measure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="list every name, + when ctxgrad has it")
-    print(report(measure(), parser.parse_args(argv).all))
+    show_all = parser.parse_args(argv).all
+    try:
+        result = measure()
+    except ModuleNotFoundError as exc:
+        raise SystemExit(f"the measure reads the installed torch and ctxgrad: {exc}") from None
+    print(report(result, show_all))
 
 
 if __name__ == "__main__":
