@@ -122,6 +122,14 @@ UFUNCS: dict[str, str] = {
     "isinf": "isinf",
     "isfinite": "isfinite",
     "invert": "bitwise_not",
+    "arccosh": "acosh",
+    "arcsinh": "asinh",
+    "arctanh": "atanh",
+    "deg2rad": "deg2rad",
+    "radians": "deg2rad",
+    "rad2deg": "rad2deg",
+    "degrees": "rad2deg",
+    "signbit": "signbit",
     # two operands, through the op's function (numbers become 0-d tensors where it needs tensors)
     "arctan2": "atan2",
     "maximum": "maximum",
@@ -130,6 +138,16 @@ UFUNCS: dict[str, str] = {
     "logical_and": "logical_and",
     "logical_or": "logical_or",
     "logical_xor": "logical_xor",
+    "hypot": "hypot",
+    "logaddexp": "logaddexp",
+    "logaddexp2": "logaddexp2",
+    "copysign": "copysign",
+    "fmax": "fmax",
+    "fmin": "fmin",
+    "float_power": "float_power",
+    "ldexp": "ldexp",
+    "gcd": "gcd",
+    "lcm": "lcm",
     # two operands, through the Tensor's operators (below)
     "add": "add",
     "subtract": "sub",
@@ -173,7 +191,12 @@ _OPERATORS: dict[str, tuple[str, str]] = {
 }
 
 #: The two-operand ops whose function takes tensors only (a number becomes a 0-d tensor).
-_TENSOR_OPERANDS = frozenset({"arctan2", "maximum", "minimum", "logical_and", "logical_or", "logical_xor"})
+_TENSOR_OPERANDS = frozenset(
+    {
+        "arctan2", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "hypot", "logaddexp",
+        "logaddexp2", "fmax", "fmin", "ldexp", "gcd", "lcm",
+    }
+)  # fmt: skip
 
 #: ``(ufunc, method)`` -> the ctxgrad spelling of a ufunc method.
 _UFUNC_METHODS: dict[tuple[str, str], str] = {

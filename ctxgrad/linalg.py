@@ -27,7 +27,7 @@ from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
 
-__all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_exp", "matrix_norm", "norm", "solve", "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:
@@ -53,6 +53,11 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     its last dimension; batch dimensions broadcast.
     """
     return _ops.LinalgSolve.apply(A, B, bool(left))
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential of a square matrix (or of each matrix of a batch)."""
+    return _ops.matrix_exp(A)
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:

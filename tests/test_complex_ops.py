@@ -308,12 +308,65 @@ def _mul_into_view(a: Any, b: Any) -> Any:
     return out
 
 
-CASES = POINTWISE + BINARY + REDUCTIONS + SHAPE + LINALG + INDEXING + COMPLEX
+#: torch's further functions (tests/test_torch_functions.py has their real rows).
+SURFACE = [
+    Case("acosh", lambda m, a: m.acosh(a), z_((2, 3)), ref=lambda m, a: np.arccosh(a)),
+    Case("asinh", lambda m, a: m.asinh(a), z_((2, 3)), ref=lambda m, a: np.arcsinh(a)),
+    Case("atanh", lambda m, a: m.atanh(a), z_((2, 3), domain="unit"), ref=lambda m, a: np.arctanh(a)),
+    Case("sinc", lambda m, a: m.sinc(a), z_((2, 3))),
+    Case("positive", lambda m, a: m.positive(a) * 1.0, z_((3,)), ref=lambda m, a: a),
+    Case("sgn", lambda m, a: m.sgn(a), z_((2, 3), domain="nz"), ref=lambda m, a: a / np.abs(a)),
+    Case("logaddexp", lambda m, a, b: m.logaddexp(a, b), z_((2, 3), (3,)),
+         ref=lambda m, a, b: np.log(np.exp(a) + np.exp(b))),
+    Case("float_power", lambda m, a: m.float_power(a, 2), z_((2, 3)), ref=lambda m, a: a**2),
+    Case("ldexp", lambda m, a, b: m.ldexp(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: a * 2.0**b),
+    Case("addcmul", lambda m, x, a, b: m.addcmul(x, a, b, value=2), z_((2, 3), (2, 3), (3,)),
+         ref=lambda m, x, a, b: x + 2 * a * b),
+    Case("addcdiv", lambda m, x, a, b: m.addcdiv(x, a, b), z_((2, 3), (2, 3), (3,), domain="nz"),
+         ref=lambda m, x, a, b: x + a / b),
+    Case("isreal", lambda m, a: m.isreal(a * m.tensor([1, 0, 1])), z_((3,)), ref=lambda m, a: np.isreal(a * [1, 0, 1])),
+    Case("addmm", lambda m, x, a, b: m.addmm(x, a, b), z_((2, 4), (2, 3), (3, 4)), ref=lambda m, x, a, b: x + a @ b),
+    Case("addmv", lambda m, x, a, v: m.addmv(x, a, v), z_((2,), (2, 3), (3,)), ref=lambda m, x, a, v: x + a @ v),
+    Case("addr", lambda m, x, u, v: m.addr(x, u, v), z_((2, 3), (2,), (3,)), ref=lambda m, x, u, v: x + np.outer(u, v)),
+    Case("baddbmm", lambda m, x, a, b: m.baddbmm(x, a, b), z_((2, 2, 4), (2, 2, 3), (2, 3, 4)),
+         ref=lambda m, x, a, b: x + a @ b),
+    Case("addbmm", lambda m, x, a, b: m.addbmm(x, a, b), z_((2, 4), (3, 2, 3), (3, 3, 4)),
+         ref=lambda m, x, a, b: x + (a @ b).sum(0)),
+    Case("chain_matmul", lambda m, a, b: _quiet(m.chain_matmul, a, b), z_((2, 3), (3, 2)), ref=lambda m, a, b: a @ b),
+    Case("inner", lambda m, a, b: m.inner(a, b), z_((2, 3), (4, 3))),
+    Case("kron", lambda m, a, b: m.kron(a, b), z_((2, 2), (2, 3))),
+    Case("cross", lambda m, a, b: m.cross(a, b, dim=0), z_((3, 2), (3, 2)), ref=lambda m, a, b: np.cross(a, b, axis=0)),
+    Case("trace", lambda m, a: m.trace(a), z_((3, 3))),
+    Case("logdet", lambda m, a: m.logdet(a), z_((3, 3), domain="wellcond"), ref=lambda m, a: np.log(np.linalg.det(a))),
+    Case("dist", lambda m, a, b: m.dist(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
+    Case("matrix_power", lambda m, a: m.matrix_power(a, 3), z_((3, 3)), ref=lambda m, a: a @ a @ a),
+    Case("matrix_exp", lambda m, a: m.matrix_exp(a), z_((3, 3)), ref=lambda m, a: _expm_ref(a)),
+    Case("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), z_((3, 2)),
+         ref=lambda m, a: a * np.minimum(1.0, 1.0 / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-7))),
+]  # fmt: skip
+
+
+def _expm_ref(a: np.ndarray) -> np.ndarray:
+    """exp of a matrix by its eigendecomposition (the random test matrices are diagonalisable)."""
+    w, v = np.linalg.eig(a)
+    return v @ (np.exp(w)[:, None] * np.linalg.inv(v))
+
+
+def _quiet(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` without its deprecation warning (``chain_matmul``)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return fn(*args)
+
+
+CASES = POINTWISE + BINARY + REDUCTIONS + SHAPE + LINALG + INDEXING + COMPLEX + SURFACE
 _LINEAR = {
     "neg", "pos", "clone", "contiguous", "type_as", "add", "add-alpha", "sub", "rsub",
     "mul-complex-scalar", "sum", "sum-dim", "mean", "cumsum", "sum_to_size", "where", "masked_fill", "real", "imag",
     "conj", "conj_physical", "resolve_conj", "view_as_real", "setitem", "zero_", "fill_", "copy_",
-    "lerp", "cpu", "to", "type", "double", "nonzero", "argwhere",
+    "lerp", "cpu", "to", "type", "double", "nonzero", "argwhere", "positive", "trace",
 }  # fmt: skip
 DOUBLE = [c for c in CASES if c.id not in _LINEAR and c.id not in {s.id for s in SHAPE + INDEXING}]
 DOUBLE = [
@@ -332,6 +385,7 @@ DOUBLE = [
         "ne",
         "all",
         "any",
+        "isreal",
     }
 ]
 
@@ -384,6 +438,33 @@ NOT_COMPLEX_IN_TORCH: dict[str, Callable[[Any, Any], Any]] = {
     "softmax": lambda m, a: m.softmax(a, 0),
     "log_softmax": lambda m, a: m.log_softmax(a, 0),
 }
+NOT_COMPLEX_IN_TORCH.update(
+    {
+        "deg2rad": lambda m, a: m.deg2rad(a),
+        "rad2deg": lambda m, a: m.rad2deg(a),
+        "lgamma": lambda m, a: m.lgamma(a),
+        "digamma": lambda m, a: m.digamma(a),
+        "polygamma": lambda m, a: m.polygamma(1, a),
+        "erfinv": lambda m, a: m.erfinv(a),
+        "hypot": lambda m, a: m.hypot(a, a),
+        "logaddexp2": lambda m, a: m.logaddexp2(a, a),
+        "xlogy": lambda m, a: m.xlogy(a, a),
+        "copysign": lambda m, a: m.copysign(a, a),
+        "heaviside": lambda m, a: m.heaviside(a, a),
+        "fmax": lambda m, a: m.fmax(a, a),
+        "fmin": lambda m, a: m.fmin(a, a),
+        "signbit": lambda m, a: m.signbit(a),
+        "isposinf": lambda m, a: m.isposinf(a),
+        "isneginf": lambda m, a: m.isneginf(a),
+        "cdist": lambda m, a: m.cdist(a[None], a[None]),
+        "nextafter": lambda m, a: m.nextafter(a, a),
+        "i0": lambda m, a: m.i0(a),
+        "gcd": lambda m, a: m.gcd(a, a),
+        "lcm": lambda m, a: m.lcm(a, a),
+        "bitwise_left_shift": lambda m, a: a << 1,
+        "bitwise_right_shift": lambda m, a: m.bitwise_right_shift(a, 1),
+    }
+)
 #: Where ctxgrad does not refuse as torch does (strict xfails: noticed when fixed); none now:
 #: each of these ops refuses a complex input with torch's type and message (ops._util.refuse_complex).
 REFUSAL_BUGS: dict[str, str] = {}
@@ -430,6 +511,13 @@ COVERED_BY = {
     **{name: "cat" for name in ("concat", "concatenate", "hstack", "vstack")},
     **{name: "broadcast_to" for name in ("broadcast_tensors", "broadcast_shapes")},
     **{name: "tests/test_complex.py" for name in ("einsum", "tensordot")},
+    # values only: torch refuses its gradient for complex numbers
+    "nan_to_num": "tests/test_torch_functions.py",
+    "resolve_neg": "tests/test_torch_functions.py",
+    "frexp": "tests/test_torch_functions.py",
+    "is_neg": "tests/test_torch_functions.py",
+    "__rlshift__": "bitwise_left_shift",
+    "__rrshift__": "bitwise_right_shift",
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
     **{name: "double" for name in ("half", "float", "long", "int", "bool")},
     # the device moves: cuda() only fails on the CPU (tests/test_porting_shims.py)
@@ -441,7 +529,7 @@ def test_every_op_of_the_table_has_a_complex_row_or_is_refused() -> None:
     """A new op gets a complex row here, or an entry in NOT_COMPLEX_IN_TORCH or COVERED_BY."""
     from ctxgrad.ops.table import OPS
 
-    ids = {c.id for c in CASES} | set(NOT_COMPLEX_IN_TORCH) | {"tests/test_complex.py"}
+    ids = {c.id for c in CASES} | set(NOT_COMPLEX_IN_TORCH) | {"tests/test_complex.py", "tests/test_torch_functions.py"}
     unclassified = [op.name for op in OPS if op.name not in ids and COVERED_BY.get(op.name) not in ids]
     assert not unclassified
 

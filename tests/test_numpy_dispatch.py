@@ -23,7 +23,7 @@ RNG = np.random.default_rng(0)
 
 
 def _values(domain: str, shape: tuple[int, ...] = (2, 3), dtype: Any = np.float64) -> np.ndarray:
-    lo, hi = {"any": (-2.0, 2.0), "pos": (0.5, 3.0), "unit": (-0.9, 0.9)}[domain]
+    lo, hi = {"any": (-2.0, 2.0), "pos": (0.5, 3.0), "unit": (-0.9, 0.9), "gt1": (1.2, 3.0)}[domain]
     return RNG.uniform(lo, hi, shape).astype(dtype)
 
 
@@ -65,6 +65,13 @@ UNARY: dict[str, tuple[str | None, str]] = {
     "ceil": ("ceil", "any"),
     "trunc": ("trunc", "any"),
     "rint": ("round", "any"),
+    "arccosh": ("acosh", "gt1"),
+    "arcsinh": ("asinh", "any"),
+    "arctanh": ("atanh", "unit"),
+    "deg2rad": ("deg2rad", "any"),
+    "radians": ("deg2rad", "any"),
+    "rad2deg": ("rad2deg", "any"),
+    "degrees": ("rad2deg", "any"),
 }
 
 #: numpy ufunc -> (torch function, the inputs' domain); both operands are float tensors
@@ -80,6 +87,13 @@ BINARY: dict[str, tuple[str, str]] = {
     "maximum": ("maximum", "any"),
     "minimum": ("minimum", "any"),
     "arctan2": ("atan2", "any"),
+    "hypot": ("hypot", "any"),
+    "logaddexp": ("logaddexp", "any"),
+    "logaddexp2": ("logaddexp2", "any"),
+    "copysign": ("copysign", "any"),
+    "fmax": ("fmax", "any"),
+    "fmin": ("fmin", "any"),
+    "float_power": ("float_power", "pos"),
 }
 
 COMPARISONS = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
@@ -89,7 +103,7 @@ BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
 
 def test_every_mapped_ufunc_is_tested_here() -> None:
     tested = {*UNARY, *BINARY, *COMPARISONS, *LOGICAL, *BITWISE}
-    tested |= {"matmul", "logical_not", "isnan", "isinf", "isfinite", "invert"}
+    tested |= {"matmul", "logical_not", "isnan", "isinf", "isfinite", "invert", "signbit", "ldexp", "gcd", "lcm"}
     assert tested == set(UFUNCS)
 
 
@@ -116,6 +130,17 @@ def test_unary_ufunc_gradient_matches_torch(name: str) -> None:
     (getattr(torch, UNARY[name][0])(tx) * torch.arange(1.0, 7.0, dtype=torch.float64).reshape(2, 3)).sum().backward()
     assert x.grad is not None
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_integer_exponent_and_integer_ufuncs_run_the_ctxgrad_ops() -> None:
+    x = ctxgrad.tensor([0.5, -1.0], requires_grad=True)
+    out = np.ldexp(x, np.array([3, -1]))
+    assert isinstance(out, ctxgrad.Tensor) and out.requires_grad
+    np.testing.assert_array_equal(_plain(out), np.ldexp(np.array([0.5, -1.0]), np.array([3, -1])))
+    np.testing.assert_array_equal(_plain(np.signbit(x)), [False, True])
+    i = ctxgrad.tensor([12, -18, 7])
+    np.testing.assert_array_equal(_plain(np.gcd(i, 8)), np.gcd([12, -18, 7], 8))
+    np.testing.assert_array_equal(_plain(np.lcm(i, np.array([8, 4, 0]))), np.lcm([12, -18, 7], [8, 4, 0]))
 
 
 def test_the_ufunc_runs_the_ctxgrad_op() -> None:

@@ -68,7 +68,7 @@ def test_the_function_is_the_frontend(op: Op) -> None:
 
 # torch's functions whose first parameter is not ``input`` (their rows have a method_frontend,
 # which takes ``input`` first).
-_FUNCTION_FIRST_PARAMETER = {"split": "tensor"}
+_FUNCTION_FIRST_PARAMETER = {"split": "tensor", "polygamma": "n"}
 
 
 @pytest.mark.parametrize("op", OPS, ids=ids)
@@ -144,6 +144,7 @@ _NODE_NAME_ARGS: dict[str, tuple[int, ...]] = {
     "split": (1,),
     "chunk": (2,),
     "median": (0,),
+    "sgn": (),
 }
 
 

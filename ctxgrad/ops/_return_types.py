@@ -35,3 +35,10 @@ class median(NamedTuple):  # torch.return_types.median
 
     values: Tensor
     indices: Tensor
+
+
+class frexp(NamedTuple):  # torch.return_types.frexp
+    """``(mantissa, exponent)`` of :func:`ctxgrad.frexp`."""
+
+    mantissa: Tensor
+    exponent: Tensor

@@ -228,6 +228,19 @@ _NO_COMPLEX: dict[str, tuple[type[Exception], str]] = {
         f"Bitwise{op.capitalize()}Backward": (_NI, f"\"bitwise_{op}_cpu\" not implemented for '{{dtype}}'")
         for op in ("and", "or", "xor", "not")
     },
+    "Deg2RadBackward0": (_RT, "deg2rad is not supported for complex tensors."),
+    "Rad2DegBackward0": (_RT, "rad2deg is not supported for complex tensors."),
+    "LgammaBackward0": (_NI, "\"lgamma_vml_cpu\" not implemented for '{dtype}'"),
+    "DigammaBackward0": (_NI, "\"digamma\" not implemented for '{dtype}'"),
+    "ErfinvBackward0": (_NI, "\"erfinv_vml_cpu\" not implemented for '{dtype}'"),
+    **{
+        f"{op.capitalize()}Backward0": (_NI, f"\"{op}_cpu\" not implemented for '{{dtype}}'")
+        for op in ("hypot", "logaddexp2", "xlogy", "copysign")
+    },
+    "SpecialXlog1pyBackward0": (_NI, "\"xlog1py_cpu\" not implemented for '{dtype}'"),
+    "NextafterBackward0": (_NI, "\"nextafter_cpu\" not implemented for '{dtype}'"),
+    "FmaxBackward0": (_RT, "fmax not implemented for complex tensors."),
+    "FminBackward0": (_RT, "fmin not implemented for complex tensors."),
     "SoftmaxBackward0": (_NI, "\"softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),
     "LogSoftmaxBackward0": (_NI, "\"log_softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),
 }  # fmt: skip

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands
+from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import elementwise_rule, matmul_rule
 from ctxgrad.autograd._views import write_in_place
@@ -183,6 +183,53 @@ class Div(Function[Tensor]):
         tq = tb * (a / b)
         out = (-tq if ta is None else ta - tq) / b
         return out
+
+
+class DivRounded(Function[Tensor]):
+    """``a / b`` rounded toward zero (``rounding_mode="trunc"``) or toward -inf (``"floor"``),
+    in the promoted dtype; as in torch, the gradient is zero for both operands."""
+
+    _backward_name = "DivBackward2"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any, mode: str) -> Tensor:
+        x, y = arrays(a, b)
+        dt = np.result_type(x, y)
+        if dt.kind in "bc":
+            raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for '{short_name(dt)}'")
+        if dt.kind in "iu" and np.any(np.asarray(y) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        try:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if mode == "floor":
+                    out = np.floor_divide(x, y)
+                elif dt.kind in "iu":  # exact: floor division, then one up where it rounded a negative down
+                    out = np.floor_divide(x, y)
+                    out = out + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
+                else:
+                    out = np.trunc(np.true_divide(x, y))
+            return as_tensor(np.asarray(out, dtype=dt))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        need_a, need_b, _ = ctx.needs_input_grad
+        zeros = as_tensor(np.zeros_like(grad.array))
+        return (zeros if need_a else None, zeros if need_b else None, None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None, _: None) -> Tensor:
+        like = ta if ta is not None else tb
+        assert like is not None
+        return as_tensor(np.zeros_like(like.array))
+
+
+def _rounding_mode(mode: Any) -> str | None:
+    if mode is None or mode in ("trunc", "floor"):
+        return mode  # type: ignore[no-any-return]
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
 
 
 class FloorDivide(Function[Tensor]):
@@ -569,10 +616,13 @@ def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     return res
 
 
-def div(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
-    """``input / other`` (true division)."""
+def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    """``input / other``: true division, or rounded toward zero (``rounding_mode="trunc"``) or
+    toward -inf (``"floor"``)."""
     if out is not None:
-        return write_out("div", out, (input, other), lambda: div(input, other))
+        return write_out("div", out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
+    if rounding_mode is not None and _rounding_mode(rounding_mode) is not None:
+        return DivRounded.apply(input, operand(other), rounding_mode)
     if isinstance(input, Tensor):
         return _div(input, other if type(other) in _PLAIN else operand(other))
     res: Tensor = other.__rtruediv__(input)
@@ -584,6 +634,62 @@ def pow(input: Any, exponent: Any) -> Tensor:
     if isinstance(input, Tensor):
         return Pow.apply(input, operand(exponent))
     out: Tensor = exponent.__rpow__(input)
+    return out
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` computed in double precision (float64, or complex128 for complex)."""
+
+    def wide(value: Any) -> Any:
+        if isinstance(value, Tensor):
+            return value.to(np.complex128 if value.array.dtype.kind == "c" else np.float64)
+        return value
+
+    base, exp_ = wide(operand(input)), wide(operand(exponent))
+    if not isinstance(base, Tensor):
+        base = as_tensor(np.asarray(base, dtype=np.complex128 if isinstance(base, complex) else np.float64))
+    return pow(base, exp_)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``input * 2 ** other``."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if other.array.dtype == np.bool_ and input.array.dtype.kind in "fc":
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    dt = result_dtype(input.array, other.array)  # computed in the promoted floating dtype
+    if dt.kind in "biu":
+        dt = np.dtype(get_default_dtype())
+    out: Tensor = input.to(dt) * other.to(dt).__rpow__(2.0)
+    return out
+
+
+def float_power_(input: Tensor, exponent: Any) -> Tensor:
+    """In place: ``self ** exponent``; ``self`` must already be float64 (complex128 where the
+    exponent is complex), as torch requires."""
+    exponent = operand(exponent)
+    complex_ = input.array.dtype.kind == "c" or (
+        np.asarray(exponent.array if isinstance(exponent, Tensor) else exponent).dtype.kind == "c"
+    )
+    wanted = np.dtype(np.complex128 if complex_ else np.float64)
+    if input.array.dtype != wanted:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {short_name(input.array.dtype)} but the operation's "
+            f"result requires dtype {short_name(wanted)}"
+        )
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(wanted)
+    out: Tensor = input.pow_(exponent)
+    return out
+
+
+def ldexp_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: ``self * 2 ** other``."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    if input.array.dtype.kind in "biu":
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {short_name(input.array.dtype)}")
+    out: Tensor = input.mul_(other.__rpow__(2.0))
     return out
 
 
@@ -692,8 +798,10 @@ def mul_(input: Tensor, other: Any) -> Tensor:
     return write_in_place(Mul, input, other if type(other) in _PLAIN else operand(other))
 
 
-def div_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``input / other`` (``/=``)."""
+def div_(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """In place: ``input / other`` (``/=``), rounded as ``rounding_mode`` says (see :func:`div`)."""
+    if rounding_mode is not None and _rounding_mode(rounding_mode) is not None:
+        return write_in_place(DivRounded, input, operand(other), rounding_mode)
     return write_in_place(Div, input, other if type(other) in _PLAIN else operand(other))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import elementwise_rule
+from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
@@ -204,6 +205,61 @@ class BitwiseXor(_Bitwise):
     kernel = "bitwise_xor_cpu"
 
 
+class _Integer(_Bitwise):
+    """A ``_Bitwise`` op that takes integers only (bools refused too, as torch)."""
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        x, y = promote_operands(raw(a), raw(b))
+        dt = np.asarray(x).dtype
+        if dt.kind not in "iu":
+            raise NotImplementedError(f"\"{ctx.forward_cls.kernel}\" not implemented for '{short_name(dt)}'")
+        try:
+            return as_tensor(np.asarray(ctx.forward_cls.ufunc(x, y), dtype=dt))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+
+class Gcd(_Integer):
+    """Elementwise greatest common divisor (non-negative)."""
+
+    ufunc = np.gcd
+    kernel = "gcd_cpu"
+
+
+class Lcm(_Integer):
+    """Elementwise least common multiple (non-negative; 0 if either is 0)."""
+
+    ufunc = np.lcm
+    kernel = "lcm_cpu"
+
+
+def _shift(x: Any, y: Any, left: bool) -> Any:
+    """``x << y`` or ``x >> y`` with torch's answer for a shift by a negative number or by the
+    width or more (C leaves it undefined): 0, or -1 for a right shift of a negative number."""
+    x, y = np.asarray(x), np.asarray(y)
+    bits = x.dtype.itemsize * 8
+    out_of_range = (y < 0) | (y >= bits)
+    count = np.where(out_of_range, 0, y).astype(x.dtype)
+    shifted = np.left_shift(x, count) if left else np.right_shift(x, count)
+    overflow = 0 if left else np.where(x < 0, -1, 0)
+    return np.where(out_of_range, overflow, shifted)
+
+
+class BitwiseLeftShift(_Integer):
+    """Elementwise ``a << b``."""
+
+    ufunc = staticmethod(lambda x, y: _shift(x, y, True))
+    kernel = "lshift_cpu"
+
+
+class BitwiseRightShift(_Integer):
+    """Elementwise ``a >> b`` (arithmetic: the sign is kept)."""
+
+    ufunc = staticmethod(lambda x, y: _shift(x, y, False))
+    kernel = "rshift_cpu"
+
+
 class BitwiseNot(Function[Tensor]):
     """Elementwise ``~x``: logical not for bools, two's-complement not for integers."""
 
@@ -227,32 +283,54 @@ class BitwiseNot(Function[Tensor]):
 # One function per op, with torch's signature (ops/table.py makes them the surfaces).
 def eq(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``==`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("eq", input, other)
     return Eq.apply(input, operand(other))
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``!=`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("ne", input, other)
     return Ne.apply(input, operand(other))
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("lt", input, other)
     return Lt.apply(input, operand(other))
 
 
 def le(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``<=`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("le", input, other)
     return Le.apply(input, operand(other))
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("gt", input, other)
     return Gt.apply(input, operand(other))
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
     """Elementwise ``>=`` as a bool tensor."""
+    if not isinstance(input, Tensor):  # only the function form can get here
+        raise _not_a_tensor("ge", input, other)
     return Ge.apply(input, operand(other))
+
+
+def _not_a_tensor(name: str, input: Any, other: Any) -> TypeError:
+    """torch's error for ``ctxgrad.eq(1, t)``: a comparison function takes a tensor first."""
+    got = ", ".join(type(v).__name__ for v in (input, other))
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor input, Number other, *, Tensor out = None)\n"
+    )
 
 
 def _is_operand(other: Any) -> bool:
@@ -373,3 +451,136 @@ def invert_operator(input: Tensor) -> Tensor:
     if input.array.dtype.kind not in "biu":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return BitwiseNot.apply(input)
+
+
+class _RealTest(Function[Tensor]):
+    """A test of each element's value (``signbit``, ``isposinf``, ``isneginf``): a bool tensor,
+    with torch's refusal of complex input; integers and bools are tested as they are."""
+
+    skips_without_gradient = True
+    test: ClassVar[Callable[..., Any]]
+    complex_error: ClassVar[tuple[type[Exception], str]]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c":
+            kind, message = ctx.forward_cls.complex_error
+            raise kind(message)
+        return as_tensor(np.asarray(ctx.forward_cls.test(data), dtype=np.bool_))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+class Signbit(_RealTest):
+    """Elementwise: the sign bit is set (``-0.0`` and NaNs with the bit included)."""
+
+    test = np.signbit
+    complex_error = (NotImplementedError, "signbit is not implemented for complex tensors.")
+
+
+class IsPosInf(_RealTest):
+    """Elementwise ``x == +inf``."""
+
+    test = staticmethod(np.isposinf)
+    complex_error = (RuntimeError, "isposinf does not support complex inputs.")
+
+
+class IsNegInf(_RealTest):
+    """Elementwise ``x == -inf``."""
+
+    test = staticmethod(np.isneginf)
+    complex_error = (RuntimeError, "isneginf does not support complex inputs.")
+
+
+class IsReal(Function[Tensor]):
+    """Elementwise: the imaginary part is 0 (always True for a real tensor)."""
+
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c":
+            return as_tensor(np.asarray(data.imag == 0))
+        return as_tensor(np.ones(data.shape, dtype=np.bool_))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Elementwise: whether the sign bit is set."""
+    return Signbit.apply(input)
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """Elementwise: whether ``input`` is +inf."""
+    return IsPosInf.apply(input)
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """Elementwise: whether ``input`` is -inf."""
+    return IsNegInf.apply(input)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """Elementwise: whether the imaginary part is 0."""
+    return IsReal.apply(input)
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise greatest common divisor of integer tensors."""
+    return Gcd.apply(_binary_tensor_args("gcd", input, other), other)
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise least common multiple of integer tensors."""
+    return Lcm.apply(_binary_tensor_args("lcm", input, other), other)
+
+
+def gcd_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise greatest common divisor."""
+    return write_in_place(Gcd, input, tensor_arg("gcd_", "other", 1, other))
+
+
+def lcm_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise least common multiple."""
+    return write_in_place(Lcm, input, tensor_arg("lcm_", "other", 1, other))
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input << other`` (integer tensors; either may be a Python int)."""
+    if isinstance(input, Tensor):
+        return BitwiseLeftShift.apply(input, operand(other))
+    return BitwiseLeftShift.apply(operand(input), other)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input >> other``, keeping the sign (integer tensors; either may be a Python int)."""
+    if isinstance(input, Tensor):
+        return BitwiseRightShift.apply(input, operand(other))
+    return BitwiseRightShift.apply(operand(input), other)
+
+
+def rlshift_operator(input: Tensor, other: Any) -> Tensor:
+    """``other << input`` (``__rlshift__``)."""
+    return BitwiseLeftShift.apply(operand(other), input)
+
+
+def rrshift_operator(input: Tensor, other: Any) -> Tensor:
+    """``other >> input`` (``__rrshift__``)."""
+    return BitwiseRightShift.apply(operand(other), input)
+
+
+def bitwise_left_shift_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self <<= other``."""
+    return write_in_place(BitwiseLeftShift, input, operand(other))
+
+
+def bitwise_right_shift_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self >>= other``."""
+    return write_in_place(BitwiseRightShift, input, operand(other))

@@ -269,6 +269,16 @@ def is_conj(input: Tensor) -> bool:
     return False
 
 
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` itself: ctxgrad computes every negation at once (there is no lazy negative bit)."""
+    return input
+
+
+def is_neg(input: Tensor) -> bool:
+    """False: ctxgrad has no lazy negative bit."""
+    return False
+
+
 def angle(input: Tensor) -> Tensor:
     """The argument of each element in (-pi, pi] (for a real tensor, 0 or pi)."""
     return Angle.apply(input)

@@ -20,12 +20,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name
+from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import matmul_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul
+from ctxgrad.ops.shape import cat
 
 
 class LinAlgError(RuntimeError):
@@ -1051,3 +1052,370 @@ def inverse(input: Tensor) -> Tensor:
 def det(input: Tensor) -> Tensor:
     """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
     return LinalgDet.apply(input)
+
+
+# --------------------------------------------------------------------------- fused products and
+# other functions of torch's linear algebra, written with the ops above (as torch writes
+# several of them), so each inherits its gradient, double backward and forward mode.
+def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """``beta * input + alpha * product`` (torch's fused ``add*`` ops; a factor of 1 is skipped,
+    and ``beta == 0`` ignores ``input``, NaN and inf included, as torch)."""
+    _broadcast_result(input, product)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    scaled = input if beta == 1 else input * beta
+    result: Tensor = scaled + product
+    return result
+
+
+def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
+    """``product`` after torch's check that ``input`` expands to its shape (the error is
+    ``expand``'s)."""
+    if tuple(input.shape) != tuple(product.shape):
+        try:
+            np.broadcast_to(input.array, tuple(product.shape))
+        except ValueError:
+            input.expand(*product.shape)  # raises torch's message
+    return product
+
+
+def _same_dtype(message: str, *operands: Tensor) -> None:
+    """torch's refusal of fused operands of different dtypes (``message`` is formatted with
+    their dtypes' torch names ``{0}``, ``{1}``, ... and C++ names ``{c0}``, ...)."""
+    dtypes = [t.array.dtype for t in operands]
+    if any(dt != dtypes[0] for dt in dtypes):
+        names = {f"c{i}": cpp_name(dt) for i, dt in enumerate(dtypes)}
+        raise RuntimeError(message.format(*(short_name(dt) for dt in dtypes), **names))
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``."""
+    product = Mm.apply(mat1, mat2)
+    _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
+    return _scaled_sum(input, product, beta, alpha)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` and a 1-D ``vec``."""
+    _same_dtype("addmv input tensors must have the same dtype, but got {0}, {1}, and {2}", input, mat, vec)
+    product = Mv.apply(mat, vec)
+    if input.dim() > 1 or (input.dim() == 1 and input.shape[0] not in (1, product.shape[0])):
+        raise RuntimeError(
+            f"size mismatch, got input ({'x'.join(map(str, input.shape))}), "
+            f"mat ({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})"
+        )
+    return _scaled_sum(input, product, beta, alpha)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)``."""
+    _same_dtype("Input dtypes must be the same, got: input {c0}, batch1: {c1}, batch2: {c2}", input, batch1, batch2)
+    return _scaled_sum(input, Bmm.apply(batch1, batch2), beta, alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``."""
+    product = Bmm.apply(batch1, batch2).sum(0)
+    _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
+    return _scaled_sum(input, product, beta, alpha)
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of 2-D matrices, left to right (deprecated in torch: ``linalg.multi_dot``)."""
+    import warnings
+
+    warnings.warn(
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+        "multiple parameters.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"chain_matmul(): Tensor 0 must be 2D, got {matrices[0].dim()}D")
+        return matrices[0].clone()
+    return functools.reduce(Mm.apply, matrices)
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sum of products over the last dimension of both (a product if either is 0-d)."""
+    if input.dim() == 0 or other.dim() == 0:
+        product: Tensor = input * other
+        return product
+    if input.array.dtype != other.array.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    if input.dim() == 1 and other.dim() == 1:
+        return Dot.apply(input, other)
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: each element of ``input`` times the whole of ``other``."""
+    nd = max(input.dim(), other.dim())
+    a_shape = (1,) * (nd - input.dim()) + tuple(input.shape)
+    b_shape = (1,) * (nd - other.dim()) + tuple(other.shape)
+    a = input.reshape([n for s in a_shape for n in (s, 1)])
+    b = other.reshape([n for s in b_shape for n in (1, s)])
+    product: Tensor = a * b
+    return product.reshape([x * y for x, y in zip(a_shape, b_shape)])
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (without it, torch's deprecated default:
+    the first dimension of size 3, with its warning)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+            "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+            "with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=2,
+        )
+        sizes = [i for i, s in enumerate(shape) if s == 3]
+        if not sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes[0]
+    d = _wrap_dim(dim, len(shape))
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
+        )
+    a, b = input.broadcast_to(shape), other.broadcast_to(shape)
+    first, second = as_tensor(np.array([1, 2, 0])), as_tensor(np.array([2, 0, 1]))
+    result: Tensor = a.index_select(d, first) * b.index_select(d, second) - a.index_select(d, second) * b.index_select(
+        d, first
+    )
+    return result
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a 2-D tensor."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    if input.array.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return input.diagonal().sum()
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log(det(input))`` of a square matrix (or a batch): NaN for a negative determinant."""
+    if input.dim() < 2:
+        raise RuntimeError("logdet: The input tensor A must have at least 2 dimensions.")
+    if input.array.dtype == np.float16:
+        raise RuntimeError("logdet: Low precision dtypes not supported. Got Half")
+    if input.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"logdet: Expected a floating point or complex tensor as input. Got {short_name(input.array.dtype)}"
+        )
+    return LinalgDet.apply(input).log()
+
+
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other``."""
+    difference: Tensor = input - other
+    if difference.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {short_name(difference.array.dtype)} instead."
+        )
+    return difference.norm(float(p))
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    if x1.array.dtype.kind != "f":
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {short_name(x1.array.dtype)}")
+    if x2.array.dtype.kind != "f":
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {short_name(x2.array.dtype)}")
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(
+            f"cdist only supports at least 2D tensors, X{1 if x1.dim() < 2 else 2} got: {min(x1.dim(), x2.dim())}D"
+        )
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    difference: Tensor = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return difference.norm(float(p), dim=-1)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """The ``n``-th power of a square matrix (or a batch) by repeated squaring; ``n < 0`` uses the inverse."""
+    if input.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{input.shape[-2]} by {input.shape[-1]} matrices"
+        )
+    if n == 0:
+        eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.array.dtype), tuple(input.shape))
+        return as_tensor(eye.copy())
+    base = LinalgInv.apply(input) if n < 0 else input
+    n = abs(n)
+    result: Tensor | None = None
+    while True:
+        if n & 1:
+            result = base if result is None else _matmul(result, base)
+        n >>= 1
+        if not n:
+            break
+        base = _matmul(base, base)
+    assert result is not None
+    return result if result is not input else input.clone()
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled to norm ``maxnorm``
+    (``maxnorm / (norm + 1e-7)``, torch's factor); the others unchanged."""
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    d = _wrap_dim(dim, input.dim())
+    others = [i for i in range(input.dim()) if i != d]
+    norm = input.norm(float(p), dim=others, keepdim=True)
+    over = as_tensor(norm.array > maxnorm)
+    factor = (maxnorm / (norm + 1e-7)).masked_fill(over.logical_not(), 1.0)
+    out: Tensor = input * factor
+    return out
+
+
+def _expm(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``exp`` of each square matrix of ``a``: scaling and squaring with an 18-term Taylor
+    series (each matrix is scaled by ``2**-s`` to a 1-norm at most 1/2, where the series' error
+    is below 1e-21, then squared ``s`` times)."""
+    n = a.shape[-1]
+    norm = np.abs(a).sum(-2).max(-1) if n else np.zeros(a.shape[:-2])
+    s = np.maximum(0, np.ceil(np.log2(np.maximum(norm, 1e-300) / 0.5))).astype(int)
+    top = int(s.max()) if s.size else 0
+    scaled = a / (2.0**s)[..., None, None]
+    eye = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape)
+    term, total = eye.copy(), eye.copy()
+    for k in range(1, 19):
+        term = term @ scaled / k
+        total = total + term
+    for i in range(top):  # square each matrix as many times as it was halved
+        squared = total @ total
+        total = np.where((s > i)[..., None, None], squared, total)
+    out: np.ndarray[Any, Any] = total.astype(a.dtype, copy=False)
+    return out
+
+
+class LinalgMatrixExp(Function[Tensor]):
+    """The matrix exponential ``sum_k A^k / k!``.  Its derivative in direction ``E`` is the
+    upper-right block of ``exp([[A, E], [0, A]])``; the gradient is the same with ``A^H`` and
+    the incoming gradient (both written with this Function, so they can be differentiated again)."""
+
+    _backward_name = "LinalgMatrixExpBackward0"
+    holomorphic = True
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        x = a.array
+        ctx.save_for_backward(a)
+        if x.dtype == np.float16:  # (half precision would lose the series: computed in float32)
+            return as_tensor(_expm(x.astype(np.float32)).astype(np.float16))
+        return as_tensor(_expm(x))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return _exp_block(a.mT, grad)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return _exp_block(a, ta)
+
+
+def _exp_block(a: Tensor, e: Tensor) -> Tensor:
+    """The upper-right block of ``exp([[a, e], [0, a]])``: the derivative of exp at ``a`` along ``e``."""
+    n = a.shape[-1]
+    zeros = as_tensor(np.zeros(a.shape, dtype=np.result_type(a.array, e.array)))
+    block = cat([cat([a, e], -1), cat([zeros, a], -1)], -2)
+    out: Tensor = LinalgMatrixExp.apply(block)[..., :n, n:]
+    return out
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """The matrix exponential of a square matrix (or of each matrix of a batch)."""
+    if input.dim() < 2:
+        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_exp: A must be batches of square matrices, but they are "
+            f"{input.shape[-2]} by {input.shape[-1]} matrices"
+        )
+    if input.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.matrix_exp: Expected a floating point or complex tensor as input. "
+            f"Got {short_name(input.array.dtype)}"
+        )
+    return LinalgMatrixExp.apply(input)
+
+
+def _scaled_sum_(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """In place: ``input = beta * input + alpha * product``, written with in-place ops (so the
+    version counter, views and leaf checks are theirs)."""
+    if tuple(product.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(input.shape)} and output tensor size "
+            f"{list(product.shape)} should match"
+        )
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        input.zero_()
+    elif beta != 1:
+        input.mul_(beta)
+    out: Tensor = input.add_(product)
+    return out
+
+
+def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * (mat1 @ mat2)``."""
+    return _scaled_sum_(input, Mm.apply(mat1, mat2), beta, alpha)
+
+
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * (mat @ vec)``."""
+    return _scaled_sum_(input, Mv.apply(mat, vec), beta, alpha)
+
+
+def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * outer(vec1, vec2)``."""
+    return _scaled_sum_(input, outer(vec1, vec2), beta, alpha)
+
+
+def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * bmm(batch1, batch2)``."""
+    return _scaled_sum_(input, Bmm.apply(batch1, batch2), beta, alpha)
+
+
+def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In place: ``beta * self + alpha * sum_b (batch1[b] @ batch2[b])``."""
+    return _scaled_sum_(input, Bmm.apply(batch1, batch2).sum(0), beta, alpha)

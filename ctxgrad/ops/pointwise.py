@@ -19,7 +19,8 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import arrays, broadcast_error, raw, refuse_complex, write_out
+from ctxgrad.ops import _return_types
+from ctxgrad.ops._util import arrays, broadcast_error, named, raw, refuse_complex, write_out
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -612,6 +613,29 @@ class Round(_Rounding):
     _backward_name = "RoundBackward0"
     rounding = np.round
     kernel = "round_vml_cpu"
+
+
+class RoundDecimals(Function[Tensor]):
+    """Round to ``decimals`` decimal places (negative: to tens, hundreds, ...), halves to even,
+    as ``round(x * 10**d) / 10**d``; the gradient is zero."""
+
+    _backward_name = "RoundBackward1"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, decimals: int) -> Tensor:
+        data = x.array
+        if data.dtype.kind not in "f":
+            raise NotImplementedError(f"\"round_cpu\" not implemented for '{short_name(data.dtype)}'")
+        return as_tensor(np.round(data, decimals))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return _zeros(grad), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return _zeros(tx)
 
 
 class Trunc(_Rounding):
@@ -1560,8 +1584,10 @@ def ceil(input: Tensor) -> Tensor:
     return Ceil.apply(input)
 
 
-def round(input: Tensor) -> Tensor:
-    """Elementwise round to nearest, halves to even."""
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Elementwise round to nearest (to ``decimals`` decimal places), halves to even."""
+    if decimals:
+        return RoundDecimals.apply(input, int(decimals))
     return Round.apply(input)
 
 
@@ -1766,3 +1792,1206 @@ def clip_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """In place: alias of :func:`clamp_`."""
     function, lo, hi = _clamp_function(min, max, "clip")
     return write_in_place(function, input, lo, hi)
+
+
+# --------------------------------------------------------------------------- more of torch's pointwise functions
+class Acosh(_Elementwise):
+    """Inverse hyperbolic cosine; d/dx acosh x = 1 / (sqrt(x - 1) sqrt(x + 1)) (for real x > 1,
+    1 / sqrt(x² - 1); the product of two roots keeps the branch right for complex x)."""
+
+    _backward_name = "AcoshBackward0"
+    holomorphic = True
+    ufunc = staticmethod(np.arccosh)
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        if x.array.dtype.kind == "c":
+            product: Tensor = Rsqrt.apply(x - 1) * Rsqrt.apply(x + 1)
+            return product
+        return Rsqrt.apply(x * x - 1)
+
+
+class Asinh(_Elementwise):
+    """Inverse hyperbolic sine; d/dx asinh x = 1 / sqrt(x² + 1)."""
+
+    _backward_name = "AsinhBackward0"
+    holomorphic = True
+    ufunc = staticmethod(np.arcsinh)
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return Rsqrt.apply(x * x + 1)
+
+
+class Atanh(_Elementwise):
+    """Inverse hyperbolic tangent; d/dx atanh x = 1 / (1 - x²)."""
+
+    _backward_name = "AtanhBackward0"
+    holomorphic = True
+    ufunc = staticmethod(np.arctanh)
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return 1 / (1 - x * x)
+
+
+class _Scale(_Elementwise):
+    """``x * factor`` for a constant ``factor`` (degrees and radians); the derivative is it."""
+
+    factor: ClassVar[float]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
+        return as_tensor(ctx.forward_cls.ufunc(_floating(x)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        factor: float = ctx.forward_cls.factor
+        return grad * factor
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        factor: float = ctx.forward_cls.factor
+        return tx * factor
+
+
+class Deg2Rad(_Scale):
+    """Degrees to radians, ``x * pi / 180``."""
+
+    _backward_name = "Deg2RadBackward0"
+    ufunc = staticmethod(np.deg2rad)
+    factor = math.pi / 180.0
+
+
+class Rad2Deg(_Scale):
+    """Radians to degrees, ``x * 180 / pi``."""
+
+    _backward_name = "Rad2DegBackward0"
+    ufunc = staticmethod(np.rad2deg)
+    factor = 180.0 / math.pi
+
+
+class Sinc(_Elementwise):
+    """The normalised sinc, ``sin(pi x) / (pi x)`` (1 at 0); d/dx = (cos(pi x) - sinc x) / x (0 at 0)."""
+
+    _backward_name = "SincBackward0"
+    holomorphic = True
+    ufunc = staticmethod(np.sinc)
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        zero = x.array == 0
+        safe = Where.apply(_mask(zero), 1.0, x) if zero.any() else x
+        d = (Cos.apply(safe * math.pi) - Sinc.apply(safe)) / safe
+        return Where.apply(_mask(zero), 0.0, d) if zero.any() else d
+
+
+def _lgamma_scalar(v: float) -> float:
+    """``math.lgamma``, with torch's ``inf`` at the poles (0, -1, -2, ...) where math raises."""
+    try:
+        return math.lgamma(v)
+    except ValueError:
+        return math.inf
+
+
+class Lgamma(_Elementwise):
+    """``log |Gamma(x)|``; d/dx = digamma(x)."""
+
+    _backward_name = "LgammaBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
+        ctx.save_for_backward(x)
+        return as_tensor(_per_element(_lgamma_scalar, _floating(x)))
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return Digamma.apply(x)
+
+
+#: Bernoulli numbers B_2, B_4, ..., B_20: the asymptotic series of digamma and polygamma.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330)
+#: Where the asymptotic series are used; smaller arguments are first shifted up by recurrence.
+_ASYMPTOTIC_FROM = 20.0
+
+
+def _digamma(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Digamma in float64, vectorised: reflection below 1/2 (``psi(1-x) - pi / tan(pi x)``),
+    the recurrence ``psi(x) = psi(x+1) - 1/x`` up to 20, then the asymptotic series
+    ``log x - 1/(2x) - sum B_2k / (2k x^2k)`` (about 1e-16 relative there).  As torch: -inf at
+    0, +inf at -0, NaN at the negative integers."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        reflect = x < 0.5
+        z = np.where(reflect, 1.0 - x, x)
+        acc = np.zeros_like(z)
+        while True:
+            small = z < _ASYMPTOTIC_FROM
+            if not small.any():
+                break
+            acc = np.where(small, acc - 1.0 / z, acc)
+            z = np.where(small, z + 1.0, z)
+        inv2 = 1.0 / (z * z)
+        series = np.zeros_like(z)
+        power = inv2.copy()
+        for k, b in enumerate(_BERNOULLI, start=1):
+            series += b / (2 * k) * power
+            power = power * inv2
+        psi = np.log(z) - 0.5 / z - series + acc
+        # tan(pi x) from the distance to the nearest integer: exact, where pi * x would not be
+        out[...] = np.where(reflect, psi - math.pi / np.tan(math.pi * (x - np.round(x))), psi)
+        out[x == 0] = np.where(np.signbit(x[x == 0]), math.inf, -math.inf)
+        out[(x < 0) & (x == np.floor(x))] = math.nan
+        out[x == math.inf] = math.inf
+        out[x == -math.inf] = math.nan
+    return out
+
+
+def _polygamma(n: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The ``n``-th derivative of digamma (``n >= 1``) in float64, vectorised: the recurrence
+    ``psi_n(x) = psi_n(x+1) + (-1)^(n+1) n! / x^(n+1)`` up to 20, then the asymptotic series
+    ``(-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1)) + sum B_2k (2k+n-1)! / ((2k)! x^(2k+n))]``.
+    ``(-1)^(n+1) inf`` at the poles (0, -1, -2, ...), 0 at +inf, NaN at -inf."""
+    if n == 0:
+        return _digamma(x)
+    x = np.asarray(x, dtype=np.float64)
+    sign = 1.0 if n % 2 == 1 else -1.0
+    with np.errstate(all="ignore"):
+        z = np.where(x == -math.inf, math.nan, x)  # (-inf would never reach the series)
+        acc = np.zeros_like(z)
+        while True:
+            small = z < _ASYMPTOTIC_FROM
+            if not small.any():
+                break
+            acc = np.where(small, acc + math.factorial(n) / z ** (n + 1), acc)
+            z = np.where(small, z + 1.0, z)
+        series = math.factorial(n - 1) / z**n + math.factorial(n) / (2 * z ** (n + 1))
+        for k, b in enumerate(_BERNOULLI, start=1):
+            series += b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (2 * k + n)
+        out = np.array(sign * (series + acc), dtype=np.float64)  # (an array also when 0-d)
+        out[(x <= 0) & (x == np.floor(x)) & np.isfinite(x)] = sign * math.inf
+    result: np.ndarray[Any, Any] = out
+    return result
+
+
+class Digamma(_Elementwise):
+    """The logarithmic derivative of Gamma, ``psi(x)``; d/dx = polygamma(1, x)."""
+
+    _backward_name = "DigammaBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = _floating(x)
+        ctx.save_for_backward(x)
+        return as_tensor(_digamma(data).astype(data.dtype, copy=False))
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return Polygamma.apply(x, 1)
+
+
+class Polygamma(Function[Tensor]):
+    """The ``n``-th derivative of digamma; d/dx polygamma(n, x) = polygamma(n + 1, x)."""
+
+    _backward_name = "PolygammaBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, n: int) -> Tensor:
+        if x.array.dtype.kind == "c":  # torch names the kernel of each order
+            kernel = {0: "digamma", 1: "trigamma"}.get(n, "polygamma")
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(x.array.dtype)}'")
+        data = _floating(x)
+        ctx.n = n
+        ctx.save_for_backward(x)
+        return as_tensor(_polygamma(n, data).astype(data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (x,) = ctx.saved_tensors
+        return grad * Polygamma.apply(x, ctx.n + 1), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return tx * Polygamma.apply(x, ctx.n + 1)
+
+
+def _erfinv(y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The inverse error function in float64: Giles' approximation ("Approximating the erfinv
+    function", 2010), then two Newton steps on ``erf(x) = y`` with the C library's ``erf``
+    (about 1 ulp).  ``+-inf`` at ``+-1``, NaN outside ``[-1, 1]``, as torch."""
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        small = w < 5.0
+        ws = w - 2.5
+        ps: Any = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941):  # fmt: skip
+            ps = c + ps * ws
+        wl = np.sqrt(w) - 3.0
+        pl: Any = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                  0.00943887047, 1.00167406, 2.83297682):  # fmt: skip
+            pl = c + pl * wl
+        x = np.where(small, ps, pl) * y
+        inside = np.abs(y) < 1
+        for _ in range(2):
+            xi = np.where(inside & np.isfinite(x), x, 0.0)
+            err = _per_element(math.erf, xi) - y
+            x = np.where(inside, xi - err / (_TWO_OVER_SQRT_PI * np.exp(-xi * xi)), x)
+        x = np.where(y == 1, math.inf, np.where(y == -1, -math.inf, x))
+        out: np.ndarray[Any, Any] = np.where(np.abs(y) > 1, math.nan, x)
+    return out
+
+
+class Erfinv(_Elementwise):
+    """The inverse of ``erf`` on ``(-1, 1)``; d/dx = sqrt(pi) / 2 * exp(erfinv(x)²) (the output is saved)."""
+
+    _backward_name = "ErfinvBackward0"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = _floating(x)
+        y = as_tensor(_erfinv(data).astype(data.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        y: Tensor = ctx.saved_tensors[0]
+        return Exp.apply(y * y) * (math.sqrt(math.pi) / 2)
+
+
+def _bessel_i(nu: int, x: np.ndarray[Any, Any], scaled: bool) -> np.ndarray[Any, Any]:
+    """The modified Bessel function ``I_nu(x)`` (``nu`` 0 or 1), times ``exp(-|x|)`` when
+    ``scaled``, in float64: the power series ``sum (x/2)^(2k+nu) / (k! (k+nu)!)`` (positive
+    terms, no cancellation) up to ``|x| = 50``, the asymptotic series
+    ``e^|x| / sqrt(2 pi |x|) sum_k (-1)^k a_k(nu) / |x|^k`` beyond (its terms fall below 1e-17
+    long before they grow again).  ``I_1`` is odd, ``I_0`` even."""
+    x = np.asarray(x, dtype=np.float64)
+    ax = np.abs(x)
+    out = np.empty_like(ax)
+    with np.errstate(all="ignore"):
+        small = ax <= 50.0
+        z = np.where(small, ax, 0.0)
+        half = z / 2
+        term = half if nu else np.ones_like(z)
+        total = term.copy()
+        quarter = half * half
+        for k in range(1, 200):  # at |x| = 50 the terms are below 1e-17 of the sum by k = 130
+            term = term * quarter / (k * (k + nu))
+            total = total + term
+        out[small] = (total * np.exp(-z) if scaled else total)[small]
+        big = ~small
+        if big.any():
+            zb = ax[big]
+            mu = 4.0 * nu * nu
+            series = np.ones_like(zb)
+            coefficient = np.ones_like(zb)
+            for k in range(1, 30):
+                coefficient = coefficient * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * zb)
+                series = series + coefficient
+            scale = series / np.sqrt(2 * math.pi * zb)
+            out[big] = scale if scaled else scale * np.exp(zb)
+        out[np.isnan(x)] = math.nan
+    result: np.ndarray[Any, Any] = np.where(x < 0, -out, out) if nu else out
+    return result
+
+
+class _BesselI(_Elementwise):
+    """A modified Bessel function of ``x`` (``nu`` and ``scaled`` say which); refuses complex
+    input with torch's message, computes in float64 and rounds to the input's dtype."""
+
+    nu: ClassVar[int]
+    scaled: ClassVar[bool]
+    kernel: ClassVar[str]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        cls = ctx.forward_cls
+        if x.array.dtype.kind == "c":
+            raise NotImplementedError(f"\"{cls.kernel}\" not implemented for '{short_name(x.array.dtype)}'")
+        data = _floating(x)
+        ctx.save_for_backward(x)
+        return as_tensor(_bessel_i(cls.nu, data, cls.scaled).astype(data.dtype, copy=False))
+
+
+class I0(_BesselI):
+    """The modified Bessel function of the first kind of order 0; d/dx = I_1(x)."""
+
+    _backward_name = "I0Backward0"
+    nu, scaled, kernel = 0, False, "i0_vml_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        return I1.apply(x)
+
+
+class I0e(_BesselI):
+    """``exp(-|x|) I_0(x)``; d/dx = i1e(x) - sign(x) i0e(x)."""
+
+    _backward_name = "SpecialI0EBackward0"
+    nu, scaled, kernel = 0, True, "i0e_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        out: Tensor = I1e.apply(x) - Sign.apply(x) * I0e.apply(x)
+        return out
+
+
+def _over_x(values: Tensor, x: Tensor, at_zero: float) -> Tensor:
+    """``values / x``, with ``at_zero`` where ``x`` is 0 (the limit of I_1(x)/x is 1/2)."""
+    zero = x.array == 0
+    if not zero.any():
+        out: Tensor = values / x
+        return out
+    safe = Where.apply(_mask(zero), 1.0, x)
+    return Where.apply(_mask(zero), at_zero, values / safe)
+
+
+class I1(_BesselI):
+    """The modified Bessel function of the first kind of order 1; d/dx = I_0(x) - I_1(x) / x
+    (1/2 at 0)."""
+
+    _backward_name = "SpecialI1Backward0"
+    nu, scaled, kernel = 1, False, "i1_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        out: Tensor = I0.apply(x) - _over_x(I1.apply(x), x, 0.5)
+        return out
+
+
+class I1e(_BesselI):
+    """``exp(-|x|) I_1(x)``; d/dx = i0e(x) - i1e(x) (sign(x) + 1 / x) (1/2 at 0)."""
+
+    _backward_name = "SpecialI1EBackward0"
+    nu, scaled, kernel = 1, True, "i1e_cpu"
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        i1e = I1e.apply(x)
+        out: Tensor = I0e.apply(x) - Sign.apply(x) * i1e - _over_x(i1e, x, 0.5)
+        return out
+
+
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _log_ndtr(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``log(ndtr(x))`` in float64: ``log(erfc(-x / sqrt 2) / 2)`` (the C library's erfc; above
+    0, ``log1p(-erfc(x / sqrt 2) / 2)``) down to -30, and below, the asymptotic series
+    ``-x²/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x² + 3/x⁴ - ...)`` (its eighth term is 1e-17 of
+    the first there)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        near = np.where(x >= -30.0, x, 0.0)
+        # above 0, log1p of the (small) upper tail keeps its digits
+        tail = _per_element(math.erfc, np.abs(near) / math.sqrt(2.0)) / 2
+        out = np.where(near > 0, np.log1p(-tail), np.log(tail))
+        far = x < -30.0
+        if far.any():
+            z = x[far]
+            inv2 = 1.0 / (z * z)
+            series, term = np.ones_like(z), np.ones_like(z)
+            for k in range(1, 9):
+                term = -term * (2 * k - 1) * inv2
+                series = series + term
+            out[far] = -0.5 * z * z - np.log(-z) - _LOG_SQRT_2PI + np.log(series)
+        out[np.isnan(x)] = math.nan
+    return out
+
+
+class LogNdtr(_Elementwise):
+    """``log`` of the standard normal distribution function, accurate far in the left tail;
+    d/dx = exp(-x²/2 - log_ndtr(x)) / sqrt(2 pi) (the output is saved)."""
+
+    _backward_name = "SpecialLogNdtrBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        if x.array.dtype.kind == "c" or x.array.dtype == np.float16:
+            raise NotImplementedError(f"\"log_ndtr_cpu\" not implemented for '{short_name(x.array.dtype)}'")
+        data = _floating(x)
+        y = as_tensor(_log_ndtr(data).astype(data.dtype, copy=False))
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x, y = ctx.saved_tensors
+        return Exp.apply(x * x * -0.5 - y) * (1 / math.sqrt(2 * math.pi))
+
+
+def _ndtri(p: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The standard normal quantile in float64: ``sqrt 2 erfinv(2p - 1)`` for p in [1/4, 3/4];
+    in the tails, a start from Abramowitz and Stegun 26.2.23 (error < 4.5e-4) on the smaller
+    tail, then three Newton steps on ``log ndtr(x) = log q`` (quadratic convergence: 4.5e-4,
+    1e-7, 1e-14, an ulp).  ``-inf`` at 0, ``inf`` at 1, NaN
+    outside [0, 1]."""
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        lower = p < 0.5
+        q = np.where(lower, p, 1.0 - p)  # the smaller tail
+        inside = (q > 0) & (q <= 0.5)
+        qs = np.where(inside, q, 0.25)
+        t = np.sqrt(-2.0 * np.log(qs))
+        x = -(
+            t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t**3)
+        )
+        log_q = np.log(qs)
+        for _ in range(3):
+            log_phi = -0.5 * x * x - _LOG_SQRT_2PI
+            log_cdf = _log_ndtr(x)
+            x = x - (log_cdf - log_q) * np.exp(log_cdf - log_phi)
+        out = np.where(lower, x, -x)
+        # the middle, where 2p - 1 is exact: erfinv (Newton above would lose digits near 1/2)
+        middle = (p >= 0.25) & (p <= 0.75)
+        if middle.any():
+            out[middle] = math.sqrt(2.0) * _erfinv(2.0 * p[middle] - 1.0)
+        out = np.where(p == 0, -math.inf, np.where(p == 1, math.inf, out))
+        result: np.ndarray[Any, Any] = np.where((p < 0) | (p > 1) | np.isnan(p), math.nan, out)
+    return result
+
+
+class Ndtri(_Elementwise):
+    """The inverse of ``ndtr``: ``x`` with ``ndtr(x) = p``; d/dp = sqrt(2 pi) exp(x²/2) (the
+    output is saved)."""
+
+    _backward_name = "SpecialNdtriBackward0"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        if x.array.dtype.kind == "c" or x.array.dtype == np.float16:
+            raise NotImplementedError(f"\"ndtri_cpu\" not implemented for '{short_name(x.array.dtype)}'")
+        data = _floating(x)
+        y = as_tensor(_ndtri(data).astype(data.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        y: Tensor = ctx.saved_tensors[0]
+        return Exp.apply(y * y * 0.5) * math.sqrt(2 * math.pi)
+
+
+class NanToNum(Function[Tensor]):
+    """NaN, +inf and -inf replaced by numbers; the gradient passes where the input was finite."""
+
+    _backward_name = "NanToNumBackward0"
+    holomorphic = True  # a copy where it is differentiable
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, nan: float, posinf: float | None, neginf: float | None) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c" and ctx.needs_input_grad[0]:
+            raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex dtype.")
+        ctx.save_for_backward(x)
+        if data.dtype.kind not in "fc":
+            return as_tensor(data.copy())
+        return as_tensor(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (x,) = ctx.saved_tensors
+        return Where.apply(_mask(np.isfinite(x.array)), grad, 0.0), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return Where.apply(_mask(np.isfinite(x.array)), tx, 0.0)
+
+
+class _Binary(Function[Tensor]):
+    """An elementwise op ``f(a, b)`` of two operands (tensors, or Python numbers where torch
+    takes them), promoted as torch promotes.  A subclass gives ``call`` and ``partials``,
+    ``(df/da, df/db)`` in ctxgrad ops of the saved operands; ``backward`` is then
+    ``grad * df/da, grad * df/db`` and ``jvp`` is ``ta * df/da + tb * df/db``.  With
+    ``floating``, integer and bool operands become the default float dtype (torch's rule for
+    ``xlogy`` and ``copysign``); with ``floating_only``, they are refused, with torch's error."""
+
+    skips_without_gradient = True
+    call: ClassVar[Callable[..., Any]]
+    kernel: ClassVar[str]
+    floating: ClassVar[bool] = False
+    floating_only: ClassVar[bool] = False
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        cls = ctx.forward_cls
+        x, y = arrays(a, b)
+        refuse_complex(ctx, x, y)
+        kind = np.result_type(x, y).kind
+        if kind in "iub" and (cls.floating_only or cls.floating):
+            if cls.floating_only:
+                raise NotImplementedError(f"\"{cls.kernel}\" not implemented for '{short_name(np.result_type(x, y))}'")
+            x, y = np.asarray(x, get_default_dtype()), np.asarray(y, get_default_dtype())
+        ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
+        ctx.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+        try:
+            with np.errstate(all="ignore"):
+                return as_tensor(np.asarray(cls.call(x, y)))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+    @staticmethod
+    def operands(ctx: Any, like: Tensor) -> tuple[Tensor, Tensor]:
+        """The saved operands as tensors (a Python number as a 0-d tensor of ``like``'s dtype)."""
+        a, b = ctx.saved_tensors
+        na, nb = ctx.numbers
+        dt = like.array.dtype
+        return (
+            a if a is not None else as_tensor(np.asarray(na, dtype=dt)),
+            b if b is not None else as_tensor(np.asarray(nb, dtype=dt)),
+        )
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        raise NotImplementedError(f"{ctx.forward_cls.__name__} must define partials")
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_b = ctx.needs_input_grad
+        a, b = _Binary.operands(ctx, grad)
+        da, db = ctx.forward_cls.partials(ctx, a, b)
+        return (grad * da if need_a else None, grad * db if need_b else None)
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        like = ta if ta is not None else tb
+        assert like is not None
+        a, b = _Binary.operands(ctx, like)
+        da, db = ctx.forward_cls.partials(ctx, a, b)
+        out: Tensor | None = ta * da if ta is not None else None
+        if tb is not None:
+            out = tb * db if out is None else out + tb * db
+        assert out is not None
+        return out
+
+
+class Hypot(_Binary):
+    """``sqrt(a² + b²)`` without overflow; d/da = a / hypot, d/db = b / hypot."""
+
+    _backward_name = "HypotBackward0"
+    kernel = "hypot_cpu"
+    floating_only = True
+    call = staticmethod(np.hypot)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        h = Hypot.apply(a, b)
+        return a / h, b / h
+
+
+class Logaddexp(_Binary):
+    """``log(e^a + e^b)`` without overflow; d/da = 1 / (1 + e^(b - a)), d/db = 1 / (1 + e^(a - b))."""
+
+    _backward_name = "LogaddexpBackward0"
+    holomorphic = True
+    kernel = "logaddexp_cpu"
+    floating_only = True
+
+    @staticmethod
+    def call(x: Any, y: Any) -> Any:
+        if np.result_type(x, y).kind == "c":
+            return np.log(np.exp(x) + np.exp(y))
+        return np.logaddexp(x, y)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return 1 / (1 + Exp.apply(b - a)), 1 / (1 + Exp.apply(a - b))
+
+
+class Logaddexp2(_Binary):
+    """``log2(2^a + 2^b)`` without overflow; d/da = 1 / (1 + 2^(b - a)), d/db = 1 / (1 + 2^(a - b))."""
+
+    _backward_name = "Logaddexp2Backward0"
+    kernel = "logaddexp2_cpu"
+    floating_only = True
+    call = staticmethod(np.logaddexp2)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return 1 / (1 + Exp2.apply(b - a)), 1 / (1 + Exp2.apply(a - b))
+
+
+def _xlogy(x: Any, y: Any) -> Any:
+    """``x * log(y)``, 0 where ``x`` is 0 (unless ``y`` is NaN), as torch."""
+    return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y)).astype(np.result_type(x, y))
+
+
+class Xlogy(_Binary):
+    """``x * log(y)``, 0 where ``x == 0``; d/dx = log(y) (also at x == 0, as torch), d/dy = x / y."""
+
+    _backward_name = "XlogyBackward0"
+    floating = True
+    call = staticmethod(_xlogy)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return Log.apply(b), a / b
+
+
+def _xlog1py(x: Any, y: Any) -> Any:
+    """``x * log1p(y)``, 0 where ``x`` is 0 (unless ``y`` is NaN), as torch."""
+    return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y)).astype(np.result_type(x, y))
+
+
+class Xlog1py(_Binary):
+    """``x * log1p(y)``, 0 where ``x == 0`` (``ctxgrad.special.xlog1py``); d/dx = log1p(y) (also
+    at x == 0, as torch), d/dy = x / (1 + y)."""
+
+    _backward_name = "SpecialXlog1pyBackward0"
+    floating = True
+    call = staticmethod(_xlog1py)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return Log1p.apply(b), a / (1 + b)
+
+
+class Entr(_Elementwise):
+    """The entropy term ``-x log x`` (``ctxgrad.special.entr``): 0 at 0, -inf below 0;
+    d/dx = -(1 + log x)."""
+
+    _backward_name = "SpecialEntrBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c":
+            raise NotImplementedError(f"\"entr_cpu\" not implemented for '{short_name(data.dtype)}'")
+        data = _floating(x)
+        ctx.save_for_backward(x)
+        with np.errstate(all="ignore"):
+            out = np.where(data > 0, -data * np.log(data), np.where(data == 0, 0.0, -np.inf))
+        return as_tensor(np.where(np.isnan(data), data, out).astype(data.dtype))
+
+    @staticmethod
+    def derivative(ctx: Any) -> Tensor:
+        x: Tensor = ctx.saved_tensors[0]
+        out: Tensor = -(1 + Log.apply(x))
+        return out
+
+
+class Copysign(_Binary):
+    """``|a|`` with the sign of ``b``; d/da = copysign(a, b) / a (0 at a == 0), d/db = 0."""
+
+    _backward_name = "CopysignBackward0"
+    floating = True
+    call = staticmethod(np.copysign)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        x, y = a.array, b.array
+        with np.errstate(all="ignore"):
+            ratio = np.where(x == 0, 0.0, np.copysign(x, y) / np.where(x == 0, 1.0, x))
+        return as_tensor(ratio.astype(np.result_type(x, y))), _zeros(b)
+
+
+class Heaviside(_Binary):
+    """The step function: 0 where ``x < 0``, ``values`` where ``x == 0``, 1 where ``x > 0``
+    (not differentiable in torch)."""
+
+    _backward_name = "HeavisideBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Tensor:
+        x, y = a.array, b.array
+        if x.dtype.kind == "c" or y.dtype.kind == "c":
+            raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+        if x.dtype != y.dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+        try:
+            return as_tensor(np.heaviside(x, y).astype(x.dtype))
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        raise NotImplementedError("Trying to use forward AD with aten::heaviside that does not support it.")
+
+
+class _NanExtremum(_Binary):
+    """``fmax``/``fmin``: the larger (smaller) operand, the other one where one is NaN.  The
+    gradient goes wholly to ``a`` where ``a`` wins, ties included, or ``b`` is NaN (torch's rule)."""
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        x, y = a.array, b.array
+        a_wins = ((x >= y) if ctx.forward_cls is Fmax else (x <= y)) | np.isnan(y)
+        dt = np.result_type(x, y)
+        return as_tensor(a_wins.astype(dt)), as_tensor((~a_wins).astype(dt))
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        """torch's tangent: ``a``'s where ``a`` wins strictly or ``b`` is NaN, else ``b``'s
+        (at a tie, ``b``'s: torch's forward and reverse rules differ there)."""
+        a, b = ctx.saved_tensors
+        x, y = a.array, b.array
+        a_wins = ((x > y) if ctx.forward_cls is Fmax else (x < y)) | np.isnan(y)
+        return Where.apply(_mask(a_wins), ta, tb)
+
+
+class Fmax(_NanExtremum):
+    """The larger of two tensors, ignoring NaN (NaN only where both are)."""
+
+    _backward_name = "FmaxBackward0"
+    call = staticmethod(np.fmax)
+
+
+class Fmin(_NanExtremum):
+    """The smaller of two tensors, ignoring NaN (NaN only where both are)."""
+
+    _backward_name = "FminBackward0"
+    call = staticmethod(np.fmin)
+
+
+class Nextafter(_Binary):
+    """The next floating-point value after ``a`` towards ``b``; d/da = 1 (0 where ``a == b``),
+    d/db = 0 (torch's)."""
+
+    _backward_name = "NextafterBackward0"
+    kernel = "nextafter_cpu"
+    floating_only = True
+    call = staticmethod(np.nextafter)
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        x, y = a.array, b.array
+        return as_tensor((x != y).astype(np.result_type(x, y))), _zeros(b)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """``other``'s gradient is a constant zero tensor (no graph), as torch's."""
+        need_a, need_b = ctx.needs_input_grad
+        a, b = _Binary.operands(ctx, grad)
+        da, _ = Nextafter.partials(ctx, a, b)
+        return (grad * da if need_a else None, _zeros(grad) if need_b else None)
+
+
+class Frexp(Function[tuple[Tensor, Tensor]]):
+    """``x = mantissa * 2 ** exponent`` with ``|mantissa|`` in [0.5, 1) (0 for 0; the exponent is
+    int32, not differentiable); d mantissa / dx = 2 ** -exponent."""
+
+    _backward_name = "FrexpBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> tuple[Tensor, Tensor]:
+        data = x.array
+        if data.dtype.kind != "f":
+            raise RuntimeError("ctxgrad.frexp() only supports floating-point dtypes")
+        mantissa, exponent = np.frexp(data)
+        e = as_tensor(np.asarray(exponent, dtype=np.int32))
+        ctx.mark_non_differentiable(e)
+        with np.errstate(over="ignore"):  # 2 ** 1029 for a subnormal: inf, as torch's gradient
+            ctx.scale = np.ldexp(np.ones((), dtype=data.dtype), -exponent).astype(data.dtype)
+        return as_tensor(np.asarray(mantissa)), e
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> Tensor:
+        return grad * as_tensor(ctx.scale)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> tuple[Tensor, None]:
+        return tx * as_tensor(ctx.scale), None
+
+
+class Addcmul(Function[Tensor]):
+    """``input + value * tensor1 * tensor2``; d/dinput = 1, d/dtensor1 = value * tensor2,
+    d/dtensor2 = value * tensor1."""
+
+    _backward_name = "AddcmulBackward0"
+    holomorphic = True
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+        product = _product_operands(ctx, x, t1, t2, value)
+        a, p = promote_operands(x.array, product)
+        if np.result_type(a, p) == np.bool_:
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+        return as_tensor(np.asarray(a + value * p if value != 1 else a + p))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None]:
+        _, t1, t2 = ctx.saved_tensors
+        n_x, n_1, n_2, _ = ctx.needs_input_grad
+        v = ctx.value
+        return (grad if n_x else None, grad * t2 * v if n_1 else None, grad * t1 * v if n_2 else None, None)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, t1_: Tensor, t2_: Tensor, _: None) -> Tensor:
+        _, t1, t2 = ctx.saved_tensors
+        out: Tensor = tx + (t1_ * t2 + t1 * t2_) * ctx.value
+        return out
+
+
+class Addcdiv(Function[Tensor]):
+    """``input + value * tensor1 / tensor2``; d/dtensor1 = value / tensor2,
+    d/dtensor2 = -value * tensor1 / tensor2²."""
+
+    _backward_name = "AddcdivBackward0"
+    holomorphic = True
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+        if t1.array.dtype.kind in "iub" and t2.array.dtype.kind in "iub":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+                "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+                "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior "
+                "is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+        _check_three(x, t1, t2)
+        ctx.save_for_backward(x, t1, t2)
+        ctx.value = value
+        y1, y2 = promote_operands(t1.array, t2.array)
+        try:
+            with np.errstate(all="ignore"):
+                quotient = y1 / y2
+        except ValueError:
+            raise broadcast_error(y1, y2) from None
+        # (an array even when both are 0-d, where NumPy gives a scalar: a 0-d tensor in torch's rules)
+        a, q = promote_operands(x.array, np.asarray(quotient, dtype=np.result_type(y1, y2)))
+        try:
+            return as_tensor(np.asarray(a + value * q))
+        except ValueError:
+            raise broadcast_error(a, q) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None]:
+        _, t1, t2 = ctx.saved_tensors
+        n_x, n_1, n_2, _ = ctx.needs_input_grad
+        v = ctx.value
+        return (
+            grad if n_x else None,
+            grad * v / t2 if n_1 else None,
+            -grad * v * t1 / (t2 * t2) if n_2 else None,
+            None,
+        )
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, t1_: Tensor, t2_: Tensor, _: None) -> Tensor:
+        _, t1, t2 = ctx.saved_tensors
+        out: Tensor = tx + (t1_ / t2 - t1 * t2_ / (t2 * t2)) * ctx.value
+        return out
+
+
+def _check_three(x: Tensor, t1: Tensor, t2: Tensor) -> None:
+    """torch's error when ``input``, ``tensor1`` and ``tensor2`` do not broadcast together
+    (their shapes folded in that order, as its iterator does)."""
+    try:
+        np.broadcast_shapes(x.shape, t1.shape, t2.shape)
+    except ValueError:
+        raise _where_broadcast_error(x.array, t1.array, t2.array) from None
+
+
+def _product_operands(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> np.ndarray[Any, Any]:
+    """Save addcmul's operands and return ``tensor1 * tensor2`` promoted as torch promotes."""
+    _check_three(x, t1, t2)
+    ctx.save_for_backward(x, t1, t2)
+    ctx.value = value
+    y1, y2 = promote_operands(t1.array, t2.array)
+    try:
+        return np.asarray(y1 * y2)
+    except ValueError:
+        raise broadcast_error(y1, y2) from None
+
+
+# the frontends of the functions above, and their in-place variants
+def acosh(input: Tensor) -> Tensor:
+    """Elementwise inverse hyperbolic cosine."""
+    return Acosh.apply(input)
+
+
+def asinh(input: Tensor) -> Tensor:
+    """Elementwise inverse hyperbolic sine."""
+    return Asinh.apply(input)
+
+
+def atanh(input: Tensor) -> Tensor:
+    """Elementwise inverse hyperbolic tangent."""
+    return Atanh.apply(input)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Elementwise degrees to radians."""
+    return Deg2Rad.apply(input)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Elementwise radians to degrees."""
+    return Rad2Deg.apply(input)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """Elementwise normalised sinc, ``sin(pi x) / (pi x)``."""
+    return Sinc.apply(input)
+
+
+def lgamma(input: Tensor) -> Tensor:
+    """Elementwise ``log |Gamma(x)|``."""
+    return Lgamma.apply(input)
+
+
+def digamma(input: Tensor) -> Tensor:
+    """Elementwise digamma, the derivative of :func:`lgamma`."""
+    return Digamma.apply(input)
+
+
+def _order(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return int(n)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """Elementwise ``n``-th derivative of :func:`digamma`."""
+    return Polygamma.apply(input, _order(n))
+
+
+def polygamma_method(input: Tensor, n: int) -> Tensor:
+    """Elementwise ``n``-th derivative of :func:`digamma` (the method takes ``n`` second)."""
+    return Polygamma.apply(input, _order(n))
+
+
+def polygamma_(input: Tensor, n: int) -> Tensor:
+    """In place: elementwise ``n``-th derivative of :func:`digamma` (torch's node: ``PolygammaBackward1``)."""
+    return write_in_place(named(Polygamma, "PolygammaBackward1"), input, _order(n))
+
+
+def erfinv(input: Tensor) -> Tensor:
+    """Elementwise inverse error function."""
+    return Erfinv.apply(input)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's extremes by default)."""
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (``+x``), refused for bool as in torch."""
+    if input.array.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign: ``z / |z|`` for complex numbers (0 at 0), ``sign`` for real ones."""
+    return Sgn.apply(input) if input.array.dtype.kind == "c" else named(Sign, "SgnBackward0").apply(input)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``sqrt(input² + other²)``, without overflow."""
+    return Hypot.apply(_binary_tensor_args("hypot", input, other), other)
+
+
+def hypot_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``sqrt(self² + other²)``, without overflow."""
+    return Hypot.apply(input, tensor_arg("hypot", "other", 1, other))
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``log(exp(input) + exp(other))``, without overflow."""
+    return Logaddexp.apply(_binary_tensor_args("logaddexp", input, other), other)
+
+
+def logaddexp_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``log(exp(self) + exp(other))``, without overflow."""
+    return Logaddexp.apply(input, tensor_arg("logaddexp", "other", 1, other))
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``log2(2**input + 2**other)``, without overflow."""
+    return Logaddexp2.apply(_binary_tensor_args("logaddexp2", input, other), other)
+
+
+def logaddexp2_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``log2(2**self + 2**other)``, without overflow."""
+    return Logaddexp2.apply(input, tensor_arg("logaddexp2", "other", 1, other))
+
+
+def _number_or_tensor_arg(fn: str, name: str, value: Any) -> Any:
+    value = number_or_tensor(value)
+    if isinstance(value, (Tensor, int, float)):
+        return value
+    raise TypeError(f"{fn}(): argument '{name}' must be Tensor or Number, not {type(value).__name__}")
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input * log(other)``, 0 where ``input`` is 0 (either may be a number)."""
+    a, b = _number_or_tensor_arg("xlogy", "input", input), _number_or_tensor_arg("xlogy", "other", other)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError("xlogy(): at least one of 'input' and 'other' must be a Tensor")
+    return Xlogy.apply(a, b)
+
+
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """Elementwise ``|input|`` with the sign of ``other`` (a tensor or a number)."""
+    return Copysign.apply(input, _number_or_tensor_arg("copysign", "other", other))
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function of ``input``: 0 below 0, ``values`` at 0, 1 above."""
+    return Heaviside.apply(input, tensor_arg("heaviside", "values", 2, values))
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are)."""
+    return Fmax.apply(_binary_tensor_args("fmax", input, other), other)
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN (NaN only where both are)."""
+    return Fmin.apply(_binary_tensor_args("fmin", input, other), other)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``, elementwise."""
+    return Addcmul.apply(input, tensor1, tensor2, number_or_tensor(value))
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2``, elementwise."""
+    return Addcdiv.apply(input, tensor1, tensor2, number_or_tensor(value))
+
+
+def acosh_(input: Tensor) -> Tensor:
+    """In place: elementwise inverse hyperbolic cosine."""
+    return write_in_place(Acosh, input)
+
+
+def asinh_(input: Tensor) -> Tensor:
+    """In place: elementwise inverse hyperbolic sine."""
+    return write_in_place(Asinh, input)
+
+
+def atanh_(input: Tensor) -> Tensor:
+    """In place: elementwise inverse hyperbolic tangent."""
+    return write_in_place(Atanh, input)
+
+
+def deg2rad_(input: Tensor) -> Tensor:
+    """In place: elementwise degrees to radians."""
+    return write_in_place(Deg2Rad, input)
+
+
+def rad2deg_(input: Tensor) -> Tensor:
+    """In place: elementwise radians to degrees."""
+    return write_in_place(Rad2Deg, input)
+
+
+def sinc_(input: Tensor) -> Tensor:
+    """In place: elementwise normalised sinc."""
+    return write_in_place(Sinc, input)
+
+
+def lgamma_(input: Tensor) -> Tensor:
+    """In place: elementwise ``log |Gamma(x)|``."""
+    return write_in_place(Lgamma, input)
+
+
+def digamma_(input: Tensor) -> Tensor:
+    """In place: elementwise digamma."""
+    return write_in_place(Digamma, input)
+
+
+def erfinv_(input: Tensor) -> Tensor:
+    """In place: elementwise inverse error function."""
+    return write_in_place(Erfinv, input)
+
+
+def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """In place: NaN, +inf and -inf replaced by numbers."""
+    return write_in_place(NanToNum, input, nan, posinf, neginf)
+
+
+def sgn_(input: Tensor) -> Tensor:
+    """In place: the sign (``z / |z|`` for complex numbers)."""
+    return write_in_place(Sgn if input.array.dtype.kind == "c" else named(Sign, "SgnBackward0"), input)
+
+
+def hypot_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise ``sqrt(self² + other²)``."""
+    return write_in_place(Hypot, input, tensor_arg("hypot_", "other", 1, other))
+
+
+def xlogy_(input: Tensor, other: Any) -> Tensor:
+    """In place: elementwise ``self * log(other)``, 0 where ``self`` is 0."""
+    return write_in_place(Xlogy, input, _number_or_tensor_arg("xlogy_", "other", other))
+
+
+def copysign_(input: Tensor, other: Any) -> Tensor:
+    """In place: elementwise ``|self|`` with the sign of ``other``."""
+    return write_in_place(Copysign, input, _number_or_tensor_arg("copysign_", "other", other))
+
+
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In place: ``self + value * tensor1 * tensor2``."""
+    return write_in_place(Addcmul, input, tensor1, tensor2, number_or_tensor(value))
+
+
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In place: ``self + value * tensor1 / tensor2``."""
+    return write_in_place(Addcdiv, input, tensor1, tensor2, number_or_tensor(value))
+
+
+def heaviside_(input: Tensor, values: Tensor) -> Tensor:
+    """In place: the step function of ``self``."""
+    return write_in_place(Heaviside, input, tensor_arg("heaviside_", "values", 1, values))
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise: the next floating-point value after ``input`` towards ``other``."""
+    return Nextafter.apply(_binary_tensor_args("nextafter", input, other), other)
+
+
+def nextafter_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: the next floating-point value after ``self`` towards ``other``."""
+    return write_in_place(Nextafter, input, tensor_arg("nextafter_", "other", 1, other))
+
+
+def frexp(input: Tensor) -> _return_types.frexp:
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent`` and ``|mantissa|`` in [0.5, 1)."""
+    return _return_types.frexp(*Frexp.apply(input))
+
+
+def i0(input: Tensor) -> Tensor:
+    """Elementwise modified Bessel function of the first kind of order 0."""
+    return I0.apply(input)
+
+
+def i0_(input: Tensor) -> Tensor:
+    """In place: elementwise modified Bessel function of the first kind of order 0."""
+    return write_in_place(I0, input)

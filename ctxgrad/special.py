@@ -1,0 +1,131 @@
+"""``ctxgrad.special``: torch.special's functions, with gradients.
+
+Most are the ops of the table under torch.special's names (``expit`` is ``sigmoid``,
+``gammaln`` is ``lgamma``, ``psi`` is ``digamma``); ``xlog1py`` and ``entr`` are ops of their
+own, and ``ndtr`` and ``multigammaln`` are written with other ops.
+
+>>> import ctxgrad
+>>> x = ctxgrad.tensor([0.0, 0.5, 1.0], requires_grad=True)
+>>> ctxgrad.special.entr(x)
+tensor([0.0000, 0.3466, -0.0000], grad_fn=<SpecialEntrBackward0>)
+>>> ctxgrad.special.ndtr(ctxgrad.tensor([0.0, 1.0]))
+tensor([0.5000, 0.8413])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import get_default_dtype
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.ops import pointwise as _pointwise
+from ctxgrad.ops.pointwise import (
+    I1,
+    Entr,
+    I0e,
+    I1e,
+    LogNdtr,
+    Ndtri,
+    Xlog1py,
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    log1p,
+    logit,
+    polygamma,
+    round,
+    sinc,
+    xlogy,
+)
+from ctxgrad.ops.reduction import log_softmax, logsumexp, softmax
+
+__all__ = [
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+    "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+    "sinc", "softmax", "xlog1py", "xlogy",
+]  # fmt: skip
+
+
+def expit(input: Tensor) -> Tensor:
+    """The logistic sigmoid, ``1 / (1 + exp(-x))``: torch.special's name for ``sigmoid``."""
+    return _pointwise.sigmoid(input)
+
+
+def gammaln(input: Tensor) -> Tensor:
+    """``log |Gamma(x)|``: torch.special's name for ``lgamma``."""
+    return _pointwise.lgamma(input)
+
+
+def psi(input: Tensor) -> Tensor:
+    """The digamma function: torch.special's second name for ``digamma``."""
+    return _pointwise.digamma(input)
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """Elementwise ``input * log1p(other)``, 0 where ``input`` is 0 (either may be a number)."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlog1py(): at least one of 'input' and 'other' must be a Tensor")
+    return Xlog1py.apply(_pointwise.number_or_tensor(input), _pointwise.number_or_tensor(other))
+
+
+def entr(input: Tensor) -> Tensor:
+    """Elementwise entropy term ``-x log x`` (0 at 0, -inf below 0)."""
+    return Entr.apply(input)
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 (``ctxgrad.i0``)."""
+    return _pointwise.i0(input)
+
+
+def i0e(input: Tensor) -> Tensor:
+    """``exp(-|x|) i0(x)``, finite where ``i0`` overflows."""
+    return I0e.apply(input)
+
+
+def i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1."""
+    return I1.apply(input)
+
+
+def i1e(input: Tensor) -> Tensor:
+    """``exp(-|x|) i1(x)``, finite where ``i1`` overflows."""
+    return I1e.apply(input)
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """``log(ndtr(x))``, accurate far in the left tail (where ``ndtr`` underflows)."""
+    return LogNdtr.apply(input)
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The standard normal quantile: the ``x`` with ``ndtr(x) = p``."""
+    return Ndtri.apply(input)
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal distribution function, ``(1 + erf(x / sqrt 2)) / 2``, computed as
+    ``erfc(-x / sqrt 2) / 2`` (accurate in the far left tail)."""
+    out: Tensor = erfc(input * (-1.0 / math.sqrt(2.0))) * 0.5
+    return out
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2)`` (defined for ``x > (p - 1) / 2``; as
+    torch, other values are not refused)."""
+    if input.array.dtype == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = input if input.array.dtype.kind == "f" else input.to(get_default_dtype())
+    offsets = as_tensor(-np.arange(p, dtype=x.array.dtype) / 2)
+    total: Tensor = _pointwise.lgamma(x.unsqueeze(-1) + offsets).sum(-1)
+    out: Tensor = total + p * (p - 1) / 4 * math.log(math.pi)
+    return out
