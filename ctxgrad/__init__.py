@@ -381,8 +381,10 @@ from ctxgrad.ops.shape import (  # noqa: E402
 )
 from ctxgrad.ops.sorting import (  # noqa: E402
     argsort,
+    bucketize,
     kthvalue,
     median,
+    searchsorted,
     sort,
     topk,
 )
@@ -417,6 +419,7 @@ __all__ += [
     "broadcast_shapes",
     "broadcast_tensors",
     "broadcast_to",
+    "bucketize",
     "cartesian_prod",
     "cat",
     "ceil",
@@ -529,6 +532,7 @@ __all__ += [
     "scatter",
     "scatter_add",
     "scatter_reduce",
+    "searchsorted",
     "select",
     "sigmoid",
     "sign",

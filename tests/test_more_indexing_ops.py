@@ -307,3 +307,48 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_match_torch(torch: Any, name: str) -> None:
     assert raised(lambda: ERRORS[name](ctxgrad), ctxgrad) == raised(lambda: ERRORS[name](torch), torch)
+
+
+# --------------------------------------------------------------------------- searchsorted, bucketize
+SEARCHES: dict[str, Callable[[Any], Any]] = {
+    "1d": lambda m: m.searchsorted(m.tensor([1, 3, 5, 7]), m.tensor([[0, 3], [6, 9]])),
+    "1d-right": lambda m: m.searchsorted(m.tensor([1, 3, 3, 7]), m.tensor([3, 4]), right=True),
+    "side-right": lambda m: m.searchsorted(m.tensor([1, 3, 3, 7]), m.tensor([3, 4]), side="right"),
+    "int32": lambda m: m.searchsorted(m.tensor([1.0, 2.0]), m.tensor([1.5]), out_int32=True),
+    "rows": lambda m: m.searchsorted(m.tensor([[1, 3, 5], [2, 4, 6]]), m.tensor([[3, 6], [1, 5]])),
+    "scalar": lambda m: m.searchsorted(m.tensor([1, 3, 5]), 3),
+    "float-sequence-int-values": lambda m: m.searchsorted(m.tensor([1.0, 3.0, 5.0]), m.tensor([3])),
+    "sorter": lambda m: m.searchsorted(m.tensor([5, 1, 3]), m.tensor([2, 4]), sorter=m.tensor([1, 2, 0])),
+    "bucketize": lambda m: m.bucketize(m.tensor([[1, 5], [9, 3]]), m.tensor([1, 3, 5, 7])),
+    "bucketize-right": lambda m: m.bucketize(m.tensor([1, 5, 9, 3]), m.tensor([1, 3, 5, 7]), right=True),
+    "bucketize-scalar-int32": lambda m: m.bucketize(4, m.tensor([1, 3, 5]), out_int32=True),
+}
+
+
+@pytest.mark.parametrize("name", SEARCHES)
+def test_searchsorted_and_bucketize_match_torch(torch: Any, name: str) -> None:
+    c, t = SEARCHES[name](ctxgrad), SEARCHES[name](torch)
+    assert c.tolist() == t.tolist()
+    assert str(c.dtype) == str(t.dtype).removeprefix("torch.")
+
+
+def test_searchsorted_matches_numpy_on_random_values() -> None:
+    rng = np.random.default_rng(3)
+    seq, values = np.sort(rng.standard_normal(50)), rng.standard_normal((4, 7))
+    for side in ("left", "right"):
+        got = ctxgrad.searchsorted(ctxgrad.tensor(seq), ctxgrad.tensor(values), side=side)
+        np.testing.assert_array_equal(got.numpy(), np.searchsorted(seq, values, side=side))
+
+
+SEARCH_ERRORS: dict[str, Callable[[Any], Any]] = {
+    "rows-mismatch": lambda m: m.searchsorted(m.tensor([[1, 3, 5], [2, 4, 6]]), m.tensor([3])),
+    "side-and-right": lambda m: m.searchsorted(m.tensor([1, 3]), m.tensor([3]), side="left", right=True),
+    "side-unknown": lambda m: m.searchsorted(m.tensor([1, 3]), m.tensor([3]), side="foo"),
+    "bucketize-2d-boundaries": lambda m: m.bucketize(m.tensor([1, 3]), m.tensor([[3]])),
+}
+
+
+@pytest.mark.parametrize("name", SEARCH_ERRORS)
+def test_searchsorted_errors_match_torch(torch: Any, name: str) -> None:
+    fn = SEARCH_ERRORS[name]
+    assert raised(lambda: fn(ctxgrad), ctxgrad) == raised(lambda: fn(torch), torch)

@@ -312,6 +312,8 @@ OPS: list[Op] = [
     Op("topk", sorting.topk),
     Op("kthvalue", sorting.kthvalue),
     Op("median", sorting.median, node_name="MedianBackward1"),
+    Op("searchsorted", sorting.searchsorted, method=False),
+    Op("bucketize", sorting.bucketize, method=False),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
