@@ -1,4 +1,5 @@
-"""The named tuples that ``sort``, ``topk``, ``kthvalue`` and ``median(dim)`` return, named as
+"""The named tuples that ``sort``, ``topk``, ``kthvalue``, ``median(dim)``, ``aminmax``,
+``cummax``/``cummin``, ``mode`` and ``nanmedian(dim)`` return, named as
 torch's ``torch.return_types``; a module of their own, so that the frontends in
 :mod:`ctxgrad.ops.sorting` can have the same names."""
 
@@ -32,6 +33,41 @@ class kthvalue(NamedTuple):  # torch.return_types.kthvalue
 
 class median(NamedTuple):  # torch.return_types.median
     """``(values, indices)`` of :meth:`Tensor.median` along a dimension."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class aminmax(NamedTuple):  # torch.return_types.aminmax
+    """``(min, max)`` of :func:`ctxgrad.aminmax`."""
+
+    min: Tensor
+    max: Tensor
+
+
+class cummax(NamedTuple):  # torch.return_types.cummax
+    """``(values, indices)`` of :meth:`Tensor.cummax`."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class cummin(NamedTuple):  # torch.return_types.cummin
+    """``(values, indices)`` of :meth:`Tensor.cummin`."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class mode(NamedTuple):  # torch.return_types.mode
+    """``(values, indices)`` of :meth:`Tensor.mode`."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class nanmedian(NamedTuple):  # torch.return_types.nanmedian
+    """``(values, indices)`` of :meth:`Tensor.nanmedian` along a dimension."""
 
     values: Tensor
     indices: Tensor

@@ -1,0 +1,907 @@
+"""Statistics and scans beside the basic reductions: ``nansum``/``nanmean``,
+``count_nonzero``, ``aminmax``, ``cummax``/``cummin``, ``logcumsumexp``, ``std_mean``/``var_mean``,
+``mode``, ``nanmedian``, ``quantile``/``nanquantile``, ``diff``, ``cov``/``corrcoef``,
+``trapezoid``/``cumulative_trapezoid``, ``renorm``, and the counting ops ``unique``,
+``unique_consecutive``, ``bincount`` and ``histc``.
+
+Where torch gives an op a backward node of its own (``NansumBackward0``, ``CummaxBackward0``,
+``ModeBackward0``, ...), it is a Function here; where torch writes the op in terms of others
+(``nanmean``, ``diff``, ``cov``, ``quantile``, ``trapezoid``), so does ctxgrad, and the
+gradient is theirs.  The counting ops are not differentiable (``unique``'s node refuses a
+backward, as torch's)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops import _return_types
+from ctxgrad.ops._util import named, refuse_complex
+from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.pointwise import Where
+from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
+from ctxgrad.ops.shape import Flip, Narrow, cat
+from ctxgrad.ops.sorting import Sort, stable_argsort
+
+
+def _dims(dim: Any) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
+
+
+def _const(arr: Any) -> Tensor:
+    return as_tensor(np.asarray(arr))
+
+
+# --------------------------------------------------------------------------- nansum, nanmean, count_nonzero
+
+
+class Nansum(Function[Tensor]):
+    """The sum over ``dims`` with NaN counted as zero; NaN elements get no gradient."""
+
+    _backward_name = "NansumBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
+        data = x.array
+        axes = _axes(dims, data.ndim)
+        ctx.args = (data.shape, axes, keepdim)
+        ctx.keep = _const(~np.isnan(data)) if data.dtype.kind in "fc" else None
+        return as_tensor(np.asarray(np.nansum(data, axis=axes, keepdims=keepdim), dtype=data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        shape, axes, keepdim = ctx.args
+        g = _restore(grad, shape, axes, keepdim).expand(shape)
+        return (g if ctx.keep is None else Where.apply(ctx.keep, g, 0.0)), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        _, axes, keepdim = ctx.args
+        t = tx if ctx.keep is None else Where.apply(ctx.keep, tx, 0.0)
+        return t.sum(axes or None, keepdim=keepdim) if axes else t.clone()
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum of the elements (over ``dim``), NaN counted as zero.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1.0, float("nan"), 2.0]).nansum().item()
+    3.0
+    """
+    x = input if dtype is None else input.to(dtype)
+    if x.array.dtype.kind in "biu":
+        x = x.to(np.int64)
+    return Nansum.apply(x, _dims(dim), keepdim)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean of the elements that are not NaN (over ``dim``): ``nansum / count``."""
+    x = input if dtype is None else input.to(dtype)
+    if x.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
+        )
+    count = _const(~np.isnan(x.array)).sum(_dims(dim), keepdim=keepdim)
+    out: Tensor = nansum(x, dim, keepdim) / count
+    return out
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The number of nonzero elements (over ``dim``), as int64."""
+    data = input.array
+    axes = _axes(_dims(dim), data.ndim)
+    return as_tensor(np.asarray(np.count_nonzero(data, axis=axes if dim is not None else None), dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- aminmax
+
+
+class Aminmax(Function[tuple[Tensor, Tensor]]):
+    """``(amin, amax)`` over ``dims``; each gradient is shared evenly among the elements that
+    attain its value (as ``amin``/``amax``)."""
+
+    _backward_name = "AminmaxBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        axes = _axes(dims, data.ndim)
+        for a in axes if dims is not None else ():
+            if data.shape[a] == 0:
+                raise IndexError("aminmax(): Expected reduction dim " + str(a) + " to have non-zero size.")
+        if data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        lo = np.min(data, axis=axes, keepdims=True)
+        hi = np.max(data, axis=axes, keepdims=True)
+        shares = []
+        for value in (lo, hi):
+            hit = np.isnan(data) if data.dtype.kind == "f" and np.isnan(value).any() else data == value
+            hit = hit if not (data.dtype.kind == "f") else np.where(np.isnan(value), np.isnan(data), data == value)
+            shares.append((hit / np.sum(hit, axis=axes, keepdims=True)).astype(data.dtype))
+        ctx.shares = shares
+        ctx.args = (data.shape, axes, keepdim)
+        if not keepdim:
+            lo, hi = np.squeeze(lo, axes), np.squeeze(hi, axes)
+        return as_tensor(lo), as_tensor(hi)
+
+    @staticmethod
+    def backward(ctx: Any, g_min: Tensor | None, g_max: Tensor | None) -> tuple[Tensor, None, None]:
+        shape, axes, keepdim = ctx.args
+        total: Tensor | None = None
+        for g, share in zip((g_min, g_max), ctx.shares):
+            if g is None:
+                continue
+            part = _restore(g, shape, axes, keepdim) * _const(share)
+            total = part if total is None else total + part
+        assert total is not None
+        return total, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, Tensor]:
+        _, axes, keepdim = ctx.args
+        lo, hi = ((tx * _const(s)).sum(axes, keepdim=keepdim) for s in ctx.shares)
+        return lo, hi
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` of all elements, or along ``dim``, as one named tuple.
+
+    >>> import ctxgrad
+    >>> ctxgrad.aminmax(ctxgrad.tensor([3, 1, 2]))
+    ctxgrad.return_types.aminmax(min=tensor(1), max=tensor(3))
+    """
+    return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
+
+
+# --------------------------------------------------------------------------- cummax, cummin, logcumsumexp
+
+
+class Cummax(Function[tuple[Tensor, Tensor]]):
+    """The running maximum along ``dim`` and where it was attained (the latest of equal
+    values; NaN, once met, stays); the gradient goes to that index."""
+
+    _backward_name = "CummaxBackward0"
+    skips_without_gradient = True
+    largest = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+        flat = data.reshape(1) if data.ndim == 0 else data
+        moved = np.moveaxis(flat, d, -1)
+        values = np.empty_like(moved)
+        indices = np.zeros(moved.shape, dtype=np.int64)
+        if moved.shape[-1]:
+            cur, at = moved[..., 0].copy(), np.zeros(moved.shape[:-1], dtype=np.int64)
+            floating = data.dtype.kind == "f"
+            for i in range(moved.shape[-1]):
+                v = moved[..., i]
+                better = v >= cur if ctx.forward_cls.largest else v <= cur
+                if floating:
+                    better = np.isnan(v) | (~np.isnan(cur) & better)
+                cur = np.where(better, v, cur)
+                at = np.where(better, i, at)
+                values[..., i], indices[..., i] = cur, at
+        values, indices = np.moveaxis(values, -1, d), np.moveaxis(indices, -1, d)
+        if data.ndim == 0:
+            values, indices = values.reshape(()), indices.reshape(())
+        idx = as_tensor(np.array(indices, order="C"))
+        ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(idx)
+        ctx.shape = data.shape
+        ctx.dim = d
+        return as_tensor(np.array(values, order="C")), idx
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None]:
+        (idx,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None
+        zeros = as_tensor(np.zeros(ctx.shape, dtype=grad.array.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, idx, grad), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> tuple[Tensor, None]:
+        (idx,) = ctx.saved_tensors
+        if not ctx.shape:
+            return tx.clone(), None
+        return Gather.apply(tx, ctx.dim, idx), None
+
+
+class Cummin(Cummax):
+    """The running minimum along ``dim`` and where it was attained (see :class:`Cummax`)."""
+
+    _backward_name = "CumminBackward0"
+    largest = False
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)``: the running maximum along ``dim`` and where it was attained.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1, 3, 2, 5]).cummax(0).values.tolist()
+    [1, 3, 3, 5]
+    """
+    return _return_types.cummax(*Cummax.apply(input, int(dim)))
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)``: the running minimum along ``dim`` and where it was attained."""
+    return _return_types.cummin(*Cummin.apply(input, int(dim)))
+
+
+class Logcumsumexp(Function[Tensor]):
+    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow; the gradient is
+    torch's (a reversed ``logcumsumexp`` of the gradient's logarithm, for stability)."""
+
+    _backward_name = "LogcumsumexpBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+        ctx.dim = d
+        out = data.copy() if data.ndim == 0 or data.size == 0 else np.logaddexp.accumulate(data, axis=d)
+        result = as_tensor(np.asarray(out, dtype=data.dtype))
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        x, out = ctx.saved_tensors
+        if x.array.ndim == 0:
+            return grad, None
+        d = ctx.dim
+        lowest = float(np.finfo(grad.array.dtype).min)
+        log_abs = grad.abs().log()
+        positive = Where.apply(_const(grad.array > 0), log_abs, lowest)
+        negative = Where.apply(_const(grad.array < 0), log_abs, lowest)
+
+        def reverse(t: Tensor) -> Tensor:
+            return Flip.apply(Logcumsumexp.apply(Flip.apply(t, (d,)), d), (d,))
+
+        out_pos = (reverse(positive - out) + x).exp()
+        out_neg = (reverse(negative - out) + x).exp()
+        return out_pos - out_neg, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        x, out = ctx.saved_tensors
+        if x.array.ndim == 0:
+            return tx.clone()
+        # sum_{i <= j} exp(x_i - out_j) t_i, with exp(x_i - c) <= 1 for c the slice's maximum
+        c = _const(np.max(x.array, axis=ctx.dim, keepdims=True)) if x.array.size else _const(0.0)
+        out_t: Tensor = (tx * (x - c).exp()).cumsum(ctx.dim) * (c - out).exp()
+        return out_t
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
+    return Logcumsumexp.apply(input, int(dim))
+
+
+# --------------------------------------------------------------------------- std_mean, var_mean
+
+
+def std_mean(
+    input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None
+) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.std`)."""
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+def var_mean(
+    input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None
+) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.var`)."""
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+# --------------------------------------------------------------------------- mode, nanmedian
+
+
+class SelectAlong(Function[tuple[Tensor, Tensor]]):
+    """The values at the given ``index`` (one per slice, in the kept shape) along ``dim``, and
+    the index: a value-selecting reduction whose choice was made by its frontend (``mode``,
+    ``nanmedian``).  The gradient goes to the selected element."""
+
+    _backward_name = "ModeBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, index: np.ndarray[Any, Any], dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        data = x.array
+        flat = data.reshape(1) if data.ndim == 0 else data
+        values = np.take_along_axis(flat, index, dim)
+        idx = index
+        if data.ndim == 0:
+            values, idx = values.reshape(()), idx.reshape(())
+        elif not keepdim:
+            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+        indices = as_tensor(np.array(idx, dtype=np.int64, order="C"))
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(as_tensor(index))
+        ctx.args = (data.shape, dim, keepdim or data.ndim == 0)
+        return as_tensor(np.array(values, order="C")), indices
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
+        (index,) = ctx.saved_tensors
+        shape, dim, keepdim = ctx.args
+        if not shape:
+            return grad, None, None, None
+        g = grad if keepdim else grad.reshape(index.array.shape)
+        zeros = as_tensor(np.zeros(shape, dtype=grad.array.dtype))
+        return ScatterAdd.apply(zeros, dim, index, g), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
+        (index,) = ctx.saved_tensors
+        shape, dim, keepdim = ctx.args
+        if not shape:
+            return tx.clone(), None
+        out = Gather.apply(tx, dim, index)
+        return (out if keepdim else out.reshape(_kept_without(index.array.shape, dim))), None
+
+
+def _kept_without(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
+    return shape[:dim] + shape[dim + 1 :]
+
+
+_MODE = SelectAlong
+_NANMEDIAN_DIM = named(SelectAlong, "NanmedianBackward1")
+
+
+def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
+    """Per slice along ``dim``: the last position of the most frequent value (the smallest
+    of equally frequent values), in the kept shape."""
+    moved = np.moveaxis(data, dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    picks = np.empty(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        best = values[np.argmax(counts)]  # np.unique sorts, so argmax finds the smallest of the ties
+        hits = np.nonzero((row == best) | (np.isnan(row) & np.isnan(best)) if row.dtype.kind == "f" else row == best)
+        picks[r] = hits[0][-1]
+    return np.expand_dims(picks.reshape(moved.shape[:-1]), dim)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of ties) and
+    its last position.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([3, 1, 3, 1, 2]).mode()
+    ctxgrad.return_types.mode(values=tensor(1), indices=tensor(3))
+    """
+    data = input.array
+    d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+    flat = data.reshape(1) if data.ndim == 0 else data
+    if flat.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return _return_types.mode(*_MODE.apply(input, _mode_index(flat, d), d, bool(keepdim)))
+
+
+class Nanmedian(Function[Tensor]):
+    """The lower median of the elements that are not NaN (NaN when all are); the gradient is
+    shared evenly among the elements equal to it."""
+
+    _backward_name = "NanmedianBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        flat = data.reshape(-1)
+        kept = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
+        if kept.size == 0:
+            result = np.asarray(np.nan if flat.dtype.kind == "f" else 0, dtype=flat.dtype)
+            equal = np.isnan(data) if flat.dtype.kind == "f" else np.zeros(data.shape, bool)
+        else:
+            result = np.asarray(np.sort(kept)[(kept.size - 1) // 2], dtype=flat.dtype)
+            equal = data == result
+        ctx.share = (equal / max(int(equal.sum()), 1)).astype(data.dtype)
+        return as_tensor(result)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        out: Tensor = grad * as_tensor(ctx.share)
+        return out
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return (tx * as_tensor(ctx.share)).sum()
+
+
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median ignoring NaN: of all elements, or ``(values, indices)`` along ``dim``."""
+    if dim is None:
+        return Nanmedian.apply(input)
+    data = input.array
+    d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+    flat = data.reshape(1) if data.ndim == 0 else data
+    n = flat.shape[d]
+    if n == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    order = stable_argsort(flat, d, False)  # NaN sorts last
+    count = (~np.isnan(flat)).sum(axis=d, keepdims=True) if flat.dtype.kind == "f" else np.full(1, n)
+    position = np.maximum(count - 1, 0) // 2
+    index = np.take_along_axis(order, np.broadcast_to(position, _kept_shape(flat.shape, (d,))).astype(np.intp), d)
+    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, index, d, bool(keepdim)))
+
+
+# --------------------------------------------------------------------------- quantile
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str, skip_nan: bool
+) -> Tensor:
+    data = input.array
+    if data.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if data.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q.array.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.array.dtype != data.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qs, scalar = q.array.astype(np.float64).reshape(-1), q.array.ndim == 0
+    else:
+        qs, scalar = np.asarray([float(q)]), True
+        if not 0 <= float(q) <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if qs.size and (qs.min() < 0 or qs.max() > 1):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
+        )
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+        x = input.reshape(1) if data.ndim == 0 else input
+    moved = x.movedim(d, -1)
+    values = Sort.apply(moved, -1, False)[0]  # NaN sorts last
+    sorted_data = values.array
+    n = sorted_data.shape[-1]
+    nan = np.isnan(sorted_data)
+    # The rank of the last value counted: NaN sorts last, and nanquantile leaves it out (a
+    # slice of NaN only gets -1, clipped below, and NaN at the end); quantile reads the NaN.
+    last = (n - nan.sum(-1, keepdims=True) - 1) if skip_nan else np.full(nan.shape[:-1] + (1,), n - 1)
+    ranks = qs.reshape((-1,) + (1,) * sorted_data.ndim) * last.astype(np.float64)  # (q, ..., 1)
+    if not skip_nan:
+        ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    lo = np.clip(np.floor(ranks), 0, n - 1).astype(np.int64)
+    hi = np.clip(np.ceil(ranks), 0, n - 1).astype(np.int64)
+    weight = ranks - lo if interpolation != "midpoint" else np.where(hi > lo, 0.5, 0.0)
+    batch = (len(qs),) + sorted_data.shape[:-1] + (1,)
+    expanded = values.unsqueeze(0).expand((len(qs),) + sorted_data.shape)
+    below = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(lo, batch).copy()))
+    above = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(hi, batch).copy()))
+    w = as_tensor(np.broadcast_to(weight, batch).astype(data.dtype))
+    out = below + (above - below) * w
+    if skip_nan:  # a slice of NaN only: NaN
+        all_nan = as_tensor(np.broadcast_to(nan.all(-1, keepdims=True), batch).copy())
+        out = Where.apply(all_nan, float("nan"), out)
+    out = out.squeeze(-1)  # (q, ...)
+    if keepdim:
+        if dim is None:
+            out = out.reshape((len(qs),) + (1,) * data.ndim)
+        elif data.ndim:
+            out = out.unsqueeze(d + 1)
+    if scalar:
+        out = out.squeeze(0)
+    return out
+
+
+def quantile(
+    input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
+) -> Tensor:
+    """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
+    ``dim``, interpolated between the neighbouring sorted values; NaN where a slice holds NaN.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1.0, 2.0, 4.0, 8.0]).quantile(0.5).item()
+    3.0
+    """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(
+    input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
+) -> Tensor:
+    """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+# --------------------------------------------------------------------------- diff, trapezoid
+
+
+def diff(
+    input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None
+) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``), after
+    joining ``prepend`` and ``append`` (bools: ``!=``).
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1, 4, 9, 16]).diff().tolist()
+    [3, 5, 7]
+    """
+    if input.array.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.array.ndim)
+    x = input
+    if prepend is not None or append is not None:
+        parts = [
+            t if t.array.ndim else t.reshape(_one_along(input.array.shape, d)).expand(_one_along(input.array.shape, d))
+            for t in (prepend, x, append)
+            if t is not None
+        ]
+        x = cat(parts, d)
+    for _ in range(int(n)):
+        size = x.array.shape[d]
+        if size == 0:
+            break
+        upper, lower = Narrow.apply(x, d, 1, size - 1), Narrow.apply(x, d, 0, size - 1)
+        x = upper != lower if x.array.dtype == np.bool_ else upper - lower
+    return x
+
+
+def _one_along(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
+    return shape[:dim] + (1,) + shape[dim + 1 :]
+
+
+def _spacing(y: Tensor, x: Tensor | None, dx: Any, d: int) -> tuple[Tensor | None, float]:
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments - got (x=Tensor, dx=...)")
+    if x is None:
+        return None, 1.0 if dx is None else float(dx)
+    if not isinstance(x, Tensor):
+        return None, float(x)
+    if x.array.ndim == 1:
+        if x.array.shape[0] != y.array.shape[d]:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y.array.ndim
+        shape[d] = -1
+        return diff(x).reshape(shape), 1.0
+    return diff(x, dim=d), 1.0
+
+
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``.
+
+    >>> import ctxgrad
+    >>> ctxgrad.trapezoid(ctxgrad.tensor([1.0, 2.0, 3.0])).item()
+    4.0
+    """
+    d = _wrap_dim(dim, y.array.ndim)
+    widths, step = _spacing(y, x, dx, d)
+    size = y.array.shape[d]
+    if size == 0:
+        return y.sum(d)
+    pair_sum = Narrow.apply(y, d, 1, size - 1) + Narrow.apply(y, d, 0, size - 1)
+    if widths is None:
+        out: Tensor = pair_sum.sum(d) * (step / 2.0)
+        return out
+    return (widths * pair_sum).sum(d) / 2.0
+
+
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """``trapezoid`` (torch's older name)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along ``dim`` (one element shorter than ``y`` there)."""
+    d = _wrap_dim(dim, y.array.ndim)
+    widths, step = _spacing(y, x, dx, d)
+    size = y.array.shape[d]
+    if size == 0:
+        return y.clone()
+    pair_sum = Narrow.apply(y, d, 1, size - 1) + Narrow.apply(y, d, 0, size - 1)
+    areas = pair_sum * (step / 2.0) if widths is None else widths * pair_sum / 2.0
+    out: Tensor = areas.cumsum(d)
+    return out
+
+
+# --------------------------------------------------------------------------- cov, corrcoef
+
+
+def cov(
+    input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None
+) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns), with ``correction`` and optional frequency and importance weights.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]).cov().tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    data = input.array
+    if data.ndim > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {data.ndim} dimensions"
+        )
+    x = input.reshape(1, -1) if data.ndim < 2 else input
+    observations = x.array.shape[1]
+    w: Tensor | None = None
+    if fweights is not None:
+        f = fweights.array
+        if f.ndim > 1:
+            raise RuntimeError(
+                f"cov(): expected fweights to have one or fewer dimensions but got fweights with {f.ndim} dimensions"
+            )
+        if f.dtype.kind not in "iu":
+            raise RuntimeError(
+                f"cov(): expected fweights to have integral dtype but got fweights with {short_name(f.dtype)} dtype"
+            )
+        if f.size != observations:
+            raise RuntimeError(
+                f"cov(): expected fweights to have the same numel as there are observations in the input "
+                f"but got {f.size} != {observations}"
+            )
+        if f.size and f.min() < 0:
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        a = aweights.array
+        if a.ndim > 1:
+            raise RuntimeError(
+                f"cov(): expected aweights to have one or fewer dimensions but got aweights with {a.ndim} dimensions"
+            )
+        if a.dtype.kind not in "fc":
+            raise RuntimeError(
+                "cov(): expected aweights to have floating point dtype but got aweights with "
+                f"{short_name(a.dtype)} dtype"
+            )
+        if a.size != observations:
+            raise RuntimeError(
+                f"cov(): expected aweights to have the same numel as there are observations in the input "
+                f"but got {a.size} != {observations}"
+            )
+        if a.size and a.min() < 0:
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else w * aweights
+    if x.array.dtype.kind in "biu":
+        x = x.to(np.float32 if w is None or w.array.dtype.kind in "biu" else w.array.dtype)
+    if w is None:
+        avg = x.mean(1)
+        w_sum = float(observations)
+        norm_factor: Any = w_sum - correction
+    else:
+        w = w.to(x.array.dtype) if w.array.dtype != x.array.dtype and w.array.dtype.kind in "biu" else w
+        w_sum_t = w.sum()
+        avg = (x * w).sum(1) / w_sum_t
+        if aweights is None:
+            norm_factor = w_sum_t - correction
+        elif correction == 0:
+            norm_factor = w_sum_t
+        else:
+            norm_factor = w_sum_t - correction * (w * aweights).sum() / w_sum_t
+    if float(norm_factor.item() if isinstance(norm_factor, Tensor) else norm_factor) <= 0:
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm_factor = norm_factor.clamp_min(0) if isinstance(norm_factor, Tensor) else 0.0
+    centred = x - avg.unsqueeze(1)
+    weighted = centred if w is None else centred * w
+    c = weighted.matmul(centred.mH if centred.is_complex() else centred.t())
+    out: Tensor = (c / norm_factor).squeeze()
+    return out
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in the rows of ``input``, in [-1, 1]."""
+    data = input.array
+    if data.ndim > 2:
+        raise RuntimeError(
+            f"corrcoef(): expected input to have two or fewer dimensions but got an input with {data.ndim} dimensions"
+        )
+    c = cov(input)
+    if c.array.ndim == 0:
+        out0: Tensor = c / c
+        return out0
+    d = c.diagonal()
+    stddev = d.real.sqrt() if d.is_complex() else d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    if c.is_complex():
+        return c
+    out: Tensor = c.clip(-1, 1)
+    return out
+
+
+# --------------------------------------------------------------------------- renorm
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
+    ``maxnorm`` (as torch: ``maxnorm / (norm + 1e-7)``); the others unchanged."""
+    data = input.array
+    if data.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {data.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    d = _wrap_dim(dim, data.ndim)
+    others = tuple(i for i in range(data.ndim) if i != d)
+    norm = input.norm(p, others, keepdim=True)
+    factor = Where.apply(_const(norm.array > maxnorm), maxnorm / (norm + 1e-7), 1.0)
+    out: Tensor = input * factor
+    return out
+
+
+# --------------------------------------------------------------------------- counting (not differentiable)
+
+
+class Unique(Function[tuple[Tensor, ...]]):
+    """The sorted distinct values (or slices along ``dim``), with the inverse indices and the
+    counts.  torch's node refuses a backward; so does this one."""
+
+    _backward_name = "Unique2Backward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int | None, consecutive: bool) -> tuple[Tensor, ...]:
+        data = x.array
+        if dim is None:
+            flat = data.reshape(-1)
+            if consecutive:
+                starts = np.ones(flat.size, dtype=bool)
+                starts[1:] = flat[1:] != flat[:-1]
+                values = flat[starts]
+                inverse = np.cumsum(starts) - 1
+                counts = np.diff(np.append(np.nonzero(starts)[0], flat.size))
+            else:
+                values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+            inverse = inverse.reshape(data.shape)
+        else:
+            moved = np.moveaxis(data, dim, 0)
+            rows = moved.reshape(moved.shape[0], -1)
+            if consecutive:
+                starts = np.ones(rows.shape[0], dtype=bool)
+                starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+                picked = rows[starts]
+                inverse = np.cumsum(starts) - 1
+                counts = np.diff(np.append(np.nonzero(starts)[0], rows.shape[0]))
+            else:
+                picked, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+            values = np.moveaxis(picked.reshape((-1,) + moved.shape[1:]), 0, dim)
+            inverse = inverse.reshape(-1)
+        outs = (
+            as_tensor(np.array(values, order="C")),
+            as_tensor(np.asarray(inverse, dtype=np.int64)),
+            as_tensor(np.asarray(counts, dtype=np.int64)),
+        )
+        ctx.mark_non_differentiable(outs[1], outs[2])
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        name = "unique_consecutive" if ctx.forward_cls is _UNIQUE_CONSECUTIVE else "_unique2"
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
+_UNIQUE_CONSECUTIVE = named(Unique, "UniqueConsecutiveBackward0")
+
+
+def _unique_result(outs: tuple[Tensor, ...], return_inverse: bool, return_counts: bool) -> Any:
+    values, inverse, counts = outs
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """The distinct values, sorted (or the distinct slices along ``dim``); with
+    ``return_inverse`` the index of each element's value among them, with ``return_counts``
+    how often each occurs.
+
+    >>> import ctxgrad
+    >>> values, inverse = ctxgrad.tensor([3, 1, 3, 2]).unique(return_inverse=True)
+    >>> values.tolist(), inverse.tolist()
+    ([1, 2, 3], [2, 0, 2, 1])
+    """
+    d = None if dim is None else _wrap_dim(dim, input.array.ndim)
+    return _unique_result(Unique.apply(input, d, False), return_inverse, return_counts)
+
+
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+) -> Any:
+    """The values with each run of equal consecutive values (slices along ``dim``) kept once."""
+    d = None if dim is None else _wrap_dim(dim, input.array.ndim)
+    return _unique_result(_UNIQUE_CONSECUTIVE.apply(input, d, True), return_inverse, return_counts)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value ``0..max`` occurs in a 1-D tensor of non-negative integers (with
+    ``weights``: their sums), at least ``minlength`` long.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([0, 1, 1, 3]).bincount().tolist()
+    [1, 2, 0, 1]
+    """
+    data = input.array
+    if data.dtype.kind not in "iu" or data.dtype == np.bool_:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{short_name(data.dtype)}'")
+    if data.ndim != 1 or (data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return as_tensor(np.bincount(data, minlength=int(minlength)).astype(np.int64))
+    w = weights.array
+    if w.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    out_dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
+    return as_tensor(np.bincount(data, weights=w.astype(np.float64), minlength=int(minlength)).astype(out_dtype))
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (both 0: the data's
+    range); elements outside are ignored.  Not differentiable.
+
+    >>> import ctxgrad
+    >>> ctxgrad.histc(ctxgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist()
+    [0.0, 2.0, 1.0, 0.0]
+    """
+    data = input.array
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{short_name(data.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("ctxgrad.histc: max must be larger than min")
+    counts, _ = np.histogram(data.reshape(-1), bins=int(bins), range=(lo, hi))
+    return as_tensor(counts.astype(data.dtype))
