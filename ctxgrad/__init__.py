@@ -164,6 +164,18 @@ from ctxgrad._factories import (  # noqa: E402
 
 __all__ += ["allclose", "equal", "eye", "isclose", "linspace", "logspace", "rand_like", "randn_like"]
 
+# random sampling (manual_seed makes every draw reproducible)
+from ctxgrad._sampling import (  # noqa: E402
+    bernoulli,
+    multinomial,
+    normal,
+    poisson,
+    randint_like,
+    randperm,
+)
+
+__all__ += ["bernoulli", "multinomial", "normal", "poisson", "randint_like", "randperm"]
+
 # training: optimizers, schedulers, saving and data loading
 from ctxgrad import optim, utils  # noqa: E402
 from ctxgrad.serialization import load, save  # noqa: E402
