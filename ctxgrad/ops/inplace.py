@@ -22,6 +22,7 @@ Function.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from ctxgrad.autograd._views import (
     write_in_place,
 )
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops import pointwise, reduction, shape
 from ctxgrad.ops._util import named
 from ctxgrad.ops.indexing import numpy_index
 
@@ -173,3 +175,86 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         if internal_overlap(data):
             check_no_overlap(view_positions(data, data))
         _INDEX_PUT.apply(input, values, selected, None)
+
+
+# --------------------------------------------------------------------------- in-place variants of ops
+# The in-place variants torch has for the ops of other families: each is the op's Function
+# made in place (``write_in_place``), with the op's own argument handling.
+
+
+def _made_in_place(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor], Tensor]:
+    """``name``: the one-tensor op ``fn`` made in place (``x.sin_()`` is ``write_in_place(Sin, x)``)."""
+
+    def frontend(input: Tensor) -> Tensor:
+        return write_in_place(fn, input)
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise {what}."
+    return frontend
+
+
+acos_ = _made_in_place(pointwise.Acos, "acos_", "arccosine")
+asin_ = _made_in_place(pointwise.Asin, "asin_", "arcsine")
+atan_ = _made_in_place(pointwise.Atan, "atan_", "arctangent")
+ceil_ = _made_in_place(pointwise.Ceil, "ceil_", "round up")
+cos_ = _made_in_place(pointwise.Cos, "cos_", "cosine")
+cosh_ = _made_in_place(pointwise.Cosh, "cosh_", "hyperbolic cosine")
+erf_ = _made_in_place(pointwise.Erf, "erf_", "error function")
+erfc_ = _made_in_place(pointwise.Erfc, "erfc_", "complementary error function")
+exp2_ = _made_in_place(pointwise.Exp2, "exp2_", "``2 ** x``")
+expm1_ = _made_in_place(pointwise.Expm1, "expm1_", "``e ** x - 1``")
+floor_ = _made_in_place(pointwise.Floor, "floor_", "round down")
+frac_ = _made_in_place(pointwise.Frac, "frac_", "fractional part")
+log10_ = _made_in_place(pointwise.Log10, "log10_", "base-10 logarithm")
+log1p_ = _made_in_place(pointwise.Log1p, "log1p_", "``log(1 + x)``")
+log2_ = _made_in_place(pointwise.Log2, "log2_", "base-2 logarithm")
+reciprocal_ = _made_in_place(pointwise.Reciprocal, "reciprocal_", "``1 / x``")
+round_ = _made_in_place(pointwise.Round, "round_", "round to nearest, halves to even")
+rsqrt_ = _made_in_place(pointwise.Rsqrt, "rsqrt_", "``1 / sqrt(x)``")
+sign_ = _made_in_place(pointwise.Sign, "sign_", "sign")
+sin_ = _made_in_place(pointwise.Sin, "sin_", "sine")
+sinh_ = _made_in_place(pointwise.Sinh, "sinh_", "hyperbolic sine")
+square_ = _made_in_place(pointwise.Square, "square_", "``x ** 2``")
+tan_ = _made_in_place(pointwise.Tan, "tan_", "tangent")
+trunc_ = _made_in_place(pointwise.Trunc, "trunc_", "round toward zero")
+
+
+def logit_(input: Tensor, eps: Any = None) -> Tensor:
+    """In place: elementwise ``log(x / (1 - x))`` (x clamped to ``[eps, 1 - eps]`` when given)."""
+    return write_in_place(pointwise.Logit, input, None if eps is None else float(eps))
+
+
+def clamp_min_(input: Tensor, min: Any) -> Tensor:
+    """In place: elementwise ``max(x, min)``."""
+    lo = pointwise.number_or_tensor(min)
+    if isinstance(lo, Tensor):
+        return write_in_place(pointwise.ClampMinTensor, input, lo)
+    return write_in_place(pointwise.ClampMinScalar, input, lo, None)
+
+
+def clamp_max_(input: Tensor, max: Any) -> Tensor:
+    """In place: elementwise ``min(x, max)``."""
+    hi = pointwise.number_or_tensor(max)
+    if isinstance(hi, Tensor):
+        return write_in_place(pointwise.ClampMaxTensor, input, hi)
+    return write_in_place(pointwise.ClampMaxScalar, input, None, hi)
+
+
+def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In place: the running sum along ``dim``."""
+    return write_in_place(reduction.Cumsum, input, int(dim))
+
+
+def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In place: the running product along ``dim``."""
+    return write_in_place(reduction.Cumprod, input, int(dim))
+
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In place: zero everything above diagonal ``diagonal`` of the last two dimensions."""
+    return write_in_place(shape.Tril, input, int(diagonal))
+
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In place: zero everything below diagonal ``diagonal`` of the last two dimensions."""
+    return write_in_place(shape.Triu, input, int(diagonal))

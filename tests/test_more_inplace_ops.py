@@ -1,0 +1,73 @@
+"""The in-place variants torch has for ctxgrad's pointwise, scan and triangle ops
+(``sin_`` ... ``trunc_``, ``logit_``, ``clamp_min_``/``clamp_max_``, ``cumsum_``/``cumprod_``,
+``tril_``/``triu_``): each writes into its tensor, returns it, has the op's node, and its
+gradient flows through the write as torch's does (checked on a non-leaf and through a view)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from _support import raised
+
+import ctxgrad
+
+UNARY = "acos asin atan ceil cos cosh erf erfc exp2 expm1 floor frac log10 log1p log2 reciprocal round rsqrt sign sin sinh square tan trunc".split()
+
+OPS: dict[str, Callable[[Any, Any], Any]] = {
+    name + "_": (lambda m, x, name=name: getattr(x, name + "_")()) for name in UNARY
+}
+OPS.update(
+    {
+        "logit_": lambda m, x: x.logit_(),
+        "logit_-eps": lambda m, x: x.logit_(0.3),
+        "clamp_min_": lambda m, x: x.clamp_min_(0.4),
+        "clamp_min_-tensor": lambda m, x: x.clamp_min_(m.full((3,), 0.4, dtype=m.float64)),
+        "clamp_max_": lambda m, x: x.clamp_max_(0.4),
+        "clamp_max_-tensor": lambda m, x: x.clamp_max_(m.full((2, 1), 0.4, dtype=m.float64)),
+        "cumsum_": lambda m, x: x.cumsum_(1),
+        "cumprod_": lambda m, x: x.cumprod_(0),
+        "tril_": lambda m, x: x.tril_(),
+        "triu_": lambda m, x: x.triu_(1),
+    }
+)
+
+_VALUES = np.array([[0.2, 0.45, 0.7], [0.35, 0.6, 0.85]])  # inside every op's domain (acos, logit, ...)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_in_place_variant_matches_torch(torch: Any, name: str) -> None:
+    results = []
+    for m in (ctxgrad, torch):
+        leaf = m.tensor(_VALUES, dtype=m.float64, requires_grad=True)
+        x = leaf * 1.0
+        out = OPS[name](m, x)
+        assert out is x
+        node = type(x.grad_fn).__name__
+        (x * m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=m.float64)).sum().backward()
+        results.append((x.detach().numpy().copy(), node, leaf.grad.numpy().copy()))
+    (cv, cn, cg), (tv, tn, tg) = results
+    np.testing.assert_allclose(cv, tv, rtol=1e-12)
+    assert cn == tn
+    np.testing.assert_allclose(cg, tg, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sin_", "cumsum_", "tril_", "clamp_min_"])
+def test_in_place_variant_through_a_view_updates_the_base_s_gradient(torch: Any, name: str) -> None:
+    grads = []
+    for m in (ctxgrad, torch):
+        leaf = m.tensor(np.arange(12.0).reshape(2, 2, 3) / 13.0, dtype=m.float64, requires_grad=True)
+        base = leaf * 1.0
+        OPS[name](m, base[1])
+        (base * base).sum().backward()
+        grads.append(leaf.grad.numpy().copy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10)
+
+
+def test_in_place_variant_refuses_a_float_result_in_an_integer_tensor(torch: Any) -> None:
+    def run(m: Any) -> Any:
+        return m.tensor([1, 2]).sin_()
+
+    assert raised(lambda: run(ctxgrad), ctxgrad) == raised(lambda: run(torch), torch)
