@@ -14,7 +14,10 @@ from _support import raised
 
 import ctxgrad
 
-UNARY = "acos asin atan ceil cos cosh erf erfc exp2 expm1 floor frac log10 log1p log2 reciprocal round rsqrt sign sin sinh square tan trunc".split()
+UNARY = (
+    "acos asin atan ceil cos cosh erf erfc exp2 expm1 floor frac log10 log1p log2 reciprocal round rsqrt sign sin "
+    "sinh square tan trunc"
+).split()
 
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     name + "_": (lambda m, x, name=name: getattr(x, name + "_")()) for name in UNARY
