@@ -162,8 +162,9 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     """``(min, max)`` of all elements, or along ``dim``, as one named tuple.
 
     >>> import ctxgrad
-    >>> ctxgrad.aminmax(ctxgrad.tensor([3, 1, 2]))
-    ctxgrad.return_types.aminmax(min=tensor(1), max=tensor(3))
+    >>> low, high = ctxgrad.aminmax(ctxgrad.tensor([3, 1, 2]))
+    >>> low.item(), high.item()
+    (1, 3)
     """
     return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
 
@@ -390,8 +391,9 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     its last position.
 
     >>> import ctxgrad
-    >>> ctxgrad.tensor([3, 1, 3, 1, 2]).mode()
-    ctxgrad.return_types.mode(values=tensor(1), indices=tensor(3))
+    >>> result = ctxgrad.tensor([3, 1, 3, 1, 2]).mode()
+    >>> result.values.item(), result.indices.item()
+    (1, 3)
     """
     data = input.array
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
