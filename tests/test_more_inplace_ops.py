@@ -34,6 +34,14 @@ OPS.update(
         "cumprod_": lambda m, x: x.cumprod_(0),
         "tril_": lambda m, x: x.tril_(),
         "triu_": lambda m, x: x.triu_(1),
+        "atan2_": lambda m, x: x.atan2_(m.full((3,), -0.5, dtype=m.float64)),
+        "arctan2_": lambda m, x: x.arctan2_(x * 2.0 - 1.0),
+        "lerp_": lambda m, x: x.lerp_(m.ones(2, 3, dtype=m.float64), 0.25),
+        "lerp_-tensor-weight": lambda m, x: x.lerp_(x * 3.0, m.full((3,), 0.5, dtype=m.float64)),
+        "remainder_": lambda m, x: x.remainder_(0.3),
+        "remainder_-tensor": lambda m, x: x.remainder_(m.full((3,), 0.25, dtype=m.float64)),
+        "fmod_": lambda m, x: x.fmod_(-0.3),
+        "fmod_-tensor": lambda m, x: x.fmod_(x * 0.0 + 0.25),
     }
 )
 
@@ -74,3 +82,38 @@ def test_in_place_variant_refuses_a_float_result_in_an_integer_tensor(torch: Any
         return m.tensor([1, 2]).sin_()
 
     assert raised(lambda: run(ctxgrad), ctxgrad) == raised(lambda: run(torch), torch)
+
+
+# Not differentiable: floor_divide_, the logical and the bitwise ops (values and dtypes only).
+VALUE_OPS: dict[str, Callable[[Any], Any]] = {
+    "floor_divide_": lambda m: m.tensor([5.0, -5.0, 7.5]).floor_divide_(2),
+    "floor_divide_-int": lambda m: m.tensor([5, -5, 7]).floor_divide_(m.tensor([2, 2, -3])),
+    "logical_and_": lambda m: m.tensor([0.0, 1.5, 2.0]).logical_and_(m.tensor([1, 0, 3])),
+    "logical_or_-bool": lambda m: m.tensor([False, True, False]).logical_or_(m.tensor([0.0, 0.0, 2.0])),
+    "logical_xor_-int": lambda m: m.tensor([0, 1, 2]).logical_xor_(m.tensor([True, True, False])),
+    "logical_not_": lambda m: m.tensor([0.0, 2.0]).logical_not_(),
+    "bitwise_and_": lambda m: m.tensor([12, 10]).bitwise_and_(6),
+    "bitwise_or_-tensor": lambda m: m.tensor([12, 10]).bitwise_or_(m.tensor([1, 4])),
+    "bitwise_xor_-bool": lambda m: m.tensor([True, False]).bitwise_xor_(m.tensor([True, True])),
+    "bitwise_not_": lambda m: m.tensor([12, -1], dtype=m.int32).bitwise_not_(),
+}
+
+
+@pytest.mark.parametrize("name", VALUE_OPS)
+def test_value_in_place_variant_matches_torch(torch: Any, name: str) -> None:
+    c, t = VALUE_OPS[name](ctxgrad), VALUE_OPS[name](torch)
+    assert c.tolist() == t.tolist()
+    assert str(c.dtype) == str(t.dtype).removeprefix("torch.")
+
+
+VALUE_ERRORS: dict[str, Callable[[Any], Any]] = {
+    "bitwise_and_-float": lambda m: m.tensor([1.0]).bitwise_and_(1),
+    "floor_divide_-float-into-int": lambda m: m.tensor([5]).floor_divide_(2.5),
+    "atan2_-not-tensor": lambda m: m.tensor([1.0]).atan2_(2.0),
+}
+
+
+@pytest.mark.parametrize("name", VALUE_ERRORS)
+def test_value_in_place_variant_errors_match_torch(torch: Any, name: str) -> None:
+    fn = VALUE_ERRORS[name]
+    assert raised(lambda: fn(ctxgrad), ctxgrad) == raised(lambda: fn(torch), torch)

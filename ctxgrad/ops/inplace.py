@@ -40,8 +40,8 @@ from ctxgrad.autograd._views import (
     write_in_place,
 )
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops import pointwise, reduction, shape
-from ctxgrad.ops._util import named
+from ctxgrad.ops import arithmetic, comparison, pointwise, reduction, shape
+from ctxgrad.ops._util import named, operand
 from ctxgrad.ops.indexing import numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -258,3 +258,78 @@ def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
 def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
     """In place: zero everything below diagonal ``diagonal`` of the last two dimensions."""
     return write_in_place(shape.Triu, input, int(diagonal))
+
+
+def atan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise angle of the point ``(other, self)``."""
+    return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("atan2_", "other", 1, other))
+
+
+def arctan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: ``atan2_``."""
+    return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("arctan2_", "other", 1, other))
+
+
+def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """In place: ``self + weight * (end - self)``; ``weight`` a number or tensor."""
+    w = pointwise.number_or_tensor(weight)
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp_(): argument 'end' (position 1) must be Tensor, not {type(end).__name__}")
+    if isinstance(w, Tensor):
+        return write_in_place(pointwise.LerpTensor, input, end, w)
+    return write_in_place(pointwise.LerpScalar, input, end, w)
+
+
+def floor_divide_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self // other``, rounded toward -inf."""
+    return write_in_place(arithmetic.FloorDivide, input, operand(other))
+
+
+def remainder_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self % other``, with the sign of ``other``."""
+    if isinstance(other, Tensor):
+        return write_in_place(arithmetic.Remainder, input, other)
+    return write_in_place(named(arithmetic.Remainder, "RemainderBackward0"), input, operand(other))
+
+
+def fmod_(input: Tensor, other: Any) -> Tensor:
+    """In place: the remainder of ``self / other`` with the sign of ``self``."""
+    if isinstance(other, Tensor):
+        return write_in_place(arithmetic.Fmod, input, other)
+    return write_in_place(named(arithmetic.Fmod, "FmodBackward0"), input, operand(other))
+
+
+def _logical(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Tensor], Tensor]:
+    def frontend(input: Tensor, other: Tensor) -> Tensor:
+        return write_in_place(fn, input, pointwise.tensor_arg(name, "other", 1, other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise logical {what} (1 or 0 in this tensor's dtype)."
+    return frontend
+
+
+def _bitwise(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
+    def frontend(input: Tensor, other: Any) -> Tensor:
+        return write_in_place(fn, input, operand(other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise ``self {what} other`` (bool and integer tensors)."
+    return frontend
+
+
+logical_and_ = _logical(comparison.LogicalAnd, "logical_and_", "AND")
+logical_or_ = _logical(comparison.LogicalOr, "logical_or_", "OR")
+logical_xor_ = _logical(comparison.LogicalXor, "logical_xor_", "XOR")
+bitwise_and_ = _bitwise(comparison.BitwiseAnd, "bitwise_and_", "&")
+bitwise_or_ = _bitwise(comparison.BitwiseOr, "bitwise_or_", "|")
+bitwise_xor_ = _bitwise(comparison.BitwiseXor, "bitwise_xor_", "^")
+
+
+def logical_not_(input: Tensor) -> Tensor:
+    """In place: elementwise logical NOT (1 or 0 in this tensor's dtype)."""
+    return write_in_place(comparison.LogicalNot, input)
+
+
+def bitwise_not_(input: Tensor) -> Tensor:
+    """In place: elementwise ``~self`` (bool and integer tensors)."""
+    return write_in_place(comparison.BitwiseNot, input)
