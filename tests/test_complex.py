@@ -297,3 +297,39 @@ def test_real_and_complex_tensors_promote_as_torch(
         return str((x + z).dtype).split(".")[-1]
 
     assert result(ctxgrad) == result(torch)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean"])
+def test_scatter_reduce_takes_complex_values_but_refuses_their_gradients_as_torch(torch: Any, reduce: str) -> None:
+    a = np.array([[1 + 2j, -0.5j], [0.25 + 1j, 2 - 1j]])
+    b = np.array([[0.5 - 1j, 1j], [2 + 0.5j, -1 + 0.25j]])
+    index = [[0, 1], [0, 0]]
+    values = [m.tensor(a).scatter_reduce(0, m.tensor(index), m.tensor(b), reduce).numpy() for m in (ctxgrad, torch)]
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-12)
+
+    def with_grad(m: Any) -> Any:
+        return m.tensor(a, requires_grad=True).scatter_reduce(0, m.tensor(index), m.tensor(b), reduce)
+
+    errors = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(RuntimeError) as info:
+            with_grad(m)
+        errors.append(str(info.value))
+    assert (
+        errors[0]
+        == errors[1]
+        == "scatter_reduce does not support automatic differentiation for outputs with complex dtype."
+    )
+
+
+def test_bincount_refuses_a_complex_input_and_takes_the_real_part_of_complex_weights(torch: Any) -> None:
+    messages = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(NotImplementedError) as info:
+            m.bincount(m.tensor(np.array([1 + 1j])))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        c = ctxgrad.bincount(ctxgrad.tensor([1, 1]), ctxgrad.tensor(np.array([1 + 1j, 2j])))
+    t = torch.bincount(torch.tensor([1, 1]), torch.tensor(np.array([1 + 1j, 2j])))
+    assert c.tolist() == t.tolist() and c.dtype == ctxgrad.float64

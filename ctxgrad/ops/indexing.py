@@ -1444,6 +1444,10 @@ class ScatterReduce(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, src: Tensor, pos: np.ndarray[Any, Any], reduce: str, include_self: bool) -> Tensor:
         data = x.array
+        if data.dtype.kind == "c" and True in ctx.needs_input_grad:
+            raise RuntimeError(
+                "scatter_reduce does not support automatic differentiation for outputs with complex dtype."
+            )
         out = data.copy()
         flat = out.reshape(-1)
         v = src.array.reshape(pos.shape)
@@ -1545,6 +1549,10 @@ def _scatter_reduce_args(
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if not isinstance(src, Tensor):
         raise TypeError(f"{name}(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    if reduce in ("amax", "amin") and input.array.dtype.kind == "c":
+        raise NotImplementedError(
+            f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for '{short_name(input.array.dtype)}'"
+        )
     data = _as_1d(input.array)
     idx = _as_1d(_index_dtype(name, index))
     d = _wrap_dim(dim, input.array.ndim)

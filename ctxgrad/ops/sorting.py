@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -340,6 +341,9 @@ def searchsorted(
     seq = sorted_sequence.array
     scalar = not isinstance(input, Tensor)
     values = np.asarray(input) if scalar else input.array
+    for data in (seq, values):
+        if data.dtype.kind == "c":
+            raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{short_name(data.dtype)}'")
     if seq.ndim != 1 and (scalar or seq.shape[:-1] != values.shape[:-1]):
         raise RuntimeError(
             "ctxgrad.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "

@@ -29,6 +29,13 @@ from ctxgrad.ops.shape import Flip, Narrow, cat
 from ctxgrad.ops.sorting import Sort, stable_argsort
 
 
+def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
+    """torch's refusal of a complex input by an op with no complex kernel, for a frontend that
+    works on the values before its Function runs."""
+    if data.dtype.kind == "c":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
+
+
 def _dims(dim: Any) -> tuple[int, ...] | None:
     if dim is None:
         return None
@@ -53,6 +60,7 @@ class Nansum(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
+        refuse_complex(ctx, x.array)
         data = x.array
         axes = _axes(dims, data.ndim)
         ctx.args = (data.shape, axes, keepdim)
@@ -249,19 +257,27 @@ def cummin(input: Tensor, dim: int) -> Any:
 
 
 class Logcumsumexp(Function[Tensor]):
-    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow; the gradient is
-    torch's (a reversed ``logcumsumexp`` of the gradient's logarithm, for stability)."""
+    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow (complex inputs too);
+    the gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
+    logarithm, for stability)."""
 
     _backward_name = "LogcumsumexpBackward0"
+    holomorphic = True  # analytic: a complex input's backward is the real formula, conjugated around
     skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
-        refuse_complex(ctx, x.array)
         data = x.array
         d = _wrap_dim(dim, data.ndim) if data.ndim else 0
         ctx.dim = d
-        out = data.copy() if data.ndim == 0 or data.size == 0 else np.logaddexp.accumulate(data, axis=d)
+        if data.ndim == 0 or data.size == 0:
+            out = data.copy()
+        elif data.dtype.kind == "c":
+            shift = _slice_max(data, d)
+            with np.errstate(divide="ignore"):
+                out = shift + np.log(np.cumsum(np.exp(data - shift), axis=d))
+        else:
+            out = np.logaddexp.accumulate(data, axis=d)
         result = as_tensor(np.asarray(out, dtype=data.dtype))
         ctx.save_for_backward(x, result)
         return result
@@ -272,6 +288,10 @@ class Logcumsumexp(Function[Tensor]):
         if x.array.ndim == 0:
             return grad, None
         d = ctx.dim
+        if x.array.dtype.kind == "c":
+            # sum_{j >= i} grad_j exp(x_i - out_j), as for real numbers (the engine conjugates)
+            c = _const(_slice_max(x.array, d))
+            return (x - c).exp() * Flip.apply(Flip.apply(grad * (c - out).exp(), (d,)).cumsum(d), (d,)), None
         lowest = float(np.finfo(grad.array.dtype).min)
         log_abs = grad.abs().log()
         positive = Where.apply(_const(grad.array > 0), log_abs, lowest)
@@ -289,10 +309,20 @@ class Logcumsumexp(Function[Tensor]):
         x, out = ctx.saved_tensors
         if x.array.ndim == 0:
             return tx.clone()
-        # sum_{i <= j} exp(x_i - out_j) t_i, with exp(x_i - c) <= 1 for c the slice's maximum
-        c = _const(np.max(x.array, axis=ctx.dim, keepdims=True)) if x.array.size else _const(0.0)
+        # sum_{i <= j} exp(x_i - out_j) t_i, with |exp(x_i - c)| <= 1 for c the slice's largest real part
+        c = _const(_slice_max(x.array, ctx.dim)) if x.array.size else _const(0.0)
         out_t: Tensor = (tx * (x - c).exp()).cumsum(ctx.dim) * (c - out).exp()
         return out_t
+
+
+def _slice_max(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
+    """The largest real part of each slice along ``dim`` (kept as size 1): a shift that keeps
+    ``exp`` from overflowing (0 where a slice holds only infinities or NaN)."""
+    real = data.real if data.dtype.kind == "c" else data
+    with np.errstate(invalid="ignore"):
+        top = np.max(real, axis=dim, keepdims=True)
+    shift: np.ndarray[Any, Any] = np.where(np.isfinite(top), top, 0.0).astype(real.dtype)
+    return shift
 
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
@@ -330,6 +360,7 @@ class SelectAlong(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, index: np.ndarray[Any, Any], dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
         data = x.array
         flat = data.reshape(1) if data.ndim == 0 else data
         values = np.take_along_axis(flat, index, dim)
@@ -396,6 +427,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     (1, 3)
     """
     data = input.array
+    _refuse_complex_input(data, "mode_cpu")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
     flat = data.reshape(1) if data.ndim == 0 else data
     if flat.shape[d] == 0:
@@ -440,6 +472,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> A
     if dim is None:
         return Nanmedian.apply(input)
     data = input.array
+    _refuse_complex_input(data, "median_out")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
     flat = data.reshape(1) if data.ndim == 0 else data
     n = flat.shape[d]
@@ -543,7 +576,7 @@ def nanquantile(
     input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
 ) -> Tensor:
     """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, True)  # torch's messages say quantile()
 
 
 # --------------------------------------------------------------------------- diff, trapezoid
@@ -780,6 +813,7 @@ class Unique(Function[tuple[Tensor, ...]]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int | None, consecutive: bool) -> tuple[Tensor, ...]:
+        refuse_complex(ctx, x.array)
         data = x.array
         if dim is None:
             flat = data.reshape(-1)
@@ -879,9 +913,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if weights is None:
         return as_tensor(np.bincount(data, minlength=int(minlength)).astype(np.int64))
     w = weights.array
+    if w.dtype.kind == "c":  # torch casts the weights to double, as a copy does
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        w = w.real
     if w.shape != data.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    out_dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
+    out_dtype = np.dtype(np.float32) if w.dtype == np.float32 else np.dtype(np.float64)
     return as_tensor(np.bincount(data, weights=w.astype(np.float64), minlength=int(minlength)).astype(out_dtype))
 
 
@@ -894,6 +931,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     [0.0, 2.0, 1.0, 0.0]
     """
     data = input.array
+    if data.dtype.kind == "c" and float(min) == float(max):  # torch first looks for the data's range
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{short_name(data.dtype)}'")
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{short_name(data.dtype)}'")
     if bins <= 0:
