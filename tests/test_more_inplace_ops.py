@@ -34,6 +34,7 @@ OPS.update(
         "cumprod_": lambda m, x: x.cumprod_(0),
         "tril_": lambda m, x: x.tril_(),
         "triu_": lambda m, x: x.triu_(1),
+        "renorm_": lambda m, x: x.renorm_(2, 0, 0.9),
         "atan2_": lambda m, x: x.atan2_(m.full((3,), -0.5, dtype=m.float64)),
         "arctan2_": lambda m, x: x.arctan2_(x * 2.0 - 1.0),
         "lerp_": lambda m, x: x.lerp_(m.ones(2, 3, dtype=m.float64), 0.25),

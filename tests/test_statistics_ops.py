@@ -182,6 +182,15 @@ CASES = [
         ref=lambda m, a: a * np.where((n := np.linalg.norm(a, axis=1, keepdims=True)) > 1.5, 1.5 / (n + 1e-7), 1.0),
     ),
     Case(
+        "renorm-inf-p3",
+        lambda m, a: a.renorm(float("inf"), 1, 1.0) + m.renorm(a, 3, -1, 1.2),
+        [((3, 4), "distinct")],
+        ref=lambda m, a: (
+            a * np.where((n := np.abs(a).max(0, keepdims=True)) > 1.0, 1.0 / (n + 1e-7), 1.0)
+            + a * np.where((k := (np.abs(a) ** 3).sum(0, keepdims=True) ** (1 / 3)) > 1.2, 1.2 / (k + 1e-7), 1.0)
+        ),
+    ),
+    Case(
         "renorm-p1-dim1",
         lambda m, a: m.renorm(a, 1, 1, 2.0),
         any_((3, 4)),
@@ -211,6 +220,7 @@ DOUBLE_CASES = [
     Case("cov", lambda m, a: a.cov(), any_((2, 4))),
     Case("corrcoef", lambda m, a: a.corrcoef(), any_((2, 5))),
     Case("renorm", lambda m, a: a.renorm(2, 0, 1.0), any_((3, 3))),
+    Case("renorm-p3", lambda m, a: a.renorm(3, 1, 0.8), any_((3, 3))),
 ]
 
 
@@ -323,6 +333,7 @@ NAMES = {
     "diff": (lambda m, x: x.diff(), "SubBackward0"),
     "cumulative_trapezoid": (lambda m, x: m.cumulative_trapezoid(x), "CumsumBackward0"),
     "corrcoef": (lambda m, x: x.corrcoef(), "ClampBackward1"),
+    "renorm": (lambda m, x: x.renorm(2, 0, 1.0), "RenormBackward0"),
 }
 
 
@@ -349,6 +360,7 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "quantile-interpolation": lambda m: _f(m).quantile(0.5, interpolation="foo"),
     "diff-0d": lambda m: m.tensor(1.0).diff(),
     "diff-negative-order": lambda m: _f(m).diff(-1),
+    "diff-0d-prepend": lambda m: m.tensor([1.0, 2.0]).diff(prepend=m.tensor(0.0)),
     "cov-3d": lambda m: m.zeros(1, 1, 1).cov(),
     "cov-fweights-float": lambda m: _f(m).cov(fweights=m.tensor([1.0, 2.0])),
     "cov-fweights-size": lambda m: _f(m).cov(fweights=m.tensor([1, 2, 3])),

@@ -19,6 +19,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import named, refuse_complex
@@ -599,11 +600,9 @@ def diff(
     d = _wrap_dim(dim, input.array.ndim)
     x = input
     if prepend is not None or append is not None:
-        parts = [
-            t if t.array.ndim else t.reshape(_one_along(input.array.shape, d)).expand(_one_along(input.array.shape, d))
-            for t in (prepend, x, append)
-            if t is not None
-        ]
+        parts = [t for t in (prepend, x, append) if t is not None]
+        if any(t.array.ndim != input.array.ndim for t in parts):
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
         x = cat(parts, d)
     for _ in range(int(n)):
         size = x.array.shape[d]
@@ -612,10 +611,6 @@ def diff(
         upper, lower = Narrow.apply(x, d, 1, size - 1), Narrow.apply(x, d, 0, size - 1)
         x = upper != lower if x.array.dtype == np.bool_ else upper - lower
     return x
-
-
-def _one_along(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
-    return shape[:dim] + (1,) + shape[dim + 1 :]
 
 
 def _spacing(y: Tensor, x: Tensor | None, dx: Any, d: int) -> tuple[Tensor | None, float]:
@@ -783,9 +778,68 @@ def corrcoef(input: Tensor) -> Tensor:
 # --------------------------------------------------------------------------- renorm
 
 
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
-    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
-    ``maxnorm`` (as torch: ``maxnorm / (norm + 1e-7)``); the others unchanged."""
+def _norm_direction(x: Tensor, norm: Tensor, p: float, others: tuple[int, ...]) -> Tensor:
+    """The derivative of each slice's ``p``-norm with respect to its elements (``norm`` is
+    never 0 where it is used)."""
+    if p == float("inf"):
+        top = _const(np.abs(x.array) == norm.array)
+        out: Tensor = x.sign() * top / top.sum(others, keepdim=True)
+        return out
+    if p == 1:
+        return x.sign()
+    return x.sign() * (x.abs() / norm) ** (p - 1)
+
+
+class Renorm(Function[Tensor]):
+    """Each slice along ``dim`` (its elements in the other dimensions) scaled by
+    ``maxnorm / (norm + 1e-7)`` where its ``p``-norm exceeds ``maxnorm``; the gradient is
+    torch's ``renorm_backward``, written in ctxgrad ops."""
+
+    _backward_name = "RenormBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+        data = x.array
+        others = tuple(i for i in range(data.ndim) if i != dim)
+        magnitude = np.abs(data)
+        if p == float("inf"):
+            norm = np.max(magnitude, axis=others, keepdims=True) if data.size else np.zeros(1, data.dtype)
+        else:
+            norm = np.sum(magnitude**p, axis=others, keepdims=True) ** (1.0 / p)
+        over = norm > maxnorm
+        factor = np.where(over, maxnorm / (norm + 1e-7), 1.0).astype(data.dtype)
+        ctx.args = (p, others, maxnorm)
+        ctx.over = _const(over)
+        ctx.save_for_backward(x)
+        return as_tensor(data * factor)
+
+    @staticmethod
+    def _parts(ctx: Any, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """The factor, ``1 / (norm + 1e-7)`` and the norm's derivative, each computed in ctxgrad
+        ops (so that the gradient can be differentiated again); 1 for the norm where a slice
+        is not scaled (no 0 / 0 on the branch that is not taken)."""
+        p, others, maxnorm = ctx.args
+        norm = Where.apply(ctx.over, x.norm(p, others, keepdim=True), 1.0)
+        invnorm = 1.0 / (norm + 1e-7)
+        return invnorm * maxnorm, invnorm, _norm_direction(x, norm, p, others)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (x,) = ctx.saved_tensors
+        factor, invnorm, direction = Renorm._parts(ctx, x)
+        along = (x * grad).sum(ctx.args[1], keepdim=True) * direction
+        return Where.apply(ctx.over, factor * (grad - invnorm * along), grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (x,) = ctx.saved_tensors
+        factor, invnorm, direction = Renorm._parts(ctx, x)
+        change = (direction * tx).sum(ctx.args[1], keepdim=True)
+        return Where.apply(ctx.over, factor * (tx - x * invnorm * change), tx)
+
+
+def _renorm_args(input: Tensor, p: float, dim: int, maxnorm: float) -> int:
     data = input.array
     if data.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {data.ndim} dimensions")
@@ -793,12 +847,25 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
-    d = _wrap_dim(dim, data.ndim)
-    others = tuple(i for i in range(data.ndim) if i != d)
-    norm = input.norm(p, others, keepdim=True)
-    factor = Where.apply(_const(norm.array > maxnorm), maxnorm / (norm + 1e-7), 1.0)
-    out: Tensor = input * factor
-    return out
+    return _wrap_dim(dim, data.ndim)
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
+    ``maxnorm`` (as torch: ``maxnorm / (norm + 1e-7)``); the others unchanged."""
+    d = _renorm_args(input, p, dim, maxnorm)
+    if input.array.dtype.kind == "c":  # complex: the same formula, written with the complex ops
+        others = tuple(i for i in range(input.array.ndim) if i != d)
+        norm = input.norm(p, others, keepdim=True)
+        out: Tensor = input * Where.apply(_const(norm.array > maxnorm), maxnorm / (norm + 1e-7), 1.0)
+        return out
+    return Renorm.apply(input, float(p), d, float(maxnorm))
+
+
+def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """In place: ``renorm``."""
+    d = _renorm_args(input, p, dim, maxnorm)
+    return write_in_place(Renorm, input, float(p), d, float(maxnorm))
 
 
 # --------------------------------------------------------------------------- counting (not differentiable)

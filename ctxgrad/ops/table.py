@@ -230,7 +230,7 @@ OPS: list[Op] = [
     Op("cumulative_trapezoid", statistics.cumulative_trapezoid, method=False),
     Op("cov", statistics.cov),
     Op("corrcoef", statistics.corrcoef),
-    Op("renorm", statistics.renorm),
+    Op("renorm", statistics.renorm, inplace=statistics.renorm_),
     Op("unique", statistics.unique),
     Op("unique_consecutive", statistics.unique_consecutive),
     Op("bincount", statistics.bincount),
