@@ -66,6 +66,7 @@ class Sampled(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, values: np.ndarray[Any, Any], *sources: Tensor) -> Tensor:
         ctx.shapes = [(s.array.shape, s.array.dtype) for s in sources]
+        ctx.out = (values.shape, values.dtype)
         return as_tensor(values)
 
     @staticmethod
@@ -74,7 +75,8 @@ class Sampled(Function[Tensor]):
 
     @staticmethod
     def jvp(ctx: Any, _: None, *tangents: Tensor | None) -> Tensor:
-        return as_tensor(np.zeros_like(tangents[0].array if tangents[0] is not None else np.zeros(())))
+        shape, dtype = ctx.out
+        return as_tensor(np.zeros(shape, dtype))
 
 
 _NORMAL_TENSOR_NUMBER = named(Sampled, "NormalBackward1")

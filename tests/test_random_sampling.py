@@ -231,3 +231,14 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_match_torch(torch: Any, name: str) -> None:
     assert raised(lambda: ERRORS[name](ctxgrad), ctxgrad) == raised(lambda: ERRORS[name](torch), torch)
+
+
+def test_the_tangent_of_a_sample_is_zero_with_the_sample_s_shape() -> None:
+    """(torch raises here: it gives the tangent the shape of `mean`, not of the broadcast sample.)"""
+    import ctxgrad.autograd.forward_ad as fwad
+
+    with fwad.dual_level():
+        mean = fwad.make_dual(ctxgrad.zeros(2, 1, dtype=ctxgrad.float64), ctxgrad.ones(2, 1, dtype=ctxgrad.float64))
+        out = ctxgrad.normal(mean, ctxgrad.ones(3, dtype=ctxgrad.float64))
+        tangent = fwad.unpack_dual(out).tangent
+    assert tangent is not None and tangent.shape == (2, 3) and not tangent.numpy().any()
