@@ -65,19 +65,19 @@ class Nansum(Function[Tensor]):
         data = x.array
         axes = _axes(dims, data.ndim)
         ctx.args = (data.shape, axes, keepdim)
-        ctx.keep = _const(~np.isnan(data)) if data.dtype.kind in "fc" else None
+        ctx.keep = ~np.isnan(data) if data.dtype.kind in "fc" else None  # an array: ctx attributes hold no tensors
         return as_tensor(np.asarray(np.nansum(data, axis=axes, keepdims=keepdim), dtype=data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         shape, axes, keepdim = ctx.args
         g = _restore(grad, shape, axes, keepdim).expand(shape)
-        return (g if ctx.keep is None else Where.apply(ctx.keep, g, 0.0)), None, None
+        return (g if ctx.keep is None else Where.apply(_const(ctx.keep), g, 0.0)), None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         _, axes, keepdim = ctx.args
-        t = tx if ctx.keep is None else Where.apply(ctx.keep, tx, 0.0)
+        t = tx if ctx.keep is None else Where.apply(_const(ctx.keep), tx, 0.0)
         return t.sum(axes or None, keepdim=keepdim) if axes else t.clone()
 
 
@@ -293,8 +293,10 @@ class Logcumsumexp(Function[Tensor]):
             # sum_{j >= i} grad_j exp(x_i - out_j), as for real numbers (the engine conjugates)
             c = _const(_slice_max(x.array, d))
             return (x - c).exp() * Flip.apply(Flip.apply(grad * (c - out).exp(), (d,)).cumsum(d), (d,)), None
-        lowest = float(np.finfo(grad.array.dtype).min)
-        log_abs = grad.abs().log()
+        # torch's stand-in for log(0) is the lowest float; a quarter of it keeps the sums below
+        # finite (exp of either is 0), and log reads 1 where the gradient is 0 (no log(0))
+        lowest = float(np.finfo(grad.array.dtype).min) / 4
+        log_abs = Where.apply(_const(grad.array != 0), grad.abs(), 1.0).log()
         positive = Where.apply(_const(grad.array > 0), log_abs, lowest)
         negative = Where.apply(_const(grad.array < 0), log_abs, lowest)
 
@@ -810,7 +812,7 @@ class Renorm(Function[Tensor]):
         over = norm > maxnorm
         factor = np.where(over, maxnorm / (norm + 1e-7), 1.0).astype(data.dtype)
         ctx.args = (p, others, maxnorm)
-        ctx.over = _const(over)
+        ctx.over = over  # an array: ctx attributes hold no tensors
         ctx.save_for_backward(x)
         return as_tensor(data * factor)
 
@@ -820,7 +822,7 @@ class Renorm(Function[Tensor]):
         ops (so that the gradient can be differentiated again); 1 for the norm where a slice
         is not scaled (no 0 / 0 on the branch that is not taken)."""
         p, others, maxnorm = ctx.args
-        norm = Where.apply(ctx.over, x.norm(p, others, keepdim=True), 1.0)
+        norm = Where.apply(_const(ctx.over), x.norm(p, others, keepdim=True), 1.0)
         invnorm = 1.0 / (norm + 1e-7)
         return invnorm * maxnorm, invnorm, _norm_direction(x, norm, p, others)
 
@@ -829,14 +831,14 @@ class Renorm(Function[Tensor]):
         (x,) = ctx.saved_tensors
         factor, invnorm, direction = Renorm._parts(ctx, x)
         along = (x * grad).sum(ctx.args[1], keepdim=True) * direction
-        return Where.apply(ctx.over, factor * (grad - invnorm * along), grad), None, None, None
+        return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         (x,) = ctx.saved_tensors
         factor, invnorm, direction = Renorm._parts(ctx, x)
         change = (direction * tx).sum(ctx.args[1], keepdim=True)
-        return Where.apply(ctx.over, factor * (tx - x * invnorm * change), tx)
+        return Where.apply(_const(ctx.over), factor * (tx - x * invnorm * change), tx)
 
 
 def _renorm_args(input: Tensor, p: float, dim: int, maxnorm: float) -> int:
