@@ -422,6 +422,20 @@ MORE = [
         z_((2, 4)),
         ref=lambda m, a: np.cumsum((a[:, 1:] + a[:, :-1]) / 2, 1),
     ),
+    Case(
+        "put",
+        lambda m, a, b: a.put(_index(m, [5, 0]), b, accumulate=True),
+        z_((2, 3), (2,)),
+        ref=lambda m, a, b: _put(a.reshape(-1), [5, 0], b, True).reshape(2, 3),
+    ),
+    Case(
+        "diagonal_scatter",
+        lambda m, a, b: m.diagonal_scatter(a, b),
+        z_((2, 2), (2,)),
+        ref=lambda m, a, b: a - np.diag(np.diag(a)) + np.diag(b),
+    ),
+    Case("dist", lambda m, a, b: m.dist(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
+    Case("gradient", lambda m, a: m.gradient(a, dim=1)[0], z_((2, 4)), ref=lambda m, a: np.gradient(a, axis=1)),
     Case("cov", lambda m, a: a.cov(), z_((2, 4)), ref=lambda m, a: np.cov(a)),
     Case("corrcoef", lambda m, a: a.corrcoef(), z_((2, 4)), ref=lambda m, a: np.corrcoef(a)),
     Case(
@@ -549,6 +563,8 @@ NOT_COMPLEX_IN_TORCH: dict[str, Callable[[Any, Any], Any]] = {
     "bucketize": lambda m, a: m.bucketize(a, m.tensor([1.0, 2.0])),
     "scatter_reduce-amax": lambda m, a: a.scatter_reduce(0, m.tensor([0, 0]), a, "amax"),
     "scatter_reduce-amin": lambda m, a: a.scatter_reduce(0, m.tensor([0, 0]), a, "amin"),
+    "index_reduce": lambda m, a: a.index_reduce(0, m.tensor([0, 0]), a, "prod"),
+    "msort": lambda m, a: m.msort(a),
 }
 #: Where ctxgrad does not refuse as torch does (strict xfails: noticed when fixed); none now:
 #: each of these ops refuses a complex input with torch's type and message (ops._util.refuse_complex).
@@ -597,9 +613,9 @@ COVERED_BY = {
     **{name: "broadcast_to" for name in ("broadcast_tensors", "broadcast_shapes")},
     **{name: "tests/test_complex.py" for name in ("einsum", "tensordot")},
     # complex values but no complex gradients in torch (it refuses autograd there): test_complex.py
-    "scatter_reduce": "tests/test_complex.py",
+    **{name: "tests/test_complex.py" for name in ("scatter_reduce", "select_scatter", "slice_scatter")},
     # no complex input: integer counts and indices
-    **{name: "tests/test_complex.py" for name in ("bincount", "tril_indices", "triu_indices")},
+    **{name: "tests/test_complex.py" for name in ("bincount", "tril_indices", "triu_indices", "unravel_index")},
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
     **{name: "double" for name in ("half", "float", "long", "int", "bool")},
 }  # fmt: skip

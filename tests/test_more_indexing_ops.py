@@ -134,7 +134,70 @@ CASES = [
     _scatter_reduce_case("amin", False),
     _scatter_reduce_case("prod", bugs=_NO_PROD_TANGENT),
     _scatter_reduce_case("prod", False, bugs=_NO_PROD_TANGENT),
+    *(
+        Case(
+            f"index_reduce-{reduce}" + ("" if include_self else "-without-self"),
+            lambda m, a, s, reduce=reduce, include_self=include_self: a.index_reduce(
+                0, _i(m, [2, 0, 2]), s, reduce, include_self=include_self
+            ),
+            [((3, 2), "nz"), ((3, 2), "nz")],
+            ref=lambda m, a, s, reduce=reduce, include_self=include_self: _index_reduce_ref(a, s, reduce, include_self),
+            bugs={
+                "jvp": "torch has no forward AD for index_reduce (ctxgrad's tangent is checked by central differences)"
+            },
+        )
+        for reduce, include_self in (("prod", True), ("mean", True), ("amax", False), ("amin", True))
+    ),
+    Case(
+        "put",
+        lambda m, a, s: a.put(_i(m, [[0, -1], [4, 2]]), s),
+        any_((2, 3), (2, 2)),
+        ref=lambda m, a, s: _flat_put(a, s, False),
+    ),
+    Case(
+        "put-accumulate",
+        lambda m, a, s: m.put(a, _i(m, [0, 0, 5]), s, accumulate=True),
+        any_((2, 3), (3,)),
+        ref=lambda m, a, s: _flat_put(a, s, True),
+    ),
+    Case(
+        "select_scatter",
+        lambda m, a, s: m.select_scatter(a, s, 1, -1),
+        any_((2, 3), (2,)),
+        ref=lambda m, a, s: np.concatenate([a[:, :2], s[:, None]], 1),
+    ),
+    Case(
+        "slice_scatter",
+        lambda m, a, s: m.slice_scatter(a, s, 1, 0, None, 2),
+        any_((2, 4), (2, 2)),
+        ref=lambda m, a, s: _put(a, (slice(None), slice(0, None, 2)), s, False),
+    ),
+    Case(
+        "diagonal_scatter",
+        lambda m, a, s: a.diagonal_scatter(s, 1),
+        any_((3, 3), (2,)),
+        ref=lambda m, a, s: _put(a, ([0, 1], [1, 2]), s, False),
+    ),
 ]
+
+
+def _index_reduce_ref(a: np.ndarray, s: np.ndarray, reduce: str, include_self: bool) -> np.ndarray:
+    out = a.copy()
+    fn = {"prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+    for row, sources in ((2, [0, 2]), (0, [1])):
+        values = ([a[row]] if include_self else []) + [s[i] for i in sources]
+        out[row] = fn(np.stack(values), axis=0)
+    return out
+
+
+def _flat_put(a: np.ndarray, s: np.ndarray, accumulate: bool) -> np.ndarray:
+    out = a.copy().reshape(-1)
+    index = np.array([0, 0, 5]) if accumulate else np.array([0, -1, 4, 2])
+    if accumulate:
+        np.add.at(out, index, s.reshape(-1))
+    else:
+        out[index] = s.reshape(-1)
+    return out.reshape(a.shape)
 
 
 def _put(a: np.ndarray, index: tuple[Any, ...], v: np.ndarray, accumulate: bool) -> np.ndarray:
@@ -174,6 +237,9 @@ DOUBLE_CASES = [
         "scatter_reduce-amax", _sq(lambda m, a, s: a.scatter_reduce(0, m.tensor(_IDX), s, "amax")), any_((3, 4), (2, 4))
     ),
     Case("scatter_reduce-prod", lambda m, a, s: a.scatter_reduce(0, m.tensor(_IDX), s, "prod"), any_((3, 4), (2, 4))),
+    Case("index_reduce-prod", lambda m, a, s: a.index_reduce(0, m.tensor([1, 1]), s, "prod"), any_((2, 3), (2, 3))),
+    Case("put", _sq(lambda m, a, s: a.put(m.tensor([1, 3]), s, True)), any_((2, 2), (2,))),
+    Case("slice_scatter", _sq(lambda m, a, s: m.slice_scatter(a, s, 0, 1)), any_((3, 2), (2, 2))),
 ]
 
 
@@ -220,6 +286,8 @@ INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     "scatter_-value": lambda m, x: x.scatter_(1, m.tensor([[2], [1], [0]]), 9.0),
     "scatter_-reduce": lambda m, x: x.scatter_(0, m.tensor([[2, 1, 0]]), 2.0, reduce="multiply"),
     "scatter_add_": lambda m, x: x.scatter_add_(0, m.tensor([[2, 2, 0]]), m.ones(1, 3, dtype=m.float64)),
+    "index_reduce_": lambda m, x: x.index_reduce_(1, m.tensor([0, 0]), x[:, 1:] * 2.0, "mean"),
+    "put_": lambda m, x: x.put_(m.tensor([8, 0]), m.tensor([4.0, 5.0], dtype=m.float64), accumulate=True),
 }
 
 
@@ -269,6 +337,11 @@ NAMES = {
     "index_put": (lambda m, x: x.index_put((m.tensor([0]),), x[0]), "IndexPutBackward0"),
     "masked_scatter": (lambda m, x: x.masked_scatter(x > 1, x), "MaskedScatterBackward0"),
     "scatter_reduce": (lambda m, x: x.scatter_reduce(0, m.tensor([[0]]), x, "sum"), "ScatterReduceBackward0"),
+    "index_reduce": (lambda m, x: x.index_reduce(0, m.tensor([0]), x[:1], "amax"), "IndexReduceBackward0"),
+    "put": (lambda m, x: x.put(m.tensor([0]), x[0, :1]), "PutBackward0"),
+    "select_scatter": (lambda m, x: m.select_scatter(x, x[0], 0, 1), "SelectScatterBackward0"),
+    "slice_scatter": (lambda m, x: m.slice_scatter(x, x[:1], 0, 1), "SliceScatterBackward0"),
+    "diagonal_scatter": (lambda m, x: m.diagonal_scatter(x, x[0]), "DiagonalScatterBackward0"),
 }
 
 
@@ -301,6 +374,13 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "masked_scatter-short-source": lambda m: _x(m).masked_scatter(_x(m) > -1, m.ones(5)),
     "masked_scatter-float-mask": lambda m: _x(m).masked_scatter(_x(m), m.ones(12)),
     "masked_scatter-dtype": lambda m: _x(m).masked_scatter(_x(m) > -1, m.ones(12, dtype=m.float64)),
+    "index_reduce-sum": lambda m: _x(m).index_reduce(0, m.tensor([0]), m.ones(1, 4), "sum"),
+    "put-count": lambda m: _x(m).put(m.tensor([0, 1]), m.tensor([5.0])),
+    "put-out-of-range": lambda m: _x(m).put(m.tensor([0, 12]), m.tensor([5.0, 6.0])),
+    "select_scatter-size": lambda m: m.select_scatter(_x(m), m.ones(3), 0, 1),
+    "slice_scatter-size": lambda m: m.slice_scatter(_x(m), m.ones(3, 3), 1, 0, 4, 2),
+    "diagonal_scatter-size": lambda m: m.diagonal_scatter(_x(m), m.ones(2)),
+    "unravel_index-float": lambda m: m.unravel_index(m.tensor([1.0]), (3, 4)),
 }
 
 
@@ -352,3 +432,13 @@ SEARCH_ERRORS: dict[str, Callable[[Any], Any]] = {
 def test_searchsorted_errors_match_torch(torch: Any, name: str) -> None:
     fn = SEARCH_ERRORS[name]
     assert raised(lambda: fn(ctxgrad), ctxgrad) == raised(lambda: fn(torch), torch)
+
+
+def test_unravel_index_matches_torch_and_numpy(torch: Any) -> None:
+    for indices, shape in (([5, 11, 0], (3, 4)), ([[7], [23]], (2, 3, 4)), (13, (3, 4)), (-1, (3, 4))):
+        c = ctxgrad.unravel_index(ctxgrad.tensor(indices), shape)
+        t = torch.unravel_index(torch.tensor(indices), shape)
+        assert [x.tolist() for x in c] == [x.tolist() for x in t]
+        assert all(x.dtype == ctxgrad.int64 for x in c)
+    expected = np.unravel_index([5, 11], (3, 4))
+    assert [x.tolist() for x in ctxgrad.unravel_index(ctxgrad.tensor([5, 11]), (3, 4))] == [list(e) for e in expected]

@@ -181,6 +181,40 @@ CASES = [
         any_((3, 4)),
         ref=lambda m, a: a * np.where((n := np.linalg.norm(a, axis=1, keepdims=True)) > 1.5, 1.5 / (n + 1e-7), 1.0),
     ),
+    Case("dist", lambda m, a, b: m.dist(a, b), any_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
+    Case(
+        "dist-p",
+        lambda m, a, b: a.dist(b, 3) + a.dist(b, 1) + m.dist(a, b, float("inf")),
+        [((2, 3), "distinct"), ((2, 3), "any")],
+        ref=lambda m, a, b: sum(np.linalg.norm((a - b).ravel(), p) for p in (3, 1, np.inf)),
+    ),
+    Case(
+        "gradient",
+        lambda m, a: m.stack(list(m.gradient(a))),
+        any_((3, 4)),
+        ref=lambda m, a: np.stack(np.gradient(a)),
+    ),
+    Case(
+        "gradient-spacing-edge-order-2",
+        lambda m, a: m.gradient(a, spacing=0.5, dim=1, edge_order=2)[0],
+        any_((2, 5)),
+        ref=lambda m, a: np.gradient(a, 0.5, axis=1, edge_order=2),
+    ),
+    Case(
+        "gradient-coordinates",
+        lambda m, a: m.gradient(a, spacing=[m.tensor([0.0, 1.0, 3.0, 3.5], dtype=a.dtype)], dim=0)[0],
+        any_((4, 2)),
+        ref=lambda m, a: np.gradient(a, [0.0, 1.0, 3.0, 3.5], axis=0),
+    ),
+    Case(
+        "gradient-coordinates-edge-order-2",
+        lambda m, a: m.gradient(a, spacing=(m.tensor([0.0, 0.5, 2.0, 2.5, 4.0], dtype=a.dtype),), dim=-1, edge_order=2)[
+            0
+        ],
+        any_((2, 5)),
+        ref=lambda m, a: np.gradient(a, [0.0, 0.5, 2.0, 2.5, 4.0], axis=-1, edge_order=2),
+    ),
+    Case("msort", lambda m, a: m.msort(a), [((4, 3), "distinct")], ref=lambda m, a: np.sort(a, 0)),
     Case(
         "renorm-inf-p3",
         lambda m, a: a.renorm(float("inf"), 1, 1.0) + m.renorm(a, 3, -1, 1.2),
@@ -221,6 +255,8 @@ DOUBLE_CASES = [
     Case("corrcoef", lambda m, a: a.corrcoef(), any_((2, 5))),
     Case("renorm", lambda m, a: a.renorm(2, 0, 1.0), any_((3, 3))),
     Case("renorm-p3", lambda m, a: a.renorm(3, 1, 0.8), any_((3, 3))),
+    Case("dist", lambda m, a, b: a.dist(b, 3), any_((2, 3), (2, 3))),
+    Case("gradient", lambda m, a: m.gradient(a, edge_order=2)[0] ** 2, any_((4, 3))),
 ]
 
 
@@ -373,6 +409,10 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "histc-int": lambda m: m.tensor([1, 2]).histc(3),
     "histc-bins": lambda m: _f(m).histc(0),
     "histc-range": lambda m: _f(m).histc(3, min=3, max=1),
+    "dist-shapes": lambda m: m.dist(_f(m), m.ones(3)),
+    "gradient-edge-order": lambda m: m.gradient(_f(m), edge_order=3),
+    "gradient-too-short": lambda m: m.gradient(_f(m), edge_order=2),
+    "gradient-spacing-length": lambda m: m.gradient(_f(m), spacing=[1.0, 2.0, 3.0]),
 }
 
 

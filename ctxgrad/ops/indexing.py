@@ -23,6 +23,7 @@ from ctxgrad._dtypes import fill_value_as, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.grad_mode import is_grad_enabled
 from ctxgrad.ops._util import UNSET, broadcast_error, missing, named, numpy_dim
 
 # --------------------------------------------------------------------------- index conversion
@@ -1655,3 +1656,167 @@ def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add_(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
     return write_in_place(ScatterAdd, input, dim, index, src)
+
+
+# --------------------------------------------------------------------------- more writes at flat positions
+_INDEX_REDUCE = named(ScatterReduce, "IndexReduceBackward0")
+_PUT = named(PutFlat, "PutBackward0")
+_SELECT_SCATTER = named(PutFlat, "SelectScatterBackward0")
+_SLICE_SCATTER = named(PutFlat, "SliceScatterBackward0")
+_DIAGONAL_SCATTER = named(PutFlat, "DiagonalScatterBackward0")
+
+
+def _index_reduce_args(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
+) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if input.array.dtype.kind == "c":
+        raise NotImplementedError(f"\"index_func_\" not implemented for '{short_name(input.array.dtype)}'")
+    d = _wrap_dim(dim, max(input.array.ndim, 1))
+    idx = _index_vector("index_reduce_", index)
+    src = _source_for("index_reduce_", input, d, idx, source)
+    pos = _slice_positions("index_reduce_", input.array.shape, d, idx, IndexError)
+    return (src.reshape(pos.shape) if src.array.shape != pos.shape else src), pos
+
+
+def index_reduce(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """A copy where each slice ``index`` names along ``dim`` holds the ``reduce`` (``"prod"``,
+    ``"mean"``, ``"amax"``, ``"amin"``) of the ``source`` slices sent there (and of its own,
+    with ``include_self``); the gradient is ``scatter_reduce``'s.
+
+    >>> import ctxgrad
+    >>> ctxgrad.ones(2).index_reduce(0, ctxgrad.tensor([0, 0]), ctxgrad.tensor([2.0, 3.0]), "prod").tolist()
+    [6.0, 1.0]
+    """
+    src, pos = _index_reduce_args(input, dim, index, source, reduce)
+    return _INDEX_REDUCE.apply(input, src, pos, reduce, bool(include_self))
+
+
+def index_reduce_(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """In place: ``index_reduce``."""
+    src, pos = _index_reduce_args(input, dim, index, source, reduce)
+    return write_in_place(_INDEX_REDUCE, input, src, pos, reduce, bool(include_self))
+
+
+def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    idx = index.array
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {short_name(idx.dtype)}")
+    if source.array.size != idx.size:
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.array.size}, index.numel() = {idx.size}"
+        )
+    if source.array.dtype != input.array.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{short_name(input.array.dtype)} and source.dtype = {short_name(source.array.dtype)}"
+        )
+    n = input.array.size
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        flat = idx.reshape(-1)
+        bad = flat[(flat < -n) | (flat >= n)][0]
+        raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {n} elements.")
+    pos = np.where(idx < 0, idx + n, idx).reshape(-1)
+    return source.reshape(-1), pos
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy with ``source``'s elements written (``accumulate``: added) at the positions
+    ``index`` names in ``input`` read as 1-D.
+
+    >>> import ctxgrad
+    >>> ctxgrad.zeros(2, 2).put(ctxgrad.tensor([0, -1]), ctxgrad.tensor([5.0, 6.0])).tolist()
+    [[5.0, 0.0], [0.0, 6.0]]
+    """
+    src, pos = _put_args(input, index, source)
+    return _PUT.apply(input, src, pos, bool(accumulate))
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In place: ``source`` written (``accumulate``: added) at the flat positions ``index``."""
+    src, pos = _put_args(input, index, source)
+    return write_in_place(_PUT, input, src, pos, bool(accumulate))
+
+
+def _embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
+    """``input`` with ``src`` written at the positions ``where`` (a selection of ``input``'s
+    flat positions of exactly ``src``'s shape): the ``*_scatter`` ops."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+    if src.array.shape != where.shape:
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.array.shape)}, slice size = {list(where.shape)}"
+        )
+    values = src if src.array.dtype == input.array.dtype else src.to(input.array.dtype)
+    if (
+        fn in (_SELECT_SCATTER, _SLICE_SCATTER)
+        and input.array.dtype.kind == "c"
+        and (input.requires_grad or values.requires_grad)
+        and is_grad_enabled()
+    ):
+        name = "select_scatter" if fn is _SELECT_SCATTER else "slice_scatter"
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
+    out: Tensor = fn.apply(input, values, np.ascontiguousarray(where), False)
+    return out
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
+    data = input.array
+    d = _wrap_dim(dim, data.ndim)
+    size = data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension {d}")
+    return _embedded(_SELECT_SCATTER, input, src, np.take(_positions(data.shape), index % size, axis=d))
+
+
+def slice_scatter(
+    input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
+) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
+    data = input.array
+    d = _wrap_dim(dim, data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    where = _positions(data.shape)[(slice(None),) * d + (slice(start, end, step),)]
+    return _embedded(_SLICE_SCATTER, input, src, where)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written on its ``offset``-th diagonal of ``dim1`` and ``dim2``."""
+    data = input.array
+    d1, d2 = _wrap_dim(dim1, data.ndim), _wrap_dim(dim2, data.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    where = np.diagonal(_positions(data.shape), offset, d1, d2)
+    return _embedded(_DIAGONAL_SCATTER, input, src, where)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in a tensor of ``shape`` of the flat ``indices`` (taken modulo the
+    number of elements, as torch), one int64 tensor per dimension.
+
+    >>> import ctxgrad
+    >>> [t.tolist() for t in ctxgrad.unravel_index(ctxgrad.tensor([5, 11]), (3, 4))]
+    [[1, 2], [1, 3]]
+    """
+    data = indices.array if isinstance(indices, Tensor) else np.asarray(indices)
+    if data.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got ctxgrad.{data.dtype.name}")
+    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in dims):
+        raise ValueError("'shape' cannot have negative values, but got " + str(dims))
+    total = int(np.prod(dims))
+    flat = data.astype(np.int64) % total if total else data.astype(np.int64)
+    coords = []
+    for size in reversed(dims):
+        coords.append(flat % size if size else flat)
+        flat = flat // size if size else flat
+    return tuple(as_tensor(np.asarray(c, dtype=np.int64)) for c in reversed(coords))

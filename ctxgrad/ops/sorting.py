@@ -373,3 +373,9 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     if boundaries.array.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.array.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values``: the values sorted along the first dimension."""
+    values: Tensor = Sort.apply(input, 0, False)[0]
+    return values

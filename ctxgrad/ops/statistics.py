@@ -1015,3 +1015,126 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise RuntimeError("ctxgrad.histc: max must be larger than min")
     counts, _ = np.histogram(data.reshape(-1), bins=int(bins), range=(lo, hi))
     return as_tensor(counts.astype(data.dtype))
+
+
+# --------------------------------------------------------------------------- dist, gradient
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast), over all elements.
+
+    >>> import ctxgrad
+    >>> ctxgrad.dist(ctxgrad.tensor([0.0, 0.0]), ctxgrad.tensor([3.0, 4.0])).item()
+    5.0
+    """
+    out: Tensor = (input - other).norm(float(p))
+    return out
+
+
+def _coordinates(spacing: Any, dims: tuple[int, ...], shape: tuple[int, ...], dim_given: bool) -> list[Any]:
+    """Per dimension of ``dims``: the step (a number) or the sample coordinates (an array)."""
+    if isinstance(spacing, (int, float)) or (isinstance(spacing, Tensor) and spacing.array.ndim == 0):
+        return [float(spacing)] * len(dims)
+    items = list(spacing)
+    if len(items) != len(dims):
+        if not dim_given:
+            raise RuntimeError(
+                "ctxgrad.gradient expected spacing to be unspecified, a scalar, or a list of length equal to "
+                f"'self.dim() = {len(shape)}', since dim argument was not given, but got a list of length {len(items)}"
+            )
+        raise RuntimeError(
+            "ctxgrad.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments "
+            f"to have the same length, but got a spacing argument of length {len(items)} and a dim argument "
+            f"of length {len(dims)}."
+        )
+    out: list[Any] = []
+    for item, d in zip(items, dims):
+        if isinstance(item, Tensor) and item.array.ndim == 1:
+            if item.array.shape[0] != shape[d]:  # torch computes with the mismatch (a wrong result)
+                raise RuntimeError(
+                    "ctxgrad.gradient expected each coordinate tensor to have as many values as the input has "
+                    f"along its dimension, but got {item.array.shape[0]} coordinates for dimension {d} "
+                    f"of size {shape[d]}"
+                )
+            out.append(item.array.astype(np.float64))
+        else:
+            out.append(float(item.item() if isinstance(item, Tensor) else item))
+    return out
+
+
+def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
+    """The derivative of ``f`` along ``d`` by central differences inside and one-sided ones
+    (first or second order) at the two ends, with step ``h`` or at coordinates ``h``."""
+    n = f.array.shape[d]
+    dt = f.array.dtype
+
+    def part(start: int, length: int) -> Tensor:
+        return Narrow.apply(f, d, start, length)
+
+    def coefficient(values: Any) -> Tensor:
+        arr = np.asarray(values, dtype=dt)
+        if arr.ndim:
+            arr = arr.reshape([-1 if i == d else 1 for i in range(f.array.ndim)])
+        return as_tensor(arr)
+
+    if isinstance(h, float):
+        inner = (part(2, n - 2) - part(0, n - 2)) * (1.0 / (2 * h))
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) * (1.0 / h)
+            last = (part(n - 1, 1) - part(n - 2, 1)) * (1.0 / h)
+        else:
+            first = (part(0, 1) * -3.0 + part(1, 1) * 4.0 - part(2, 1)) * (1.0 / (2 * h))
+            last = (part(n - 1, 1) * 3.0 - part(n - 2, 1) * 4.0 + part(n - 3, 1)) * (1.0 / (2 * h))
+        return cat([first, inner, last], d)
+    x = h
+    dx = np.diff(x)
+    hs, hd = dx[:-1], dx[1:]  # the steps before and after each inner point
+    inner = (
+        part(2, n - 2) * coefficient(hs / (hd * (hd + hs)))
+        + part(1, n - 2) * coefficient((hd - hs) / (hd * hs))
+        - part(0, n - 2) * coefficient(hd / (hs * (hd + hs)))
+    )
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) * (1.0 / dx[0])
+        last = (part(n - 1, 1) - part(n - 2, 1)) * (1.0 / dx[-1])
+    else:
+        a1, a2 = dx[0], dx[1]
+        first = (
+            part(0, 1) * float(-(2 * a1 + a2) / (a1 * (a1 + a2)))
+            + part(1, 1) * float((a1 + a2) / (a1 * a2))
+            - part(2, 1) * float(a1 / (a2 * (a1 + a2)))
+        )
+        b1, b2 = dx[-2], dx[-1]
+        last = (
+            part(n - 3, 1) * float(b2 / (b1 * (b1 + b2)))
+            - part(n - 2, 1) * float((b1 + b2) / (b1 * b2))
+            + part(n - 1, 1) * float((2 * b2 + b1) / (b2 * (b1 + b2)))
+        )
+    return cat([first, inner, last], d)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative of the sampled function ``input`` along each dimension (or those in
+    ``dim``): central differences inside, one-sided differences of order ``edge_order`` at the
+    ends; ``spacing`` is the step (a number, or one per dimension) or the sample coordinates
+    (one 1-D tensor per dimension).
+
+    >>> import ctxgrad
+    >>> ctxgrad.gradient(ctxgrad.tensor([1.0, 4.0, 9.0, 16.0]))[0].tolist()
+    [3.0, 4.0, 6.0, 7.0]
+    """
+    data = input.array
+    if edge_order not in (1, 2):
+        raise RuntimeError("ctxgrad.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is None:
+        dims = tuple(range(data.ndim))
+    elif isinstance(dim, (int, np.integer)):
+        dims = (_wrap_dim(int(dim), data.ndim),)
+    else:
+        dims = tuple(_wrap_dim(int(d), data.ndim) for d in dim)
+    for d in dims:
+        if data.shape[d] < edge_order + 1:
+            raise RuntimeError("ctxgrad.gradient expected each dimension size to be at least edge_order+1")
+    x = input if data.dtype.kind in "fc" else input.to(np.float32)
+    steps = _coordinates(spacing, dims, data.shape, dim is not None)
+    return tuple(_gradient_along(x, d, h, edge_order) for d, h in zip(dims, steps))

@@ -235,6 +235,8 @@ OPS: list[Op] = [
     Op("unique_consecutive", statistics.unique_consecutive),
     Op("bincount", statistics.bincount),
     Op("histc", statistics.histc),
+    Op("dist", statistics.dist),
+    Op("gradient", statistics.gradient, method=False),
     # ----------------------------------------------------------------------- shape
     Op("reshape", shape.reshape, method_frontend=shape.reshape_method),
     Op("view", shape.view, function=False),
@@ -327,6 +329,12 @@ OPS: list[Op] = [
     Op("index_fill", indexing.index_fill, inplace=indexing.index_fill_),
     Op("index_put", indexing.index_put, inplace=indexing.index_put_),
     Op("masked_scatter", indexing.masked_scatter, inplace=indexing.masked_scatter_),
+    Op("index_reduce", indexing.index_reduce, inplace=indexing.index_reduce_),
+    Op("put", indexing.put, inplace=indexing.put_),
+    Op("select_scatter", indexing.select_scatter),
+    Op("slice_scatter", indexing.slice_scatter),
+    Op("diagonal_scatter", indexing.diagonal_scatter),
+    Op("unravel_index", indexing.unravel_index, method=False),
     Op("select", indexing.select),
     Op("index_select", indexing.index_select),
     Op("masked_fill", indexing.masked_fill, inplace=indexing.masked_fill_),
@@ -361,6 +369,7 @@ OPS: list[Op] = [
     Op("median", sorting.median, node_name="MedianBackward1"),
     Op("searchsorted", sorting.searchsorted, method=False),
     Op("bucketize", sorting.bucketize, method=False),
+    Op("msort", sorting.msort),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
