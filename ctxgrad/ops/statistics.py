@@ -792,6 +792,16 @@ def _norm_direction(x: Tensor, norm: Tensor, p: float, others: tuple[int, ...]) 
     return x.sign() * (x.abs() / norm) ** (p - 1)
 
 
+def _renorm_parts(ctx: Any, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """The factor, ``1 / (norm + 1e-7)`` and the norm's derivative, each computed in ctxgrad
+    ops (so that the gradient can be differentiated again); 1 for the norm where a slice
+    is not scaled (no 0 / 0 on the branch that is not taken)."""
+    p, others, maxnorm = ctx.args
+    norm = Where.apply(_const(ctx.over), x.norm(p, others, keepdim=True), 1.0)
+    invnorm = 1.0 / (norm + 1e-7)
+    return invnorm * maxnorm, invnorm, _norm_direction(x, norm, p, others)
+
+
 class Renorm(Function[Tensor]):
     """Each slice along ``dim`` (its elements in the other dimensions) scaled by
     ``maxnorm / (norm + 1e-7)`` where its ``p``-norm exceeds ``maxnorm``; the gradient is
@@ -817,26 +827,16 @@ class Renorm(Function[Tensor]):
         return as_tensor(data * factor)
 
     @staticmethod
-    def _parts(ctx: Any, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """The factor, ``1 / (norm + 1e-7)`` and the norm's derivative, each computed in ctxgrad
-        ops (so that the gradient can be differentiated again); 1 for the norm where a slice
-        is not scaled (no 0 / 0 on the branch that is not taken)."""
-        p, others, maxnorm = ctx.args
-        norm = Where.apply(_const(ctx.over), x.norm(p, others, keepdim=True), 1.0)
-        invnorm = 1.0 / (norm + 1e-7)
-        return invnorm * maxnorm, invnorm, _norm_direction(x, norm, p, others)
-
-    @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         (x,) = ctx.saved_tensors
-        factor, invnorm, direction = Renorm._parts(ctx, x)
+        factor, invnorm, direction = _renorm_parts(ctx, x)
         along = (x * grad).sum(ctx.args[1], keepdim=True) * direction
         return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         (x,) = ctx.saved_tensors
-        factor, invnorm, direction = Renorm._parts(ctx, x)
+        factor, invnorm, direction = _renorm_parts(ctx, x)
         change = (direction * tx).sum(ctx.args[1], keepdim=True)
         return Where.apply(_const(ctx.over), factor * (tx - x * invnorm * change), tx)
 
