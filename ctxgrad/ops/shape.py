@@ -10,6 +10,7 @@ by every graph that saved the other."""
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -21,6 +22,7 @@ from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
 from ctxgrad.ops.complex_numbers import Conj
+from ctxgrad.ops.indexing import IndexSelect
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -1545,8 +1547,6 @@ def repeat_interleave(
     >>> ctxgrad.repeat_interleave(ctxgrad.tensor([2, 0, 1])).tolist()
     [0, 0, 2]
     """
-    from ctxgrad.ops.indexing import IndexSelect
-
     if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
         counts = _repeat_counts(input, None)
         out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
@@ -1615,8 +1615,6 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if not ts:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
-        import warnings
-
         warnings.warn(
             "ctxgrad.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
             UserWarning,
@@ -1668,8 +1666,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     >>> ctxgrad.combinations(ctxgrad.tensor([1, 2, 3])).tolist()
     [[1, 2], [1, 3], [2, 3]]
     """
-    from ctxgrad.ops.indexing import IndexSelect
-
     if input.array.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.array.shape)}")
     r = int(r)
