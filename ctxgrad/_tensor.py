@@ -1070,34 +1070,76 @@ class Tensor:
 
         def sum_to_size(self, *size: Any) -> Tensor: ...
 
-        def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor: ...
+        def nansum(
+            self,
+            dim: Any = None,
+            keepdim: bool = False,
+            *,
+            dtype: Any = None,
+            axis: Any = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor: ...
+        def nanmean(
+            self,
+            dim: Any = None,
+            keepdim: bool = False,
+            *,
+            dtype: Any = None,
+            axis: Any = None,
+            keepdims: bool | None = None,
+        ) -> Tensor: ...
 
-        def count_nonzero(self, dim: Any = None) -> Tensor: ...
+        def count_nonzero(self, dim: Any = None, *, axis: Any = None) -> Tensor: ...
 
-        def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> Any: ...
+        def aminmax(
+            self, *, dim: int | None = None, keepdim: bool = False, axis: Any = None, keepdims: bool | None = None
+        ) -> Any: ...
 
-        def cummax(self, dim: int) -> Any: ...
+        def cummax(self, dim: int = ..., *, axis: Any = None) -> Any: ...
 
-        def cummin(self, dim: int) -> Any: ...
+        def cummin(self, dim: int = ..., *, axis: Any = None) -> Any: ...
 
-        def logcumsumexp(self, dim: int) -> Tensor: ...
+        def logcumsumexp(self, dim: int = ..., *, axis: Any = None) -> Tensor: ...
 
-        def mode(self, dim: int = -1, keepdim: bool = False) -> Any: ...
+        def mode(
+            self, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+        ) -> Any: ...
 
-        def nanmedian(self, dim: int | None = None, keepdim: bool = False) -> Any: ...
+        def nanmedian(
+            self, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+        ) -> Any: ...
 
         def quantile(
-            self, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
+            self,
+            q: Any,
+            dim: int | None = None,
+            keepdim: bool = False,
+            *,
+            interpolation: str = "linear",
+            axis: Any = None,
+            keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def nanquantile(
-            self, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
+            self,
+            q: Any,
+            dim: int | None = None,
+            keepdim: bool = False,
+            *,
+            interpolation: str = "linear",
+            axis: Any = None,
+            keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def diff(
-            self, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None
+            self,
+            n: int = 1,
+            dim: int = -1,
+            prepend: Tensor | None = None,
+            append: Tensor | None = None,
+            *,
+            axis: Any = None,
         ) -> Tensor: ...
 
         def cov(

@@ -419,3 +419,39 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_match_torch(torch: Any, name: str) -> None:
     assert raised(lambda: ERRORS[name](ctxgrad), ctxgrad) == raised(lambda: ERRORS[name](torch), torch)
+
+
+# NumPy's keyword names, which torch's functions and methods take in place of dim and keepdim.
+NUMPY_NAMES: dict[str, Callable[[Any, Any], Any]] = {
+    "nansum": lambda m, x: m.nansum(x, axis=0, keepdims=True),
+    "nanmean": lambda m, x: x.nanmean(axis=1),
+    "count_nonzero": lambda m, x: m.count_nonzero(x, axis=0),
+    "aminmax": lambda m, x: m.stack(list(m.aminmax(x, axis=1, keepdims=True))),
+    "cummax": lambda m, x: x.cummax(axis=1).values,
+    "cummin": lambda m, x: m.cummin(x, axis=0).indices,
+    "logcumsumexp": lambda m, x: x.logcumsumexp(axis=0),
+    "std_mean": lambda m, x: m.stack(list(m.std_mean(x, axis=0, keepdims=True))),
+    "var_mean": lambda m, x: m.stack(list(m.var_mean(x, axis=1))),
+    "mode": lambda m, x: x.mode(axis=0).values,
+    "nanmedian": lambda m, x: x.nanmedian(axis=1, keepdims=True).values,
+    "quantile": lambda m, x: x.quantile(0.3, axis=0, keepdims=True),
+    "nanquantile": lambda m, x: m.nanquantile(x, 0.6, axis=1),
+    "diff": lambda m, x: x.diff(axis=0),
+    "trapezoid": lambda m, x: m.trapezoid(x, axis=0),
+    "cumulative_trapezoid": lambda m, x: m.cumulative_trapezoid(x, axis=0),
+}
+
+
+@pytest.mark.parametrize("name", NUMPY_NAMES)
+def test_numpy_keyword_names_match_torch(torch: Any, name: str) -> None:
+    data = np.array([[1.0, 5.0, 2.0, 2.0], [4.0, 3.0, 6.0, 0.5], [7.0, 0.0, 1.0, 2.0]])
+    c, t = (NUMPY_NAMES[name](m, m.tensor(data)) for m in (ctxgrad, torch))
+    np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["cummax", "logcumsumexp"])
+def test_a_required_dim_given_neither_way_is_torch_s_error(torch: Any, name: str) -> None:
+    def run(m: Any) -> Any:
+        return getattr(m.tensor([1.0, 2.0]), name)()
+
+    assert raised(lambda: run(ctxgrad), ctxgrad) == raised(lambda: run(torch), torch)

@@ -22,7 +22,7 @@ from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import named, refuse_complex
+from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
@@ -35,6 +35,27 @@ def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
     works on the values before its Function runs."""
     if data.dtype.kind == "c":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
+
+
+def _required_dim(name: str, dim: Any, axis: Any) -> int:
+    """A ``dim`` torch requires, or ``axis=`` in its place; torch's TypeError for neither."""
+    if axis is not None:
+        dim = numpy_dim(name, dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing(name, dim=dim)
+    return int(dim)
+
+
+def _numpy_args(
+    name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, default: Any = None
+) -> tuple[Any, bool]:
+    """``dim`` and ``keepdim``, or NumPy's names for them (``axis=``, ``keepdims=``), which
+    torch's functions and methods take in their place."""
+    if axis is not None:
+        dim = numpy_dim(name, dim, axis, default)
+    if keepdims is not None:
+        keepdim = numpy_keepdim(name, keepdim, keepdims)
+    return dim, keepdim
 
 
 def _dims(dim: Any) -> tuple[int, ...] | None:
@@ -81,21 +102,39 @@ class Nansum(Function[Tensor]):
         return t.sum(axes or None, keepdim=keepdim) if axes else t.clone()
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nansum(
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """The sum of the elements (over ``dim``), NaN counted as zero.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([1.0, float("nan"), 2.0]).nansum().item()
     3.0
     """
+    dim, keepdim = _numpy_args("nansum", dim, keepdim, axis, keepdims)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind in "biu":
         x = x.to(np.int64)
     return Nansum.apply(x, _dims(dim), keepdim)
 
 
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nanmean(
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> Tensor:
     """The mean of the elements that are not NaN (over ``dim``): ``nansum / count``."""
+    dim, keepdim = _numpy_args("nanmean", dim, keepdim, axis, keepdims)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(
@@ -106,8 +145,9 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     return out
 
 
-def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
     """The number of nonzero elements (over ``dim``), as int64."""
+    dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
     data = input.array
     axes = _axes(_dims(dim), data.ndim)
     return as_tensor(np.asarray(np.count_nonzero(data, axis=axes if dim is not None else None), dtype=np.int64))
@@ -167,7 +207,9 @@ class Aminmax(Function[tuple[Tensor, Tensor]]):
         return lo, hi
 
 
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+def aminmax(
+    input: Tensor, *, dim: int | None = None, keepdim: bool = False, axis: Any = None, keepdims: bool | None = None
+) -> Any:
     """``(min, max)`` of all elements, or along ``dim``, as one named tuple.
 
     >>> import ctxgrad
@@ -175,6 +217,7 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     >>> low.item(), high.item()
     (1, 3)
     """
+    dim, keepdim = _numpy_args("aminmax", dim, keepdim, axis, keepdims)
     return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
 
 
@@ -242,18 +285,20 @@ class Cummin(Cummax):
     largest = False
 
 
-def cummax(input: Tensor, dim: int) -> Any:
+def cummax(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
     """``(values, indices)``: the running maximum along ``dim`` and where it was attained.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([1, 3, 2, 5]).cummax(0).values.tolist()
     [1, 3, 3, 5]
     """
+    dim = _required_dim("cummax", dim, axis)
     return _return_types.cummax(*Cummax.apply(input, int(dim)))
 
 
-def cummin(input: Tensor, dim: int) -> Any:
+def cummin(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
     """``(values, indices)``: the running minimum along ``dim`` and where it was attained."""
+    dim = _required_dim("cummin", dim, axis)
     return _return_types.cummin(*Cummin.apply(input, int(dim)))
 
 
@@ -328,8 +373,9 @@ def _slice_max(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
     return shift
 
 
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
+    dim = _required_dim("logcumsumexp", dim, axis)
     return Logcumsumexp.apply(input, int(dim))
 
 
@@ -337,16 +383,32 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 
 def std_mean(
-    input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.std`)."""
+    dim, keepdim = _numpy_args("std_mean", dim, keepdim, axis, keepdims)
     return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
 def var_mean(
-    input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.var`)."""
+    dim, keepdim = _numpy_args("var_mean", dim, keepdim, axis, keepdims)
     return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
@@ -420,7 +482,7 @@ def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
     return np.expand_dims(picks.reshape(moved.shape[:-1]), dim)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None) -> Any:
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of ties) and
     its last position.
 
@@ -429,6 +491,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     >>> result.values.item(), result.indices.item()
     (1, 3)
     """
+    dim, keepdim = _numpy_args("mode", dim, keepdim, axis, keepdims, -1)
     data = input.array
     _refuse_complex_input(data, "mode_cpu")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
@@ -470,8 +533,11 @@ class Nanmedian(Function[Tensor]):
         return (tx * as_tensor(ctx.share)).sum()
 
 
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+def nanmedian(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+) -> Any:
     """The lower median ignoring NaN: of all elements, or ``(values, indices)`` along ``dim``."""
+    dim, keepdim = _numpy_args("nanmedian", dim, keepdim, axis, keepdims)
     if dim is None:
         return Nanmedian.apply(input)
     data = input.array
@@ -563,7 +629,14 @@ def _quantile(
 
 
 def quantile(
-    input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
     ``dim``, interpolated between the neighbouring sorted values; NaN where a slice holds NaN.
@@ -572,13 +645,22 @@ def quantile(
     >>> ctxgrad.tensor([1.0, 2.0, 4.0, 8.0]).quantile(0.5).item()
     3.0
     """
+    dim, keepdim = _numpy_args("quantile", dim, keepdim, axis, keepdims)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(
-    input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear"
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> Tensor:
     """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
+    dim, keepdim = _numpy_args("nanquantile", dim, keepdim, axis, keepdims)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, True)  # torch's messages say quantile()
 
 
@@ -586,7 +668,13 @@ def nanquantile(
 
 
 def diff(
-    input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None
+    input: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+    *,
+    axis: Any = None,
 ) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``), after
     joining ``prepend`` and ``append`` (bools: ``!=``).
@@ -595,6 +683,7 @@ def diff(
     >>> ctxgrad.tensor([1, 4, 9, 16]).diff().tolist()
     [3, 5, 7]
     """
+    dim, _ = _numpy_args("diff", dim, False, axis, None, -1)
     if input.array.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -631,13 +720,14 @@ def _spacing(y: Tensor, x: Tensor | None, dx: Any, d: int) -> tuple[Tensor | Non
     return diff(x, dim=d), 1.0
 
 
-def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
     """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``.
 
     >>> import ctxgrad
     >>> ctxgrad.trapezoid(ctxgrad.tensor([1.0, 2.0, 3.0])).item()
     4.0
     """
+    dim, _ = _numpy_args("trapezoid", dim, False, axis, None, -1)
     d = _wrap_dim(dim, y.array.ndim)
     widths, step = _spacing(y, x, dx, d)
     size = y.array.shape[d]
@@ -650,13 +740,15 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     return (widths * pair_sum).sum(d) / 2.0
 
 
-def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
     """``trapezoid`` (torch's older name)."""
+    dim, _ = _numpy_args("trapz", dim, False, axis, None, -1)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
     """The running trapezoidal rule along ``dim`` (one element shorter than ``y`` there)."""
+    dim, _ = _numpy_args("cumulative_trapezoid", dim, False, axis, None, -1)
     d = _wrap_dim(dim, y.array.ndim)
     widths, step = _spacing(y, x, dx, d)
     size = y.array.shape[d]
