@@ -1238,7 +1238,9 @@ class Tensor:
 
         def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
 
-        def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]: ...
+        def tensor_split(
+            self, indices_or_sections: Any, dim: int = 0, *, axis: int | None = None
+        ) -> tuple[Tensor, ...]: ...
 
         def hsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]: ...
 
@@ -1253,7 +1255,12 @@ class Tensor:
         def rot90(self, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor: ...
 
         def repeat_interleave(
-            self, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+            self,
+            repeats: Any = None,
+            dim: int | None = None,
+            *,
+            output_size: int | None = None,
+            axis: int | None = None,
         ) -> Tensor: ...
 
         def diagflat(self, offset: int = 0) -> Tensor: ...

@@ -318,3 +318,10 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_match_torch(torch: Any, name: str) -> None:
     assert raised(lambda: ERRORS[name](ctxgrad), ctxgrad) == raised(lambda: ERRORS[name](torch), torch)
+
+
+def test_tensor_split_and_repeat_interleave_take_axis_as_torch(torch: Any) -> None:
+    for m in (ctxgrad, torch):
+        x = m.arange(6).reshape(2, 3)
+        assert [p.tolist() for p in x.tensor_split(2, axis=1)] == [[[0, 1], [3, 4]], [[2], [5]]]
+        assert m.repeat_interleave(x, 2, axis=0).tolist() == [[0, 1, 2], [0, 1, 2], [3, 4, 5], [3, 4, 5]]

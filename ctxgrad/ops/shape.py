@@ -1348,7 +1348,9 @@ def _slice_piece(x: Tensor, dim: int, start: int, end: int) -> Tensor:
     return Narrow.apply(x, dim, lo, max(hi - lo, 0))
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+def tensor_split(
+    input: Tensor, indices_or_sections: Any, dim: int = 0, *, axis: int | None = None
+) -> tuple[Tensor, ...]:
     """Views of ``input`` along ``dim``: ``n`` pieces as equal as can be (the first ones one
     longer), or the pieces between the given indices (Python's slice rules).
 
@@ -1358,6 +1360,8 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     >>> [p.tolist() for p in ctxgrad.arange(7).tensor_split([1, 5])]
     [[0], [1, 2, 3, 4], [5, 6]]
     """
+    if axis is not None:
+        dim = numpy_dim("tensor_split", dim, axis, 0)
     shape = input.array.shape
     if not shape:
         raise RuntimeError(
@@ -1535,7 +1539,12 @@ def _swapped(n: int, d0: int, d1: int) -> tuple[int, ...]:
 
 
 def repeat_interleave(
-    input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+    input: Tensor,
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+    axis: int | None = None,
 ) -> Tensor:
     """Each element (each slice along ``dim``; of the flattened tensor when ``dim`` is None)
     repeated ``repeats`` times (a number, or one count per element).  With only a tensor of
@@ -1547,6 +1556,8 @@ def repeat_interleave(
     >>> ctxgrad.repeat_interleave(ctxgrad.tensor([2, 0, 1])).tolist()
     [0, 0, 2]
     """
+    if axis is not None:
+        dim = numpy_dim("repeat_interleave", dim, axis)
     if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
         counts = _repeat_counts(input, None)
         out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
