@@ -118,3 +118,34 @@ VALUE_ERRORS: dict[str, Callable[[Any], Any]] = {
 def test_value_in_place_variant_errors_match_torch(torch: Any, name: str) -> None:
     fn = VALUE_ERRORS[name]
     assert raised(lambda: fn(ctxgrad), ctxgrad) == raised(lambda: fn(torch), torch)
+
+
+COMPARES: dict[str, Callable[[Any, Any], Any]] = {
+    "eq_": lambda m, x: x.eq_(0.45),
+    "ne_-tensor": lambda m, x: x.ne_(m.tensor([0.2, 0.6, 0.0], dtype=m.float64)),
+    "lt_": lambda m, x: x.lt_(0.5),
+    "le_-tensor": lambda m, x: x.le_(m.full((2, 1), 0.45, dtype=m.float64)),
+    "gt_": lambda m, x: x.gt_(0.5),
+    "ge_-tensor": lambda m, x: x.ge_(x.detach() * 0.0 + 0.6),
+}
+
+
+@pytest.mark.parametrize("name", COMPARES)
+def test_in_place_comparisons_write_one_or_zero_with_a_zero_gradient_as_torch(torch: Any, name: str) -> None:
+    results = []
+    for m in (ctxgrad, torch):
+        leaf = m.tensor(_VALUES, dtype=m.float64, requires_grad=True)
+        x = leaf * 1.0
+        assert COMPARES[name](m, x) is x
+        node = type(x.grad_fn).__name__
+        x.sum().backward()
+        results.append((x.detach().numpy().copy(), node, leaf.grad.numpy().copy()))
+    (cv, cn, cg), (tv, tn, tg) = results
+    np.testing.assert_array_equal(cv, tv)
+    assert cn == tn
+    np.testing.assert_array_equal(cg, tg)
+
+
+def test_in_place_comparison_of_integers_matches_torch(torch: Any) -> None:
+    c, t = (m.tensor([1, 2, 3]).ge_(2) for m in (ctxgrad, torch))
+    assert c.tolist() == t.tolist() and c.dtype == ctxgrad.int64

@@ -23,7 +23,7 @@ Function.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -333,3 +333,70 @@ def logical_not_(input: Tensor) -> Tensor:
 def bitwise_not_(input: Tensor) -> Tensor:
     """In place: elementwise ``~self`` (bool and integer tensors)."""
     return write_in_place(comparison.BitwiseNot, input)
+
+
+class CompareInPlace(Function[Tensor]):
+    """The 1 or 0 an in-place comparison (``x.lt_(y)``) writes, in ``x``'s dtype; as in torch,
+    the values it overwrites (and a tensor ``other``) get a zero gradient.  ``compare`` is the
+    comparison's Function (made per comparison and node name by :func:`_compare`)."""
+
+    _backward_name = "EqBackward0"
+    skips_without_gradient = True
+    compare: ClassVar[type[Function[Tensor]]]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, other: Any) -> Tensor:
+        ctx.other = other.array.shape if isinstance(other, Tensor) else None
+        result: Tensor = ctx.forward_cls.compare.forward(ctx, x, other)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_x, need_other = ctx.needs_input_grad
+        zeros = as_tensor(np.zeros_like(grad.array)) if need_x else None
+        other = as_tensor(np.zeros(ctx.other, grad.array.dtype)) if need_other and ctx.other is not None else None
+        return zeros, other
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: Any) -> Tensor:
+        return as_tensor(np.zeros_like(tx.array))
+
+
+_COMPARES: dict[tuple[type[Function[Tensor]], str], type[CompareInPlace]] = {}
+
+
+def _compare(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
+    """``name``: the comparison ``fn`` made in place; torch names its node ``<Op>Backward0``
+    for a number ``other`` and ``<Op>Backward1`` for a tensor."""
+
+    def made(node: str) -> type[CompareInPlace]:
+        cls = _COMPARES.get((fn, node))
+        if cls is None:
+            meta: Any = type(CompareInPlace)
+            namespace = {
+                "compare": fn,
+                "ufunc": fn.__dict__["ufunc"],  # what the comparison's forward reads from its class
+                "_backward_name": node,
+                "__module__": __name__,
+                "__doc__": CompareInPlace.__doc__,
+            }
+            cls = _COMPARES[(fn, node)] = meta(f"{fn.__name__}InPlace", (CompareInPlace,), namespace)
+        return cls
+
+    op = fn.__name__
+
+    def frontend(input: Tensor, other: Any) -> Tensor:
+        node = f"{op}Backward1" if isinstance(other, Tensor) else f"{op}Backward0"
+        return write_in_place(made(node), input, operand(other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise ``self {what} other``, as 1 or 0 in this tensor's dtype."
+    return frontend
+
+
+eq_ = _compare(comparison.Eq, "eq_", "==")
+ne_ = _compare(comparison.Ne, "ne_", "!=")
+lt_ = _compare(comparison.Lt, "lt_", "<")
+le_ = _compare(comparison.Le, "le_", "<=")
+gt_ = _compare(comparison.Gt, "gt_", ">")
+ge_ = _compare(comparison.Ge, "ge_", ">=")
