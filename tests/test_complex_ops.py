@@ -600,7 +600,7 @@ def test_row_ids_are_unique() -> None:
 
 #: The ops of the table without a row of their own: the row (or refusal) that covers them.
 COVERED_BY = {
-    "arctan2": "atan2", "clip": "clamp", "pow": "pow-tensor", "__add__": "add", "__sub__": "sub",
+    "arctan2": "atan2", "clip": "clamp", "true_divide_": "div", "pow": "pow-tensor", "__add__": "add", "__sub__": "sub",
     "__rsub__": "rsub", "__mul__": "mul", "__truediv__": "div", "__rtruediv__": "rdiv", "__pow__": "pow-int",
     "__rpow__": "rpow", "__rfloordiv__": "floor_divide", "__rmod__": "remainder", "__rmatmul__": "matmul",
     "__pos__": "pos", "__eq__": "eq", "__ne__": "ne", "__getitem__": "getitem-int", "__setitem__": "setitem",

@@ -149,3 +149,20 @@ def test_in_place_comparisons_write_one_or_zero_with_a_zero_gradient_as_torch(to
 def test_in_place_comparison_of_integers_matches_torch(torch: Any) -> None:
     c, t = (m.tensor([1, 2, 3]).ge_(2) for m in (ctxgrad, torch))
     assert c.tolist() == t.tolist() and c.dtype == ctxgrad.int64
+
+
+def test_conj_physical_and_true_divide_in_place_match_torch(torch: Any) -> None:
+    results = []
+    for m in (ctxgrad, torch):
+        leaf = m.tensor(np.array([1 + 2j, -0.5j]), requires_grad=True)
+        z = leaf * 1.0
+        assert z.conj_physical_() is z
+        node = type(z.grad_fn).__name__
+        (z * m.tensor(np.array([1.0 + 1j, 2.0]))).real.sum().backward()
+        r = m.tensor([1.0, 3.0])
+        assert r.true_divide_(2.0) is r
+        results.append((z.detach().numpy().copy(), node, leaf.grad.numpy().copy(), r.tolist()))
+    (cz, cn, cg, cr), (tz, tn, tg, tr) = results
+    np.testing.assert_allclose(cz, tz)
+    assert cn == tn and cr == tr
+    np.testing.assert_allclose(cg, tg)

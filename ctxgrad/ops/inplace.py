@@ -40,7 +40,7 @@ from ctxgrad.autograd._views import (
     write_in_place,
 )
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops import arithmetic, comparison, pointwise, reduction, shape
+from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, reduction, shape
 from ctxgrad.ops._util import named, operand
 from ctxgrad.ops.indexing import numpy_index
 
@@ -400,3 +400,15 @@ lt_ = _compare(comparison.Lt, "lt_", "<")
 le_ = _compare(comparison.Le, "le_", "<=")
 gt_ = _compare(comparison.Gt, "gt_", ">")
 ge_ = _compare(comparison.Ge, "ge_", ">=")
+
+
+def conj_physical_(input: Tensor) -> Tensor:
+    """In place: the complex conjugate (a real tensor is left as it is)."""
+    if not input.is_complex():
+        return input
+    return write_in_place(named(complex_numbers.Conj, "ConjPhysicalBackward1"), input)
+
+
+def true_divide_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self / other`` (``div_``)."""
+    return arithmetic.div_(input, other)
