@@ -1176,6 +1176,15 @@ class Tensor:
 
         def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor: ...
 
+        def histogram(
+            self,
+            bins: Any,
+            *,
+            range: Sequence[float] | None = None,
+            weight: Tensor | None = None,
+            density: bool = False,
+        ) -> Any: ...
+
         def dist(self, other: Tensor, p: float = 2) -> Tensor: ...
 
         def reshape(self, *shape: Any) -> Tensor: ...

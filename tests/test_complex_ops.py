@@ -559,6 +559,7 @@ NOT_COMPLEX_IN_TORCH: dict[str, Callable[[Any, Any], Any]] = {
     "unique_consecutive": lambda m, a: m.unique_consecutive(a),
     "histc": lambda m, a: m.histc(a),
     "histc-range": lambda m, a: m.histc(a, 3, 0, 1),
+    "histogram": lambda m, a: m.histogram(a, 3),
     "searchsorted": lambda m, a: m.searchsorted(a, a),
     "bucketize": lambda m, a: m.bucketize(a, m.tensor([1.0, 2.0])),
     "scatter_reduce-amax": lambda m, a: a.scatter_reduce(0, m.tensor([0, 0]), a, "amax"),

@@ -308,6 +308,14 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
     "histc-data-range": lambda m: m.tensor([[1.0, 2, 1], [4, 0, 3]]).histc(5),
     "histc-constant": lambda m: m.tensor([1.0, 1, 1]).histc(bins=4),
     "histc-outside-ignored": lambda m: m.tensor([-1.0, 0.5, 9.0]).histc(bins=2, min=0, max=1),
+    "histogram": lambda m: m.histogram(m.tensor([1.0, 2, 1, 4, 2.5]), bins=4),
+    "histogram-range-density": lambda m: m.tensor([1.0, 2, 1, 4, 2.5]).histogram(4, range=(0.0, 4.0), density=True),
+    "histogram-edges-weights": lambda m: m.histogram(
+        m.tensor([1.0, 2, 1, 4, 2.5], dtype=m.float64),
+        bins=m.tensor([0.0, 1.5, 3, 5], dtype=m.float64),
+        weight=m.tensor([1.0, 2, 3, 4, 5], dtype=m.float64),
+    ),
+    "histogram-constant": lambda m: m.histogram(m.tensor([2.0, 2.0]), 2),
 }
 
 
@@ -409,6 +417,9 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "histc-int": lambda m: m.tensor([1, 2]).histc(3),
     "histc-bins": lambda m: _f(m).histc(0),
     "histc-range": lambda m: _f(m).histc(3, min=3, max=1),
+    "histogram-int": lambda m: m.histogram(m.tensor([1, 2]), 3),
+    "histogram-bins": lambda m: m.histogram(_f(m), 0),
+    "histogram-range": lambda m: m.histogram(_f(m), 3, range=(2.0, 1.0)),
     "dist-shapes": lambda m: m.dist(_f(m), m.ones(3)),
     "gradient-edge-order": lambda m: m.gradient(_f(m), edge_order=3),
     "gradient-too-short": lambda m: m.gradient(_f(m), edge_order=2),

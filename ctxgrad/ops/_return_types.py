@@ -1,5 +1,5 @@
 """The named tuples that ``sort``, ``topk``, ``kthvalue``, ``median(dim)``, ``aminmax``,
-``cummax``/``cummin``, ``mode`` and ``nanmedian(dim)`` return, named as
+``cummax``/``cummin``, ``mode``, ``nanmedian(dim)`` and ``histogram`` return, named as
 torch's ``torch.return_types``; a module of their own, so that the frontends in
 :mod:`ctxgrad.ops.sorting` can have the same names."""
 
@@ -71,3 +71,10 @@ class nanmedian(NamedTuple):  # torch.return_types.nanmedian
 
     values: Tensor
     indices: Tensor
+
+
+class histogram(NamedTuple):  # torch.return_types.histogram
+    """``(hist, bin_edges)`` of :func:`ctxgrad.histogram`."""
+
+    hist: Tensor
+    bin_edges: Tensor

@@ -13,6 +13,7 @@ backward, as torch's)."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -1230,3 +1231,51 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     x = input if data.dtype.kind in "fc" else input.to(np.float32)
     steps = _coordinates(spacing, dims, data.shape, dim is not None)
     return tuple(_gradient_along(x, d, h, edge_order) for d, h in zip(dims, steps))
+
+
+def histogram(
+    input: Tensor,
+    bins: Any,
+    *,
+    range: Sequence[float] | None = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    """``(hist, bin_edges)``: the histogram of ``input`` over ``bins`` equal bins (between the
+    data's extremes or ``range``) or over the given increasing ``bins`` edges, with ``weight``
+    per element and, with ``density``, normalised to integrate to 1.  Not differentiable.
+
+    >>> import ctxgrad
+    >>> hist, edges = ctxgrad.histogram(ctxgrad.tensor([1.0, 2.0, 1.0, 4.0]), bins=3)
+    >>> hist.tolist(), edges.tolist()
+    ([2.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0])
+    """
+    data = input.array
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{short_name(data.dtype)}'")
+    flat = data.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins.array.astype(data.dtype).reshape(-1)
+    else:
+        if int(bins) <= 0:
+            raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {int(bins)} for dimension 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+            if lo > hi:
+                raise RuntimeError(
+                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0"
+                )
+        else:
+            lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5  # numpy's and torch's widening of an empty range
+        edges = np.linspace(lo, hi, int(bins) + 1).astype(data.dtype)
+    w = None if weight is None else weight.array.reshape(-1).astype(np.float64)
+    if edges.size < 2 or np.any(np.diff(edges) < 0):
+        hist = np.zeros(max(edges.size - 1, 0), dtype=np.float64)
+    else:
+        hist, _ = np.histogram(flat.astype(np.float64), bins=edges.astype(np.float64), weights=w)
+        if density:
+            total = hist.sum()
+            hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist.astype(np.float64)
+    return _return_types.histogram(as_tensor(np.asarray(hist, dtype=data.dtype)), as_tensor(edges))

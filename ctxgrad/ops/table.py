@@ -235,6 +235,7 @@ OPS: list[Op] = [
     Op("unique_consecutive", statistics.unique_consecutive),
     Op("bincount", statistics.bincount),
     Op("histc", statistics.histc),
+    Op("histogram", statistics.histogram),
     Op("dist", statistics.dist),
     Op("gradient", statistics.gradient, method=False),
     # ----------------------------------------------------------------------- shape
