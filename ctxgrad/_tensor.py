@@ -1345,24 +1345,50 @@ class Tensor:
         def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor: ...
 
         def scatter_reduce(
-            self, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+            self,
+            dim: int = ...,
+            index: Tensor = ...,
+            src: Tensor = ...,
+            reduce: str = ...,
+            *,
+            include_self: bool = True,
+            axis: int | None = None,
         ) -> Tensor: ...
 
         def scatter_reduce_(
-            self, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+            self,
+            dim: int = ...,
+            index: Tensor = ...,
+            src: Tensor = ...,
+            reduce: str = ...,
+            *,
+            include_self: bool = True,
+            axis: int | None = None,
         ) -> Tensor: ...
 
-        def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor: ...
+        def index_add(
+            self, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, alpha: Any = 1, axis: int | None = None
+        ) -> Tensor: ...
 
-        def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor: ...
+        def index_add_(
+            self, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, alpha: Any = 1, axis: int | None = None
+        ) -> Tensor: ...
 
-        def index_copy(self, dim: int, index: Tensor, source: Tensor) -> Tensor: ...
+        def index_copy(
+            self, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, axis: int | None = None
+        ) -> Tensor: ...
 
-        def index_copy_(self, dim: int, index: Tensor, source: Tensor) -> Tensor: ...
+        def index_copy_(
+            self, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, axis: int | None = None
+        ) -> Tensor: ...
 
-        def index_fill(self, dim: int, index: Tensor, value: Any) -> Tensor: ...
+        def index_fill(
+            self, dim: int = ..., index: Tensor = ..., value: Any = ..., *, axis: int | None = None
+        ) -> Tensor: ...
 
-        def index_fill_(self, dim: int, index: Tensor, value: Any) -> Tensor: ...
+        def index_fill_(
+            self, dim: int = ..., index: Tensor = ..., value: Any = ..., *, axis: int | None = None
+        ) -> Tensor: ...
 
         def index_put(self, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor: ...
 
@@ -1373,11 +1399,25 @@ class Tensor:
         def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor: ...
 
         def index_reduce(
-            self, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+            self,
+            dim: int = ...,
+            index: Tensor = ...,
+            source: Tensor = ...,
+            reduce: str = ...,
+            *,
+            include_self: bool = True,
+            axis: int | None = None,
         ) -> Tensor: ...
 
         def index_reduce_(
-            self, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+            self,
+            dim: int = ...,
+            index: Tensor = ...,
+            source: Tensor = ...,
+            reduce: str = ...,
+            *,
+            include_self: bool = True,
+            axis: int | None = None,
         ) -> Tensor: ...
 
         def put(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor: ...

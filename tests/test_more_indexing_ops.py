@@ -442,3 +442,36 @@ def test_unravel_index_matches_torch_and_numpy(torch: Any) -> None:
         assert all(x.dtype == ctxgrad.int64 for x in c)
     expected = np.unravel_index([5, 11], (3, 4))
     assert [x.tolist() for x in ctxgrad.unravel_index(ctxgrad.tensor([5, 11]), (3, 4))] == [list(e) for e in expected]
+
+
+AXIS: dict[str, Callable[[Any], Any]] = {
+    "index_add": lambda m: m.zeros(2, 3).index_add(axis=1, index=m.tensor([0, 0]), source=m.ones(2, 2)),
+    "index_copy": lambda m: m.index_copy(m.zeros(2, 3), axis=0, index=m.tensor([1]), source=m.ones(1, 3)),
+    "index_fill": lambda m: m.zeros(2, 3).index_fill(axis=1, index=m.tensor([2]), value=4.0),
+    "index_reduce": lambda m: m.ones(2, 3).index_reduce(
+        axis=0, index=m.tensor([0]), source=m.full((1, 3), 3.0), reduce="prod"
+    ),
+    "scatter_reduce": lambda m: m.zeros(3).scatter_reduce(axis=0, index=m.tensor([0, 0]), src=m.ones(2), reduce="sum"),
+    "index_add_": lambda m: m.zeros(2, 3).index_add_(axis=0, index=m.tensor([1]), source=m.ones(1, 3)),
+}
+
+
+@pytest.mark.parametrize("name", AXIS)
+def test_index_writes_take_axis_as_torch(torch: Any, name: str) -> None:
+    assert AXIS[name](ctxgrad).tolist() == AXIS[name](torch).tolist()
+
+
+MISSING: dict[str, Callable[[Any], Any]] = {
+    "scatter_reduce-no-reduce": lambda m: m.zeros(2).scatter_reduce(0, m.tensor([0]), m.ones(1)),
+    "index_add-dim-and-axis": lambda m: m.zeros(2).index_add(0, m.tensor([0]), m.ones(1), axis=0),
+}
+
+
+@pytest.mark.parametrize("name", MISSING)
+def test_index_write_argument_errors_match_torch(torch: Any, name: str) -> None:
+    assert raised(lambda: MISSING[name](ctxgrad), ctxgrad) == raised(lambda: MISSING[name](torch), torch)
+
+
+def test_a_missing_dim_is_a_type_error_naming_it() -> None:
+    with pytest.raises(TypeError, match='index_add\\(\\) missing 1 required positional arguments: "dim"'):
+        ctxgrad.zeros(2).index_add(index=ctxgrad.tensor([0]), source=ctxgrad.ones(1))

@@ -1265,7 +1265,15 @@ def _index_add_args(
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+def index_add(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    *,
+    alpha: Any = 1,
+    axis: int | None = None,
+) -> Tensor:
     """A copy with ``alpha * source``'s slices added along ``dim`` at the positions ``index``
     names (repeated positions add up).
 
@@ -1273,12 +1281,28 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     >>> ctxgrad.zeros(3).index_add(0, ctxgrad.tensor([0, 0, 2]), ctxgrad.tensor([1.0, 2.0, 3.0])).tolist()
     [3.0, 0.0, 3.0]
     """
+    if axis is not None:
+        dim = numpy_dim("index_add", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_add", dim=dim, index=index, source=source)
     src, pos = _index_add_args(input, dim, index, source, alpha)
     return _INDEX_ADD.apply(input, src, pos, True)
 
 
-def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+def index_add_(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    *,
+    alpha: Any = 1,
+    axis: int | None = None,
+) -> Tensor:
     """In place: ``alpha * source``'s slices added along ``dim`` at ``index``."""
+    if axis is not None:
+        dim = numpy_dim("index_add_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_add_", dim=dim, index=index, source=source)
     src, pos = _index_add_args(input, dim, index, source, alpha)
     return write_in_place(_INDEX_ADD, input, src, pos, True)
 
@@ -1291,14 +1315,26 @@ def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
+) -> Tensor:
     """A copy with ``source``'s slices written along ``dim`` at the positions ``index`` names."""
+    if axis is not None:
+        dim = numpy_dim("index_copy", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_copy", dim=dim, index=index, source=source)
     src, pos = _index_copy_args(input, dim, index, source)
     return _INDEX_COPY.apply(input, src, pos, False)
 
 
-def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy_(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
+) -> Tensor:
     """In place: ``source``'s slices written along ``dim`` at ``index``."""
+    if axis is not None:
+        dim = numpy_dim("index_copy_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_copy_", dim=dim, index=index, source=source)
     src, pos = _index_copy_args(input, dim, index, source)
     return write_in_place(_INDEX_COPY, input, src, pos, False)
 
@@ -1320,15 +1356,27 @@ def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
     return _INDEX_FILL_NUMBER, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
 
 
-def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+def index_fill(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
+) -> Tensor:
     """A copy with ``value`` (a number or a 0-d tensor) in the slices ``index`` names along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("index_fill", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, value)):
+        raise missing("index_fill", dim=dim, index=index, value=value)
     fn, v, pos = _index_fill_args(input, dim, index, value)
     out: Tensor = fn.apply(input, v, pos, False)
     return out
 
 
-def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+def index_fill_(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
+) -> Tensor:
     """In place: ``value`` in the slices ``index`` names along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("index_fill_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, value)):
+        raise missing("index_fill_", dim=dim, index=index, value=value)
     fn, v, pos = _index_fill_args(input, dim, index, value)
     return write_in_place(fn, input, v, pos, False)
 
@@ -1564,7 +1612,14 @@ def _scatter_reduce_args(
 
 
 def scatter_reduce(
-    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
 ) -> Tensor:
     """A copy where each position ``index`` names along ``dim`` holds the ``reduce``
     (``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``) of the ``src`` values sent
@@ -1575,14 +1630,29 @@ def scatter_reduce(
     >>> x.scatter_reduce(0, ctxgrad.tensor([0, 0, 1]), ctxgrad.tensor([3.0, 2.0, 4.0]), "amax").tolist()
     [3.0, 5.0]
     """
+    if axis is not None:
+        dim = numpy_dim("scatter_reduce", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, src, reduce)):
+        raise missing("scatter_reduce", dim=dim, index=index, src=src, reduce=reduce)
     part, pos = _scatter_reduce_args("scatter_reduce", input, dim, index, src, reduce)
     return ScatterReduce.apply(input, part, pos, reduce, bool(include_self))
 
 
 def scatter_reduce_(
-    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
 ) -> Tensor:
     """In place: ``scatter_reduce``."""
+    if axis is not None:
+        dim = numpy_dim("scatter_reduce_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, src, reduce)):
+        raise missing("scatter_reduce_", dim=dim, index=index, src=src, reduce=reduce)
     part, pos = _scatter_reduce_args("scatter_reduce", input, dim, index, src, reduce)
     return write_in_place(ScatterReduce, input, part, pos, reduce, bool(include_self))
 
@@ -1681,7 +1751,14 @@ def _index_reduce_args(
 
 
 def index_reduce(
-    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
 ) -> Tensor:
     """A copy where each slice ``index`` names along ``dim`` holds the ``reduce`` (``"prod"``,
     ``"mean"``, ``"amax"``, ``"amin"``) of the ``source`` slices sent there (and of its own,
@@ -1691,14 +1768,29 @@ def index_reduce(
     >>> ctxgrad.ones(2).index_reduce(0, ctxgrad.tensor([0, 0]), ctxgrad.tensor([2.0, 3.0]), "prod").tolist()
     [6.0, 1.0]
     """
+    if axis is not None:
+        dim = numpy_dim("index_reduce", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source, reduce)):
+        raise missing("index_reduce", dim=dim, index=index, source=source, reduce=reduce)
     src, pos = _index_reduce_args(input, dim, index, source, reduce)
     return _INDEX_REDUCE.apply(input, src, pos, reduce, bool(include_self))
 
 
 def index_reduce_(
-    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
 ) -> Tensor:
     """In place: ``index_reduce``."""
+    if axis is not None:
+        dim = numpy_dim("index_reduce_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source, reduce)):
+        raise missing("index_reduce_", dim=dim, index=index, source=source, reduce=reduce)
     src, pos = _index_reduce_args(input, dim, index, source, reduce)
     return write_in_place(_INDEX_REDUCE, input, src, pos, reduce, bool(include_self))
 
