@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ctxgrad import _device, _dlpack, _factories, _legacy, _numpy
+from ctxgrad import _device, _dlpack, _factories, _legacy, _numpy, _sampling
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops.table import OPS, Op
@@ -38,6 +38,17 @@ METHODS: dict[str, Callable[..., Any]] = {
     "isclose": _factories.isclose,
     "allclose": _factories.allclose,
     "equal": _factories.equal,
+    # random sampling (_sampling.py): the in-place samplers and the methods that draw
+    "uniform_": _sampling.uniform_,
+    "normal_": _sampling.normal_,
+    "bernoulli_": _sampling.bernoulli_,
+    "exponential_": _sampling.exponential_,
+    "random_": _sampling.random_,
+    "log_normal_": _sampling.log_normal_,
+    "geometric_": _sampling.geometric_,
+    "cauchy_": _sampling.cauchy_,
+    "bernoulli": _sampling.bernoulli,
+    "multinomial": _sampling.multinomial,
     # NumPy's dispatch: np.exp(t) runs ctxgrad.exp, np.sum(t, axis=0) ctxgrad.sum (_numpy.py)
     "__array_ufunc__": _numpy.array_ufunc,
     "__array_function__": _numpy.array_function,

@@ -91,6 +91,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.ops.*": 3,
     # L4: the public surface.
     "ctxgrad._factories": 4,
+    "ctxgrad._sampling": 4,
     "ctxgrad._surface": 4,
     "ctxgrad._numpy": 4,
     "ctxgrad._legacy": 4,

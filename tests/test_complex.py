@@ -297,3 +297,64 @@ def test_real_and_complex_tensors_promote_as_torch(
         return str((x + z).dtype).split(".")[-1]
 
     assert result(ctxgrad) == result(torch)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean"])
+def test_scatter_reduce_takes_complex_values_but_refuses_their_gradients_as_torch(torch: Any, reduce: str) -> None:
+    a = np.array([[1 + 2j, -0.5j], [0.25 + 1j, 2 - 1j]])
+    b = np.array([[0.5 - 1j, 1j], [2 + 0.5j, -1 + 0.25j]])
+    index = [[0, 1], [0, 0]]
+    values = [m.tensor(a).scatter_reduce(0, m.tensor(index), m.tensor(b), reduce).numpy() for m in (ctxgrad, torch)]
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-12)
+
+    def with_grad(m: Any) -> Any:
+        return m.tensor(a, requires_grad=True).scatter_reduce(0, m.tensor(index), m.tensor(b), reduce)
+
+    errors = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(RuntimeError) as info:
+            with_grad(m)
+        errors.append(str(info.value))
+    assert (
+        errors[0]
+        == errors[1]
+        == "scatter_reduce does not support automatic differentiation for outputs with complex dtype."
+    )
+
+
+def test_bincount_refuses_a_complex_input_and_takes_the_real_part_of_complex_weights(torch: Any) -> None:
+    messages = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(NotImplementedError) as info:
+            m.bincount(m.tensor(np.array([1 + 1j])))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        c = ctxgrad.bincount(ctxgrad.tensor([1, 1]), ctxgrad.tensor(np.array([1 + 1j, 2j])))
+    t = torch.bincount(torch.tensor([1, 1]), torch.tensor(np.array([1 + 1j, 2j])))
+    assert c.tolist() == t.tolist() and c.dtype == ctxgrad.float64
+
+
+SCATTERS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "select_scatter": lambda m, a, b: m.select_scatter(a, b[0], 0, 1),
+    "slice_scatter": lambda m, a, b: m.slice_scatter(a, b, 1, 0, None, 2),
+}
+
+
+@pytest.mark.parametrize("name", SCATTERS)
+def test_select_and_slice_scatter_take_complex_values_but_refuse_their_gradients_as_torch(
+    torch: Any, name: str
+) -> None:
+    a = np.array([[1 + 2j, -0.5j, 3.0], [0.25 + 1j, 2 - 1j, 1j]])
+    b = np.array([[0.5 - 1j, 1j], [2 + 0.5j, -1 + 0.25j]])
+    fn = SCATTERS[name]
+    if name == "select_scatter":
+        b = np.array([[0.5 - 1j, 1j, 2.0], [0.0, 0.0, 0.0]])
+    values = [fn(m, m.tensor(a), m.tensor(b)).numpy() for m in (ctxgrad, torch)]
+    np.testing.assert_array_equal(values[0], values[1])
+    errors = []
+    for m in (ctxgrad, torch):
+        with pytest.raises(RuntimeError) as info:
+            fn(m, m.tensor(a, requires_grad=True), m.tensor(b))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

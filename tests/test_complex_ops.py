@@ -294,6 +294,160 @@ COMPLEX = [
 ]
 
 
+# The shape, statistics and indexed-write ops torch code calls beside the basic ones.
+_WINDOWS = np.lib.stride_tricks.sliding_window_view
+
+
+def _block_diag(*mats: np.ndarray) -> np.ndarray:
+    out = np.zeros((sum(a.shape[0] for a in mats), sum(a.shape[1] for a in mats)), dtype=np.complex128)
+    r = c = 0
+    for a in mats:
+        out[r : r + a.shape[0], c : c + a.shape[1]] = a
+        r, c = r + a.shape[0], c + a.shape[1]
+    return out
+
+
+def _put(a: np.ndarray, index: Any, v: np.ndarray, accumulate: bool) -> np.ndarray:
+    out = a.copy()
+    if accumulate:
+        np.add.at(out, index, v)
+    else:
+        out[index] = v
+    return out
+
+
+MORE = [
+    Case(
+        "tensor_split",
+        lambda m, a: m.cat([p * (i + 1.0) for i, p in enumerate(m.tensor_split(a, 2, 1))], 1),
+        z_((2, 3)),
+        ref=lambda m, a: np.concatenate([a[:, :2], 2 * a[:, 2:]], 1),
+    ),
+    *(
+        Case(
+            name,
+            lambda m, a, name=name: getattr(m, name)(a, [1])[0],
+            z_((2, 2, 2)),
+            ref=lambda m, a, name=name: a[:1] if name == "vsplit" else a[:, :1] if name == "hsplit" else a[:, :, :1],
+        )
+        for name in ("hsplit", "vsplit", "dsplit")
+    ),
+    Case("split_with_sizes", lambda m, a: a.split_with_sizes([2, 1], 1)[1], z_((2, 3)), ref=lambda m, a: a[:, 2:]),
+    Case("atleast_1d", lambda m, a: m.atleast_1d(a), z_(())),
+    Case("atleast_2d", lambda m, a: m.atleast_2d(a), z_((3,))),
+    Case("atleast_3d", lambda m, a: m.atleast_3d(a), z_((2, 3))),
+    Case("column_stack", lambda m, a, b: m.column_stack([a, b]), z_((3,), (3, 2))),
+    Case("row_stack", lambda m, a, b: m.row_stack([a, b]), z_((3,), (2, 3)), ref=lambda m, a, b: np.vstack([a, b])),
+    Case("dstack", lambda m, a, b: m.dstack([a, b]), z_((2, 3), (2, 3))),
+    Case("ravel", lambda m, a: m.ravel(a.mT), z_((2, 3)), ref=lambda m, a: np.ravel(a.T)),
+    Case("rot90", lambda m, a: m.rot90(a), z_((2, 3)), ref=lambda m, a: np.rot90(a)),
+    Case("repeat_interleave", lambda m, a: a.repeat_interleave(2, 0), z_((2, 3)), ref=lambda m, a: np.repeat(a, 2, 0)),
+    Case(
+        "meshgrid",
+        lambda m, a, b: m.meshgrid(a, b, indexing="xy")[0] * 2.0 + m.meshgrid(a, b, indexing="xy")[1],
+        z_((3,), (2,)),
+        ref=lambda m, a, b: np.meshgrid(a, b)[0] * 2.0 + np.meshgrid(a, b)[1],
+    ),
+    Case(
+        "cartesian_prod",
+        lambda m, a, b: m.cartesian_prod(a, b),
+        z_((3,), (2,)),
+        ref=lambda m, a, b: np.array([[x, y] for x in a for y in b]),
+    ),
+    Case(
+        "combinations",
+        lambda m, a: m.combinations(a),
+        z_((3,)),
+        ref=lambda m, a: np.array([[a[0], a[1]], [a[0], a[2]], [a[1], a[2]]]),
+    ),
+    Case("block_diag", lambda m, a, b: m.block_diag(a, b), z_((2, 2), (1, 3)), ref=lambda m, a, b: _block_diag(a, b)),
+    Case("diagflat", lambda m, a: m.diagflat(a), z_((3,))),
+    Case("narrow_copy", lambda m, a: a.narrow_copy(1, 1, 2), z_((2, 3)), ref=lambda m, a: a[:, 1:3]),
+    Case("unfold", lambda m, a: a.unfold(1, 2, 1), z_((2, 4)), ref=lambda m, a: _WINDOWS(a, 2, axis=1)),
+    Case("as_strided", lambda m, a: a.as_strided((3, 2), (1, 1)), z_((4,)), ref=lambda m, a: _WINDOWS(a, 2)[:3]),
+    Case(
+        "index_add",
+        lambda m, a, b: a.index_add(0, _index(m, [1, 1]), b, alpha=2.0),
+        z_((2, 3), (2, 3)),
+        ref=lambda m, a, b: _put(a, ([1, 1],), 2.0 * b, True),
+    ),
+    Case(
+        "index_copy",
+        lambda m, a, b: a.index_copy(1, _index(m, [2, 0]), b),
+        z_((2, 3), (2, 2)),
+        ref=lambda m, a, b: _put(a, (slice(None), [2, 0]), b, False),
+    ),
+    Case(
+        "index_fill",
+        lambda m, a: a.index_fill(1, _index(m, [1]), 2.5),
+        z_((2, 3)),
+        ref=lambda m, a: _put(a, (slice(None), [1]), np.array(2.5), False),
+    ),
+    Case(
+        "index_put",
+        lambda m, a, b: a.index_put((_index(m, [0, 0]),), b, accumulate=True),
+        z_((2, 3), (3,)),
+        ref=lambda m, a, b: _put(a, ([0, 0],), b, True),
+    ),
+    Case(
+        "masked_scatter",
+        lambda m, a, b: a.masked_scatter(_mask(m, (2, 3)), b),
+        z_((2, 3), (4,)),
+        ref=lambda m, a, b: _put(a, np.arange(6).reshape(2, 3) % 3 == 0, b[:2], False),
+    ),
+    Case("count_nonzero", lambda m, a: m.count_nonzero(a, 1), z_((2, 3)), ref=lambda m, a: np.count_nonzero(a, 1)),
+    Case(
+        "logcumsumexp",
+        lambda m, a: a.logcumsumexp(1),
+        z_((2, 3), domain="unit"),
+        ref=lambda m, a: np.log(np.cumsum(np.exp(a), 1)),
+    ),
+    Case(
+        "std_mean",
+        lambda m, a: m.std_mean(a, 1)[0] + m.std_mean(a, 1)[1],
+        z_((2, 3)),
+        ref=lambda m, a: np.std(a, 1, ddof=1) + np.mean(a, 1),
+    ),
+    Case(
+        "var_mean",
+        lambda m, a: m.var_mean(a, 0)[0] * m.var_mean(a, 0)[1],
+        z_((3, 2)),
+        ref=lambda m, a: np.var(a, 0, ddof=1) * np.mean(a, 0),
+    ),
+    Case("diff", lambda m, a: m.diff(a, 2), z_((2, 4)), ref=lambda m, a: np.diff(a, 2)),
+    Case("trapezoid", lambda m, a: m.trapezoid(a), z_((2, 4)), ref=lambda m, a: np.trapezoid(a)),
+    Case("trapz", lambda m, a: m.trapz(a, dx=0.5), z_((2, 4)), ref=lambda m, a: np.trapezoid(a, dx=0.5)),
+    Case(
+        "cumulative_trapezoid",
+        lambda m, a: m.cumulative_trapezoid(a),
+        z_((2, 4)),
+        ref=lambda m, a: np.cumsum((a[:, 1:] + a[:, :-1]) / 2, 1),
+    ),
+    Case(
+        "put",
+        lambda m, a, b: a.put(_index(m, [5, 0]), b, accumulate=True),
+        z_((2, 3), (2,)),
+        ref=lambda m, a, b: _put(a.reshape(-1), [5, 0], b, True).reshape(2, 3),
+    ),
+    Case(
+        "diagonal_scatter",
+        lambda m, a, b: m.diagonal_scatter(a, b),
+        z_((2, 2), (2,)),
+        ref=lambda m, a, b: a - np.diag(np.diag(a)) + np.diag(b),
+    ),
+    Case("dist", lambda m, a, b: m.dist(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
+    Case("gradient", lambda m, a: m.gradient(a, dim=1)[0], z_((2, 4)), ref=lambda m, a: np.gradient(a, axis=1)),
+    Case("cov", lambda m, a: a.cov(), z_((2, 4)), ref=lambda m, a: np.cov(a)),
+    Case("corrcoef", lambda m, a: a.corrcoef(), z_((2, 4)), ref=lambda m, a: np.corrcoef(a)),
+    Case(
+        "renorm",
+        lambda m, a: a.renorm(2, 0, 1.0),
+        z_((2, 3)),
+        ref=lambda m, a: a * np.where((n := np.linalg.norm(a, axis=1, keepdims=True)) > 1.0, 1.0 / (n + 1e-7), 1.0),
+    ),
+]
+
+
 def _np_scatter(a: np.ndarray, b: np.ndarray, add: bool) -> np.ndarray:
     out = a.copy()
     for i, row in enumerate([[2, 0], [1, 2]]):
@@ -361,14 +515,23 @@ def _quiet(fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
-CASES = POINTWISE + BINARY + REDUCTIONS + SHAPE + LINALG + INDEXING + COMPLEX + SURFACE
+CASES = POINTWISE + BINARY + REDUCTIONS + SHAPE + LINALG + INDEXING + COMPLEX + SURFACE + MORE
 _LINEAR = {
     "neg", "pos", "clone", "contiguous", "type_as", "add", "add-alpha", "sub", "rsub",
     "mul-complex-scalar", "sum", "sum-dim", "mean", "cumsum", "sum_to_size", "where", "masked_fill", "real", "imag",
     "conj", "conj_physical", "resolve_conj", "view_as_real", "setitem", "zero_", "fill_", "copy_",
-    "lerp", "cpu", "to", "type", "double", "nonzero", "argwhere", "positive", "trace",
+    "lerp", "cpu", "to", "type", "double", "nonzero", "argwhere", "positive", "trace", "count_nonzero",
 }  # fmt: skip
-DOUBLE = [c for c in CASES if c.id not in _LINEAR and c.id not in {s.id for s in SHAPE + INDEXING}]
+_LINEAR_MORE = {c.id for c in MORE} - {
+    "logcumsumexp",
+    "std_mean",
+    "var_mean",
+    "cov",
+    "corrcoef",
+    "renorm",
+    "scatter_reduce-prod",
+}
+DOUBLE = [c for c in CASES if c.id not in _LINEAR | _LINEAR_MORE and c.id not in {s.id for s in SHAPE + INDEXING}]
 DOUBLE = [
     c
     for c in DOUBLE
@@ -437,6 +600,27 @@ NOT_COMPLEX_IN_TORCH: dict[str, Callable[[Any, Any], Any]] = {
     "bitwise_and": lambda m, a: m.bitwise_and(a, a),
     "softmax": lambda m, a: m.softmax(a, 0),
     "log_softmax": lambda m, a: m.log_softmax(a, 0),
+    "nansum": lambda m, a: m.nansum(a),
+    "nanmean": lambda m, a: m.nanmean(a),
+    "aminmax": lambda m, a: m.aminmax(a).min,
+    "cummax": lambda m, a: m.cummax(a, 0).values,
+    "cummin": lambda m, a: m.cummin(a, 0).values,
+    "mode": lambda m, a: m.mode(a).values,
+    "nanmedian": lambda m, a: m.nanmedian(a),
+    "nanmedian-dim": lambda m, a: m.nanmedian(a, 0).values,
+    "quantile": lambda m, a: m.quantile(a, 0.5),
+    "nanquantile": lambda m, a: m.nanquantile(a, 0.5),
+    "unique": lambda m, a: m.unique(a),
+    "unique_consecutive": lambda m, a: m.unique_consecutive(a),
+    "histc": lambda m, a: m.histc(a),
+    "histc-range": lambda m, a: m.histc(a, 3, 0, 1),
+    "histogram": lambda m, a: m.histogram(a, 3),
+    "searchsorted": lambda m, a: m.searchsorted(a, a),
+    "bucketize": lambda m, a: m.bucketize(a, m.tensor([1.0, 2.0])),
+    "scatter_reduce-amax": lambda m, a: a.scatter_reduce(0, m.tensor([0, 0]), a, "amax"),
+    "scatter_reduce-amin": lambda m, a: a.scatter_reduce(0, m.tensor([0, 0]), a, "amin"),
+    "index_reduce": lambda m, a: a.index_reduce(0, m.tensor([0, 0]), a, "prod"),
+    "msort": lambda m, a: m.msort(a),
 }
 NOT_COMPLEX_IN_TORCH.update(
     {
@@ -499,7 +683,7 @@ def test_row_ids_are_unique() -> None:
 
 #: The ops of the table without a row of their own: the row (or refusal) that covers them.
 COVERED_BY = {
-    "arctan2": "atan2", "clip": "clamp", "pow": "pow-tensor", "__add__": "add", "__sub__": "sub",
+    "arctan2": "atan2", "clip": "clamp", "true_divide_": "div", "pow": "pow-tensor", "__add__": "add", "__sub__": "sub",
     "__rsub__": "rsub", "__mul__": "mul", "__truediv__": "div", "__rtruediv__": "rdiv", "__pow__": "pow-int",
     "__rpow__": "rpow", "__rfloordiv__": "floor_divide", "__rmod__": "remainder", "__rmatmul__": "matmul",
     "__pos__": "pos", "__eq__": "eq", "__ne__": "ne", "__getitem__": "getitem-int", "__setitem__": "setitem",
@@ -518,6 +702,10 @@ COVERED_BY = {
     "is_neg": "tests/test_torch_functions.py",
     "__rlshift__": "bitwise_left_shift",
     "__rrshift__": "bitwise_right_shift",
+    # complex values but no complex gradients in torch (it refuses autograd there): test_complex.py
+    **{name: "tests/test_complex.py" for name in ("scatter_reduce", "select_scatter", "slice_scatter")},
+    # no complex input: integer counts and indices
+    **{name: "tests/test_complex.py" for name in ("bincount", "tril_indices", "triu_indices", "unravel_index")},
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
     **{name: "double" for name in ("half", "float", "long", "int", "bool")},
     # the device moves: cuda() only fails on the CPU (tests/test_porting_shims.py)

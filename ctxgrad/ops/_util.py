@@ -241,6 +241,16 @@ _NO_COMPLEX: dict[str, tuple[type[Exception], str]] = {
     "NextafterBackward0": (_NI, "\"nextafter_cpu\" not implemented for '{dtype}'"),
     "FmaxBackward0": (_RT, "fmax not implemented for complex tensors."),
     "FminBackward0": (_RT, "fmin not implemented for complex tensors."),
+    "NansumBackward0": (_RT, "nansum on CPU does not support complex inputs"),
+    "AminmaxBackward0": (_NI, "\"aminmax_cpu\" not implemented for '{dtype}'"),
+    "CummaxBackward0": (_NI, "\"cummax_cpu\" not implemented for '{dtype}'"),
+    "CumminBackward0": (_NI, "\"cummin_cpu\" not implemented for '{dtype}'"),
+    "ModeBackward0": (_NI, "\"mode_cpu\" not implemented for '{dtype}'"),
+    "NanmedianBackward0": (_NI, "\"median_cpu\" not implemented for '{dtype}'"),
+    "NanmedianBackward1": (_NI, "\"median_out\" not implemented for '{dtype}'"),
+    **dict.fromkeys(
+        ("Unique2Backward0", "UniqueConsecutiveBackward0"), (_NI, "\"unique\" not implemented for '{dtype}'")
+    ),
     "SoftmaxBackward0": (_NI, "\"softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),
     "LogSoftmaxBackward0": (_NI, "\"log_softmax_lastdim_kernel_impl\" not implemented for '{dtype}'"),
 }  # fmt: skip

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from ctxgrad._dtypes import fill_value_as
+from ctxgrad._dtypes import fill_value_as, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
     batch_elementwise,
@@ -32,7 +32,8 @@ from ctxgrad.autograd._batched import (
 )
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, broadcast_error, missing, numpy_dim
+from ctxgrad.autograd.grad_mode import is_grad_enabled
+from ctxgrad.ops._util import UNSET, broadcast_error, missing, named, numpy_dim
 
 # --------------------------------------------------------------------------- index conversion
 
@@ -1032,10 +1033,10 @@ def gather(
 
 
 def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduce: str | None) -> Tensor:
-    if reduce is not None:
-        raise NotImplementedError("ctxgrad's scatter does not take reduce= yet; use scatter_add")
     if src is None:
         src = value
+    if reduce is not None and src is not None:
+        return _scatter_with_reduce(input, dim, index, src, reduce, False)
     if isinstance(src, Tensor):
         return Scatter.apply(input, dim, index, src)
     if src is None:
@@ -1050,14 +1051,16 @@ def scatter(
     src: Any = None,
     *,
     value: Any = None,
+    reduce: str | None = None,
     axis: int | None = None,
 ) -> Tensor:
-    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    """A copy of ``input`` with ``src`` (or ``value``) written (``reduce="add"`` or
+    ``"multiply"``: combined) at ``index`` along ``dim``."""
     if axis is not None:
         dim = numpy_dim("scatter", dim, axis, UNSET)
     if dim is UNSET or index is UNSET:
         raise missing("scatter", dim=dim, index=index)
-    return _scatter(input, dim, index, src, value, None)
+    return _scatter(input, dim, index, src, value, reduce)
 
 
 def scatter_method(
@@ -1193,3 +1196,800 @@ def argwhere(input: Tensor) -> Tensor:
     """int64 indices of the nonzero elements, one row per element."""
     out: Tensor = nonzero(input)
     return out
+
+
+# --------------------------------------------------------------------------- writes at flat positions
+# index_add, index_copy, index_fill, index_put, masked_scatter and scatter_reduce all write
+# (or add, or reduce) values at positions of the input.  Each frontend turns its own way of
+# naming the positions into one array of flat (row-major) positions, ``pos``, so that one
+# Function, :class:`PutFlat`, does the write and its gradient; ``Take`` reads them back.
+
+
+def _positions(shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """The flat position of every element of a tensor of ``shape``."""
+    return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+
+
+def _zero_like(t: Tensor) -> Tensor:
+    return as_tensor(np.zeros((), dtype=t.array.dtype))
+
+
+class PutFlat(Function[Tensor]):
+    """A copy of ``x`` with ``values`` (broadcast to ``pos``'s shape) written at the flat
+    positions ``pos`` (repeated positions: the last write wins), or added there with
+    ``accumulate`` (repeated positions add up).  ``x``'s gradient is the output's (zero where
+    written over); ``values`` gets the output's gradient read at ``pos``."""
+
+    _backward_name = "IndexPutBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, values: Tensor, pos: np.ndarray[Any, Any], accumulate: bool) -> Tensor:
+        data = x.array
+        out = data.copy()
+        flat = out.reshape(-1)
+        v = np.broadcast_to(values.array, pos.shape)
+        if accumulate:
+            np.add.at(flat, pos, v)
+        else:
+            flat[pos] = v
+        ctx.args = (pos, accumulate)
+        ctx.values_shape = values.array.shape
+        return as_tensor(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        pos, accumulate = ctx.args
+        need_x, need_values, _, _ = ctx.needs_input_grad
+        gx = None
+        if need_x:
+            gx = grad if accumulate else ctx.forward_cls.apply(grad, _zero_like(grad), pos, False)
+        gv = None
+        if need_values:
+            gv = Take.apply(grad, as_tensor(pos))
+            if gv.array.shape != ctx.values_shape:
+                gv = gv.sum_to_size(ctx.values_shape) if ctx.values_shape else gv.sum()
+        return gx, gv, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, tv: Tensor | None, *_: None) -> Tensor:
+        pos, accumulate = ctx.args
+        out: Tensor = ctx.forward_cls.apply(tx, _zero_like(tx) if tv is None else tv, pos, accumulate)
+        return out
+
+
+_INDEX_ADD = named(PutFlat, "IndexAddBackward0")
+_INDEX_COPY = named(PutFlat, "IndexCopyBackward0")
+_INDEX_FILL = named(PutFlat, "IndexFillBackward1")
+_INDEX_FILL_NUMBER = named(PutFlat, "IndexFillBackward0")
+_MASKED_SCATTER = named(PutFlat, "MaskedScatterBackward0")
+
+
+def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
+    """The index of ``index_add``/``index_copy``/``index_fill``: a 0-d or 1-D int tensor."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    idx = index.array
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index but got: {short_name(idx.dtype)}")
+    if idx.ndim > 1:
+        raise IndexError(
+            f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+            f"{short_name(idx.dtype)} and size: {list(idx.shape)}"
+        )
+    return idx.reshape(-1).astype(np.int64)
+
+
+def _slice_positions(
+    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception]
+) -> np.ndarray[Any, Any]:
+    """The flat positions of the slices ``idx`` names along ``dim`` of a tensor of ``shape``."""
+    size = shape[dim] if shape else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx[(idx < -size) | (idx >= size)][0]
+        prefix = "index_copy_(): " if op == "index_copy_" else ""
+        raise bounds_error(f"{prefix}index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+    idx = np.where(idx < 0, idx + size, idx)
+    return np.take(_positions(shape if shape else (1,)), idx, axis=dim)
+
+
+def _source_for(op: str, x: Tensor, dim: int, idx: np.ndarray[Any, Any], source: Any) -> Tensor:
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op}(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+    data, src = x.array, source.array
+    if src.dtype != data.dtype:
+        if op == "index_add_":
+            raise RuntimeError(
+                f"index_add_(): self ({short_name(data.dtype)}) and source ({short_name(src.dtype)}) "
+                "must have the same scalar type"
+            )
+        raise RuntimeError(
+            f"{op}(): self and source expected to have the same dtype, but got (self) "
+            f"{short_name(data.dtype)} and (source) {short_name(src.dtype)}"
+        )
+    count = src.shape[dim] if src.ndim else 1
+    if count != idx.size:
+        if op == "index_copy_":
+            raise IndexError(
+                f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) ({count})"
+            )
+        raise RuntimeError(
+            f"{op}(): Number of indices ({idx.size}) should be equal to source.size(dim): ({count}), for dim: {dim}"
+        )
+    expected = list(data.shape)
+    if expected:
+        expected[dim] = idx.size
+    if list(src.shape) != expected and src.size != int(np.prod(expected)):
+        raise RuntimeError(
+            f"{op}(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+            f"{_sizes(data.shape, dim)} at dimension {dim} and source slice shape: {_sizes(src.shape, dim)} "
+            f"at dimension {dim}."
+        )
+    return source
+
+
+def _sizes(shape: tuple[int, ...], dim: int) -> str:
+    rest = [s for i, s in enumerate(shape) if i != dim]
+    return " ".join(str(s) for s in rest) if rest else "1"
+
+
+def _index_add_args(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any
+) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    d = _wrap_dim(dim, max(input.array.ndim, 1))
+    idx = _index_vector("index_add_", index)
+    src = _source_for("index_add_", input, d, idx, source)
+    pos = _slice_positions("index_add_", input.array.shape, d, idx, RuntimeError)
+    if alpha != 1:
+        src = src * alpha
+    return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
+
+
+def index_add(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    *,
+    alpha: Any = 1,
+    axis: int | None = None,
+) -> Tensor:
+    """A copy with ``alpha * source``'s slices added along ``dim`` at the positions ``index``
+    names (repeated positions add up).
+
+    >>> import ctxgrad
+    >>> ctxgrad.zeros(3).index_add(0, ctxgrad.tensor([0, 0, 2]), ctxgrad.tensor([1.0, 2.0, 3.0])).tolist()
+    [3.0, 0.0, 3.0]
+    """
+    if axis is not None:
+        dim = numpy_dim("index_add", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_add", dim=dim, index=index, source=source)
+    src, pos = _index_add_args(input, dim, index, source, alpha)
+    return _INDEX_ADD.apply(input, src, pos, True)
+
+
+def index_add_(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    *,
+    alpha: Any = 1,
+    axis: int | None = None,
+) -> Tensor:
+    """In place: ``alpha * source``'s slices added along ``dim`` at ``index``."""
+    if axis is not None:
+        dim = numpy_dim("index_add_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_add_", dim=dim, index=index, source=source)
+    src, pos = _index_add_args(input, dim, index, source, alpha)
+    return write_in_place(_INDEX_ADD, input, src, pos, True)
+
+
+def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    d = _wrap_dim(dim, max(input.array.ndim, 1))
+    idx = _index_vector("index_copy_", index)
+    src = _source_for("index_copy_", input, d, idx, source)
+    pos = _slice_positions("index_copy_", input.array.shape, d, idx, IndexError)
+    return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
+
+
+def index_copy(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
+) -> Tensor:
+    """A copy with ``source``'s slices written along ``dim`` at the positions ``index`` names."""
+    if axis is not None:
+        dim = numpy_dim("index_copy", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_copy", dim=dim, index=index, source=source)
+    src, pos = _index_copy_args(input, dim, index, source)
+    return _INDEX_COPY.apply(input, src, pos, False)
+
+
+def index_copy_(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
+) -> Tensor:
+    """In place: ``source``'s slices written along ``dim`` at ``index``."""
+    if axis is not None:
+        dim = numpy_dim("index_copy_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source)):
+        raise missing("index_copy_", dim=dim, index=index, source=source)
+    src, pos = _index_copy_args(input, dim, index, source)
+    return write_in_place(_INDEX_COPY, input, src, pos, False)
+
+
+def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple[Any, Tensor, np.ndarray[Any, Any]]:
+    d = _wrap_dim(dim, max(input.array.ndim, 1))
+    idx = _index_vector("index_fill_", index)
+    pos = _slice_positions("index_fill_", input.array.shape, d, idx, IndexError)
+    if isinstance(value, Tensor):
+        if value.array.ndim != 0:
+            raise RuntimeError(
+                "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.array.ndim} dimension(s)."
+            )
+        v = value if value.array.dtype == input.array.dtype else value.to(input.array.dtype)
+        return _INDEX_FILL, v, pos
+    if type(value) is int:
+        value = fill_value_as(value, input.array.dtype)
+    return _INDEX_FILL_NUMBER, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
+
+
+def index_fill(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
+) -> Tensor:
+    """A copy with ``value`` (a number or a 0-d tensor) in the slices ``index`` names along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("index_fill", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, value)):
+        raise missing("index_fill", dim=dim, index=index, value=value)
+    fn, v, pos = _index_fill_args(input, dim, index, value)
+    out: Tensor = fn.apply(input, v, pos, False)
+    return out
+
+
+def index_fill_(
+    input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
+) -> Tensor:
+    """In place: ``value`` in the slices ``index`` names along ``dim``."""
+    if axis is not None:
+        dim = numpy_dim("index_fill_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, value)):
+        raise missing("index_fill_", dim=dim, index=index, value=value)
+    fn, v, pos = _index_fill_args(input, dim, index, value)
+    return write_in_place(fn, input, v, pos, False)
+
+
+def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[Any, Any]:
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {type(indices).__name__}"
+        )
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    data = input.array
+    if values.array.dtype != data.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{short_name(data.dtype)} for the destination and {short_name(values.array.dtype)} for the source."
+        )
+    where = numpy_index(tuple(indices), data.shape)
+    pos: np.ndarray[Any, Any] = where.take(_positions(data.shape))
+    try:
+        np.broadcast_to(values.array, pos.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values.array.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(pos.shape)}"
+        ) from None
+    return pos
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy with ``values`` written (``accumulate``: added) at ``input[indices]``.
+
+    >>> import ctxgrad
+    >>> i = ctxgrad.tensor([0, 0])
+    >>> ctxgrad.zeros(2).index_put((i,), ctxgrad.tensor([1.0, 2.0]), accumulate=True).tolist()
+    [3.0, 0.0]
+    """
+    return PutFlat.apply(input, values, _index_put_args(input, indices, values), bool(accumulate))
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """In place: ``values`` written (``accumulate``: added) at ``input[indices]``."""
+    return write_in_place(PutFlat, input, values, _index_put_args(input, indices, values), bool(accumulate))
+
+
+def _masked_scatter_args(input: Tensor, mask: Any, source: Any) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    if not isinstance(mask, Tensor) or mask.array.dtype != np.bool_:
+        got = short_name(mask.array.dtype) if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {got}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"masked_scatter(): argument 'source' must be Tensor, not {type(source).__name__}")
+    data = input.array
+    if source.array.dtype != data.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{short_name(data.dtype)} and {short_name(source.array.dtype)}"
+        )
+    try:
+        m = np.broadcast_to(mask.array, data.shape)
+    except ValueError:
+        raise broadcast_error(mask.array, data) from None
+    pos = _positions(data.shape)[m]
+    if pos.size > source.array.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    flat = source.reshape(-1)
+    return (flat if flat.array.size == pos.size else flat[: pos.size]), pos
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy with ``source``'s first elements, in order, written where ``mask`` holds.
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.zeros(4)
+    >>> x.masked_scatter(ctxgrad.tensor([True, False, True, False]), ctxgrad.tensor([1.0, 2.0, 3.0])).tolist()
+    [1.0, 0.0, 2.0, 0.0]
+    """
+    src, pos = _masked_scatter_args(input, mask, source)
+    return _MASKED_SCATTER.apply(input, src, pos, False)
+
+
+def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In place: ``source``'s first elements written where ``mask`` holds."""
+    src, pos = _masked_scatter_args(input, mask, source)
+    return write_in_place(_MASKED_SCATTER, input, src, pos, False)
+
+
+# --------------------------------------------------------------------------- scatter_reduce
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _identity(reduce: str, dt: np.dtype[Any]) -> Any:
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dt.kind == "f" else np.iinfo(dt).max if dt.kind in "iu" else True
+    return -big if reduce == "amax" else big
+
+
+class ScatterReduce(Function[Tensor]):
+    """A copy of ``x`` where each position that ``pos`` names holds the reduction (``sum``,
+    ``prod``, ``mean``, ``amax``, ``amin``) of the ``src`` values sent there, and of ``x``'s own
+    value with ``include_self``.
+
+    The gradient is torch's: a coefficient per input element (1 for ``sum``, ``1/count`` for
+    ``mean``, the product of the others for ``prod``, an equal share among the elements that
+    attain it for ``amax``/``amin``) times the output's gradient at its position, written in
+    ctxgrad ops so that it can be differentiated again."""
+
+    _backward_name = "ScatterReduceBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, src: Tensor, pos: np.ndarray[Any, Any], reduce: str, include_self: bool) -> Tensor:
+        data = x.array
+        if data.dtype.kind == "c" and True in ctx.needs_input_grad:
+            raise RuntimeError(
+                "scatter_reduce does not support automatic differentiation for outputs with complex dtype."
+            )
+        out = data.copy()
+        flat = out.reshape(-1)
+        v = src.array.reshape(pos.shape)
+        if not include_self:
+            flat[pos] = _identity(reduce, data.dtype)
+        if reduce in ("sum", "mean"):
+            np.add.at(flat, pos, v)
+        elif reduce == "prod":
+            np.multiply.at(flat, pos, v)
+        elif reduce == "amax":
+            np.maximum.at(flat, pos, v)
+        else:
+            np.minimum.at(flat, pos, v)
+        ctx.args = (pos, reduce, include_self)
+        if reduce == "mean":
+            counts = np.full(flat.shape, 1 if include_self else 0, dtype=np.int64)
+            np.add.at(counts, pos, 1)
+            counts[counts == 0] = 1
+            ctx.counts = counts.reshape(data.shape)
+            flat[...] = flat // counts if data.dtype.kind in "iu" else flat / counts
+        result = as_tensor(out)
+        ctx.save_for_backward(x, src, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None]:
+        x, src, result = ctx.saved_tensors
+        cx, csrc = _scatter_reduce_coefficients(ctx, x, src, result)
+        pos = ctx.args[0]
+        need_x, need_src = ctx.needs_input_grad[:2]
+        gx = grad * cx if need_x else None
+        gsrc = Take.apply(grad, as_tensor(pos)) * csrc if need_src else None
+        return gx, gsrc, None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor | None, tsrc: Tensor | None, *_: None) -> Tensor:
+        x, src, result = ctx.saved_tensors
+        cx, csrc = _scatter_reduce_coefficients(ctx, x, src, result)
+        out = cx * (tx if tx is not None else _zero_like(x))
+        if tsrc is None:
+            return out
+        return PutFlat.apply(out, (csrc * tsrc).reshape(ctx.args[0].shape), ctx.args[0], True)
+
+
+def _where(condition: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    from ctxgrad.ops.pointwise import where
+
+    out: Tensor = where(condition, a, b)
+    return out
+
+
+def _scatter_reduce_coefficients(ctx: Any, x: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
+    """How much each element of ``x`` and of ``src`` moves the output at its position: the
+    factors of torch's ``scatter_reduce_backward`` (so a gradient is ``grad * cx`` for ``x``
+    and ``grad[pos] * csrc`` for ``src``)."""
+    pos, reduce, include_self = ctx.args
+    where = as_tensor(pos)
+    src = src.reshape(pos.shape)
+    if reduce == "sum":
+        cx, csrc = as_tensor(np.ones(x.array.shape, x.array.dtype)), as_tensor(np.ones(pos.shape, x.array.dtype))
+    elif reduce == "mean":
+        n = as_tensor(ctx.counts.astype(x.array.dtype))
+        cx, csrc = 1.0 / n, 1.0 / Take.apply(n, where)
+    elif reduce == "prod":
+        zero = x == 0
+        masked_x = x.masked_fill(zero, 1.0)
+        masked_x_result = ScatterReduce.apply(masked_x, src, pos, reduce, include_self)
+        cx = masked_x_result / masked_x
+        src_zero = src == 0
+        zeros_per_position = PutFlat.apply(
+            as_tensor(np.zeros(x.array.shape, x.array.dtype)),
+            as_tensor(src_zero.array.astype(x.array.dtype)),
+            pos,
+            True,
+        )
+        single_zero = as_tensor(src_zero.array & (Take.apply(zeros_per_position, where).array == 1))
+        masked_src = src.masked_fill(single_zero, 1.0)
+        masked_src_result = ScatterReduce.apply(x, masked_src, pos, reduce, include_self)
+        csrc = _where(
+            single_zero,
+            Take.apply(masked_src_result, where),
+            Take.apply(result, where) / src.masked_fill(src_zero, 1.0),
+        )
+    else:  # amax, amin: an equal share for every element that attains the result
+        value = Take.apply(result, where)
+        x_is = as_tensor((x.array == result.array).astype(x.array.dtype))
+        src_is = as_tensor((src.array == value.array).astype(x.array.dtype))
+        n = PutFlat.apply(x_is, src_is, pos, True)
+        cx, csrc = x_is / n, src_is / Take.apply(n, where)
+    if not include_self:
+        cx = PutFlat.apply(cx, _zero_like(cx), pos, False)
+    return cx, csrc
+
+
+def _scatter_reduce_args(
+    name: str, input: Tensor, dim: int, index: Tensor, src: Any, reduce: str
+) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{name}(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    if reduce in ("amax", "amin") and input.array.dtype.kind == "c":
+        raise NotImplementedError(
+            f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for '{short_name(input.array.dtype)}'"
+        )
+    data = _as_1d(input.array)
+    idx = _as_1d(_index_dtype(name, index))
+    d = _wrap_dim(dim, input.array.ndim)
+    _check_scatter(name, data, d, idx, _as_1d(src.array))
+    pos = _positions(data.shape)[_grid(idx, d)]
+    part = src if src.array.shape == idx.shape else src[tuple(slice(s) for s in idx.shape)]
+    return part, pos
+
+
+def scatter_reduce(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
+) -> Tensor:
+    """A copy where each position ``index`` names along ``dim`` holds the ``reduce``
+    (``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``) of the ``src`` values sent
+    there (and of its own value, with ``include_self``).
+
+    >>> import ctxgrad
+    >>> x = ctxgrad.tensor([1.0, 5.0])
+    >>> x.scatter_reduce(0, ctxgrad.tensor([0, 0, 1]), ctxgrad.tensor([3.0, 2.0, 4.0]), "amax").tolist()
+    [3.0, 5.0]
+    """
+    if axis is not None:
+        dim = numpy_dim("scatter_reduce", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, src, reduce)):
+        raise missing("scatter_reduce", dim=dim, index=index, src=src, reduce=reduce)
+    part, pos = _scatter_reduce_args("scatter_reduce", input, dim, index, src, reduce)
+    return ScatterReduce.apply(input, part, pos, reduce, bool(include_self))
+
+
+def scatter_reduce_(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
+) -> Tensor:
+    """In place: ``scatter_reduce``."""
+    if axis is not None:
+        dim = numpy_dim("scatter_reduce_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, src, reduce)):
+        raise missing("scatter_reduce_", dim=dim, index=index, src=src, reduce=reduce)
+    part, pos = _scatter_reduce_args("scatter_reduce", input, dim, index, src, reduce)
+    return write_in_place(ScatterReduce, input, part, pos, reduce, bool(include_self))
+
+
+class ScatterWithReduce(Function[Tensor]):
+    """``scatter(..., reduce="add" | "multiply")``: torch's older reducing scatter, which has
+    no derivative (its backward raises, as torch's)."""
+
+    _backward_name = "NotImplemented"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, values: Any, pos: np.ndarray[Any, Any], reduce: str) -> Tensor:
+        out = x.array.copy()
+        flat = out.reshape(-1)
+        v = np.broadcast_to(values.array if isinstance(values, Tensor) else np.asarray(values), pos.shape)
+        (np.add if reduce == "add" else np.multiply).at(flat, pos, v.astype(out.dtype))
+        return as_tensor(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduce: str, inplace: bool) -> Tensor:
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    data = _as_1d(input.array)
+    idx = _as_1d(_index_dtype("scatter", index))
+    d = _wrap_dim(dim, input.array.ndim)
+    values = src if isinstance(src, Tensor) else None
+    _check_scatter("scatter", data, d, idx, None if values is None else _as_1d(values.array))
+    if values is not None:
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+            "PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+            UserWarning,
+            stacklevel=3,
+        )
+        src = as_tensor(_src_part(_as_1d(values.array), idx.shape))
+    pos = _positions(data.shape)[_grid(idx, d)]
+    if inplace:
+        return write_in_place(ScatterWithReduce, input, src, pos, reduce)
+    return ScatterWithReduce.apply(input, src, pos, reduce)
+
+
+def scatter_(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: str | None = None,
+) -> Tensor:
+    """In place: ``src`` (a tensor) or ``value`` (a number) written (``reduce``: added or
+    multiplied) at the positions ``index`` names along ``dim``."""
+    if dim is UNSET or index is UNSET:
+        raise missing("scatter_", dim=dim, index=index)
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter_() missing 1 required positional argument: 'src' (or 'value')")
+    if reduce is not None:
+        return _scatter_with_reduce(input, dim, index, src, reduce, True)
+    return write_in_place(Scatter if isinstance(src, Tensor) else ScatterValue, input, dim, index, src)
+
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In place: ``src`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add_(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    return write_in_place(ScatterAdd, input, dim, index, src)
+
+
+# --------------------------------------------------------------------------- more writes at flat positions
+_INDEX_REDUCE = named(ScatterReduce, "IndexReduceBackward0")
+_PUT = named(PutFlat, "PutBackward0")
+_SELECT_SCATTER = named(PutFlat, "SelectScatterBackward0")
+_SLICE_SCATTER = named(PutFlat, "SliceScatterBackward0")
+_DIAGONAL_SCATTER = named(PutFlat, "DiagonalScatterBackward0")
+
+
+def _index_reduce_args(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
+) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if input.array.dtype.kind == "c":
+        raise NotImplementedError(f"\"index_func_\" not implemented for '{short_name(input.array.dtype)}'")
+    d = _wrap_dim(dim, max(input.array.ndim, 1))
+    idx = _index_vector("index_reduce_", index)
+    src = _source_for("index_reduce_", input, d, idx, source)
+    pos = _slice_positions("index_reduce_", input.array.shape, d, idx, IndexError)
+    return (src.reshape(pos.shape) if src.array.shape != pos.shape else src), pos
+
+
+def index_reduce(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
+) -> Tensor:
+    """A copy where each slice ``index`` names along ``dim`` holds the ``reduce`` (``"prod"``,
+    ``"mean"``, ``"amax"``, ``"amin"``) of the ``source`` slices sent there (and of its own,
+    with ``include_self``); the gradient is ``scatter_reduce``'s.
+
+    >>> import ctxgrad
+    >>> ctxgrad.ones(2).index_reduce(0, ctxgrad.tensor([0, 0]), ctxgrad.tensor([2.0, 3.0]), "prod").tolist()
+    [6.0, 1.0]
+    """
+    if axis is not None:
+        dim = numpy_dim("index_reduce", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source, reduce)):
+        raise missing("index_reduce", dim=dim, index=index, source=source, reduce=reduce)
+    src, pos = _index_reduce_args(input, dim, index, source, reduce)
+    return _INDEX_REDUCE.apply(input, src, pos, reduce, bool(include_self))
+
+
+def index_reduce_(
+    input: Tensor,
+    dim: int = UNSET,
+    index: Tensor = UNSET,
+    source: Tensor = UNSET,
+    reduce: str = UNSET,
+    *,
+    include_self: bool = True,
+    axis: int | None = None,
+) -> Tensor:
+    """In place: ``index_reduce``."""
+    if axis is not None:
+        dim = numpy_dim("index_reduce_", dim, axis, UNSET)
+    if any(a is UNSET for a in (dim, index, source, reduce)):
+        raise missing("index_reduce_", dim=dim, index=index, source=source, reduce=reduce)
+    src, pos = _index_reduce_args(input, dim, index, source, reduce)
+    return write_in_place(_INDEX_REDUCE, input, src, pos, reduce, bool(include_self))
+
+
+def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, np.ndarray[Any, Any]]:
+    idx = index.array
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {short_name(idx.dtype)}")
+    if source.array.size != idx.size:
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.array.size}, index.numel() = {idx.size}"
+        )
+    if source.array.dtype != input.array.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{short_name(input.array.dtype)} and source.dtype = {short_name(source.array.dtype)}"
+        )
+    n = input.array.size
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        flat = idx.reshape(-1)
+        bad = flat[(flat < -n) | (flat >= n)][0]
+        raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {n} elements.")
+    pos = np.where(idx < 0, idx + n, idx).reshape(-1)
+    return source.reshape(-1), pos
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy with ``source``'s elements written (``accumulate``: added) at the positions
+    ``index`` names in ``input`` read as 1-D.
+
+    >>> import ctxgrad
+    >>> ctxgrad.zeros(2, 2).put(ctxgrad.tensor([0, -1]), ctxgrad.tensor([5.0, 6.0])).tolist()
+    [[5.0, 0.0], [0.0, 6.0]]
+    """
+    src, pos = _put_args(input, index, source)
+    return _PUT.apply(input, src, pos, bool(accumulate))
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In place: ``source`` written (``accumulate``: added) at the flat positions ``index``."""
+    src, pos = _put_args(input, index, source)
+    return write_in_place(_PUT, input, src, pos, bool(accumulate))
+
+
+def _embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
+    """``input`` with ``src`` written at the positions ``where`` (a selection of ``input``'s
+    flat positions of exactly ``src``'s shape): the ``*_scatter`` ops."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+    if src.array.shape != where.shape:
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.array.shape)}, slice size = {list(where.shape)}"
+        )
+    values = src if src.array.dtype == input.array.dtype else src.to(input.array.dtype)
+    if (
+        fn in (_SELECT_SCATTER, _SLICE_SCATTER)
+        and input.array.dtype.kind == "c"
+        and (input.requires_grad or values.requires_grad)
+        and is_grad_enabled()
+    ):
+        name = "select_scatter" if fn is _SELECT_SCATTER else "slice_scatter"
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
+    out: Tensor = fn.apply(input, values, np.ascontiguousarray(where), False)
+    return out
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
+    data = input.array
+    d = _wrap_dim(dim, data.ndim)
+    size = data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension {d}")
+    return _embedded(_SELECT_SCATTER, input, src, np.take(_positions(data.shape), index % size, axis=d))
+
+
+def slice_scatter(
+    input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
+) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
+    data = input.array
+    d = _wrap_dim(dim, data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    where = _positions(data.shape)[(slice(None),) * d + (slice(start, end, step),)]
+    return _embedded(_SLICE_SCATTER, input, src, where)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written on its ``offset``-th diagonal of ``dim1`` and ``dim2``."""
+    data = input.array
+    d1, d2 = _wrap_dim(dim1, data.ndim), _wrap_dim(dim2, data.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    where = np.diagonal(_positions(data.shape), offset, d1, d2)
+    return _embedded(_DIAGONAL_SCATTER, input, src, where)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in a tensor of ``shape`` of the flat ``indices`` (taken modulo the
+    number of elements, as torch), one int64 tensor per dimension.
+
+    >>> import ctxgrad
+    >>> [t.tolist() for t in ctxgrad.unravel_index(ctxgrad.tensor([5, 11]), (3, 4))]
+    [[1, 2], [1, 3]]
+    """
+    data = indices.array if isinstance(indices, Tensor) else np.asarray(indices)
+    if data.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got ctxgrad.{data.dtype.name}")
+    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in dims):
+        raise ValueError("'shape' cannot have negative values, but got " + str(dims))
+    total = int(np.prod(dims))
+    flat = data.astype(np.int64) % total if total else data.astype(np.int64)
+    coords = []
+    for size in reversed(dims):
+        coords.append(flat % size if size else flat)
+        flat = flat // size if size else flat
+    return tuple(as_tensor(np.asarray(c, dtype=np.int64)) for c in reversed(coords))

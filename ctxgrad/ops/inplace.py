@@ -22,7 +22,8 @@ Function.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,7 +43,8 @@ from ctxgrad.autograd._views import (
     write_in_place,
 )
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named
+from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, reduction, shape
+from ctxgrad.ops._util import named, operand
 from ctxgrad.ops.indexing import numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -265,3 +267,240 @@ def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
         v = value.value
         value = v.reshape((v.shape[0],) + (1,) * (n - (v.ndim - 1)) + tuple(v.shape[1:])) if v.ndim - 1 < n else v
     setitem(input.value, (slice(None), *where), value)
+
+
+# --------------------------------------------------------------------------- in-place variants of ops
+# The in-place variants torch has for the ops of other families: each is the op's Function
+# made in place (``write_in_place``), with the op's own argument handling.
+
+
+def _made_in_place(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor], Tensor]:
+    """``name``: the one-tensor op ``fn`` made in place (``x.sin_()`` is ``write_in_place(Sin, x)``)."""
+
+    def frontend(input: Tensor) -> Tensor:
+        return write_in_place(fn, input)
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise {what}."
+    return frontend
+
+
+acos_ = _made_in_place(pointwise.Acos, "acos_", "arccosine")
+asin_ = _made_in_place(pointwise.Asin, "asin_", "arcsine")
+atan_ = _made_in_place(pointwise.Atan, "atan_", "arctangent")
+ceil_ = _made_in_place(pointwise.Ceil, "ceil_", "round up")
+cos_ = _made_in_place(pointwise.Cos, "cos_", "cosine")
+cosh_ = _made_in_place(pointwise.Cosh, "cosh_", "hyperbolic cosine")
+erf_ = _made_in_place(pointwise.Erf, "erf_", "error function")
+erfc_ = _made_in_place(pointwise.Erfc, "erfc_", "complementary error function")
+exp2_ = _made_in_place(pointwise.Exp2, "exp2_", "``2 ** x``")
+expm1_ = _made_in_place(pointwise.Expm1, "expm1_", "``e ** x - 1``")
+floor_ = _made_in_place(pointwise.Floor, "floor_", "round down")
+frac_ = _made_in_place(pointwise.Frac, "frac_", "fractional part")
+log10_ = _made_in_place(pointwise.Log10, "log10_", "base-10 logarithm")
+log1p_ = _made_in_place(pointwise.Log1p, "log1p_", "``log(1 + x)``")
+log2_ = _made_in_place(pointwise.Log2, "log2_", "base-2 logarithm")
+reciprocal_ = _made_in_place(pointwise.Reciprocal, "reciprocal_", "``1 / x``")
+round_ = _made_in_place(pointwise.Round, "round_", "round to nearest, halves to even")
+rsqrt_ = _made_in_place(pointwise.Rsqrt, "rsqrt_", "``1 / sqrt(x)``")
+sign_ = _made_in_place(pointwise.Sign, "sign_", "sign")
+sin_ = _made_in_place(pointwise.Sin, "sin_", "sine")
+sinh_ = _made_in_place(pointwise.Sinh, "sinh_", "hyperbolic sine")
+square_ = _made_in_place(pointwise.Square, "square_", "``x ** 2``")
+tan_ = _made_in_place(pointwise.Tan, "tan_", "tangent")
+trunc_ = _made_in_place(pointwise.Trunc, "trunc_", "round toward zero")
+
+
+def logit_(input: Tensor, eps: Any = None) -> Tensor:
+    """In place: elementwise ``log(x / (1 - x))`` (x clamped to ``[eps, 1 - eps]`` when given)."""
+    return write_in_place(pointwise.Logit, input, None if eps is None else float(eps))
+
+
+def clamp_min_(input: Tensor, min: Any) -> Tensor:
+    """In place: elementwise ``max(x, min)``."""
+    lo = pointwise.number_or_tensor(min)
+    if isinstance(lo, Tensor):
+        return write_in_place(pointwise.ClampMinTensor, input, lo)
+    return write_in_place(pointwise.ClampMinScalar, input, lo, None)
+
+
+def clamp_max_(input: Tensor, max: Any) -> Tensor:
+    """In place: elementwise ``min(x, max)``."""
+    hi = pointwise.number_or_tensor(max)
+    if isinstance(hi, Tensor):
+        return write_in_place(pointwise.ClampMaxTensor, input, hi)
+    return write_in_place(pointwise.ClampMaxScalar, input, None, hi)
+
+
+def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In place: the running sum along ``dim``."""
+    return write_in_place(reduction.Cumsum, input, int(dim))
+
+
+def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In place: the running product along ``dim``."""
+    return write_in_place(reduction.Cumprod, input, int(dim))
+
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In place: zero everything above diagonal ``diagonal`` of the last two dimensions."""
+    return write_in_place(shape.Tril, input, int(diagonal))
+
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In place: zero everything below diagonal ``diagonal`` of the last two dimensions."""
+    return write_in_place(shape.Triu, input, int(diagonal))
+
+
+def atan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: elementwise angle of the point ``(other, self)``."""
+    return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("atan2_", "other", 1, other))
+
+
+def arctan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: ``atan2_``."""
+    return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("arctan2_", "other", 1, other))
+
+
+def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """In place: ``self + weight * (end - self)``; ``weight`` a number or tensor."""
+    w = pointwise.number_or_tensor(weight)
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp_(): argument 'end' (position 1) must be Tensor, not {type(end).__name__}")
+    if isinstance(w, Tensor):
+        return write_in_place(pointwise.LerpTensor, input, end, w)
+    return write_in_place(pointwise.LerpScalar, input, end, w)
+
+
+def floor_divide_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self // other``, rounded toward -inf."""
+    return write_in_place(arithmetic.FloorDivide, input, operand(other))
+
+
+def remainder_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self % other``, with the sign of ``other``."""
+    if isinstance(other, Tensor):
+        return write_in_place(arithmetic.Remainder, input, other)
+    return write_in_place(named(arithmetic.Remainder, "RemainderBackward0"), input, operand(other))
+
+
+def fmod_(input: Tensor, other: Any) -> Tensor:
+    """In place: the remainder of ``self / other`` with the sign of ``self``."""
+    if isinstance(other, Tensor):
+        return write_in_place(arithmetic.Fmod, input, other)
+    return write_in_place(named(arithmetic.Fmod, "FmodBackward0"), input, operand(other))
+
+
+def _logical(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Tensor], Tensor]:
+    def frontend(input: Tensor, other: Tensor) -> Tensor:
+        return write_in_place(fn, input, pointwise.tensor_arg(name, "other", 1, other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise logical {what} (1 or 0 in this tensor's dtype)."
+    return frontend
+
+
+def _bitwise(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
+    def frontend(input: Tensor, other: Any) -> Tensor:
+        return write_in_place(fn, input, operand(other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise ``self {what} other`` (bool and integer tensors)."
+    return frontend
+
+
+logical_and_ = _logical(comparison.LogicalAnd, "logical_and_", "AND")
+logical_or_ = _logical(comparison.LogicalOr, "logical_or_", "OR")
+logical_xor_ = _logical(comparison.LogicalXor, "logical_xor_", "XOR")
+bitwise_and_ = _bitwise(comparison.BitwiseAnd, "bitwise_and_", "&")
+bitwise_or_ = _bitwise(comparison.BitwiseOr, "bitwise_or_", "|")
+bitwise_xor_ = _bitwise(comparison.BitwiseXor, "bitwise_xor_", "^")
+
+
+def logical_not_(input: Tensor) -> Tensor:
+    """In place: elementwise logical NOT (1 or 0 in this tensor's dtype)."""
+    return write_in_place(comparison.LogicalNot, input)
+
+
+def bitwise_not_(input: Tensor) -> Tensor:
+    """In place: elementwise ``~self`` (bool and integer tensors)."""
+    return write_in_place(comparison.BitwiseNot, input)
+
+
+class CompareInPlace(Function[Tensor]):
+    """The 1 or 0 an in-place comparison (``x.lt_(y)``) writes, in ``x``'s dtype; as in torch,
+    the values it overwrites (and a tensor ``other``) get a zero gradient.  ``compare`` is the
+    comparison's Function (made per comparison and node name by :func:`_compare`)."""
+
+    _backward_name = "EqBackward0"
+    skips_without_gradient = True
+    compare: ClassVar[type[Function[Tensor]]]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, other: Any) -> Tensor:
+        ctx.other = other.array.shape if isinstance(other, Tensor) else None
+        result: Tensor = ctx.forward_cls.compare.forward(ctx, x, other)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_x, need_other = ctx.needs_input_grad
+        zeros = as_tensor(np.zeros_like(grad.array)) if need_x else None
+        other = as_tensor(np.zeros(ctx.other, grad.array.dtype)) if need_other and ctx.other is not None else None
+        return zeros, other
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: Any) -> Tensor:
+        return as_tensor(np.zeros_like(tx.array))
+
+
+_COMPARES: dict[tuple[type[Function[Tensor]], str], type[CompareInPlace]] = {}
+
+
+def _compare(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
+    """``name``: the comparison ``fn`` made in place; torch names its node ``<Op>Backward0``
+    for a number ``other`` and ``<Op>Backward1`` for a tensor."""
+
+    def made(node: str) -> type[CompareInPlace]:
+        cls = _COMPARES.get((fn, node))
+        if cls is None:
+            meta: Any = type(CompareInPlace)
+            namespace = {
+                "compare": fn,
+                "ufunc": fn.__dict__["ufunc"],  # what the comparison's forward reads from its class
+                "_backward_name": node,
+                "__module__": __name__,
+                "__doc__": CompareInPlace.__doc__,
+            }
+            cls = _COMPARES[(fn, node)] = meta(f"{fn.__name__}InPlace", (CompareInPlace,), namespace)
+        return cls
+
+    op = fn.__name__
+
+    def frontend(input: Tensor, other: Any) -> Tensor:
+        node = f"{op}Backward1" if isinstance(other, Tensor) else f"{op}Backward0"
+        return write_in_place(made(node), input, operand(other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise ``self {what} other``, as 1 or 0 in this tensor's dtype."
+    return frontend
+
+
+eq_ = _compare(comparison.Eq, "eq_", "==")
+ne_ = _compare(comparison.Ne, "ne_", "!=")
+lt_ = _compare(comparison.Lt, "lt_", "<")
+le_ = _compare(comparison.Le, "le_", "<=")
+gt_ = _compare(comparison.Gt, "gt_", ">")
+ge_ = _compare(comparison.Ge, "ge_", ">=")
+
+
+def conj_physical_(input: Tensor) -> Tensor:
+    """In place: the complex conjugate (a real tensor is left as it is)."""
+    if not input.is_complex():
+        return input
+    return write_in_place(named(complex_numbers.Conj, "ConjPhysicalBackward1"), input)
+
+
+def true_divide_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self / other`` (``div_``)."""
+    return arithmetic.div_(input, other)

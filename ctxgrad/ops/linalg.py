@@ -1230,17 +1230,6 @@ def logdet(input: Tensor) -> Tensor:
     return LinalgDet.apply(input).log()
 
 
-def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
-    """The ``p``-norm of ``input - other``."""
-    difference: Tensor = input - other
-    if difference.array.dtype.kind not in "fc":
-        raise RuntimeError(
-            "norm(): input dtype should be either floating point or complex. "
-            f"Got {short_name(difference.array.dtype)} instead."
-        )
-    return difference.norm(float(p))
-
-
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
     if x1.array.dtype.kind != "f":
@@ -1283,24 +1272,6 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         base = _matmul(base, base)
     assert result is not None
     return result if result is not input else input.clone()
-
-
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
-    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled to norm ``maxnorm``
-    (``maxnorm / (norm + 1e-7)``, torch's factor); the others unchanged."""
-    if p <= 0:
-        raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if input.dim() <= 1:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
-    d = _wrap_dim(dim, input.dim())
-    others = [i for i in range(input.dim()) if i != d]
-    norm = input.norm(float(p), dim=others, keepdim=True)
-    over = as_tensor(norm.array > maxnorm)
-    factor = (maxnorm / (norm + 1e-7)).masked_fill(over.logical_not(), 1.0)
-    out: Tensor = input * factor
-    return out
 
 
 def _expm(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -9,12 +9,14 @@ by every graph that saved the other."""
 
 from __future__ import annotations
 
+import itertools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import to_dtype
+from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
     along_rule,
@@ -34,6 +36,7 @@ from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
 from ctxgrad.ops.complex_numbers import Conj
+from ctxgrad.ops.indexing import IndexSelect
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -1395,3 +1398,625 @@ def matrix_adjoint(input: Tensor) -> Tensor:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
     swapped = _swap(input, -2, -1)
     return Conj.apply(swapped) if input.is_complex() else swapped
+
+
+# --------------------------------------------------------------------------- more pieces and joins
+# torch writes most of these in terms of the ops above (their grad_fn is that of the last op
+# they call: tensor_split's pieces are SliceBackward0, dstack's result CatBackward0), and so
+# does ctxgrad; the ones that torch gives a node of their own (block_diag, unfold, as_strided)
+# are Functions.
+
+
+def _slice_piece(x: Tensor, dim: int, start: int, end: int) -> Tensor:
+    """``x[start:end]`` along ``dim`` with Python's slice rules (negative ends count from the
+    back, ends past the size clamp): a view."""
+    size = x.array.shape[dim]
+    lo, hi, _ = slice(start, end).indices(size)
+    return Narrow.apply(x, dim, lo, max(hi - lo, 0))
+
+
+def tensor_split(
+    input: Tensor, indices_or_sections: Any, dim: int = 0, *, axis: int | None = None
+) -> tuple[Tensor, ...]:
+    """Views of ``input`` along ``dim``: ``n`` pieces as equal as can be (the first ones one
+    longer), or the pieces between the given indices (Python's slice rules).
+
+    >>> import ctxgrad
+    >>> [p.tolist() for p in ctxgrad.tensor_split(ctxgrad.arange(7), 3)]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    >>> [p.tolist() for p in ctxgrad.arange(7).tensor_split([1, 5])]
+    [[0], [1, 2, 3, 4], [5, 6]]
+    """
+    if axis is not None:
+        dim = numpy_dim("tensor_split", dim, axis, 0)
+    shape = input.array.shape
+    if not shape:
+        raise RuntimeError(
+            f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {len(shape)} dims"
+        )
+    d = _wrap_dim(dim, len(shape))
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        if spec.array.dtype != np.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                + short_name(spec.array.dtype)
+            )
+        if spec.array.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
+                f"tensor, but got a tensor with {spec.array.ndim} dims"
+            )
+        spec = int(spec.array) if spec.array.ndim == 0 else [int(i) for i in spec.array]
+    if isinstance(spec, (int, np.integer)):
+        sections = int(spec)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        size = shape[d]
+        small, extra = divmod(size, sections)
+        sizes = [small + 1] * extra + [small] * (sections - extra)
+        starts = np.cumsum([0, *sizes[:-1]])
+        return tuple(Narrow.apply(input, d, int(s), n) for s, n in zip(starts, sizes))
+    bounds = [0, *(int(i) for i in spec)]
+    pieces = [_slice_piece(input, d, a, b) for a, b in itertools.pairwise(bounds)]
+    pieces.append(_slice_piece(input, d, bounds[-1], shape[d]))
+    return tuple(pieces)
+
+
+def _direction_split(name: str, input: Tensor, spec: Any, dim: int, min_dims: int) -> tuple[Tensor, ...]:
+    """``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim``, where a number of
+    sections must divide the dimension."""
+    n = input.array.ndim
+    if n < min_dims:
+        raise RuntimeError(
+            f"ctxgrad.{name} requires a tensor with at least {min_dims} dimension, "
+            f"but got a tensor with {n} dimensions!"
+        )
+    if isinstance(spec, (int, np.integer)):
+        size = input.array.shape[dim]
+        if spec == 0 or size % int(spec) != 0:
+            raise RuntimeError(
+                f"ctxgrad.{name} attempted to split along dimension {dim}, but the size of the dimension {size} "
+                f"is not divisible by the split_size {int(spec)}!"
+            )
+    return tensor_split(input, spec, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 1 (dimension 0 of a 1-D tensor); sections must divide it."""
+    return _direction_split("hsplit", input, indices_or_sections, 0 if input.array.ndim == 1 else 1, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions."""
+    return _direction_split("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions."""
+    return _direction_split("dsplit", input, indices_or_sections, 2, 3)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of the listed sizes along ``dim`` (they must add up to its size)."""
+    if isinstance(split_sizes, (int, np.integer)):
+        raise TypeError(
+            "split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, "
+            f"not {type(split_sizes).__name__}"
+        )
+    return split_method(input, list(split_sizes), dim)
+
+
+def _atleast(name: str, ndim: int, tensors: tuple[Any, ...]) -> Any:
+    """``atleast_{ndim}d``: one tensor back as a tensor, several (or one list) as a tuple."""
+    several = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
+    items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = []
+    for t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}() expected Tensor or tuple of Tensors, but got {type(t).__name__}")
+        n = t.array.ndim
+        if n == 0:
+            t = t.reshape((1,) * ndim)
+        elif ndim >= 2 and n == 1:
+            t = Unsqueeze.apply(t, 0)
+            if ndim == 3:
+                t = Unsqueeze.apply(t, 2)
+        elif ndim == 3 and n == 2:
+            t = Unsqueeze.apply(t, 2)
+        out.append(t)
+    return tuple(out) if several else out[0]
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dimension (0-d becomes shape ``(1,)``); a tuple for several."""
+    return _atleast("atleast_1d", 1, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dimensions (a vector becomes a row ``(1, n)``)."""
+    return _atleast("atleast_2d", 2, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dimensions (``(n,)`` -> ``(1, n, 1)``, ``(m, n)`` -> ``(m, n, 1)``)."""
+    return _atleast("atleast_3d", 3, tensors)
+
+
+def _nonempty(tensors: Any, name: str) -> list[Tensor]:
+    ts = tensor_list(tensors, name)
+    if not ts:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return ts
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """Join as columns: 0-d and 1-D tensors become ``n x 1`` columns, then ``hstack``."""
+    ts = _nonempty(tensors, "column_stack")
+    return cat([t.reshape(t.array.size, 1) if t.array.ndim <= 1 else t for t in ts], 1)
+
+
+def row_stack(tensors: Any) -> Tensor:
+    """``vstack``: join as rows."""
+    _nonempty(tensors, "row_stack")
+    return vstack(tensors)
+
+
+def dstack(tensors: Any) -> Tensor:
+    """Join along dimension 2, after ``atleast_3d``."""
+    ts = _nonempty(tensors, "dstack")
+    return cat(list(atleast_3d(ts)), 2)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements as one dimension (a view when the layout allows)."""
+    return Reshape.apply(input, (-1,))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first towards the second.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([[1, 2], [3, 4]]).rot90().tolist()
+    [[2, 4], [1, 3]]
+    """
+    ds = list(dims)
+    n = input.array.ndim
+    if len(ds) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(ds)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = _wrap_dim(ds[0], n), _wrap_dim(ds[1], n)
+    if ds[0] == ds[1] or abs(ds[0] - ds[1]) == n:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {ds[0]} and dim1 = {ds[1]}")
+    k = int(k) % 4
+    if k == 1:
+        return _TRANSPOSE.apply(Flip.apply(input, (d1,)), _swapped(n, d0, d1))
+    if k == 2:
+        return Flip.apply(input, (d0, d1))
+    if k == 3:
+        return _TRANSPOSE.apply(Flip.apply(input, (d0,)), _swapped(n, d0, d1))
+    return input.clone()
+
+
+def _swapped(n: int, d0: int, d1: int) -> tuple[int, ...]:
+    perm = list(range(n))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return tuple(perm)
+
+
+def repeat_interleave(
+    input: Tensor,
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+    axis: int | None = None,
+) -> Tensor:
+    """Each element (each slice along ``dim``; of the flattened tensor when ``dim`` is None)
+    repeated ``repeats`` times (a number, or one count per element).  With only a tensor of
+    counts, ``repeat_interleave(counts)`` is the indices ``0, 0, 1, ...`` repeated that often.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1, 2]).repeat_interleave(2).tolist()
+    [1, 1, 2, 2]
+    >>> ctxgrad.repeat_interleave(ctxgrad.tensor([2, 0, 1])).tolist()
+    [0, 0, 2]
+    """
+    if axis is not None:
+        dim = numpy_dim("repeat_interleave", dim, axis)
+    if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
+        counts = _repeat_counts(input, None)
+        out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
+        return as_tensor(out)
+    x = input
+    if dim is None:
+        x = Reshape.apply(x, (-1,))
+        d = 0
+    else:
+        d = _wrap_dim(dim, x.array.ndim)
+        if x.array.ndim == 0:
+            x = Reshape.apply(x, (1,))
+    size = x.array.shape[d]
+    counts = _repeat_counts(repeats, size)
+    if output_size is not None and int(output_size) != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    index = as_tensor(np.repeat(np.arange(size, dtype=np.int64), counts))
+    return IndexSelect.apply(x, d, index)
+
+
+def _repeat_counts(repeats: Any, size: int | None) -> np.ndarray[Any, Any]:
+    """The repeat count of every element: a number for all, or a 0-d/1-D integer tensor."""
+    if isinstance(repeats, Tensor):
+        counts = repeats.array
+        if counts.dtype.kind not in "iu":
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if counts.ndim > 1:
+            raise RuntimeError("repeats has to be Long or Int tensor")
+        if size is None:
+            if counts.ndim != 1:
+                raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+            if counts.size and counts.min() < 0:
+                raise RuntimeError("repeats can not be negative")
+            return counts
+        if counts.ndim == 0 or counts.size == 1:
+            counts = np.full(size, int(counts.reshape(-1)[0]), dtype=np.int64)
+        elif counts.size != size:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got "
+                f"repeats.size(0) = {counts.size} and input.size(0) = {size}"
+            )
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        return counts
+    if not isinstance(repeats, (int, np.integer)):
+        raise TypeError(
+            f"repeat_interleave(): argument 'repeats' (position 1) must be Tensor or int, not {type(repeats).__name__}"
+        )
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    return np.full(size or 0, int(repeats), dtype=np.int64)
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids: the ``i``-th result holds the ``i``-th (0-d or 1-D) tensor's values
+    along dimension ``i`` (``indexing="ij"``, the default) or with the first two dimensions
+    swapped (``"xy"``, as NumPy's default).  Each result is an expanded view.
+
+    >>> import ctxgrad
+    >>> x, y = ctxgrad.meshgrid(ctxgrad.tensor([1, 2, 3]), ctxgrad.tensor([4, 5]), indexing="ij")
+    >>> x.tolist(), y.tolist()
+    ([[1, 1], [2, 2], [3, 3]], [[4, 5], [4, 5], [4, 5]])
+    """
+    items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    ts = tensor_list(list(items), "meshgrid")
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn(
+            "ctxgrad.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'ctxgrad.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in ts:
+        if t.array.ndim > 1:
+            raise RuntimeError(
+                f"ctxgrad.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {list(t.array.shape)}"
+            )
+    for t in ts[1:]:
+        if t.array.dtype != ts[0].array.dtype:
+            raise RuntimeError("ctxgrad.meshgrid: Expected all tensors in the tensor list to have the same dtype.")
+    order = list(range(len(ts)))
+    if indexing == "xy" and len(ts) >= 2:
+        order[0], order[1] = 1, 0
+    sizes = [ts[i].array.size for i in order]
+    out = []
+    for i, t in enumerate(ts):
+        shape = [1] * len(ts)
+        shape[order.index(i)] = -1
+        out.append(Expand.apply(Reshape.apply(t, tuple(shape)), tuple(sizes)))
+    return tuple(out)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element from each 1-D tensor, as rows (one tensor: itself).
+
+    >>> import ctxgrad
+    >>> ctxgrad.cartesian_prod(ctxgrad.tensor([1, 2]), ctxgrad.tensor([3, 4])).tolist()
+    [[1, 3], [1, 4], [2, 3], [2, 4]]
+    """
+    for t in tensor_list(list(tensors), "cartesian_prod"):
+        if t.array.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.array.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return Stack.apply(1, *(Reshape.apply(g, (-1,)) for g in grids))
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of a 1-D tensor's elements, as rows (itertools' order).
+
+    >>> import ctxgrad
+    >>> ctxgrad.combinations(ctxgrad.tensor([1, 2, 3])).tolist()
+    [[1, 2], [1, 3], [2, 3]]
+    """
+    if input.array.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.array.shape)}")
+    r = int(r)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return as_tensor(np.empty((0,), dtype=input.array.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(input.array.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return Stack.apply(1, *(IndexSelect.apply(input, 0, as_tensor(rows[:, k].copy())) for k in range(r)))
+
+
+class BlockDiag(Function[Tensor]):
+    """The tensors (each made a matrix: 0-d ``1 x 1``, 1-D a row) as the blocks down the
+    diagonal of one matrix, zeros elsewhere, in the promoted dtype."""
+
+    _backward_name = "BlockDiagBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, *tensors: Tensor) -> Tensor:
+        arrays = [t.array for t in tensors]
+        for i, a in enumerate(arrays):
+            if a.ndim > 2:
+                raise RuntimeError(
+                    "ctxgrad.block_diag: Input tensors must have 2 or fewer dimensions. "
+                    f"Input {i} has {a.ndim} dimensions"
+                )
+        mats = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
+        rows = sum(m.shape[0] for m in mats)
+        cols = sum(m.shape[1] for m in mats)
+        out = np.zeros((rows, cols), dtype=_result_dtype(arrays) if arrays else np.float32)
+        blocks = []
+        r = c = 0
+        for m in mats:
+            out[r : r + m.shape[0], c : c + m.shape[1]] = m
+            blocks.append((r, c, m.shape))
+            r, c = r + m.shape[0], c + m.shape[1]
+        ctx.blocks = blocks
+        ctx.shapes = [a.shape for a in arrays]
+        return as_tensor(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        grads: list[Tensor | None] = []
+        for need, (r, c, (h, w)), shape in zip(ctx.needs_input_grad, ctx.blocks, ctx.shapes):
+            if not need:
+                grads.append(None)
+                continue
+            g = Narrow.apply(Narrow.apply(grad, 0, r, h), 1, c, w)
+            grads.append(Reshape.apply(g, shape) if len(shape) < 2 else g)
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx: Any, *tangents: Tensor) -> Tensor:
+        return BlockDiag.apply(*tangents)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix of the tensors (0-d and 1-D ones taken as one row).
+
+    >>> import ctxgrad
+    >>> ctxgrad.block_diag(ctxgrad.tensor([[1, 2]]), ctxgrad.tensor(3)).tolist()
+    [[1, 2, 0], [0, 0, 3]]
+    """
+    return BlockDiag.apply(*tensor_list(list(tensors), "block_diag"))
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """The flattened input on diagonal ``offset`` of a square matrix."""
+    return DiagEmbed.apply(Reshape.apply(input, (-1,)), int(offset), 0, 1)
+
+
+def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, lower: bool) -> Tensor:
+    dt = np.dtype(np.int64) if dtype is None else to_dtype(dtype)
+    if dt.kind not in "iu":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{short_name(dt)}'")
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    rows, cols = (np.tril_indices if lower else np.triu_indices)(int(row), int(offset), int(col))
+    return as_tensor(np.stack([rows, cols]).astype(dt).reshape(2, -1))
+
+
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None
+) -> Tensor:
+    """The ``2 x N`` row and column indices of the lower triangle of a ``row x col`` matrix.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tril_indices(3, 3).tolist()
+    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
+    """
+    return _triangle_indices("tril_indices", row, col, offset, dtype, True)
+
+
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None
+) -> Tensor:
+    """The ``2 x N`` row and column indices of the upper triangle of a ``row x col`` matrix."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, False)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` as a new tensor (a copy, not a view)."""
+    return narrow(input, dim, start, length).clone()
+
+
+class Unfold(Function[Tensor]):
+    """Every window of ``size`` elements along ``dim``, ``step`` apart, as a new last
+    dimension: a view whose windows may overlap.  The gradient adds each window's gradient back."""
+
+    _backward_name = "UnfoldBackward0"
+    holomorphic = True  # linear, real coefficients
+    returns_views = True
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, size: int, step: int) -> Tensor:
+        data = x.array
+        ctx.args = (x.array.shape, dim, size, step)
+        if data.ndim == 0:
+            return as_tensor(data.reshape(1))
+        windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=dim, writeable=True)
+        return as_tensor(windows[_at(dim, slice(None, None, step))])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return UnfoldGrad.apply(grad, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        _, dim, size, step = ctx.args
+        return Unfold.apply(tx, dim, size, step)
+
+
+class UnfoldGrad(Function[Tensor]):
+    """The backward of :class:`Unfold`: the windows' gradients added into zeros of the input's shape."""
+
+    _backward_name = "UnfoldBackwardBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], dim: int, size: int, step: int) -> Tensor:
+        g = grad.array
+        ctx.args = (dim, size, step)
+        ctx.shape = shape
+        if not shape:
+            return as_tensor(g.reshape(()).copy())
+        out = np.zeros(shape, dtype=g.dtype)
+        moved = np.moveaxis(out, dim, -1)
+        gm = np.moveaxis(g, dim, -2)  # (..., windows, size)
+        for w in range(size):  # window offset w of every window
+            moved[..., w : w + step * gm.shape[-2] : step] += gm[..., w]
+        return as_tensor(out)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
+        return Unfold.apply(gg, *ctx.args), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tg: Tensor, *_: None) -> Tensor:
+        return UnfoldGrad.apply(tg, ctx.shape, *ctx.args)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dimension (a view).
+
+    >>> import ctxgrad
+    >>> ctxgrad.arange(5).unfold(0, 2, 2).tolist()
+    [[0, 1], [2, 3]]
+    """
+    n = input.array.ndim
+    d = _wrap_dim(dimension, max(n, 1)) if n else 0
+    extent = input.array.shape[d] if n else 1
+    if int(size) > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+    if int(size) < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if int(step) <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return Unfold.apply(input, d, int(size), int(step))
+
+
+class StorageMap(Function[Tensor]):
+    """``values`` added into a zero "storage" of ``storage_size`` elements at the flat
+    positions ``write``, then read back at the flat positions ``read``: the gradient of
+    ``as_strided``, and (``read``/``write`` swapped) its own adjoint."""
+
+    _backward_name = "AsStridedBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(
+        ctx: Any, values: Tensor, read: np.ndarray[Any, Any], write: np.ndarray[Any, Any], storage_size: int
+    ) -> Tensor:
+        ctx.args = (read, write, storage_size)
+        v = values.array
+        storage = np.zeros(storage_size, dtype=v.dtype)
+        np.add.at(storage, write, v)
+        return as_tensor(storage[read])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        read, write, size = ctx.args
+        return StorageMap.apply(grad, write, read, size), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
+        return StorageMap.apply(tv, *ctx.args)
+
+
+class AsStrided(Function[Tensor]):
+    """The elements of ``x``'s row-major storage at ``storage_offset + sum(i_k * stride_k)``
+    for every index ``i`` of ``size``; the gradient adds each output's gradient to the input
+    element it read."""
+
+    _backward_name = "AsStridedBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
+        data = np.ascontiguousarray(x.array)
+        positions = offset + sum(
+            (
+                np.arange(n).reshape((-1,) + (1,) * (len(size) - k - 1)) * s
+                for k, (n, s) in enumerate(zip(size, stride))
+            ),
+            np.zeros((), dtype=np.int64),
+        )
+        positions = np.broadcast_to(positions, size).astype(np.int64)
+        ctx.args = (positions, np.arange(data.size).reshape(data.shape), data.size)
+        return as_tensor(data.reshape(-1)[positions])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        positions, own, size = ctx.args
+        return StorageMap.apply(grad, own, positions, size), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        positions, own, size = ctx.args
+        return StorageMap.apply(tx, positions, own, size)
+
+
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    """The tensor of shape ``size`` that reads ``input``'s elements (in row-major order) with
+    the given element ``stride`` per dimension, from ``storage_offset``.
+
+    >>> import ctxgrad
+    >>> ctxgrad.arange(6).as_strided((2, 2), (1, 2)).tolist()
+    [[0, 2], [1, 3]]
+    """
+    sz = tuple(int(s) for s in size)
+    st = tuple(int(s) for s in stride)
+    if len(sz) != len(st):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in st):
+        raise RuntimeError(
+            "as_strided: Negative strides are not supported at the moment, got strides: " + str(list(st))
+        )
+    offset = 0 if storage_offset is None else int(storage_offset)
+    n = input.array.size
+    needed = offset + 1 + sum((a - 1) * b for a, b in zip(sz, st)) if all(sz) else 0
+    if needed > n:
+        itemsize = input.array.dtype.itemsize
+        raise RuntimeError(
+            f"setStorage: sizes {list(sz)}, strides {list(st)}, storage offset {offset}, and itemsize {itemsize} "
+            f"requiring a storage size of {needed * itemsize} are out of bounds for storage of size {n * itemsize}"
+        )
+    return AsStrided.apply(input, sz, st, offset)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import dims_rule
 from ctxgrad.autograd.function import Function
@@ -295,3 +296,93 @@ def median(
             raise missing("median", dim=UNSET)
         return Median.apply(input)
     return _return_types.median(*_MEDIAN_DIM.apply(input, None, dim, keepdim))
+
+
+# --------------------------------------------------------------------------- searchsorted, bucketize
+def _search(
+    sequence: np.ndarray[Any, Any], values: np.ndarray[Any, Any], side: str, sorter: np.ndarray[Any, Any] | None
+) -> np.ndarray[Any, Any]:
+    """``np.searchsorted`` along the last dimension, row by row for a sequence of more than one dimension."""
+    if sequence.ndim == 1:
+        found: np.ndarray[Any, Any] = np.asarray(np.searchsorted(sequence, values, side=side, sorter=sorter))  # type: ignore[call-overload]
+        return found
+    rows_seq = sequence.reshape(-1, sequence.shape[-1])
+    rows_val = values.reshape(-1, values.shape[-1] if values.ndim else 1)
+    rows_sort = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
+    out: np.ndarray[Any, Any] = np.stack(
+        [
+            np.searchsorted(s, v, side=side, sorter=None if rows_sort is None else rows_sort[i])  # type: ignore[call-overload]
+            for i, (s, v) in enumerate(zip(rows_seq, rows_val))
+        ]
+    )
+    shaped: np.ndarray[Any, Any] = out.reshape(values.shape)
+    return shaped
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """For each value, the index where it would go in ``sorted_sequence`` (searched along its
+    last dimension) to keep it sorted: the first such place, or the last with ``right=True``
+    (``side="right"``).  Not differentiable.
+
+    >>> import ctxgrad
+    >>> ctxgrad.searchsorted(ctxgrad.tensor([1, 3, 5, 7]), ctxgrad.tensor([3, 6, 9])).tolist()
+    [1, 3, 4]
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"ctxgrad.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError(
+                "ctxgrad.searchsorted(): side and right can't be set to opposites, "
+                "got side of left while right was True"
+            )
+        right = side == "right"
+    seq = sorted_sequence.array
+    scalar = not isinstance(input, Tensor)
+    values = np.asarray(input) if scalar else input.array
+    for data in (seq, values):
+        if data.dtype.kind == "c":
+            raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{short_name(data.dtype)}'")
+    if seq.ndim != 1 and (scalar or seq.shape[:-1] != values.shape[:-1]):
+        raise RuntimeError(
+            "ctxgrad.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+            f"boundaries tensor and input value tensor must match, but we got boundaries tensor {list(seq.shape)} "
+            f"and input value tensor {list(values.shape)}"
+        )
+    order = None
+    if sorter is not None:
+        order = sorter.array
+        if order.shape != seq.shape:
+            raise RuntimeError(
+                "ctxgrad.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
+                f"{list(seq.shape)}and got sorter tensor {list(order.shape)}"
+            )
+    out = _search(seq, values, "right" if right else "left", order)
+    return as_tensor(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of each value among the 1-D ``boundaries``: the ``i`` with
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``).
+
+    >>> import ctxgrad
+    >>> ctxgrad.bucketize(ctxgrad.tensor([1, 5, 9]), ctxgrad.tensor([1, 3, 5, 7])).tolist()
+    [0, 2, 4]
+    """
+    if boundaries.array.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.array.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values``: the values sorted along the first dimension."""
+    values: Tensor = Sort.apply(input, 0, False)[0]
+    return values

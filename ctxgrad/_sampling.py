@@ -1,0 +1,426 @@
+"""Random sampling: ``randperm``, ``normal`` (all four of torch's overloads), ``bernoulli``,
+``multinomial``, ``poisson``, ``randint_like``, and the in-place samplers torch has
+(``uniform_``, ``normal_``, ``bernoulli_``, ``exponential_``, ``random_``, ``log_normal_``,
+``geometric_``, ``cauchy_``).
+
+Every draw comes from the one NumPy generator behind ``rand`` and ``randn``, so
+``manual_seed`` makes them reproducible; ctxgrad's streams are NumPy's, not torch's, so the
+same seed gives other numbers than in torch (docs/differences.md).
+
+As in torch, sampling is not reparameterised: the gradient of a sample with respect to the
+tensors it was drawn from (``normal``'s mean and std, ``bernoulli``'s probabilities,
+``poisson``'s rates) is zero, and an in-place sampler gives the overwritten values a zero
+gradient.  Each is a Function whose node has torch's name (``NormalBackward3``,
+``UniformBackward0``, ...), so a graph through a sample looks as torch's does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ctxgrad import _dtypes, _factories
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import named
+
+__all__ = [
+    "bernoulli",
+    "bernoulli_",
+    "cauchy_",
+    "exponential_",
+    "geometric_",
+    "log_normal_",
+    "multinomial",
+    "normal",
+    "normal_",
+    "poisson",
+    "randint_like",
+    "random_",
+    "randperm",
+    "uniform_",
+]
+
+
+def _rng() -> np.random.Generator:
+    """The generator ``manual_seed`` resets (read at each draw: seeding replaces it)."""
+    return _factories._generator
+
+
+def _check_generator(generator: Any) -> None:
+    if generator is not None:
+        raise NotImplementedError("generator=: ctxgrad draws from one generator, seeded by ctxgrad.manual_seed")
+
+
+class Sampled(Function[Tensor]):
+    """A sample (``values``, drawn by the frontend) as a function of the tensors it was drawn
+    from, whose gradient with respect to them is zero (torch's sampling is not
+    reparameterised)."""
+
+    _backward_name = "NormalBackward3"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, values: np.ndarray[Any, Any], *sources: Tensor) -> Tensor:
+        ctx.shapes = [(s.array.shape, s.array.dtype) for s in sources]
+        ctx.out = (values.shape, values.dtype)
+        return as_tensor(values)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        return (None, *(as_tensor(np.zeros(shape, dtype)) for shape, dtype in ctx.shapes))
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, *tangents: Tensor | None) -> Tensor:
+        shape, dtype = ctx.out
+        return as_tensor(np.zeros(shape, dtype))
+
+
+_NORMAL_TENSOR_NUMBER = named(Sampled, "NormalBackward1")
+_NORMAL_NUMBER_TENSOR = named(Sampled, "NormalBackward2")
+_BERNOULLI = named(Sampled, "BernoulliBackward0")
+_POISSON = named(Sampled, "PoissonBackward0")
+
+
+class Overwritten(Function[Tensor]):
+    """The values an in-place sampler writes (``draw(shape)``); the overwritten values get a
+    zero gradient."""
+
+    _backward_name = "UniformBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, draw: Callable[[tuple[int, ...]], Any]) -> Tensor:
+        data = x.array
+        return as_tensor(np.asarray(draw(data.shape)).astype(data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return as_tensor(np.zeros_like(grad.array)), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return as_tensor(np.zeros_like(tx.array))
+
+
+def _floating(name: str, x: Tensor, kernel: str) -> None:
+    dt = x.array.dtype
+    if dt.kind not in "fc":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtypes.short_name(dt)}'")
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+# --------------------------------------------------------------------------- in place
+
+
+def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> Tensor:
+    """Fill with samples from the uniform distribution on ``[from, to)``, in place."""
+    _check_generator(generator)
+    low = float(kwargs.pop("from", from_))
+    if kwargs:
+        raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    _floating("uniform_", input, "check_uniform_bounds")
+    if low > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > to={_fmt(to)}")
+    return write_in_place(Overwritten, input, lambda shape: _rng().uniform(low, float(to), shape))
+
+
+_NORMAL_ = named(Overwritten, "NormalBackward0")
+
+
+def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with samples from the normal distribution ``N(mean, std**2)``, in place."""
+    _check_generator(generator)
+    _floating("normal_", input, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    return write_in_place(_NORMAL_, input, lambda shape: _rng().normal(float(mean), float(std), shape))
+
+
+_BERNOULLI_NUMBER_ = named(Overwritten, "BernoulliBackward2")
+_BERNOULLI_TENSOR_ = named(Overwritten, "BernoulliBackward1")
+
+
+def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
+    _check_generator(generator)
+    if isinstance(p, Tensor):
+        probs = p.array
+        if probs.size and (probs.min() < 0 or probs.max() > 1):
+            raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p with values outside it")
+        return write_in_place(
+            _BERNOULLI_TENSOR_, input, lambda shape: _rng().random(shape) < np.broadcast_to(probs, shape)
+        )
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+    return write_in_place(_BERNOULLI_NUMBER_, input, lambda shape: _rng().random(shape) < float(p))
+
+
+_EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")
+
+
+def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with samples from the exponential distribution of rate ``lambd``, in place."""
+    _check_generator(generator)
+    _floating("exponential_", input, "exponential_cpu")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    return write_in_place(_EXPONENTIAL_, input, lambda shape: _rng().exponential(1.0 / float(lambd), shape))
+
+
+_LOG_NORMAL_ = named(Overwritten, "LogNormalBackward0")
+
+
+def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    """Fill with ``exp(N(mean, std**2))`` samples, in place."""
+    _check_generator(generator)
+    _floating("log_normal_", input, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    return write_in_place(_LOG_NORMAL_, input, lambda shape: _rng().lognormal(float(mean), float(std), shape))
+
+
+_CAUCHY_ = named(Overwritten, "CauchyBackward0")
+
+
+def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with samples from the Cauchy distribution (``median``, scale ``sigma``), in place."""
+    _check_generator(generator)
+    _floating("cauchy_", input, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    return write_in_place(_CAUCHY_, input, lambda shape: float(median) + float(sigma) * _rng().standard_cauchy(shape))
+
+
+_GEOMETRIC_ = named(Overwritten, "GeometricBackward0")
+
+
+def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...), in place."""
+    _check_generator(generator)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    return write_in_place(_GEOMETRIC_, input, lambda shape: _rng().geometric(float(p), shape))
+
+
+_RANDOM_FROM_TO = named(Overwritten, "RandomBackward0")
+_RANDOM_TO = named(Overwritten, "RandomBackward1")
+_RANDOM = named(Overwritten, "RandomBackward2")
+
+
+def _random_bound(dt: np.dtype[Any]) -> int:
+    """The largest value ``random_()`` draws for a dtype: every integer the dtype holds exactly."""
+    if dt.kind == "f":
+        return int(2 ** (np.finfo(dt).nmant + 1))
+    if dt == np.bool_:
+        return 1
+    return int(np.iinfo(dt).max)
+
+
+def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
+    """Fill with integers drawn uniformly from ``[from, to)`` (``random_(to)``: from 0;
+    ``random_()``: from 0 to the largest integer the dtype holds exactly), in place."""
+    _check_generator(generator)
+    low = kwargs.pop("from", None)
+    high = kwargs.pop("to", None)
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        high = args[0]
+    fn = _RANDOM_FROM_TO if low is not None else _RANDOM_TO if high is not None else _RANDOM
+    lo = 0 if low is None else int(low)
+    if high is None:
+        hi = _random_bound(input.array.dtype) + 1
+    else:
+        hi = int(high)
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    return write_in_place(fn, input, lambda shape: _rng().integers(lo, hi, shape, endpoint=False))
+
+
+# --------------------------------------------------------------------------- out of place
+
+
+def _shape_of(size: Any) -> tuple[int, ...]:
+    if isinstance(size, (int, np.integer)):
+        return (int(size),)
+    return tuple(int(s) for s in size)
+
+
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Sequence[int] | None = None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Samples from ``N(mean, std**2)``: ``mean`` and ``std`` tensors (broadcast together), a
+    tensor and a number, or two numbers and a ``size``.
+
+    >>> import ctxgrad
+    >>> _ = ctxgrad.manual_seed(0)
+    >>> ctxgrad.normal(2.0, 3.0, size=(2, 3)).shape
+    ctxgrad.Size([2, 3])
+    """
+    _check_generator(generator)
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError(
+                "normal() received an invalid combination of arguments - got (float, float), but expected "
+                "(Tensor mean, Tensor std), (Tensor mean, float std), (float mean, Tensor std) "
+                "or (float mean, float std, tuple of ints size)"
+            )
+        if float(std) < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+        dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+        values = _rng().normal(float(mean), float(std), _shape_of(size)).astype(dt)
+        return _factories._finish(values, requires_grad, device)
+    if std_t:
+        s = std.array
+        if s.size and s.min() < 0:
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif float(std) < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    if mean_t and std_t:
+        try:
+            shape = np.broadcast_shapes(mean.array.shape, std.array.shape)
+        except ValueError:
+            a, b = mean.array.shape, std.array.shape
+            raise RuntimeError(
+                f"The size of tensor a ({a[-1] if a else 1}) must match the size of tensor b "
+                f"({b[-1] if b else 1}) at non-singleton dimension {max(len(a), len(b)) - 1}"
+            ) from None
+        dt = _dtypes.result_dtype(mean.array, std.array)
+        draws = _rng().standard_normal(shape)
+        return Sampled.apply((mean.array + std.array * draws).astype(dt), mean, std)
+    if mean_t:
+        draws = _rng().standard_normal(mean.array.shape)
+        values = (mean.array + float(std) * draws).astype(mean.array.dtype)
+        return _NORMAL_TENSOR_NUMBER.apply(values, mean)
+    draws = _rng().standard_normal(std.array.shape)
+    return _NORMAL_NUMBER_TENSOR.apply((float(mean) + std.array * draws).astype(std.array.dtype), std)
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    """1 with probability ``input`` (elementwise; or the number ``p``), else 0, in ``input``'s dtype.
+
+    >>> import ctxgrad
+    >>> ctxgrad.bernoulli(ctxgrad.tensor([0.0, 1.0])).tolist()
+    [0.0, 1.0]
+    """
+    _check_generator(generator)
+    data = input.array
+    if p is not None:
+        return bernoulli_(as_tensor(np.empty(data.shape, data.dtype)), p)
+    if data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtypes.short_name(data.dtype)}'")
+    if data.size and (data.min() < 0 or data.max() > 1):
+        raise RuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+            "If so, please report an enhancement request to PyTorch.)"
+        )
+    return _BERNOULLI.apply((_rng().random(data.shape) < data).astype(data.dtype), input)
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Samples from the Poisson distribution with the rates ``input``, in ``input``'s dtype."""
+    _check_generator(generator)
+    data = input.array
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtypes.short_name(data.dtype)}'")
+    if data.size and data.min() < 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _POISSON.apply(_rng().poisson(data).astype(data.dtype), input)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """``num_samples`` category indices drawn with the (unnormalised) weights ``input``, per
+    row of a matrix; without ``replacement`` each category at most once.
+
+    >>> import ctxgrad
+    >>> ctxgrad.multinomial(ctxgrad.tensor([0.0, 1.0, 0.0]), 2, replacement=True).tolist()
+    [1, 1]
+    """
+    _check_generator(generator)
+    data = input.array
+    if data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {_dtypes.short_name(data.dtype)}"
+        )
+    n = int(num_samples)
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = data.shape[-1]
+    if not replacement and n > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rows = data.reshape(-1, categories).astype(np.float64)
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    totals = rows.sum(axis=1)
+    if (totals <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    out = np.empty((rows.shape[0], n), dtype=np.int64)
+    for i, (row, total) in enumerate(zip(rows, totals)):
+        if not replacement and np.count_nonzero(row) < n:
+            raise RuntimeError(
+                "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)"
+            )
+        out[i] = _rng().choice(categories, size=n, replace=bool(replacement), p=row / total)
+    return as_tensor(out.reshape(data.shape[:-1] + (n,)))
+
+
+def randperm(
+    n: int,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise).
+
+    >>> import ctxgrad
+    >>> sorted(ctxgrad.randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    _check_generator(generator)
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = np.dtype(np.int64) if dtype is None else _dtypes.to_dtype(dtype)
+    return _factories._finish(_rng().permutation(n).astype(dt), requires_grad, device)
+
+
+def randint_like(
+    input: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Integers drawn uniformly from ``[low, high)`` (``randint_like(input, high)``: from 0),
+    with ``input``'s shape and dtype."""
+    if high is None:
+        low, high = 0, low
+    if int(low) >= int(high):
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={int(low)} >= to={int(high)}")
+    dt = input.array.dtype if dtype is None else _dtypes.to_dtype(dtype)
+    values = _rng().integers(int(low), int(high), input.array.shape).astype(dt)
+    return _factories._finish(values, requires_grad, device)

@@ -1,0 +1,1281 @@
+"""Statistics and scans beside the basic reductions: ``nansum``/``nanmean``,
+``count_nonzero``, ``aminmax``, ``cummax``/``cummin``, ``logcumsumexp``, ``std_mean``/``var_mean``,
+``mode``, ``nanmedian``, ``quantile``/``nanquantile``, ``diff``, ``cov``/``corrcoef``,
+``trapezoid``/``cumulative_trapezoid``, ``renorm``, and the counting ops ``unique``,
+``unique_consecutive``, ``bincount`` and ``histc``.
+
+Where torch gives an op a backward node of its own (``NansumBackward0``, ``CummaxBackward0``,
+``ModeBackward0``, ...), it is a Function here; where torch writes the op in terms of others
+(``nanmean``, ``diff``, ``cov``, ``quantile``, ``trapezoid``), so does ctxgrad, and the
+gradient is theirs.  The counting ops are not differentiable (``unique``'s node refuses a
+backward, as torch's)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops import _return_types
+from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.pointwise import Where
+from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
+from ctxgrad.ops.shape import Flip, Narrow, cat
+from ctxgrad.ops.sorting import Sort, stable_argsort
+
+
+def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
+    """torch's refusal of a complex input by an op with no complex kernel, for a frontend that
+    works on the values before its Function runs."""
+    if data.dtype.kind == "c":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
+
+
+def _required_dim(name: str, dim: Any, axis: Any) -> int:
+    """A ``dim`` torch requires, or ``axis=`` in its place; torch's TypeError for neither."""
+    if axis is not None:
+        dim = numpy_dim(name, dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing(name, dim=dim)
+    return int(dim)
+
+
+def _numpy_args(
+    name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, default: Any = None
+) -> tuple[Any, bool]:
+    """``dim`` and ``keepdim``, or NumPy's names for them (``axis=``, ``keepdims=``), which
+    torch's functions and methods take in their place."""
+    if axis is not None:
+        dim = numpy_dim(name, dim, axis, default)
+    if keepdims is not None:
+        keepdim = numpy_keepdim(name, keepdim, keepdims)
+    return dim, keepdim
+
+
+def _dims(dim: Any) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
+
+
+def _const(arr: Any) -> Tensor:
+    return as_tensor(np.asarray(arr))
+
+
+# --------------------------------------------------------------------------- nansum, nanmean, count_nonzero
+
+
+class Nansum(Function[Tensor]):
+    """The sum over ``dims`` with NaN counted as zero; NaN elements get no gradient."""
+
+    _backward_name = "NansumBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        axes = _axes(dims, data.ndim)
+        ctx.args = (data.shape, axes, keepdim)
+        ctx.keep = ~np.isnan(data) if data.dtype.kind in "fc" else None  # an array: ctx attributes hold no tensors
+        return as_tensor(np.asarray(np.nansum(data, axis=axes, keepdims=keepdim), dtype=data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        shape, axes, keepdim = ctx.args
+        g = _restore(grad, shape, axes, keepdim).expand(shape)
+        return (g if ctx.keep is None else Where.apply(_const(ctx.keep), g, 0.0)), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        _, axes, keepdim = ctx.args
+        t = tx if ctx.keep is None else Where.apply(_const(ctx.keep), tx, 0.0)
+        return t.sum(axes or None, keepdim=keepdim) if axes else t.clone()
+
+
+def nansum(
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> Tensor:
+    """The sum of the elements (over ``dim``), NaN counted as zero.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1.0, float("nan"), 2.0]).nansum().item()
+    3.0
+    """
+    dim, keepdim = _numpy_args("nansum", dim, keepdim, axis, keepdims)
+    x = input if dtype is None else input.to(dtype)
+    if x.array.dtype.kind in "biu":
+        x = x.to(np.int64)
+    return Nansum.apply(x, _dims(dim), keepdim)
+
+
+def nanmean(
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> Tensor:
+    """The mean of the elements that are not NaN (over ``dim``): ``nansum / count``."""
+    dim, keepdim = _numpy_args("nanmean", dim, keepdim, axis, keepdims)
+    x = input if dtype is None else input.to(dtype)
+    if x.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
+        )
+    count = _const(~np.isnan(x.array)).sum(_dims(dim), keepdim=keepdim)
+    out: Tensor = nansum(x, dim, keepdim) / count
+    return out
+
+
+def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
+    """The number of nonzero elements (over ``dim``), as int64."""
+    dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
+    data = input.array
+    axes = _axes(_dims(dim), data.ndim)
+    return as_tensor(np.asarray(np.count_nonzero(data, axis=axes if dim is not None else None), dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- aminmax
+
+
+class Aminmax(Function[tuple[Tensor, Tensor]]):
+    """``(amin, amax)`` over ``dims``; each gradient is shared evenly among the elements that
+    attain its value (as ``amin``/``amax``)."""
+
+    _backward_name = "AminmaxBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        axes = _axes(dims, data.ndim)
+        for a in axes if dims is not None else ():
+            if data.shape[a] == 0:
+                raise IndexError("aminmax(): Expected reduction dim " + str(a) + " to have non-zero size.")
+        if data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        lo = np.min(data, axis=axes, keepdims=True)
+        hi = np.max(data, axis=axes, keepdims=True)
+        shares = []
+        for value in (lo, hi):
+            hit = np.isnan(data) if data.dtype.kind == "f" and np.isnan(value).any() else data == value
+            hit = hit if not (data.dtype.kind == "f") else np.where(np.isnan(value), np.isnan(data), data == value)
+            shares.append((hit / np.sum(hit, axis=axes, keepdims=True)).astype(data.dtype))
+        ctx.shares = shares
+        ctx.args = (data.shape, axes, keepdim)
+        if not keepdim:
+            lo, hi = np.squeeze(lo, axes), np.squeeze(hi, axes)
+        return as_tensor(lo), as_tensor(hi)
+
+    @staticmethod
+    def backward(ctx: Any, g_min: Tensor | None, g_max: Tensor | None) -> tuple[Tensor, None, None]:
+        shape, axes, keepdim = ctx.args
+        total: Tensor | None = None
+        for g, share in zip((g_min, g_max), ctx.shares):
+            if g is None:
+                continue
+            part = _restore(g, shape, axes, keepdim) * _const(share)
+            total = part if total is None else total + part
+        assert total is not None
+        return total, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, Tensor]:
+        _, axes, keepdim = ctx.args
+        lo, hi = ((tx * _const(s)).sum(axes, keepdim=keepdim) for s in ctx.shares)
+        return lo, hi
+
+
+def aminmax(
+    input: Tensor, *, dim: int | None = None, keepdim: bool = False, axis: Any = None, keepdims: bool | None = None
+) -> Any:
+    """``(min, max)`` of all elements, or along ``dim``, as one named tuple.
+
+    >>> import ctxgrad
+    >>> low, high = ctxgrad.aminmax(ctxgrad.tensor([3, 1, 2]))
+    >>> low.item(), high.item()
+    (1, 3)
+    """
+    dim, keepdim = _numpy_args("aminmax", dim, keepdim, axis, keepdims)
+    return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
+
+
+# --------------------------------------------------------------------------- cummax, cummin, logcumsumexp
+
+
+class Cummax(Function[tuple[Tensor, Tensor]]):
+    """The running maximum along ``dim`` and where it was attained (the latest of equal
+    values; NaN, once met, stays); the gradient goes to that index."""
+
+    _backward_name = "CummaxBackward0"
+    skips_without_gradient = True
+    largest = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+        flat = data.reshape(1) if data.ndim == 0 else data
+        moved = np.moveaxis(flat, d, -1)
+        values = np.empty_like(moved)
+        indices = np.zeros(moved.shape, dtype=np.int64)
+        if moved.shape[-1]:
+            cur, at = moved[..., 0].copy(), np.zeros(moved.shape[:-1], dtype=np.int64)
+            floating = data.dtype.kind == "f"
+            for i in range(moved.shape[-1]):
+                v = moved[..., i]
+                better = v >= cur if ctx.forward_cls.largest else v <= cur
+                if floating:
+                    better = np.isnan(v) | (~np.isnan(cur) & better)
+                cur = np.where(better, v, cur)
+                at = np.where(better, i, at)
+                values[..., i], indices[..., i] = cur, at
+        values, indices = np.moveaxis(values, -1, d), np.moveaxis(indices, -1, d)
+        if data.ndim == 0:
+            values, indices = values.reshape(()), indices.reshape(())
+        idx = as_tensor(np.array(indices, order="C"))
+        ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(idx)
+        ctx.shape = data.shape
+        ctx.dim = d
+        return as_tensor(np.array(values, order="C")), idx
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None]:
+        (idx,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None
+        zeros = as_tensor(np.zeros(ctx.shape, dtype=grad.array.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, idx, grad), None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> tuple[Tensor, None]:
+        (idx,) = ctx.saved_tensors
+        if not ctx.shape:
+            return tx.clone(), None
+        return Gather.apply(tx, ctx.dim, idx), None
+
+
+class Cummin(Cummax):
+    """The running minimum along ``dim`` and where it was attained (see :class:`Cummax`)."""
+
+    _backward_name = "CumminBackward0"
+    largest = False
+
+
+def cummax(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
+    """``(values, indices)``: the running maximum along ``dim`` and where it was attained.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1, 3, 2, 5]).cummax(0).values.tolist()
+    [1, 3, 3, 5]
+    """
+    dim = _required_dim("cummax", dim, axis)
+    return _return_types.cummax(*Cummax.apply(input, int(dim)))
+
+
+def cummin(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
+    """``(values, indices)``: the running minimum along ``dim`` and where it was attained."""
+    dim = _required_dim("cummin", dim, axis)
+    return _return_types.cummin(*Cummin.apply(input, int(dim)))
+
+
+class Logcumsumexp(Function[Tensor]):
+    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow (complex inputs too);
+    the gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
+    logarithm, for stability)."""
+
+    _backward_name = "LogcumsumexpBackward0"
+    holomorphic = True  # analytic: a complex input's backward is the real formula, conjugated around
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        data = x.array
+        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+        ctx.dim = d
+        if data.ndim == 0 or data.size == 0:
+            out = data.copy()
+        elif data.dtype.kind == "c":
+            shift = _slice_max(data, d)
+            with np.errstate(divide="ignore"):
+                out = shift + np.log(np.cumsum(np.exp(data - shift), axis=d))
+        else:
+            out = np.logaddexp.accumulate(data, axis=d)
+        result = as_tensor(np.asarray(out, dtype=data.dtype))
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        x, out = ctx.saved_tensors
+        if x.array.ndim == 0:
+            return grad, None
+        d = ctx.dim
+        if x.array.dtype.kind == "c":
+            # sum_{j >= i} grad_j exp(x_i - out_j), as for real numbers (the engine conjugates)
+            c = _const(_slice_max(x.array, d))
+            return (x - c).exp() * Flip.apply(Flip.apply(grad * (c - out).exp(), (d,)).cumsum(d), (d,)), None
+        # torch's stand-in for log(0) is the lowest float; a quarter of it keeps the sums below
+        # finite (exp of either is 0), and log reads 1 where the gradient is 0 (no log(0))
+        lowest = float(np.finfo(grad.array.dtype).min) / 4
+        log_abs = Where.apply(_const(grad.array != 0), grad.abs(), 1.0).log()
+        positive = Where.apply(_const(grad.array > 0), log_abs, lowest)
+        negative = Where.apply(_const(grad.array < 0), log_abs, lowest)
+
+        def reverse(t: Tensor) -> Tensor:
+            return Flip.apply(Logcumsumexp.apply(Flip.apply(t, (d,)), d), (d,))
+
+        out_pos = (reverse(positive - out) + x).exp()
+        out_neg = (reverse(negative - out) + x).exp()
+        return out_pos - out_neg, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        x, out = ctx.saved_tensors
+        if x.array.ndim == 0:
+            return tx.clone()
+        # sum_{i <= j} exp(x_i - out_j) t_i, with |exp(x_i - c)| <= 1 for c the slice's largest real part
+        c = _const(_slice_max(x.array, ctx.dim)) if x.array.size else _const(0.0)
+        out_t: Tensor = (tx * (x - c).exp()).cumsum(ctx.dim) * (c - out).exp()
+        return out_t
+
+
+def _slice_max(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
+    """The largest real part of each slice along ``dim`` (kept as size 1): a shift that keeps
+    ``exp`` from overflowing (0 where a slice holds only infinities or NaN)."""
+    real = data.real if data.dtype.kind == "c" else data
+    with np.errstate(invalid="ignore"):
+        top = np.max(real, axis=dim, keepdims=True)
+    shift: np.ndarray[Any, Any] = np.where(np.isfinite(top), top, 0.0).astype(real.dtype)
+    return shift
+
+
+def logcumsumexp(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
+    dim = _required_dim("logcumsumexp", dim, axis)
+    return Logcumsumexp.apply(input, int(dim))
+
+
+# --------------------------------------------------------------------------- std_mean, var_mean
+
+
+def std_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.std`)."""
+    dim, keepdim = _numpy_args("std_mean", dim, keepdim, axis, keepdims)
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+def var_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.var`)."""
+    dim, keepdim = _numpy_args("var_mean", dim, keepdim, axis, keepdims)
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+# --------------------------------------------------------------------------- mode, nanmedian
+
+
+class SelectAlong(Function[tuple[Tensor, Tensor]]):
+    """The values at the given ``index`` (one per slice, in the kept shape) along ``dim``, and
+    the index: a value-selecting reduction whose choice was made by its frontend (``mode``,
+    ``nanmedian``).  The gradient goes to the selected element."""
+
+    _backward_name = "ModeBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, index: np.ndarray[Any, Any], dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        flat = data.reshape(1) if data.ndim == 0 else data
+        values = np.take_along_axis(flat, index, dim)
+        idx = index
+        if data.ndim == 0:
+            values, idx = values.reshape(()), idx.reshape(())
+        elif not keepdim:
+            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+        indices = as_tensor(np.array(idx, dtype=np.int64, order="C"))
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(as_tensor(index))
+        ctx.args = (data.shape, dim, keepdim or data.ndim == 0)
+        return as_tensor(np.array(values, order="C")), indices
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
+        (index,) = ctx.saved_tensors
+        shape, dim, keepdim = ctx.args
+        if not shape:
+            return grad, None, None, None
+        g = grad if keepdim else grad.reshape(index.array.shape)
+        zeros = as_tensor(np.zeros(shape, dtype=grad.array.dtype))
+        return ScatterAdd.apply(zeros, dim, index, g), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, None]:
+        (index,) = ctx.saved_tensors
+        shape, dim, keepdim = ctx.args
+        if not shape:
+            return tx.clone(), None
+        out = Gather.apply(tx, dim, index)
+        return (out if keepdim else out.reshape(_kept_without(index.array.shape, dim))), None
+
+
+def _kept_without(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
+    return shape[:dim] + shape[dim + 1 :]
+
+
+_MODE = SelectAlong
+_NANMEDIAN_DIM = named(SelectAlong, "NanmedianBackward1")
+
+
+def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
+    """Per slice along ``dim``: the last position of the most frequent value (the smallest
+    of equally frequent values), in the kept shape."""
+    moved = np.moveaxis(data, dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    picks = np.empty(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        best = values[np.argmax(counts)]  # np.unique sorts, so argmax finds the smallest of the ties
+        hits = np.nonzero((row == best) | (np.isnan(row) & np.isnan(best)) if row.dtype.kind == "f" else row == best)
+        picks[r] = hits[0][-1]
+    return np.expand_dims(picks.reshape(moved.shape[:-1]), dim)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None) -> Any:
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of ties) and
+    its last position.
+
+    >>> import ctxgrad
+    >>> result = ctxgrad.tensor([3, 1, 3, 1, 2]).mode()
+    >>> result.values.item(), result.indices.item()
+    (1, 3)
+    """
+    dim, keepdim = _numpy_args("mode", dim, keepdim, axis, keepdims, -1)
+    data = input.array
+    _refuse_complex_input(data, "mode_cpu")
+    d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+    flat = data.reshape(1) if data.ndim == 0 else data
+    if flat.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return _return_types.mode(*_MODE.apply(input, _mode_index(flat, d), d, bool(keepdim)))
+
+
+class Nanmedian(Function[Tensor]):
+    """The lower median of the elements that are not NaN (NaN when all are); the gradient is
+    shared evenly among the elements equal to it."""
+
+    _backward_name = "NanmedianBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        flat = data.reshape(-1)
+        kept = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
+        if kept.size == 0:
+            result = np.asarray(np.nan if flat.dtype.kind == "f" else 0, dtype=flat.dtype)
+            equal = np.isnan(data) if flat.dtype.kind == "f" else np.zeros(data.shape, bool)
+        else:
+            result = np.asarray(np.sort(kept)[(kept.size - 1) // 2], dtype=flat.dtype)
+            equal = data == result
+        ctx.share = (equal / max(int(equal.sum()), 1)).astype(data.dtype)
+        return as_tensor(result)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        out: Tensor = grad * as_tensor(ctx.share)
+        return out
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return (tx * as_tensor(ctx.share)).sum()
+
+
+def nanmedian(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+) -> Any:
+    """The lower median ignoring NaN: of all elements, or ``(values, indices)`` along ``dim``."""
+    dim, keepdim = _numpy_args("nanmedian", dim, keepdim, axis, keepdims)
+    if dim is None:
+        return Nanmedian.apply(input)
+    data = input.array
+    _refuse_complex_input(data, "median_out")
+    d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+    flat = data.reshape(1) if data.ndim == 0 else data
+    n = flat.shape[d]
+    if n == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    order = stable_argsort(flat, d, False)  # NaN sorts last
+    count = (~np.isnan(flat)).sum(axis=d, keepdims=True) if flat.dtype.kind == "f" else np.full(1, n)
+    position = np.maximum(count - 1, 0) // 2
+    index = np.take_along_axis(order, np.broadcast_to(position, _kept_shape(flat.shape, (d,))).astype(np.intp), d)
+    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, index, d, bool(keepdim)))
+
+
+# --------------------------------------------------------------------------- quantile
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str, skip_nan: bool
+) -> Tensor:
+    data = input.array
+    if data.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if data.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q.array.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.array.dtype != data.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qs, scalar = q.array.astype(np.float64).reshape(-1), q.array.ndim == 0
+    else:
+        qs, scalar = np.asarray([float(q)]), True
+        if not 0 <= float(q) <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if qs.size and (qs.min() < 0 or qs.max() > 1):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
+        )
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
+        x = input.reshape(1) if data.ndim == 0 else input
+    moved = x.movedim(d, -1)
+    values = Sort.apply(moved, -1, False)[0]  # NaN sorts last
+    sorted_data = values.array
+    n = sorted_data.shape[-1]
+    nan = np.isnan(sorted_data)
+    # The rank of the last value counted: NaN sorts last, and nanquantile leaves it out (a
+    # slice of NaN only gets -1, clipped below, and NaN at the end); quantile reads the NaN.
+    last = (n - nan.sum(-1, keepdims=True) - 1) if skip_nan else np.full(nan.shape[:-1] + (1,), n - 1)
+    ranks = qs.reshape((-1,) + (1,) * sorted_data.ndim) * last.astype(np.float64)  # (q, ..., 1)
+    if not skip_nan:
+        ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    lo = np.clip(np.floor(ranks), 0, n - 1).astype(np.int64)
+    hi = np.clip(np.ceil(ranks), 0, n - 1).astype(np.int64)
+    weight = ranks - lo if interpolation != "midpoint" else np.where(hi > lo, 0.5, 0.0)
+    batch = (len(qs),) + sorted_data.shape[:-1] + (1,)
+    expanded = values.unsqueeze(0).expand((len(qs),) + sorted_data.shape)
+    below = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(lo, batch).copy()))
+    above = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(hi, batch).copy()))
+    w = as_tensor(np.broadcast_to(weight, batch).astype(data.dtype))
+    out = below + (above - below) * w
+    if skip_nan:  # a slice of NaN only: NaN
+        all_nan = as_tensor(np.broadcast_to(nan.all(-1, keepdims=True), batch).copy())
+        out = Where.apply(all_nan, float("nan"), out)
+    out = out.squeeze(-1)  # (q, ...)
+    if keepdim:
+        if dim is None:
+            out = out.reshape((len(qs),) + (1,) * data.ndim)
+        elif data.ndim:
+            out = out.unsqueeze(d + 1)
+    if scalar:
+        out = out.squeeze(0)
+    return out
+
+
+def quantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> Tensor:
+    """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
+    ``dim``, interpolated between the neighbouring sorted values; NaN where a slice holds NaN.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1.0, 2.0, 4.0, 8.0]).quantile(0.5).item()
+    3.0
+    """
+    dim, keepdim = _numpy_args("quantile", dim, keepdim, axis, keepdims)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    axis: Any = None,
+    keepdims: bool | None = None,
+) -> Tensor:
+    """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
+    dim, keepdim = _numpy_args("nanquantile", dim, keepdim, axis, keepdims)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, True)  # torch's messages say quantile()
+
+
+# --------------------------------------------------------------------------- diff, trapezoid
+
+
+def diff(
+    input: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+    *,
+    axis: Any = None,
+) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``), after
+    joining ``prepend`` and ``append`` (bools: ``!=``).
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([1, 4, 9, 16]).diff().tolist()
+    [3, 5, 7]
+    """
+    dim, _ = _numpy_args("diff", dim, False, axis, None, -1)
+    if input.array.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.array.ndim)
+    x = input
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, x, append) if t is not None]
+        if any(t.array.ndim != input.array.ndim for t in parts):
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        x = cat(parts, d)
+    for _ in range(int(n)):
+        size = x.array.shape[d]
+        if size == 0:
+            break
+        upper, lower = Narrow.apply(x, d, 1, size - 1), Narrow.apply(x, d, 0, size - 1)
+        x = upper != lower if x.array.dtype == np.bool_ else upper - lower
+    return x
+
+
+def _spacing(y: Tensor, x: Tensor | None, dx: Any, d: int) -> tuple[Tensor | None, float]:
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments - got (x=Tensor, dx=...)")
+    if x is None:
+        return None, 1.0 if dx is None else float(dx)
+    if not isinstance(x, Tensor):
+        return None, float(x)
+    if x.array.ndim == 1:
+        if x.array.shape[0] != y.array.shape[d]:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y.array.ndim
+        shape[d] = -1
+        return diff(x).reshape(shape), 1.0
+    return diff(x, dim=d), 1.0
+
+
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+    """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``.
+
+    >>> import ctxgrad
+    >>> ctxgrad.trapezoid(ctxgrad.tensor([1.0, 2.0, 3.0])).item()
+    4.0
+    """
+    dim, _ = _numpy_args("trapezoid", dim, False, axis, None, -1)
+    d = _wrap_dim(dim, y.array.ndim)
+    widths, step = _spacing(y, x, dx, d)
+    size = y.array.shape[d]
+    if size == 0:
+        return y.sum(d)
+    pair_sum = Narrow.apply(y, d, 1, size - 1) + Narrow.apply(y, d, 0, size - 1)
+    if widths is None:
+        out: Tensor = pair_sum.sum(d) * (step / 2.0)
+        return out
+    return (widths * pair_sum).sum(d) / 2.0
+
+
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+    """``trapezoid`` (torch's older name)."""
+    dim, _ = _numpy_args("trapz", dim, False, axis, None, -1)
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+    """The running trapezoidal rule along ``dim`` (one element shorter than ``y`` there)."""
+    dim, _ = _numpy_args("cumulative_trapezoid", dim, False, axis, None, -1)
+    d = _wrap_dim(dim, y.array.ndim)
+    widths, step = _spacing(y, x, dx, d)
+    size = y.array.shape[d]
+    if size == 0:
+        return y.clone()
+    pair_sum = Narrow.apply(y, d, 1, size - 1) + Narrow.apply(y, d, 0, size - 1)
+    areas = pair_sum * (step / 2.0) if widths is None else widths * pair_sum / 2.0
+    out: Tensor = areas.cumsum(d)
+    return out
+
+
+# --------------------------------------------------------------------------- cov, corrcoef
+
+
+def cov(
+    input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None
+) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns), with ``correction`` and optional frequency and importance weights.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]).cov().tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    data = input.array
+    if data.ndim > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {data.ndim} dimensions"
+        )
+    x = input.reshape(1, -1) if data.ndim < 2 else input
+    observations = x.array.shape[1]
+    w: Tensor | None = None
+    if fweights is not None:
+        f = fweights.array
+        if f.ndim > 1:
+            raise RuntimeError(
+                f"cov(): expected fweights to have one or fewer dimensions but got fweights with {f.ndim} dimensions"
+            )
+        if f.dtype.kind not in "iu":
+            raise RuntimeError(
+                f"cov(): expected fweights to have integral dtype but got fweights with {short_name(f.dtype)} dtype"
+            )
+        if f.size != observations:
+            raise RuntimeError(
+                f"cov(): expected fweights to have the same numel as there are observations in the input "
+                f"but got {f.size} != {observations}"
+            )
+        if f.size and f.min() < 0:
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        a = aweights.array
+        if a.ndim > 1:
+            raise RuntimeError(
+                f"cov(): expected aweights to have one or fewer dimensions but got aweights with {a.ndim} dimensions"
+            )
+        if a.dtype.kind not in "fc":
+            raise RuntimeError(
+                "cov(): expected aweights to have floating point dtype but got aweights with "
+                f"{short_name(a.dtype)} dtype"
+            )
+        if a.size != observations:
+            raise RuntimeError(
+                f"cov(): expected aweights to have the same numel as there are observations in the input "
+                f"but got {a.size} != {observations}"
+            )
+        if a.size and a.min() < 0:
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else w * aweights
+    if x.array.dtype.kind in "biu":
+        x = x.to(np.float32 if w is None or w.array.dtype.kind in "biu" else w.array.dtype)
+    if w is None:
+        avg = x.mean(1)
+        w_sum = float(observations)
+        norm_factor: Any = w_sum - correction
+    else:
+        w = w.to(x.array.dtype) if w.array.dtype != x.array.dtype and w.array.dtype.kind in "biu" else w
+        w_sum_t = w.sum()
+        avg = (x * w).sum(1) / w_sum_t
+        if aweights is None:
+            norm_factor = w_sum_t - correction
+        elif correction == 0:
+            norm_factor = w_sum_t
+        else:
+            norm_factor = w_sum_t - correction * (w * aweights).sum() / w_sum_t
+    if float(norm_factor.item() if isinstance(norm_factor, Tensor) else norm_factor) <= 0:
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm_factor = norm_factor.clamp_min(0) if isinstance(norm_factor, Tensor) else 0.0
+    centred = x - avg.unsqueeze(1)
+    weighted = centred if w is None else centred * w
+    c = weighted.matmul(centred.mH if centred.is_complex() else centred.t())
+    out: Tensor = (c / norm_factor).squeeze()
+    return out
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in the rows of ``input``, in [-1, 1]."""
+    data = input.array
+    if data.ndim > 2:
+        raise RuntimeError(
+            f"corrcoef(): expected input to have two or fewer dimensions but got an input with {data.ndim} dimensions"
+        )
+    c = cov(input)
+    if c.array.ndim == 0:
+        out0: Tensor = c / c
+        return out0
+    d = c.diagonal()
+    stddev = d.real.sqrt() if d.is_complex() else d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    if c.is_complex():
+        return c
+    out: Tensor = c.clip(-1, 1)
+    return out
+
+
+# --------------------------------------------------------------------------- renorm
+
+
+def _norm_direction(x: Tensor, norm: Tensor, p: float, others: tuple[int, ...]) -> Tensor:
+    """The derivative of each slice's ``p``-norm with respect to its elements (``norm`` is
+    never 0 where it is used)."""
+    if p == float("inf"):
+        top = _const(np.abs(x.array) == norm.array)
+        out: Tensor = x.sign() * top / top.sum(others, keepdim=True)
+        return out
+    if p == 1:
+        return x.sign()
+    return x.sign() * (x.abs() / norm) ** (p - 1)
+
+
+def _renorm_parts(ctx: Any, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """The factor, ``1 / (norm + 1e-7)`` and the norm's derivative, each computed in ctxgrad
+    ops (so that the gradient can be differentiated again); 1 for the norm where a slice
+    is not scaled (no 0 / 0 on the branch that is not taken)."""
+    p, others, maxnorm = ctx.args
+    norm = Where.apply(_const(ctx.over), x.norm(p, others, keepdim=True), 1.0)
+    invnorm = 1.0 / (norm + 1e-7)
+    return invnorm * maxnorm, invnorm, _norm_direction(x, norm, p, others)
+
+
+class Renorm(Function[Tensor]):
+    """Each slice along ``dim`` (its elements in the other dimensions) scaled by
+    ``maxnorm / (norm + 1e-7)`` where its ``p``-norm exceeds ``maxnorm``; the gradient is
+    torch's ``renorm_backward``, written in ctxgrad ops."""
+
+    _backward_name = "RenormBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+        data = x.array
+        others = tuple(i for i in range(data.ndim) if i != dim)
+        magnitude = np.abs(data)
+        if p == float("inf"):
+            norm = np.max(magnitude, axis=others, keepdims=True) if data.size else np.zeros(1, data.dtype)
+        else:
+            norm = np.sum(magnitude**p, axis=others, keepdims=True) ** (1.0 / p)
+        over = norm > maxnorm
+        factor = np.where(over, maxnorm / (norm + 1e-7), 1.0).astype(data.dtype)
+        ctx.args = (p, others, maxnorm)
+        ctx.over = over  # an array: ctx attributes hold no tensors
+        ctx.save_for_backward(x)
+        return as_tensor(data * factor)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (x,) = ctx.saved_tensors
+        factor, invnorm, direction = _renorm_parts(ctx, x)
+        along = (x * grad).sum(ctx.args[1], keepdim=True) * direction
+        return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        (x,) = ctx.saved_tensors
+        factor, invnorm, direction = _renorm_parts(ctx, x)
+        change = (direction * tx).sum(ctx.args[1], keepdim=True)
+        return Where.apply(_const(ctx.over), factor * (tx - x * invnorm * change), tx)
+
+
+def _renorm_args(input: Tensor, p: float, dim: int, maxnorm: float) -> int:
+    data = input.array
+    if data.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {data.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    return _wrap_dim(dim, data.ndim)
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
+    ``maxnorm`` (as torch: ``maxnorm / (norm + 1e-7)``); the others unchanged."""
+    d = _renorm_args(input, p, dim, maxnorm)
+    if input.array.dtype.kind == "c":  # complex: the same formula, written with the complex ops
+        others = tuple(i for i in range(input.array.ndim) if i != d)
+        norm = input.norm(p, others, keepdim=True)
+        out: Tensor = input * Where.apply(_const(norm.array > maxnorm), maxnorm / (norm + 1e-7), 1.0)
+        return out
+    return Renorm.apply(input, float(p), d, float(maxnorm))
+
+
+def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """In place: ``renorm``."""
+    d = _renorm_args(input, p, dim, maxnorm)
+    return write_in_place(Renorm, input, float(p), d, float(maxnorm))
+
+
+# --------------------------------------------------------------------------- counting (not differentiable)
+
+
+class Unique(Function[tuple[Tensor, ...]]):
+    """The sorted distinct values (or slices along ``dim``), with the inverse indices and the
+    counts.  torch's node refuses a backward; so does this one."""
+
+    _backward_name = "Unique2Backward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int | None, consecutive: bool) -> tuple[Tensor, ...]:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        if dim is None:
+            flat = data.reshape(-1)
+            if consecutive:
+                starts = np.ones(flat.size, dtype=bool)
+                starts[1:] = flat[1:] != flat[:-1]
+                values = flat[starts]
+                inverse = np.cumsum(starts) - 1
+                counts = np.diff(np.append(np.nonzero(starts)[0], flat.size))
+            else:
+                values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+            inverse = inverse.reshape(data.shape)
+        else:
+            moved = np.moveaxis(data, dim, 0)
+            rows = moved.reshape(moved.shape[0], -1)
+            if consecutive:
+                starts = np.ones(rows.shape[0], dtype=bool)
+                starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+                picked = rows[starts]
+                inverse = np.cumsum(starts) - 1
+                counts = np.diff(np.append(np.nonzero(starts)[0], rows.shape[0]))
+            else:
+                picked, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+            values = np.moveaxis(picked.reshape((-1,) + moved.shape[1:]), 0, dim)
+            inverse = inverse.reshape(-1)
+        outs = (
+            as_tensor(np.array(values, order="C")),
+            as_tensor(np.asarray(inverse, dtype=np.int64)),
+            as_tensor(np.asarray(counts, dtype=np.int64)),
+        )
+        ctx.mark_non_differentiable(outs[1], outs[2])
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        name = "unique_consecutive" if ctx.forward_cls is _UNIQUE_CONSECUTIVE else "_unique2"
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
+_UNIQUE_CONSECUTIVE = named(Unique, "UniqueConsecutiveBackward0")
+
+
+def _unique_result(outs: tuple[Tensor, ...], return_inverse: bool, return_counts: bool) -> Any:
+    values, inverse, counts = outs
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """The distinct values, sorted (or the distinct slices along ``dim``); with
+    ``return_inverse`` the index of each element's value among them, with ``return_counts``
+    how often each occurs.
+
+    >>> import ctxgrad
+    >>> values, inverse = ctxgrad.tensor([3, 1, 3, 2]).unique(return_inverse=True)
+    >>> values.tolist(), inverse.tolist()
+    ([1, 2, 3], [2, 0, 2, 1])
+    """
+    d = None if dim is None else _wrap_dim(dim, input.array.ndim)
+    return _unique_result(Unique.apply(input, d, False), return_inverse, return_counts)
+
+
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+) -> Any:
+    """The values with each run of equal consecutive values (slices along ``dim``) kept once."""
+    d = None if dim is None else _wrap_dim(dim, input.array.ndim)
+    return _unique_result(_UNIQUE_CONSECUTIVE.apply(input, d, True), return_inverse, return_counts)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value ``0..max`` occurs in a 1-D tensor of non-negative integers (with
+    ``weights``: their sums), at least ``minlength`` long.
+
+    >>> import ctxgrad
+    >>> ctxgrad.tensor([0, 1, 1, 3]).bincount().tolist()
+    [1, 2, 0, 1]
+    """
+    data = input.array
+    if data.dtype.kind not in "iu" or data.dtype == np.bool_:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{short_name(data.dtype)}'")
+    if data.ndim != 1 or (data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return as_tensor(np.bincount(data, minlength=int(minlength)).astype(np.int64))
+    w = weights.array
+    if w.dtype.kind == "c":  # torch casts the weights to double, as a copy does
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        w = w.real
+    if w.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    out_dtype = np.dtype(np.float32) if w.dtype == np.float32 else np.dtype(np.float64)
+    return as_tensor(np.bincount(data, weights=w.astype(np.float64), minlength=int(minlength)).astype(out_dtype))
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (both 0: the data's
+    range); elements outside are ignored.  Not differentiable.
+
+    >>> import ctxgrad
+    >>> ctxgrad.histc(ctxgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist()
+    [0.0, 2.0, 1.0, 0.0]
+    """
+    data = input.array
+    if data.dtype.kind == "c" and float(min) == float(max):  # torch first looks for the data's range
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{short_name(data.dtype)}'")
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{short_name(data.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("ctxgrad.histc: max must be larger than min")
+    counts, _ = np.histogram(data.reshape(-1), bins=int(bins), range=(lo, hi))
+    return as_tensor(counts.astype(data.dtype))
+
+
+# --------------------------------------------------------------------------- dist, gradient
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast), over all elements.
+
+    >>> import ctxgrad
+    >>> ctxgrad.dist(ctxgrad.tensor([0.0, 0.0]), ctxgrad.tensor([3.0, 4.0])).item()
+    5.0
+    """
+    out: Tensor = (input - other).norm(float(p))
+    return out
+
+
+def _coordinates(spacing: Any, dims: tuple[int, ...], shape: tuple[int, ...], dim_given: bool) -> list[Any]:
+    """Per dimension of ``dims``: the step (a number) or the sample coordinates (an array)."""
+    if isinstance(spacing, (int, float)) or (isinstance(spacing, Tensor) and spacing.array.ndim == 0):
+        return [float(spacing)] * len(dims)
+    items = list(spacing)
+    if len(items) != len(dims):
+        if not dim_given:
+            raise RuntimeError(
+                "ctxgrad.gradient expected spacing to be unspecified, a scalar, or a list of length equal to "
+                f"'self.dim() = {len(shape)}', since dim argument was not given, but got a list of length {len(items)}"
+            )
+        raise RuntimeError(
+            "ctxgrad.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments "
+            f"to have the same length, but got a spacing argument of length {len(items)} and a dim argument "
+            f"of length {len(dims)}."
+        )
+    out: list[Any] = []
+    for item, d in zip(items, dims):
+        if isinstance(item, Tensor) and item.array.ndim == 1:
+            if item.array.shape[0] != shape[d]:  # torch computes with the mismatch (a wrong result)
+                raise RuntimeError(
+                    "ctxgrad.gradient expected each coordinate tensor to have as many values as the input has "
+                    f"along its dimension, but got {item.array.shape[0]} coordinates for dimension {d} "
+                    f"of size {shape[d]}"
+                )
+            out.append(item.array.astype(np.float64))
+        else:
+            out.append(float(item.item() if isinstance(item, Tensor) else item))
+    return out
+
+
+def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
+    """The derivative of ``f`` along ``d`` by central differences inside and one-sided ones
+    (first or second order) at the two ends, with step ``h`` or at coordinates ``h``."""
+    n = f.array.shape[d]
+    dt = f.array.dtype
+
+    def part(start: int, length: int) -> Tensor:
+        return Narrow.apply(f, d, start, length)
+
+    def coefficient(values: Any) -> Tensor:
+        arr = np.asarray(values, dtype=dt)
+        if arr.ndim:
+            arr = arr.reshape([-1 if i == d else 1 for i in range(f.array.ndim)])
+        return as_tensor(arr)
+
+    if isinstance(h, float):
+        inner = (part(2, n - 2) - part(0, n - 2)) * (1.0 / (2 * h))
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) * (1.0 / h)
+            last = (part(n - 1, 1) - part(n - 2, 1)) * (1.0 / h)
+        else:
+            first = (part(0, 1) * -3.0 + part(1, 1) * 4.0 - part(2, 1)) * (1.0 / (2 * h))
+            last = (part(n - 1, 1) * 3.0 - part(n - 2, 1) * 4.0 + part(n - 3, 1)) * (1.0 / (2 * h))
+        return cat([first, inner, last], d)
+    x = h
+    dx = np.diff(x)
+    hs, hd = dx[:-1], dx[1:]  # the steps before and after each inner point
+    inner = (
+        part(2, n - 2) * coefficient(hs / (hd * (hd + hs)))
+        + part(1, n - 2) * coefficient((hd - hs) / (hd * hs))
+        - part(0, n - 2) * coefficient(hd / (hs * (hd + hs)))
+    )
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) * (1.0 / dx[0])
+        last = (part(n - 1, 1) - part(n - 2, 1)) * (1.0 / dx[-1])
+    else:
+        a1, a2 = dx[0], dx[1]
+        first = (
+            part(0, 1) * float(-(2 * a1 + a2) / (a1 * (a1 + a2)))
+            + part(1, 1) * float((a1 + a2) / (a1 * a2))
+            - part(2, 1) * float(a1 / (a2 * (a1 + a2)))
+        )
+        b1, b2 = dx[-2], dx[-1]
+        last = (
+            part(n - 3, 1) * float(b2 / (b1 * (b1 + b2)))
+            - part(n - 2, 1) * float((b1 + b2) / (b1 * b2))
+            + part(n - 1, 1) * float((2 * b2 + b1) / (b2 * (b1 + b2)))
+        )
+    return cat([first, inner, last], d)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative of the sampled function ``input`` along each dimension (or those in
+    ``dim``): central differences inside, one-sided differences of order ``edge_order`` at the
+    ends; ``spacing`` is the step (a number, or one per dimension) or the sample coordinates
+    (one 1-D tensor per dimension).
+
+    >>> import ctxgrad
+    >>> ctxgrad.gradient(ctxgrad.tensor([1.0, 4.0, 9.0, 16.0]))[0].tolist()
+    [3.0, 4.0, 6.0, 7.0]
+    """
+    data = input.array
+    if edge_order not in (1, 2):
+        raise RuntimeError("ctxgrad.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is None:
+        dims = tuple(range(data.ndim))
+    elif isinstance(dim, (int, np.integer)):
+        dims = (_wrap_dim(int(dim), data.ndim),)
+    else:
+        dims = tuple(_wrap_dim(int(d), data.ndim) for d in dim)
+    for d in dims:
+        if data.shape[d] < edge_order + 1:
+            raise RuntimeError("ctxgrad.gradient expected each dimension size to be at least edge_order+1")
+    x = input if data.dtype.kind in "fc" else input.to(np.float32)
+    steps = _coordinates(spacing, dims, data.shape, dim is not None)
+    return tuple(_gradient_along(x, d, h, edge_order) for d, h in zip(dims, steps))
+
+
+def histogram(
+    input: Tensor,
+    bins: Any,
+    *,
+    range: Sequence[float] | None = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    """``(hist, bin_edges)``: the histogram of ``input`` over ``bins`` equal bins (between the
+    data's extremes or ``range``) or over the given increasing ``bins`` edges, with ``weight``
+    per element and, with ``density``, normalised to integrate to 1.  Not differentiable.
+
+    >>> import ctxgrad
+    >>> hist, edges = ctxgrad.histogram(ctxgrad.tensor([1.0, 2.0, 1.0, 4.0]), bins=3)
+    >>> hist.tolist(), edges.tolist()
+    ([2.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0])
+    """
+    data = input.array
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{short_name(data.dtype)}'")
+    flat = data.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins.array.astype(data.dtype).reshape(-1)
+    else:
+        if int(bins) <= 0:
+            raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {int(bins)} for dimension 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+            if lo > hi:
+                raise RuntimeError(
+                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0"
+                )
+        else:
+            lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5  # numpy's and torch's widening of an empty range
+        edges = np.linspace(lo, hi, int(bins) + 1).astype(data.dtype)
+    w = None if weight is None else weight.array.reshape(-1).astype(np.float64)
+    if edges.size < 2 or np.any(np.diff(edges) < 0):
+        hist = np.zeros(max(edges.size - 1, 0), dtype=np.float64)
+    else:
+        hist, _ = np.histogram(flat.astype(np.float64), bins=edges.astype(np.float64), weights=w)
+        if density:
+            total = hist.sum()
+            hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist.astype(np.float64)
+    return _return_types.histogram(as_tensor(np.asarray(hist, dtype=data.dtype)), as_tensor(edges))
