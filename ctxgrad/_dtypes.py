@@ -159,6 +159,15 @@ def scalar_dtype(value: object) -> np.dtype[Any]:
     return _default_dtype
 
 
+class ArrayFacts:
+    """The base of objects that stand for an array's facts without its values (what a batched
+    tensor has for an array inside vmap): promotion reads their ``dtype`` and ``ndim`` as an
+    array's."""
+
+    dtype: np.dtype[Any]
+    ndim: int
+
+
 def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | object) -> np.dtype[Any]:
     """Torch's result dtype for a binary op on arrays (from tensors) or Python scalars.
 
@@ -167,10 +176,10 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
     (bool < int < float < complex); a Python float then brings the default dtype, a 0-d
     tensor its own dtype.
     """
-    a_arr = isinstance(a, np.ndarray)
-    b_arr = isinstance(b, np.ndarray)
+    a_arr = isinstance(a, (np.ndarray, ArrayFacts))
+    b_arr = isinstance(b, (np.ndarray, ArrayFacts))
     if a_arr and b_arr:
-        assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+        assert isinstance(a, (np.ndarray, ArrayFacts)) and isinstance(b, (np.ndarray, ArrayFacts))
         da: np.dtype[Any] = a.dtype
         db: np.dtype[Any] = b.dtype
         if da == db:
@@ -197,10 +206,10 @@ def result_dtype(a: np.ndarray[Any, Any] | object, b: np.ndarray[Any, Any] | obj
             return zero
         return da if a_dims else db
     if a_arr:
-        assert isinstance(a, np.ndarray)
+        assert isinstance(a, (np.ndarray, ArrayFacts))
         return _with_scalar(a.dtype, b)
     if b_arr:
-        assert isinstance(b, np.ndarray)
+        assert isinstance(b, (np.ndarray, ArrayFacts))
         return _with_scalar(b.dtype, a)
     # Two Python numbers: the dtype of the one of the higher category (int and float give
     # the default float dtype, not NumPy's float64).

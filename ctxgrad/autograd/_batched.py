@@ -323,7 +323,9 @@ def _expand_unbatched(args: tuple[Any, ...], in_dims: tuple[Any, ...], size: int
     ]
 
 
-def dims_rule(pos: int, *, new_dim: bool = False, none_is_all: bool = False, empty_is_all: bool = False) -> Any:
+def dims_rule(
+    pos: int, *, new_dim: bool = False, none_is_all: bool = False, empty_is_all: bool = False, scalar_ok: bool = True
+) -> Any:
     """The rule of an op on its first argument along the dimensions at argument ``pos`` (an
     int, a tuple, or None for every dimension when ``none_is_all``; ``()`` too when
     ``empty_is_all``): the same op on the batch, each dimension moved past the batch
@@ -333,7 +335,7 @@ def dims_rule(pos: int, *, new_dim: bool = False, none_is_all: bool = False, emp
 
     def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
         n = x.ndim - 1
-        if not _only_first(in_dims):
+        if not _only_first(in_dims) or (n == 0 and not scalar_ok):
             return _loop_rule(cls, info, in_dims, (x, *rest))
         scalar = n == 0 and not new_dim
         if scalar:

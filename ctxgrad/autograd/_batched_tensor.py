@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ctxgrad._dtypes import ArrayFacts
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 
@@ -87,7 +88,7 @@ def values_error(level: int) -> RuntimeError:
     )
 
 
-class _LogicalArray:
+class _LogicalArray(ArrayFacts):
     """What a batched tensor has where a tensor has its array: the facts of one sample
     (``shape``, ``dtype``), so that code that reads them works, and no values."""
 
@@ -103,7 +104,7 @@ class _LogicalArray:
         self.level = level
 
     @property
-    def ndim(self) -> int:
+    def ndim(self) -> int:  # type: ignore[override]
         return len(self.shape)
 
     @property

@@ -189,6 +189,8 @@ class DivRounded(Function[Tensor]):
     """``a / b`` rounded toward zero (``rounding_mode="trunc"``) or toward -inf (``"floor"``),
     in the promoted dtype; as in torch, the gradient is zero for both operands."""
 
+    vmap = elementwise_rule
+
     _backward_name = "DivBackward2"
     skips_without_gradient = True
 

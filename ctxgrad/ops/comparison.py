@@ -457,6 +457,8 @@ class _RealTest(Function[Tensor]):
     """A test of each element's value (``signbit``, ``isposinf``, ``isneginf``): a bool tensor,
     with torch's refusal of complex input; integers and bools are tested as they are."""
 
+    vmap = elementwise_rule
+
     skips_without_gradient = True
     test: ClassVar[Callable[..., Any]]
     complex_error: ClassVar[tuple[type[Exception], str]]
@@ -497,6 +499,8 @@ class IsNegInf(_RealTest):
 
 class IsReal(Function[Tensor]):
     """Elementwise: the imaginary part is 0 (always True for a real tensor)."""
+
+    vmap = elementwise_rule
 
     skips_without_gradient = True
 

@@ -432,6 +432,9 @@ class CompareInPlace(Function[Tensor]):
     the values it overwrites (and a tensor ``other``) get a zero gradient.  ``compare`` is the
     comparison's Function (made per comparison and node name by :func:`_compare`)."""
 
+    vmap = elementwise_rule
+    _writes_first_input = True
+
     _backward_name = "EqBackward0"
     skips_without_gradient = True
     compare: ClassVar[type[Function[Tensor]]]

@@ -1300,6 +1300,8 @@ class LinalgMatrixExp(Function[Tensor]):
     upper-right block of ``exp([[A, E], [0, A]])``; the gradient is the same with ``A^H`` and
     the incoming gradient (both written with this Function, so they can be differentiated again)."""
 
+    vmap = unary_rule
+
     _backward_name = "LinalgMatrixExpBackward0"
     holomorphic = True
     skips_without_gradient = True

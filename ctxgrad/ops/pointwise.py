@@ -619,6 +619,8 @@ class RoundDecimals(Function[Tensor]):
     """Round to ``decimals`` decimal places (negative: to tens, hundreds, ...), halves to even,
     as ``round(x * 10**d) / 10**d``; the gradient is zero."""
 
+    vmap = elementwise_rule
+
     _backward_name = "RoundBackward1"
     skips_without_gradient = True
 
@@ -2003,6 +2005,8 @@ class Digamma(_Elementwise):
 class Polygamma(Function[Tensor]):
     """The ``n``-th derivative of digamma; d/dx polygamma(n, x) = polygamma(n + 1, x)."""
 
+    vmap = elementwise_rule
+
     _backward_name = "PolygammaBackward0"
     skips_without_gradient = True
 
@@ -2297,6 +2301,8 @@ class Ndtri(_Elementwise):
 class NanToNum(Function[Tensor]):
     """NaN, +inf and -inf replaced by numbers; the gradient passes where the input was finite."""
 
+    vmap = elementwise_rule
+
     _backward_name = "NanToNumBackward0"
     holomorphic = True  # a copy where it is differentiable
     skips_without_gradient = True
@@ -2329,6 +2335,8 @@ class _Binary(Function[Tensor]):
     ``grad * df/da, grad * df/db`` and ``jvp`` is ``ta * df/da + tb * df/db``.  With
     ``floating``, integer and bool operands become the default float dtype (torch's rule for
     ``xlogy`` and ``copysign``); with ``floating_only``, they are refused, with torch's error."""
+
+    vmap = elementwise_rule
 
     skips_without_gradient = True
     call: ClassVar[Callable[..., Any]]
@@ -2598,6 +2606,8 @@ class Frexp(Function[tuple[Tensor, Tensor]]):
     """``x = mantissa * 2 ** exponent`` with ``|mantissa|`` in [0.5, 1) (0 for 0; the exponent is
     int32, not differentiable); d mantissa / dx = 2 ** -exponent."""
 
+    vmap = elementwise_rule
+
     _backward_name = "FrexpBackward0"
     skips_without_gradient = True
 
@@ -2625,6 +2635,8 @@ class Frexp(Function[tuple[Tensor, Tensor]]):
 class Addcmul(Function[Tensor]):
     """``input + value * tensor1 * tensor2``; d/dinput = 1, d/dtensor1 = value * tensor2,
     d/dtensor2 = value * tensor1."""
+
+    vmap = elementwise_rule
 
     _backward_name = "AddcmulBackward0"
     holomorphic = True
@@ -2655,6 +2667,8 @@ class Addcmul(Function[Tensor]):
 class Addcdiv(Function[Tensor]):
     """``input + value * tensor1 / tensor2``; d/dtensor1 = value / tensor2,
     d/dtensor2 = -value * tensor1 / tensor2²."""
+
+    vmap = elementwise_rule
 
     _backward_name = "AddcdivBackward0"
     holomorphic = True

@@ -1858,6 +1858,8 @@ class Unfold(Function[Tensor]):
     """Every window of ``size`` elements along ``dim``, ``step`` apart, as a new last
     dimension: a view whose windows may overlap.  The gradient adds each window's gradient back."""
 
+    vmap = dims_rule(1, scalar_ok=False)
+
     _backward_name = "UnfoldBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -1884,6 +1886,8 @@ class Unfold(Function[Tensor]):
 
 class UnfoldGrad(Function[Tensor]):
     """The backward of :class:`Unfold`: the windows' gradients added into zeros of the input's shape."""
+
+    vmap = into_zeros_rule(1, (2,))
 
     _backward_name = "UnfoldBackwardBackward0"
     holomorphic = True  # linear, real coefficients

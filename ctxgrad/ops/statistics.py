@@ -20,6 +20,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import dims_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -76,6 +77,8 @@ def _const(arr: Any) -> Tensor:
 
 class Nansum(Function[Tensor]):
     """The sum over ``dims`` with NaN counted as zero; NaN elements get no gradient."""
+
+    vmap = dims_rule(1, none_is_all=True)
 
     _backward_name = "NansumBackward0"
     holomorphic = True  # linear, real coefficients
@@ -161,6 +164,8 @@ class Aminmax(Function[tuple[Tensor, Tensor]]):
     """``(amin, amax)`` over ``dims``; each gradient is shared evenly among the elements that
     attain its value (as ``amin``/``amax``)."""
 
+    vmap = dims_rule(1, none_is_all=True)
+
     _backward_name = "AminmaxBackward0"
     skips_without_gradient = True
 
@@ -228,6 +233,8 @@ def aminmax(
 class Cummax(Function[tuple[Tensor, Tensor]]):
     """The running maximum along ``dim`` and where it was attained (the latest of equal
     values; NaN, once met, stays); the gradient goes to that index."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "CummaxBackward0"
     skips_without_gradient = True
@@ -307,6 +314,8 @@ class Logcumsumexp(Function[Tensor]):
     """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow (complex inputs too);
     the gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
     logarithm, for stability)."""
+
+    vmap = dims_rule(1)
 
     _backward_name = "LogcumsumexpBackward0"
     holomorphic = True  # analytic: a complex input's backward is the real formula, conjugated around
