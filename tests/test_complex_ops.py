@@ -492,11 +492,8 @@ SURFACE = [
     Case("cross", lambda m, a, b: m.cross(a, b, dim=0), z_((3, 2), (3, 2)), ref=lambda m, a, b: np.cross(a, b, axis=0)),
     Case("trace", lambda m, a: m.trace(a), z_((3, 3))),
     Case("logdet", lambda m, a: m.logdet(a), z_((3, 3), domain="wellcond"), ref=lambda m, a: np.log(np.linalg.det(a))),
-    Case("dist", lambda m, a, b: m.dist(a, b), z_((2, 3), (3,)), ref=lambda m, a, b: np.linalg.norm((a - b).ravel())),
     Case("matrix_power", lambda m, a: m.matrix_power(a, 3), z_((3, 3)), ref=lambda m, a: a @ a @ a),
     Case("matrix_exp", lambda m, a: m.matrix_exp(a), z_((3, 3)), ref=lambda m, a: _expm_ref(a)),
-    Case("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), z_((3, 2)),
-         ref=lambda m, a: a * np.minimum(1.0, 1.0 / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-7))),
 ]  # fmt: skip
 
 

@@ -123,7 +123,10 @@ def _drain_pending() -> None:
                 if entry[1] == 0:
                     del _locks[id(arr)]
                     if entry[2]:
-                        arr.flags.writeable = True
+                        try:  # (a view whose owner another graph still holds stays read-only)
+                            arr.flags.writeable = True
+                        except ValueError:
+                            pass
                     for ref in entry[3] or ():
                         view = ref()
                         try:  # (a view of a read-only view, a broadcast one, stays read-only)

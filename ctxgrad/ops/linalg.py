@@ -1392,3 +1392,14 @@ def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, al
 def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In place: ``beta * self + alpha * sum_b (batch1[b] @ batch2[b])``."""
     return _scaled_sum_(input, Bmm.apply(batch1, batch2).sum(0), beta, alpha)
+
+
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other``."""
+    difference: Tensor = input - other
+    if difference.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {short_name(difference.array.dtype)} instead."
+        )
+    return difference.norm(float(p))

@@ -958,6 +958,11 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
     ``maxnorm`` (as torch: ``maxnorm / (norm + 1e-7)``); the others unchanged."""
     d = _renorm_args(input, p, dim, maxnorm)
+    if input.array.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{short_name(input.array.dtype)}"
+        )
     if input.array.dtype.kind == "c":  # complex: the same formula, written with the complex ops
         others = tuple(i for i in range(input.array.ndim) if i != d)
         norm = input.norm(p, others, keepdim=True)
@@ -1120,17 +1125,6 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
 
 
 # --------------------------------------------------------------------------- dist, gradient
-
-
-def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The ``p``-norm of ``input - other`` (broadcast), over all elements.
-
-    >>> import ctxgrad
-    >>> ctxgrad.dist(ctxgrad.tensor([0.0, 0.0]), ctxgrad.tensor([3.0, 4.0])).item()
-    5.0
-    """
-    out: Tensor = (input - other).norm(float(p))
-    return out
 
 
 def _coordinates(spacing: Any, dims: tuple[int, ...], shape: tuple[int, ...], dim_given: bool) -> list[Any]:

@@ -243,7 +243,7 @@ OPS: list[Op] = [
     Op("bincount", statistics.bincount),
     Op("histc", statistics.histc),
     Op("histogram", statistics.histogram),
-    Op("dist", statistics.dist),
+    Op("dist", linalg.dist),
     Op("gradient", statistics.gradient, method=False),
     # ----------------------------------------------------------------------- shape
     Op("reshape", shape.reshape, method_frontend=shape.reshape_method),
