@@ -18,9 +18,9 @@ Two cases differ from a plain NumPy export:
 >>> import ctxgrad
 >>> t = ctxgrad.tensor([1.0, 2.0])
 >>> a = np.from_dlpack(t)
->>> a[0] = 5.0
->>> t
-tensor([5., 2.])
+>>> _ = t.mul_(5.0)  # the same memory: a sees the change
+>>> a
+array([ 5., 10.], dtype=float32)
 >>> ctxgrad.from_dlpack(np.arange(3.0))
 tensor([0., 1., 2.], dtype=ctxgrad.float64)
 """

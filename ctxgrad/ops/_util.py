@@ -38,6 +38,11 @@ def raw(value: Any) -> Any:
     return value.array if isinstance(value, Tensor) else value
 
 
+#: NumPy before 2.0 promotes a 0-d array with a Python number by value (``float32 0-d * 2`` is
+#: float64); torch, and NumPy 2, keep the array's dtype.
+_LEGACY_PROMOTION = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
 def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> tuple[Any, Any]:
     """The NumPy operands of a binary op on tensors or numbers, promoted as torch promotes.
 
@@ -55,6 +60,8 @@ def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> 
                     refuse(x, y)
                 return x, y
         elif x.dtype.kind == "f" and (type(b) is float or type(b) is int):
+            if _LEGACY_PROMOTION and x.ndim == 0:  # NumPy 1.x would widen a 0-d float32 to float64
+                return x, x.dtype.type(b)
             return x, b
         else:
             y = b
