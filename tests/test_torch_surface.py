@@ -20,8 +20,8 @@ sys.modules["torch_surface"] = torch_surface
 _spec.loader.exec_module(torch_surface)
 
 #: The counts today; raise them as names are added, never lower them.
-FUNCTIONS_AT_LEAST = 196
-METHODS_AT_LEAST = 82
+FUNCTIONS_AT_LEAST = 256
+METHODS_AT_LEAST = 110
 
 
 @pytest.fixture(scope="module")
