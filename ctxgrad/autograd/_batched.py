@@ -23,7 +23,6 @@ to it dispatch again.
 
 from __future__ import annotations
 
-import sys
 import warnings
 import weakref
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from ctxgrad.autograd._batched_tensor import (
     VmapInfo,
     VmapLevel,
     close_level,
+    function_class,
     level_info,
     open_level,
     values_error,
@@ -67,7 +67,6 @@ def is_batched_at(t: Any, level: int) -> bool:
 
 
 # ------------------------------------------------------------------------------ dispatch
-_FUNCTION: list[Any] = []  # ctxgrad.autograd.Function, once a Function has been applied here
 # (weak: a Function class made on the fly, as tests do, is not kept alive by vmap)
 _RULES: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()  # Function -> "vmap", "generate" or "loop"
 _WARNED: weakref.WeakSet[type] = weakref.WeakSet()
@@ -77,7 +76,7 @@ def _rule_kind(cls: type) -> str:
     kind = _RULES.get(cls)
     if kind is None:
         owner = next(c for c in cls.__mro__ if "vmap" in c.__dict__)
-        if owner is not _function_base(cls):
+        if owner is not function_class():
             kind = "vmap"
         elif getattr(cls, "generate_vmap_rule", False):
             kind = "generate"
@@ -100,8 +99,6 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
             top = a.level
     if not top:
         return NOT_BATCHED
-    if not _FUNCTION:
-        _FUNCTION.append(_function_base(cls))
     lv = level_info(top)
     if lv is None:
         raise values_error(top)
@@ -198,15 +195,8 @@ def stack_samples(samples: list[Any]) -> Any:
     if not isinstance(samples[0], Tensor):
         return samples[0]
     if _StackSamples is None:
-        # (function.py imports this module, so Function is looked up, not imported)
-        _StackSamples = _stack_samples_cls(sys.modules["ctxgrad.autograd.function"].Function)
+        _StackSamples = _stack_samples_cls(function_class())
     return _StackSamples.apply(*samples)
-
-
-def _function_base(cls: Any) -> Any:
-    """``ctxgrad.autograd.Function``, found from one of its subclasses (this module sits
-    below ``function.py``, which imports it)."""
-    return next(c for c in cls.__mro__ if c.__name__ == "Function" and c.__module__ == "ctxgrad.autograd.function")
 
 
 def _stack_samples_cls(function: Any) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxgrad._tensor import Tensor
-from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapInfo, VmapLevel, close_level, open_level
+from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapInfo, VmapLevel, close_level, function_class, open_level
 
 __all__ = ["generated_rule"]
 
@@ -105,7 +105,7 @@ class _BatchedCtx:
 
 
 def _batched_function(cls: Any) -> Any:
-    function = next(c for c in cls.__mro__ if c.__name__ == "Function" and c.__module__ == "ctxgrad.autograd.function")
+    function = function_class()
 
     def forward(ctx: Any, info: VmapInfo, in_dims: tuple[Any, ...], *values: Any) -> Any:
         lv = open_level(info.batch_size, info.randomness)

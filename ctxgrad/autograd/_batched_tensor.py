@@ -7,6 +7,7 @@ the shape of one sample; ``autograd/_batched.py`` applies Functions to it.
 from __future__ import annotations
 
 import itertools
+import sys
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
@@ -21,6 +22,7 @@ __all__ = [
     "VmapInfo",
     "VmapLevel",
     "close_level",
+    "function_class",
     "level_info",
     "open_level",
     "random_under_vmap",
@@ -28,6 +30,13 @@ __all__ = [
 ]
 
 _level_counter = itertools.count(1)
+
+
+def function_class() -> Any:
+    """``ctxgrad.autograd.Function``, looked up rather than imported: ``function.py`` imports
+    the vmap modules, which make Functions of their own (the stacked samples of a loop, a
+    ``generate_vmap_rule`` Function on a whole batch)."""
+    return sys.modules["ctxgrad.autograd.function"].Function
 
 
 class VmapLevel(NamedTuple):
