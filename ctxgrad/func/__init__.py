@@ -309,6 +309,14 @@ def _diff_args(args: tuple[Any, ...], argnums: int | tuple[int, ...], who: str) 
     return nums
 
 
+def _with_args(args: tuple[Any, ...], nums: tuple[int, ...], values: tuple[Any, ...]) -> list[Any]:
+    """``args`` with the ones at positions ``nums`` replaced by ``values``."""
+    new = list(args)
+    for n, x in zip(nums, values):
+        new[n] = x
+    return new
+
+
 def _check_tensors(leaves: list[Any]) -> None:
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
@@ -327,48 +335,28 @@ def grad_and_value(
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         who = "grad_and_value(f)(*args)"
         nums = _diff_args(args, argnums, who)
-        levels = _state.vmap_levels
-        nested = _nested()
-        with enable_grad():
-            chosen = [args[n] for n in nums]
-            leaves, spec = tree_flatten(chosen)
-            _check_tensors(leaves)
-            roots = [_to_levels(x, levels) for x in leaves]
-            nested = nested or any(r.requires_grad for r in roots)
-            ins = [_as_input(r) for r in roots]
-            new = list(args)
-            for n, x in zip(nums, tree_unflatten([_rewrap(i, levels) for i in ins], spec)):
-                new[n] = x
-            _depth.grad += 1
-            try:
-                out = func(*new, **kwargs)
-            finally:
-                _depth.grad -= 1
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(
-                        f"{who}: output of function f should be a tuple: (output, aux) if has_aux is True"
-                    )
-                out, aux = out
-            if not isinstance(out, Tensor):
-                raise RuntimeError(f"{who}: Expected f(*args) to return a Tensor, got {type(out)}")
-            if out.dim() != 0:
+        chosen = tuple(args[n] for n in nums)
+        _check_tensors(tree_flatten(chosen)[0])
+
+        def scalar_function(*diff: Any) -> Any:  # func, its output checked as grad's must be
+            out = func(*_with_args(args, nums, diff), **kwargs)
+            if has_aux and not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError(f"{who}: output of function f should be a tuple: (output, aux) if has_aux is True")
+            value = out[0] if has_aux else out
+            if not isinstance(value, Tensor):
+                raise RuntimeError(f"{who}: Expected f(*args) to return a Tensor, got {type(value)}")
+            if value.dim() != 0:
                 raise RuntimeError(
-                    f"{who}: Expected f(*args) to return a scalar Tensor, got tensor with {out.dim()} dims. Maybe "
+                    f"{who}: Expected f(*args) to return a scalar Tensor, got tensor with {value.dim()} dims. Maybe "
                     "you wanted to use the vjp or jacrev APIs instead?"
                 )
-            root_out = _to_levels(out, levels)
-            if root_out.requires_grad:
-                grads = autograd_grad(root_out, ins, ones_like(root_out), create_graph=nested, allow_unused=True)
-            else:
-                grads = (None,) * len(ins)
-        gs = [_rewrap(zeros_like(i) if g is None else g, levels) for g, i in zip(grads, ins)]
-        tree = tree_unflatten(gs, spec)
-        result = tree[0] if isinstance(argnums, int) else tuple(tree)
-        value = out if nested else out.detach()
-        if has_aux:
-            return result, (value, aux if nested else _detached(aux))
-        return result, value
+            return out
+
+        # the gradient of a scalar is its vector-Jacobian product with 1
+        value, vjp_fn, *aux = vjp(scalar_function, *chosen, has_aux=has_aux)
+        grads = vjp_fn(ones_like(value))
+        result = grads[0] if isinstance(argnums, int) else grads
+        return (result, (value, aux[0])) if has_aux else (result, value)
 
     return wrapper
 
@@ -633,10 +621,7 @@ def jacrev(
         chosen = tuple(args[n] for n in nums)
 
         def f_of(*diff: Any) -> Any:
-            new = list(args)
-            for n, x in zip(nums, diff):
-                new[n] = x
-            return func(*new)
+            return func(*_with_args(args, nums, diff))
 
         out, _, *rest = vjp(f_of, *chosen, has_aux=has_aux)
         out_leaves, out_spec = tree_flatten(out)
@@ -698,10 +683,7 @@ def jacfwd(
         _, basis = _basis(in_leaves)
 
         def f_of(*diff: Any) -> Any:
-            new = list(args)
-            for n, x in zip(nums, diff):
-                new[n] = x
-            return func(*new)
+            return func(*_with_args(args, nums, diff))
 
         def column(*tangents: Any) -> Any:
             t = tree_unflatten(list(tangents), in_spec)
