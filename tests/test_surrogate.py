@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -227,3 +228,12 @@ def test_torch_accepts_a_returned_ndarray_silently_so_we_use_its_type_error() ->
     assert isinstance(out, np.ndarray)  # no tensor, no graph, no error
     with pytest.raises(TypeError):
         ReturnsArray.apply(ctxgrad.tensor([0.5], requires_grad=True))
+
+
+def test_the_checking_docs_show_the_run_on_logic_gates_verbatim() -> None:
+    result = run_check(ROOT / "examples" / "logic_gates.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    docs = (ROOT / "docs" / "checking.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- cli-output: examples/logic_gates.py -->\n```text\n(.*?)```", docs, re.S)
+    assert match is not None
+    assert result.stdout == match.group(1)
