@@ -72,8 +72,8 @@ __all__ = ["Function", "array", "asarray"]
 class _LoupeValues(Tensor):
     """What loupe's arrays and Function results have besides a ctxgrad tensor's API."""
 
-    @property  # type: ignore[override]  # loupe's data is the ndarray
-    def data(self) -> np.ndarray[Any, Any]:
+    @property  # type: ignore[misc]  # loupe's data is the ndarray (read-only here)
+    def data(self) -> np.ndarray[Any, Any]:  # type: ignore[override]
         """The values, an ndarray (loupe's ``data``; shared, not a copy)."""
         return self.array
 
@@ -86,13 +86,13 @@ class _LoupeValues(Tensor):
         data = self.array.copy() if copy else self.array
         return data if dtype is None else data.astype(dtype)
 
-    def backward(  # type: ignore[override]
+    def backward(
         self, grad: Any = None, retain_graph: bool | None = None, create_graph: bool = False, inputs: Any = None
     ) -> None:
         """Run the engine from here; ``grad`` may be an ndarray or a number (loupe passes those)."""
         if grad is not None and not isinstance(grad, Tensor):
             grad = Tensor(np.asarray(grad).astype(self.dtype))
-        Tensor.backward(self, grad, retain_graph, create_graph, inputs)  # type: ignore[arg-type]
+        Tensor.backward(self, grad, retain_graph, create_graph, inputs)
 
 
 class array(_LoupeValues):
@@ -240,7 +240,7 @@ class Function(_LoupeValues):
         if rule is not None:
             # The subclass's backward is the rule the engine calls; ``y.backward(g)`` on a
             # result starts the engine (as _LoupeValues.backward), which calls the rule.
-            cls._loupe_backward = rule  # type: ignore[attr-defined]
+            cls._loupe_backward = rule  # type: ignore[method-assign]
             cls.backward = _LoupeValues.backward  # type: ignore[method-assign]
         cls._ctxgrad_function = type(
             cls.__name__, (_LoupeCall,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
@@ -254,12 +254,12 @@ class Function(_LoupeValues):
     @property
     def inputs(self) -> tuple[Any, ...]:
         """The inputs the function operates on (loupe arrays or results)."""
-        return self._inputs  # type: ignore[no-any-return]
+        return self._inputs
 
     @property
     def cache(self) -> tuple[Any, ...]:
         """What :meth:`cache_for_backward` kept."""
-        return self._cache  # type: ignore[no-any-return]
+        return self._cache
 
     def cache_for_backward(self, *data: Any) -> None:
         """Keep data (ndarrays, usually) for :meth:`backward`; call it from ``forward``."""
