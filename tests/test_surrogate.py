@@ -187,10 +187,20 @@ class ReturnsArray(Function):
         return grad
 
 
-class ReturnsScalarSecond(Function):
+class ReturnsNumber(Function):
     @staticmethod
     def forward(ctx: Any, x: Any) -> Any:
         return x * 2, np.float64(x.array.sum())
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any, _: Any) -> Any:
+        return grad * 2
+
+
+class ReturnsArraySecond(Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        return x * 2, x.array.cumsum()
 
     @staticmethod
     def backward(ctx: Any, grad: Any, _: Any) -> Any:
@@ -206,8 +216,11 @@ def test_a_forward_that_returns_an_ndarray_raises_naming_the_function() -> None:
         ReturnsArray.apply(ctxgrad.tensor([0.5], requires_grad=True))
     with pytest.raises(TypeError, match=message), ctxgrad.no_grad():  # also when nothing is recorded
         ReturnsArray.apply(ctxgrad.tensor([0.5], requires_grad=True))
-    with pytest.raises(TypeError, match=r"ReturnsScalarSecond\.forward returned a numpy\.float64 as output 1 instead"):
-        ReturnsScalarSecond.apply(ctxgrad.tensor([0.5], requires_grad=True))
+    with pytest.raises(TypeError, match=r"ReturnsArraySecond\.forward returned a numpy\.ndarray as output 1 instead"):
+        ReturnsArraySecond.apply(ctxgrad.tensor([0.5], requires_grad=True))
+    # A NumPy scalar is a value like a Python number (a statistic returned beside the result).
+    out, total = ReturnsNumber.apply(ctxgrad.tensor([0.5, 1.0], requires_grad=True))
+    assert total == 1.5 and isinstance(total, np.float64) and out.requires_grad
 
 
 def test_torch_accepts_a_returned_ndarray_silently_so_we_use_its_type_error() -> None:

@@ -56,7 +56,7 @@ _INTERNAL_ATTRS = frozenset(
 def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:
     """A list or dict holding tensors, or a NumPy array, returned by forward (or as output
     ``index`` of its tuple), is an error: it would get no gradient, as it silently does in torch."""
-    if isinstance(out, (np.ndarray, np.generic)):
+    if isinstance(out, np.ndarray):
         where = "" if index is None else f" as output {index}"
         raise TypeError(
             f"{cls.__name__}.forward returned a numpy.{type(out).__name__}{where} instead of a Tensor, so no graph "
