@@ -15,6 +15,10 @@ mistake it recognises into a :class:`Finding` with a one-line fix:
 * a backward computed in raw NumPy, not marked ``once_differentiable``, whose result
   cannot be differentiated again;
 * ``ctx.needs_input_grad`` is ignored (a hint: wasted work, not a wrong answer);
+* a gradient that is *meant* to differ from the true one (a straight-through estimator,
+  torchlogix's ``GradFactor``) is declared with :func:`surrogate` (or a class attribute
+  ``surrogate_gradient = "why"``): the gradient check then reports it as ``declared``, with
+  the reason, instead of failing, and every other check still runs;
 * two identical backward calls disagree;
 * the ``jvp`` disagrees with the backward; with ``forward=True``, a Function without
   ``jvp`` is checked through the tangents forward mode derives from its backward.
@@ -71,10 +75,10 @@ from ctxgrad.autograd.gradcheck import (
     gradgradcheck,
 )
 
-__all__ = ["CheckReport", "CheckResult", "Finding", "check_function", "example"]
+__all__ = ["CheckReport", "CheckResult", "Finding", "check_function", "example", "surrogate"]
 
 Severity = Literal["error", "hint"]
-Status = Literal["pass", "fail", "skip"]
+Status = Literal["pass", "fail", "skip", "declared"]
 _F = TypeVar("_F", bound=type)
 
 # ctx attributes set by ctxgrad itself: the scan for tensors kept on ctx skips them.
@@ -115,7 +119,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check that was run (``status`` "pass" or "fail") or could not be ("skip")."""
+    """One check that was run (``status`` "pass" or "fail") or could not be ("skip"); "declared":
+    the check found what the Function declared on purpose (a surrogate gradient), not a mistake."""
 
     name: str
     status: Status
@@ -150,11 +155,12 @@ class CheckReport:
 
     @property
     def summary(self) -> str:
-        counts = {s: sum(c.status == s for c in self.checks) for s in ("pass", "fail", "skip")}
+        counts = {s: sum(c.status == s for c in self.checks) for s in ("pass", "fail", "skip", "declared")}
         errors = sum(f.severity == "error" for f in self.findings)
         hints = len(self.findings) - errors
+        declared = f", {counts['declared']} declared" if counts["declared"] else ""
         return (
-            f"{self.function}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped; "
+            f"{self.function}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped{declared}; "
             f"{errors} error{'s' * (errors != 1)}, {hints} hint{'s' * (hints != 1)} -> "
             f"{'OK' if self.ok else 'FAILED'}"
         )
@@ -170,7 +176,7 @@ class CheckReport:
 
     def __str__(self) -> str:
         lines = [f"== {self.function}"]
-        lines += [f"  {c.status.upper():<4}  {c.name:<24} {c.detail}" for c in self.checks]
+        lines += [f"  {_LABELS.get(c.status, c.status.upper()):<4}  {c.name:<24} {c.detail}" for c in self.checks]
         for f in self.findings:
             lines.append(f"  {f.severity}: [{f.name}] {f.message}")
             lines.append(f"    fix: {f.fix}")
@@ -179,6 +185,9 @@ class CheckReport:
 
     def _add(self, name: str, status: Status, detail: str) -> None:
         self.checks.append(CheckResult(name, status, detail))
+
+
+_LABELS = {"declared": "DECL"}  # the status column is four wide
 
 
 class _Stop(Exception):
@@ -201,6 +210,60 @@ def example(*args: Any, **kwargs: Any) -> Callable[[_F], _F]:
         return cls
 
     return attach
+
+
+def surrogate(reason: str) -> Callable[[_F], _F]:
+    """Declare that a Function's backward is a *surrogate* gradient on purpose: not the
+    derivative of its forward (a straight-through estimator, a gradient scaled to keep a deep
+    network learning).  ``@surrogate("why")`` above ``class F`` sets ``F.surrogate_gradient =
+    "why"``, which may also be written in the class body.
+
+    :func:`check_function` and ``python -m ctxgrad check`` then report the gradient check (and
+    the forward-mode tangents derived from backward) as ``declared``, with the reason, instead
+    of failing; every other check still runs, and a backward that crashes or returns the wrong
+    structure is still an error.
+
+    >>> import ctxgrad
+    >>> from ctxgrad.autograd import Function
+    >>> from ctxgrad.checks import check_function, example, surrogate
+    >>> @surrogate("straight-through: round has no useful derivative")
+    ... @example(ctxgrad.tensor([0.2, 1.7]))
+    ... class Round(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x.round()
+    ...
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return grad
+    >>> report = check_function(Round)
+    >>> report.ok
+    True
+    >>> print(next(c for c in report.checks if c.name == "gradient").detail)
+    backward differs from finite differences for x, as declared: straight-through: round has no useful derivative
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise TypeError(f"@surrogate(reason) needs the reason as a non-empty string, but got {reason!r}")
+
+    def declare(cls: _F) -> _F:
+        if not (isinstance(cls, type) and issubclass(cls, Function)):
+            raise TypeError(f"@surrogate(...) decorates a Function subclass, not {cls!r}")
+        cls.surrogate_gradient = reason  # type: ignore[attr-defined]
+        return cls
+
+    return declare
+
+
+def _surrogate_reason(cls: type[Function]) -> str | None:
+    """The reason ``cls`` declared for its surrogate gradient, or None."""
+    reason = getattr(cls, "surrogate_gradient", None)
+    if reason is None:
+        return None
+    if not isinstance(reason, str) or not reason.strip():
+        raise TypeError(
+            f"{cls.__name__}.surrogate_gradient must be the reason, a non-empty string, but it is {reason!r}"
+        )
+    return reason
 
 
 def _missing_inputs_message(name: str) -> str:
@@ -335,6 +398,7 @@ class _Run:
         self.eps, self.atol, self.rtol = _TOLERANCES.get(dtype.name, _TOLERANCES["float64"])
         self.analytical: list[np.ndarray[Any, Any]] = []
         self.numerical: list[np.ndarray[Any, Any]] = []
+        self.surrogate = _surrogate_reason(cls)
 
     def apply(self, *args: Any) -> Any:
         """``cls.apply`` on clones of the tensor arguments: a forward that changes its input
@@ -522,10 +586,17 @@ class _Run:
         if not wrong:
             self.report._add("gradient", "pass", "backward agrees with finite differences")
             return True
+        names = ", ".join(self.names[self.inputs.checked[i]] for i in wrong)
+        if self.surrogate is not None:
+            self.report._add(
+                "gradient",
+                "declared",
+                f"backward differs from finite differences for {names}, as declared: {self.surrogate}",
+            )
+            return True
         for i in wrong:
             position = self.inputs.checked[i]
             self._diagnose_gradient(i, position, len(wrong), len(tensors), args[position]._data.shape)
-        names = ", ".join(self.names[self.inputs.checked[i]] for i in wrong)
         self.report._add("gradient", "fail", f"backward disagrees with finite differences for {names}")
         return False
 
@@ -820,6 +891,14 @@ class _Run:
             )
             return
         names = ", ".join(_arg_name(self.names, self.inputs.checked[i]) for i in wrong)
+        if self.surrogate is not None and all(close(forward_jacs[i], self.analytical[i]) for i in wrong):
+            self.report._add(
+                "jvp",
+                "declared",
+                f"jvp derived from the declared surrogate backward differs from finite differences "
+                f"for {names}, as declared: {self.surrogate}",
+            )
+            return
         self.report._add("jvp", "fail", f"jvp derived from backward disagrees with finite differences for {names}")
         if not all(close(self.analytical[i], self.numerical[i]) for i in wrong):
             self.find(
@@ -894,6 +973,20 @@ def check_function(
                 "error",
                 why,
                 f"add `@ctxgrad.checks.example(...)` or an `example_inputs()` staticmethod to {fn_cls.__name__}",
+            )
+        )
+        return report
+    try:
+        _surrogate_reason(fn_cls)
+    except TypeError as exc:
+        report._add("surrogate", "fail", "surrogate_gradient is not a reason")
+        report.findings.append(
+            Finding(
+                "invalid-surrogate",
+                "error",
+                str(exc),
+                f'declare the surrogate with its reason: surrogate_gradient = "why" on {fn_cls.__name__}, or '
+                '@ctxgrad.checks.surrogate("why")',
             )
         )
         return report

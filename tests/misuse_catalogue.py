@@ -876,8 +876,10 @@ CATALOGUE: tuple[Misuse, ...] = (
         RuntimeError,
         RuntimeError,
         "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
-        "function with static forward method: call Double.apply(...).",
-        ("Double.apply(...)",),
+        "function with static forward method: call Double.apply(...). (For instance-style forward(self, ...)/"
+        "backward(self, ...) called as F()(x), as in MegEngine or torch before 0.4, subclass "
+        "ctxgrad.compat.megengine.Function instead.)",
+        ("Double.apply(...)", "ctxgrad.compat.megengine.Function"),
         "Call `F.apply(x)` on the class.",
         torch_message="Legacy autograd function with non-static forward method is deprecated.",
     ),

@@ -236,3 +236,24 @@ def test_the_extending_note_ops_give_torchs_values_and_gradients(torch: Any) -> 
             assert (a is None) == (b is None), name
             if a is not None:
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+SEEDS = sorted((EXAMPLES / "seeds").glob("*.py"))
+# What some seeds promise to print (a seed not listed here is only run).
+SEED_OUTPUT = {
+    "megengine_sigmoid": ["Sigmoid()(x) has grad_fn SigmoidBackward", "values and gradients equal ctxgrad.sigmoid's"],
+    "loupe_optics": ["gradcheck passed: expc, masked multiply and image (complex)", "misfit fell"],
+    "torchlogix_parity": [
+        "accuracy of the discretised circuit on 4-bit parity: 100% of the 16 inputs",
+        "DECL  gradient",
+        "as declared: torchlogix scales the gradient",
+    ],
+}
+
+
+@pytest.mark.parametrize("path", SEEDS, ids=[p.stem for p in SEEDS])
+def test_every_seed_example_runs_and_checks_its_result(path: Path) -> None:
+    """examples/seeds/: one example per source system, each asserting its own result."""
+    out = assert_runs(run_example(f"seeds/{path.name}"))
+    for fragment in SEED_OUTPUT.get(path.stem, []):
+        assert fragment in out, out

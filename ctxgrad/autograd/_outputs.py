@@ -54,8 +54,15 @@ _INTERNAL_ATTRS = frozenset(
 
 
 def _reject_container(cls: type[Function], out: Any, index: int | None = None) -> None:
-    """A list or dict holding tensors, returned by forward (or as output ``index`` of its
-    tuple), is an error: its tensors would get no gradient, as they silently do in torch."""
+    """A list or dict holding tensors, or a NumPy array, returned by forward (or as output
+    ``index`` of its tuple), is an error: it would get no gradient, as it silently does in torch."""
+    if isinstance(out, np.ndarray):
+        where = "" if index is None else f" as output {index}"
+        raise TypeError(
+            f"{cls.__name__}.forward returned a numpy.{type(out).__name__}{where} instead of a Tensor, so no graph "
+            f"would be recorded for it and no gradient would flow back through {cls.__name__}. Wrap it: return "
+            "ctxgrad.as_tensor(result) (torch accepts a returned array silently and records nothing for it)"
+        )
     if isinstance(out, (list, dict)):
         values = out.values() if isinstance(out, dict) else out
         if any(isinstance(v, Tensor) for v in values):

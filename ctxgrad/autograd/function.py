@@ -388,7 +388,9 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
-            f"new-style autograd function with static forward method: call {type(self).__name__}.apply(...)."
+            f"new-style autograd function with static forward method: call {type(self).__name__}.apply(...). "
+            "(For instance-style forward(self, ...)/backward(self, ...) called as F()(x), as in MegEngine or "
+            "torch before 0.4, subclass ctxgrad.compat.megengine.Function instead.)"
         )
 
     @staticmethod

@@ -1,0 +1,11 @@
+"""The source systems' ways in: other libraries' ideas of a differentiable function, on ctxgrad.
+
+ctxgrad's core is torch's ctx-based :class:`~ctxgrad.autograd.Function`. The modules of this
+package let code written for the other systems ctxgrad was designed from run with its imports
+changed (MegEngine's instance-style ``Function``, loupe's array ``Function`` with
+``cache_for_backward``, and the others as they arrive). Each is a thin layer over the one
+mechanism: it turns the source system's Function into an ordinary ctxgrad Function, so the
+same engine, graph, hooks and checks apply, and there is never a second autodiff. Each module
+also doubles as a lesson: the same idea in another API. Nothing here is imported eagerly;
+import the module you need (``from ctxgrad.compat import megengine``).
+"""
