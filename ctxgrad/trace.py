@@ -70,6 +70,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import Function, grad
 from ctxgrad.autograd._dot import new_digraph
 from ctxgrad.autograd._outputs import meta_of, pack_saved
+from ctxgrad.autograd._validate import check_grads
 from ctxgrad.autograd.grad_mode import enable_grad
 from ctxgrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
 from ctxgrad.ops.linalg import trace as _matrix_trace
@@ -104,6 +105,8 @@ class Step:
     plain: bool  # one fresh output, no views, no in-place write: the fast replay may run it
     needs: tuple[bool, ...] = ()
     edges: tuple[Any, ...] = ()
+    out_meta: Any = None
+    general_backward: bool = False  # run its backward through the node's own _run (boxed grads)
     nested: bool = False
 
 
@@ -296,6 +299,8 @@ class _Recorder:
             cls, tmpl, tuple(self._number(t) for t in tensors), tuple((t.shape, t._data.dtype) for t in tensors), plain
         )
         if plain:
+            step.out_meta = meta_of(out._data)
+            step.general_backward = cls.boxed_grads_call
             step.needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
             step.edges = tuple(
                 (True if n else None, 0, a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
@@ -362,7 +367,7 @@ class Traced(Function):
             else:
                 out = cls.forward(node, *args)
             node._edges = s.edges
-            node._out_meta = meta_of(out._data)
+            node._out_meta = s.out_meta
             if node.to_save is not None:
                 pack_saved(cls, node, node.to_save)
             values[s.outs[0]] = out
@@ -386,7 +391,11 @@ class Traced(Function):
             go = g[s.outs[0]]
             if go is None and s.cls.skips_without_gradient:
                 continue
-            for a, r in zip(s.args, node._run([go])):
+            if go is None or s.general_backward or go._data.dtype.kind == "c":
+                result = node._run([go])  # (materialized zeros, complex conjugation, boxed grads)
+            else:
+                result = check_grads(node, s.cls._backward_impl(node, go))
+            for a, r in zip(s.args, result):
                 if r is not None and type(a) is _Slot:
                     g[a.i] = r if g[a.i] is None else g[a.i] + r
         return (None, *g[: len(inputs)])
