@@ -102,10 +102,11 @@ class Step:
     args: tuple[Any, ...]
     outs: tuple[int, ...]
     metas: tuple[tuple[tuple[int, ...], np.dtype[Any]], ...]
-    plain: bool  # one fresh output, no views, no in-place write: the fast replay may run it
+    plain: bool  # replayable, and its output is a fresh array (not a view): a replay may return it
     needs: tuple[bool, ...] = ()
     edges: tuple[Any, ...] = ()
     out_meta: Any = None
+    replayable: bool = False  # one tensor out, not written in place: the fast replay may run it
     general_backward: bool = False  # run its backward through the node's own _run (boxed grads)
     nested: bool = False
 
@@ -127,6 +128,9 @@ class Graph:
     out_refs: list[Any] = field(default_factory=list)  # a _Slot, or a Python value
     n_values: int = 0
 
+    # per pattern of the outputs that got a gradient: the recording of what backward computes
+    # (None: it could not be recorded faithfully)
+    backward_plans: dict[tuple[bool, ...], Graph | None] = field(default_factory=dict)
     outside_grad: tuple[bool, ...] = ()  # requires_grad of each outside tensor when recorded
     fast: bool = False  # can a replay run the forwards directly under one TracedBackward node?
 
@@ -135,8 +139,10 @@ class Graph:
         outs = [r.i for r in self.out_refs if isinstance(r, _Slot)]
         first = len(self.input_labels) + len(self.outside)
         self.outside_grad = tuple(t.requires_grad for t in self.outside)
+        made_by = {i: s for s in self.steps for i in s.outs}
         self.fast = (
-            all(s.plain for s in self.steps)
+            all(s.replayable for s in self.steps)
+            and all(made_by[i].plain for i in outs if i in made_by)
             and len(outs) == len(self.out_refs)
             and len(set(outs)) == len(outs)
             and all(i >= first for i in outs)
@@ -253,6 +259,7 @@ class _Recorder:
         if isinstance(a, Tensor):
             i = self.slot_of.get(id(a))
             if i is None:
+                self.unknown_tensor()
                 data = a._data
                 if id(data if data.base is None else data.base) in self.arrays:
                     self.warn(
@@ -270,7 +277,7 @@ class _Recorder:
     def __call__(self, cls: type[Function], args: tuple[Any, ...]) -> Any:
         """Record ``cls.apply(*args)``, then make the call (with no recorder open, so that the
         calls inside its forward are not recorded)."""
-        if _state.backward_runs:
+        if _state.backward_runs and not self.in_backward:
             raise RuntimeError(
                 f"ctxgrad.trace: {self.graph.name} ran a backward pass while being traced ({cls.__name__} was "
                 "applied by it); a trace records forward computations only: call backward on the replay's "
@@ -283,22 +290,31 @@ class _Recorder:
         finally:
             _state.recorder = self
         tensors = _tensors_in(out)
-        plain = (
+        nested = any(isinstance(a, (tuple, list)) and any(True for _ in _slots_in(a)) for a in tmpl)
+        # replayable: one tensor out, not written in place, no output marked non-differentiable:
+        # the fast replay may run its forward directly (and a backward's recording may too)
+        replayable = (
             type(out) is Tensor
-            and not cls.returns_views
-            and out._data.base is None
-            and not any(out is a or (isinstance(a, Tensor) and np.may_share_memory(a._data, out._data)) for a in args)
+            and not any(out is a for a in args)
+            and not nested
             and (
                 out.requires_grad
                 or not _state.grad_enabled
                 or not any(isinstance(a, Tensor) and a.requires_grad for a in args)
             )
-            and not any(isinstance(a, (tuple, list)) for a in tmpl)
+        )
+        # plain: also a fresh array, not a view of an argument (what a replay may return)
+        plain = (
+            replayable
+            and not cls.returns_views
+            and out._data.base is None
+            and not any(isinstance(a, Tensor) and np.may_share_memory(a._data, out._data) for a in args)
         )
         step = Step(
             cls, tmpl, tuple(self._number(t) for t in tensors), tuple((t.shape, t._data.dtype) for t in tensors), plain
         )
-        if plain:
+        step.replayable = replayable
+        if replayable:
             step.out_meta = meta_of(out._data)
             step.general_backward = cls.boxed_grads_call
             step.needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -306,9 +322,14 @@ class _Recorder:
                 (True if n else None, 0, a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
                 for a, n in zip(args, step.needs)
             )
-        step.nested = any(isinstance(a, (tuple, list)) for a in tmpl)
+        step.nested = nested
         self.graph.steps.append(step)
         return out
+
+    in_backward = False  # (records a backward: see _BackwardRecorder)
+
+    def unknown_tensor(self) -> None:
+        """An argument is a tensor the recording has not seen (it becomes an outside tensor)."""
 
     def value_read(self, what: str) -> None:
         """Called by ``Tensor.item()`` and its kin while ``fn`` runs under the trace."""
@@ -320,6 +341,23 @@ class _Recorder:
     def warn(self, message: str) -> None:
         filename, lineno = _user_frame()
         warnings.warn_explicit(f"ctxgrad.trace: {message}", TracerWarning, filename, lineno)
+
+
+class _BackwardRecorder(_Recorder):
+    """Records what the recorded backwards of a fast replay compute, so that the next
+    backward of the same graph can run those ops' forwards directly.  Its inputs are every
+    value of the forward replay and the incoming gradients; anything it cannot replay
+    faithfully (a tensor it has not seen, a value read, a step that is not plain) makes it
+    give up, and that graph's backwards keep running the recorded backward methods."""
+
+    in_backward = True
+    unsafe = False
+
+    def unknown_tensor(self) -> None:
+        self.unsafe = True
+
+    def value_read(self, what: str) -> None:
+        self.unsafe = True
 
 
 # --------------------------------------------------------------------------- the replay
@@ -346,6 +384,15 @@ def _replay_steps(graph: Graph, values: list[Any]) -> list[Any]:
     return [values[r.i] if isinstance(r, _Slot) else r for r in graph.out_refs]
 
 
+class _Run:
+    """One fast replay, kept on its node for backward: the step ctxs and every value."""
+
+    __slots__ = ("graph", "nodes", "values")
+
+    def __init__(self, graph: Graph, nodes: list[Any], values: list[Any]) -> None:
+        self.graph, self.nodes, self.values = graph, nodes, values
+
+
 class Traced(Function):
     """The whole replay of a plain trace as one Function: ``forward`` runs each recorded
     step's ``forward`` directly (no argument binding, no per-step node); ``backward`` runs
@@ -355,24 +402,9 @@ class Traced(Function):
     @staticmethod
     def forward(ctx: Any, graph: Graph, *tensors: Tensor) -> Any:
         values: list[Any] = [*tensors, *([None] * (graph.n_values - len(tensors)))]
-        nodes = []
-        for s in graph.steps:
-            cls = s.cls
-            args = [values[a.i] if type(a) is _Slot else a for a in s.args]
-            node = cls._backward_cls()
-            node._needs = s.needs
-            if cls._setup_style:
-                out = cls.forward(*args)
-                cls.setup_context(node, tuple(args), out)
-            else:
-                out = cls.forward(node, *args)
-            node._edges = s.edges
-            node._out_meta = s.out_meta
-            if node.to_save is not None:
-                pack_saved(cls, node, node.to_save)
-            values[s.outs[0]] = out
-            nodes.append(node)
-        ctx.graph, ctx.nodes = graph, nodes
+        nodes: list[Any] = []
+        _run_forwards(graph, values, nodes)
+        ctx.run = _Run(graph, nodes, values)
         ctx.save_for_backward(*tensors)
         ctx.set_materialize_grads(False)
         outs = tuple(values[r.i].detach() for r in graph.out_refs)  # (fresh tensors: no cycle)
@@ -381,24 +413,75 @@ class Traced(Function):
     @staticmethod
     def backward(ctx: Any, *grads: Tensor | None) -> Any:
         inputs = ctx.saved_tensors  # (checks that no input was changed in place since)
-        graph: Graph = ctx.graph
+        run: _Run = ctx.run
+        graph = run.graph
         if _state.grad_enabled:  # create_graph=True: differentiate the step-by-step replay
             return (None, *_differentiate(graph, inputs, grads))
-        g: list[Any] = [None] * graph.n_values
-        for r, gr in zip(graph.out_refs, grads):
-            g[r.i] = gr
-        for s, node in zip(reversed(graph.steps), reversed(ctx.nodes)):
-            go = g[s.outs[0]]
-            if go is None and s.cls.skips_without_gradient:
-                continue
-            if go is None or s.general_backward or go._data.dtype.kind == "c":
-                result = node._run([go])  # (materialized zeros, complex conjugation, boxed grads)
-            else:
-                result = check_grads(node, s.cls._backward_impl(node, go))
-            for a, r in zip(s.args, result):
-                if r is not None and type(a) is _Slot:
-                    g[a.i] = r if g[a.i] is None else g[a.i] + r
-        return (None, *g[: len(inputs)])
+        key = tuple(g is not None for g in grads)
+        plan = graph.backward_plans.get(key)
+        if plan is not None:  # the ops this graph's backward computes, recorded: run them directly
+            return (None, *_run_forwards(plan, [*run.values, *[g for g in grads if g is not None]]))
+        if key in graph.backward_plans or len({id(v) for v in run.values}) < len(run.values):
+            return (None, *_run_backwards(graph, run.nodes, grads, len(inputs)))
+        present = [g for g in grads if g is not None]
+        recorder = _BackwardRecorder(Graph(f"backward of {graph.name}", [], []), [*run.values, *present])
+        _state.recorder = recorder
+        try:
+            result = _run_backwards(graph, run.nodes, grads, len(inputs))
+        finally:
+            _state.recorder = None
+        plan = recorder.graph
+        if recorder.unsafe or plan.outside or not all(s.replayable for s in plan.steps):
+            graph.backward_plans[key] = None  # (give up: run the recorded backwards every time)
+        else:
+            plan.out_refs = [None if r is None else _Slot(recorder.slot_of[id(r)]) for r in result]
+            graph.backward_plans[key] = plan
+        return (None, *result)
+
+
+def _run_backwards(graph: Graph, nodes: list[Any], grads: tuple[Tensor | None, ...], n: int) -> list[Any]:
+    """The gradients of a fast replay's ``n`` inputs: each recorded step's backward, in reverse."""
+    g: list[Any] = [None] * graph.n_values
+    for r, gr in zip(graph.out_refs, grads):
+        g[r.i] = gr
+    for s, node in zip(reversed(graph.steps), reversed(nodes)):
+        go = g[s.outs[0]]
+        if go is None and s.cls.skips_without_gradient:
+            continue
+        if go is None or s.general_backward or go._data.dtype.kind == "c":
+            result = node._run([go])  # (materialized zeros, complex conjugation, boxed grads)
+        else:
+            result = check_grads(node, s.cls._backward_impl(node, go))
+        for a, r in zip(s.args, result):
+            if r is not None and type(a) is _Slot:
+                g[a.i] = r if g[a.i] is None else g[a.i] + r
+    return g[:n]
+
+
+def _run_forwards(graph: Graph, values: list[Any], nodes: list[Any] | None = None) -> list[Any]:
+    """Run each (plain) step's ``forward`` directly on ``values`` (the graph's inputs first,
+    filled in as the steps run); with ``nodes``, keep each step's ctx ready for its
+    backward.  Returns the values the graph returns."""
+    if len(values) < graph.n_values:
+        values += [None] * (graph.n_values - len(values))
+    for s in graph.steps:
+        cls = s.cls
+        args = [values[a.i] if type(a) is _Slot else a for a in s.args]
+        node = cls._backward_cls()
+        node._needs = s.needs
+        if cls._setup_style:
+            out = cls.forward(*args)
+            cls.setup_context(node, tuple(args), out)
+        else:
+            out = cls.forward(node, *args)
+        values[s.outs[0]] = out
+        if nodes is not None:
+            node._edges = s.edges
+            node._out_meta = s.out_meta
+            if node.to_save is not None:
+                pack_saved(cls, node, node.to_save)
+            nodes.append(node)
+    return [None if r is None else values[r.i] for r in graph.out_refs]
 
 
 def _differentiate(graph: Graph, inputs: tuple[Any, ...], grads: tuple[Tensor | None, ...]) -> list[Tensor | None]:

@@ -373,3 +373,76 @@ def test_a_replayed_graph_is_freed_after_backward() -> None:
     out.backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         out.backward()
+
+
+class MaskInAttribute(Function):
+    """Keeps a tensor made in forward as a ctx attribute (a plan cannot replay that)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        ctx.mask = ctxgrad.as_tensor((x.array > 0).astype(x.array.dtype))
+        return x * ctx.mask
+
+    @staticmethod
+    def backward(ctx: Any, g: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        return g * ctx.mask
+
+
+class ReadsInBackward(Function):
+    @staticmethod
+    def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        ctx.save_for_backward(x)
+        return x * 3
+
+    @staticmethod
+    def backward(ctx: Any, g: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        (x,) = ctx.saved_tensors
+        return g * 3 if x.sum().item() > 0 else g * -1  # (a value read: no plan)
+
+
+@pytest.mark.filterwarnings("ignore:MaskInAttribute stores a Tensor")
+@pytest.mark.parametrize(
+    ("name", "fn", "plan"),
+    [
+        ("chain", lambda x, w: ((x * 1.5 + 0.1).tanh() * w).sum(), True),
+        ("fan-in and broadcasting", lambda x, w: ((x * x + w) * (x - w.sin())).mean(), True),
+        ("matmul", lambda x, w: (x.reshape(2, 2) @ w.reshape(2, 2)).exp().sum(), True),
+        ("a ctx tensor attribute", lambda x, w: MaskInAttribute.apply(x * w).sum(), False),
+        ("a value read in backward", lambda x, w: ReadsInBackward.apply(x + w).sum(), False),
+    ],
+)
+def test_later_backwards_replay_the_recorded_backward_ops_and_stay_right(name: str, fn: Any, plan: bool) -> None:
+    w = t64([0.5, -1.0, 2.0, 0.25], True)
+    traced = ctxgrad.trace(lambda x: fn(x, w), t64([1.0, 1.0, 1.0, 1.0], True))
+    for values in ([0.3, -0.2, 1.1, 2.0], [-1.0, 0.5, 0.25, -0.75], [2.0, 2.0, -3.0, 0.1]):
+        x = t64(values, True)
+        gx, gw = ctxgrad.autograd.grad(traced(x), [x, w])
+        ex, ew = ctxgrad.autograd.grad(fn(x, w), [x, w])
+        np.testing.assert_allclose(gx.numpy(), ex.numpy(), rtol=1e-14, err_msg=name)
+        np.testing.assert_allclose(gw.numpy(), ew.numpy(), rtol=1e-14, err_msg=name)
+    (recorded,) = graph_of(traced).backward_plans.values()
+    assert (recorded is not None) is plan
+
+
+def test_a_view_inside_is_replayed_on_the_fast_path_but_a_view_returned_is_not() -> None:
+    inside = ctxgrad.trace(lambda x: (x.reshape(2, 2) @ x.reshape(2, 2).T).sum(), t64([1.0, 2.0, 3.0, 4.0]))
+    assert graph_of(inside).fast
+    x = t64([1.0, 0.0, 2.0, 1.0], True)
+    inside(x).backward()
+    m = x.detach().numpy().reshape(2, 2)
+    # d/dX sum(X X^T) at (a, b) = 2 * sum_i X[i, b]: each row is twice the column sums
+    np.testing.assert_allclose(x.grad.numpy(), (2 * np.ones((2, 2)) @ m).ravel())  # type: ignore[union-attr]
+    returned = ctxgrad.trace(lambda x: (x * 2).reshape(2, 2), t64([1.0, 2.0, 3.0, 4.0]))
+    assert not graph_of(returned).fast
+    assert returned(t64([1.0, 2.0, 3.0, 4.0])).tolist() == [[2.0, 4.0], [6.0, 8.0]]
+
+
+def test_a_retained_replay_backs_up_twice_with_the_same_gradients() -> None:
+    traced = ctxgrad.trace(lambda x: (x.exp() * x).sum(), t64([1.0, 2.0], True))
+    x = t64([0.5, 1.5], True)
+    out = traced(x)
+    out.backward(retain_graph=True)
+    first = x.grad.numpy().copy()  # type: ignore[union-attr]
+    out.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first, rtol=1e-15)  # type: ignore[union-attr]
+    np.testing.assert_allclose(first, np.exp([0.5, 1.5]) * (np.array([0.5, 1.5]) + 1), rtol=1e-14)
