@@ -421,10 +421,13 @@ class Traced(Function):
         plan = graph.backward_plans.get(key)
         if plan is not None:  # the ops this graph's backward computes, recorded: run them directly
             return (None, *_run_forwards(plan, [*run.values, *[g for g in grads if g is not None]]))
-        if key in graph.backward_plans or len({id(v) for v in run.values}) < len(run.values):
-            return (None, *_run_backwards(graph, run.nodes, grads, len(inputs)))
         present = [g for g in grads if g is not None]
-        recorder = _BackwardRecorder(Graph(f"backward of {graph.name}", [], []), [*run.values, *present])
+        known = [*run.values, *present]
+        if key in graph.backward_plans or _state.recorder is not None or len({id(v) for v in known}) < len(known):
+            # (already given up; or inside a trace, whose recorder sees this; or one tensor in two
+            # places, which a recording could not tell apart on the next run)
+            return (None, *_run_backwards(graph, run.nodes, grads, len(inputs)))
+        recorder = _BackwardRecorder(Graph(f"backward of {graph.name}", [], []), known)
         _state.recorder = recorder
         try:
             result = _run_backwards(graph, run.nodes, grads, len(inputs))
@@ -556,7 +559,6 @@ class TracedFunction:
         self.signature = inspect.signature(fn)
         self.graphs: dict[tuple[Any, ...], Graph] = {}
         self.graph: Graph | None = None
-        self._spec: Any = None
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         try:

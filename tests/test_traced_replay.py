@@ -446,3 +446,34 @@ def test_a_retained_replay_backs_up_twice_with_the_same_gradients() -> None:
     out.backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * first, rtol=1e-15)  # type: ignore[union-attr]
     np.testing.assert_allclose(first, np.exp([0.5, 1.5]) * (np.array([0.5, 1.5]) + 1), rtol=1e-14)
+
+
+def test_a_gradient_that_is_also_an_input_does_not_confuse_the_recorded_backward() -> None:
+    traced = ctxgrad.trace(lambda x, w: x * w, t64([1.0, 1.0]), t64([1.0, 1.0], True))
+    for k, values in enumerate(([1.0, 2.0], [3.0, -1.0], [0.5, 0.25])):
+        x, w = t64(values), t64([2.0, 3.0], True)
+        seed = x if k == 0 else t64([1.0, -1.0])  # (first the input x itself)
+        traced(x, w).backward(seed)
+        np.testing.assert_allclose(w.grad.numpy(), x.numpy() * seed.numpy())  # type: ignore[union-attr]
+    traced = ctxgrad.trace(lambda x: x * x, t64([1.0, 1.0], True))
+    x = t64([0.5, 4.0], True)
+    y = traced(x)
+    y.backward(y.detach())  # the seed is the output's own values
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array([0.5, 4.0]) ** 3)  # type: ignore[union-attr]
+
+
+def test_a_replay_inside_a_trace_is_one_step_and_its_backward_there_is_refused() -> None:
+    inner = ctxgrad.trace(lambda x: x * x, t64([1.0], True))
+    outer = ctxgrad.trace(lambda x: inner(x) + 1, t64([1.0], True))
+    assert [s.cls.__name__ for s in graph_of(outer).steps] == ["Traced", "Add"]
+    x = t64([3.0], True)
+    outer(x).backward()
+    assert x.grad.tolist() == [6.0]  # type: ignore[union-attr]
+
+    def differentiates(x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        (g,) = ctxgrad.autograd.grad(inner(x), x)
+        return g
+
+    with pytest.raises(RuntimeError, match="ran a backward pass while being traced"):
+        ctxgrad.trace(differentiates, t64([1.0], True))
+    assert _state.recorder is None
