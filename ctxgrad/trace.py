@@ -110,6 +110,12 @@ class Step:
     general_backward: bool = False  # run its backward through the node's own _run (boxed grads)
     nested: bool = False
 
+    def __post_init__(self) -> None:
+        # (looked up once: the fast replay runs ``forward`` directly on a ctx of this class)
+        self.node_cls = self.cls._backward_cls
+        self.forward = self.cls.forward
+        self.setup_style = self.cls._setup_style
+
 
 @dataclass
 class Graph:
@@ -468,21 +474,20 @@ def _run_forwards(graph: Graph, values: list[Any], nodes: list[Any] | None = Non
     if len(values) < graph.n_values:
         values += [None] * (graph.n_values - len(values))
     for s in graph.steps:
-        cls = s.cls
         args = [values[a.i] if type(a) is _Slot else a for a in s.args]
-        node = cls._backward_cls()
+        node = s.node_cls()
         node._needs = s.needs
-        if cls._setup_style:
-            out = cls.forward(*args)
-            cls.setup_context(node, tuple(args), out)
+        if s.setup_style:
+            out = s.forward(*args)
+            s.cls.setup_context(node, tuple(args), out)
         else:
-            out = cls.forward(node, *args)
+            out = s.forward(node, *args)
         values[s.outs[0]] = out
         if nodes is not None:
             node._edges = s.edges
             node._out_meta = s.out_meta
             if node.to_save is not None:
-                pack_saved(cls, node, node.to_save)
+                pack_saved(s.cls, node, node.to_save)
             nodes.append(node)
     return [None if r is None else values[r.i] for r in graph.out_refs]
 
