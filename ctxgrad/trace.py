@@ -45,9 +45,10 @@ read it again.
 
 A replay is part of the autograd graph: ``backward``, ``autograd.grad``, double backward,
 forward mode and ``vmap`` work through it wherever the recorded Functions support them.
-When every recorded step is a plain one (one fresh output, no in-place write, no view),
+When every recorded step is a plain one (one tensor out, no in-place write),
 the replay runs the recorded ``forward`` methods directly and makes **one** graph node,
-``TracedBackward``, whose backward runs the recorded backward methods in reverse; with
+``TracedBackward``, whose backward runs the recorded backward methods in reverse (and
+records the ops they apply, so that later backwards run those directly); with
 ``create_graph=True`` that node replays step by step instead, so double backward works.
 Otherwise (and inside forward mode, ``vmap`` or anomaly mode) each step is applied as
 ``fn`` applied it, one node per step (``traced(..., fast=False)`` asks for this always).
