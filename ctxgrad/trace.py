@@ -667,13 +667,24 @@ class TracedFunction:
                 )
 
 
-def trace(fn: Any, *example_inputs: Any, strict: bool = False, fast: bool = True, **example_kwargs: Any) -> Any:
+_NO_FN: Any = object()
+
+
+def trace(
+    fn: Any = _NO_FN, /, *example_inputs: Any, strict: bool = False, fast: bool = True, **example_kwargs: Any
+) -> Any:
     """Trace ``fn`` on the example inputs and return a :class:`TracedFunction` that replays it.
 
     ``ctxgrad.trace(t)`` on a tensor is still torch's ``trace`` (the sum of the diagonal of a
     matrix); a callable first argument is traced.  ``strict=True`` raises on inputs of other
     shapes or dtypes instead of tracing again; ``fast=False`` always replays step by step.
     """
+    if fn is _NO_FN and list(example_kwargs) == ["input"]:  # (torch.trace(input=t))
+        return _matrix_trace(example_kwargs["input"])
+    if fn is _NO_FN:
+        raise TypeError('trace() missing 1 required positional arguments: "input"')
+    if not isinstance(fn, Tensor) and not callable(fn) and not (example_inputs or example_kwargs):
+        raise TypeError(f"trace(): argument 'input' (position 1) must be Tensor, not {type(fn).__name__}")
     if isinstance(fn, Tensor) or not callable(fn):
         if example_inputs or example_kwargs:
             raise TypeError(

@@ -341,9 +341,20 @@ def test_tracing_leaves_nothing_open_and_the_matrix_trace_is_still_there() -> No
         ctxgrad.trace(lambda x: x * (1 / 0), t64([1.0]))
     assert _state.recorder is None
     m = t64([[1.0, 2.0], [3.0, 4.0]], True)
+    assert ctxgrad.trace(input=m).item() == 5.0
     out = ctxgrad.trace(m)
     out.backward()
     assert out.item() == 5.0 and m.grad.tolist() == [[1.0, 0.0], [0.0, 1.0]]  # type: ignore[union-attr]
+
+
+def test_the_matrix_trace_refuses_as_torch_does() -> None:
+    torch = pytest.importorskip("torch")
+    for call in (lambda m: m.trace([1.0]), lambda m: m.trace()):
+        with pytest.raises(TypeError) as ours:
+            call(ctxgrad)
+        with pytest.raises(TypeError) as theirs:
+            call(torch)
+        assert str(ours.value) == str(theirs.value)
 
 
 def test_bad_calls_raise_naming_the_problem() -> None:
