@@ -488,3 +488,21 @@ def test_a_replay_inside_a_trace_is_one_step_and_its_backward_there_is_refused()
     with pytest.raises(RuntimeError, match="ran a backward pass while being traced"):
         ctxgrad.trace(differentiates, t64([1.0], True))
     assert _state.recorder is None
+
+
+def test_a_fast_replays_graph_is_freed_by_reference_counting() -> None:
+    import gc
+    import weakref
+
+    traced = ctxgrad.trace(lambda x: (x * 2).tanh() * x, t64([1.0, 2.0], True))
+    gc.disable()
+    try:
+        x = t64([0.5, 1.5], True)
+        out = traced(x)
+        node = weakref.ref(out.grad_fn)  # type: ignore[arg-type]
+        saved = weakref.ref(out.grad_fn.run.values[3])  # type: ignore[union-attr]  # (the last step's own output)
+        out.sum().backward()
+        del out
+        assert node() is None and saved() is None
+    finally:
+        gc.enable()
