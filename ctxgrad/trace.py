@@ -56,6 +56,7 @@ Otherwise (and inside forward mode, ``vmap`` or anomaly mode) each step is appli
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
@@ -210,7 +211,7 @@ def _show(a: Any) -> str:
     if isinstance(a, _Slot):
         return f"%{a.i}"
     if isinstance(a, (tuple, list)):
-        inner = ", ".join(_show(x) for x in a)
+        inner = ", ".join(_show(x) for x in a) + ("," if len(a) == 1 and isinstance(a, tuple) else "")
         return f"({inner})" if isinstance(a, tuple) else f"[{inner}]"
     return repr(a)
 
@@ -563,8 +564,13 @@ class TracedFunction:
         self.fast = fast
         self.name = getattr(fn, "__name__", type(fn).__name__)
         self.signature = inspect.signature(fn)
-        self.graphs: dict[tuple[Any, ...], Graph] = {}
-        self.graph: Graph | None = None
+        self.graphs: dict[tuple[Any, ...], Graph] = {}  # one recording per kind of input
+        self.graph: Graph | None = None  # the latest recording
+        functools.update_wrapper(self, fn)  # (its name, docstring and signature)
+
+    def __repr__(self) -> str:
+        n = len(self.graphs)
+        return f"<ctxgrad.trace of {self.name}: {n} recording{'s' * (n != 1)}>"
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         try:

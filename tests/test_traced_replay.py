@@ -229,6 +229,7 @@ def test_a_new_shape_or_dtype_traces_again() -> None:
     assert traced(ctxgrad.tensor([1.0])).dtype == ctxgrad.float32
     assert traced(t64([4.0, 5.0])).tolist() == [12.0, 15.0]
     assert len(calls) == 3 and len(traced.graphs) == 3
+    assert repr(traced) == "<ctxgrad.trace of f: 3 recordings>"
 
 
 def test_strict_raises_naming_the_argument_expected_and_got() -> None:
