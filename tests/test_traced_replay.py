@@ -507,3 +507,27 @@ def test_a_fast_replays_graph_is_freed_by_reference_counting() -> None:
         assert node() is None and saved() is None
     finally:
         gc.enable()
+
+
+def test_a_trace_records_only_its_own_thread() -> None:
+    import threading
+
+    started, other_done = threading.Event(), threading.Event()
+    results: list[Any] = []
+
+    def other() -> None:
+        started.wait()
+        results.append((t64([1.0]) * 5).exp())  # ops in another thread while the trace is open
+        other_done.set()
+
+    def f(x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        started.set()
+        other_done.wait(10)
+        return x + 1
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    traced = ctxgrad.trace(f, t64([1.0]))
+    thread.join()
+    assert [s.cls.__name__ for s in graph_of(traced).steps] == ["Add"]
+    assert results[0].item() == pytest.approx(np.exp(5.0))
