@@ -74,6 +74,7 @@ from ctxgrad.autograd._dot import new_digraph
 from ctxgrad.autograd._outputs import meta_of, pack_saved
 from ctxgrad.autograd._validate import check_grads
 from ctxgrad.autograd.grad_mode import enable_grad
+from ctxgrad.func import vmap
 from ctxgrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
 from ctxgrad.ops.linalg import trace as _matrix_trace
 
@@ -417,6 +418,17 @@ class Traced(Function):
         ctx.set_materialize_grads(False)
         outs = tuple(values[r.i].detach() for r in graph.out_refs)  # (fresh tensors: no cycle)
         return outs if len(outs) != 1 else outs[0]
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[int | None, ...], graph: Graph, *tensors: Tensor) -> Any:
+        """Under ``vmap`` (a replay that a trace recorded, replayed inside vmap): the
+        step-by-step replay, vmapped, so each step uses its own batching rule."""
+
+        def replay(*ts: Tensor) -> Any:
+            outs = _replay_steps(graph, [*ts, *([None] * (graph.n_values - len(ts)))])
+            return outs[0] if len(outs) == 1 else tuple(outs)
+
+        return vmap(replay, in_dims=in_dims[1:])(*tensors), 0
 
     @staticmethod
     def backward(ctx: Any, *grads: Tensor | None) -> Any:

@@ -124,6 +124,16 @@ def test_vmap_over_a_replay() -> None:
     assert out.tolist() == [5.0, 25.0]
 
 
+def test_vmap_over_a_replay_that_contains_a_replay() -> None:
+    inner = ctxgrad.trace(lambda x: (x * x).sum(), t64([1.0, 2.0]))
+    outer = ctxgrad.trace(lambda x, y: inner(x) * y, t64([1.0, 2.0]), t64(1.0))
+    assert [s.cls.__name__ for s in graph_of(outer).steps] == ["Traced", "Mul"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no fallback to vmap's loop)
+        out = ctxgrad.vmap(outer, in_dims=(0, None))(t64([[1.0, 2.0], [3.0, 4.0]]), t64(2.0))
+    assert out.tolist() == [10.0, 50.0]
+
+
 class CtxSquare(Function):
     @staticmethod
     def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:

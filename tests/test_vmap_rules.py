@@ -68,7 +68,6 @@ WITHOUT_RULE = {
     "DelayedError": "raises in backward; carries no values",
     "_BackwardHookNode": "a module's full backward hook",
     "_UndefinedGrad": "gradcheck's undefined-gradient probe",
-    "Traced": "ctxgrad.trace's one-node replay; under vmap a replay runs step by step instead",
     # data-dependent output shape (torch refuses these under vmap too)
     "MaskedSelect": "the number of selected elements differs per sample",
     # data-dependent output shapes, or positions the frontend computes from the values
