@@ -462,6 +462,16 @@ class Traced(Function):
         return (None, *result)
 
 
+def _release(node: Any) -> None:
+    """After a backward without ``retain_graph``: free the saved inputs, as every node does,
+    and the replay's values and step ctxs with them."""
+    node._saved = None
+    node.run = None
+
+
+Traced._backward_cls._release = _release  # type: ignore[method-assign, assignment]
+
+
 def _run_backwards(graph: Graph, nodes: list[Any], grads: tuple[Tensor | None, ...], n: int) -> list[Any]:
     """The gradients of a fast replay's ``n`` inputs: each recorded step's backward, in reverse."""
     g: list[Any] = [None] * graph.n_values

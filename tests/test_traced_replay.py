@@ -390,9 +390,12 @@ def test_a_backward_inside_fn_is_refused() -> None:
 
 
 def test_a_replayed_graph_is_freed_after_backward() -> None:
-    traced = ctxgrad.trace(lambda x: (x * 2).sin().sum(), t64([1.0]))
+    traced = ctxgrad.trace(lambda x: (x * 2).sin().sum(), t64([1.0], True))
     out = traced(t64([0.3], True))
+    out.backward(retain_graph=True)
+    assert out.grad_fn.run is not None  # type: ignore[union-attr]  # (kept for the next backward)
     out.backward()
+    assert out.grad_fn.run is None  # type: ignore[union-attr]  # (the replay's values are freed)
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         out.backward()
 
