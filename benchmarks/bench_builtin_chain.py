@@ -9,6 +9,8 @@ chain / number of ops), median and min over ``--runs`` runs after ``--warmup`` u
 ones, for
 
 - ctxgrad's built-in ops;
+- the same chain traced once with ``ctxgrad.trace`` and replayed (the recorded forwards run
+  directly under one graph node, whose backward runs the recorded backwards in reverse);
 - torch running the same code (skipped, with a note, when torch cannot be imported);
 - HIPS autograd running the same code on ``autograd.numpy`` (skipped, with a note, when
   autograd cannot be imported);
@@ -48,6 +50,7 @@ N_ELEMENTS = 16
 TANH_EVERY = 10
 # The Core v2 target of W2: ctxgrad's forward + backward at most this times torch's.
 TARGET_VS_TORCH = 1.0
+REPLAY = "ctxgrad.trace replay"
 
 
 def op_count(length: int) -> int:
@@ -71,6 +74,11 @@ def chain(tanh: Callable[[Any], Any], length: int) -> Callable[[Any], Any]:
 def ctxgrad_case(length: int) -> Case:
     x = ctxgrad.ones(N_ELEMENTS, dtype=ctxgrad.float64, requires_grad=True)
     return graph_case(x, chain(ctxgrad.tanh, length))
+
+
+def replay_case(length: int) -> Case:
+    x = ctxgrad.ones(N_ELEMENTS, dtype=ctxgrad.float64, requires_grad=True)
+    return graph_case(x, ctxgrad.trace(chain(ctxgrad.tanh, length), x, strict=True))
 
 
 def torch_case(length: int) -> Case:
@@ -131,12 +139,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     cases: dict[str, Case] = {
         "ctxgrad ops": ctxgrad_case(length),
+        REPLAY: replay_case(length),
         torch_label("ops"): torch_case(length),
         autograd_label("ops"): autograd_case(length),
         "numpy loop": numpy_case(length),
     }
     verify(cases, "ctxgrad ops")
     results = report(cases, "ctxgrad ops", ops, runs, warmup)
+    replay, floor = results[REPLAY], results["numpy loop"]
+    cells = [f"{replay[k][0] / floor[k][0]:.2f}x ({replay[k][1] / floor[k][1]:.2f}x)" for k in (0, 1)]
+    print(f"{'ratio replay/numpy':30} {cells[0]:>18} {cells[1]:>20}")
     print_targets(results, "ctxgrad ops", [("W2 forward + backward", "torch", TARGET_VS_TORCH)])
     return 0
 

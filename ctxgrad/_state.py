@@ -36,6 +36,9 @@ class _ModeState(threading.local):
     vmap_levels: tuple[Any, ...] = ()
     # The backward calls running in this thread, innermost last (what multi-grad hooks ask).
     backward_runs: tuple[Any, ...] = ()
+    # The recorder of an open ``ctxgrad.trace`` (ctxgrad/trace.py): ``Function.apply`` hands it
+    # each call, and ``Tensor.item()`` and its kin tell it of each value read.
+    recorder: Any = None
     # The open ``allow_mutation_on_saved_tensors`` context, if any (autograd/_mutation.py).
     allow_mutation: Any = None
 

@@ -448,6 +448,8 @@ class Tensor:
         """
         if self._requires_grad and _state.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if _state.recorder is not None:  # (a value read while ctxgrad.trace records)
+            _state.recorder.value_read("numpy()")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
@@ -469,10 +471,14 @@ class Tensor:
         """The single value as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if _state.recorder is not None:
+            _state.recorder.value_read("item()")
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
+        if _state.recorder is not None:
+            _state.recorder.value_read("tolist()")
         return self._data.tolist()
 
     def __float__(self) -> float:
@@ -497,6 +503,8 @@ class Tensor:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if _state.recorder is not None:
+            _state.recorder.value_read("bool()")
         return bool(self._data.reshape(()).item())
 
     # ------------------------------------------------------------------ pickle and deepcopy

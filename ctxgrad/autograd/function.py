@@ -430,6 +430,8 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
+        if _state.recorder is not None:
+            return _state.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
         if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
             return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
         if _state.fw_levels:

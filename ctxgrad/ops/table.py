@@ -438,7 +438,8 @@ OPS: list[Op] = [
     Op("inner", linalg.inner),
     Op("kron", linalg.kron),
     Op("cross", linalg.cross),
-    Op("trace", linalg.trace),
+    # ctxgrad.trace is ctxgrad/trace.py's: a tensor gets this op, a function is traced.
+    Op("trace", linalg.trace, function=False),
     Op("logdet", linalg.logdet),
     Op("cdist", linalg.cdist, method=False),
     Op("matrix_power", linalg.matrix_power),

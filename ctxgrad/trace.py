@@ -1,0 +1,725 @@
+"""``ctxgrad.trace(fn, *example_inputs)``: run ``fn`` once, record the Functions it applies,
+and replay them on new inputs without running ``fn``'s Python code again (define-then-run).
+
+Every op is a :class:`~ctxgrad.autograd.Function` that goes through ``Function.apply``, so a
+trace needs no list of ops: while ``fn`` runs, ``apply`` hands each call to the open
+recorder, which notes the Function class and where each argument came from (an input of
+``fn``, the output of an earlier step, or a tensor from outside), then lets the call happen.
+Calls made *inside* a Function's ``forward`` are not recorded: the replay runs that
+``forward`` again, and it makes them.
+
+>>> import ctxgrad
+>>> def f(x, w):
+...     return (x * w).tanh().sum()
+>>> w = ctxgrad.tensor([0.5, -1.0], requires_grad=True)        # closed over below
+>>> traced = ctxgrad.trace(lambda x: f(x, w), ctxgrad.tensor([1.0, 2.0]))
+>>> print(traced.graph)
+trace of <lambda>: 1 input, 3 steps
+  %0 = input 'x'                float32[2]
+  %1 = tensor from outside      float32[2] requires grad
+  %2 = Mul(%0, %1)              float32[2]
+  %3 = Tanh(%2)                 float32[2]
+  %4 = Sum(%3, None, False)     float32[]
+  return %4
+>>> loss = traced(ctxgrad.tensor([3.0, 4.0]))                  # no Python of f runs
+>>> loss.backward()
+>>> w.grad                                                      # x * (1 - tanh(x w) ** 2)
+tensor([0.5421, 0.0054])
+
+What is recorded, and what a replay uses:
+
+* **inputs** of ``fn`` (tensors, also inside tuples, lists and dicts) are the replay's
+  arguments, by position or by parameter name, as a feed dict would give them;
+* **tensors from outside** (parameters closed over, constants made inside ``fn`` with
+  ``ctxgrad.tensor``/``ones``/...) are held by reference: a replay reads their current
+  values, so an optimizer's in-place update between replays is seen, and gradients flow into
+  those that require grad.  Rebinding a name (``self.w = new_tensor``) is not seen: trace again;
+* **Python values** (numbers, shapes, flags) are constants of the trace, and so is every
+  decision ``fn``'s Python code made: the branches an ``if`` took, the trips of a loop.
+
+Guards: a call with new shapes or dtypes (or other Python values) traces ``fn`` again and
+keeps both recordings; with ``strict=True`` it raises instead, naming the argument.
+Reading a value while tracing (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
+``.numpy()``) warns with a :class:`TracerWarning` naming your line, since the replay will not
+read it again.
+
+A replay is part of the autograd graph: ``backward``, ``autograd.grad``, double backward,
+forward mode and ``vmap`` work through it wherever the recorded Functions support them.
+When every recorded step is a plain one (one tensor out, no in-place write),
+the replay runs the recorded ``forward`` methods directly and makes **one** graph node,
+``TracedBackward``, whose backward runs the recorded backward methods in reverse (and
+records the ops they apply, so that later backwards run those directly); with
+``create_graph=True`` that node replays step by step instead, so double backward works.
+Otherwise (and inside forward mode, ``vmap`` or anomaly mode) each step is applied as
+``fn`` applied it, one node per step (``traced(..., fast=False)`` asks for this always).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd import Function, grad
+from ctxgrad.autograd._dot import new_digraph
+from ctxgrad.autograd._outputs import meta_of, pack_saved
+from ctxgrad.autograd._validate import check_grads
+from ctxgrad.autograd.grad_mode import enable_grad
+from ctxgrad.func import vmap
+from ctxgrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+from ctxgrad.ops.linalg import trace as _matrix_trace
+
+__all__ = ["Graph", "Step", "Traced", "TracedFunction", "TracerWarning", "trace"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class TracerWarning(UserWarning):
+    """A traced function did something a replay will not repeat (read a tensor's value)."""
+
+
+# --------------------------------------------------------------------------- the recording
+@dataclass(frozen=True)
+class _Slot:
+    """An argument of a step that is a tensor of the trace: value number ``i``."""
+
+    i: int
+
+
+@dataclass
+class Step:
+    """One recorded ``cls.apply(*args)``: ``args`` holds :class:`_Slot` where a tensor of the
+    trace went (tuples and lists of them kept as they were) and the Python values as they
+    were; ``outs`` numbers the tensors of its result, in order."""
+
+    cls: type[Function]
+    args: tuple[Any, ...]
+    outs: tuple[int, ...]
+    metas: tuple[tuple[tuple[int, ...], np.dtype[Any]], ...]
+    plain: bool  # replayable, and its output is a fresh array (not a view): a replay may return it
+    needs: tuple[bool, ...] = ()
+    edges: tuple[Any, ...] = ()
+    out_meta: Any = None
+    replayable: bool = False  # one tensor out, not written in place: the fast replay may run it
+    general_backward: bool = False  # run its backward through the node's own _run (boxed grads)
+    nested: bool = False
+
+    def __post_init__(self) -> None:
+        # (looked up once: the fast replay runs ``forward`` directly on a ctx of this class)
+        self.node_cls = self.cls._backward_cls
+        self.forward = self.cls.forward
+        self.setup_style = self.cls._setup_style
+
+
+@dataclass
+class Graph:
+    """What one run of ``fn`` applied: ``print`` it for a listing, :meth:`to_dot` to draw it.
+
+    Values are numbered ``%0, %1, ...``: first the inputs, then the tensors from outside
+    ``fn`` (held by reference), then the outputs of each step.
+    """
+
+    name: str
+    input_labels: list[str]
+    input_metas: list[tuple[tuple[int, ...], np.dtype[Any]]]
+    outside: list[Tensor] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    out_spec: TreeSpec | None = None
+    out_refs: list[Any] = field(default_factory=list)  # a _Slot, or a Python value
+    n_values: int = 0
+
+    # per pattern of the outputs that got a gradient: the recording of what backward computes
+    # (None: it could not be recorded faithfully)
+    backward_plans: dict[tuple[bool, ...], Graph | None] = field(default_factory=dict)
+    outside_grad: tuple[bool, ...] = ()  # requires_grad of each outside tensor when recorded
+    fast: bool = False  # can a replay run the forwards directly under one TracedBackward node?
+
+    def finish(self) -> None:
+        """Decide :attr:`fast`, once the recording is complete."""
+        outs = [r.i for r in self.out_refs if isinstance(r, _Slot)]
+        first = len(self.input_labels) + len(self.outside)
+        self.outside_grad = tuple(t.requires_grad for t in self.outside)
+        made_by = {i: s for s in self.steps for i in s.outs}
+        self.fast = (
+            all(s.replayable for s in self.steps)
+            and all(made_by[i].plain for i in outs if i in made_by)
+            and len(outs) == len(self.out_refs)
+            and len(set(outs)) == len(outs)
+            and all(i >= first for i in outs)
+        )
+
+    def _lines(self) -> Iterator[tuple[str, str]]:
+        def meta(m: tuple[tuple[int, ...], np.dtype[Any]]) -> str:
+            return f"{m[1]}[{', '.join(map(str, m[0]))}]"
+
+        for i, (label, m) in enumerate(zip(self.input_labels, self.input_metas)):
+            yield f"%{i} = input {label}", meta(m)
+        first = len(self.input_labels)
+        for i, t in enumerate(self.outside):
+            grad = " requires grad" if t.requires_grad else ""
+            yield f"%{first + i} = tensor from outside", meta((t.shape, t._data.dtype)) + grad
+        for s in self.steps:
+            lhs = ", ".join(f"%{i}" for i in s.outs) or "_"
+            yield f"{lhs} = {s.cls.__name__}({', '.join(_show(a) for a in s.args)})", ", ".join(map(meta, s.metas))
+
+    def __str__(self) -> str:
+        n = len(self.input_labels)
+        head = f"trace of {self.name}: {n} input{'s' * (n != 1)}, {len(self.steps)} step{'s' * (len(self.steps) != 1)}"
+        rows = list(self._lines())
+        width = max([len(a) for a, _ in rows] + [28]) + 2
+        body = [f"  {a:<{width}}{b}".rstrip() for a, b in rows]
+        outs = [_show(r) for r in self.out_refs]
+        return "\n".join([head, *body, f"  return {', '.join(outs)}"])
+
+    __repr__ = __str__
+
+    def to_dot(self) -> Any:
+        """The recorded steps as a graph to draw: inputs and outside tensors as ovals, steps
+        as boxes, arrows the way values flow (a ``graphviz.Digraph``, or ctxgrad's DOT
+        writer without the ``graphviz`` package: see :func:`ctxgrad.viz.make_dot`)."""
+        dot = new_digraph(graph_attr={"rankdir": "TB"}, node_attr={"fontsize": "11"}, text=str(self))
+        made: dict[int, str] = {}
+        for i, (label, _) in enumerate(self._lines()):
+            if i >= len(self.input_labels) + len(self.outside):
+                break
+            made[i] = f"v{i}"
+            dot.node(f"v{i}", label.split(" = ", 1)[1], shape="oval", fillcolor="lightblue", style="filled")
+        for k, s in enumerate(self.steps):
+            name = f"s{k}"
+            dot.node(name, s.cls.__name__, shape="box")
+            for a in _slots_in(s.args):
+                if a.i in made:
+                    dot.edge(made[a.i], name, label=f"%{a.i}")
+            for i in s.outs:
+                made[i] = name
+        for r in self.out_refs:
+            if isinstance(r, _Slot) and r.i in made:
+                dot.node(f"out{r.i}", f"output %{r.i}", shape="oval", fillcolor="darkolivegreen1", style="filled")
+                dot.edge(made[r.i], f"out{r.i}")
+        return dot
+
+
+def _show(a: Any) -> str:
+    if isinstance(a, _Slot):
+        return f"%{a.i}"
+    if isinstance(a, (tuple, list)):
+        inner = ", ".join(_show(x) for x in a) + ("," if len(a) == 1 and isinstance(a, tuple) else "")
+        return f"({inner})" if isinstance(a, tuple) else f"[{inner}]"
+    return repr(a)
+
+
+def _slots_in(args: Any) -> Iterator[_Slot]:
+    for a in args:
+        if isinstance(a, _Slot):
+            yield a
+        elif isinstance(a, (tuple, list)):
+            yield from _slots_in(a)
+
+
+def _tensors_in(out: Any) -> list[Tensor]:
+    """The tensors of a Function's result, in order (a tensor, or tuples and lists of them)."""
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _tensors_in(o)]
+    return []
+
+
+def _user_frame() -> tuple[str, int]:
+    """The file and line of the innermost frame outside the ctxgrad package."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+class _Recorder:
+    """Open while ``fn`` runs under :func:`trace`: ``Function.apply`` hands it each call."""
+
+    def __init__(self, graph: Graph, inputs: list[Tensor]) -> None:
+        self.graph = graph
+        self.slot_of: dict[int, int] = {}
+        self.keep: list[Tensor] = []  # (holds every numbered tensor, so no id is reused)
+        self.arrays: dict[int, int] = {}  # id of each traced array's owner -> its value number
+        self.outside_numbers: list[int] = []  # the number of each tensor of graph.outside
+        for t in inputs:
+            self._number(t)
+
+    def _number(self, t: Tensor) -> int:
+        i = self.graph.n_values
+        self.graph.n_values += 1
+        self.slot_of[id(t)] = i
+        self.keep.append(t)
+        data = t._data
+        self.arrays[id(data if data.base is None else data.base)] = i
+        return i
+
+    def ref(self, a: Any, where: str) -> Any:
+        """The template of one argument: a :class:`_Slot` for a tensor, the value otherwise."""
+        if isinstance(a, Tensor):
+            i = self.slot_of.get(id(a))
+            if i is None:
+                self.unknown_tensor()
+                data = a._data
+                if id(data if data.base is None else data.base) in self.arrays:
+                    self.warn(
+                        f"{where} is a tensor made from a traced tensor without a Function (detach(), .data, "
+                        "a NumPy view): the trace keeps the values it had now, and a replay does not recompute it"
+                    )
+                i = self._number(a)
+                self.graph.outside.append(a)
+                self.outside_numbers.append(i)
+            return _Slot(i)
+        if isinstance(a, (tuple, list)) and any(isinstance(x, (Tensor, tuple, list)) for x in a):
+            return type(a)(self.ref(x, where) for x in a)
+        return a
+
+    def __call__(self, cls: type[Function], args: tuple[Any, ...]) -> Any:
+        """Record ``cls.apply(*args)``, then make the call (with no recorder open, so that the
+        calls inside its forward are not recorded)."""
+        if _state.backward_runs and not self.in_backward:
+            raise RuntimeError(
+                f"ctxgrad.trace: {self.graph.name} ran a backward pass while being traced ({cls.__name__} was "
+                "applied by it); a trace records forward computations only: call backward on the replay's "
+                "outputs instead"
+            )
+        tmpl = tuple(self.ref(a, f"argument {k} of {cls.__name__}") for k, a in enumerate(args))
+        _state.recorder = None
+        try:
+            out = cls.apply(*args)
+        finally:
+            _state.recorder = self
+        tensors = _tensors_in(out)
+        nested = any(isinstance(a, (tuple, list)) and any(True for _ in _slots_in(a)) for a in tmpl)
+        # replayable: one tensor out, not written in place, no output marked non-differentiable:
+        # the fast replay may run its forward directly (and a backward's recording may too)
+        replayable = (
+            type(out) is Tensor
+            and not any(out is a for a in args)
+            and not nested
+            and (
+                out.requires_grad
+                or not _state.grad_enabled
+                or not any(isinstance(a, Tensor) and a.requires_grad for a in args)
+            )
+        )
+        # plain: also a fresh array, not a view of an argument (what a replay may return)
+        plain = (
+            replayable
+            and not cls.returns_views
+            and out._data.base is None
+            and not any(isinstance(a, Tensor) and np.may_share_memory(a._data, out._data) for a in args)
+        )
+        step = Step(
+            cls, tmpl, tuple(self._number(t) for t in tensors), tuple((t.shape, t._data.dtype) for t in tensors), plain
+        )
+        step.replayable = replayable
+        if replayable:
+            step.out_meta = meta_of(out._data)
+            step.general_backward = cls.boxed_grads_call
+            step.needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+            step.edges = tuple(
+                (True if n else None, 0, a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                for a, n in zip(args, step.needs)
+            )
+        step.nested = nested
+        self.graph.steps.append(step)
+        return out
+
+    in_backward = False  # (records a backward: see _BackwardRecorder)
+
+    def unknown_tensor(self) -> None:
+        """An argument is a tensor the recording has not seen (it becomes an outside tensor)."""
+
+    def value_read(self, what: str) -> None:
+        """Called by ``Tensor.item()`` and its kin while ``fn`` runs under the trace."""
+        self.warn(
+            f"{what} read a tensor's value while {self.graph.name} was traced: Python decisions made from it are "
+            "frozen in the trace, and a replay will not read it again (its result may differ on other inputs)"
+        )
+
+    def warn(self, message: str) -> None:
+        filename, lineno = _user_frame()
+        warnings.warn_explicit(f"ctxgrad.trace: {message}", TracerWarning, filename, lineno)
+
+
+class _BackwardRecorder(_Recorder):
+    """Records what the recorded backwards of a fast replay compute, so that the next
+    backward of the same graph can run those ops' forwards directly.  Its inputs are every
+    value of the forward replay and the incoming gradients; anything it cannot replay
+    faithfully (a tensor it has not seen, a value read, a step that is not plain) makes it
+    give up, and that graph's backwards keep running the recorded backward methods."""
+
+    in_backward = True
+    unsafe = False
+
+    def unknown_tensor(self) -> None:
+        self.unsafe = True
+
+    def value_read(self, what: str) -> None:
+        self.unsafe = True
+
+
+# --------------------------------------------------------------------------- the replay
+def _fill(a: Any, values: list[Any]) -> Any:
+    if isinstance(a, _Slot):
+        return values[a.i]
+    if isinstance(a, (tuple, list)):
+        return type(a)(_fill(x, values) for x in a)
+    return a
+
+
+def _replay_steps(graph: Graph, values: list[Any]) -> list[Any]:
+    """The general replay: each step applied as ``fn`` applied it (one node per step)."""
+    for s in graph.steps:
+        args = (
+            [_fill(a, values) for a in s.args] if s.nested else [values[a.i] if type(a) is _Slot else a for a in s.args]
+        )
+        out = s.cls.apply(*args)
+        if len(s.outs) == 1 and type(out) is Tensor:
+            values[s.outs[0]] = out
+        else:
+            for i, t in zip(s.outs, _tensors_in(out)):
+                values[i] = t
+    return [values[r.i] if isinstance(r, _Slot) else r for r in graph.out_refs]
+
+
+class _Run:
+    """One fast replay, kept on its node for backward: the step ctxs and every value."""
+
+    __slots__ = ("graph", "nodes", "values")
+
+    def __init__(self, graph: Graph, nodes: list[Any], values: list[Any]) -> None:
+        self.graph, self.nodes, self.values = graph, nodes, values
+
+
+class Traced(Function):
+    """The whole replay of a plain trace as one Function: ``forward`` runs each recorded
+    step's ``forward`` directly (no argument binding, no per-step node); ``backward`` runs
+    the recorded ``backward`` methods in reverse, or, while building a graph
+    (``create_graph=True``), replays step by step and differentiates that."""
+
+    @staticmethod
+    def forward(ctx: Any, graph: Graph, *tensors: Tensor) -> Any:
+        values: list[Any] = [*tensors, *([None] * (graph.n_values - len(tensors)))]
+        nodes: list[Any] = []
+        _run_forwards(graph, values, nodes)
+        ctx.run = _Run(graph, nodes, values)
+        ctx.save_for_backward(*tensors)
+        ctx.set_materialize_grads(False)
+        outs = tuple(values[r.i].detach() for r in graph.out_refs)  # (fresh tensors: no cycle)
+        return outs if len(outs) != 1 else outs[0]
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[int | None, ...], graph: Graph, *tensors: Tensor) -> Any:
+        """Under ``vmap`` (a replay that a trace recorded, replayed inside vmap): the
+        step-by-step replay, vmapped, so each step uses its own batching rule."""
+
+        def replay(*ts: Tensor) -> Any:
+            outs = _replay_steps(graph, [*ts, *([None] * (graph.n_values - len(ts)))])
+            return outs[0] if len(outs) == 1 else tuple(outs)
+
+        return vmap(replay, in_dims=in_dims[1:])(*tensors), 0
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor | None) -> Any:
+        inputs = ctx.saved_tensors  # (checks that no input was changed in place since)
+        run: _Run = ctx.run
+        graph = run.graph
+        if _state.grad_enabled:  # create_graph=True: differentiate the step-by-step replay
+            return (None, *_differentiate(graph, inputs, grads))
+        key = tuple(g is not None for g in grads)
+        plan = graph.backward_plans.get(key)
+        if plan is not None:  # the ops this graph's backward computes, recorded: run them directly
+            return (None, *_run_forwards(plan, [*run.values, *[g for g in grads if g is not None]]))
+        present = [g for g in grads if g is not None]
+        known = [*run.values, *present]
+        if key in graph.backward_plans or _state.recorder is not None or len({id(v) for v in known}) < len(known):
+            # (already given up; or inside a trace, whose recorder sees this; or one tensor in two
+            # places, which a recording could not tell apart on the next run)
+            return (None, *_run_backwards(graph, run.nodes, grads, len(inputs)))
+        recorder = _BackwardRecorder(Graph(f"backward of {graph.name}", [], []), known)
+        _state.recorder = recorder
+        try:
+            result = _run_backwards(graph, run.nodes, grads, len(inputs))
+        finally:
+            _state.recorder = None
+        plan = recorder.graph
+        if recorder.unsafe or plan.outside or not all(s.replayable for s in plan.steps):
+            graph.backward_plans[key] = None  # (give up: run the recorded backwards every time)
+        else:
+            plan.out_refs = [None if r is None else _Slot(recorder.slot_of[id(r)]) for r in result]
+            graph.backward_plans[key] = plan
+        return (None, *result)
+
+
+def _release(node: Any) -> None:
+    """After a backward without ``retain_graph``: free the saved inputs, as every node does,
+    and the replay's values and step ctxs with them."""
+    node._saved = None
+    node.run = None
+
+
+Traced._backward_cls._release = _release  # type: ignore[method-assign, assignment]
+
+
+def _run_backwards(graph: Graph, nodes: list[Any], grads: tuple[Tensor | None, ...], n: int) -> list[Any]:
+    """The gradients of a fast replay's ``n`` inputs: each recorded step's backward, in reverse."""
+    g: list[Any] = [None] * graph.n_values
+    for r, gr in zip(graph.out_refs, grads):
+        g[r.i] = gr
+    for s, node in zip(reversed(graph.steps), reversed(nodes)):
+        go = g[s.outs[0]]
+        if go is None and s.cls.skips_without_gradient:
+            continue
+        if go is None or s.general_backward or go._data.dtype.kind == "c":
+            result = node._run([go])  # (materialized zeros, complex conjugation, boxed grads)
+        else:
+            result = check_grads(node, s.cls._backward_impl(node, go))
+        for a, r in zip(s.args, result):
+            if r is not None and type(a) is _Slot:
+                g[a.i] = r if g[a.i] is None else g[a.i] + r
+    return g[:n]
+
+
+def _run_forwards(graph: Graph, values: list[Any], nodes: list[Any] | None = None) -> list[Any]:
+    """Run each (plain) step's ``forward`` directly on ``values`` (the graph's inputs first,
+    filled in as the steps run); with ``nodes``, keep each step's ctx ready for its
+    backward.  Returns the values the graph returns."""
+    if len(values) < graph.n_values:
+        values += [None] * (graph.n_values - len(values))
+    for s in graph.steps:
+        args = [values[a.i] if type(a) is _Slot else a for a in s.args]
+        node = s.node_cls()
+        node._needs = s.needs
+        if s.setup_style:
+            out = s.forward(*args)
+            s.cls.setup_context(node, tuple(args), out)
+        else:
+            out = s.forward(node, *args)
+        values[s.outs[0]] = out
+        if nodes is not None:
+            node._edges = s.edges
+            node._out_meta = s.out_meta
+            if node.to_save is not None:
+                pack_saved(s.cls, node, node.to_save)
+            nodes.append(node)
+    return [None if r is None else values[r.i] for r in graph.out_refs]
+
+
+def _differentiate(graph: Graph, inputs: tuple[Any, ...], grads: tuple[Tensor | None, ...]) -> list[Tensor | None]:
+    with enable_grad():
+        outs = _replay_steps(graph, [*inputs, *([None] * (graph.n_values - len(inputs)))])
+    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and isinstance(o, Tensor) and o.requires_grad]
+    wrt = [(k, t) for k, t in enumerate(inputs) if t is not None and t.requires_grad]
+    result: list[Tensor | None] = [None] * len(inputs)
+    if pairs and wrt:
+        found = grad(
+            [o for o, _ in pairs], [t for _, t in wrt], [g for _, g in pairs], create_graph=True, allow_unused=True
+        )
+        for (k, _), gk in zip(wrt, found):
+            result[k] = gk
+    return result
+
+
+# --------------------------------------------------------------------------- trace()
+def _flatten_inputs(values: dict[str, Any]) -> tuple[list[Any], list[str]]:
+    """The leaves of the bound arguments, each with a label naming it (``'x'``, ``'xs'[1]``)."""
+    leaves: list[Any] = []
+    labels: list[str] = []
+
+    def walk(v: Any, label: str) -> None:
+        if isinstance(v, (tuple, list)):
+            for k, x in enumerate(v):
+                walk(x, f"{label}[{k}]")
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, f"{label}[{k!r}]")
+        else:
+            leaves.append(v)
+            labels.append(label)
+
+    for name, v in values.items():
+        walk(v, name)
+    return leaves, labels
+
+
+def _key(leaves: list[Any]) -> tuple[Any, ...]:
+    """What a recording depends on: each tensor's shape, dtype and requires_grad, and each
+    other value (a Python value is a constant of the trace)."""
+    key: list[Any] = []
+    for v in leaves:
+        if isinstance(v, Tensor):
+            key.append((v.shape, v._data.dtype, v.requires_grad))
+        else:
+            try:
+                hash(v)
+                key.append(("value", type(v), v))
+            except TypeError:
+                key.append(("object", id(v)))
+    return tuple(key)
+
+
+def _describe(k: Any) -> str:
+    if isinstance(k, tuple) and len(k) == 3 and isinstance(k[1], np.dtype):
+        return f"a tensor of shape {tuple(k[0])} and dtype {k[1]}" + (" requiring grad" if k[2] else "")
+    if isinstance(k, tuple) and k[0] == "value":
+        return f"the value {k[2]!r}"
+    return "a Python object"
+
+
+class TracedFunction:
+    """What :func:`trace` returns: call it like ``fn`` (positionally or by parameter name)."""
+
+    def __init__(self, fn: Callable[..., Any], strict: bool, fast: bool) -> None:
+        self.fn = fn
+        self.strict = strict
+        self.fast = fast
+        self.name = getattr(fn, "__name__", type(fn).__name__)
+        self.signature = inspect.signature(fn)
+        self.graphs: dict[tuple[Any, ...], Graph] = {}  # one recording per kind of input
+        self.graph: Graph | None = None  # the latest recording
+        functools.update_wrapper(self, fn)  # (its name, docstring and signature)
+
+    def __repr__(self) -> str:
+        n = len(self.graphs)
+        return f"<ctxgrad.trace of {self.name}: {n} recording{'s' * (n != 1)}>"
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"ctxgrad.trace({self.name}): {exc}") from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def record(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run ``fn`` with a recorder open; keep the graph; return what ``fn`` returned."""
+        leaves, labels = _flatten_inputs(self._bind(args, kwargs))
+        tensors = [t for t in leaves if isinstance(t, Tensor)]
+        graph = Graph(
+            self.name,
+            [repr(label) if "[" not in label else label for lb, label in zip(leaves, labels) if isinstance(lb, Tensor)],
+            [(t.shape, t._data.dtype) for t in tensors],
+        )
+        recorder = _Recorder(graph, tensors)
+        if _state.recorder is not None:
+            raise RuntimeError(
+                f"ctxgrad.trace: {self.name} is being traced inside another trace; trace the outer function only"
+            )
+        _state.recorder = recorder
+        try:
+            out = self.fn(*args, **kwargs)
+        finally:
+            _state.recorder = None
+        out_leaves, graph.out_spec = tree_flatten(out)
+        for o in out_leaves:
+            if isinstance(o, Tensor):
+                i = recorder.slot_of.get(id(o))
+                if i is None:
+                    i = recorder._number(o)
+                    graph.outside.append(o)
+                    recorder.outside_numbers.append(i)
+                graph.out_refs.append(_Slot(i))
+            else:
+                graph.out_refs.append(o)
+        self._renumber(graph, recorder.outside_numbers)
+        graph.finish()
+        self.graphs[_key(leaves)] = self.graph = graph
+        return out
+
+    @staticmethod
+    def _renumber(graph: Graph, outside_numbers: list[int]) -> None:
+        """Number the values as a replay lays them out: the inputs, the outside tensors (both
+        are arguments of a replay), then the outputs of each step in order."""
+        n_in = len(graph.input_labels)
+        new = {old: n_in + k for k, old in enumerate(outside_numbers)}
+        nxt = n_in + len(outside_numbers)
+        for old in range(n_in, graph.n_values):
+            if old not in new:
+                new[old], nxt = nxt, nxt + 1
+
+        def move(a: Any) -> Any:
+            if isinstance(a, _Slot):
+                return _Slot(new.get(a.i, a.i))
+            if isinstance(a, (tuple, list)):
+                return type(a)(move(x) for x in a)
+            return a
+
+        for s in graph.steps:
+            s.args = tuple(move(a) for a in s.args)
+            s.outs = tuple(new[i] for i in s.outs)
+        graph.out_refs = [move(r) for r in graph.out_refs]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, labels = _flatten_inputs(self._bind(args, kwargs))
+        key = _key(leaves)
+        graph = self.graphs.get(key)
+        if graph is not None and any(t.requires_grad is not r for t, r in zip(graph.outside, graph.outside_grad)):
+            graph = None  # (a tensor from outside started or stopped requiring grad: record again)
+        if graph is None:
+            if self.strict and self.graph is not None:
+                self._refuse(key, labels)
+            return self.record(args, kwargs)
+        inputs = [t for t in leaves if isinstance(t, Tensor)]
+        values = [*inputs, *graph.outside]
+        if self.fast and graph.fast and not (_state.fw_levels or _state.vmap_levels or _state.anomaly):
+            out = Traced.apply(graph, *values)
+            outs = list(out) if isinstance(out, tuple) else [out]
+        else:
+            outs = _replay_steps(graph, [*values, *([None] * (graph.n_values - len(values)))])
+        assert graph.out_spec is not None
+        return tree_unflatten(outs, graph.out_spec)
+
+    def _refuse(self, key: tuple[Any, ...], labels: list[str]) -> None:
+        old = next(iter(k for k in self.graphs))
+        if len(old) != len(key):
+            raise RuntimeError(
+                f"ctxgrad.trace({self.name}): got {len(key)} input values where the trace has {len(old)} "
+                "(strict=True: no re-trace)"
+            )
+        for label, was, now in zip(labels, old, key):
+            if was != now:
+                raise RuntimeError(
+                    f"ctxgrad.trace({self.name}): argument {label} is {_describe(now)}, but the trace was recorded "
+                    f"with {_describe(was)} (strict=True: no re-trace; without it a new shape or dtype traces again)"
+                )
+
+
+_NO_FN: Any = object()
+
+
+def trace(
+    fn: Any = _NO_FN, /, *example_inputs: Any, strict: bool = False, fast: bool = True, **example_kwargs: Any
+) -> Any:
+    """Trace ``fn`` on the example inputs and return a :class:`TracedFunction` that replays it.
+
+    ``ctxgrad.trace(t)`` on a tensor is still torch's ``trace`` (the sum of the diagonal of a
+    matrix); a callable first argument is traced.  ``strict=True`` raises on inputs of other
+    shapes or dtypes instead of tracing again; ``fast=False`` always replays step by step.
+    """
+    if fn is _NO_FN and list(example_kwargs) == ["input"]:  # (torch.trace(input=t))
+        return _matrix_trace(example_kwargs["input"])
+    if fn is _NO_FN:
+        raise TypeError('trace() missing 1 required positional arguments: "input"')
+    if not isinstance(fn, Tensor) and not callable(fn) and not (example_inputs or example_kwargs):
+        raise TypeError(f"trace(): argument 'input' (position 1) must be Tensor, not {type(fn).__name__}")
+    if isinstance(fn, Tensor) or not callable(fn):
+        if example_inputs or example_kwargs:
+            raise TypeError(
+                "trace() takes a tensor (the sum of its diagonal) or a function and its example inputs "
+                f"(a traced replay), but got {type(fn).__name__} and {len(example_inputs) + len(example_kwargs)} more"
+            )
+        return _matrix_trace(fn)
+    traced = TracedFunction(fn, strict, fast)
+    traced.record(example_inputs, example_kwargs)
+    return traced
