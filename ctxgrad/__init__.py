@@ -156,6 +156,11 @@ from ctxgrad import linalg, special  # noqa: E402
 
 __all__ += ["linalg", "special"]
 
+# probability distributions
+from ctxgrad import distributions  # noqa: E402
+
+__all__ += ["distributions"]
+
 # indexing, sorting and construction
 from ctxgrad._factories import (  # noqa: E402
     allclose,

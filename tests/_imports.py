@@ -105,6 +105,8 @@ LAYERS: dict[str, int] = {
     "ctxgrad.optim.*": 5,
     "ctxgrad.linalg": 5,
     "ctxgrad.special": 5,
+    "ctxgrad.distributions": 5,
+    "ctxgrad.distributions.*": 5,
     "ctxgrad.testing": 5,
     "ctxgrad.testing.*": 5,
     "ctxgrad.utils": 5,

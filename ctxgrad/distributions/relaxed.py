@@ -1,0 +1,157 @@
+"""Continuous relaxations of the discrete families: ``RelaxedBernoulli`` (values in ``(0, 1)``)
+and ``RelaxedOneHotCategorical`` (values on the simplex), the Concrete / Gumbel-softmax
+distributions.  A sample is a differentiable function of the parameters and of uniform noise,
+so ``rsample`` works; as ``temperature`` goes to 0 the samples approach the discrete ones.
+
+Each is torch's transformed distribution written out: a logistic (or Gumbel-softmax) draw
+``x`` in logit (or log) space pushed through ``sigmoid`` (or ``exp``), and ``log_prob`` is the
+density of ``x`` minus the log of the transform's derivative.
+
+>>> import ctxgrad
+>>> from ctxgrad.distributions import RelaxedBernoulli
+>>> d = RelaxedBernoulli(ctxgrad.tensor(0.5), probs=ctxgrad.tensor(0.3))
+>>> d.log_prob(ctxgrad.tensor(0.2))
+tensor(-0.2528)
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctxgrad import _factories
+from ctxgrad._tensor import Size, Tensor
+from ctxgrad.distributions import constraints
+from ctxgrad.distributions.discrete import Bernoulli, Categorical
+from ctxgrad.distributions.distribution import Distribution, broadcast_all, clamp_probs
+from ctxgrad.nn import functional as F
+
+__all__ = ["RelaxedBernoulli", "RelaxedOneHotCategorical"]
+
+
+def _clipped_sigmoid(x: Tensor) -> Tensor:
+    info = np.finfo(x.array.dtype)
+    return x.sigmoid().clamp(min=float(info.tiny), max=1.0 - float(info.eps))
+
+
+def _logit_clipped(y: Tensor) -> Tensor:
+    info = np.finfo(y.array.dtype)
+    y = y.clamp(min=float(info.tiny), max=1.0 - float(info.eps))
+    out: Tensor = y.log() - (-y).log1p()
+    return out
+
+
+class RelaxedBernoulli(Distribution):
+    """The relaxed Bernoulli (binary Concrete) distribution with ``temperature`` and
+    ``probs`` or ``logits``: ``sigmoid((logit(p) + logit(u)) / temperature)`` for a uniform ``u``.
+    """
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(
+        self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self._bernoulli = Bernoulli(probs, logits, validate_args=validate_args)
+        (self.temperature,) = broadcast_all(temperature)
+        super().__init__(self._bernoulli.batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        new._bernoulli = self._bernoulli.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new  # type: ignore[no-any-return]
+
+    @property
+    def probs(self) -> Tensor:
+        return self._bernoulli.probs
+
+    @property
+    def logits(self) -> Tensor:
+        return self._bernoulli.logits
+
+    def _logit_rsample(self, sample_shape: Any) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = clamp_probs(self.probs.expand(shape))
+        uniforms = clamp_probs(_factories.rand(shape, dtype=probs.dtype))
+        out: Tensor = (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
+        return out
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        return _clipped_sigmoid(self._logit_rsample(sample_shape))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        x = _logit_clipped(value)
+        logits, x = broadcast_all(self.logits, x)
+        diff = logits - x * self.temperature
+        base: Tensor = self.temperature.log() + diff - 2 * diff.exp().log1p()
+        # minus log |d sigmoid(x) / dx| = softplus(-x) + softplus(x)
+        out: Tensor = base + F.softplus(-x) + F.softplus(x)
+        return out
+
+
+class RelaxedOneHotCategorical(Distribution):
+    """The relaxed one-hot categorical (Concrete, Gumbel-softmax) distribution with
+    ``temperature`` and ``probs`` or ``logits``: ``softmax((logits + g) / temperature)`` for
+    standard Gumbel noise ``g``."""
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(
+        self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        (self.temperature,) = broadcast_all(temperature)
+        event_shape = Size(self._categorical.param_shape[-1:])
+        super().__init__(self._categorical.batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new  # type: ignore[no-any-return]
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        uniforms = clamp_probs(_factories.rand(shape, dtype=self.logits.dtype))
+        gumbels = -((-(uniforms.log())).log())
+        scores = (self.logits + gumbels) / self.temperature
+        return (scores - scores.logsumexp(dim=-1, keepdim=True)).exp()
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        x = value.log()
+        K = self.event_shape[0]
+        t = self.temperature
+        log_scale = _factories.full_like(t, float(K)).lgamma() - t.log() * (-(K - 1))
+        score = self.logits - x * t
+        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
+        out: Tensor = score + log_scale - x.sum(-1)
+        return out
