@@ -156,10 +156,10 @@ from ctxgrad import linalg, special  # noqa: E402
 
 __all__ += ["linalg", "special"]
 
-# probability distributions
-from ctxgrad import distributions  # noqa: E402
+# probability distributions and the discrete Fourier transforms
+from ctxgrad import distributions, fft  # noqa: E402
 
-__all__ += ["distributions"]
+__all__ += ["distributions", "fft"]
 
 # indexing, sorting and construction
 from ctxgrad._factories import (  # noqa: E402

@@ -106,6 +106,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.linalg": 5,
     "ctxgrad.special": 5,
     "ctxgrad.distributions": 5,
+    "ctxgrad.fft": 5,
     "ctxgrad.distributions.*": 5,
     "ctxgrad.testing": 5,
     "ctxgrad.testing.*": 5,
