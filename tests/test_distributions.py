@@ -66,6 +66,7 @@ CASES: list[tuple[str, Make, list[np.ndarray[Any, Any]], np.ndarray[Any, Any] | 
      ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev")),
     ("gamma", lambda m, p: m.Gamma(p[0], p[1]), [_pos(3), _pos(3)], _pos(2, 3),
      ("log_prob", "entropy", "mean", "mode", "variance", "stddev")),
+    ("gamma_cdf", lambda m, p: m.Gamma(p[0].detach(), p[1]), [_pos(3) * 3, _pos(3)], _pos(4, 3) * 3, ("cdf",)),
     ("beta", lambda m, p: m.Beta(p[0], p[1]), [_pos(3) + 1, _pos(3) + 1], _unit(2, 3),
      ("log_prob", "entropy", "mean", "mode", "variance", "stddev")),
     ("dirichlet", lambda m, p: m.Dirichlet(p[0]), [_pos(2, 4) + 1], _simplex(2, 4),
@@ -441,6 +442,25 @@ def test_gamma_sample_gradient_against_torch_and_the_inverse_cdf() -> None:
     dp_da = (torch.special.gammainc(ta + h, tx) - torch.special.gammainc(ta - h, tx)) / (2 * h)
     dp_dx = (torch.special.gammainc(ta, tx + h * tx) - torch.special.gammainc(ta, tx - h * tx)) / (2 * h * tx)
     np.testing.assert_allclose(got, (-dp_da / dp_dx).numpy(), rtol=1e-5)
+
+
+def test_gamma_cdf_extremes_and_concentration_gradient_match_torch() -> None:
+    a = np.array([0.05, 0.5, 3.0, 40.0, 200.0, 2.0, 2.0])
+    x = np.array([1e-3, 30.0, 0.2, 39.0, 260.0, 0.0, math.inf])
+    got = cd.Gamma(ctxgrad.tensor(a), 1.0).cdf(ctxgrad.tensor(x))
+    expected = td.Gamma(torch.tensor(a), 1.0).cdf(torch.tensor(x))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-8, atol=1e-300)
+    mpmath = pytest.importorskip("mpmath")  # torch's igamma is good to about 1e-9 near a = x
+    with mpmath.workdps(30):
+        exact = [float(mpmath.gammainc(ai, 0, xi, regularized=True)) for ai, xi in zip(a, x)]
+    np.testing.assert_allclose(got.numpy(), exact, rtol=1e-13, atol=1e-300)
+    c = ctxgrad.tensor([2.0], requires_grad=True)
+    tc = torch.tensor([2.0], requires_grad=True)
+    with pytest.raises(NotImplementedError) as expected_error:
+        td.Gamma(tc, 1.0).cdf(torch.tensor([0.5])).sum().backward()
+    with pytest.raises(NotImplementedError) as got_error:
+        cd.Gamma(c, 1.0).cdf(ctxgrad.tensor([0.5])).sum().backward()
+    assert str(got_error.value) == str(expected_error.value)
 
 
 def test_float32_parameters_give_float32() -> None:

@@ -17,7 +17,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops.linalg import LinAlgError
 
-__all__ = ["Cholesky", "StandardGamma", "gamma_sample_grad"]
+__all__ = ["Cholesky", "Igamma", "StandardGamma", "gamma_sample_grad"]
 
 _lgamma = np.frompyfunc(math.lgamma, 1, 1)
 
@@ -115,6 +115,49 @@ def gamma_sample_grad(alpha: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> n
     out[ok] = np.where(upper, dF, -dF)  # dQ/da = -dP/da
     result: np.ndarray[Any, Any] = out.reshape(np.broadcast_shapes(np.shape(alpha), np.shape(x)))
     return result
+
+
+def regularized_gamma_p(a: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The regularised lower incomplete gamma function ``P(a, x)`` (torch's ``igamma``,
+    ``special.gammainc``), elementwise in float64: 0 for ``x <= 0``, 1 for ``x = inf``."""
+    a64, x64 = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64))
+    out = np.where(x64 > 0, 0.0, 0.0)
+    out = np.where(np.isposinf(x64), 1.0, out)
+    out = np.where(np.isnan(a64) | np.isnan(x64) | (a64 <= 0), np.nan, out)
+    inside = (x64 > 0) & np.isfinite(x64) & (a64 > 0) & np.isfinite(a64)
+    if inside.any():
+        ai, xi = a64[inside], x64[inside]
+        upper = xi >= ai + 1.0
+        prefix = np.exp(ai * np.log(xi) - xi - _log_gamma(ai))
+        s = prefix * _incomplete_gamma_sums(ai, xi, upper)
+        out[inside] = np.where(upper, 1.0 - s, s)
+    result: np.ndarray[Any, Any] = out
+    return result
+
+
+class Igamma(Function[Tensor]):
+    """``P(a, x)``, the regularised lower incomplete gamma function (the distribution function
+    of the standard Gamma distribution of shape ``a`` at ``x``), of two tensors of one shape.
+    Its derivative in ``x`` is the Gamma density; as in torch, the one in ``a`` is not
+    implemented."""
+
+    _backward_name = "IgammaBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, x: Tensor) -> Tensor:
+        ctx.save_for_backward(a, x)
+        dtype = np.result_type(a.array.dtype, x.array.dtype)
+        return as_tensor(regularized_gamma_p(a.array, x.array).astype(dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        a, x = ctx.saved_tensors
+        density = ((a - 1).xlogy(x) - x - a.lgamma()).exp()
+        out: Tensor = grad * density
+        return None, out
 
 
 class StandardGamma(Function[Tensor]):
