@@ -44,8 +44,8 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops.shape import cat
 
 __all__ = [
-    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft", "irfft",
-    "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift",
+    "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
 ]  # fmt: skip
 
 #: numpy's ``norm`` for a routine of each direction that scales by ``scaling`` ("none": 1,
@@ -248,13 +248,21 @@ def _r2c(
     x: Tensor, dims: tuple[int, ...], sizes: list[int | None], norm: str | None, forward: bool, name: str
 ) -> Tensor:
     if x.is_complex():
-        raise RuntimeError(f"{name} expects a real input tensor, but got {short_name(x.array.dtype)}")
+        if name in ("rfft", "ihfft"):
+            raise RuntimeError(f"{name} expects a real input tensor, but got {short_name(x.array.dtype)}")
+        if name == "rfftn":
+            raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {short_name(x.array.dtype)}")
+        raise RuntimeError(f"Only supports floating-point dtypes, but found: {short_name(x.array.dtype)}")
     x = _floating(x)
     for d, n in zip(dims, sizes):
         if n is not None:
             x = _resize(x, d, n)
-    out = FftR2C.apply(x, dims, _scaling(norm, forward), True)
-    return out if forward else out.conj()
+    scaling = _scaling(norm, forward)
+    if forward:
+        return FftR2C.apply(x, dims, scaling, True)
+    # ihfftn: the one-sided inverse transform of the last dim, then the others' inverse.
+    out = FftR2C.apply(x, dims[-1:], scaling, True).conj()
+    return FftC2C.apply(out, dims[:-1], scaling, False) if len(dims) > 1 else out
 
 
 def _c2r(x: Tensor, dims: tuple[int, ...], sizes: list[int | None], norm: str | None, forward: bool) -> Tensor:
@@ -267,9 +275,14 @@ def _c2r(x: Tensor, dims: tuple[int, ...], sizes: list[int | None], norm: str | 
         if n is not None:
             x = _resize(x, d, n)
     x = _resize(x, dims[-1], last_dim_size // 2 + 1)
-    if forward:  # hfft: the transform of a Hermitian signal given by its first half
-        x = x.conj()
-    return FftC2R.apply(x, dims, _scaling(norm, forward), last_dim_size)
+    scaling = _scaling(norm, forward)
+    if not forward:
+        return FftC2R.apply(x, dims, scaling, last_dim_size)
+    # hfftn: the forward transform of the other dims, then the Hermitian signal of the last
+    # one given by its first half (the inverse transform of its conjugate).
+    if len(dims) > 1:
+        x = FftC2C.apply(x, dims[:-1], scaling, True)
+    return FftC2R.apply(x.conj(), dims[-1:], scaling, last_dim_size)
 
 
 # --------------------------------------------------------------------------- the transforms
@@ -363,6 +376,36 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of :func:`hfft`: the one-sided inverse transform of a real signal."""
     return _r2c(input, *_one_dim(input, n, dim), norm, False, "ihfft")
+
+
+def hfft2(
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
+) -> Tensor:
+    """The two-dimensional :func:`hfftn`."""
+    return _c2r(input, *_dims_and_sizes(input, s, dim), norm, True)
+
+
+def ihfft2(
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
+) -> Tensor:
+    """The two-dimensional :func:`ihfftn`."""
+    return _r2c(input, *_dims_and_sizes(input, s, dim), norm, False, "ihfftn")
+
+
+def hfftn(
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
+) -> Tensor:
+    """The N-dimensional transform of a signal Hermitian-symmetric in the last dimension, given
+    by its first half there: a real result."""
+    return _c2r(input, *_dims_and_sizes(input, s, dim), norm, True)
+
+
+def ihfftn(
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
+) -> Tensor:
+    """The inverse of :func:`hfftn`: the N-dimensional inverse transform of a real signal,
+    one-sided in the last dimension."""
+    return _r2c(input, *_dims_and_sizes(input, s, dim), norm, False, "ihfftn")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -63,6 +63,12 @@ CASES: list[tuple[str, Call, np.ndarray[Any, Any]]] = [
     ("ihfft", lambda f, x: f.ihfft(x), _real(6)),
     ("ihfft_n_ortho", lambda f, x: f.ihfft(x, n=5, dim=0, norm="ortho"), _real(4, 3)),
     ("ihfft_forward", lambda f, x: f.ihfft(x, norm="forward"), _real(7)),
+    ("hfft2", lambda f, x: f.hfft2(x), _complex(3, 4)),
+    ("hfftn_s", lambda f, x: f.hfftn(x, s=(2, 5, 7), norm="ortho"), _complex(3, 4, 4)),
+    ("hfftn_forward", lambda f, x: f.hfftn(x, dim=(0,), norm="forward"), _complex(5, 2)),
+    ("ihfft2", lambda f, x: f.ihfft2(x), _real(3, 4)),
+    ("ihfftn_s", lambda f, x: f.ihfftn(x, s=(4, 3, 6), norm="ortho"), _real(3, 4, 5)),
+    ("ihfftn_forward", lambda f, x: f.ihfftn(x, norm="forward"), _real(2, 3, 5)),
     ("fftshift", lambda f, x: f.fftshift(x), _real(4, 5)),
     ("ifftshift_dim", lambda f, x: f.ifftshift(x, dim=1), _complex(3, 5)),
     ("fftshift_dims", lambda f, x: f.fftshift(x, dim=(0, -1)), _real(5, 2, 3)),
@@ -106,7 +112,7 @@ def test_float32_gives_complex64_as_torch(case: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "case", [c for c in CASES if c[0] in ("fft_complex", "rfft_odd", "irfft_odd_n", "hfft_n_ortho", "ihfft", "rfftn")],
+    "case", [c for c in CASES if c[0] in ("fft_complex", "rfft_odd", "irfft_odd_n", "hfft_n_ortho", "ihfft", "rfftn", "hfftn_s", "ihfftn_s")],
     ids=lambda c: c[0],
 )  # fmt: skip
 def test_gradcheck_double_backward_and_forward_mode(case: Any) -> None:
@@ -179,6 +185,8 @@ def test_shift_round_trip_and_integers() -> None:
         lambda f, t: f.fftn(t(_real(4, 6)), s=(2, 3, 4)),
         lambda f, t: f.rfft(t(_complex(3))),
         lambda f, t: f.ihfft(t(_complex(3))),
+        lambda f, t: f.ihfft2(t(_complex(3, 3))),
+        lambda f, t: f.rfft2(t(_complex(3, 3))),
         lambda f, t: f.irfft(t(_complex(1))),
         lambda f, t: f.irfft(t(_complex(3)), n=0),
         lambda f, t: f.fft(t(_real(4, 6)), dim=2),
