@@ -112,7 +112,9 @@ def test_float32_gives_complex64_as_torch(case: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "case", [c for c in CASES if c[0] in ("fft_complex", "rfft_odd", "irfft_odd_n", "hfft_n_ortho", "ihfft", "rfftn", "hfftn_s", "ihfftn_s")],
+    "case",
+    [c for c in CASES if c[0] in ("fft_complex", "rfft_odd", "irfft_odd_n", "hfft_n_ortho", "ihfft", "rfftn",
+                                  "hfftn_s", "ihfftn_s")],
     ids=lambda c: c[0],
 )  # fmt: skip
 def test_gradcheck_double_backward_and_forward_mode(case: Any) -> None:
