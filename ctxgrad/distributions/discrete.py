@@ -43,23 +43,17 @@ def _one_parameter(probs: Any, logits: Any) -> None:
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-class Bernoulli(Distribution):
-    """The Bernoulli distribution: 1 with probability ``probs`` (or ``sigmoid(logits)``), else 0.
-
-    Args:
-        probs: The probability of a 1, in ``[0, 1]``.
-        logits: The log-odds of a 1.
-        validate_args: Whether to check the arguments.
-    """
+class _BinaryParameters(Distribution):
+    """A distribution of one probability per batch element, given as ``probs`` or as
+    ``logits`` (the log-odds); the other is computed when first asked for."""
 
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "probs": constraints.unit_interval,
         "logits": constraints.real,
     }
-    support = constraints.boolean
-    has_enumerate_support = True
 
-    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
+    def _set_parameters(self, probs: Any, logits: Any) -> Size:
+        """Store ``probs`` or ``logits`` (exactly one) and return the batch shape."""
         _one_parameter(probs, logits)
         given = probs if probs is not None else logits
         is_scalar = isinstance(given, (int, float))
@@ -69,21 +63,15 @@ class Bernoulli(Distribution):
         else:
             self.logits = param
         self._param = param
-        batch_shape = Size() if is_scalar else Size(param.shape)
-        super().__init__(batch_shape, validate_args=validate_args)
+        return Size() if is_scalar else Size(param.shape)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
+    def _expand_parameters(self, new: _BinaryParameters, batch_shape: Size) -> None:
         if "probs" in self.__dict__:
             new.probs = self.probs.expand(batch_shape)
             new._param = new.probs
         if "logits" in self.__dict__:
             new.logits = self.logits.expand(batch_shape)
             new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
 
     @lazy_property
     def logits(self) -> Tensor:
@@ -98,6 +86,31 @@ class Bernoulli(Distribution):
     @property
     def param_shape(self) -> Size:
         return Size(self._param.shape)
+
+
+class Bernoulli(_BinaryParameters):
+    """The Bernoulli distribution: 1 with probability ``probs`` (or ``sigmoid(logits)``), else 0.
+
+    Args:
+        probs: The probability of a 1, in ``[0, 1]``.
+        logits: The log-odds of a 1.
+        validate_args: Whether to check the arguments.
+    """
+
+    support = constraints.boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
+        batch_shape = self._set_parameters(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
+        new = self._get_checked_instance(Bernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        self._expand_parameters(new, batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:

@@ -23,11 +23,11 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._tensor import Size, Tensor
 from ctxgrad.distributions import constraints
-from ctxgrad.distributions.discrete import Bernoulli, Categorical
+from ctxgrad.distributions.discrete import Categorical, _BinaryParameters
 from ctxgrad.distributions.distribution import Distribution, broadcast_all, clamp_probs
 from ctxgrad.nn import functional as F
 
-__all__ = ["RelaxedBernoulli", "RelaxedOneHotCategorical"]
+__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
 
 
 def _clipped_sigmoid(x: Tensor) -> Tensor:
@@ -42,9 +42,49 @@ def _logit_clipped(y: Tensor) -> Tensor:
     return out
 
 
+class LogitRelaxedBernoulli(_BinaryParameters):
+    """The logit of a :class:`RelaxedBernoulli` sample: ``(logit(p) + logit(u)) / temperature``
+    for a uniform ``u`` (a logistic distribution), with its density."""
+
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(
+        self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self.temperature = temperature if isinstance(temperature, Tensor) else broadcast_all(temperature)[0]
+        batch_shape = self._set_parameters(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
+        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        self._expand_parameters(new, batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new  # type: ignore[no-any-return]
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = clamp_probs(self.probs.expand(shape))
+        uniforms = clamp_probs(_factories.rand(shape, dtype=probs.dtype))
+        out: Tensor = (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
+        return out
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value * self.temperature
+        out: Tensor = self.temperature.log() + diff - 2 * diff.exp().log1p()
+        return out
+
+
 class RelaxedBernoulli(Distribution):
     """The relaxed Bernoulli (binary Concrete) distribution with ``temperature`` and
-    ``probs`` or ``logits``: ``sigmoid((logit(p) + logit(u)) / temperature)`` for a uniform ``u``.
+    ``probs`` or ``logits``: ``sigmoid(x)`` for ``x`` drawn from :class:`LogitRelaxedBernoulli`
+    (``base_dist``).
     """
 
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
@@ -57,46 +97,38 @@ class RelaxedBernoulli(Distribution):
     def __init__(
         self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        self._bernoulli = Bernoulli(probs, logits, validate_args=validate_args)
-        (self.temperature,) = broadcast_all(temperature)
-        super().__init__(self._bernoulli.batch_shape, validate_args=validate_args)
+        self.base_dist = LogitRelaxedBernoulli(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         batch_shape = Size(batch_shape)
-        new.temperature = self.temperature
-        new._bernoulli = self._bernoulli.expand(batch_shape)
+        new.base_dist = self.base_dist.expand(batch_shape)
         Distribution.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new  # type: ignore[no-any-return]
 
     @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
     def probs(self) -> Tensor:
-        return self._bernoulli.probs
+        return self.base_dist.probs
 
     @property
     def logits(self) -> Tensor:
-        return self._bernoulli.logits
-
-    def _logit_rsample(self, sample_shape: Any) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(_factories.rand(shape, dtype=probs.dtype))
-        out: Tensor = (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
-        return out
+        return self.base_dist.logits
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        return _clipped_sigmoid(self._logit_rsample(sample_shape))
+        return _clipped_sigmoid(self.base_dist.rsample(sample_shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         x = _logit_clipped(value)
-        logits, x = broadcast_all(self.logits, x)
-        diff = logits - x * self.temperature
-        base: Tensor = self.temperature.log() + diff - 2 * diff.exp().log1p()
         # minus log |d sigmoid(x) / dx| = softplus(-x) + softplus(x)
-        out: Tensor = base + F.softplus(-x) + F.softplus(x)
+        out: Tensor = self.base_dist.log_prob(x) + F.softplus(-x) + F.softplus(x)
         return out
 
 
@@ -115,7 +147,7 @@ class RelaxedOneHotCategorical(Distribution):
     def __init__(
         self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        self._categorical = Categorical(probs, logits)  # validated whatever validate_args says, as torch
         (self.temperature,) = broadcast_all(temperature)
         event_shape = Size(self._categorical.param_shape[-1:])
         super().__init__(self._categorical.batch_shape, event_shape, validate_args=validate_args)
