@@ -165,7 +165,8 @@ def test_repr_and_constraints_match_torch() -> None:
     assert repr(cd.Beta(1.0, 2.0)) == repr(td.Beta(1.0, 2.0))
     assert repr(cd.Normal(0.0, 1.0).arg_constraints) == repr(td.Normal(0.0, 1.0).arg_constraints)
     for name in ("real", "positive", "nonnegative", "unit_interval", "simplex", "boolean", "nonnegative_integer",
-                 "positive_integer", "lower_cholesky", "positive_definite", "real_vector", "one_hot"):  # fmt: skip
+                 "positive_integer", "lower_cholesky", "positive_definite", "real_vector", "one_hot", "square",
+                 "symmetric", "lower_triangular", "positive_semidefinite", "corr_cholesky"):  # fmt: skip
         assert repr(getattr(constraints, name)) == repr(getattr(td.constraints, name)), name
     assert repr(constraints.integer_interval(0, 3)) == repr(td.constraints.integer_interval(0, 3))
     assert repr(constraints.interval(0.0, 2.0)) == repr(td.constraints.interval(0.0, 2.0))
@@ -193,9 +194,17 @@ def test_constraint_checks_match_torch(name: str, values: list[float]) -> None:
 
 def test_matrix_constraints_match_torch() -> None:
     mats = np.stack([_spd(3), -_spd(3), _tril(3), np.array([[1.0, 2, 0], [0, 1, 0], [0, 0, 1]])])
-    for name in ("positive_definite", "lower_cholesky"):
+    corr = np.linalg.cholesky(np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.1], [0.2, 0.1, 1.0]]))
+    symmetric_batch = np.stack([_spd(3), -_spd(3), np.diag([1.0, 0.0, 2.0]), corr @ corr.T])
+    for name in ("positive_definite", "lower_cholesky", "lower_triangular", "symmetric", "square",
+                 "positive_semidefinite", "corr_cholesky"):  # fmt: skip
         got = getattr(constraints, name).check(ctxgrad.tensor(mats)).tolist()
         assert got == getattr(td.constraints, name).check(torch.tensor(mats)).tolist(), name
+        got = getattr(constraints, name).check(ctxgrad.tensor(symmetric_batch)).tolist()
+        assert got == getattr(td.constraints, name).check(torch.tensor(symmetric_batch)).tolist(), name
+    for batch in (np.stack([corr, _tril(3)]), corr[None]):
+        got = constraints.corr_cholesky.check(ctxgrad.tensor(batch)).tolist()
+        assert got == td.constraints.corr_cholesky.check(torch.tensor(batch)).tolist()
     vecs = np.array([[0.2, 0.8], [0.5, 0.6], [-0.1, 1.1]])
     assert (
         constraints.simplex.check(ctxgrad.tensor(vecs)).tolist()

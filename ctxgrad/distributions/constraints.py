@@ -28,6 +28,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 __all__ = [
     "Constraint",
     "boolean",
+    "corr_cholesky",
     "dependent",
     "dependent_property",
     "greater_than",
@@ -39,15 +40,19 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "lower_triangular",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
     "positive",
     "positive_definite",
     "positive_integer",
+    "positive_semidefinite",
     "real",
     "real_vector",
     "simplex",
+    "square",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -277,6 +282,34 @@ class _Simplex(Constraint):
         return (x >= 0).all(-1) & (np.abs(x.sum(-1) - 1) < 1e-6)
 
 
+class _Square(Constraint):
+    """Square matrices."""
+
+    event_dim = 2
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        return np.full(x.shape[:-2], x.shape[-2] == x.shape[-1], dtype=bool)
+
+
+class _Symmetric(_Square):
+    """Symmetric matrices (within an absolute 1e-6)."""
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        square = super()._check(x)
+        if not square.all():
+            return square
+        return np.isclose(x, np.swapaxes(x, -1, -2), atol=1e-6).all((-2, -1))
+
+
+class _LowerTriangular(Constraint):
+    """Lower-triangular square matrices."""
+
+    event_dim = 2
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        return (np.tril(x) == x).reshape(x.shape[:-2] + (-1,)).min(-1)
+
+
 class _LowerCholesky(Constraint):
     """Lower-triangular square matrices with a positive diagonal."""
 
@@ -286,6 +319,30 @@ class _LowerCholesky(Constraint):
         lower = (np.tril(x) == x).reshape(x.shape[:-2] + (-1,)).min(-1)
         positive = (np.diagonal(x, axis1=-2, axis2=-1) > 0).min(-1)
         return lower & positive
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: rows of unit Euclidean norm."""
+
+    event_dim = 2
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        tol = np.finfo(x.dtype).eps * x.shape[-1] * 10 if x.dtype.kind == "f" else 0.0
+        unit_rows = (np.abs(np.linalg.norm(x, axis=-1) - 1.0) <= tol).all(-1)
+        return _LowerCholesky()._check(x) & unit_rows
+
+
+class _PositiveSemidefinite(Constraint):
+    """Symmetric matrices with nonnegative eigenvalues (as torch's, when some matrix of a batch
+    is not symmetric the check is the symmetry check alone)."""
+
+    event_dim = 2
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        symmetric = _Symmetric()._check(x)
+        if not np.asarray(symmetric).all():
+            return symmetric
+        return (np.linalg.eigvalsh(x) >= 0).all(-1)
 
 
 class _PositiveDefinite(Constraint):
@@ -329,5 +386,10 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
+lower_triangular = _LowerTriangular()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
