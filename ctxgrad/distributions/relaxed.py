@@ -27,7 +27,7 @@ from ctxgrad.distributions.discrete import Categorical, _BinaryParameters
 from ctxgrad.distributions.distribution import Distribution, broadcast_all, clamp_probs
 from ctxgrad.nn import functional as F
 
-__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
+__all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
 
 
 def _clipped_sigmoid(x: Tensor) -> Tensor:
@@ -132,16 +132,16 @@ class RelaxedBernoulli(Distribution):
         return out
 
 
-class RelaxedOneHotCategorical(Distribution):
-    """The relaxed one-hot categorical (Concrete, Gumbel-softmax) distribution with
-    ``temperature`` and ``probs`` or ``logits``: ``softmax((logits + g) / temperature)`` for
-    standard Gumbel noise ``g``."""
+class ExpRelaxedCategorical(Distribution):
+    """The logarithm of a :class:`RelaxedOneHotCategorical` sample:
+    ``log_softmax((logits + g) / temperature)`` for standard Gumbel noise ``g``, with its
+    density (working in log space is the numerically stable way to use the relaxation)."""
 
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "probs": constraints.simplex,
         "logits": constraints.real_vector,
     }
-    support = constraints.simplex
+    support = constraints.real_vector
     has_rsample = True
 
     def __init__(
@@ -152,8 +152,8 @@ class RelaxedOneHotCategorical(Distribution):
         event_shape = Size(self._categorical.param_shape[-1:])
         super().__init__(self._categorical.batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
-        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+    def expand(self, batch_shape: Any, _instance: Any = None) -> ExpRelaxedCategorical:
+        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
         batch_shape = Size(batch_shape)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
@@ -174,16 +174,67 @@ class RelaxedOneHotCategorical(Distribution):
         uniforms = clamp_probs(_factories.rand(shape, dtype=self.logits.dtype))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
-        return (scores - scores.logsumexp(dim=-1, keepdim=True)).exp()
+        out: Tensor = scores - scores.logsumexp(dim=-1, keepdim=True)
+        return out
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        K = self.event_shape[0]
+        t = self.temperature
+        log_scale = _factories.full_like(t, float(K)).lgamma() - t.log() * (-(K - 1))
+        score = self.logits - value * t
+        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
+        out: Tensor = score + log_scale
+        return out
+
+
+class RelaxedOneHotCategorical(Distribution):
+    """The relaxed one-hot categorical (Concrete, Gumbel-softmax) distribution with
+    ``temperature`` and ``probs`` or ``logits``: ``exp(x)`` for ``x`` drawn from
+    :class:`ExpRelaxedCategorical` (``base_dist``), i.e. ``softmax((logits + g) / temperature)``
+    for standard Gumbel noise ``g``."""
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(
+        self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self.base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(self.base_dist.batch_shape, self.base_dist.event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new.base_dist = self.base_dist.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new  # type: ignore[no-any-return]
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        return self.base_dist.rsample(sample_shape).exp()
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         x = value.log()
-        K = self.event_shape[0]
-        t = self.temperature
-        log_scale = _factories.full_like(t, float(K)).lgamma() - t.log() * (-(K - 1))
-        score = self.logits - x * t
-        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
-        out: Tensor = score + log_scale - x.sum(-1)
+        # minus log |d exp(x) / dx| = -x, over the event
+        out: Tensor = self.base_dist.log_prob(x) - x.sum(-1)
         return out
