@@ -40,6 +40,7 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._dtypes import get_default_dtype, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._batched import dims_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops.shape import cat
 
@@ -82,6 +83,7 @@ class FftC2C(Function[Tensor]):
 
     _backward_name = "FftC2CBackward0"
     skips_without_gradient = True
+    vmap = dims_rule(1)  # under vmap: the same transform of the batch, the dims moved past it
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], scaling: str, forward: bool) -> Tensor:
@@ -109,6 +111,7 @@ class FftR2C(Function[Tensor]):
 
     _backward_name = "FftR2CBackward0"
     skips_without_gradient = True
+    vmap = dims_rule(1)  # under vmap: the same transform of the batch, the dims moved past it
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], scaling: str, onesided: bool) -> Tensor:
@@ -139,6 +142,7 @@ class FftC2R(Function[Tensor]):
 
     _backward_name = "FftC2RBackward0"
     skips_without_gradient = True
+    vmap = dims_rule(1)  # under vmap: the same transform of the batch, the dims moved past it
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...], scaling: str, last_dim_size: int) -> Tensor:

@@ -203,3 +203,15 @@ def test_errors_match_torch(misuse: Any) -> None:
         misuse(ctxgrad.fft, ctxgrad.tensor)
     assert got.type is expected.type
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")  # torch's vmap of ihfftn loops
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_vmap_matches_a_loop_and_torch(case: Any) -> None:
+    _, call, data = case
+    batch = np.stack([data, 2 * data + 1, -data])
+    got = ctxgrad.func.vmap(lambda t: call(ctxgrad.fft, t))(ctxgrad.tensor(batch))
+    loop = np.stack([call(ctxgrad.fft, ctxgrad.tensor(b)).numpy() for b in batch])
+    expected = torch.func.vmap(lambda t: call(torch.fft, t))(torch.tensor(batch))
+    np.testing.assert_allclose(got.numpy(), loop, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.numpy(), expected.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
