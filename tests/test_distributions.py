@@ -493,6 +493,12 @@ def test_gamma_cdf_extremes_and_concentration_gradient_match_torch() -> None:
     assert str(got_error.value) == str(expected_error.value)
 
 
+def test_dirichlet_mode_below_one_is_the_vertex_of_the_largest_concentration() -> None:
+    c = ctxgrad.tensor([[0.5, 0.3, 0.9], [0.2, 0.9, 0.3], [2.0, 0.5, 3.0]])
+    expected = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1 / 3, 0.0, 2 / 3]]
+    np.testing.assert_allclose(cd.Dirichlet(c).mode.numpy(), expected, rtol=1e-6)
+
+
 def test_float32_parameters_give_float32() -> None:
     d = cd.Normal(ctxgrad.tensor([0.0, 1.0]), 1.0)
     assert d.loc.dtype == ctxgrad.float32 and d.scale.dtype == ctxgrad.float32
@@ -525,3 +531,20 @@ def test_cholesky_function_gradients() -> None:
     assert gradgradcheck(sym, (a,))
     with pytest.raises(RuntimeError, match="not positive-definite"):
         Cholesky.apply(ctxgrad.tensor([[1.0, 2.0], [2.0, 1.0]]))
+
+
+def test_a_subclass_with_its_own_init_must_define_expand_as_in_torch() -> None:
+    def make(m: Any, t: Any) -> Any:
+        class Shifted(m.Normal):
+            def __init__(self, loc: Any) -> None:
+                super().__init__(loc + 1, 1.0)
+
+        return Shifted(t([0.0, 1.0]))
+
+    with pytest.raises(NotImplementedError) as expected:
+        make(td, torch.tensor).expand((3, 2))
+    with pytest.raises(NotImplementedError) as got:
+        make(cd, ctxgrad.tensor).expand((3, 2))
+    assert str(got.value) == str(expected.value)
+    d = make(cd, ctxgrad.tensor)
+    assert d.log_prob(ctxgrad.tensor([1.0, 2.0])).tolist() == pytest.approx([-0.9189385, -0.9189385])

@@ -70,7 +70,8 @@ class _LocScale(Distribution):
         super().__init__(_batch(loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
-        new = self._get_checked_instance(type(self), _instance)
+        family = next(k for k in type(self).__mro__ if k.__init__ is _LocScale.__init__)  # type: ignore[misc]
+        new = self._get_checked_instance(family, _instance)
         batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)

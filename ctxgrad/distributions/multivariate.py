@@ -77,11 +77,13 @@ class Dirichlet(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        # The interior mode (c - 1) / sum(c - 1) where every c > 1; where all c < 1 the mode is
-        # the vertex of the largest concentration (torch's convention).
+        # The interior mode (c - 1) / sum(c - 1) (the parts with c <= 1 are 0); where every
+        # c < 1 the density is unbounded at the vertices, and the mode is the vertex of the
+        # largest concentration (torch means the same, but its arg-max of NaNs gives vertex 0).
         c = self.concentration
         cm1 = (c - 1).clamp(min=0.0)
-        interior = cm1 / cm1.sum(-1, keepdim=True)
+        total = cm1.sum(-1, keepdim=True)
+        interior = cm1 / where(total == 0, 1.0, total)
         vertex = (c == c.amax(-1, keepdim=True)).to(c.dtype)
         all_below = (c < 1).all(-1, keepdim=True)
         return where(all_below, vertex, interior)  # type: ignore[no-any-return]
