@@ -548,3 +548,14 @@ def test_a_subclass_with_its_own_init_must_define_expand_as_in_torch() -> None:
     assert str(got.value) == str(expected.value)
     d = make(cd, ctxgrad.tensor)
     assert d.log_prob(ctxgrad.tensor([1.0, 2.0])).tolist() == pytest.approx([-0.9189385, -0.9189385])
+
+
+def test_a_lazy_property_first_computed_under_no_grad_keeps_its_graph() -> None:
+    logits = ctxgrad.tensor([0.3, -1.2], requires_grad=True)
+    d = cd.Bernoulli(logits=logits)
+    with ctxgrad.no_grad():
+        d.probs  # noqa: B018 (computed and stored here)
+    d.entropy().sum().backward()
+    tl = torch.tensor([0.3, -1.2], requires_grad=True)
+    td.Bernoulli(logits=tl).entropy().sum().backward()
+    np.testing.assert_allclose(logits.grad.numpy(), tl.grad.numpy(), rtol=1e-6)

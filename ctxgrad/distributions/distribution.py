@@ -9,7 +9,7 @@ import numpy as np
 
 from ctxgrad import _dtypes, _factories
 from ctxgrad._tensor import Size, Tensor
-from ctxgrad.autograd.grad_mode import no_grad
+from ctxgrad.autograd.grad_mode import enable_grad, no_grad
 from ctxgrad.distributions import constraints
 from ctxgrad.ops.shape import broadcast_tensors
 
@@ -27,7 +27,9 @@ T = TypeVar("T")
 
 class lazy_property(Generic[T]):
     """A property computed on first use and then stored on the instance (torch's
-    ``lazy_property``: ``probs`` is computed from ``logits`` only when asked for)."""
+    ``lazy_property``: ``probs`` is computed from ``logits`` only when asked for).  It is
+    computed with grad mode on, as torch's: asked for first inside ``no_grad`` (by ``sample``),
+    the stored value still carries the graph that later uses differentiate through."""
 
     def __init__(self, wrapped: Callable[[Any], T]) -> None:
         self.wrapped = wrapped
@@ -42,14 +44,15 @@ class lazy_property(Generic[T]):
     def __get__(self, instance: Any, obj_type: Any = None) -> Any:
         if instance is None:
             return self
-        value = self.wrapped(instance)
+        with enable_grad():
+            value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
 
 
 def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     """The values (tensors or numbers) as tensors broadcast to one shape.  Numbers take the
-    dtype of the first floating tensor among them, or the default dtype."""
+    dtype of the first tensor among them when it is floating, else the default dtype."""
     if not all(isinstance(v, (Tensor, int, float)) for v in values):
         raise ValueError(
             "Input arguments must all be instances of numbers.Number, ctxgrad.Tensor or objects implementing "
