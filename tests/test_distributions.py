@@ -554,7 +554,7 @@ def test_a_lazy_property_first_computed_under_no_grad_keeps_its_graph() -> None:
     logits = ctxgrad.tensor([0.3, -1.2], requires_grad=True)
     d = cd.Bernoulli(logits=logits)
     with ctxgrad.no_grad():
-        d.probs  # noqa: B018 (computed and stored here)
+        assert d.probs.requires_grad  # computed and stored here, with its graph
     d.entropy().sum().backward()
     tl = torch.tensor([0.3, -1.2], requires_grad=True)
     td.Bernoulli(logits=tl).entropy().sum().backward()
