@@ -559,3 +559,44 @@ def test_a_lazy_property_first_computed_under_no_grad_keeps_its_graph() -> None:
     tl = torch.tensor([0.3, -1.2], requires_grad=True)
     td.Bernoulli(logits=tl).entropy().sum().backward()
     np.testing.assert_allclose(logits.grad.numpy(), tl.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c[0] in ("normal", "gamma", "beta", "dirichlet", "mvn_tril", "relaxed_onehot", "categorical_logits")],
+    ids=lambda c: c[0],
+)  # fmt: skip
+def test_log_prob_double_backward_and_forward_mode(case: Any) -> None:
+    from ctxgrad.autograd import gradcheck, gradgradcheck
+
+    _, make, params, value, _ = case
+    v = ctxgrad.tensor(value) if "categorical" in case[0] else ctxgrad.tensor(value, dtype=ctxgrad.float64)
+    inputs = tuple(ctxgrad.tensor(p, dtype=ctxgrad.float64, requires_grad=True) for p in params)
+
+    def log_prob(*ps: Any) -> Any:
+        if case[0] == "mvn_tril":  # perturbing the upper triangle would leave the support
+            ps = (ps[0], ps[1].tril())
+        return make(cd, list(ps)).log_prob(v)
+
+    assert gradcheck(log_prob, inputs, check_forward_ad=True)
+    assert gradgradcheck(log_prob, inputs)
+
+
+def test_gamma_rsample_forward_mode_matches_backward() -> None:
+    from ctxgrad.autograd import forward_ad
+
+    alpha = np.array([0.3, 1.5, 7.0])
+    a = ctxgrad.tensor(alpha, dtype=ctxgrad.float64, requires_grad=True)
+    ctxgrad.manual_seed(5)
+    x = cd.Gamma(a, 1.0).rsample()
+    x.sum().backward()
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(
+            ctxgrad.tensor(alpha, dtype=ctxgrad.float64), ctxgrad.ones(3, dtype=ctxgrad.float64)
+        )
+        ctxgrad.manual_seed(5)
+        out = cd.Gamma(dual, 1.0).rsample()
+        primal, tangent = forward_ad.unpack_dual(out)
+    np.testing.assert_allclose(primal.numpy(), x.detach().numpy())
+    np.testing.assert_allclose(tangent.numpy(), a.grad.numpy())
+    np.testing.assert_allclose(a.grad.numpy(), gamma_sample_grad(alpha, x.detach().numpy()))
