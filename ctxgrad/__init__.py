@@ -156,6 +156,11 @@ from ctxgrad import linalg, special  # noqa: E402
 
 __all__ += ["linalg", "special"]
 
+# probability distributions and the discrete Fourier transforms
+from ctxgrad import distributions, fft  # noqa: E402
+
+__all__ += ["distributions", "fft"]
+
 # indexing, sorting and construction
 from ctxgrad._factories import (  # noqa: E402
     allclose,
