@@ -193,6 +193,7 @@ __all__ += ["load", "optim", "save", "utils"]
 from ctxgrad import backends, cuda, random  # noqa: E402
 from ctxgrad._device import get_default_device, set_default_device  # noqa: E402
 from ctxgrad._dlpack import from_dlpack  # noqa: E402
+from ctxgrad._generator import Generator  # noqa: E402
 from ctxgrad._legacy import (  # noqa: E402
     BoolTensor,
     ByteTensor,
@@ -220,6 +221,7 @@ __all__ += [
     "CharTensor",
     "DoubleTensor",
     "FloatTensor",
+    "Generator",
     "HalfTensor",
     "IntTensor",
     "LongTensor",

@@ -424,7 +424,9 @@ class Tensor:
             return tuple(s // data.itemsize for s in data.strides)
         if isinstance(dim, (bool, float)) or not hasattr(dim, "__index__"):
             raise TypeError(f"stride(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-        return data.strides[_wrap_dim(dim, data.ndim)] // data.itemsize if data.ndim else 1
+        if not data.ndim:
+            raise IndexError(f"Dimension specified as {int(dim)} but tensor has no dimensions")
+        return data.strides[_wrap_dim(dim, data.ndim)] // data.itemsize
 
     def storage_offset(self) -> int:
         """Where this tensor's first element sits in the memory it shares with the tensor (or

@@ -97,6 +97,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._legacy": 4,
     "ctxgrad._typeinfo": 4,
     "ctxgrad._dlpack": 4,
+    "ctxgrad._generator": 4,
     # L5: everything built on the public surface.
     "ctxgrad.autograd.functional": 5,
     "ctxgrad.nn": 5,
