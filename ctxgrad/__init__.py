@@ -248,6 +248,40 @@ __all__ += [
     "use_deterministic_algorithms",
 ]
 
+# the rest of torch's surface: more constructors (asarray, frombuffer, empty_strided, ...),
+# type questions, and torch's runtime switches and objects as a CPU-only torch has them
+from ctxgrad._construct import asarray, empty_permuted, empty_strided, frombuffer, range  # noqa: E402
+from ctxgrad._runtime import (  # noqa: E402
+    Event,
+    Stream,
+    autocast,
+    compile,
+    is_complex,
+    is_floating_point,
+    is_nonzero,
+    is_storage,
+    set_flush_denormal,
+    typename,
+)
+
+__all__ += [
+    "Event",
+    "Stream",
+    "asarray",
+    "autocast",
+    "compile",
+    "empty_permuted",
+    "empty_strided",
+    "frombuffer",
+    "is_complex",
+    "is_floating_point",
+    "is_nonzero",
+    "is_storage",
+    "range",
+    "set_flush_denormal",
+    "typename",
+]
+
 # autograd.functional (jacobian, hessian, ...) is built on the public surface above, so it is
 # loaded here rather than by ctxgrad.autograd; importing it makes ctxgrad.autograd.functional.
 import ctxgrad.autograd.functional  # noqa: E402, F401
@@ -493,6 +527,7 @@ from ctxgrad.ops.reduction import (  # noqa: E402
     var,
 )
 from ctxgrad.ops.shape import (  # noqa: E402
+    adjoint,
     as_strided,
     atleast_1d,
     atleast_2d,
@@ -602,6 +637,7 @@ __all__ += [
     "addmm",
     "addmv",
     "addr",
+    "adjoint",
     "all",
     "amax",
     "amin",

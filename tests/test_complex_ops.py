@@ -90,6 +90,8 @@ POINTWISE = [
     Case("to", lambda m, a: a.to(m.complex128) * 1.0, z_((3,)), ref=lambda m, a: a),
     Case("type", lambda m, a: a.type(m.complex128) * 1.0, z_((3,)), ref=lambda m, a: a),
     Case("double", lambda m, a: a.double() * 1.0, z_((3,)), ref=lambda m, a: a.real),
+    Case("cdouble", lambda m, a: a.cdouble() * 1.0, z_((3,)), ref=lambda m, a: a.astype(np.complex128)),
+    Case("to_dense", lambda m, a: a.to_dense() * 1.0, z_((3,)), ref=lambda m, a: a),
     Case(
         "nonzero",
         lambda m, a: m.nonzero(a * _mask(m, (2, 3))),
@@ -179,6 +181,7 @@ SHAPE = [
     Case("T", lambda m, a: a.T, z_((2, 3))),
     Case("mT", lambda m, a: a.mT, z_((2, 2, 3)), ref=lambda m, a: np.swapaxes(a, -1, -2)),
     Case("mH", lambda m, a: a.mH, z_((2, 3)), ref=lambda m, a: np.conj(a).T),
+    Case("adjoint", lambda m, a: m.adjoint(a), z_((2, 2, 3)), ref=lambda m, a: np.conj(np.swapaxes(a, -1, -2))),
     Case("transpose", lambda m, a: a.transpose(0, 2), z_((2, 3, 2)), ref=lambda m, a: np.swapaxes(a, 0, 2)),
     Case("swapaxes", lambda m, a: a.swapaxes(0, 1), z_((2, 3))),
     Case("swapdims", lambda m, a: a.swapdims(0, 1), z_((2, 3)), ref=lambda m, a: a.swapaxes(0, 1)),
@@ -521,6 +524,7 @@ _LINEAR = {
     "mul-complex-scalar", "sum", "sum-dim", "mean", "cumsum", "sum_to_size", "where", "masked_fill", "real", "imag",
     "conj", "conj_physical", "resolve_conj", "view_as_real", "setitem", "zero_", "fill_", "copy_",
     "lerp", "cpu", "to", "type", "double", "nonzero", "argwhere", "positive", "trace", "count_nonzero",
+    "cdouble", "to_dense", "adjoint",
 }  # fmt: skip
 _LINEAR_MORE = {c.id for c in MORE} - {
     "logcumsumexp",
@@ -708,6 +712,7 @@ COVERED_BY = {
     **{name: "tests/test_complex.py" for name in ("bincount", "tril_indices", "triu_indices", "unravel_index")},
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
     **{name: "double" for name in ("half", "float", "long", "int", "bool")},
+    "cfloat": "cdouble",  # the same cast, to complex64
     # the device moves: cuda() only fails on the CPU (tests/test_porting_shims.py)
     "cuda": "cpu",
 }  # fmt: skip

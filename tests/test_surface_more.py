@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import ctxgrad
@@ -134,3 +135,234 @@ def test_generator_misuse_raises_as_torch() -> None:
     assert raised(lambda: ctxgrad.rand(2, generator=3))[0] == raised(lambda: torch.rand(2, generator=3))[0]
     with pytest.raises(AssertionError, match="CPU only"):
         ctxgrad.Generator(device="cuda")
+
+
+# --------------------------------------------------------------------------- type questions
+def test_type_questions_match_torch() -> None:
+    for make in [lambda m: m.zeros(2), lambda m: m.zeros(2, dtype=m.float16), lambda m: m.zeros(2, dtype=m.int64)]:
+        for name in ("is_complex", "is_floating_point"):
+            assert getattr(ctxgrad, name)(make(ctxgrad)) == getattr(torch, name)(make(torch))
+    assert ctxgrad.is_complex(ctxgrad.zeros(1, dtype=ctxgrad.complex64))
+    for name in ("is_complex", "is_floating_point", "is_nonzero"):
+        assert raised(lambda n=name: getattr(ctxgrad, n)(1)) == raised(lambda n=name: getattr(torch, n)(1))
+    for values in ([1.0], [0], [[True]], [float("nan")], [1.0, 2.0], []):
+        try:
+            expected: Any = torch.is_nonzero(torch.tensor(values))
+        except RuntimeError:
+            assert raised(lambda v=values: ctxgrad.is_nonzero(ctxgrad.tensor(v))) == raised(
+                lambda v=values: torch.is_nonzero(torch.tensor(v))
+            )
+        else:
+            assert ctxgrad.is_nonzero(ctxgrad.tensor(values)) is expected
+
+
+def test_typename_and_is_storage() -> None:
+    for values in ([1.0], [1], [True]):
+        expected = torch.typename(torch.tensor(values)).replace("torch", "ctxgrad")
+        assert ctxgrad.typename(ctxgrad.tensor(values)) == expected
+    for obj in (3, "s", [1], int, raised):
+        assert ctxgrad.typename(obj) == torch.typename(obj)
+    assert ctxgrad.typename(ctxgrad.nn.Linear(1, 1)) == "ctxgrad.nn.modules.linear.Linear"
+    assert not ctxgrad.is_storage(ctxgrad.zeros(1)) and not torch.is_storage(torch.zeros(1))
+    assert not ctxgrad.is_storage(np.zeros(1)) and not ctxgrad.is_storage([1])
+
+
+def test_set_flush_denormal_says_it_cannot() -> None:
+    assert ctxgrad.set_flush_denormal(True) is False and ctxgrad.set_flush_denormal(False) is False
+    assert np.finfo(np.float32).smallest_subnormal * 1 > 0  # nothing was flushed
+    for mode in (1, None, "a"):
+        ours = raised(lambda m=mode: ctxgrad.set_flush_denormal(m))
+        assert ours == raised(lambda m=mode: torch.set_flush_denormal(m))
+
+
+# --------------------------------------------------------------------------- runtime objects
+def test_compile_returns_the_model_and_checks_as_torch() -> None:
+    def f(x: Any) -> Any:
+        return (x * x).sum()
+
+    x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
+    compiled = ctxgrad.compile(f)
+    compiled(x).backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+    assert ctxgrad.compile(backend="eager", mode="max-autotune")(f) is f
+    module = ctxgrad.nn.Linear(2, 2)
+    assert ctxgrad.compile(module, fullgraph=True, dynamic=False) is module
+    assert ctxgrad.compile(f, disable=True) is f
+    for kwargs in [dict(mode="foo"), dict(mode="default", options={})]:
+        assert raised(lambda k=kwargs: ctxgrad.compile(f, **k)) == raised(lambda k=kwargs: torch.compile(f, **k))
+    assert raised(lambda: ctxgrad.compile(3)) == raised(lambda: torch.compile(3))
+
+
+def test_autocast_checks_and_warns_as_torch_and_changes_nothing() -> None:
+    a = ctxgrad.ones(2, 2)
+    with ctxgrad.autocast("cpu"):
+        assert (a @ a).dtype == ctxgrad.float32  # torch's is bfloat16, which NumPy lacks
+    with ctxgrad.autocast("cpu", dtype=ctxgrad.float16, enabled=False, cache_enabled=True):
+        assert (a @ a).dtype == ctxgrad.float32
+
+    @ctxgrad.autocast("cpu")
+    def square(x: Any) -> Any:
+        return x @ x
+
+    assert square(a).tolist() == [[2.0, 2.0], [2.0, 2.0]] and square.__name__ == "square"
+    for args, kwargs in [(("cuda",), {}), (("cpu",), {"dtype": "float64"})]:
+        targs = {"dtype": torch.float64} if kwargs else {}
+        with pytest.warns(UserWarning) as ours:
+            ctxgrad.autocast(*args, **({"dtype": ctxgrad.float64} if kwargs else {}))
+        with pytest.warns(UserWarning) as theirs:
+            torch.autocast(*args, **targs)
+        assert str(ours[0].message) == str(theirs[0].message).replace("torch.", "ctxgrad.")
+    assert raised(lambda: ctxgrad.autocast("foo")) == raised(lambda: torch.autocast("foo"))
+    assert raised(lambda: ctxgrad.autocast(3))[0] == raised(lambda: torch.autocast(3))[0]
+
+
+def test_streams_and_events_behave_as_a_cpu_only_torchs() -> None:
+    s, ts = ctxgrad.Stream(), torch.Stream()
+    e, te = ctxgrad.Event(), torch.Event()
+    assert repr(s) == repr(ts).replace("torch.", "ctxgrad.") and repr(e) == repr(te).replace("torch.", "ctxgrad.")
+    assert repr(ctxgrad.Event(enable_timing=True)) == repr(torch.Event(enable_timing=True)).replace("torch", "ctxgrad")
+    assert (s.query(), s.synchronize(), s.is_capturing()) == (ts.query(), ts.synchronize(), ts.is_capturing())
+    assert (s.stream_id, s.device_index, s.device_type, str(s.device)) == (
+        ts.stream_id,
+        ts.device_index,
+        ts.device_type,
+        str(ts.device),
+    )
+    assert s == ctxgrad.Stream() and hash(s) == hash(ctxgrad.Stream())
+    with s as inside:
+        assert inside is s
+    assert (e.query(), e.synchronize(), e.wait()) == (te.query(), te.synchronize(), te.wait())
+    assert s.wait_event(e) is ts.wait_event(te) is None
+    for ours, theirs in [
+        (lambda: s.wait_stream(ctxgrad.Stream()), lambda: ts.wait_stream(torch.Stream())),
+        (s.record_event, ts.record_event),
+        (e.record, te.record),
+        (lambda: e.elapsed_time(ctxgrad.Event()), lambda: te.elapsed_time(torch.Event())),
+        (
+            lambda: ctxgrad.Event(enable_timing=True).elapsed_time(ctxgrad.Event(enable_timing=True)),
+            lambda: torch.Event(enable_timing=True).elapsed_time(torch.Event(enable_timing=True)),
+        ),
+    ]:
+        assert raised(ours) == raised(theirs)
+
+
+# --------------------------------------------------------------------------- constructors
+def test_asarray_shares_memory_where_torch_does() -> None:
+    for module in (ctxgrad, torch):
+        a = np.arange(3.0)
+        t = module.asarray(a)
+        a[0] = 9.0
+        assert t.tolist() == [9.0, 1.0, 2.0] and str(t.dtype).endswith("float64")
+        converted = module.asarray(a, dtype=module.float32)
+        a[1] = 7.0
+        assert converted.tolist() == [9.0, 1.0, 2.0]
+        copied = module.asarray(a, copy=True)
+        a[2] = 5.0
+        assert copied.tolist() == [9.0, 7.0, 2.0]
+        x = module.ones(2)
+        assert module.asarray(x) is x and module.asarray(x, copy=True).data_ptr() != x.data_ptr()
+        assert module.asarray(x, dtype=module.float64).dtype == module.float64
+        b = bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00")
+        shared = module.asarray(b, dtype=module.int32)
+        b[0] = 5
+        assert shared.tolist() == [5, 2]
+    for data, kwargs in [([1, 2], {}), ([1.0, 2], {}), (3.5, {}), (np.float64(2), {}), ([[1, 2]], {"dtype": "f8"})]:
+        tk = {"dtype": torch.float64} if kwargs else {}
+        ours, theirs = ctxgrad.asarray(data, **kwargs), torch.asarray(data, **tk)
+        assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+    x, tx = ctxgrad.ones(2), torch.ones(2)
+    assert raised(lambda: ctxgrad.asarray(np.zeros(2), copy=False, dtype=ctxgrad.float32)) == raised(
+        lambda: torch.asarray(np.zeros(2), copy=False, dtype=torch.float32)
+    )
+    assert raised(lambda: ctxgrad.asarray(x, copy=False, dtype=ctxgrad.float64)) == raised(
+        lambda: torch.asarray(tx, copy=False, dtype=torch.float64)
+    )
+    assert raised(lambda: ctxgrad.asarray([1], copy=False)) == raised(lambda: torch.asarray([1], copy=False))
+
+
+def test_asarray_and_requires_grad() -> None:
+    y = ctxgrad.ones(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="unspecified requires_grad"):
+        assert ctxgrad.asarray(y) is y
+    detached = ctxgrad.asarray(y, requires_grad=False)
+    assert not detached.requires_grad and detached.data_ptr() == y.data_ptr() and y.requires_grad
+    copied = ctxgrad.asarray(y, copy=True, requires_grad=False)
+    assert not copied.requires_grad and copied.grad_fn is None
+    x = ctxgrad.ones(2)
+    assert ctxgrad.asarray(x, requires_grad=True) is x and x.requires_grad
+    assert ctxgrad.asarray(np.ones(2), requires_grad=True).requires_grad
+
+
+def test_frombuffer_matches_torch() -> None:
+    def run(m: Any, **kwargs: Any) -> Any:
+        b = bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00")
+        t = m.frombuffer(b, **kwargs)
+        b[0] = 5  # shared
+        return t.tolist()
+
+    for kwargs in [{}, {"count": 1}, {"offset": 4}, {"count": 2, "offset": 0}]:
+        assert run(ctxgrad, dtype=ctxgrad.int32, **kwargs) == run(torch, dtype=torch.int32, **kwargs)
+    assert run(ctxgrad, dtype=ctxgrad.int8, count=2, offset=4) == run(torch, dtype=torch.int8, count=2, offset=4)
+    for kwargs in [{"count": 3}, {"offset": 9}, {"offset": 2}]:
+        assert raised(lambda k=kwargs: run(ctxgrad, dtype=ctxgrad.int32, **k)) == raised(
+            lambda k=kwargs: run(torch, dtype=torch.int32, **k)
+        )
+    assert raised(lambda: ctxgrad.frombuffer(bytearray(), dtype=ctxgrad.int32)) == raised(
+        lambda: torch.frombuffer(bytearray(), dtype=torch.int32)
+    )
+    assert ctxgrad.frombuffer(b"\x01\x00", dtype=ctxgrad.int16).tolist() == [1]
+
+
+def test_empty_strided_permuted_and_new_empty_strided_have_torchs_layouts() -> None:
+    for size, stride in [((2, 3), (1, 2)), ((2, 0), (1, 2)), ((3,), (2,)), ((2, 2), (0, 1))]:
+        ours, theirs = ctxgrad.empty_strided(size, stride), torch.empty_strided(size, stride)
+        assert (tuple(ours.shape), ours.stride(), ours.dtype) == (tuple(theirs.shape), theirs.stride(), np.float32)
+        ours = ctxgrad.zeros(1, dtype=ctxgrad.int64).new_empty_strided(size, stride)
+        theirs = torch.zeros(1, dtype=torch.int64).new_empty_strided(size, stride)
+        assert (tuple(ours.shape), ours.stride(), ours.dtype) == (tuple(theirs.shape), theirs.stride(), np.int64)
+    assert ctxgrad.empty_strided((2, 2), (2, 1)).fill_(3.0).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    for size, stride in [((2, 3), (1,)), ((2, 3), (1, -2))]:
+        assert raised(lambda a=size, b=stride: ctxgrad.empty_strided(a, b)) == raised(
+            lambda a=size, b=stride: torch.empty_strided(a, b)
+        )
+    for layout in [(0, 2, 1), (2, 0, 1), (1, 2, 0)]:
+        ours, theirs = ctxgrad.empty_permuted((2, 3, 4), layout), torch.empty_permuted((2, 3, 4), layout)
+        assert (tuple(ours.shape), ours.stride()) == (tuple(theirs.shape), theirs.stride())
+    for size, layout in [((2, 3), (0, 0)), ((2, 3), (1,)), ((2, 3), (0, 2)), ((2, 3), (0, -1))]:
+        assert raised(lambda a=size, b=layout: ctxgrad.empty_permuted(a, b)) == raised(
+            lambda a=size, b=layout: torch.empty_permuted(a, b)
+        )
+
+
+def test_range_includes_its_end_and_warns_as_torch() -> None:
+    for args, kwargs in [((0, 1, 0.25), {}), ((5, 1, -2), {}), ((1, 4), {"dtype": "int64"}), ((0, 1, 0.3), {})]:
+        tk = {"dtype": torch.int64} if kwargs else {}
+        with pytest.warns(UserWarning, match="range is deprecated") as ours_warning:
+            ours = ctxgrad.range(*args, **kwargs)
+        with pytest.warns(UserWarning) as theirs_warning:
+            theirs = torch.range(*args, **tk)
+        assert str(ours_warning[0].message) == str(theirs_warning[0].message).replace("torch.", "ctxgrad.")
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+        assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+    for args in [(1, 4, 0), (4, 1, 1)]:
+        with pytest.warns(UserWarning):
+            assert raised(lambda a=args: ctxgrad.range(*a)) == raised(lambda a=args: torch.range(*a))
+
+
+# --------------------------------------------------------------------------- small methods
+def test_adjoint_cdouble_cfloat_and_to_dense_match_torch() -> None:
+    ours = ctxgrad.arange(6.0).reshape(2, 3).requires_grad_()
+    theirs = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    a, b = ours.adjoint(), theirs.adjoint()
+    assert a.tolist() == b.tolist() and a.stride() == b.stride() and type(a.grad_fn).__name__ == b.grad_fn.name()
+    (a * ctxgrad.arange(6.0).reshape(3, 2)).sum().backward()
+    (b * torch.arange(6.0).reshape(3, 2)).sum().backward()
+    assert ours.grad.tolist() == theirs.grad.tolist()
+    z = ctxgrad.tensor([[1 + 2j, 3j]])
+    assert ctxgrad.adjoint(z).tolist() == torch.adjoint(torch.tensor([[1 + 2j, 3j]])).tolist()
+    assert raised(lambda: ctxgrad.zeros(3).adjoint()) == raised(lambda: torch.zeros(3).adjoint())
+    for name in ("cdouble", "cfloat"):
+        c, tc = getattr(ours, name)(), getattr(theirs, name)()
+        assert str(c.dtype) == str(tc.dtype).replace("torch.", "") and type(c.grad_fn).__name__ == tc.grad_fn.name()
+    assert ours.to_dense() is ours and theirs.to_dense() is theirs
+    assert ours.to_dense(ctxgrad.float64).dtype == ctxgrad.float64

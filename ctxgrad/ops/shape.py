@@ -1391,13 +1391,22 @@ def matrix_transpose(input: Tensor) -> Tensor:
     return _swap(input, -2, -1)
 
 
-def matrix_adjoint(input: Tensor) -> Tensor:
-    """The last two dimensions swapped and conjugated (for real tensors, ``mT``): ``Tensor.mH``."""
+def _adjoint(input: Tensor, name: str) -> Tensor:
     n = input.dim()
     if n < 2:
-        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+        raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
     swapped = _swap(input, -2, -1)
     return Conj.apply(swapped) if input.is_complex() else swapped
+
+
+def matrix_adjoint(input: Tensor) -> Tensor:
+    """The last two dimensions swapped and conjugated (for real tensors, ``mT``): ``Tensor.mH``."""
+    return _adjoint(input, "tensor.mH")
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The last two dimensions swapped and conjugated, a view (``Tensor.mH`` as a function)."""
+    return _adjoint(input, "tensor.adjoint()")
 
 
 # --------------------------------------------------------------------------- more pieces and joins

@@ -316,6 +316,7 @@ OPS: list[Op] = [
     Op("T", shape.reversed_dims, function=False, property=True),
     Op("mT", shape.matrix_transpose, function=False, property=True),
     Op("mH", shape.matrix_adjoint, function=False, property=True),
+    Op("adjoint", shape.adjoint),
     # ----------------------------------------------------------------------- linear algebra
     Op("mm", linalg.mm),
     Op("bmm", linalg.bmm),
@@ -455,6 +456,10 @@ OPS: list[Op] = [
     Op("cpu", copy.cpu, function=False),
     Op("double", copy.double, function=False),
     Op("half", copy.half, function=False),
+    # torch-surface names (issue 17): complex conversions and to_dense
+    Op("cdouble", copy.cdouble, function=False),
+    Op("cfloat", copy.cfloat, function=False),
+    Op("to_dense", copy.to_dense, function=False),
     Op("long", copy.long, function=False),
     Op("float", copy.float, function=False),
     Op("int", copy.int, function=False),
