@@ -251,6 +251,7 @@ __all__ += [
 # the rest of torch's surface: more constructors (asarray, frombuffer, empty_strided, ...),
 # type questions, and torch's runtime switches and objects as a CPU-only torch has them
 from ctxgrad._construct import asarray, empty_permuted, empty_strided, frombuffer, range  # noqa: E402
+from ctxgrad._format import set_printoptions  # noqa: E402
 from ctxgrad._runtime import (  # noqa: E402
     Event,
     Stream,
@@ -279,6 +280,7 @@ __all__ += [
     "is_storage",
     "range",
     "set_flush_denormal",
+    "set_printoptions",
     "typename",
 ]
 
@@ -337,6 +339,7 @@ from ctxgrad.ops.comparison import (  # noqa: E402
     ge,
     gt,
     isfinite,
+    isin,
     isinf,
     isnan,
     isneginf,
@@ -389,6 +392,7 @@ from ctxgrad.ops.indexing import (  # noqa: E402
     masked_scatter,
     masked_select,
     nonzero,
+    nonzero_static,
     put,
     scatter,
     scatter_add,
@@ -426,6 +430,7 @@ from ctxgrad.ops.linalg import (  # noqa: E402
     outer,
     tensordot,
     trace,
+    vander,
     vdot,
 )
 from ctxgrad.ops.linalg import outer as ger  # noqa: E402
@@ -529,6 +534,7 @@ from ctxgrad.ops.reduction import (  # noqa: E402
 from ctxgrad.ops.shape import (  # noqa: E402
     adjoint,
     as_strided,
+    as_strided_scatter,
     atleast_1d,
     atleast_2d,
     atleast_3d,
@@ -608,8 +614,10 @@ from ctxgrad.ops.statistics import (  # noqa: E402
     cumulative_trapezoid,
     diff,
     gradient,
+    hash_tensor,
     histc,
     histogram,
+    histogramdd,
     logcumsumexp,
     mode,
     nanmean,
@@ -656,6 +664,7 @@ __all__ += [
     "argsort",
     "argwhere",
     "as_strided",
+    "as_strided_scatter",
     "asin",
     "asinh",
     "atan",
@@ -751,9 +760,11 @@ __all__ += [
     "greater",
     "greater_equal",
     "gt",
+    "hash_tensor",
     "heaviside",
     "histc",
     "histogram",
+    "histogramdd",
     "hsplit",
     "hstack",
     "hypot",
@@ -770,6 +781,7 @@ __all__ += [
     "is_conj",
     "is_neg",
     "isfinite",
+    "isin",
     "isinf",
     "isnan",
     "isneginf",
@@ -831,6 +843,7 @@ __all__ += [
     "neg",
     "nextafter",
     "nonzero",
+    "nonzero_static",
     "norm",
     "not_equal",
     "outer",
@@ -911,6 +924,7 @@ __all__ += [
     "unique_consecutive",
     "unravel_index",
     "unsqueeze",
+    "vander",
     "var",
     "var_mean",
     "vdot",

@@ -159,9 +159,11 @@ class Tensor:
         )
 
     def __init__(self, data: Any = (), *sizes: int, dtype: Any = None, requires_grad: bool = False) -> None:
-        if sizes or isinstance(data, Size) or type(data) is int:
+        if sizes or isinstance(data, Size):
             # torch's legacy constructor: ``Tensor(2, 3)`` (or one Size) is an uninitialised
-            # tensor of that size, of the default dtype, as ``ctxgrad.empty(2, 3)``
+            # tensor of that size, of the default dtype, as ``ctxgrad.empty(2, 3)``.  One int
+            # stays a 0-d tensor of that value (``Tensor(3)``; torch: size 3), as ctxgrad's
+            # own code writes it: ``ctxgrad.empty(3)`` is the portable spelling.
             shape = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
             for at, n in enumerate(shape):
                 if type(n) is not int and not isinstance(n, np.integer):
@@ -491,6 +493,38 @@ class Tensor:
                 elif order < 0:
                     break
         return tuple(reversed(perm))
+
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """Give this tensor the shape ``sizes`` in place, keeping its first elements in
+        row-major order (new ones are uninitialised), as torch's ``resize_``; refused for a
+        tensor that requires grad, as torch refuses it.  The tensor gets new memory, so views
+        of it made before no longer share it (in torch they may, while it does not grow).
+
+        >>> import ctxgrad
+        >>> ctxgrad.arange(6.0).resize_(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        for n in sizes:
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+                raise TypeError(
+                    f"resize_(): argument 'size' (position 1) must be tuple of ints, not {type(n).__name__}"
+                )
+            if n < 0:
+                raise RuntimeError(
+                    f"Trying to create tensor with negative dimension {int(n)}: {[int(m) for m in sizes]}"
+                )
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        old = self._data.reshape(-1)
+        new = np.empty(tuple(int(n) for n in sizes), dtype=self._data.dtype)
+        keep = min(old.size, new.size)
+        new.reshape(-1)[:keep] = old[:keep]
+        self._data = new
+        self._bump_version()
+        return self
 
     def set_(self, source: Tensor | None = None) -> Tensor:
         """Make this tensor use ``source``'s values (shared, as a view is), or none at all.
@@ -1916,6 +1950,14 @@ class Tensor:
         def matrix_exp(self) -> Tensor: ...
 
         def msort(self) -> Tensor: ...
+
+        def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor: ...
+
+        def as_strided_scatter(
+            self, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+        ) -> Tensor: ...
+
+        def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor: ...
 
         def clone(self) -> Tensor: ...
 

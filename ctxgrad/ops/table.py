@@ -447,6 +447,14 @@ OPS: list[Op] = [
     Op("searchsorted", sorting.searchsorted, method=False),
     Op("bucketize", sorting.bucketize, method=False),
     Op("msort", sorting.msort),
+    # torch-surface names (issue 17): tests in tests/test_surface_more.py
+    Op("vander", linalg.vander, method=False),
+    Op("isin", comparison.isin, method=False),
+    Op("nonzero_static", indexing.nonzero_static),
+    Op("histogramdd", statistics.histogramdd, method=False),
+    Op("hash_tensor", statistics.hash_tensor, method=False),
+    Op("as_strided_scatter", shape.as_strided_scatter),
+    Op("fill_diagonal_", indexing.fill_diagonal_, function=False),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
