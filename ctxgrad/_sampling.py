@@ -4,7 +4,8 @@
 ``geometric_``, ``cauchy_``).
 
 Every draw comes from the one NumPy generator behind ``rand`` and ``randn``, so
-``manual_seed`` makes them reproducible; ctxgrad's streams are NumPy's, not torch's, so the
+``manual_seed`` makes them reproducible, or from the ``ctxgrad.Generator`` passed as
+``generator=``; ctxgrad's streams are NumPy's, not torch's, so the
 same seed gives other numbers than in torch (docs/differences.md).
 
 As in torch, sampling is not reparameterised: the gradient of a sample with respect to the

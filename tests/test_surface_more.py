@@ -622,3 +622,14 @@ def test_hash_tensor_is_torchs_xor_of_the_64_bit_patterns() -> None:
         ),
     ]:
         assert raised(ours_call) == raised(theirs_call)
+
+
+def test_the_data_utilities_take_a_generator() -> None:
+    from ctxgrad.utils.data import DataLoader, RandomSampler, random_split
+
+    orders = [list(RandomSampler(range(8), generator=ctxgrad.Generator().manual_seed(3))) for _ in range(2)]
+    assert orders[0] == orders[1] and sorted(orders[0]) == list(range(8))
+    splits = [[list(p) for p in random_split(range(6), [3, 3], generator=ctxgrad.Generator())] for _ in range(2)]
+    assert splits[0] == splits[1]
+    loader = DataLoader(range(4), batch_size=2, shuffle=True, generator=ctxgrad.Generator().manual_seed(1))
+    assert sorted(int(v) for batch in loader for v in batch) == [0, 1, 2, 3]

@@ -187,7 +187,7 @@ def cfloat(input: Tensor) -> Tensor:
     return to(input, _dtypes.complex64)
 
 
-def to_dense(input: Tensor, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+def to_dense(input: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
     """This tensor (ctxgrad's tensors are all dense, as ``to_dense`` of a dense torch
     tensor returns it), converted to ``dtype`` if one is given."""
     return input if dtype is None else to(input, dtype)

@@ -1369,4 +1369,5 @@ def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: 
     wide = data.astype(np.float64 if data.dtype.kind == "f" else np.int64)
     bits = np.ascontiguousarray(wide).view(np.uint64)
     axes = _axes(dims, data.ndim)
-    return as_tensor(np.bitwise_xor.reduce(bits, axis=axes, keepdims=bool(keepdim)))
+    xor: Any = np.bitwise_xor.reduce  # (NumPy's stubs want keepdims a literal)
+    return as_tensor(xor(bits, axis=axes, keepdims=bool(keepdim)))
