@@ -380,7 +380,7 @@ def test_vander_matches_torch_and_finite_differences() -> None:
     x = ctxgrad.tensor([0.5, -1.5, 0.0], dtype=ctxgrad.float64, requires_grad=True)
     for n, increasing in [(4, False), (2, True), (1, False)]:
         fn = lambda t, n=n, inc=increasing: ctxgrad.vander(t, N=n, increasing=inc)  # noqa: E731
-        assert ctxgrad.autograd.gradcheck(fn, (x,))
+        assert ctxgrad.autograd.gradcheck(fn, (x,), check_forward_ad=True, check_batched_grad=True)
         assert ctxgrad.autograd.gradgradcheck(fn, (x,))
     for values in ([1, 2], [True, False]):
         assert (
@@ -476,7 +476,7 @@ def test_as_strided_scatter_values_match_torch_and_its_gradient_is_right() -> No
         src = ctxgrad.randn(*size, dtype=ctxgrad.float64, requires_grad=True)
         base = ctxgrad.randn(3, 3, dtype=ctxgrad.float64, requires_grad=True)
         fn = lambda a, b, sz=size, st=stride, o=offset: ctxgrad.as_strided_scatter(a, b, sz, st, o)  # noqa: E731
-        assert ctxgrad.autograd.gradcheck(fn, (base, src))
+        assert ctxgrad.autograd.gradcheck(fn, (base, src), check_forward_ad=True)
         assert ctxgrad.autograd.gradgradcheck(fn, (base, src))
     assert raised(lambda: ctxgrad.as_strided_scatter(ctxgrad.zeros(3, 3), ctxgrad.ones(3), (2,), (4,))) == raised(
         lambda: torch.as_strided_scatter(torch.zeros(3, 3), torch.ones(3), (2,), (4,))
@@ -503,6 +503,14 @@ def test_fill_diagonal_matches_torch() -> None:
     w.sum().backward()
     tw.sum().backward()
     assert leaf.grad.tolist() == tleaf.grad.tolist()
+
+    def filled(x: Any) -> Any:
+        y = x * 1
+        return y.fill_diagonal_(0.5, wrap=True)
+
+    x = ctxgrad.randn(5, 3, dtype=ctxgrad.float64, requires_grad=True)
+    assert ctxgrad.autograd.gradcheck(filled, (x,), check_forward_ad=True)
+    assert ctxgrad.autograd.gradgradcheck(filled, (x,))
 
 
 def test_resize_keeps_the_first_elements_as_torch() -> None:
