@@ -641,3 +641,20 @@ def test_the_data_utilities_take_a_generator() -> None:
     assert splits[0] == splits[1]
     loader = DataLoader(range(4), batch_size=2, shuffle=True, generator=ctxgrad.Generator().manual_seed(1))
     assert sorted(int(v) for batch in loader for v in batch) == [0, 1, 2, 3]
+
+
+def test_complex_inputs_match_torch() -> None:
+    z = [1 + 1j, 2j, -0.5 + 0.25j]
+    assert ctxgrad.vander(ctxgrad.tensor(z)).tolist() == torch.vander(torch.tensor(z)).tolist()
+    values = [1j, 0, 2]
+    ours = ctxgrad.nonzero_static(ctxgrad.tensor(values), size=3)
+    assert ours.tolist() == torch.nonzero_static(torch.tensor(values), size=3).tolist()
+    for m in (ctxgrad, torch):
+        m_out = m.as_strided_scatter(m.zeros(3, dtype=m.complex64), m.tensor([1j]), (1,), (1,), 2).tolist()
+        filled = m.zeros(2, 2, dtype=m.complex64).fill_diagonal_(1j).tolist()
+        if m is ctxgrad:
+            ours_values = (m_out, filled)
+        else:
+            assert ours_values == (m_out, filled)
+    x = ctxgrad.tensor(z, dtype=ctxgrad.complex128, requires_grad=True)
+    assert ctxgrad.autograd.gradcheck(lambda t: ctxgrad.vander(t, N=3).abs().sum(), (x,))

@@ -537,6 +537,9 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
         )
     values = elements.array if isinstance(elements, Tensor) else np.asarray(elements)
     tests = test_elements.array if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    for data in (values, tests):
+        if data.dtype.kind == "c":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(data.dtype)}")
     return as_tensor(np.isin(values, tests, assume_unique=bool(assume_unique), invert=bool(invert)))
 
 
