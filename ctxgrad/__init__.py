@@ -198,6 +198,7 @@ __all__ += ["load", "optim", "save", "utils"]
 from ctxgrad import backends, cuda, random  # noqa: E402
 from ctxgrad._device import get_default_device, set_default_device  # noqa: E402
 from ctxgrad._dlpack import from_dlpack  # noqa: E402
+from ctxgrad._generator import Generator  # noqa: E402
 from ctxgrad._legacy import (  # noqa: E402
     BoolTensor,
     ByteTensor,
@@ -225,6 +226,7 @@ __all__ += [
     "CharTensor",
     "DoubleTensor",
     "FloatTensor",
+    "Generator",
     "HalfTensor",
     "IntTensor",
     "LongTensor",
@@ -249,6 +251,42 @@ __all__ += [
     "set_float32_matmul_precision",
     "set_rng_state",
     "use_deterministic_algorithms",
+]
+
+# the rest of torch's surface: more constructors (asarray, frombuffer, empty_strided, ...),
+# type questions, and torch's runtime switches and objects as a CPU-only torch has them
+from ctxgrad._construct import asarray, empty_permuted, empty_strided, frombuffer, range  # noqa: E402
+from ctxgrad._format import set_printoptions  # noqa: E402
+from ctxgrad._runtime import (  # noqa: E402
+    Event,
+    Stream,
+    autocast,
+    compile,
+    is_complex,
+    is_floating_point,
+    is_nonzero,
+    is_storage,
+    set_flush_denormal,
+    typename,
+)
+
+__all__ += [
+    "Event",
+    "Stream",
+    "asarray",
+    "autocast",
+    "compile",
+    "empty_permuted",
+    "empty_strided",
+    "frombuffer",
+    "is_complex",
+    "is_floating_point",
+    "is_nonzero",
+    "is_storage",
+    "range",
+    "set_flush_denormal",
+    "set_printoptions",
+    "typename",
 ]
 
 # autograd.functional (jacobian, hessian, ...) is built on the public surface above, so it is
@@ -311,6 +349,7 @@ from ctxgrad.ops.comparison import (  # noqa: E402
     ge,
     gt,
     isfinite,
+    isin,
     isinf,
     isnan,
     isneginf,
@@ -363,6 +402,7 @@ from ctxgrad.ops.indexing import (  # noqa: E402
     masked_scatter,
     masked_select,
     nonzero,
+    nonzero_static,
     put,
     scatter,
     scatter_add,
@@ -399,6 +439,7 @@ from ctxgrad.ops.linalg import (  # noqa: E402
     mv,
     outer,
     tensordot,
+    vander,
     vdot,
 )
 from ctxgrad.ops.linalg import outer as ger  # noqa: E402
@@ -500,7 +541,9 @@ from ctxgrad.ops.reduction import (  # noqa: E402
     var,
 )
 from ctxgrad.ops.shape import (  # noqa: E402
+    adjoint,
     as_strided,
+    as_strided_scatter,
     atleast_1d,
     atleast_2d,
     atleast_3d,
@@ -580,8 +623,10 @@ from ctxgrad.ops.statistics import (  # noqa: E402
     cumulative_trapezoid,
     diff,
     gradient,
+    hash_tensor,
     histc,
     histogram,
+    histogramdd,
     logcumsumexp,
     mode,
     nanmean,
@@ -609,6 +654,7 @@ __all__ += [
     "addmm",
     "addmv",
     "addr",
+    "adjoint",
     "all",
     "amax",
     "amin",
@@ -627,6 +673,7 @@ __all__ += [
     "argsort",
     "argwhere",
     "as_strided",
+    "as_strided_scatter",
     "asin",
     "asinh",
     "atan",
@@ -722,9 +769,11 @@ __all__ += [
     "greater",
     "greater_equal",
     "gt",
+    "hash_tensor",
     "heaviside",
     "histc",
     "histogram",
+    "histogramdd",
     "hsplit",
     "hstack",
     "hypot",
@@ -741,6 +790,7 @@ __all__ += [
     "is_conj",
     "is_neg",
     "isfinite",
+    "isin",
     "isinf",
     "isnan",
     "isneginf",
@@ -802,6 +852,7 @@ __all__ += [
     "neg",
     "nextafter",
     "nonzero",
+    "nonzero_static",
     "norm",
     "not_equal",
     "outer",
@@ -881,6 +932,7 @@ __all__ += [
     "unique_consecutive",
     "unravel_index",
     "unsqueeze",
+    "vander",
     "var",
     "var_mean",
     "vdot",

@@ -13,6 +13,7 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._device import check_device
+from ctxgrad._generator import Generator, seed_value
 from ctxgrad._state import _state
 from ctxgrad._tensor import Size, Tensor, _array_from, _check_requires_grad_dtype, _wrap
 
@@ -32,12 +33,19 @@ def manual_seed(seed: int) -> np.random.Generator:
     or not: a negative one counts from 2**64 (``manual_seed(-1)`` is seed 2**64 - 1).
     """
     global _generator, _initial_seed
-    value = int(seed)
-    if not -(2**63) <= value < 2**64:
-        raise ValueError("Overflow when unpacking long long")
-    _initial_seed = value % 2**64
+    _initial_seed = seed_value(seed)
     _generator = np.random.default_rng(_initial_seed)
     return _generator
+
+
+def rng(generator: Generator | None = None, caller: str = "rand") -> np.random.Generator:
+    """The NumPy generator a draw comes from: ``generator``'s, or (None) the default one
+    ``manual_seed`` seeds (read at each draw: seeding replaces it)."""
+    if generator is None:
+        return _generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{caller}(): argument 'generator' must be ctxgrad.Generator, not {type(generator).__name__}")
+    return generator.numpy_generator
 
 
 def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> Tensor:
@@ -182,24 +190,44 @@ def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     return random_under_vmap(shape, draw)
 
 
-def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(
+    *size: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Uniform samples from [0, 1)."""
-    if (batched := _under_vmap(_size(size), _draw(_generator.random, _dtype_or_default(dtype)))) is not None:
+    draws = rng(generator, "rand")
+    if (batched := _under_vmap(_size(size), _draw(draws.random, _dtype_or_default(dtype)))) is not None:
         return batched  # type: ignore[no-any-return]
-    arr = _generator.random(_size(size)).astype(_dtype_or_default(dtype))
+    arr = draws.random(_size(size)).astype(_dtype_or_default(dtype))
     return _finish(arr, requires_grad, device)
 
 
-def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(
+    *size: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Standard normal samples."""
-    if (batched := _under_vmap(_size(size), _draw(_generator.standard_normal, _dtype_or_default(dtype)))) is not None:
+    draws = rng(generator, "randn")
+    if (batched := _under_vmap(_size(size), _draw(draws.standard_normal, _dtype_or_default(dtype)))) is not None:
         return batched  # type: ignore[no-any-return]
-    arr = _generator.standard_normal(_size(size)).astype(_dtype_or_default(dtype))
+    arr = draws.standard_normal(_size(size)).astype(_dtype_or_default(dtype))
     return _finish(arr, requires_grad, device)
 
 
 def randint(
-    low: int, high: Any = None, size: Sequence[int] | None = None, *, dtype: Any = None, device: Any = None
+    low: int,
+    high: Any = None,
+    size: Sequence[int] | None = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
 ) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
     ``randint(low, high, size)``, as torch's two forms."""
@@ -212,11 +240,10 @@ def randint(
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt = _dtypes.int64 if dtype is None else _dtypes.to_dtype(dtype)
-    if (
-        batched := _under_vmap(_size((size,)), _draw(lambda s: _generator.integers(low, high, size=s), dt))
-    ) is not None:
+    draws = rng(generator, "randint")
+    if (batched := _under_vmap(_size((size,)), _draw(lambda s: draws.integers(low, high, size=s), dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(_generator.integers(low, high, size=_size((size,))).astype(dt), False, device)
+    return _finish(draws.integers(low, high, size=_size((size,))).astype(dt), False, device)
 
 
 def is_tensor(obj: object) -> bool:

@@ -15,10 +15,62 @@ from typing import Any
 
 import numpy as np
 
-_LINEWIDTH = 80
-_THRESHOLD = 1000
-_EDGEITEMS = 3
-_PRECISION = 4
+
+class _PrintOptions:
+    """What :func:`set_printoptions` sets (torch's ``PRINT_OPTS``): digits after the point,
+    the element count above which a tensor is summarised, the items kept at each edge
+    then, the line width, and scientific notation forced on (True), off (False) or chosen
+    from the values (None)."""
+
+    precision = 4
+    threshold: float = 1000
+    edgeitems = 3
+    linewidth = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+#: torch's profiles: (precision, threshold, edgeitems, linewidth).
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Set how tensors print, as torch's ``set_printoptions``: ``profile`` (``"default"``,
+    ``"short"``, ``"full"``) sets the first four, then each option given overrides;
+    ``sci_mode`` is set every call (None: chosen from the values, as by default).
+
+    >>> import ctxgrad
+    >>> ctxgrad.set_printoptions(precision=2)
+    >>> ctxgrad.tensor([1.2345, 2.0])
+    tensor([1.23, 2.00])
+    >>> ctxgrad.set_printoptions(profile="default")
+    """
+    if profile is not None and profile in _PROFILES:
+        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = _PROFILES[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The options :func:`set_printoptions` set, as a dict (torch's ``get_printoptions``)."""
+    return {
+        name: getattr(PRINT_OPTS, name) for name in ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+    }
 
 
 class _Formatter:
@@ -42,16 +94,14 @@ class _Formatter:
         magnitudes = np.abs(nonzero)
         lo, hi = float(magnitudes.min()), float(magnitudes.max())
         self.int_mode = bool(np.all(nonzero == np.ceil(nonzero)))
-        if self.int_mode:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
-            if not self.sci_mode:
-                self.max_width = max(len(f"{v:.0f}") + 1 for v in nonzero.tolist())
-        else:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
-            if not self.sci_mode:
-                self.max_width = max(len(f"{v:.{_PRECISION}f}") for v in nonzero.tolist())
+        forced, precision = PRINT_OPTS.sci_mode, PRINT_OPTS.precision
+        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4 if forced is None else forced
         if self.sci_mode:
-            self.max_width = max(len(f"{v:.{_PRECISION}e}") for v in nonzero.tolist())
+            self.max_width = max(len(f"{v:.{precision}e}") for v in nonzero.tolist())
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in nonzero.tolist())
+        else:
+            self.max_width = max(len(f"{v:.{precision}f}") for v in nonzero.tolist())
 
     def _plain_int(self, v: Any) -> str:
         return str(bool(v)) if self.kind == "b" else str(int(v))
@@ -60,15 +110,15 @@ class _Formatter:
         if self.kind in "biu":
             text = self._plain_int(v)
         else:
-            x = float(v)
+            x, precision = float(v), PRINT_OPTS.precision
             if self.sci_mode:
-                text = f"{x:.{_PRECISION}e}"
+                text = f"{x:.{precision}e}"
             elif self.int_mode:
                 text = f"{x:.0f}"
                 if not (math.isinf(x) or math.isnan(x)):
                     text += "."
             else:
-                text = f"{x:.{_PRECISION}f}"
+                text = f"{x:.{precision}f}"
         return text.rjust(self.max_width)
 
 
@@ -90,10 +140,11 @@ class _ComplexFormatter:
 
 def _summarized(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The entries that are printed when a large tensor is summarised."""
+    edge = PRINT_OPTS.edgeitems
     if data.ndim == 0:
         return data.reshape(1)
-    if data.shape[0] > 2 * _EDGEITEMS:
-        parts = [data[:_EDGEITEMS], data[-_EDGEITEMS:]]
+    if data.shape[0] > 2 * edge:
+        parts = [data[:edge], data[-edge:]]
     else:
         parts = [data]
     flat = [_summarized(p[i]).ravel() for p in parts for i in range(p.shape[0])]
@@ -103,23 +154,24 @@ def _summarized(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 def _format_nested(
     data: np.ndarray[Any, Any], fmt: _Formatter | _ComplexFormatter, indent: int, summarize: bool
 ) -> str:
+    edge = PRINT_OPTS.edgeitems
     if data.ndim == 0:
         return fmt.format(data[()])
     if data.ndim == 1:
         n = data.shape[0]
-        if summarize and n > 2 * _EDGEITEMS:
-            items = [fmt.format(v) for v in data[:_EDGEITEMS]] + [" ..."]
-            items += [fmt.format(v) for v in data[-_EDGEITEMS:]]
+        if summarize and n > 2 * edge:
+            items = [fmt.format(v) for v in data[:edge]] + [" ..."]
+            items += [fmt.format(v) for v in data[-edge:]]
         else:
             items = [fmt.format(v) for v in data]
-        per_line = max(1, (_LINEWIDTH - indent) // (fmt.max_width + 2))
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.max_width + 2))
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     n = data.shape[0]
-    if summarize and n > 2 * _EDGEITEMS:
-        rows = [_format_nested(data[i], fmt, indent + 1, summarize) for i in range(_EDGEITEMS)]
+    if summarize and n > 2 * edge:
+        rows = [_format_nested(data[i], fmt, indent + 1, summarize) for i in range(edge)]
         rows.append("...")
-        rows += [_format_nested(data[i], fmt, indent + 1, summarize) for i in range(n - _EDGEITEMS, n)]
+        rows += [_format_nested(data[i], fmt, indent + 1, summarize) for i in range(n - edge, n)]
     else:
         rows = [_format_nested(data[i], fmt, indent + 1, summarize) for i in range(n)]
     sep = "," + "\n" * (data.ndim - 1) + " " * (indent + 1)
@@ -128,7 +180,7 @@ def _format_nested(
 
 def format_array(data: np.ndarray[Any, Any], indent: int) -> str:
     """The bracketed body of a tensor's repr, laid out as torch lays it out."""
-    summarize = data.size > _THRESHOLD
+    summarize = data.size > PRINT_OPTS.threshold
     shown = _summarized(data) if summarize else data
     shown = np.asarray(shown)
     fmt = _ComplexFormatter(shown) if shown.dtype.kind == "c" else _Formatter(shown)
@@ -141,7 +193,7 @@ def add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     parts = [text]
     last_line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line + len(suffix) + 2 > _LINEWIDTH:
+        if last_line + len(suffix) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line = indent + len(suffix)
         else:

@@ -4,7 +4,8 @@
 ``geometric_``, ``cauchy_``).
 
 Every draw comes from the one NumPy generator behind ``rand`` and ``randn``, so
-``manual_seed`` makes them reproducible; ctxgrad's streams are NumPy's, not torch's, so the
+``manual_seed`` makes them reproducible, or from the ``ctxgrad.Generator`` passed as
+``generator=``; ctxgrad's streams are NumPy's, not torch's, so the
 same seed gives other numbers than in torch (docs/differences.md).
 
 As in torch, sampling is not reparameterised: the gradient of a sample with respect to the
@@ -45,14 +46,7 @@ __all__ = [
 ]
 
 
-def _rng() -> np.random.Generator:
-    """The generator ``manual_seed`` resets (read at each draw: seeding replaces it)."""
-    return _factories._generator
-
-
-def _check_generator(generator: Any) -> None:
-    if generator is not None:
-        raise NotImplementedError("generator=: ctxgrad draws from one generator, seeded by ctxgrad.manual_seed")
+_rng = _factories.rng
 
 
 class Sampled(Function[Tensor]):
@@ -121,14 +115,14 @@ def _fmt(value: float) -> str:
 
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> Tensor:
     """Fill with samples from the uniform distribution on ``[from, to)``, in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "uniform_")
     low = float(kwargs.pop("from", from_))
     if kwargs:
         raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     _floating("uniform_", input, "check_uniform_bounds")
     if low > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > to={_fmt(to)}")
-    return write_in_place(Overwritten, input, lambda shape: _rng().uniform(low, float(to), shape))
+    return write_in_place(Overwritten, input, lambda shape: rng.uniform(low, float(to), shape))
 
 
 _NORMAL_ = named(Overwritten, "NormalBackward0")
@@ -136,11 +130,11 @@ _NORMAL_ = named(Overwritten, "NormalBackward0")
 
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the normal distribution ``N(mean, std**2)``, in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "normal_")
     _floating("normal_", input, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
-    return write_in_place(_NORMAL_, input, lambda shape: _rng().normal(float(mean), float(std), shape))
+    return write_in_place(_NORMAL_, input, lambda shape: rng.normal(float(mean), float(std), shape))
 
 
 _BERNOULLI_NUMBER_ = named(Overwritten, "BernoulliBackward2")
@@ -149,17 +143,17 @@ _BERNOULLI_TENSOR_ = named(Overwritten, "BernoulliBackward1")
 
 def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "bernoulli_")
     if isinstance(p, Tensor):
         probs = p.array
         if probs.size and (probs.min() < 0 or probs.max() > 1):
             raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p with values outside it")
         return write_in_place(
-            _BERNOULLI_TENSOR_, input, lambda shape: _rng().random(shape) < np.broadcast_to(probs, shape)
+            _BERNOULLI_TENSOR_, input, lambda shape: rng.random(shape) < np.broadcast_to(probs, shape)
         )
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-    return write_in_place(_BERNOULLI_NUMBER_, input, lambda shape: _rng().random(shape) < float(p))
+    return write_in_place(_BERNOULLI_NUMBER_, input, lambda shape: rng.random(shape) < float(p))
 
 
 _EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")
@@ -167,11 +161,11 @@ _EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")
 
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the exponential distribution of rate ``lambd``, in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "exponential_")
     _floating("exponential_", input, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    return write_in_place(_EXPONENTIAL_, input, lambda shape: _rng().exponential(1.0 / float(lambd), shape))
+    return write_in_place(_EXPONENTIAL_, input, lambda shape: rng.exponential(1.0 / float(lambd), shape))
 
 
 _LOG_NORMAL_ = named(Overwritten, "LogNormalBackward0")
@@ -179,11 +173,11 @@ _LOG_NORMAL_ = named(Overwritten, "LogNormalBackward0")
 
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     """Fill with ``exp(N(mean, std**2))`` samples, in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "log_normal_")
     _floating("log_normal_", input, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    return write_in_place(_LOG_NORMAL_, input, lambda shape: _rng().lognormal(float(mean), float(std), shape))
+    return write_in_place(_LOG_NORMAL_, input, lambda shape: rng.lognormal(float(mean), float(std), shape))
 
 
 _CAUCHY_ = named(Overwritten, "CauchyBackward0")
@@ -191,11 +185,11 @@ _CAUCHY_ = named(Overwritten, "CauchyBackward0")
 
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the Cauchy distribution (``median``, scale ``sigma``), in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "cauchy_")
     _floating("cauchy_", input, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
-    return write_in_place(_CAUCHY_, input, lambda shape: float(median) + float(sigma) * _rng().standard_cauchy(shape))
+    return write_in_place(_CAUCHY_, input, lambda shape: float(median) + float(sigma) * rng.standard_cauchy(shape))
 
 
 _GEOMETRIC_ = named(Overwritten, "GeometricBackward0")
@@ -203,10 +197,10 @@ _GEOMETRIC_ = named(Overwritten, "GeometricBackward0")
 
 def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...), in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "geometric_")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
-    return write_in_place(_GEOMETRIC_, input, lambda shape: _rng().geometric(float(p), shape))
+    return write_in_place(_GEOMETRIC_, input, lambda shape: rng.geometric(float(p), shape))
 
 
 _RANDOM_FROM_TO = named(Overwritten, "RandomBackward0")
@@ -226,7 +220,7 @@ def _random_bound(dt: np.dtype[Any]) -> int:
 def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
     """Fill with integers drawn uniformly from ``[from, to)`` (``random_(to)``: from 0;
     ``random_()``: from 0 to the largest integer the dtype holds exactly), in place."""
-    _check_generator(generator)
+    rng = _rng(generator, "random_")
     low = kwargs.pop("from", None)
     high = kwargs.pop("to", None)
     if kwargs:
@@ -243,7 +237,7 @@ def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> 
         hi = int(high)
     if lo >= hi:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
-    return write_in_place(fn, input, lambda shape: _rng().integers(lo, hi, shape, endpoint=False))
+    return write_in_place(fn, input, lambda shape: rng.integers(lo, hi, shape, endpoint=False))
 
 
 # --------------------------------------------------------------------------- out of place
@@ -273,7 +267,7 @@ def normal(
     >>> ctxgrad.normal(2.0, 3.0, size=(2, 3)).shape
     ctxgrad.Size([2, 3])
     """
-    _check_generator(generator)
+    rng = _rng(generator, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
         if size is None:
@@ -285,7 +279,7 @@ def normal(
         if float(std) < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
         dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
-        values = _rng().normal(float(mean), float(std), _shape_of(size)).astype(dt)
+        values = rng.normal(float(mean), float(std), _shape_of(size)).astype(dt)
         return _factories._finish(values, requires_grad, device)
     if std_t:
         s = std.array
@@ -303,13 +297,13 @@ def normal(
                 f"({b[-1] if b else 1}) at non-singleton dimension {max(len(a), len(b)) - 1}"
             ) from None
         dt = _dtypes.result_dtype(mean.array, std.array)
-        draws = _rng().standard_normal(shape)
+        draws = rng.standard_normal(shape)
         return Sampled.apply((mean.array + std.array * draws).astype(dt), mean, std)
     if mean_t:
-        draws = _rng().standard_normal(mean.array.shape)
+        draws = rng.standard_normal(mean.array.shape)
         values = (mean.array + float(std) * draws).astype(mean.array.dtype)
         return _NORMAL_TENSOR_NUMBER.apply(values, mean)
-    draws = _rng().standard_normal(std.array.shape)
+    draws = rng.standard_normal(std.array.shape)
     return _NORMAL_NUMBER_TENSOR.apply((float(mean) + std.array * draws).astype(std.array.dtype), std)
 
 
@@ -320,7 +314,7 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     >>> ctxgrad.bernoulli(ctxgrad.tensor([0.0, 1.0])).tolist()
     [0.0, 1.0]
     """
-    _check_generator(generator)
+    rng = _rng(generator, "bernoulli")
     data = input.array
     if p is not None:
         return bernoulli_(as_tensor(np.empty(data.shape, data.dtype)), p)
@@ -331,18 +325,18 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)"
         )
-    return _BERNOULLI.apply((_rng().random(data.shape) < data).astype(data.dtype), input)
+    return _BERNOULLI.apply((rng.random(data.shape) < data).astype(data.dtype), input)
 
 
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
     """Samples from the Poisson distribution with the rates ``input``, in ``input``'s dtype."""
-    _check_generator(generator)
+    rng = _rng(generator, "poisson")
     data = input.array
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtypes.short_name(data.dtype)}'")
     if data.size and data.min() < 0:
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _POISSON.apply(_rng().poisson(data).astype(data.dtype), input)
+    return _POISSON.apply(rng.poisson(data).astype(data.dtype), input)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
@@ -353,7 +347,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     >>> ctxgrad.multinomial(ctxgrad.tensor([0.0, 1.0, 0.0]), 2, replacement=True).tolist()
     [1, 1]
     """
-    _check_generator(generator)
+    rng = _rng(generator, "multinomial")
     data = input.array
     if data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -379,7 +373,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
             raise RuntimeError(
                 "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)"
             )
-        out[i] = _rng().choice(categories, size=n, replace=bool(replacement), p=row / total)
+        out[i] = rng.choice(categories, size=n, replace=bool(replacement), p=row / total)
     return as_tensor(out.reshape(data.shape[:-1] + (n,)))
 
 
@@ -398,12 +392,12 @@ def randperm(
     >>> sorted(ctxgrad.randperm(4).tolist())
     [0, 1, 2, 3]
     """
-    _check_generator(generator)
+    rng = _rng(generator, "randperm")
     n = int(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = np.dtype(np.int64) if dtype is None else _dtypes.to_dtype(dtype)
-    return _factories._finish(_rng().permutation(n).astype(dt), requires_grad, device)
+    return _factories._finish(rng.permutation(n).astype(dt), requires_grad, device)
 
 
 def randint_like(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ctxgrad import _device, _dlpack, _factories, _legacy, _numpy, _sampling
+from ctxgrad import _construct, _device, _dlpack, _factories, _legacy, _numpy, _sampling
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops.table import OPS, Op
@@ -32,6 +32,7 @@ METHODS: dict[str, Callable[..., Any]] = {
     "new_full": _factories.new_full,
     "new_tensor": _factories.new_tensor,
     "new": _legacy.new,
+    "new_empty_strided": _construct.new_empty_strided,
     "get_device": _device.get_device,
     "is_pinned": _device.is_pinned,
     "pin_memory": _device.pin_memory,

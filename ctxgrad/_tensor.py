@@ -23,6 +23,7 @@ the hottest path in the library.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import warnings
 import weakref
@@ -157,8 +158,22 @@ class Tensor:
             """,
         )
 
-    def __init__(self, data: Any = (), *, dtype: Any = None, requires_grad: bool = False) -> None:
-        arr = _array_from(data, dtype)
+    def __init__(self, data: Any = (), *sizes: int, dtype: Any = None, requires_grad: bool = False) -> None:
+        if sizes or isinstance(data, Size):
+            # torch's legacy constructor: ``Tensor(2, 3)`` (or one Size) is an uninitialised
+            # tensor of that size, of the default dtype, as ``ctxgrad.empty(2, 3)``.  One int
+            # stays a 0-d tensor of that value (``Tensor(3)``; torch: size 3), as ctxgrad's
+            # own code writes it: ``ctxgrad.empty(3)`` is the portable spelling.
+            shape = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
+            for at, n in enumerate(shape):
+                if type(n) is not int and not isinstance(n, np.integer):
+                    raise TypeError(
+                        f"new(): argument 'size' failed to unpack the object at pos {at + 1} with error \"type must "
+                        f'be tuple of ints,but got {type(n).__name__}"'
+                    )
+            arr = np.empty(shape, dtype=_dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype))
+        else:
+            arr = _array_from(data, dtype)
         self._data = arr
         if requires_grad:
             _check_requires_grad_dtype(arr.dtype, True)
@@ -391,6 +406,125 @@ class Tensor:
     def data_ptr(self) -> int:
         """The address of the first element (tensors that share memory there give the same number)."""
         return int(self._data.__array_interface__["data"][0])
+
+    def stride(self, dim: SupportsIndex | None = None) -> Any:
+        """The step, in elements, from one element to the next along each dimension (a
+        tuple), or along ``dim``: NumPy's byte strides divided by the element size, so a
+        transposed tensor has its strides swapped, an expanded dimension has stride 0 and a
+        slice keeps its base's strides, as in torch.
+
+        >>> import ctxgrad
+        >>> x = ctxgrad.zeros(2, 3)
+        >>> x.stride(), x.t().stride(), x.expand(4, 2, 3).stride(), x.stride(-1)
+        ((3, 1), (1, 3), (0, 3, 1), 1)
+
+        (NumPy allows negative strides, torch does not: a tensor made from a reversed NumPy
+        array, ``from_numpy(a[::-1])``, reports them.)
+        """
+        data = self._data
+        if dim is None:
+            return tuple(s // data.itemsize for s in data.strides)
+        if isinstance(dim, (bool, float)) or not hasattr(dim, "__index__"):
+            raise TypeError(f"stride(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+        if not data.ndim:
+            raise IndexError(f"Dimension specified as {int(dim)} but tensor has no dimensions")
+        return data.strides[_wrap_dim(dim, data.ndim)] // data.itemsize
+
+    def storage_offset(self) -> int:
+        """Where this tensor's first element sits in the memory it shares with the tensor (or
+        NumPy array) it is a view of, in elements: ``x[1:].storage_offset()`` is ``x``'s
+        stride of dimension 0; a tensor that owns its memory says 0.
+
+        >>> import ctxgrad
+        >>> x = ctxgrad.arange(6.0).reshape(2, 3)
+        >>> x.storage_offset(), x[1].storage_offset(), x[:, 2:].storage_offset()
+        (0, 3, 2)
+        """
+        data = root = self._data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        start = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        return int(start // data.itemsize)
+
+    def dim_order(self, *, ambiguity_check: bool = False) -> tuple[int, ...]:
+        """The dimensions from the outermost in memory to the innermost (torch's algorithm:
+        by stride, largest first; a dimension of stride 0 or of length 1 keeps its place).
+
+        >>> import ctxgrad
+        >>> ctxgrad.empty(2, 3, 4).dim_order(), ctxgrad.empty(2, 3, 4).permute(2, 0, 1).dim_order()
+        ((0, 1, 2), (1, 2, 0))
+
+        ``ambiguity_check=True`` raises torch's RuntimeError when two orders describe the same
+        memory (equal strides, or a dimension of length 1).
+        """
+        if not isinstance(ambiguity_check, bool):
+            raise TypeError("dim_order(): ambiguity_check must be a bool (ctxgrad has no memory formats)")
+        data = self._data
+        shape, strides, ndim = data.shape, self.stride(), data.ndim
+        if ambiguity_check and (1 in shape or any(a == b for a, b in itertools.pairwise(strides))):
+            raise RuntimeError(
+                "The tensor does not have unique dim order, or cannot map to exact one of the given memory formats."
+            )
+        if ndim < 2:
+            return tuple(range(ndim))
+        contiguous, channels_last = data.flags.c_contiguous, ndim == 4 and _channels_last(shape, strides)
+        if contiguous != channels_last:  # torch's shortcuts, taken only when they disagree
+            return tuple(range(ndim)) if contiguous else (0, 2, 3, 1)
+
+        def ge(a: int, b: int) -> bool:
+            return b == 0 or (a != 0 and (a >= b or a % b == 0))
+
+        def should_swap(a: int, b: int) -> int:
+            sa, sb = strides[a], strides[b]
+            if sa == 0 or sb == 0:
+                return 0
+            if sa == sb:
+                return 0 if ge(shape[b], shape[a]) else 1
+            return -1 if ge(sb, sa) else 1
+
+        perm = list(reversed(range(ndim)))  # sorted back to front: innermost first
+        for i in range(1, ndim):
+            dim1 = i
+            for dim0 in reversed(range(i)):
+                order = should_swap(perm[dim0], perm[dim1])
+                if order > 0:
+                    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                    dim1 = dim0
+                elif order < 0:
+                    break
+        return tuple(reversed(perm))
+
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """Give this tensor the shape ``sizes`` in place, keeping its first elements in
+        row-major order (new ones are uninitialised), as torch's ``resize_``; refused for a
+        tensor that requires grad, as torch refuses it.  The tensor gets new memory, so views
+        of it made before no longer share it (in torch they may, while it does not grow).
+
+        >>> import ctxgrad
+        >>> ctxgrad.arange(6.0).resize_(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        for n in sizes:
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+                raise TypeError(
+                    f"resize_(): argument 'size' (position 1) must be tuple of ints, not {type(n).__name__}"
+                )
+            if n < 0:
+                raise RuntimeError(
+                    f"Trying to create tensor with negative dimension {int(n)}: {[int(m) for m in sizes]}"
+                )
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        old = self._data.reshape(-1)
+        new = np.empty(tuple(int(n) for n in sizes), dtype=self._data.dtype)
+        keep = min(old.size, new.size)
+        new.reshape(-1)[:keep] = old[:keep]
+        self._data = new
+        self._bump_version()
+        return self
 
     def set_(self, source: Tensor | None = None) -> Tensor:
         """Make this tensor use ``source``'s values (shared, as a view is), or none at all.
@@ -659,6 +793,18 @@ class Tensor:
         ) -> Tensor: ...
 
         def new(self, *args: Any, **kwargs: Any) -> Tensor: ...
+
+        def new_empty_strided(
+            self,
+            size: Sequence[int],
+            stride: Sequence[int],
+            *,
+            dtype: Any = None,
+            layout: Any = None,
+            device: Any = None,
+            requires_grad: bool = False,
+            pin_memory: bool = False,
+        ) -> Tensor: ...
 
         def get_device(self) -> int: ...
 
@@ -1425,6 +1571,8 @@ class Tensor:
         @property
         def mH(self) -> Tensor: ...
 
+        def adjoint(self) -> Tensor: ...
+
         def mm(self, mat2: Tensor) -> Tensor: ...
 
         def bmm(self, mat2: Tensor) -> Tensor: ...
@@ -1811,6 +1959,14 @@ class Tensor:
 
         def msort(self) -> Tensor: ...
 
+        def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor: ...
+
+        def as_strided_scatter(
+            self, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+        ) -> Tensor: ...
+
+        def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor: ...
+
         def clone(self) -> Tensor: ...
 
         def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -1824,6 +1980,12 @@ class Tensor:
         def double(self) -> Tensor: ...
 
         def half(self) -> Tensor: ...
+
+        def cdouble(self) -> Tensor: ...
+
+        def cfloat(self) -> Tensor: ...
+
+        def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor: ...
 
         def long(self) -> Tensor: ...
 
@@ -2000,6 +2162,18 @@ def _dtype_error(dt: np.dtype[Any]) -> Exception:
         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
         "uint16, uint8, and bool."
     )
+
+
+def _channels_last(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """A 4-d layout of torch's ``channels_last`` memory format (dimension 1 innermost, then
+    3, 2 and 0; a dimension of length 1 may have any stride)."""
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
 
 
 def _wrap_dim(dim: SupportsIndex, ndim: int) -> int:

@@ -30,21 +30,15 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
-
-from ctxgrad import _dtypes, _factories
+from ctxgrad import _factories, _generator
 from ctxgrad._device import check_device
-from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad._tensor import Tensor
 
 __all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
 manual_seed = _factories.manual_seed
 
-_BIT_GENERATOR = "PCG64"
-#: The state's layout: PCG64's 128-bit state and increment, its buffered 32-bit half-word
-#: (a flag and the word), and the seed ``initial_seed()`` reports; little-endian.
-_FIELDS = (("state", 16), ("inc", 16), ("has_uint32", 1), ("uinteger", 4), ("seed", 8))
-STATE_SIZE = sum(size for _, size in _FIELDS)
+STATE_SIZE = _generator.STATE_SIZE
 
 
 def seed() -> int:
@@ -61,43 +55,13 @@ def initial_seed() -> int:
 
 def get_rng_state() -> Tensor:
     """The generator's state, as a 1-d ``uint8`` tensor for :func:`set_rng_state`."""
-    state = _factories._generator.bit_generator.state
-    values = {
-        "state": state["state"]["state"],
-        "inc": state["state"]["inc"],
-        "has_uint32": state["has_uint32"],
-        "uinteger": state["uinteger"],
-        "seed": _factories._initial_seed,
-    }
-    raw = b"".join(int(values[name]).to_bytes(size, "little") for name, size in _FIELDS)
-    return as_tensor(np.frombuffer(raw, dtype=np.uint8).copy())
+    return _generator.pack_state(_factories._generator, _factories._initial_seed)
 
 
 def set_rng_state(new_state: Tensor) -> None:
     """Put back a state that :func:`get_rng_state` gave (a ``uint8`` tensor), so the draws
     that followed it are drawn again."""
-    if not isinstance(new_state, Tensor):
-        raise TypeError(f"expected a ctxgrad.ByteTensor, but got {type(new_state).__name__}")
-    data = new_state.detach().array
-    if data.dtype != _dtypes.uint8:
-        raise TypeError("RNG state must be a ctxgrad.ByteTensor")
-    if data.size != STATE_SIZE:
-        raise RuntimeError(
-            f"Expected a ctxgrad generator state of size {STATE_SIZE} but found the input RNG state size to be "
-            f"{data.size}"
-        )
-    raw, values, at = data.reshape(-1).tobytes(), {}, 0
-    for name, size in _FIELDS:
-        values[name] = int.from_bytes(raw[at : at + size], "little")
-        at += size
-    generator = _factories._generator
-    generator.bit_generator.state = {
-        "bit_generator": _BIT_GENERATOR,
-        "state": {"state": values["state"], "inc": values["inc"]},
-        "has_uint32": values["has_uint32"],
-        "uinteger": values["uinteger"],
-    }
-    _factories._initial_seed = values["seed"]
+    _factories._initial_seed = _generator.unpack_state(_factories._generator, new_state)
 
 
 @contextmanager

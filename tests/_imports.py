@@ -97,6 +97,9 @@ LAYERS: dict[str, int] = {
     "ctxgrad._legacy": 4,
     "ctxgrad._typeinfo": 4,
     "ctxgrad._dlpack": 4,
+    "ctxgrad._generator": 4,
+    "ctxgrad._construct": 4,
+    "ctxgrad._runtime": 4,
     # L5: everything built on the public surface.
     "ctxgrad.autograd.functional": 5,
     "ctxgrad.nn": 5,

@@ -32,11 +32,13 @@ from __future__ import annotations
 import argparse
 import inspect
 import re
+import sys
 import types
 import warnings
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 TOP_FUNCTIONS = 300
@@ -132,8 +134,13 @@ def count(torch: types.ModuleType) -> tuple[Counter[str], Counter[str]]:
 
 
 def measure() -> Measure:
-    """The measure against the installed torch and the ctxgrad on the path."""
+    """The measure against the installed torch and the ctxgrad of this checkout (else the one
+    on the path)."""
     import torch
+
+    root = str(Path(__file__).resolve().parent.parent)
+    if Path(root, "ctxgrad", "__init__.py").is_file() and root not in sys.path:
+        sys.path.insert(0, root)  # run as a script, the path starts at tools/, not here
 
     import ctxgrad
 

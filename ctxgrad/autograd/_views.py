@@ -314,6 +314,10 @@ def in_place(fn: type[_F]) -> type[_F]:
     }
     meta: Any = type(fn)
     twin = _TWINS[fn] = meta(fn.__name__, (fn,), namespace)
+    # Its backward and jvp are fn's, and so is the Function they see as ctx.forward_cls: one
+    # that calls ``ctx.forward_cls.apply`` there (tril's backward is tril) must not write
+    # into the incoming gradient.
+    twin._backward_cls.forward_cls = fn
     return twin
 
 

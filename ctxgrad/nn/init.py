@@ -69,9 +69,9 @@ def _generator(generator: Any) -> np.random.Generator:
     if generator is None:
         rng: np.random.Generator = _factories._generator
         return rng
-    if not isinstance(generator, np.random.Generator):
-        raise TypeError(f"generator must be a numpy.random.Generator or None, got {type(generator).__name__}")
-    return generator
+    if isinstance(generator, np.random.Generator):
+        return generator
+    return _factories.rng(generator, "init")
 
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:

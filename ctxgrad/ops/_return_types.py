@@ -85,3 +85,10 @@ class histogram(NamedTuple):  # torch.return_types.histogram
 
     hist: Tensor
     bin_edges: Tensor
+
+
+class histogramdd(NamedTuple):  # torch.return_types.histogramdd
+    """``(hist, bin_edges)`` of :func:`ctxgrad.histogramdd`: one tensor of edges per dimension."""
+
+    hist: Tensor
+    bin_edges: tuple[Tensor, ...]

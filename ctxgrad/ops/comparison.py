@@ -521,6 +521,28 @@ def signbit(input: Tensor) -> Tensor:
     return Signbit.apply(input)
 
 
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Elementwise: whether each of ``elements`` is among ``test_elements`` (either may be a
+    number), or with ``invert`` whether it is not.  Not differentiable (a bool result)."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+            f"{type(test_elements).__name__}), but expected one of:\n"
+            " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+            " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+            " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+        )
+    values = elements.array if isinstance(elements, Tensor) else np.asarray(elements)
+    tests = test_elements.array if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    for data in (values, tests):
+        if data.dtype.kind == "c":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(data.dtype)}")
+    return as_tensor(np.isin(values, tests, assume_unique=bool(assume_unique), invert=bool(invert)))
+
+
 def isposinf(input: Tensor) -> Tensor:
     """Elementwise: whether ``input`` is +inf."""
     return IsPosInf.apply(input)

@@ -177,6 +177,22 @@ def double(input: Tensor) -> Tensor:
     return to(input, _dtypes.float64)
 
 
+def cdouble(input: Tensor) -> Tensor:
+    """Convert to complex128."""
+    return to(input, _dtypes.complex128)
+
+
+def cfloat(input: Tensor) -> Tensor:
+    """Convert to complex64."""
+    return to(input, _dtypes.complex64)
+
+
+def to_dense(input: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+    """This tensor (ctxgrad's tensors are all dense, as ``to_dense`` of a dense torch
+    tensor returns it), converted to ``dtype`` if one is given."""
+    return input if dtype is None else to(input, dtype)
+
+
 def half(input: Tensor) -> Tensor:
     """Convert to float16."""
     return to(input, _dtypes.float16)

@@ -1192,6 +1192,18 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return as_tensor(np.argwhere(data).astype(np.int64))
 
 
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """:func:`nonzero` of a fixed number of rows, ``size``: the first ``size`` indices, or all
+    of them followed by rows of ``fill_value``, so the shape does not depend on the values."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input).array
+    out = np.full((int(size), found.shape[1]), int(fill_value), dtype=np.int64)
+    n = min(int(size), found.shape[0])
+    out[:n] = found[:n]
+    return as_tensor(out)
+
+
 def argwhere(input: Tensor) -> Tensor:
     """int64 indices of the nonzero elements, one row per element."""
     out: Tensor = nonzero(input)
@@ -1917,7 +1929,7 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
     return write_in_place(_PUT, input, src, pos, bool(accumulate))
 
 
-def _embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
+def embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
     """``input`` with ``src`` written at the positions ``where`` (a selection of ``input``'s
     flat positions of exactly ``src``'s shape): the ``*_scatter`` ops."""
     if not isinstance(src, Tensor):
@@ -1940,6 +1952,28 @@ def _embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) 
     return out
 
 
+_FILL_DIAGONAL = named(PutFlat, "CopySlices")  # torch fills the diagonal view: CopySlices
+
+
+def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """In place: ``fill_value`` on the main diagonal (of a matrix, or of a tensor whose
+    dimensions all have one length); ``wrap`` restarts it every ``columns + 1`` rows in a
+    tall matrix, as NumPy's ``fill_diagonal``."""
+    data = input.array
+    shape = data.shape
+    if data.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if data.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step = sum(int(np.prod(shape[k + 1 :])) for k in range(data.ndim))  # one step along every dimension
+    count = min(shape) if not (wrap and data.ndim == 2) else -(-data.size // step)
+    pos = np.arange(count, dtype=np.int64) * step
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    value = as_tensor(np.asarray(fill_value_as(fill_value, data.dtype), dtype=data.dtype))
+    return write_in_place(_FILL_DIAGONAL, input, value, pos, False)
+
+
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
     data = input.array
@@ -1947,7 +1981,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     size = data.shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension {d}")
-    return _embedded(_SELECT_SCATTER, input, src, np.take(_positions(data.shape), index % size, axis=d))
+    return embedded(_SELECT_SCATTER, input, src, np.take(_positions(data.shape), index % size, axis=d))
 
 
 def slice_scatter(
@@ -1959,7 +1993,7 @@ def slice_scatter(
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     where = _positions(data.shape)[(slice(None),) * d + (slice(start, end, step),)]
-    return _embedded(_SLICE_SCATTER, input, src, where)
+    return embedded(_SLICE_SCATTER, input, src, where)
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -1969,7 +2003,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     where = np.diagonal(_positions(data.shape), offset, d1, d2)
-    return _embedded(_DIAGONAL_SCATTER, input, src, where)
+    return embedded(_DIAGONAL_SCATTER, input, src, where)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:

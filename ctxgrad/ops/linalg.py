@@ -26,7 +26,8 @@ from ctxgrad.autograd._batched import matmul_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul
-from ctxgrad.ops.shape import cat
+from ctxgrad.ops.reduction import cumprod
+from ctxgrad.ops.shape import cat, flip
 
 
 class LinAlgError(RuntimeError):
@@ -1403,3 +1404,31 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
             f"Got {short_name(difference.array.dtype)} instead."
         )
     return difference.norm(float(p))
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-d ``x``: its columns are the powers ``x**(N-1)``, ...,
+    ``x**0`` (``increasing``: from ``x**0`` up), ``N`` of them (default ``len(x)``).
+    Written as torch writes it, a cumulative product of ``x`` after a column of ones (so its
+    gradient at ``x == 0`` is finite), flipped unless ``increasing``; integer and bool
+    inputs give int64.
+
+    >>> import ctxgrad
+    >>> ctxgrad.vander(ctxgrad.tensor([1, 2, 3]), N=3).tolist()
+    [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.array.dtype.kind in "biu":
+        x = x.to(np.dtype(np.int64))
+    ones = as_tensor(np.ones((x.shape[0], 1), dtype=x.array.dtype))
+    if n <= 1:
+        out = ones[:, :n]
+    else:
+        out = cat([ones, cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1), 1)], 1)
+    return out if increasing else flip(out, (1,))

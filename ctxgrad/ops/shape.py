@@ -36,7 +36,7 @@ from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
 from ctxgrad.ops.complex_numbers import Conj
-from ctxgrad.ops.indexing import IndexSelect
+from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -1391,13 +1391,22 @@ def matrix_transpose(input: Tensor) -> Tensor:
     return _swap(input, -2, -1)
 
 
-def matrix_adjoint(input: Tensor) -> Tensor:
-    """The last two dimensions swapped and conjugated (for real tensors, ``mT``): ``Tensor.mH``."""
+def _adjoint(input: Tensor, name: str) -> Tensor:
     n = input.dim()
     if n < 2:
-        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+        raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
     swapped = _swap(input, -2, -1)
     return Conj.apply(swapped) if input.is_complex() else swapped
+
+
+def matrix_adjoint(input: Tensor) -> Tensor:
+    """The last two dimensions swapped and conjugated (for real tensors, ``mT``): ``Tensor.mH``."""
+    return _adjoint(input, "tensor.mH")
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The last two dimensions swapped and conjugated, a view (``Tensor.mH`` as a function)."""
+    return _adjoint(input, "tensor.adjoint()")
 
 
 # --------------------------------------------------------------------------- more pieces and joins
@@ -2024,3 +2033,21 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
             f"requiring a storage size of {needed * itemsize} are out of bounds for storage of size {n * itemsize}"
         )
     return AsStrided.apply(input, sz, st, offset)
+
+
+_AS_STRIDED_SCATTER = named(PutFlat, "AsStridedScatterBackward0")
+
+
+def as_strided_scatter(
+    input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Tensor:
+    """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride,
+    storage_offset)`` reads (the elements taken in row-major order, as :func:`as_strided`).
+
+    >>> import ctxgrad
+    >>> ctxgrad.as_strided_scatter(ctxgrad.zeros(3, 3), ctxgrad.ones(2), (2,), (4,), 1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    """
+    positions = as_tensor(np.arange(input.array.size).reshape(input.array.shape))
+    where = as_strided(positions, size, stride, storage_offset).array  # as_strided's checks, on positions
+    return embedded(_AS_STRIDED_SCATTER, input, src, where)

@@ -1282,3 +1282,92 @@ def histogram(
             total = hist.sum()
             hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist.astype(np.float64)
     return _return_types.histogram(as_tensor(np.asarray(hist, dtype=data.dtype)), as_tensor(edges))
+
+
+def histogramdd(
+    input: Tensor,
+    bins: Any,
+    *,
+    range: Sequence[float] | None = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    """``(hist, bin_edges)``: the ``D``-dimensional histogram of the points in the rows of
+    ``input`` (its last dimension has the ``D`` coordinates): ``bins`` is one count for every
+    dimension, a count per dimension, or a tensor of increasing edges per dimension;
+    ``range`` gives ``(min, max)`` of each dimension in turn (default: the data's extremes);
+    ``weight`` weighs each point, and ``density`` normalises the result to integrate to 1.
+    Not differentiable.
+
+    >>> import ctxgrad
+    >>> points = ctxgrad.tensor([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]])
+    >>> hist, edges = ctxgrad.histogramdd(points, bins=2)
+    >>> hist.tolist(), edges[0].tolist()
+    ([[0.0, 1.0], [2.0, 1.0]], [0.0, 1.0, 2.0])
+    """
+    data = input.array
+    if data.ndim < 2:
+        raise RuntimeError("ctxgrad.histogramdd: input tensor should have at least 2 dimensions")
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{short_name(data.dtype)}'")
+    d = data.shape[-1]
+    points = data.reshape(-1, d)
+    given = [bins] * d if isinstance(bins, int) else list(bins)
+    if len(given) != d:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * d:
+        raise RuntimeError(
+            f"ctxgrad.histogramdd: for a {d}-dimensional histogram range should have {2 * d} elements, but got "
+            f"{len(range)}"
+        )
+    edges = []
+    for k, b in enumerate(given):
+        if isinstance(b, Tensor):
+            edges.append(b.array.astype(data.dtype).reshape(-1))
+            continue
+        if int(b) <= 0:
+            raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {int(b)} for dimension {k}")
+        if range is not None:
+            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
+            if lo > hi:
+                raise RuntimeError(
+                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension {k}"
+                )
+        else:
+            column = points[:, k]
+            lo, hi = (float(column.min()), float(column.max())) if column.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5  # numpy's and torch's widening of an empty range
+        edges.append(np.linspace(lo, hi, int(b) + 1).astype(data.dtype))
+    w = None if weight is None else weight.array.reshape(-1).astype(np.float64)
+    hist, _ = np.histogramdd(
+        points.astype(np.float64), bins=[e.astype(np.float64) for e in edges], weights=w, density=bool(density)
+    )
+    return _return_types.histogramdd(as_tensor(np.asarray(hist, dtype=data.dtype)), tuple(as_tensor(e) for e in edges))
+
+
+def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0) -> Tensor:
+    """torch's ``hash_tensor``: the xor of the elements' 64-bit patterns (each element widened
+    to float64, or int64 for integers and bools, and its bits read as ``uint64``), over
+    ``dim`` (one or several; all when None).  A ``uint64`` result; not differentiable.
+
+    >>> import ctxgrad
+    >>> ctxgrad.hash_tensor(ctxgrad.tensor([1.0, 2.0, 3.0]))
+    tensor(4609434218613702656, dtype=ctxgrad.uint64)
+    """
+    data = input.array
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if data.dtype.kind == "c":
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{short_name(data.dtype)}'")
+    dims = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if data.size == 0 and not dims:
+        raise RuntimeError(
+            "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+            "with the 'dim' argument."
+        )
+    wide = data.astype(np.float64 if data.dtype.kind == "f" else np.int64)
+    bits = np.ascontiguousarray(wide).view(np.uint64)
+    axes = _axes(dims, data.ndim)
+    xor: Any = np.bitwise_xor.reduce  # (NumPy's stubs want keepdims a literal)
+    return as_tensor(xor(bits, axis=axes, keepdims=bool(keepdim)))

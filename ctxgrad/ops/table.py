@@ -316,6 +316,7 @@ OPS: list[Op] = [
     Op("T", shape.reversed_dims, function=False, property=True),
     Op("mT", shape.matrix_transpose, function=False, property=True),
     Op("mH", shape.matrix_adjoint, function=False, property=True),
+    Op("adjoint", shape.adjoint),
     # ----------------------------------------------------------------------- linear algebra
     Op("mm", linalg.mm),
     Op("bmm", linalg.bmm),
@@ -447,6 +448,14 @@ OPS: list[Op] = [
     Op("searchsorted", sorting.searchsorted, method=False),
     Op("bucketize", sorting.bucketize, method=False),
     Op("msort", sorting.msort),
+    # torch-surface names (issue 17): tests in tests/test_surface_more.py
+    Op("vander", linalg.vander, method=False),
+    Op("isin", comparison.isin, method=False),
+    Op("nonzero_static", indexing.nonzero_static),
+    Op("histogramdd", statistics.histogramdd, method=False),
+    Op("hash_tensor", statistics.hash_tensor, method=False),
+    Op("as_strided_scatter", shape.as_strided_scatter),
+    Op("fill_diagonal_", indexing.fill_diagonal_, function=False),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
@@ -456,6 +465,10 @@ OPS: list[Op] = [
     Op("cpu", copy.cpu, function=False),
     Op("double", copy.double, function=False),
     Op("half", copy.half, function=False),
+    # torch-surface names (issue 17): complex conversions and to_dense
+    Op("cdouble", copy.cdouble, function=False),
+    Op("cfloat", copy.cfloat, function=False),
+    Op("to_dense", copy.to_dense, function=False),
     Op("long", copy.long, function=False),
     Op("float", copy.float, function=False),
     Op("int", copy.int, function=False),

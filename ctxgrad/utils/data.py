@@ -38,6 +38,7 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._factories import randint, tensor
+from ctxgrad._generator import Generator
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.ops.shape import stack
 
@@ -145,7 +146,7 @@ class ConcatDataset(Dataset[T_co]):
 
 
 def random_split(
-    dataset: Any, lengths: Sequence[int | float], generator: np.random.Generator | None = None
+    dataset: Any, lengths: Sequence[int | float], generator: np.random.Generator | Generator | None = None
 ) -> list[Subset[Any]]:
     """Split ``dataset`` at random into non-overlapping :class:`Subset` s of the given lengths.
 
@@ -178,6 +179,8 @@ def random_split(
         sizes = [int(length) for length in lengths]
     if sum(sizes) != n:
         raise ValueError(f"Sum of input lengths does not equal the length of the input dataset! ({sum(sizes)} != {n})")
+    if isinstance(generator, Generator):
+        generator = generator.numpy_generator
     indices = _permutation(n, generator).tolist()
     subsets: list[Subset[Any]] = []
     offset = 0
@@ -233,8 +236,10 @@ class RandomSampler(Sampler[int]):
         data_source: Any,
         replacement: bool = False,
         num_samples: int | None = None,
-        generator: np.random.Generator | None = None,
+        generator: np.random.Generator | Generator | None = None,
     ) -> None:
+        if isinstance(generator, Generator):
+            generator = generator.numpy_generator  # (draws from it move the ctxgrad.Generator)
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -245,7 +250,7 @@ class RandomSampler(Sampler[int]):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
         if generator is not None and not isinstance(generator, np.random.Generator):
             raise TypeError(
-                "generator must be a numpy.random.Generator (ctxgrad.manual_seed returns one), "
+                "generator must be a numpy.random.Generator (ctxgrad.manual_seed returns one) or a ctxgrad.Generator, "
                 f"got {type(generator).__name__}"
             )
 
@@ -392,7 +397,7 @@ class DataLoader(Generic[T_co]):
         drop_last: bool = False,
         timeout: float = 0,
         worker_init_fn: Callable[[int], None] | None = None,
-        generator: np.random.Generator | None = None,
+        generator: np.random.Generator | Generator | None = None,
     ) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
