@@ -1,0 +1,185 @@
+"""afnio's way in: text that flows through Functions, with written feedback as its gradient.
+
+In afnio a ``Variable`` holds text (a prompt, an answer) and its gradient is *feedback*, text
+saying how to change it.  Here that is one more kind of value the engine carries (see
+:mod:`ctxgrad.autograd.values`): :class:`Variable` is a value type whose zero is empty
+feedback and whose sum joins two feedbacks with :data:`SEPARATOR`.  ``Function`` is
+``ctxgrad.autograd.Function`` itself; ``ctx.saved_variables`` (afnio's name) is
+``ctx.saved_tensors`` without the deprecation warning it has for tensors, and
+``save_for_backward`` also keeps the plain values (strings) afnio's Functions save.
+
+A Variable used twice gets both feedbacks, joined in the order the engine delivers them
+(the order in which torch would sum two gradients: the later use's feedback first)::
+
+    >>> import ctxgrad.compat.afnio as hf
+    >>> from ctxgrad.compat.afnio import Function
+    >>> class Critique(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x, aspect):
+    ...         ctx.aspect = aspect
+    ...         return hf.Variable(f"{x.data} [{aspect}]", role=f"{aspect} of {x.role}")
+    ...     @staticmethod
+    ...     def backward(ctx, grad_out):
+    ...         return hf.Variable(f"{ctx.aspect}: {grad_out.data}", role="feedback"), None
+    >>> class Both(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, a, b):
+    ...         return hf.Variable(a.data + " / " + b.data, role="both")
+    ...     @staticmethod
+    ...     def backward(ctx, grad_out):
+    ...         return grad_out, grad_out
+    >>> x = hf.Variable("Paris is in Spain", role="answer", requires_grad=True)
+    >>> out = Both.apply(Critique.apply(x, "style"), Critique.apply(x, "facts"))
+    >>> out
+    Variable(data='Paris is in Spain [style] / Paris is in Spain [facts]', role='both', grad_fn=<BothBackward>)
+    >>> out.backward(hf.Variable("be precise"))
+    >>> print(x.grad.data)
+    facts: be precise
+    <BLANKLINE>
+    style: be precise
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd import Function, backward, enable_grad, grad, no_grad
+from ctxgrad.autograd.values import register_value_type
+
+__all__ = ["SEPARATOR", "Function", "Join", "Variable", "backward", "enable_grad", "grad", "no_grad"]
+
+#: What joins two feedbacks for one Variable (a blank line: each feedback stays a paragraph).
+SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class _Text:
+    """The value a Variable's 0-d array holds: the text and its role, kept together so a
+    Variable rebuilt from its array (a saved output) keeps both."""
+
+    data: str
+    role: str
+
+
+def _check_str(what: str, index: int, value: Any) -> None:
+    if not isinstance(value, str):
+        raise TypeError(
+            f"Variable(): argument '{what}' (position {index}) must be str, not {type(value).__name__}"
+            + (" (for numbers, use ctxgrad.tensor)" if what == "data" else "")
+        )
+
+
+class Variable(Tensor):
+    """Text that can require grad; its gradient (``.grad``) is a feedback Variable.
+
+    >>> from ctxgrad.compat.afnio import Variable
+    >>> v = Variable("This is a string", role="Input string", requires_grad=True)
+    >>> v
+    Variable(data='This is a string', role='Input string', requires_grad=True)
+    >>> v.data, v.role, v.is_leaf, v.grad
+    ('This is a string', 'Input string', True, None)
+    >>> print((Variable("too long", role="feedback") + Variable("too vague", role="feedback")).data)
+    too long
+    <BLANKLINE>
+    too vague
+    """
+
+    def __init__(self, data: str = "", role: str = "", requires_grad: bool = False) -> None:
+        _check_str("data", 0, data)
+        _check_str("role", 1, role)
+        self._data = _text_array(data, role)
+        if requires_grad:
+            self._requires_grad = True
+
+    # ------------------------------------------------------------------ afnio's fields
+    @property  # type: ignore[override]
+    def data(self) -> str:
+        """The text."""
+        text: _Text = self._data[()]
+        return text.data
+
+    @data.setter
+    def data(self, value: str) -> None:
+        _check_str("data", 0, value)
+        self._data = _text_array(value, self.role)
+
+    @property
+    def role(self) -> str:
+        """What this text is in the model (``"system prompt"``, ``"feedback to answer"``)."""
+        text: _Text = self._data[()]
+        return text.role
+
+    @role.setter
+    def role(self, value: str) -> None:
+        _check_str("role", 1, value)
+        self._data = _text_array(self.data, value)
+
+    @property  # type: ignore[override]
+    def requires_grad(self) -> bool:
+        """Whether feedback is computed for this Variable."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Variable:
+        """Set ``requires_grad`` of a leaf in place and return it."""
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if self._grad_fn is None:
+            self._requires_grad = bool(requires_grad)
+        return self
+
+    # ------------------------------------------------------------------ the value protocol
+    def __add__(self, other: Any) -> Variable:  # type: ignore[override]
+        """The feedbacks joined (the value protocol's add: what the engine uses to sum two
+        gradients of one Variable, and ``.grad`` to accumulate)."""
+        if not isinstance(other, Variable):
+            raise TypeError(f"Variable + {type(other).__name__}: only Variables can be joined")
+        out: Variable = Join.apply(self, other)
+        return out
+
+    def __repr__(self) -> str:
+        if self._grad_fn is not None:
+            tail = f", grad_fn=<{self._grad_fn.name()}>"
+        else:
+            tail = ", requires_grad=True" if self._requires_grad else ""
+        return f"Variable(data={self.data!r}, role={self.role!r}{tail})"
+
+    __str__ = __repr__
+
+
+def _text_array(data: str, role: str) -> np.ndarray[Any, Any]:
+    arr = np.empty((), dtype=_TEXT)
+    arr[()] = _Text(data, role)
+    return arr
+
+
+def _joined(a: str, b: str, sep: str) -> str:
+    return a if not b or a == b else b if not a else f"{a}{sep}{b}"
+
+
+class Join(Function):
+    """Two Variables' texts joined with :data:`SEPARATOR` (empty text is skipped: it is the
+    zero); roles that differ are joined with ``"; "``.  Each input's feedback is the
+    output's."""
+
+    @staticmethod
+    def forward(ctx: Any, a: Variable, b: Variable) -> Variable:
+        data = a.data if not b.data else b.data if not a.data else a.data + SEPARATOR + b.data
+        return Variable(data, role=_joined(a.role, b.role, "; "))
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: Variable) -> tuple[Variable, Variable]:
+        return grad_out, grad_out
+
+
+_TEXT = register_value_type(Variable, zero=Variable)
