@@ -236,3 +236,12 @@ def test_the_extending_note_ops_give_torchs_values_and_gradients(torch: Any) -> 
             assert (a is None) == (b is None), name
             if a is not None:
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+SEEDS = sorted((EXAMPLES / "seeds").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SEEDS, ids=[p.name for p in SEEDS])
+def test_every_seed_example_runs_and_checks_itself(script: Path) -> None:
+    """examples/seeds/: one example per source system, each asserting its own result."""
+    assert_runs(run_example(f"seeds/{script.name}"))
