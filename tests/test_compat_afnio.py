@@ -25,7 +25,7 @@ class Func(Function):
 
     @staticmethod
     def backward(ctx, grad_out):  # type: ignore[no-untyped-def]
-        x, reverse, out = ctx.saved_variables
+        x, reverse, out = ctx.saved_variables  # noqa: RUF059 (afnio's example, verbatim)
         grad = f"Here is the feedback for {x.role} (reversed): {grad_out.grad}"
         role = f"Feedback to {x.role}"
         x.grad = hf.Variable(data=grad, role=role)
@@ -238,7 +238,9 @@ def test_requires_grad_leaf_rules() -> None:
 # ---------------------------------------------------------------------------- errors
 @pytest.mark.parametrize("bad", [1, 2.5, None, ["a"], b"x"])
 def test_non_string_data_is_refused(bad: Any) -> None:
-    with pytest.raises(TypeError, match=rf"Variable\(\): argument 'data' \(position 0\) must be str, not {type(bad).__name__}"):
+    with pytest.raises(
+        TypeError, match=rf"Variable\(\): argument 'data' \(position 0\) must be str, not {type(bad).__name__}"
+    ):
         Variable(bad)
 
 
@@ -280,7 +282,10 @@ def test_string_gradient_for_text_input_is_refused() -> None:
         def backward(ctx: Any, g: Variable) -> Any:
             return "plain text"
 
-    with pytest.raises(GradientTypeError, match=r"BadBackward returned a str as the gradient of argument 'x' \(index 0\), which is a Variable"):
+    with pytest.raises(
+        GradientTypeError,
+        match=r"BadBackward returned a str as the gradient of argument 'x' \(index 0\), which is a Variable",
+    ):
         Bad.apply(Variable("t", requires_grad=True)).backward(Variable("g"))
 
 
@@ -330,9 +335,22 @@ def test_backward_needs_a_variable_seed() -> None:
         out.backward("text")  # type: ignore[arg-type]
 
 
-def test_join_refuses_non_variables() -> None:
+def test_join_refuses_non_variables_and_arithmetic_is_refused() -> None:
     with pytest.raises(TypeError, match="Variable \\+ str"):
         Variable("a") + "b"  # type: ignore[operator]
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*: 'Variable' and 'int'"):
+        Variable("a") * 2
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for -: 'float' and 'Variable'"):
+        1.0 - Variable("a")
+    with pytest.raises(TypeError, match=r"for \+: 'str' and 'Variable'"):
+        "b" + Variable("a")  # type: ignore[operator]
+
+
+def test_detach_keeps_text_and_drops_history() -> None:
+    out = Tagged.apply(Variable("q", role="r", requires_grad=True), "t")
+    d = out.detach()
+    assert isinstance(d, Variable) and (d.data, d.role) == ("q<t>", "r")
+    assert d.grad_fn is None and not d.requires_grad and d.is_leaf
 
 
 def test_plain_values_are_saved_only_by_functions_over_text() -> None:
@@ -367,3 +385,28 @@ def test_tensor_of_strings_or_objects_is_refused_like_torch(make: Any, exc: type
         make(torch)
     with pytest.raises(exc, match=r"for text, use ctxgrad.compat.afnio.Variable"):
         make(ctxgrad)
+
+
+def test_saved_plain_values_come_back_as_they_are_and_print() -> None:
+    from ctxgrad.autograd.printing import format_graph
+
+    class Saves(Function):
+        @staticmethod
+        def forward(ctx: Any, x: Variable) -> Variable:
+            ctx.save_for_backward(x, "reversed", ("a", "b"), None)
+            return Variable(x.data[::-1])
+
+        @staticmethod
+        def backward(ctx: Any, g: Variable) -> Variable:
+            x, r, pair, nothing = ctx.saved_variables
+            assert isinstance(x, Variable) and r == "reversed" and pair == ("a", "b") and nothing is None
+            return g
+
+    x = Variable("ab", requires_grad=True)
+    out = Saves.apply(x)
+    assert (
+        format_graph(out, show_saved=True).splitlines()[0]
+        == "SavesBackward (saved: [] object, [] object, [] object, None)"
+    )
+    out.backward(Variable("fb"))
+    assert x.grad is not None and x.grad.data == "fb"

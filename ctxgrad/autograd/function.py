@@ -182,7 +182,7 @@ class BackwardCFunction(Node):
         """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
         over values that are not arrays, see :mod:`.values`)."""
         if not any(e is not None and is_value_dtype(e[3]) for e in getattr(self, "_edges", ())):
-                warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+            warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:

@@ -99,7 +99,7 @@ class Variable(Tensor):
     @property  # type: ignore[override]
     def data(self) -> str:
         """The text."""
-        text: _Text = self._data[()]
+        text: _Text = self._data.item()
         return text.data
 
     @data.setter
@@ -110,7 +110,7 @@ class Variable(Tensor):
     @property
     def role(self) -> str:
         """What this text is in the model (``"system prompt"``, ``"feedback to answer"``)."""
-        text: _Text = self._data[()]
+        text: _Text = self._data.item()
         return text.role
 
     @role.setter
@@ -118,7 +118,7 @@ class Variable(Tensor):
         _check_str("role", 1, value)
         self._data = _text_array(self.data, value)
 
-    @property  # type: ignore[override]
+    @property
     def requires_grad(self) -> bool:
         """Whether feedback is computed for this Variable."""
         return self._requires_grad
@@ -139,12 +139,18 @@ class Variable(Tensor):
         return self
 
     # ------------------------------------------------------------------ the value protocol
-    def __add__(self, other: Any) -> Variable:  # type: ignore[override]
+    def __add__(self, other: Any) -> Variable:
         """The feedbacks joined (the value protocol's add: what the engine uses to sum two
         gradients of one Variable, and ``.grad`` to accumulate)."""
         if not isinstance(other, Variable):
             raise TypeError(f"Variable + {type(other).__name__}: only Variables can be joined")
         out: Variable = Join.apply(self, other)
+        return out
+
+    def detach(self) -> Variable:
+        """The same text and role as a new leaf without history (it does not require grad)."""
+        out = _new_variable()
+        out._data = self._data
         return out
 
     def __repr__(self) -> str:
@@ -155,6 +161,34 @@ class Variable(Tensor):
         return f"Variable(data={self.data!r}, role={self.role!r}{tail})"
 
     __str__ = __repr__
+
+
+def _refuse(symbol: str, reflected: bool = False) -> Any:
+    """A Tensor operator that has no meaning for text: raise Python's TypeError for it."""
+
+    def op(self: Variable, other: Any = None) -> Any:
+        left, right = (type(other).__name__, "Variable") if reflected else ("Variable", type(other).__name__)
+        raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}' (a Variable holds text)")
+
+    return op
+
+
+for _name, _symbol in (
+    ("mul", "*"),
+    ("sub", "-"),
+    ("truediv", "/"),
+    ("floordiv", "//"),
+    ("matmul", "@"),
+    ("pow", "**"),
+):
+    setattr(Variable, f"__{_name}__", _refuse(_symbol))
+    setattr(Variable, f"__r{_name}__", _refuse(_symbol, reflected=True))
+Variable.__radd__ = _refuse("+", reflected=True)  # type: ignore[method-assign]
+
+
+def _new_variable() -> Variable:
+    out: Variable = object.__new__(Variable)
+    return out
 
 
 def _text_array(data: str, role: str) -> np.ndarray[Any, Any]:

@@ -56,7 +56,7 @@ class Func(Function):
 
     @staticmethod
     def backward(ctx, grad_out):  # type: ignore[no-untyped-def]
-        x, reverse, out = ctx.saved_variables
+        x, reverse, out = ctx.saved_variables  # noqa: RUF059 (afnio's example, verbatim)
         grad = f"Here is the feedback for {x.role} (reversed): {grad_out.grad}"
         role = f"Feedback to {x.role}"
         x.grad = hf.Variable(data=grad, role=role)
