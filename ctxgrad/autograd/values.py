@@ -62,7 +62,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor, _new_tensor
 
-__all__ = ["ValueType", "is_value_dtype", "register_value_type", "value_type_of", "wrap_like"]
+__all__ = ["ValueType", "is_value_dtype", "register_value_type", "value_type_of", "wrap_like", "zero_of"]
 
 _KEY = "ctxgrad_value_type"
 
