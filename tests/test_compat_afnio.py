@@ -58,6 +58,11 @@ class Pair(Function):
         return g, g
 
 
+def test_function_is_ctxgrads_own() -> None:
+    assert hf.Function is ctxgrad.autograd.Function
+    assert hf.backward is ctxgrad.autograd.backward and hf.grad is ctxgrad.autograd.grad
+
+
 def test_afnio_docstring_example_runs_unchanged() -> None:
     a = hf.Variable(data="This is a string", role="Input string", requires_grad=True)
     with warnings.catch_warnings():
@@ -239,13 +244,13 @@ def test_requires_grad_leaf_rules() -> None:
 @pytest.mark.parametrize("bad", [1, 2.5, None, ["a"], b"x"])
 def test_non_string_data_is_refused(bad: Any) -> None:
     with pytest.raises(
-        TypeError, match=rf"Variable\(\): argument 'data' \(position 0\) must be str, not {type(bad).__name__}"
+        TypeError, match=rf"Variable\(\): argument 'data' \(position 1\) must be str, not {type(bad).__name__}"
     ):
         Variable(bad)
 
 
 def test_non_string_role_is_refused() -> None:
-    with pytest.raises(TypeError, match=r"Variable\(\): argument 'role' \(position 1\) must be str, not int"):
+    with pytest.raises(TypeError, match=r"Variable\(\): argument 'role' \(position 2\) must be str, not int"):
         Variable("x", role=3)  # type: ignore[arg-type]
     v = Variable("x")
     with pytest.raises(TypeError, match="argument 'data'"):

@@ -65,10 +65,10 @@ class _Text:
     role: str
 
 
-def _check_str(what: str, index: int, value: Any) -> None:
+def _check_str(what: str, position: int, value: Any) -> None:
     if not isinstance(value, str):
         raise TypeError(
-            f"Variable(): argument '{what}' (position {index}) must be str, not {type(value).__name__}"
+            f"Variable(): argument '{what}' (position {position}) must be str, not {type(value).__name__}"
             + (" (for numbers, use ctxgrad.tensor)" if what == "data" else "")
         )
 
@@ -89,8 +89,8 @@ class Variable(Tensor):
     """
 
     def __init__(self, data: str = "", role: str = "", requires_grad: bool = False) -> None:
-        _check_str("data", 0, data)
-        _check_str("role", 1, role)
+        _check_str("data", 1, data)
+        _check_str("role", 2, role)
         self._data = _text_array(data, role)
         if requires_grad:
             self._requires_grad = True
@@ -104,7 +104,7 @@ class Variable(Tensor):
 
     @data.setter
     def data(self, value: str) -> None:
-        _check_str("data", 0, value)
+        _check_str("data", 1, value)
         self._data = _text_array(value, self.role)
 
     @property
@@ -115,7 +115,7 @@ class Variable(Tensor):
 
     @role.setter
     def role(self, value: str) -> None:
-        _check_str("role", 1, value)
+        _check_str("role", 2, value)
         self._data = _text_array(self.data, value)
 
     @property
