@@ -282,11 +282,10 @@ def _finish_marks(
 
 def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
     """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
-    plain_ok = any(e is not None and is_value_dtype(e[3]) for e in ctx._edges)
     for i, t in enumerate(to_save):
         if t is not None and not isinstance(t, Tensor):
-            if plain_ok:  # a Function over values that are not arrays may save plain values (afnio's do)
-                continue
+            if any(e is not None and is_value_dtype(e[3]) for e in ctx._edges):
+                continue  # a Function over values that are not arrays may save plain values (afnio's do)
             raise TypeError(
                 f"save_for_backward can only save variables, but argument {i} is of type "
                 f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
