@@ -415,3 +415,20 @@ def test_saved_plain_values_come_back_as_they_are_and_print() -> None:
     )
     out.backward(Variable("fb"))
     assert x.grad is not None and x.grad.data == "fb"
+
+
+@pytest.mark.parametrize("name", ["sum", "exp", "item", "tolist", "numpy", "float", "clone", "to"])
+def test_tensors_numeric_methods_are_not_a_variables(name: str) -> None:
+    v = Variable("abc", requires_grad=True)
+    assert not hasattr(v, name)
+    with pytest.raises(AttributeError, match=rf"'Variable' object has no attribute '{name}' \(a Variable holds text"):
+        getattr(v, name)
+
+
+def test_copy_and_pickle_keep_text_role_and_flag() -> None:
+    import copy
+    import pickle
+
+    v = Variable("abc", role="r", requires_grad=True)
+    for w in (copy.deepcopy(v), pickle.loads(pickle.dumps(v)), copy.copy(v)):
+        assert isinstance(w, Variable) and (w.data, w.role, w.requires_grad) == ("abc", "r", True)

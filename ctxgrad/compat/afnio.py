@@ -186,6 +186,53 @@ for _name, _symbol in (
 Variable.__radd__ = _refuse("+", reflected=True)  # type: ignore[method-assign]
 
 
+# What a Variable keeps of Tensor: the graph (backward, grad, hooks, leaves) and the metadata
+# the engine and the printers read.  Tensor's numeric methods (sum, exp, item, ...) do not
+# apply to text: on a Variable they are hidden, so using one raises AttributeError naming it.
+_KEPT = frozenset(
+    {
+        "backward",
+        "data",
+        "detach",
+        "device",
+        "dtype",
+        "grad",
+        "grad_fn",
+        "is_leaf",
+        "ndim",
+        "output_nr",
+        "register_hook",
+        "register_post_accumulate_grad_hook",
+        "requires_grad",
+        "requires_grad_",
+        "retain_grad",
+        "retains_grad",
+        "role",
+        "shape",
+    }
+)
+
+
+class _Hidden:
+    """A Tensor attribute that does not apply to text: reading it on a Variable raises."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        raise AttributeError(
+            f"'Variable' object has no attribute '{self.name}' (a Variable holds text: of Tensor it keeps "
+            f"only {', '.join(sorted(n for n in _KEPT if n not in ('data', 'role')))})"
+        )
+
+
+for _attr in dir(Tensor):
+    if not _attr.startswith("_") and _attr not in _KEPT and _attr not in Variable.__dict__:
+        _hidden = _Hidden()
+        _hidden.__set_name__(Variable, _attr)
+        setattr(Variable, _attr, _hidden)
+
+
 def _new_variable() -> Variable:
     out: Variable = object.__new__(Variable)
     return out
