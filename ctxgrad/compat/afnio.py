@@ -76,6 +76,10 @@ def _check_str(what: str, position: int, value: Any) -> None:
 class Variable(Tensor):
     """Text that can require grad; its gradient (``.grad``) is a feedback Variable.
 
+    A ``Tensor`` subclass whose 0-d array holds the text and its role, so that ``apply``,
+    the engine, hooks, ``backward`` and ``autograd.grad`` take it as they are; of Tensor's
+    attributes it keeps only those of the graph (Tensor's numeric methods are hidden).
+
     >>> from ctxgrad.compat.afnio import Variable
     >>> v = Variable("This is a string", role="Input string", requires_grad=True)
     >>> v
