@@ -432,3 +432,36 @@ def test_copy_and_pickle_keep_text_role_and_flag() -> None:
     v = Variable("abc", role="r", requires_grad=True)
     for w in (copy.deepcopy(v), pickle.loads(pickle.dumps(v)), copy.copy(v)):
         assert isinstance(w, Variable) and (w.data, w.role, w.requires_grad) == ("abc", "r", True)
+
+
+def test_gradient_problems_reports_the_wrong_kind_for_a_function_class() -> None:
+    from ctxgrad.autograd._validate import gradient_problems
+
+    [problem] = gradient_problems(Pair, (Variable("f"), ctxgrad.ones(2)), (Variable("a"), Variable("b")))
+    assert (problem.kind, problem.index, problem.name, problem.expected, problem.got) == (
+        "wrong-kind",
+        1,
+        "b",
+        "Variable",
+        "Tensor",
+    )
+    assert gradient_problems(Pair, (Variable("f"), Variable("g")), (Variable("a"), Variable("b"))) == []
+
+
+def test_ctxgrad_check_reports_a_variable_returned_for_a_tensor() -> None:
+    from ctxgrad.checks import check_function
+
+    class Feedback(ctxgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return Variable("feedback")
+
+    report = check_function(Feedback, (ctxgrad.tensor([1.0, 2.0], dtype=ctxgrad.float64, requires_grad=True),))
+    names = [f.name for f in report.findings]
+    assert "gradient-not-a-tensor" in names and not report.ok, str(report)
+    finding = report.findings[names.index("gradient-not-a-tensor")]
+    assert "returned a Variable as the gradient of argument 'x'" in finding.message
