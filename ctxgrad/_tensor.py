@@ -2007,6 +2007,8 @@ def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
     if isinstance(data, Tensor):
         arr = np.array(data._data, dtype=dt, copy=True)
     elif isinstance(data, (np.ndarray, np.generic)):
+        if data.dtype.kind in "OUSV":  # strings or objects: not numbers
+            raise _dtype_error(data.dtype)
         arr = np.array(data, dtype=dt, copy=True)  # a NumPy scalar keeps its dtype, as in torch
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
         arr = np.array([_array_from(v, None) for v in data], dtype=dt)
@@ -2037,13 +2039,18 @@ def _refuse_elements(data: Any) -> None:
     while isinstance(first, (list, tuple)) and first:
         first = first[0]
     if first is not data and isinstance(first, str):  # torch reads a leading string as a dimension
-        raise ValueError("too many dimensions 'str'")
+        raise ValueError(f"too many dimensions 'str'{_TEXT_HINT}")
     items = _flatten(data) if isinstance(data, (list, tuple)) else iter((data,))
     for v in items:
         if isinstance(v, (str, bytes)):
-            raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+            raise TypeError(f"new(): invalid data type '{type(v).__name__}'{_TEXT_HINT}")
         if not isinstance(v, (bool, int, float, complex, np.generic, np.ndarray, Tensor)):
             raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
+
+
+# A tensor holds numbers; text that flows through Functions (with written feedback as its
+# gradient) is a Variable of ctxgrad.compat.afnio.
+_TEXT_HINT = " (a tensor holds numbers; for text, use ctxgrad.compat.afnio.Variable)"
 
 
 def _flatten(data: Any) -> Iterator[Any]:
@@ -2160,7 +2167,7 @@ def _dtype_error(dt: np.dtype[Any]) -> Exception:
     return TypeError(
         f"can't convert np.ndarray of type numpy.{dt.type.__name__}. The only supported types are: "
         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
-        "uint16, uint8, and bool."
+        "uint16, uint8, and bool." + (_TEXT_HINT if dt.kind in "OUSV" else "")
     )
 
 

@@ -530,7 +530,7 @@ class _Run:
                 f"({type(self.inputs.args[i]).__name__})",
                 f"return None in position {i} of backward's result",
             )
-        elif kind == "not-a-tensor":
+        elif kind in ("not-a-tensor", "wrong-kind"):  # (wrong-kind: a text Variable for a tensor, say)
             self.find(
                 "gradient-not-a-tensor",
                 "error",

@@ -113,11 +113,6 @@ def test_sort_with_indices_matches_the_built_in_sort() -> None:
     assert "same values, indices and gradient as ctxgrad.sort; gradcheck passed" in out
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (EXAMPLES / "seeds").glob("*.py")))
-def test_every_seed_example_runs_and_passes_its_checks(name: str) -> None:
-    assert_runs(run_example(f"seeds/{name}"))
-
-
 def test_define_then_run_trains_by_feed_dicts_and_by_replays() -> None:
     out = assert_runs(run_example("seeds/define_then_run.py"))
     assert "auto_diff: w = [ 2. -3.], b = [1.]" in out

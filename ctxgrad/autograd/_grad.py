@@ -16,6 +16,7 @@ import numpy as np
 from ctxgrad import _dtypes
 from ctxgrad.autograd.engine import run_backward
 from ctxgrad.autograd.graph import GradientEdge
+from ctxgrad.autograd.values import ValueType, value_type_of
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -43,6 +44,10 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
     seeds: list[Tensor] = []
     for i, out in enumerate(outputs):
         g = grads[i] if grads else None
+        vt = value_type_of(out._data.dtype)
+        if vt is not None:  # a value that is not an array: its seed is one of its kind, given
+            seeds.append(_value_seed(vt, i, g))
+            continue
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError(
@@ -68,6 +73,18 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
             g = g.detach().to(out._data.dtype) if not create_graph else g.to(out._data.dtype)
         seeds.append(g)
     return seeds
+
+
+def _value_seed(vt: ValueType, i: int, g: Any) -> Tensor:
+    """The seed for output ``i``, a value of type ``vt`` (see :mod:`.values`): ``g`` itself."""
+    if g is None:
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs, and output {i} is a {vt.name}: "
+            f"pass its gradient, a {vt.name}, as gradient= (backward) or grad_outputs= (autograd.grad)"
+        )
+    if not vt.accepts(g):
+        raise TypeError(f"the gradient of output {i}, a {vt.name}, must be a {vt.name}, but got {type(g).__name__}")
+    return g  # type: ignore[no-any-return]
 
 
 def _edge_as_output(edge: GradientEdge) -> Tensor:

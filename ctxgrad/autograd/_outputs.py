@@ -20,7 +20,8 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._mutation import track_saved
 from ctxgrad.autograd._readonly import adopt_view
-from ctxgrad.autograd.saved import SavedTensor
+from ctxgrad.autograd.saved import SavedTensor, SavedValue
+from ctxgrad.autograd.values import is_value_dtype
 
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
@@ -290,6 +291,8 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
     """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
     for i, t in enumerate(to_save):
         if t is not None and not isinstance(t, Tensor):
+            if any(e is not None and is_value_dtype(e[3]) for e in ctx._edges):
+                continue  # a Function over values that are not arrays may save plain values (afnio's do)
             raise TypeError(
                 f"save_for_backward can only save variables, but argument {i} is of type "
                 f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
@@ -302,7 +305,9 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
                 "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead of "
                 f"ctxgrad.inference_mode() ({cls.__name__} saves one as saved_tensors[{i}])."
             )
-    ctx._saved = tuple([None if t is None else SavedTensor(t, ctx) for t in to_save])
+    ctx._saved = tuple(
+        [None if t is None else SavedTensor(t, ctx) if isinstance(t, Tensor) else SavedValue(t) for t in to_save]
+    )
     del ctx.to_save
     if _state.allow_mutation is not None:
         track_saved(ctx)
@@ -319,7 +324,8 @@ def _wire_output(
     rebased: list[tuple[Tensor, Any, int]] | None = None,
 ) -> Tensor:
     """Make output ``i`` of a recorded call point at ``ctx``."""
-    differentiable = o._data.dtype.kind in "fc" and (non_diff is None or not _among(o, non_diff))
+    dt = o._data.dtype
+    differentiable = (dt.kind in "fc" or is_value_dtype(dt)) and (non_diff is None or not _among(o, non_diff))
     if dirty is not None and _among(o, dirty):
         if o._grad_fn is None and o._requires_grad:
             raise RuntimeError(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.errors import GradientTypeError
+from ctxgrad.autograd.values import is_value_dtype, value_type_of
 
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
@@ -58,6 +59,7 @@ class Problem:
     ``count``                             number of args      number of values returned
     ``gradient-for-non-tensor``           ``"None"``          the gradient's type name
     ``not-a-tensor``                      ``"Tensor"``        the gradient's type name
+    ``wrong-kind``                        the input's kind    the gradient's type name
     ``shape``                             the input's shape   the gradient's shape
     ``complex-for-real``                  the input's dtype   the gradient's dtype
     ``dtype`` (not fatal: cast)           the input's dtype   the gradient's dtype
@@ -99,6 +101,7 @@ class Problem:
 _EXCEPTION_OF: dict[str, type[Exception]] = {
     "gradient-for-non-tensor": GradientTypeError,
     "not-a-tensor": GradientTypeError,
+    "wrong-kind": GradientTypeError,
     "tangent-not-a-tensor": TypeError,
 }
 
@@ -256,6 +259,10 @@ def _argument_kinds(g: Any, e: Edge | None, fatal_only: bool = False) -> list[st
     casts a gradient of another dtype without a word)."""
     if e is None:
         return ["gradient-for-non-tensor"]
+    expected = value_type_of(e[3])
+    if expected is not None or (isinstance(g, Tensor) and is_value_dtype(g._data.dtype)):
+        # A value that is not an array (see .values), or such a value given for an array.
+        return [] if expected is not None and expected.accepts(g) else ["wrong-kind"]
     if not isinstance(g, Tensor):
         return ["not-a-tensor"]
     kinds = []
@@ -297,6 +304,19 @@ def _gradient_problem(kind: str, cls: type[Function], node_name: str, i: int, g:
             f"it as the gradient of argument {label}; wrap it with ctxgrad.tensor or return None",
         )
     assert e is not None
+    if kind == "wrong-kind":
+        vt = value_type_of(e[3])
+        want = "Tensor" if vt is None else vt.name
+        got_kind = type(g).__name__
+        return Problem(
+            kind,
+            i,
+            name,
+            want,
+            got_kind,
+            f"function {node_name} returned a {got_kind} as the gradient of argument {label}, which is a "
+            f"{want}: a gradient must be of its argument's kind (a {want}) or None",
+        )
     data = g._data
     shape: tuple[int, ...] = e[2]
     if kind == "shape":

@@ -73,6 +73,7 @@ from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
 from ctxgrad.autograd.saved import SavedTensor
+from ctxgrad.autograd.values import is_value_dtype, zero_of
 
 __all__ = [
     "BackwardCFunction",
@@ -178,8 +179,10 @@ class BackwardCFunction(Node):
 
     @property
     def saved_variables(self) -> tuple[Tensor | None, ...]:
-        """Deprecated alias of ``saved_tensors``."""
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
+        over values that are not arrays, see :mod:`.values`)."""
+        if not any(e is not None and is_value_dtype(e[3]) for e in getattr(self, "_edges", ())):
+            warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
@@ -238,9 +241,7 @@ class BackwardCFunction(Node):
         if self._materialize:
             for g in grads:
                 if g is None:  # zeros for the outputs that got no gradient
-                    grads = [
-                        _wrap(np.zeros(m[0], m[1])) if g is None and m else g for g, m in zip(grads, self._out_meta)
-                    ]
+                    grads = [zero_of(m) if g is None and m else g for g, m in zip(grads, self._out_meta)]
                     break
         if cls.holomorphic and _has_complex(grads):
             result = _conjugate(cls._backward_impl(self, *_conjugate(tuple(grads))))

@@ -39,6 +39,7 @@ from ctxgrad.autograd.hooks import disable_saved_tensors_hooks as disable_saved_
 from ctxgrad.autograd.hooks import register_multi_grad_hook as register_multi_grad_hook
 from ctxgrad.autograd.hooks import save_on_cpu as save_on_cpu
 from ctxgrad.autograd.hooks import saved_tensors_hooks as saved_tensors_hooks
+from ctxgrad.autograd.values import is_value_dtype
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -113,11 +114,14 @@ class Node(NodeAPI):
 
 
 def _accumulate_into(t: Tensor, grad: Tensor) -> None:
-    """Add ``grad`` into ``t.grad`` (in place unless a graph is being built)."""
-    from ctxgrad._tensor import _wrap
+    """Add ``grad`` into ``t.grad`` (in place unless a graph is being built; a value that
+    is not an array, see :mod:`.values`, with its own ``+``)."""
+    from ctxgrad._tensor import Tensor, _wrap
 
     old = t._grad
-    if _state.grad_enabled:
+    if type(grad) is not Tensor and is_value_dtype(grad._data.dtype):
+        t._grad = grad if old is None else old + grad
+    elif _state.grad_enabled:
         # create_graph: keep the history of the gradient, so never write in place; and
         # copy, so that .grad never aliases a tensor someone else holds.
         t._grad = grad.clone() if old is None else old + grad

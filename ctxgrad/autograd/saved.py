@@ -17,11 +17,12 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad._tensor import Tensor, _VersionCounter, _wrap
 from ctxgrad.autograd._readonly import lock_array, relock, unlock_array, writable
 from ctxgrad.autograd.graph import Node, _accumulator_of
+from ctxgrad.autograd.values import wrap_like
 
-__all__ = ["SavedTensor", "lock_array", "relock", "unlock_array", "writable"]
+__all__ = ["SavedTensor", "SavedValue", "lock_array", "relock", "unlock_array", "writable"]
 
 
 # --------------------------------------------------------------------------- saved tensors
@@ -120,7 +121,7 @@ class SavedTensor:
         if t is not None:
             return t
         assert self._data is not None
-        t = _wrap(self._data)
+        t = _wrap(self._data) if self._data.dtype.metadata is None else wrap_like(self._data)
         t._vc = self._vc
         t._grad_fn = node
         t._output_nr = self._output_nr
@@ -168,3 +169,27 @@ class SavedTensor:
             "find the operation that failed to compute its gradient, with "
             "ctxgrad.autograd.set_detect_anomaly(True)."
         )
+
+
+class SavedValue(SavedTensor):
+    """A plain Python value (a string, say) that a Function over non-array values saved with
+    ``save_for_backward`` (afnio's Functions do): given back as it is.  To the code that
+    inspects saved tensors (printing, in-place tracking) it looks like a saved 0-d object
+    array that nothing can change."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:  # (no super().__init__: there is no tensor to lock)
+        self.value = value
+        holder = np.empty(1, dtype=object)
+        holder[0] = value  # (an element assignment: a tuple or list is stored, not spread)
+        self._data = holder.reshape(())
+        self._tensor = None
+        self._vc = _VersionCounter()
+        self._version = 0
+        self._locked = lock_array(self._data)  # (its own holder: __del__ unlocks it as for any)
+        self._unpack = None
+        self._fw = None
+
+    def unpack(self, node: Node, index: int) -> Any:
+        return self.value

@@ -2,7 +2,8 @@
 
 ctxgrad's core is torch's ctx-based :class:`~ctxgrad.autograd.Function`. The modules of this
 package let code written for the other systems ctxgrad was designed from run with its imports
-changed: MegEngine's instance-style ``Function`` (:mod:`ctxgrad.compat.megengine`), loupe's
+changed: afnio's text Functions whose gradients are feedback
+(:mod:`ctxgrad.compat.afnio`), MegEngine's instance-style ``Function`` (:mod:`ctxgrad.compat.megengine`), loupe's
 array ``Function`` with ``cache_for_backward`` (:mod:`ctxgrad.compat.loupe`), auto_diff's
 define-then-run graph (:mod:`ctxgrad.compat.auto_diff`), and the others as they arrive. Each is
 a thin layer over the one mechanism, ``Function.apply`` and the engine: it turns the source
