@@ -22,12 +22,68 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
 
-__all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_exp", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "cond",
+    "cross",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "householder_product",
+    "inv",
+    "inv_ex",
+    "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matmul",
+    "matrix_exp",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "vecdot",
+    "vector_norm",
+]
+
+# The decompositions (their Functions and frontends are in ctxgrad/ops/decompositions.py).
+svd = _dec.linalg_svd
+svdvals = _dec.svdvals
+eigh = _dec.linalg_eigh
+eigvalsh = _dec.eigvalsh
+qr = _dec.linalg_qr
+cholesky = _dec.linalg_cholesky
+cholesky_ex = _dec.cholesky_ex
+solve_triangular = _dec.solve_triangular
+lu_factor = _dec.lu_factor
+lu_factor_ex = _dec.lu_factor_ex
+lu = _dec.linalg_lu
+lu_solve = _dec.linalg_lu_solve
+slogdet = _dec.linalg_slogdet
+pinv = _dec.pinv
+matrix_rank = _dec.matrix_rank
+lstsq = _dec.lstsq
+inv_ex = _dec.inv_ex
+solve_ex = _dec.solve_ex
+matrix_power = _ops.matrix_power
 
 
 def inv(A: Tensor) -> Tensor:
@@ -147,8 +203,8 @@ def matrix_norm(
     """The matrix norm of ``A`` (or of each matrix of a batch) over the two dimensions ``dim``.
 
     ``ord`` is ``'fro'`` (Frobenius), ``1`` / ``-1`` (max / min absolute column sum) or
-    ``inf`` / ``-inf`` (max / min absolute row sum).  ``'nuc'`` and ``±2`` (singular values)
-    are not supported yet: they raise ``NotImplementedError``.  (``axis=``, ``keepdims=``:
+    ``inf`` / ``-inf`` (max / min absolute row sum), ``'nuc'`` (sum of the singular values)
+    or ``2`` / ``-2`` (largest / smallest singular value).  (``axis=``, ``keepdims=``:
     NumPy's names, as in torch.)
     """
     if axis is not None:
@@ -176,7 +232,13 @@ def matrix_norm(
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc" or abs(p) == 2:
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} (singular values) is not supported by ctxgrad yet")
+        B = A if dtype is None else _cast(A, dtype)
+        rest = [d for d in range(A._data.ndim) if d not in (d0, d1)]
+        values = svdvals(B.permute(*rest, d0, d1))
+        out = values.sum(-1) if ord == "nuc" else (values.amax(-1) if p > 0 else values.amin(-1))
+        if keepdim:
+            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return out
     if math.isinf(p):
         d0, d1 = d1, d0
     if not keepdim and d0 < d1:
@@ -237,3 +299,99 @@ def norm(
     if ord is not None and ((dims is not None and len(dims) == 2) or (dims is None and input._data.ndim == 2)):
         return matrix_norm(input, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
     return vector_norm(input, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+def cond(A: Tensor, p: str | float | None = None) -> Tensor:
+    """The condition number of ``A`` in the matrix norm ``p``: ``s_max / s_min`` for ``p`` None
+    or 2 (``s_min / s_max`` for -2), else ``norm(A, p) * norm(inv(A), p)``."""
+    if p is None or (not isinstance(p, str) and abs(float(p)) == 2):
+        _check_input(A, "linalg.cond")
+        if A._data.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        s = svdvals(A)
+        ratio: Tensor = s[..., -1] / s[..., 0] if p is not None and float(p) < 0 else s[..., 0] / s[..., -1]
+        return ratio
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+    if A._data.shape[-1] != A._data.shape[-2]:
+        raise RuntimeError(
+            f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A._data.shape[-2]} by "
+            f"{A._data.shape[-1]} matrices"
+        )
+    product: Tensor = matrix_norm(A, p) * matrix_norm(inv(A), p)
+    return product
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The product of the matrices in ``tensors``, left to right; the first may be a (row)
+    vector and the last a (column) vector, and the result then loses that dimension."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    if first.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D")
+    if last.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.dim()}D")
+    for i, t in enumerate(tensors[1:-1], 1):
+        if t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.dtype != first._data.dtype:
+            raise RuntimeError(
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {_ops._CPP_NAMES.get(first._data.dtype.name)} "
+                f"and tensor {i} {_ops._CPP_NAMES.get(t._data.dtype.name)}"
+            )
+    mats = [first.unsqueeze(0) if first.dim() == 1 else first, *tensors[1:-1]]
+    mats.append(last.unsqueeze(-1) if last.dim() == 1 else last)
+    for i in range(n - 1):
+        if mats[i].shape[-1] != mats[i + 1].shape[-2]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(mats[i].shape)} and "
+                f"{list(mats[i + 1].shape)} cannot be multiplied"
+            )
+    out = mats[0]
+    for m in mats[1:]:
+        out = _ops.Mm.apply(out, m)
+    if last.dim() == 1:
+        out = out.squeeze(-1)
+    if first.dim() == 1:
+        out = out.squeeze(0)
+    return out
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (batch dimensions broadcast)."""
+    return _ops.cross(input, other, dim)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """``sum(conj(x) * y)`` along ``dim`` (batch dimensions broadcast)."""
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{short_name(x._data.dtype)} and y of type {short_name(y._data.dtype)} instead"
+        )
+    product: Tensor = x.conj() * y if x.is_complex() else x * y
+    return product.sum(dim)
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first ``n`` columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_iᴴ`` (``v_i`` the
+    ``i``-th column of ``A`` below the diagonal, with a 1 on it), written with ctxgrad ops so it
+    is differentiable."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    eye = np.eye(m, dtype=A._data.dtype)
+    below = np.tril(np.ones((m, n), dtype=bool), -1)
+    vs = A * Tensor(below.astype(A._data.dtype)) + Tensor(np.eye(m, n, dtype=A._data.dtype))
+    q = Tensor(np.broadcast_to(eye[:, :n], tuple(A.shape[:-2]) + (m, n)).copy())
+    for i in range(k - 1, -1, -1):
+        v = vs[..., :, i : i + 1]
+        t = tau[..., i : i + 1].unsqueeze(-1)
+        q = q - (t * v) @ (v.mH @ q)
+    return q

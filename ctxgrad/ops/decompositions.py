@@ -1,0 +1,1192 @@
+"""Matrix decompositions: SVD, symmetric eigendecomposition, QR, Cholesky, LU, the triangular
+solve, ``slogdet`` and the pseudo-inverse, with torch's gradients.
+
+Each decomposition is one :class:`~ctxgrad.autograd.Function`: ``forward`` calls NumPy (LU with
+partial pivoting, which NumPy does not expose, and the triangular solve are written here,
+vectorised over the batch), ``backward`` and ``jvp`` are torch's formulas written with ctxgrad
+ops, so that gradients of gradients work.  The rest (``svdvals``, ``eigvalsh``, ``lu_solve``,
+``cholesky_solve``, ``lstsq``, ...) are compositions of these.
+
+Two of torch's documented failure modes come with the formulas, as in torch:
+
+* The gradient of singular vectors (eigenvectors) divides by ``s_i**2 - s_j**2``
+  (``λ_j - λ_i``): with repeated singular values (eigenvalues) it is not defined and comes out
+  as ``inf``/``nan``; a loss of the singular values (eigenvalues) alone stays well defined.
+* Complex singular vectors (eigenvectors) are defined up to a phase ``e^{iφ}`` per column: a
+  loss that depends on that phase has no gradient, and backward raises torch's ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import unary_rule
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops import _return_types as rt
+from ctxgrad.ops.linalg import LinAlgError, LinalgInv, _check_floating, _check_square
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_matrix(x: np.ndarray[Any, Any], name: str) -> None:
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _check_floating(x, name)
+
+
+def _eye_like(x: Tensor, n: int | None = None) -> Tensor:
+    """The identity of the size of ``x``'s last dimension, in ``x``'s dtype (a constant)."""
+    size = x.shape[-1] if n is None else n
+    return as_tensor(np.eye(size, dtype=x.array.dtype))
+
+
+def _off_diagonal(x: Tensor) -> Tensor:
+    """``x`` with its (matrix) diagonal set to zero."""
+    n = x.shape[-1]
+    return x * as_tensor(1.0 - np.eye(n, dtype=x.array.real.dtype))
+
+
+def _gaps(values: Tensor) -> Tensor:
+    """``E[i, j] = values[j] - values[i]`` off the diagonal and 1 on it (the divisor of the
+    gradients of singular vectors and eigenvectors; torch's ``E``)."""
+    n = values.shape[-1]
+    return values.unsqueeze(-2) - values.unsqueeze(-1) + as_tensor(np.eye(n, dtype=values.array.dtype))
+
+
+def _check_gauge(diagonal: Tensor, name: str, what: str) -> None:
+    """torch's refusal of a complex loss that depends on the phase of the singular vectors
+    (eigenvectors): the imaginary part of ``diag(Xᴴ gX)`` must vanish."""
+    if not np.allclose(diagonal.array.imag, 0.0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(
+            f"{name}: The {what} in the complex case are specified up to multiplication by e^{{i phi}}. "
+            + (
+                "The specified loss function depends on this phase term, making it ill-defined."
+                if what == "singular vectors"
+                else "The specified loss function depends on this quantity, so it is ill-defined."
+            )
+        )
+
+
+# --------------------------------------------------------------------------- SVD
+class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
+    """``A = U diag(S) Vh`` with ``S`` descending (``full_matrices``: square ``U`` and ``Vh``).
+
+    The gradient is torch's ``svd_backward``: with ``P = Uᴴ gU`` and ``Q = Vh gVhᴴ`` made
+    skew-Hermitian, ``gA = U [(P S + S Q) / E + diag(gS)] Vh`` plus the parts of ``gU`` and
+    ``gVh`` outside the span of ``U`` and ``V``, where ``E[i, j] = s_j² - s_i²``.  When only
+    ``S`` receives a gradient, ``gA = U diag(gS) Vh`` (no division: defined for repeated
+    singular values too)."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgSvdBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, full_matrices: bool) -> tuple[Tensor, Tensor, Tensor]:
+        x = a.array
+        _check_matrix(x, "linalg.svd")
+        m, n = x.shape[-2:]
+        if x.size == 0:
+            k = min(m, n)
+            real = x.real.dtype
+            batch = x.shape[:-2]
+            u = np.broadcast_to(np.eye(m, m if full_matrices else k, dtype=x.dtype), batch + (m, m if full_matrices else k))
+            vh = np.broadcast_to(np.eye(n if full_matrices else k, n, dtype=x.dtype), batch + (n if full_matrices else k, n))
+            out = as_tensor(u.copy()), as_tensor(np.zeros(batch + (k,), dtype=real)), as_tensor(vh.copy())
+        else:
+            u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+            out = as_tensor(u), as_tensor(s.astype(x.real.dtype, copy=False)), as_tensor(vh)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*out)
+        ctx.full_matrices = full_matrices
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, gu: Tensor | None, gs: Tensor | None, gvh: Tensor | None) -> tuple[Tensor | None, None]:
+        u, s, vh = ctx.saved_tensors
+        k = s.shape[-1]
+        if ctx.full_matrices:
+            u, vh = u[..., :k], vh[..., :k, :]
+            gu = None if gu is None else gu[..., :k]
+            gvh = None if gvh is None else gvh[..., :k, :]
+        return svd_backward(gu, gs, gvh, u, s, vh), None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor, Tensor]:
+        u, s, vh = ctx.saved_tensors
+        k = s.shape[-1]
+        m, n = u.shape[-2], vh.shape[-1]
+        if ctx.full_matrices and m != n:
+            raise NotImplementedError(
+                "linalg.svd: forward-mode derivatives of full_matrices=True for a non-square matrix are not "
+                "supported by ctxgrad (use full_matrices=False)"
+            )
+        v = vh.mH
+        dp = u.mH @ ta @ v
+        ds = dp.diagonal(0, -2, -1)
+        if ds.is_complex():
+            ds = ds.real
+        sym_u = dp * s.unsqueeze(-2)
+        sym_v = s.unsqueeze(-1) * dp
+        gaps = _gaps(s * s)
+        omega_u = _off_diagonal((sym_u + sym_u.mH) / gaps)
+        omega_v = _off_diagonal((sym_v + sym_v.mH) / gaps)
+        if dp.is_complex():  # the phase of U's columns carries the imaginary part of diag(dP)
+            omega_u = omega_u + (1j * dp.diagonal(0, -2, -1).imag / s).diag_embed()
+        du = u @ omega_u
+        dv = v @ omega_v
+        if m > k:
+            du = du + (ta @ v - u @ (u.mH @ ta @ v)) / s.unsqueeze(-2)
+        if n > k:
+            dv = dv + (ta.mH @ u - v @ (v.mH @ ta.mH @ u)) / s.unsqueeze(-2)
+        return du, ds, dv.mH
+
+
+def svd_backward(gu: Tensor | None, gs: Tensor | None, gvh: Tensor | None, u: Tensor, s: Tensor, vh: Tensor) -> Tensor:
+    """torch's ``svd_backward`` for the reduced SVD ``A = U diag(S) Vh`` (see :class:`LinalgSvd`)."""
+    m, n = u.shape[-2], vh.shape[-1]
+    if gu is None and gvh is None:
+        assert gs is not None
+        return u @ (gs.unsqueeze(-1) * vh) if m >= n else (u * gs.unsqueeze(-2)) @ vh
+    complex_ = u.is_complex()
+    uhgu = None if gu is None else u.mH @ gu
+    vhgv = None if gvh is None else vh @ gvh.mH
+    uhgu = None if uhgu is None else uhgu - uhgu.mH
+    vhgv = None if vhgv is None else vhgv - vhgv.mH
+    if complex_:
+        diag_u = uhgu.diagonal(0, -2, -1) if uhgu is not None else None
+        diag_v = vhgv.diagonal(0, -2, -1) if vhgv is not None else None
+        total = diag_u if diag_v is None else (diag_v if diag_u is None else diag_u + diag_v)
+        assert total is not None
+        _check_gauge(total, "svd_backward", "singular vectors")
+    gaps = _gaps(s * s)
+    if uhgu is not None and vhgv is not None:
+        ga = (uhgu * s.unsqueeze(-2) + s.unsqueeze(-1) * vhgv) / gaps
+    elif uhgu is not None:
+        ga = (uhgu / gaps) * s.unsqueeze(-2)
+    else:
+        assert vhgv is not None
+        ga = s.unsqueeze(-1) * (vhgv / gaps)
+    ga = _off_diagonal(ga)
+    if gs is not None:
+        ga = ga + gs.diag_embed()
+    if complex_ and uhgu is not None:
+        ga = ga + (uhgu.diagonal(0, -2, -1) / (2.0 * s)).diag_embed()
+    if m > n and gu is not None:
+        ga = u @ ga
+        gu_sinv = gu / s.unsqueeze(-2)
+        ga = (ga + gu_sinv - u @ (u.mH @ gu_sinv)) @ vh
+    elif m < n and gvh is not None:
+        ga = ga @ vh
+        sinv_gvh = gvh / s.unsqueeze(-1)
+        ga = u @ (ga + sinv_gvh - (sinv_gvh @ vh.mH) @ vh)
+    else:
+        ga = u @ (ga @ vh) if m >= n else (u @ ga) @ vh
+    return ga
+
+
+# --------------------------------------------------------------------------- eigh
+_UPLO_ERROR = "Expected UPLO argument to be 'L' or 'U', but got {}"
+
+
+class LinalgEigh(Function[tuple[Tensor, Tensor]]):
+    """The eigenvalues (ascending) and orthonormal eigenvectors of a Hermitian (symmetric)
+    matrix, read from its lower (``UPLO='L'``) or upper triangle.
+
+    Gradient (torch's ``linalg_eig_backward`` for Hermitian matrices): with ``K = Vᴴ gV`` made
+    skew-Hermitian, ``gA = V (K / E + diag(gL)) Vᴴ``, ``E[i, j] = λ_j - λ_i``; eigenvalues
+    alone: ``V diag(gL) Vᴴ``."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgEighBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, uplo: str) -> tuple[Tensor, Tensor]:
+        x = a.array
+        _check_square(x, "linalg.eigh")
+        _check_floating(x, "linalg.eigh")
+        values, vectors = np.linalg.eigh(x, UPLO=uplo)
+        out = as_tensor(values.astype(x.real.dtype, copy=False)), as_tensor(vectors.astype(x.dtype, copy=False))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, gl: Tensor | None, gv: Tensor | None) -> tuple[Tensor, None]:
+        values, v = ctx.saved_tensors
+        if gv is None:
+            assert gl is not None
+            return (v * gl.unsqueeze(-2)) @ v.mH, None
+        vhgv = v.mH @ gv
+        if v.is_complex():
+            _check_gauge(vhgv.diagonal(0, -2, -1), "linalg_eigh_backward", "eigenvectors")
+        vhgv = 0.5 * (vhgv - vhgv.mH)
+        ga = _off_diagonal(vhgv / _gaps(values))
+        if gl is not None:
+            ga = ga + gl.diag_embed()
+        return v @ (ga @ v.mH), None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor]:
+        values, v = ctx.saved_tensors
+        dp = v.mH @ ta @ v
+        dl = dp.diagonal(0, -2, -1)
+        if dl.is_complex():
+            dl = dl.real
+        dv = v @ _off_diagonal(dp / _gaps(values))
+        return dl, dv
+
+
+# --------------------------------------------------------------------------- QR
+_QR_MODES = ("reduced", "complete", "r")
+
+
+class LinalgQr(Function[tuple[Tensor, Tensor]]):
+    """``A = Q R`` with orthonormal columns in ``Q`` and an upper-triangular ``R`` (mode
+    ``'reduced'``, ``'complete'``, or ``'r'``: ``R`` only and an empty ``Q``).
+
+    Gradient (torch's ``linalg_qr_backward``), for ``m >= n``:
+    ``gA = (gQ + Q copyltu(M)) R⁻ᴴ``, ``M = triu(gR Rᴴ - Qᴴ gQ)`` made Hermitian with a real
+    diagonal halved; for ``m < n`` the first ``m`` columns as a square QR and the rest as
+    ``Q gR[:, m:]``."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgQrBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, mode: str) -> tuple[Tensor, Tensor]:
+        x = a.array
+        _check_matrix(x, "linalg.qr")
+        if x.size == 0 or mode == "r":
+            q_np, r_np = _qr(x, "reduced" if mode == "r" else mode)
+            q = as_tensor(np.empty((0,), dtype=x.dtype)) if mode == "r" else as_tensor(q_np)
+            r = as_tensor(r_np)
+        else:
+            q_np, r_np = _qr(x, mode)
+            q, r = as_tensor(q_np), as_tensor(r_np)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(q, r)
+        ctx.mode = mode
+        return q, r
+
+    @staticmethod
+    def backward(ctx: Any, gq: Tensor | None, gr: Tensor | None) -> tuple[Tensor, None]:
+        q, r = ctx.saved_tensors
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+            )
+        m, n = q.shape[-2], r.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if m >= n:
+            return _qr_backward_square(gq, gr, q, r), None
+        # A = [X | Y], R = [U | V]: X = Q U is a square QR and Y = Q V.
+        u, y_grad = r[..., :m], None if gr is None else gr[..., m:]
+        gu = None if gr is None else gr[..., :m]
+        if y_grad is not None:
+            # Y enters Q's gradient through V = Qᴴ Y; its own gradient is Q gV.
+            y = q @ r[..., m:]
+            gq = y @ y_grad.mH if gq is None else gq + y @ y_grad.mH
+        gx = _qr_backward_square(gq, gu, q, u)
+        gy = q @ y_grad if y_grad is not None else as_tensor(np.zeros(tuple(q.shape[:-1]) + (n - m,), q.array.dtype))
+        from ctxgrad.ops.shape import cat
+
+        return cat([gx, gy], -1), None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor]:
+        q, r = ctx.saved_tensors
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+            )
+        m, n = q.shape[-2], r.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        from ctxgrad.ops.shape import cat
+
+        if m >= n:
+            return _qr_jvp_square(ta, q, r)
+        dq, du = _qr_jvp_square(ta[..., :m], q, r[..., :m])
+        dv = dq.mH @ (q @ r[..., m:]) + q.mH @ ta[..., m:]
+        return dq, cat([du, dv], -1)
+
+
+def _qr(x: np.ndarray[Any, Any], mode: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    m, n = x.shape[-2:]
+    if x.size == 0:
+        k = m if mode == "complete" else min(m, n)
+        batch = x.shape[:-2]
+        q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), batch + (m, k)).copy()
+        return q, np.zeros(batch + (k, n), dtype=x.dtype)
+    q, r = np.linalg.qr(x, mode=mode)
+    return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
+
+
+def _copyltu(m: Tensor) -> Tensor:
+    """``M`` Hermitian from its upper triangle, with the real part of the diagonal halved
+    (torch's ``syminvadj``)."""
+    upper = m.triu()
+    out: Tensor = upper + upper.mH
+    half = as_tensor(np.eye(m.shape[-1], dtype=m.array.real.dtype) * 0.5)
+    diag = out.diagonal(0, -2, -1)
+    real = diag.real if diag.is_complex() else diag
+    return out - (real.unsqueeze(-1) * half)
+
+
+def _qr_backward_square(gq: Tensor | None, gr: Tensor | None, q: Tensor, r: Tensor) -> Tensor:
+    """``gA = (gQ + Q copyltu(triu(gR Rᴴ - Qᴴ gQ))) R⁻ᴴ`` for ``m >= n`` (reduced)."""
+    m_: Tensor | None = None
+    if gr is not None:
+        m_ = gr @ r.mH
+    if gq is not None:
+        m_ = -(q.mH @ gq) if m_ is None else m_ - q.mH @ gq
+    assert m_ is not None
+    ga = q @ _copyltu(m_)
+    if gq is not None:
+        ga = ga + gq
+    return LinalgSolveTriangular.apply(r.mH, ga, False, False, False)
+
+
+def _qr_jvp_square(ta: Tensor, q: Tensor, r: Tensor) -> tuple[Tensor, Tensor]:
+    """``dQ``, ``dR`` for ``m >= n``: with ``C = Qᴴ dA R⁻¹``, ``Ω`` its skew-Hermitian part
+    from the strictly lower triangle (and ``i Im diag C``), ``dR = (C - Ω) R`` and
+    ``dQ = dA R⁻¹ - Q (C - Ω)``."""
+    da_rinv = LinalgSolveTriangular.apply(r, ta, True, False, False)
+    c = q.mH @ da_rinv
+    lower = c.tril(-1)
+    omega = lower - lower.mH
+    if c.is_complex():
+        omega = omega + (1j * c.diagonal(0, -2, -1).imag).diag_embed()
+    xi = c - omega
+    return da_rinv - q @ xi, xi @ r
+
+
+# --------------------------------------------------------------------------- triangular solve
+def _triangle(x: np.ndarray[Any, Any], upper: bool, unitriangular: bool) -> np.ndarray[Any, Any]:
+    t = np.triu(x) if upper else np.tril(x)
+    if unitriangular:
+        t = t.copy()
+        idx = np.arange(x.shape[-1])
+        t[..., idx, idx] = 1
+    return t
+
+
+def _substitute(t: np.ndarray[Any, Any], b: np.ndarray[Any, Any], upper: bool) -> np.ndarray[Any, Any]:
+    """``T⁻¹ B`` by forward (back) substitution, one row at a time, vectorised over the batch
+    and the columns of ``B``; a zero on the diagonal gives ``inf``/``nan`` as LAPACK's does."""
+    n = t.shape[-1]
+    out = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=np.result_type(t, b))
+    rows = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in rows:
+            done = slice(i + 1, n) if upper else slice(0, i)
+            rest = b[..., i, :] - np.einsum("...j,...jk->...k", t[..., i, done], out[..., done, :])
+            out[..., i, :] = rest / t[..., i, i, None]
+    return out
+
+
+class LinalgSolveTriangular(Function[Tensor]):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for a triangular ``A``: only its
+    upper (lower) triangle is read, and with ``unitriangular`` its diagonal is taken as ones.
+
+    grad_B = solve_triangular(Aᵀ, grad) (the other triangle); grad_A = -grad_B Xᵀ (left) or
+    -Xᵀ grad_B, restricted to ``A``'s triangle."""
+
+    _backward_name = "LinalgSolveTriangularBackward0"
+    holomorphic = True
+    skips_without_gradient = True
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], a: Tensor, b: Tensor, *flags: bool) -> tuple[Any, Any]:
+        return cls.apply(*_batch_matrices(in_dims, a, b), *flags), 0
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor, upper: bool, left: bool, unitriangular: bool) -> Tensor:
+        x, y = a.array, b.array
+        name = "linalg.solve_triangular"
+        if x.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+        if y.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+        _check_square(x, name)
+        _check_floating(x, name)
+        if x.dtype != y.dtype:
+            raise RuntimeError(
+                f"{name}: Expected A and B to have the same dtype, but found A of type {short_name(x.dtype)} and B of "
+                f"type {short_name(y.dtype)} instead"
+            )
+        if (x.shape[-1] != y.shape[-2]) if left else (x.shape[-2] != y.shape[-1]):
+            raise RuntimeError(
+                f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                f"({x.shape[-2]}x{x.shape[-1]} and {y.shape[-2]}x{y.shape[-1]})"
+            )
+        t = _triangle(x, upper, unitriangular)
+        if left:
+            out = _substitute(t, y, upper)
+        else:  # X A = B  <=>  Aᵀ Xᵀ = Bᵀ
+            out = np.swapaxes(_substitute(np.swapaxes(t, -1, -2), np.swapaxes(y, -1, -2), not upper), -1, -2)
+        result = as_tensor(np.ascontiguousarray(out.astype(x.dtype, copy=False)))
+        ctx.flags = (upper, left, unitriangular)
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None]:
+        a, x = ctx.saved_tensors
+        upper, left, unitriangular = ctx.flags
+        need_a, need_b = ctx.needs_input_grad[:2]
+        gb = LinalgSolveTriangular.apply(a.mT, grad, not upper, left, unitriangular)
+        ga = None
+        if need_a:
+            ga = -(gb @ x.mT) if left else -(x.mT @ gb)
+            ga = ga.triu(int(unitriangular)) if upper else ga.tril(-int(unitriangular))
+        return ga, gb if need_b else None, None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None, *_: None) -> Tensor:
+        a, x = ctx.saved_tensors
+        upper, left, unitriangular = ctx.flags
+        rhs = tb
+        if ta is not None:
+            ta = ta.triu(int(unitriangular)) if upper else ta.tril(-int(unitriangular))
+            d = ta @ x if left else x @ ta
+            rhs = -d if rhs is None else rhs - d
+        assert rhs is not None
+        return LinalgSolveTriangular.apply(a, rhs, upper, left, unitriangular)
+
+
+def _batch_matrices(in_dims: tuple[Any, ...], *tensors: Tensor) -> list[Tensor]:
+    """Batched operands of a matrix op, each given as many sample dimensions as the widest (new
+    ones of size 1 after the batch dimension), so NumPy's batch broadcasting lines them up."""
+    ranks = [t.ndim - (d == 0) for t, d in zip(tensors, in_dims)]
+    n = max(ranks)
+    return [
+        t.reshape(t.shape[0], *([1] * (n - r)), *t.shape[1:]) if d == 0 and r < n else t
+        for t, d, r in zip(tensors, in_dims, ranks)
+    ]
+
+
+# --------------------------------------------------------------------------- Cholesky
+def _not_positive_definite(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """LAPACK ``potrf``'s info for each matrix: the order of the first leading minor that is not
+    positive-definite, 0 when there is none."""
+    mats = x.reshape(-1, *x.shape[-2:])
+    info = np.zeros(len(mats), dtype=np.int32)
+    for i, mat in enumerate(mats):
+        try:
+            np.linalg.cholesky(mat)
+        except np.linalg.LinAlgError:
+            for k in range(1, mat.shape[-1] + 1):
+                try:
+                    np.linalg.cholesky(mat[:k, :k])
+                except np.linalg.LinAlgError:
+                    info[i] = k
+                    break
+    return info.reshape(x.shape[:-2])
+
+
+class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
+    """The Cholesky factor ``L`` of a Hermitian positive-definite ``A = L Lᴴ`` (read from its
+    lower triangle), or ``U = Lᴴ`` with ``upper``; and LAPACK's ``info`` (0, or the order of the
+    first leading minor that is not positive-definite; that matrix's factor is then NaN).
+
+    Gradient (torch's ``cholesky_backward``): ``gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹`` with ``Φ`` the lower
+    triangle, symmetrised with its diagonal halved."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgCholeskyExBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, upper: bool) -> tuple[Tensor, Tensor]:
+        x = a.array
+        _check_square(x, "linalg.cholesky")
+        _check_floating(x, "linalg.cholesky")
+        lower = np.tril(x)
+        hermitian = lower + np.swapaxes(np.tril(x, -1), -1, -2).conj()
+        try:
+            factor = np.linalg.cholesky(hermitian)
+            info = np.zeros(x.shape[:-2], dtype=np.int32)
+        except np.linalg.LinAlgError:
+            info = _not_positive_definite(hermitian)
+            factor = np.full_like(x, np.nan)
+            ok = info == 0
+            if np.any(ok):
+                factor[ok] = np.linalg.cholesky(hermitian[ok])
+        if upper:
+            factor = np.swapaxes(factor, -1, -2).conj()
+        out = as_tensor(np.ascontiguousarray(factor.astype(x.dtype, copy=False)))
+        info_t = as_tensor(info)
+        ctx.mark_non_differentiable(info_t)
+        ctx.save_for_backward(out)
+        ctx.upper = upper
+        return out, info_t
+
+    @staticmethod
+    def backward(ctx: Any, gl: Tensor, _: Any) -> tuple[Tensor, None]:
+        (factor,) = ctx.saved_tensors
+        lower = factor.mH if ctx.upper else factor
+        if ctx.upper:
+            gl = gl.mH
+        ga = (lower.mH @ gl).tril()
+        ga = 0.5 * (ga + ga.tril(-1).mH)
+        ga = LinalgSolveTriangular.apply(lower.mH, ga, True, True, False)
+        ga = LinalgSolveTriangular.apply(lower, ga, False, False, False)
+        return ga, None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, None]:
+        (factor,) = ctx.saved_tensors
+        lower = factor.mH if ctx.upper else factor
+        d = LinalgSolveTriangular.apply(lower, ta, False, True, False)
+        d = LinalgSolveTriangular.apply(lower.mH, d, True, False, False)
+        d = d.tril() - 0.5 * d.diagonal(0, -2, -1).diag_embed()
+        dl = lower @ d
+        return (dl.mH if ctx.upper else dl), None
+
+
+# --------------------------------------------------------------------------- LU
+def _lu_factor(x: np.ndarray[Any, Any], pivot: bool) -> tuple[np.ndarray[Any, Any], ...]:
+    """LAPACK's ``getrf`` in NumPy: ``P A = L U`` with partial pivoting, vectorised over the
+    batch and the rows.  Returns ``LU`` packed (``L`` below the diagonal, unit diagonal
+    implied), 1-based ``pivots`` (row ``i`` was swapped with row ``pivots[i] - 1``) and
+    ``info`` (the first zero pivot, 1-based; 0 when there is none)."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    lu = np.array(x, dtype=x.dtype).reshape(-1, m, n)
+    pivots = np.tile(np.arange(1, k + 1, dtype=np.int32), (lu.shape[0], 1))
+    info = np.zeros(lu.shape[0], dtype=np.int32)
+    rows = np.arange(lu.shape[0])
+    for j in range(k):
+        if pivot:
+            p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+            pivots[:, j] = p + 1
+            top = lu[rows, j].copy()
+            lu[rows, j] = lu[rows, p]
+            lu[rows, p] = top
+        head = lu[:, j, j]
+        zero = head == 0
+        info[(info == 0) & zero] = j + 1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factors = np.where(zero[:, None], lu[:, j + 1 :, j], lu[:, j + 1 :, j] / np.where(zero, 1, head)[:, None])
+        lu[:, j + 1 :, j] = factors
+        lu[:, j + 1 :, j + 1 :] -= factors[:, :, None] * lu[:, j, None, j + 1 :]
+    return lu.reshape(batch + (m, n)), pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _permutation(pivots: np.ndarray[Any, Any], m: int) -> np.ndarray[Any, Any]:
+    """The row order ``perm`` with ``A[perm] = L U`` from LAPACK's pivots, batched."""
+    flat = pivots.reshape(-1, pivots.shape[-1]).astype(np.intp) - 1
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for i in range(flat.shape[1]):
+        p = flat[:, i]
+        top = perm[rows, i].copy()
+        perm[rows, i] = perm[rows, p]
+        perm[rows, p] = top
+    return perm.reshape(pivots.shape[:-1] + (m,))
+
+
+class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
+    """``P A = L U`` packed in one matrix (``L`` strictly below the diagonal, unit diagonal
+    implied; ``U`` on and above), LAPACK's 1-based ``pivots`` (int32) and ``info``.
+
+    Gradient (torch's ``linalg_lu_backward``, square ``A``):
+    ``gA = P L⁻ᴴ [tril(Lᴴ gL, -1) + triu(gU Uᴴ)] U⁻ᴴ`` with ``gL``, ``gU`` the parts of the
+    gradient of the packed ``LU``."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgLuFactorExBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
+        x = a.array
+        _check_matrix(x, "linalg.lu_factor")
+        lu, pivots, info = _lu_factor(x, pivot)
+        out = as_tensor(lu), as_tensor(pivots), as_tensor(info)
+        ctx.mark_non_differentiable(out[1], out[2])
+        ctx.save_for_backward(out[0], out[1])
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> tuple[Tensor, None]:
+        lu, pivots = ctx.saved_tensors
+        m, n = lu.shape[-2:]
+        if m != n:
+            raise NotImplementedError(
+                "linalg.lu_factor: the derivative for a non-square matrix is not supported by ctxgrad"
+            )
+        lower, upper = _unpack(lu)
+        gr = (lower.mH @ grad.tril(-1)).tril(-1) + (grad.triu() @ upper.mH).triu()
+        ga = LinalgSolveTriangular.apply(lower.mH, gr, True, True, True)
+        ga = LinalgSolveTriangular.apply(upper.mH, ga, False, False, False)
+        return _permute_rows(ga, pivots, inverse=True), None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, None, None]:
+        lu, pivots = ctx.saved_tensors
+        m, n = lu.shape[-2:]
+        if m != n:
+            raise NotImplementedError(
+                "linalg.lu_factor: the derivative for a non-square matrix is not supported by ctxgrad"
+            )
+        lower, upper = _unpack(lu)
+        d = LinalgSolveTriangular.apply(lower, _permute_rows(ta, pivots), False, True, True)
+        d = LinalgSolveTriangular.apply(upper, d, True, False, False)
+        return lower @ d.tril(-1) + d.triu() @ upper, None, None
+
+
+def _unpack(lu: Tensor) -> tuple[Tensor, Tensor]:
+    """``L`` (m x k, unit diagonal) and ``U`` (k x n) of a packed LU."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    lower = lu[..., :, :k].tril(-1) + as_tensor(np.eye(m, k, dtype=lu.array.dtype))
+    return lower, lu[..., :k, :].triu()
+
+
+def _permute_rows(x: Tensor, pivots: Tensor, inverse: bool = False) -> Tensor:
+    """``Pᵀ x`` (the rows of ``x`` in pivot order), or ``P x`` when ``inverse``."""
+    m = x.shape[-2]
+    perm = _permutation(pivots.array, m)
+    if inverse:
+        perm = np.argsort(perm, axis=-1)
+    batch = np.broadcast_shapes(tuple(x.shape[:-2]), perm.shape[:-1])
+    index = np.broadcast_to(perm[..., :, None], batch + (m, x.shape[-1]))
+    return x.broadcast_to(batch + tuple(x.shape[-2:])).gather(-2, as_tensor(np.ascontiguousarray(index)))
+
+
+def permutation_matrix(pivots: Tensor, m: int, dtype: Any) -> Tensor:
+    """``P`` (with ``A = P L U``) from LAPACK's pivots, batched."""
+    perm = _permutation(pivots.array, m)
+    eye = np.eye(m, dtype=dtype)
+    return as_tensor(np.ascontiguousarray(np.swapaxes(eye[perm], -1, -2)))
+
+
+# --------------------------------------------------------------------------- slogdet
+class LinalgSlogdet(Function[tuple[Tensor, Tensor]]):
+    """``sign`` and ``log|det A|`` (``det A = sign * exp(logabsdet)``) of a square matrix.
+
+    Gradient: ``w A⁻ᴴ`` with ``w = g_logabsdet + i Im(g_sign conj(sign))`` (for real ``A``
+    the sign is piecewise constant: ``w = g_logabsdet``)."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgSlogdetBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> tuple[Tensor, Tensor]:
+        x = a.array
+        _check_square(x, "linalg.slogdet")
+        _check_floating(x, "linalg.slogdet")
+        sign, logabsdet = np.linalg.slogdet(x)
+        out = as_tensor(np.asarray(sign, dtype=x.dtype)), as_tensor(np.asarray(logabsdet, dtype=x.real.dtype))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(a, out[0])
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, gsign: Tensor | None, glog: Tensor | None) -> Tensor:
+        a, sign = ctx.saved_tensors
+        if a.is_complex():
+            w: Tensor = glog if glog is not None else as_tensor(np.zeros(sign.shape, dtype=a.array.real.dtype))
+            if gsign is not None:
+                w = w + 1j * (gsign * sign.conj()).imag
+        elif glog is None:
+            return as_tensor(np.zeros_like(a.array))
+        else:
+            w = glog
+        return w.unsqueeze(-1).unsqueeze(-1) * LinalgInv.apply(a).mH
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor) -> tuple[Tensor, Tensor]:
+        a, sign = ctx.saved_tensors
+        trace = (LinalgInv.apply(a) * ta.mT).sum((-2, -1))
+        if a.is_complex():
+            return sign * (1j * trace.imag), trace.real
+        return sign * 0, trace
+
+
+# --------------------------------------------------------------------------- pinv
+class LinalgPinv(Function[Tensor]):
+    """The Moore-Penrose pseudo-inverse, from the SVD (or, ``hermitian``, the eigendecomposition)
+    with singular values at most ``max(atol, rtol * s_max)`` treated as zero.
+
+    Gradient (torch's ``pinv_backward``) and tangent
+    ``dA⁺ = -A⁺ dA A⁺ + A⁺ A⁺ᴴ dAᴴ (I - A A⁺) + (I - A⁺ A) dAᴴ A⁺ᴴ A⁺``: exact where the rank is
+    locally constant."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgPinvBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, atol: float, rtol: float, hermitian: bool) -> Tensor:
+        x = a.array
+        m, n = x.shape[-2:]
+        if x.size == 0:
+            result = np.zeros(x.shape[:-2] + (n, m), dtype=x.dtype)
+        elif hermitian:
+            values, vectors = np.linalg.eigh(x)
+            mag = np.abs(values)
+            tol = np.maximum(atol, rtol * mag.max(-1, keepdims=True))
+            with np.errstate(divide="ignore"):
+                inv = np.where(mag > tol, 1 / np.where(mag > tol, values, 1), 0)
+            result = (vectors * inv[..., None, :]) @ np.swapaxes(vectors, -1, -2).conj()
+        else:
+            u, s, vh = np.linalg.svd(x, full_matrices=False)
+            tol = np.maximum(atol, rtol * s.max(-1, keepdims=True))
+            inv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0)
+            result = (np.swapaxes(vh, -1, -2).conj() * inv[..., None, :]) @ np.swapaxes(u, -1, -2).conj()
+        out = as_tensor(np.ascontiguousarray(result.astype(x.dtype, copy=False)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        a, p = ctx.saved_tensors
+        m, n = a.shape[-2:]
+        ph, gh = p.mH, grad.mH
+        if m <= n:
+            k = gh @ p
+            kph = k @ ph
+            ga = -(p @ k).mH + kph - (a @ p) @ kph + (ph @ p) @ (gh - k @ a)
+        else:
+            k = p @ gh
+            phk = ph @ k
+            ga = -(k @ p).mH + (gh - a @ k) @ p @ ph + phk - phk @ p @ a
+        return ga, None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, *_: None) -> Tensor:
+        a, p = ctx.saved_tensors
+        tah = ta.mH
+        left = _eye_like(a, a.shape[-2]) - a @ p
+        right = _eye_like(a, a.shape[-1]) - p @ a
+        return -(p @ ta @ p) + p @ p.mH @ tah @ left + right @ tah @ p.mH @ p
+
+
+def default_rtol(x: np.ndarray[Any, Any]) -> float:
+    """torch's default relative tolerance of ``pinv`` and ``matrix_rank``: ``eps * max(m, n)``."""
+    return float(np.finfo(x.real.dtype).eps * max(x.shape[-2:]))
+
+
+__all__ = [
+    "LinAlgError",
+    "LinalgCholesky",
+    "LinalgEigh",
+    "LinalgLuFactor",
+    "LinalgPinv",
+    "LinalgQr",
+    "LinalgSlogdet",
+    "LinalgSolveTriangular",
+    "LinalgSvd",
+    "default_rtol",
+    "permutation_matrix",
+]
+
+
+# --------------------------------------------------------------------------- frontends
+# torch.linalg's names (re-exported by ctxgrad.linalg) and torch's older top-level ones.
+def _warn_deprecated(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> rt.linalg_svd:
+    """``U, S, Vh`` with ``A = U diag(S) Vh`` (``S`` descending)."""
+    return rt.linalg_svd(*LinalgSvd.apply(A, bool(full_matrices)))
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    """The singular values of ``A``, descending (differentiable even when repeated)."""
+    _check_matrix(A.array, "linalg.svd")
+    return LinalgSvd.apply(A, False)[1]
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> rt.svd:
+    """torch.svd's older API: ``U, S, V`` (not ``Vh``); ``some=False`` gives square ``U``, ``V``;
+    ``compute_uv=False`` gives zero-filled ``U`` and ``V``."""
+    if not compute_uv:
+        s = svdvals(input)
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        dtype = input.array.dtype
+        return rt.svd(as_tensor(np.zeros(batch + (m, m), dtype)), s, as_tensor(np.zeros(batch + (n, n), dtype)))
+    u, s, vh = LinalgSvd.apply(input, not some)
+    return rt.svd(u, s, vh.mH)
+
+
+def linalg_eigh(A: Tensor, UPLO: str = "L") -> rt.linalg_eigh:
+    """The eigenvalues (ascending) and eigenvectors of a Hermitian matrix, from its ``UPLO`` triangle."""
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(_UPLO_ERROR.format(UPLO))
+    return rt.linalg_eigh(*LinalgEigh.apply(A, UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues (ascending) of a Hermitian matrix."""
+    return linalg_eigh(A, UPLO)[0]
+
+
+def linalg_qr(A: Tensor, mode: str = "reduced") -> rt.linalg_qr:
+    """``Q, R`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``)."""
+    if mode not in _QR_MODES:
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
+        )
+    return rt.linalg_qr(*LinalgQr.apply(A, mode))
+
+
+def qr(input: Tensor, some: bool = True) -> rt.qr:
+    """torch.qr's older API (deprecated in torch): ``some=False`` is ``mode='complete'``."""
+    _warn_deprecated(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+        "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
+        "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')"
+    )
+    return rt.qr(*LinalgQr.apply(input, "reduced" if some else "complete"))
+
+
+def _raise_cholesky(info: np.ndarray[Any, Any], name: str) -> None:
+    bad = np.flatnonzero(info.reshape(-1))
+    if bad.size:
+        batch = f"(Batch element {bad[0]}): " if info.ndim else ""
+        order = int(info.reshape(-1)[bad[0]])
+        raise LinAlgError(
+            f"{name}: {batch}The factorization could not be completed because the input is not positive-definite "
+            f"(the leading minor of order {order} is not positive-definite)."
+        )
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> rt.linalg_cholesky_ex:
+    """``L`` (``U`` with ``upper``) and LAPACK's ``info`` (0, or the order of the first leading
+    minor that is not positive-definite), without raising unless ``check_errors``."""
+    factor, info = LinalgCholesky.apply(A, bool(upper))
+    if check_errors:
+        _raise_cholesky(info.array, "linalg.cholesky_ex")
+    return rt.linalg_cholesky_ex(factor, info)
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor of a Hermitian positive-definite matrix; :class:`LinAlgError` otherwise."""
+    factor, info = LinalgCholesky.apply(A, bool(upper))
+    _raise_cholesky(info.array, "linalg.cholesky")
+    return factor
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """torch.cholesky (deprecated in torch): :func:`ctxgrad.linalg.cholesky`."""
+    _warn_deprecated(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+        "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+        "This transform will produce equivalent results for all valid (symmetric positive definite) inputs."
+    )
+    return linalg_cholesky(input, upper=upper)
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """``X`` with ``A X = B`` for ``B = input`` and ``A = L Lᴴ`` given its factor ``input2``."""
+    lower = input2.mH if upper else input2
+    y = LinalgSolveTriangular.apply(lower, input, False, True, False)
+    return LinalgSolveTriangular.apply(lower.mH, y, True, True, False)
+
+
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """``(L Lᴴ)⁻¹`` from the Cholesky factor ``L`` (``U`` with ``upper``)."""
+    if input.dim() < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    _check_square(input.array, "cholesky_inverse")
+    return cholesky_solve(_eye_like(input), input, upper)
+
+
+def solve_triangular(
+    A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False
+) -> Tensor:
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) reading only ``A``'s upper (lower) triangle."""
+    return LinalgSolveTriangular.apply(A, B, bool(upper), bool(left), bool(unitriangular))
+
+
+def triangular_solve(
+    input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False
+) -> rt.triangular_solve:
+    """torch.triangular_solve (deprecated in torch): ``X`` with ``A X = input`` (``Aᵀ X``), and a copy of ``A``."""
+    if transpose:
+        A_solve, upper_solve = A.mT, not upper
+    else:
+        A_solve, upper_solve = A, upper
+    x = LinalgSolveTriangular.apply(A_solve, input, bool(upper_solve), True, bool(unitriangular))
+    return rt.triangular_solve(x, A.clone())
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> rt.linalg_lu_factor_ex:
+    """``LU`` packed, 1-based ``pivots`` (int32) and ``info`` (the first zero pivot, 1-based)."""
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    lu, pivots, info = LinalgLuFactor.apply(A, True)
+    if check_errors:
+        _raise_lu(info.array, "linalg.lu_factor_ex")
+    return rt.linalg_lu_factor_ex(lu, pivots, info)
+
+
+def _raise_lu(info: np.ndarray[Any, Any], name: str) -> None:
+    bad = np.flatnonzero(info.reshape(-1))
+    if bad.size:
+        batch = f"(Batch element {bad[0]}): " if info.ndim else ""
+        k = int(info.reshape(-1)[bad[0]])
+        raise LinAlgError(
+            f"{name}: {batch}U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you "
+            "still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+            "linalg.lu_factor_ex(A, pivot)"
+        )
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> rt.linalg_lu_factor:
+    """``LU`` packed and ``pivots``; :class:`LinAlgError` for a zero pivot (a singular matrix)."""
+    lu, pivots, info = lu_factor_ex(A, pivot=pivot)
+    _raise_lu(info.array, "torch.linalg.lu_factor")
+    return rt.linalg_lu_factor(lu, pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> rt.lu_unpack:
+    """``P, L, U`` (``A = P L U``) from a packed LU and its pivots."""
+    m = LU_data.shape[-2]
+    empty = as_tensor(np.empty((0,), dtype=LU_data.array.dtype))
+    p = permutation_matrix(LU_pivots, m, LU_data.array.dtype) if unpack_pivots else empty
+    if unpack_data:
+        lower, upper = _unpack(LU_data)
+    else:
+        lower, upper = empty, as_tensor(np.empty((0,), dtype=LU_data.array.dtype))
+    return rt.lu_unpack(p, lower, upper)
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> rt.linalg_lu:
+    """``P, L, U`` with ``A = P L U``."""
+    lu, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    return rt.linalg_lu(*lu_unpack(lu, pivots))
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+    """torch.lu (deprecated in torch): ``(LU, pivots)``, and ``info`` with ``get_infos``."""
+    _warn_deprecated(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed "
+        "in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+        "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+        "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+        "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
+    )
+    lu_, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if get_infos:
+        return rt._lu_with_info(lu_, pivots, info)
+    _raise_lu(info.array, "torch.linalg.lu_factor")
+    return lu_, pivots
+
+
+def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``Aᴴ`` for ``A`` with ``adjoint``)
+    from ``A``'s :func:`lu_factor`."""
+    lower, upper = _unpack(LU)
+    if not left:  # X A = B  <=>  Aᴴ Xᴴ = Bᴴ
+        return linalg_lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
+    if adjoint:  # Aᴴ = Uᴴ Lᴴ Pᵀ
+        y = LinalgSolveTriangular.apply(upper.mH, B, False, True, False)
+        y = LinalgSolveTriangular.apply(lower.mH, y, True, True, True)
+        return _permute_rows(y, pivots, inverse=True)
+    y = LinalgSolveTriangular.apply(lower, _permute_rows(B, pivots), False, True, True)
+    return LinalgSolveTriangular.apply(upper, y, True, True, False)
+
+
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """torch.lu_solve (deprecated in torch): ``X`` with ``A X = input`` from ``A``'s LU."""
+    return linalg_lu_solve(LU_data, LU_pivots, input)
+
+
+def linalg_slogdet(A: Tensor) -> rt.linalg_slogdet:
+    """``sign`` and ``log|det A|``."""
+    return rt.linalg_slogdet(*LinalgSlogdet.apply(A))
+
+
+def slogdet(input: Tensor) -> rt.slogdet:
+    """``sign`` and ``log|det A|`` (torch.slogdet)."""
+    return rt.slogdet(*LinalgSlogdet.apply(input))
+
+
+def _tolerances(
+    x: np.ndarray[Any, Any], atol: Any, rtol: Any, name: str
+) -> tuple[float, float]:
+    """torch's rule: ``rtol`` defaults to ``eps * max(m, n)``, or to 0 when ``atol > 0`` is given."""
+    a = 0.0 if atol is None else float(atol.item() if isinstance(atol, Tensor) else atol)
+    if rtol is None:
+        r = default_rtol(x) if (atol is None or a <= 0) else 0.0
+    else:
+        r = float(rtol.item() if isinstance(rtol, Tensor) else rtol)
+    return a, r
+
+
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
+    x = A.array
+    if x.ndim < 2 or x.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"linalg.pinv({short_name(x.dtype).capitalize()}{{{list(x.shape)}}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types"
+        )
+    a, r = _tolerances(x, atol, rtol, "linalg.pinv")
+    return LinalgPinv.apply(A, a, r, bool(hermitian))
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """torch.pinverse: :func:`pinv` with ``rtol=rcond``."""
+    return pinv(input, rtol=rcond)
+
+
+def matrix_rank(
+    A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None
+) -> Tensor:
+    """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * s_max)``."""
+    x = A.array
+    _check_matrix(x, "linalg.matrix_rank")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    a, r = _tolerances(x, atol, rtol, "linalg.matrix_rank")
+    values = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
+    if values.shape[-1] == 0:
+        return as_tensor(np.zeros(values.shape[:-1], dtype=np.int64))
+    tol_ = np.maximum(a, r * values.array.max(-1, keepdims=True))
+    return as_tensor((values.array > tol_).sum(-1).astype(np.int64))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> rt.linalg_lstsq:
+    """The least-squares solution of ``A X = B`` (minimum-norm when ``A`` is rank deficient), as
+    torch on the CPU with its default driver ``'gelsy'``: the residuals and singular values are
+    empty and the rank is computed."""
+    x, y = A.array, B.array
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+            f"{short_name(x.dtype)} and other's dtype {short_name(y.dtype)}"
+        )
+    if x.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if not (x.ndim >= y.ndim and x.ndim - y.ndim <= 1):
+        raise RuntimeError(
+            "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) "
+            "<= 1"
+        )
+    if driver not in (None, "gelsy", "gelsd", "gelss", "gels"):
+        raise RuntimeError(
+            f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), but got {driver}"
+        )
+    vector = y.ndim == x.ndim - 1
+    b = B.unsqueeze(-1) if vector else B
+    if x.shape[-2] != b.shape[-2]:
+        raise RuntimeError(
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
+            if not vector
+            else "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
+        )
+    r = default_rtol(x) if rcond is None or rcond < 0 else float(rcond)
+    solution = LinalgPinv.apply(A, 0.0, r, False) @ b
+    if vector:
+        solution = solution.squeeze(-1)
+    real = x.real.dtype
+    rank = matrix_rank(A, rtol=r)
+    return rt.linalg_lstsq(solution, as_tensor(np.empty((0,), real)), rank, as_tensor(np.empty((0,), real)))
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> rt.linalg_inv_ex:
+    """The inverse and LAPACK's ``info`` (the first zero pivot, 1-based; 0 when invertible)."""
+    x = A.array
+    _check_square(x, "linalg.inv_ex")
+    _check_floating(x, "linalg.inv_ex")
+    info = _lu_factor(x, True)[2]
+    if not np.any(info):
+        return rt.linalg_inv_ex(LinalgInv.apply(A), as_tensor(info))
+    if check_errors:
+        bad = int(np.flatnonzero(info.reshape(-1))[0])
+        batch = f"(Batch element {bad}): " if info.ndim else ""
+        raise LinAlgError(
+            f"linalg.inv_ex: {batch}The diagonal element {int(info.reshape(-1)[bad])} is zero, the inversion could "
+            "not be completed because the input matrix is singular."
+        )
+    lu_, pivots, _ = LinalgLuFactor.apply(A, True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return rt.linalg_inv_ex(linalg_lu_solve(lu_, pivots, _eye_like(A)), as_tensor(info))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> rt.linalg_solve_ex:
+    """The solution of ``A X = B`` and LAPACK's ``info`` (0, or the first zero pivot, 1-based)."""
+    from ctxgrad.ops.linalg import LinalgSolve
+
+    x = A.array
+    _check_floating(x, "linalg.solve_ex")
+    if x.ndim < 2:
+        raise RuntimeError("linalg.solve_ex: The input tensor A must have at least 2 dimensions.")
+    _check_square(x, "linalg.solve_ex")
+    info = _lu_factor(x, True)[2]
+    if not np.any(info):
+        result = LinalgSolve.apply(A, B, bool(left))
+        return rt.linalg_solve_ex(result, as_tensor(np.broadcast_to(info, tuple(result.shape[: info.ndim])).copy()))
+    if check_errors:
+        bad = int(np.flatnonzero(info.reshape(-1))[0])
+        batch = f"(Batch element {bad}): " if info.ndim else ""
+        raise LinAlgError(f"linalg.solve_ex: {batch}The solver failed because the input matrix is singular.")
+    lu_, pivots, _ = LinalgLuFactor.apply(A, True)
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    b = B.unsqueeze(-1) if vector else B
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = linalg_lu_solve(lu_, pivots, b, left=bool(left))
+    return rt.linalg_solve_ex(out.squeeze(-1) if vector else out, as_tensor(info))
+
+
+class Geqrf(Function[tuple[Tensor, Tensor]]):
+    """LAPACK's ``geqrf``: ``R`` on and above the diagonal, the Householder vectors below it,
+    and their scales ``tau`` (NumPy's ``qr(mode='raw')``).  Not differentiable, as in torch."""
+
+    vmap = unary_rule
+
+    _backward_name = "GeqrfBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> tuple[Tensor, Tensor]:
+        x = a.array
+        _check_matrix(x, "geqrf")
+        if x.ndim == 2:
+            h, tau = np.linalg.qr(x, mode="raw")
+            packed, scales = np.ascontiguousarray(h.T), tau
+        else:
+            flat = x.reshape(-1, *x.shape[-2:])
+            raws = [np.linalg.qr(m, mode="raw") for m in flat]
+            packed = np.stack([np.ascontiguousarray(h.T) for h, _ in raws]).reshape(x.shape)
+            scales = np.stack([t for _, t in raws]).reshape(x.shape[:-2] + (min(x.shape[-2:]),))
+        return as_tensor(packed.astype(x.dtype, copy=False)), as_tensor(scales.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError("The derivative of geqrf is not implemented.")
+
+
+def geqrf(input: Tensor) -> rt.geqrf:
+    """``(a, tau)``: the QR decomposition in LAPACK's packed form (see :func:`ctxgrad.linalg.householder_product`)."""
+    return rt.geqrf(*Geqrf.apply(input))
