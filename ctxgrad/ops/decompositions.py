@@ -118,14 +118,10 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
 
     @staticmethod
     def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor, Tensor]:
-        u, s, vh = ctx.saved_tensors
+        u_all, s, vh_all = ctx.saved_tensors
         k = s.shape[-1]
-        m, n = u.shape[-2], vh.shape[-1]
-        if ctx.full_matrices and m != n:
-            raise NotImplementedError(
-                "linalg.svd: forward-mode derivatives of full_matrices=True for a non-square matrix are not "
-                "supported by ctxgrad (use full_matrices=False)"
-            )
+        m, n = u_all.shape[-2], vh_all.shape[-1]
+        u, vh = u_all[..., :k], vh_all[..., :k, :]
         v = vh.mH
         dp = u.mH @ ta @ v
         ds = dp.diagonal(0, -2, -1)
@@ -144,6 +140,16 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
             du = du + (ta @ v - u @ (u.mH @ ta @ v)) / s.unsqueeze(-2)
         if n > k:
             dv = dv + (ta.mH @ u - v @ (v.mH @ ta.mH @ u)) / s.unsqueeze(-2)
+        if ctx.full_matrices:
+            # the completing columns U2 (V2) stay orthogonal to U (V): dU2 = -U dUᴴ U2
+            from ctxgrad.ops.shape import cat
+
+            if m > k:
+                u2 = u_all[..., k:]
+                du = cat([du, -(u @ (du.mH @ u2))], -1)
+            if n > k:
+                v2 = vh_all[..., k:, :].mH
+                dv = cat([dv, -(v @ (dv.mH @ v2))], -1)
         return du, ds, dv.mH
 
 
@@ -1184,7 +1190,7 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        raise RuntimeError("The derivative of geqrf is not implemented.")
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 
 def geqrf(input: Tensor) -> rt.geqrf:
