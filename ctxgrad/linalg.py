@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name, to_dtype
+from ctxgrad._dtypes import cpp_name, short_name, to_dtype
 from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import linalg as _ops
@@ -339,8 +339,8 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     for i, t in enumerate(tensors[1:], 1):
         if t._data.dtype != first._data.dtype:
             raise RuntimeError(
-                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {_ops._CPP_NAMES.get(first._data.dtype.name)} "
-                f"and tensor {i} {_ops._CPP_NAMES.get(t._data.dtype.name)}"
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{cpp_name(first._data.dtype)} and tensor {i} {cpp_name(t._data.dtype)}"
             )
     mats = [first.unsqueeze(0) if first.dim() == 1 else first, *tensors[1:-1]]
     mats.append(last.unsqueeze(-1) if last.dim() == 1 else last)
@@ -383,9 +383,13 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     m, n = A.shape[-2:]
     k = tau.shape[-1]
     if m < n:
-        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]")
+        raise RuntimeError(
+            "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]"
+        )
     if n < k:
-        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+        raise RuntimeError(
+            "torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]"
+        )
     eye = np.eye(m, dtype=A._data.dtype)
     below = np.tril(np.ones((m, n), dtype=bool), -1)
     vs = A * Tensor(below.astype(A._data.dtype)) + Tensor(np.eye(m, n, dtype=A._data.dtype))

@@ -1,6 +1,6 @@
 """The named tuples that ``sort``, ``topk``, ``kthvalue``, ``median(dim)``, ``aminmax``,
-``cummax``/``cummin``, ``mode``, ``nanmedian(dim)``, ``histogram`` and the linear-algebra decompositions return, named as
-torch's ``torch.return_types``; a module of their own, so that the frontends in
+``cummax``/``cummin``, ``mode``, ``nanmedian(dim)``, ``histogram`` and the linear-algebra
+decompositions return, named as torch's ``torch.return_types``; a module of their own, so that the frontends in
 :mod:`ctxgrad.ops.sorting` can have the same names."""
 
 from __future__ import annotations

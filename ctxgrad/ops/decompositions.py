@@ -26,7 +26,8 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import unary_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops import _return_types as rt
+from ctxgrad.ops import _return_types
+from ctxgrad.ops._return_types import _lu_with_info
 from ctxgrad.ops.linalg import LinAlgError, LinalgInv, _check_floating, _check_square
 
 # --------------------------------------------------------------------------- helpers
@@ -95,8 +96,12 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
             k = min(m, n)
             real = x.real.dtype
             batch = x.shape[:-2]
-            u = np.broadcast_to(np.eye(m, m if full_matrices else k, dtype=x.dtype), batch + (m, m if full_matrices else k))
-            vh = np.broadcast_to(np.eye(n if full_matrices else k, n, dtype=x.dtype), batch + (n if full_matrices else k, n))
+            u = np.broadcast_to(
+                np.eye(m, m if full_matrices else k, dtype=x.dtype), batch + (m, m if full_matrices else k)
+            )
+            vh = np.broadcast_to(
+                np.eye(n if full_matrices else k, n, dtype=x.dtype), batch + (n if full_matrices else k, n)
+            )
             out = as_tensor(u.copy()), as_tensor(np.zeros(batch + (k,), dtype=real)), as_tensor(vh.copy())
         else:
             u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
@@ -218,7 +223,7 @@ class LinalgEigh(Function[tuple[Tensor, Tensor]]):
         x = a.array
         _check_square(x, "linalg.eigh")
         _check_floating(x, "linalg.eigh")
-        values, vectors = np.linalg.eigh(x, UPLO=uplo)
+        values, vectors = np.linalg.eigh(x, UPLO=uplo)  # type: ignore[call-overload]
         out = as_tensor(values.astype(x.real.dtype, copy=False)), as_tensor(vectors.astype(x.dtype, copy=False))
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(*out)
@@ -337,7 +342,7 @@ def _qr(x: np.ndarray[Any, Any], mode: str) -> tuple[np.ndarray[Any, Any], np.nd
         batch = x.shape[:-2]
         q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), batch + (m, k)).copy()
         return q, np.zeros(batch + (k, n), dtype=x.dtype)
-    q, r = np.linalg.qr(x, mode=mode)
+    q, r = np.linalg.qr(x, mode=mode)  # type: ignore[call-overload]
     return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
 
 
@@ -501,7 +506,8 @@ def _not_positive_definite(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
                 except np.linalg.LinAlgError:
                     info[i] = k
                     break
-    return info.reshape(x.shape[:-2])
+    out: np.ndarray[Any, Any] = info.reshape(x.shape[:-2])
+    return out
 
 
 class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
@@ -605,7 +611,8 @@ def _permutation(pivots: np.ndarray[Any, Any], m: int) -> np.ndarray[Any, Any]:
         top = perm[rows, i].copy()
         perm[rows, i] = perm[rows, p]
         perm[rows, p] = top
-    return perm.reshape(pivots.shape[:-1] + (m,))
+    out: np.ndarray[Any, Any] = perm.reshape(pivots.shape[:-1] + (m,))
+    return out
 
 
 class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
@@ -787,7 +794,8 @@ class LinalgPinv(Function[Tensor]):
         tah = ta.mH
         left = _eye_like(a, a.shape[-2]) - a @ p
         right = _eye_like(a, a.shape[-1]) - p @ a
-        return -(p @ ta @ p) + p @ p.mH @ tah @ left + right @ tah @ p.mH @ p
+        out: Tensor = -(p @ ta @ p) + p @ p.mH @ tah @ left + right @ tah @ p.mH @ p
+        return out
 
 
 def default_rtol(x: np.ndarray[Any, Any]) -> float:
@@ -818,9 +826,9 @@ def _warn_deprecated(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> rt.linalg_svd:
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> _return_types.linalg_svd:
     """``U, S, Vh`` with ``A = U diag(S) Vh`` (``S`` descending)."""
-    return rt.linalg_svd(*LinalgSvd.apply(A, bool(full_matrices)))
+    return _return_types.linalg_svd(*LinalgSvd.apply(A, bool(full_matrices)))
 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
@@ -829,7 +837,7 @@ def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     return LinalgSvd.apply(A, False)[1]
 
 
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> rt.svd:
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> _return_types.svd:
     """torch.svd's older API: ``U, S, V`` (not ``Vh``); ``some=False`` gives square ``U``, ``V``;
     ``compute_uv=False`` gives zero-filled ``U`` and ``V``."""
     if not compute_uv:
@@ -837,16 +845,18 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> rt.svd:
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
         dtype = input.array.dtype
-        return rt.svd(as_tensor(np.zeros(batch + (m, m), dtype)), s, as_tensor(np.zeros(batch + (n, n), dtype)))
+        return _return_types.svd(
+            as_tensor(np.zeros(batch + (m, m), dtype)), s, as_tensor(np.zeros(batch + (n, n), dtype))
+        )
     u, s, vh = LinalgSvd.apply(input, not some)
-    return rt.svd(u, s, vh.mH)
+    return _return_types.svd(u, s, vh.mH)
 
 
-def linalg_eigh(A: Tensor, UPLO: str = "L") -> rt.linalg_eigh:
+def linalg_eigh(A: Tensor, UPLO: str = "L") -> _return_types.linalg_eigh:
     """The eigenvalues (ascending) and eigenvectors of a Hermitian matrix, from its ``UPLO`` triangle."""
     if UPLO not in ("L", "U"):
         raise RuntimeError(_UPLO_ERROR.format(UPLO))
-    return rt.linalg_eigh(*LinalgEigh.apply(A, UPLO))
+    return _return_types.linalg_eigh(*LinalgEigh.apply(A, UPLO))
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
@@ -854,23 +864,23 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return linalg_eigh(A, UPLO)[0]
 
 
-def linalg_qr(A: Tensor, mode: str = "reduced") -> rt.linalg_qr:
+def linalg_qr(A: Tensor, mode: str = "reduced") -> _return_types.linalg_qr:
     """``Q, R`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``)."""
     if mode not in _QR_MODES:
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
-    return rt.linalg_qr(*LinalgQr.apply(A, mode))
+    return _return_types.linalg_qr(*LinalgQr.apply(A, mode))
 
 
-def qr(input: Tensor, some: bool = True) -> rt.qr:
+def qr(input: Tensor, some: bool = True) -> _return_types.qr:
     """torch.qr's older API (deprecated in torch): ``some=False`` is ``mode='complete'``."""
     _warn_deprecated(
         "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
         "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
         "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')"
     )
-    return rt.qr(*LinalgQr.apply(input, "reduced" if some else "complete"))
+    return _return_types.qr(*LinalgQr.apply(input, "reduced" if some else "complete"))
 
 
 def _raise_cholesky(info: np.ndarray[Any, Any], name: str) -> None:
@@ -884,13 +894,13 @@ def _raise_cholesky(info: np.ndarray[Any, Any], name: str) -> None:
         )
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> rt.linalg_cholesky_ex:
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> _return_types.linalg_cholesky_ex:
     """``L`` (``U`` with ``upper``) and LAPACK's ``info`` (0, or the order of the first leading
     minor that is not positive-definite), without raising unless ``check_errors``."""
     factor, info = LinalgCholesky.apply(A, bool(upper))
     if check_errors:
         _raise_cholesky(info.array, "linalg.cholesky_ex")
-    return rt.linalg_cholesky_ex(factor, info)
+    return _return_types.linalg_cholesky_ex(factor, info)
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -926,33 +936,31 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     return cholesky_solve(_eye_like(input), input, upper)
 
 
-def solve_triangular(
-    A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False
-) -> Tensor:
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``) reading only ``A``'s upper (lower) triangle."""
     return LinalgSolveTriangular.apply(A, B, bool(upper), bool(left), bool(unitriangular))
 
 
 def triangular_solve(
     input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False
-) -> rt.triangular_solve:
+) -> _return_types.triangular_solve:
     """torch.triangular_solve (deprecated in torch): ``X`` with ``A X = input`` (``Aᵀ X``), and a copy of ``A``."""
     if transpose:
         A_solve, upper_solve = A.mT, not upper
     else:
         A_solve, upper_solve = A, upper
     x = LinalgSolveTriangular.apply(A_solve, input, bool(upper_solve), True, bool(unitriangular))
-    return rt.triangular_solve(x, A.clone())
+    return _return_types.triangular_solve(x, A.clone())
 
 
-def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> rt.linalg_lu_factor_ex:
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> _return_types.linalg_lu_factor_ex:
     """``LU`` packed, 1-based ``pivots`` (int32) and ``info`` (the first zero pivot, 1-based)."""
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, pivots, info = LinalgLuFactor.apply(A, True)
     if check_errors:
         _raise_lu(info.array, "linalg.lu_factor_ex")
-    return rt.linalg_lu_factor_ex(lu, pivots, info)
+    return _return_types.linalg_lu_factor_ex(lu, pivots, info)
 
 
 def _raise_lu(info: np.ndarray[Any, Any], name: str) -> None:
@@ -967,14 +975,16 @@ def _raise_lu(info: np.ndarray[Any, Any], name: str) -> None:
         )
 
 
-def lu_factor(A: Tensor, *, pivot: bool = True) -> rt.linalg_lu_factor:
+def lu_factor(A: Tensor, *, pivot: bool = True) -> _return_types.linalg_lu_factor:
     """``LU`` packed and ``pivots``; :class:`LinAlgError` for a zero pivot (a singular matrix)."""
     lu, pivots, info = lu_factor_ex(A, pivot=pivot)
     _raise_lu(info.array, "torch.linalg.lu_factor")
-    return rt.linalg_lu_factor(lu, pivots)
+    return _return_types.linalg_lu_factor(lu, pivots)
 
 
-def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> rt.lu_unpack:
+def lu_unpack(
+    LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True
+) -> _return_types.lu_unpack:
     """``P, L, U`` (``A = P L U``) from a packed LU and its pivots."""
     m = LU_data.shape[-2]
     empty = as_tensor(np.empty((0,), dtype=LU_data.array.dtype))
@@ -983,16 +993,16 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
         lower, upper = _unpack(LU_data)
     else:
         lower, upper = empty, as_tensor(np.empty((0,), dtype=LU_data.array.dtype))
-    return rt.lu_unpack(p, lower, upper)
+    return _return_types.lu_unpack(p, lower, upper)
 
 
-def linalg_lu(A: Tensor, *, pivot: bool = True) -> rt.linalg_lu:
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> _return_types.linalg_lu:
     """``P, L, U`` with ``A = P L U``."""
     lu, pivots, _ = lu_factor_ex(A, pivot=pivot)
-    return rt.linalg_lu(*lu_unpack(lu, pivots))
+    return _return_types.linalg_lu(*lu_unpack(lu, pivots))
 
 
-def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+def lu(input: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     """torch.lu (deprecated in torch): ``(LU, pivots)``, and ``info`` with ``get_infos``."""
     _warn_deprecated(
         "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed "
@@ -1001,9 +1011,9 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
         "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
         "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
     )
-    lu_, pivots, info = lu_factor_ex(A, pivot=pivot)
+    lu_, pivots, info = lu_factor_ex(input, pivot=pivot)
     if get_infos:
-        return rt._lu_with_info(lu_, pivots, info)
+        return _lu_with_info(lu_, pivots, info)
     _raise_lu(info.array, "torch.linalg.lu_factor")
     return lu_, pivots
 
@@ -1027,19 +1037,17 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     return linalg_lu_solve(LU_data, LU_pivots, input)
 
 
-def linalg_slogdet(A: Tensor) -> rt.linalg_slogdet:
+def linalg_slogdet(A: Tensor) -> _return_types.linalg_slogdet:
     """``sign`` and ``log|det A|``."""
-    return rt.linalg_slogdet(*LinalgSlogdet.apply(A))
+    return _return_types.linalg_slogdet(*LinalgSlogdet.apply(A))
 
 
-def slogdet(input: Tensor) -> rt.slogdet:
+def slogdet(input: Tensor) -> _return_types.slogdet:
     """``sign`` and ``log|det A|`` (torch.slogdet)."""
-    return rt.slogdet(*LinalgSlogdet.apply(input))
+    return _return_types.slogdet(*LinalgSlogdet.apply(input))
 
 
-def _tolerances(
-    x: np.ndarray[Any, Any], atol: Any, rtol: Any, name: str
-) -> tuple[float, float]:
+def _tolerances(x: np.ndarray[Any, Any], atol: Any, rtol: Any, name: str) -> tuple[float, float]:
     """torch's rule: ``rtol`` defaults to ``eps * max(m, n)``, or to 0 when ``atol > 0`` is given."""
     a = 0.0 if atol is None else float(atol.item() if isinstance(atol, Tensor) else atol)
     if rtol is None:
@@ -1066,9 +1074,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(
-    A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None
-) -> Tensor:
+def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None) -> Tensor:
     """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * s_max)``."""
     x = A.array
     _check_matrix(x, "linalg.matrix_rank")
@@ -1082,7 +1088,7 @@ def matrix_rank(
     return as_tensor((values.array > tol_).sum(-1).astype(np.int64))
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> rt.linalg_lstsq:
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> _return_types.linalg_lstsq:
     """The least-squares solution of ``A X = B`` (minimum-norm when ``A`` is rank deficient), as
     torch on the CPU with its default driver ``'gelsy'``: the residuals and singular values are
     empty and the rank is computed."""
@@ -1117,17 +1123,17 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         solution = solution.squeeze(-1)
     real = x.real.dtype
     rank = matrix_rank(A, rtol=r)
-    return rt.linalg_lstsq(solution, as_tensor(np.empty((0,), real)), rank, as_tensor(np.empty((0,), real)))
+    return _return_types.linalg_lstsq(solution, as_tensor(np.empty((0,), real)), rank, as_tensor(np.empty((0,), real)))
 
 
-def inv_ex(A: Tensor, *, check_errors: bool = False) -> rt.linalg_inv_ex:
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> _return_types.linalg_inv_ex:
     """The inverse and LAPACK's ``info`` (the first zero pivot, 1-based; 0 when invertible)."""
     x = A.array
     _check_square(x, "linalg.inv_ex")
     _check_floating(x, "linalg.inv_ex")
     info = _lu_factor(x, True)[2]
     if not np.any(info):
-        return rt.linalg_inv_ex(LinalgInv.apply(A), as_tensor(info))
+        return _return_types.linalg_inv_ex(LinalgInv.apply(A), as_tensor(info))
     if check_errors:
         bad = int(np.flatnonzero(info.reshape(-1))[0])
         batch = f"(Batch element {bad}): " if info.ndim else ""
@@ -1137,10 +1143,10 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> rt.linalg_inv_ex:
         )
     lu_, pivots, _ = LinalgLuFactor.apply(A, True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return rt.linalg_inv_ex(linalg_lu_solve(lu_, pivots, _eye_like(A)), as_tensor(info))
+        return _return_types.linalg_inv_ex(linalg_lu_solve(lu_, pivots, _eye_like(A)), as_tensor(info))
 
 
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> rt.linalg_solve_ex:
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> _return_types.linalg_solve_ex:
     """The solution of ``A X = B`` and LAPACK's ``info`` (0, or the first zero pivot, 1-based)."""
     from ctxgrad.ops.linalg import LinalgSolve
 
@@ -1152,7 +1158,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     info = _lu_factor(x, True)[2]
     if not np.any(info):
         result = LinalgSolve.apply(A, B, bool(left))
-        return rt.linalg_solve_ex(result, as_tensor(np.broadcast_to(info, tuple(result.shape[: info.ndim])).copy()))
+        return _return_types.linalg_solve_ex(
+            result, as_tensor(np.broadcast_to(info, tuple(result.shape[: info.ndim])).copy())
+        )
     if check_errors:
         bad = int(np.flatnonzero(info.reshape(-1))[0])
         batch = f"(Batch element {bad}): " if info.ndim else ""
@@ -1162,7 +1170,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     b = B.unsqueeze(-1) if vector else B
     with np.errstate(divide="ignore", invalid="ignore"):
         out = linalg_lu_solve(lu_, pivots, b, left=bool(left))
-    return rt.linalg_solve_ex(out.squeeze(-1) if vector else out, as_tensor(info))
+    return _return_types.linalg_solve_ex(out.squeeze(-1) if vector else out, as_tensor(info))
 
 
 class Geqrf(Function[tuple[Tensor, Tensor]]):
@@ -1193,6 +1201,6 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
         raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 
-def geqrf(input: Tensor) -> rt.geqrf:
+def geqrf(input: Tensor) -> _return_types.geqrf:
     """``(a, tau)``: the QR decomposition in LAPACK's packed form (see :func:`ctxgrad.linalg.householder_product`)."""
-    return rt.geqrf(*Geqrf.apply(input))
+    return _return_types.geqrf(*Geqrf.apply(input))
