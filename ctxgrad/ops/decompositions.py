@@ -222,7 +222,8 @@ class LinalgEigh(Function[tuple[Tensor, Tensor]]):
     def forward(ctx: Any, a: Tensor, uplo: str) -> tuple[Tensor, Tensor]:
         x = a.array
         _check_square(x, "linalg.eigh")
-        _check_floating(x, "linalg.eigh")
+        if x.dtype.kind not in "fc":
+            raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{short_name(x.dtype)}'")
         values, vectors = np.linalg.eigh(x, UPLO=uplo)  # type: ignore[call-overload]
         out = as_tensor(values.astype(x.real.dtype, copy=False)), as_tensor(vectors.astype(x.dtype, copy=False))
         ctx.set_materialize_grads(False)
@@ -433,17 +434,20 @@ class LinalgSolveTriangular(Function[Tensor]):
         if y.ndim < 2:
             raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
         _check_square(x, name)
-        _check_floating(x, name)
-        if x.dtype != y.dtype:
-            raise RuntimeError(
-                f"{name}: Expected A and B to have the same dtype, but found A of type {short_name(x.dtype)} and B of "
-                f"type {short_name(y.dtype)} instead"
-            )
+        if x.dtype != y.dtype:  # torch computes in A's dtype
+            if y.dtype.kind == "c" and x.dtype.kind != "c":
+                import warnings
+
+                warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+                y = y.real
+            y = y.astype(x.dtype)
         if (x.shape[-1] != y.shape[-2]) if left else (x.shape[-2] != y.shape[-1]):
             raise RuntimeError(
                 f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
                 f"({x.shape[-2]}x{x.shape[-1]} and {y.shape[-2]}x{y.shape[-1]})"
             )
+        if x.dtype.kind not in "fc":
+            raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{short_name(x.dtype)}'")
         t = _triangle(x, upper, unitriangular)
         if left:
             out = _substitute(t, y, upper)
@@ -510,10 +514,28 @@ def _not_positive_definite(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return out
 
 
+def _partial_cholesky(lower: np.ndarray[Any, Any], info: int) -> np.ndarray[Any, Any]:
+    """What LAPACK's unblocked ``potf2`` leaves when the leading minor of order ``info`` is not
+    positive-definite: the first ``info - 1`` columns of the factor, the failed pivot
+    ``a_kk - |l_k|²`` on the diagonal, and the rest of the lower triangle untouched."""
+    out = lower.copy()
+    k = info - 1
+    for j in range(k + 1):
+        done = out[j, :j]
+        pivot = lower[j, j] - np.vdot(done, done)
+        if j == k:
+            out[j, j] = pivot
+            break
+        out[j, j] = np.sqrt(pivot)
+        out[j + 1 :, j] = (lower[j + 1 :, j] - out[j + 1 :, :j] @ done.conj()) / out[j, j]
+    return out
+
+
 class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
     """The Cholesky factor ``L`` of a Hermitian positive-definite ``A = L Lᴴ`` (read from its
     lower triangle), or ``U = Lᴴ`` with ``upper``; and LAPACK's ``info`` (0, or the order of the
-    first leading minor that is not positive-definite; that matrix's factor is then NaN).
+    first leading minor that is not positive-definite; that matrix's factor is then LAPACK's
+    partial one).
 
     Gradient (torch's ``cholesky_backward``): ``gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹`` with ``Φ`` the lower
     triangle, symmetrised with its diagonal halved."""
@@ -535,10 +557,13 @@ class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
             info = np.zeros(x.shape[:-2], dtype=np.int32)
         except np.linalg.LinAlgError:
             info = _not_positive_definite(hermitian)
-            factor = np.full_like(x, np.nan)
-            ok = info == 0
-            if np.any(ok):
-                factor[ok] = np.linalg.cholesky(hermitian[ok])
+            mats, lows = hermitian.reshape(-1, *x.shape[-2:]), lower.reshape(-1, *x.shape[-2:])
+            factor = np.stack(
+                [
+                    _partial_cholesky(low, int(k)) if k else np.linalg.cholesky(mat)
+                    for mat, low, k in zip(mats, lows, info.reshape(-1))
+                ]
+            ).reshape(x.shape)
         if upper:
             factor = np.swapaxes(factor, -1, -2).conj()
         out = as_tensor(np.ascontiguousarray(factor.astype(x.dtype, copy=False)))
@@ -631,7 +656,12 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
     @staticmethod
     def forward(ctx: Any, a: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
         x = a.array
-        _check_matrix(x, "linalg.lu_factor")
+        if x.ndim < 2:
+            raise RuntimeError(
+                f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(x.shape)} instead"
+            )
+        if x.dtype.kind not in "fc":
+            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{short_name(x.dtype)}'")
         lu, pivots, info = _lu_factor(x, pivot)
         out = as_tensor(lu), as_tensor(pivots), as_tensor(info)
         ctx.mark_non_differentiable(out[1], out[2])
@@ -826,13 +856,22 @@ def _warn_deprecated(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=3)
 
 
+def _no_driver(driver: str | None) -> None:
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+
+
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> _return_types.linalg_svd:
     """``U, S, Vh`` with ``A = U diag(S) Vh`` (``S`` descending)."""
+    _no_driver(driver)
     return _return_types.linalg_svd(*LinalgSvd.apply(A, bool(full_matrices)))
 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of ``A``, descending (differentiable even when repeated)."""
+    _no_driver(driver)
     _check_matrix(A.array, "linalg.svd")
     return LinalgSvd.apply(A, False)[1]
 
@@ -959,7 +998,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, pivots, info = LinalgLuFactor.apply(A, True)
     if check_errors:
-        _raise_lu(info.array, "linalg.lu_factor_ex")
+        _raise_lu(info.array, "torch.linalg.lu_factor_ex")
     return _return_types.linalg_lu_factor_ex(lu, pivots, info)
 
 
@@ -968,7 +1007,7 @@ def _raise_lu(info: np.ndarray[Any, Any], name: str) -> None:
     if bad.size:
         batch = f"(Batch element {bad[0]}): " if info.ndim else ""
         k = int(info.reshape(-1)[bad[0]])
-        raise LinAlgError(
+        raise RuntimeError(
             f"{name}: {batch}U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you "
             "still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
             "linalg.lu_factor_ex(A, pivot)"
@@ -1077,7 +1116,10 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None) -> Tensor:
     """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * s_max)``."""
     x = A.array
-    _check_matrix(x, "linalg.matrix_rank")
+    if x.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
     a, r = _tolerances(x, atol, rtol, "linalg.matrix_rank")
@@ -1129,8 +1171,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> _return_types.linalg_inv_ex:
     """The inverse and LAPACK's ``info`` (the first zero pivot, 1-based; 0 when invertible)."""
     x = A.array
-    _check_square(x, "linalg.inv_ex")
-    _check_floating(x, "linalg.inv_ex")
+    _check_square(x, "linalg.inv")
+    _check_floating(x, "linalg.inv")
     info = _lu_factor(x, True)[2]
     if not np.any(info):
         return _return_types.linalg_inv_ex(LinalgInv.apply(A), as_tensor(info))
@@ -1164,7 +1206,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     if check_errors:
         bad = int(np.flatnonzero(info.reshape(-1))[0])
         batch = f"(Batch element {bad}): " if info.ndim else ""
-        raise LinAlgError(f"linalg.solve_ex: {batch}The solver failed because the input matrix is singular.")
+        raise LinAlgError(f"torch.linalg.solve_ex: {batch}The solver failed because the input matrix is singular.")
     lu_, pivots, _ = LinalgLuFactor.apply(A, True)
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     b = B.unsqueeze(-1) if vector else B
@@ -1185,7 +1227,9 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> tuple[Tensor, Tensor]:
         x = a.array
-        _check_matrix(x, "geqrf")
+        if x.ndim < 2:
+            raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+        _check_floating(x, "geqrf")
         if x.ndim == 2:
             h, tau = np.linalg.qr(x, mode="raw")
             packed, scales = np.ascontiguousarray(h.T), tau
