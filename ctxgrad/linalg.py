@@ -1,6 +1,32 @@
-"""``ctxgrad.linalg``: torch.linalg's norms, inverse, determinant and linear solve.
+"""``ctxgrad.linalg``: torch.linalg's norms, inverse, determinant, solves and decompositions.
+
+The decompositions return torch's named tuples and are differentiable with torch's formulas
+(their Functions are in ``ctxgrad/ops/decompositions.py``):
 
 >>> import ctxgrad
+>>> A = ctxgrad.tensor([[3.0, 1.0], [1.0, 3.0]], requires_grad=True)
+>>> ctxgrad.linalg.eigh(A).eigenvalues
+tensor([2., 4.], grad_fn=<LinalgEighBackward0>)
+>>> B = ctxgrad.tensor([[3.0, 0.0], [0.0, -2.0]], requires_grad=True)
+>>> ctxgrad.linalg.svdvals(B).sum().backward()  # the nuclear norm's gradient, U Vh
+>>> B.grad
+tensor([[ 1.,  0.],
+        [ 0., -1.]])
+>>> L = ctxgrad.linalg.cholesky(A.detach())
+>>> L @ L.mT
+tensor([[3.0000, 1.0000],
+        [1.0000, 3.0000]])
+>>> LU, pivots = ctxgrad.linalg.lu_factor(A.detach())
+>>> pivots
+tensor([1, 2], dtype=ctxgrad.int32)
+>>> ctxgrad.linalg.lu_solve(LU, pivots, ctxgrad.tensor([[4.0], [4.0]]))
+tensor([[1.0000],
+        [1.0000]])
+
+Torch's failure modes come with its formulas: the gradient through singular vectors (or
+eigenvectors) of repeated singular values (eigenvalues) is ``nan``, and a complex loss that
+depends on the phase of those vectors raises torch's ``RuntimeError`` in backward.
+
 >>> A = ctxgrad.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
 >>> ctxgrad.linalg.det(A)
 tensor(8., grad_fn=<LinalgDetBackward0>)
