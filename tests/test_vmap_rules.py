@@ -111,9 +111,9 @@ READS_VALUES = (
     "histc", "histogram", "unique", "mode", "repeat_interleave", "searchsorted", "bucketize",
     "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "tensor_split", "combinations",
     "cartesian_prod", "block_diag", "count_nonzero", "addmm-scaled",
-    # linalg decompositions whose frontends read values: the info check of cholesky, the pivots
-    # of LU (lu_solve, lu_unpack), the shape and dtype checks of pinv (and lstsq)
-    "cholesky", "lu-", "pinv", "lstsq",
+    # linalg decompositions whose frontends check info (a value): cholesky, lu_factor, torch.lu
+    # (cholesky_ex and lu_factor_ex do not check, and run under vmap)
+    "cholesky", "lu-factor", "lu-legacy", "lu-solve",
 )  # fmt: skip
 _VALUES_ERROR = "the values of a batched tensor are not available inside vmap"
 

@@ -33,7 +33,8 @@ from ctxgrad.ops.linalg import LinAlgError, LinalgInv, _check_floating, _check_s
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_matrix(x: np.ndarray[Any, Any], name: str) -> None:
+def _check_matrix(x: Any, name: str) -> None:
+    """torch's checks of a (batch of) matrices: ``x`` an array or a tensor (its shape and dtype)."""
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     _check_floating(x, name)
@@ -518,7 +519,7 @@ def _partial_cholesky(lower: np.ndarray[Any, Any], info: int) -> np.ndarray[Any,
     """What LAPACK's unblocked ``potf2`` leaves when the leading minor of order ``info`` is not
     positive-definite: the first ``info - 1`` columns of the factor, the failed pivot
     ``a_kk - |l_k|²`` on the diagonal, and the rest of the lower triangle untouched."""
-    out = lower.copy()
+    out: np.ndarray[Any, Any] = lower.copy()
     k = info - 1
     for j in range(k + 1):
         done = out[j, :j]
@@ -700,26 +701,44 @@ def _unpack(lu: Tensor) -> tuple[Tensor, Tensor]:
     """``L`` (m x k, unit diagonal) and ``U`` (k x n) of a packed LU."""
     m, n = lu.shape[-2:]
     k = min(m, n)
-    lower = lu[..., :, :k].tril(-1) + as_tensor(np.eye(m, k, dtype=lu.array.dtype))
+    lower = lu[..., :, :k].tril(-1) + as_tensor(np.eye(m, k, dtype=lu.dtype))
     return lower, lu[..., :k, :].triu()
+
+
+class PivotPermutation(Function[Tensor]):
+    """The row order ``perm`` (int64) with ``A[perm] = L U``, from LAPACK's 1-based pivots
+    (the swaps ``i <-> pivots[i] - 1`` in turn), batched; not differentiable."""
+
+    vmap = unary_rule
+
+    _backward_name = "PivotPermutationBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, pivots: Tensor, m: int) -> Tensor:
+        return as_tensor(_permutation(pivots.array, m).astype(np.int64))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None]:
+        return None, None
 
 
 def _permute_rows(x: Tensor, pivots: Tensor, inverse: bool = False) -> Tensor:
     """``Pᵀ x`` (the rows of ``x`` in pivot order), or ``P x`` when ``inverse``."""
     m = x.shape[-2]
-    perm = _permutation(pivots.array, m)
+    perm = PivotPermutation.apply(pivots, m)
     if inverse:
-        perm = np.argsort(perm, axis=-1)
-    batch = np.broadcast_shapes(tuple(x.shape[:-2]), perm.shape[:-1])
-    index = np.broadcast_to(perm[..., :, None], batch + (m, x.shape[-1]))
-    return x.broadcast_to(batch + tuple(x.shape[-2:])).gather(-2, as_tensor(np.ascontiguousarray(index)))
+        perm = perm.argsort(-1)
+    batch = tuple(np.broadcast_shapes(tuple(x.shape[:-2]), tuple(perm.shape[:-1])))
+    index = perm.unsqueeze(-1).expand(*batch, m, x.shape[-1])
+    return x.expand(*batch, *x.shape[-2:]).gather(-2, index)
 
 
 def permutation_matrix(pivots: Tensor, m: int, dtype: Any) -> Tensor:
     """``P`` (with ``A = P L U``) from LAPACK's pivots, batched."""
-    perm = _permutation(pivots.array, m)
-    eye = np.eye(m, dtype=dtype)
-    return as_tensor(np.ascontiguousarray(np.swapaxes(eye[perm], -1, -2)))
+    perm = PivotPermutation.apply(pivots, m)
+    rows = perm.unsqueeze(-1) == as_tensor(np.arange(m))  # row i of Pᵀ has its 1 in column perm[i]
+    return rows.to(dtype).mT.contiguous()
 
 
 # --------------------------------------------------------------------------- slogdet
@@ -828,9 +847,10 @@ class LinalgPinv(Function[Tensor]):
         return out
 
 
-def default_rtol(x: np.ndarray[Any, Any]) -> float:
-    """torch's default relative tolerance of ``pinv`` and ``matrix_rank``: ``eps * max(m, n)``."""
-    return float(np.finfo(x.real.dtype).eps * max(x.shape[-2:]))
+def default_rtol(x: Any) -> float:
+    """torch's default relative tolerance of ``pinv`` and ``matrix_rank`` for an array or tensor
+    ``x``: ``eps * max(m, n)``."""
+    return float(np.finfo(x.dtype).eps * max(x.shape[-2:]))
 
 
 __all__ = [
@@ -872,7 +892,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of ``A``, descending (differentiable even when repeated)."""
     _no_driver(driver)
-    _check_matrix(A.array, "linalg.svd")
+    _check_matrix(A, "linalg.svd")
     return LinalgSvd.apply(A, False)[1]
 
 
@@ -883,7 +903,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> _return_ty
         s = svdvals(input)
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
-        dtype = input.array.dtype
+        dtype = input.dtype
         return _return_types.svd(
             as_tensor(np.zeros(batch + (m, m), dtype)), s, as_tensor(np.zeros(batch + (n, n), dtype))
         )
@@ -971,7 +991,11 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """``(L Lᴴ)⁻¹`` from the Cholesky factor ``L`` (``U`` with ``upper``)."""
     if input.dim() < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
-    _check_square(input.array, "cholesky_inverse")
+    if input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(
+            "cholesky_inverse: A must be batches of square matrices, but they are "
+            f"{input.shape[-2]} by {input.shape[-1]} matrices"
+        )
     return cholesky_solve(_eye_like(input), input, upper)
 
 
@@ -1026,12 +1050,12 @@ def lu_unpack(
 ) -> _return_types.lu_unpack:
     """``P, L, U`` (``A = P L U``) from a packed LU and its pivots."""
     m = LU_data.shape[-2]
-    empty = as_tensor(np.empty((0,), dtype=LU_data.array.dtype))
-    p = permutation_matrix(LU_pivots, m, LU_data.array.dtype) if unpack_pivots else empty
+    empty = as_tensor(np.empty((0,), dtype=LU_data.dtype))
+    p = permutation_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else empty
     if unpack_data:
         lower, upper = _unpack(LU_data)
     else:
-        lower, upper = empty, as_tensor(np.empty((0,), dtype=LU_data.array.dtype))
+        lower, upper = empty, as_tensor(np.empty((0,), dtype=LU_data.dtype))
     return _return_types.lu_unpack(p, lower, upper)
 
 
@@ -1086,7 +1110,7 @@ def slogdet(input: Tensor) -> _return_types.slogdet:
     return _return_types.slogdet(*LinalgSlogdet.apply(input))
 
 
-def _tolerances(x: np.ndarray[Any, Any], atol: Any, rtol: Any, name: str) -> tuple[float, float]:
+def _tolerances(x: Any, atol: Any, rtol: Any, name: str) -> tuple[float, float]:
     """torch's rule: ``rtol`` defaults to ``eps * max(m, n)``, or to 0 when ``atol > 0`` is given."""
     a = 0.0 if atol is None else float(atol.item() if isinstance(atol, Tensor) else atol)
     if rtol is None:
@@ -1098,7 +1122,7 @@ def _tolerances(x: np.ndarray[Any, Any], atol: Any, rtol: Any, name: str) -> tup
 
 def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
-    x = A.array
+    x = A
     if x.ndim < 2 or x.dtype.kind not in "fc":
         raise RuntimeError(
             f"linalg.pinv({short_name(x.dtype).capitalize()}{{{list(x.shape)}}}): expected a tensor with 2 or more "
@@ -1115,7 +1139,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None) -> Tensor:
     """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * s_max)``."""
-    x = A.array
+    x = A
     if x.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if x.dtype.kind not in "fc":
@@ -1126,15 +1150,15 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
     values = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
     if values.shape[-1] == 0:
         return as_tensor(np.zeros(values.shape[:-1], dtype=np.int64))
-    tol_ = np.maximum(a, r * values.array.max(-1, keepdims=True))
-    return as_tensor((values.array > tol_).sum(-1).astype(np.int64))
+    tol_ = (values.amax(-1, keepdim=True) * r).clamp(min=a)
+    return (values > tol_).sum(-1)
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> _return_types.linalg_lstsq:
     """The least-squares solution of ``A X = B`` (minimum-norm when ``A`` is rank deficient), as
     torch on the CPU with its default driver ``'gelsy'``: the residuals and singular values are
     empty and the rank is computed."""
-    x, y = A.array, B.array
+    x, y = A, B
     if x.dtype != y.dtype:
         raise RuntimeError(
             "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
