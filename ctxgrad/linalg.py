@@ -61,7 +61,9 @@ __all__ = [
     "cond",
     "cross",
     "det",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "inv",
@@ -95,6 +97,8 @@ svd = _dec.linalg_svd
 svdvals = _dec.svdvals
 eigh = _dec.linalg_eigh
 eigvalsh = _dec.eigvalsh
+eig = _dec.eig
+eigvals = _dec.eigvals
 qr = _dec.linalg_qr
 cholesky = _dec.linalg_cholesky
 cholesky_ex = _dec.cholesky_ex

@@ -70,6 +70,16 @@ def _np_eigh_complex(m: Any, a: Any) -> Any:
     return (vectors * values[..., None, :] ** 3) @ np.swapaxes(vectors, -1, -2).conj()
 
 
+def _eig_fn(m: Any, a: Any) -> Any:
+    """``V diag(L²) V⁻¹`` (that is ``A²``): independent of the order and phases of the eigenpairs."""
+    values, vectors = m.linalg.eig(a)
+    return m.linalg.solve(vectors, vectors * values.unsqueeze(-2) ** 2, left=False)
+
+
+def _np_eig_fn(m: Any, a: Any) -> Any:
+    return (a @ a).astype(complex)
+
+
 def _spd(m: Any, a: Any) -> Any:
     return a + a.mT
 
@@ -115,6 +125,26 @@ CASES = [
         lambda m, a: m.linalg.eigvalsh(a + a.mT),
         any_((2, 3, 3)),
         ref=lambda m, a: np.linalg.eigvalsh(_np_spd(a)),
+    ),
+    Case("eig-matrix-function", _eig_fn, any_((3, 3)), ref=_np_eig_fn),
+    Case("eig-matrix-function-complex-batched", _eig_fn, [((2, 3, 3), "complex:any")], ref=_np_eig_fn),
+    Case(
+        "eig-abs-vectors",
+        lambda m, a: m.linalg.eig(a)[1].abs().sum(-2),
+        any_((3, 3)),
+        ref=lambda m, a: np.abs(np.linalg.eig(a)[1]).sum(-2),
+    ),
+    Case(
+        "eigvals-power-sum",
+        lambda m, a: (m.linalg.eigvals(a) ** 3).sum(-1),
+        any_((2, 3, 3)),
+        ref=lambda m, a: (np.linalg.eigvals(a).astype(complex) ** 3).sum(-1),
+    ),
+    Case(
+        "eigvals-complex",
+        lambda m, a: m.linalg.eigvals(a).abs().sum(),
+        [((3, 3), "complex:any")],
+        ref=lambda m, a: np.abs(np.linalg.eigvals(a)).sum(),
     ),
     Case("qr-Q", lambda m, a: m.linalg.qr(a)[0], any_((4, 3)), ref=lambda m, a: np.linalg.qr(a)[0]),
     Case("qr-R", lambda m, a: m.linalg.qr(a)[1], any_((2, 4, 3)), ref=lambda m, a: np.linalg.qr(a)[1]),
@@ -316,6 +346,12 @@ ERRORS = [
     pytest.param(lambda m: m.linalg.eigh(_t(m, np.ones((2, 3)))), id="eigh-not-square"),
     pytest.param(lambda m: m.linalg.eigh(_t(m, _SQ), UPLO="X"), id="eigh-uplo"),
     pytest.param(lambda m: m.linalg.eigh(_t(m, _SQ, "int64")), id="eigh-int"),
+    pytest.param(lambda m: m.linalg.eig(_t(m, np.ones((2, 3)))), id="eig-not-square"),
+    pytest.param(lambda m: m.linalg.eigvals(_t(m, np.ones((2, 3)))), id="eigvals-not-square"),
+    pytest.param(lambda m: m.linalg.eig(_t(m, [1.0, 2.0])), id="eig-1d"),
+    pytest.param(lambda m: m.linalg.eig(_t(m, _SQ, "int64")), id="eig-int"),
+    # (torch's eigvals of a NaN matrix crashes the process: only eig is compared)
+    pytest.param(lambda m: m.linalg.eig(_t(m, [[np.nan, 1.0], [1.0, 1.0]])), id="eig-nan"),
     pytest.param(lambda m: m.linalg.qr(_t(m, _SQ), mode="x"), id="qr-mode"),
     pytest.param(lambda m: m.linalg.qr(_t(m, [1.0])), id="qr-1d"),
     pytest.param(lambda m: m.linalg.cholesky(_t(m, np.ones((2, 3)))), id="cholesky-not-square"),
@@ -381,11 +417,12 @@ def _same_tuple(c: Any, t: Any) -> None:
     assert type(c).__name__ == type(t).__name__
     assert getattr(type(c), "__match_args__", None) == getattr(type(t), "__match_args__", None)
     assert len(c) == len(t)
-    svd = type(c).__name__ in ("svd", "linalg_svd")
+    svd = type(c).__name__ in ("svd", "linalg_svd", "linalg_eig")
     for ci, ti in zip(c, t):
         if svd:
             ci, ti = ci.abs(), ti.abs()
-        assert_same(ci, ti, rtol=1e-9, atol=1e-12)
+        single = str(ti.dtype) in ("torch.float32", "torch.complex64")
+        assert_same(ci, ti, rtol=1e-5 if single else 1e-9, atol=1e-6 if single else 1e-12)
 
 
 NAMED = [
@@ -396,6 +433,8 @@ NAMED = [
     pytest.param(lambda m, a: m.svd(a, compute_uv=False), id="svd-no-uv"),
     pytest.param(lambda m, a: a.svd(), id="svd-method"),
     pytest.param(lambda m, a: m.linalg.eigh(a @ a.mT), id="eigh"),
+    pytest.param(lambda m, a: m.linalg.eig(a), id="eig"),
+    pytest.param(lambda m, a: (m.linalg.eigvals(a.float()),), id="eigvals-float32"),
     pytest.param(lambda m, a: m.linalg.qr(a[:, :2], mode="complete"), id="qr-complete"),
     pytest.param(lambda m, a: m.linalg.qr(a[:2], mode="r"), id="qr-r"),
     pytest.param(lambda m, a: m.qr(a[:, :2], some=False), id="qr-legacy"),
@@ -517,6 +556,8 @@ def test_repeated_eigenvalues_as_torch(torch: Any) -> None:
         pytest.param(lambda m, a: m.linalg.svd(a)[0].real.sum(), id="svd-U"),
         pytest.param(lambda m, a: m.linalg.svd(a)[2].imag.sum(), id="svd-Vh"),
         pytest.param(lambda m, a: m.linalg.eigh(a @ a.mH)[1].real.sum(), id="eigh"),
+        pytest.param(lambda m, a: m.linalg.eig(a)[1].real.sum(), id="eig"),
+        pytest.param(lambda m, a: m.linalg.eig(a.real)[1].imag.sum(), id="eig-of-real"),
     ],
 )
 def test_complex_phase_dependent_loss_raises_as_torch(torch: Any, loss: Callable[[Any, Any], Any]) -> None:

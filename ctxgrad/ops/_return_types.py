@@ -222,3 +222,10 @@ class geqrf(NamedTuple):  # torch.return_types.geqrf
 
     a: Tensor
     tau: Tensor
+
+
+class linalg_eig(NamedTuple):  # torch.return_types.linalg_eig
+    """``(eigenvalues, eigenvectors)`` of :func:`ctxgrad.linalg.eig`."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor

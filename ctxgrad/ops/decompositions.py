@@ -257,6 +257,84 @@ class LinalgEigh(Function[tuple[Tensor, Tensor]]):
         return dl, dv
 
 
+# --------------------------------------------------------------------------- eig
+_COMPLEX_OF = {
+    "float32": np.complex64,
+    "float64": np.complex128,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
+}
+
+
+class LinalgEig(Function[tuple[Tensor, Tensor]]):
+    """The eigenvalues and eigenvectors (columns of norm 1) of a general square matrix, both
+    complex, as LAPACK's ``geev`` gives them (unordered).
+
+    Gradient (torch's ``linalg_eig_backward``): with ``K = Vᴴ gV`` less ``Vᴴ V diag(Re K_ii)``
+    (the columns keep norm 1), ``gA = V⁻ᴴ (K / conj(E) + diag(gL)) Vᴴ``, ``E[i, j] = λ_j - λ_i``;
+    its real part for a real ``A``.  A loss that depends on the phase of the eigenvectors
+    raises torch's error, as for :class:`LinalgEigh`."""
+
+    vmap = unary_rule
+
+    _backward_name = "LinalgEigBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, name: str) -> tuple[Tensor, Tensor]:
+        x = a.array
+        _check_matrix_square(x, name)
+        if x.dtype.name not in _COMPLEX_OF:
+            raise RuntimeError(f"Unknown Complex ScalarType for {short_name(x.dtype)}")
+        if not np.all(np.isfinite(x)):
+            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        values, vectors = np.linalg.eig(x)
+        complex_ = _COMPLEX_OF[x.dtype.name]
+        out = as_tensor(values.astype(complex_)), as_tensor(vectors.astype(complex_))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*out)
+        ctx.real_input = x.dtype.kind != "c"
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, gl: Tensor | None, gv: Tensor | None) -> tuple[Tensor, None]:
+        from ctxgrad.ops.linalg import LinalgSolve
+
+        values, v = ctx.saved_tensors
+        vh = v.mH
+        if gv is None:
+            assert gl is not None
+            ga = LinalgSolve.apply(vh, gl.unsqueeze(-1) * vh, True)
+        else:
+            vhgv = vh @ gv
+            diag = vhgv.diagonal(0, -2, -1)
+            _check_gauge(diag, "linalg_eig_backward", "eigenvectors")
+            vhgv = vhgv - vh @ (v * diag.real.unsqueeze(-2))
+            inner = _off_diagonal(vhgv / _gaps(values).conj())
+            if gl is not None:
+                inner = inner + gl.diag_embed()
+            ga = LinalgSolve.apply(vh, inner @ vh, True)
+        return (ga.real if ctx.real_input else ga), None
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor]:
+        from ctxgrad.ops.linalg import LinalgSolve
+
+        values, v = ctx.saved_tensors
+        if not ta.is_complex():
+            ta = ta.to(v.dtype)
+        dp = LinalgSolve.apply(v, ta @ v, True)
+        dv = v @ _off_diagonal(dp / _gaps(values))
+        dv = dv - v * (v.mH @ dv).diagonal(0, -2, -1).real.unsqueeze(-2)
+        return dp.diagonal(0, -2, -1), dv
+
+
+def _check_matrix_square(x: Any, name: str) -> None:
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _check_square(x, name)
+
+
 # --------------------------------------------------------------------------- QR
 _QR_MODES = ("reduced", "complete", "r")
 
@@ -916,6 +994,16 @@ def linalg_eigh(A: Tensor, UPLO: str = "L") -> _return_types.linalg_eigh:
     if UPLO not in ("L", "U"):
         raise RuntimeError(_UPLO_ERROR.format(UPLO))
     return _return_types.linalg_eigh(*LinalgEigh.apply(A, UPLO))
+
+
+def eig(A: Tensor) -> _return_types.linalg_eig:
+    """The (complex) eigenvalues and eigenvectors of a square matrix: ``A V = V diag(L)``."""
+    return _return_types.linalg_eig(*LinalgEig.apply(A, "linalg.eig"))
+
+
+def eigvals(A: Tensor) -> Tensor:
+    """The (complex) eigenvalues of a square matrix."""
+    return LinalgEig.apply(A, "linalg.eigvals")[0]
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
