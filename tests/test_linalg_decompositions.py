@@ -223,6 +223,15 @@ CASES = [
         [((2, 3, 3), "any"), ((2, 2, 3), "any")],
         ref=lambda m, a, b: b @ np.linalg.inv(np.swapaxes(a, -1, -2)),
     ),
+    Case("lu-factor-wide", lambda m, a: m.linalg.lu_factor(a)[0], any_((2, 3, 5)), ref=lambda m, a: _np_lu_packed(a)),
+    Case("lu-factor-tall", lambda m, a: m.linalg.lu_factor(a)[0], any_((5, 3)), ref=lambda m, a: _np_lu_packed(a)),
+    Case("lu-factor-square", lambda m, a: m.linalg.lu_factor(a)[0], any_((4, 4)), ref=lambda m, a: _np_lu_packed(a)),
+    Case(
+        "lu-factor-complex-wide",
+        lambda m, a: m.linalg.lu_factor(a)[0],
+        [((3, 4), "complex:any")],
+        ref=lambda m, a: _np_lu_packed(a),
+    ),
     Case(
         "lu-PLU", lambda m, a: (lambda p, lo, up: p @ (lo @ up))(*m.linalg.lu(a)), any_((2, 4, 4)), ref=lambda m, a: a
     ),
@@ -313,6 +322,21 @@ def _np_lu(a: Any) -> tuple[Any, Any, Any]:
         lower[k + 1 :, k] = u[k + 1 :, k] / u[k, k]
         u[k + 1 :] -= np.outer(lower[k + 1 :, k], u[k])
     return np.eye(n)[:, perm].T.T[perm].T, lower, np.triu(u)
+
+
+def _np_lu_packed(a: Any) -> Any:
+    """``LU`` packed as LAPACK's ``getrf`` (partial pivoting by ``|Re| + |Im|``), written out
+    one matrix at a time: the reference of the lu-factor cases."""
+    if a.ndim > 2:
+        return np.stack([_np_lu_packed(x) for x in a])
+    lu = a.copy()
+    m, n = lu.shape
+    for k in range(min(m, n)):
+        p = k + int(np.argmax(np.abs(lu[k:, k].real) + np.abs(lu[k:, k].imag)))
+        lu[[k, p]] = lu[[p, k]]
+        lu[k + 1 :, k] /= lu[k, k]
+        lu[k + 1 :, k + 1 :] -= np.outer(lu[k + 1 :, k], lu[k, k + 1 :])
+    return lu
 
 
 class TestLinalgDecompositions(OpFamilyTests):

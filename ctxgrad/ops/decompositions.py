@@ -690,7 +690,10 @@ def _lu_factor(x: np.ndarray[Any, Any], pivot: bool) -> tuple[np.ndarray[Any, An
     rows = np.arange(lu.shape[0])
     for j in range(k):
         if pivot:
-            p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+            column = lu[:, j:, j]
+            # LAPACK's i?amax: |Re| + |Im| for complex numbers
+            size = np.abs(column.real) + np.abs(column.imag) if column.dtype.kind == "c" else np.abs(column)
+            p = j + np.argmax(size, axis=1)
             pivots[:, j] = p + 1
             top = lu[rows, j].copy()
             lu[rows, j] = lu[rows, p]
@@ -723,9 +726,10 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
     """``P A = L U`` packed in one matrix (``L`` strictly below the diagonal, unit diagonal
     implied; ``U`` on and above), LAPACK's 1-based ``pivots`` (int32) and ``info``.
 
-    Gradient (torch's ``linalg_lu_backward``, square ``A``):
+    Gradient (torch's ``linalg_lu_backward``), for a square ``A``:
     ``gA = P L⁻ᴴ [tril(Lᴴ gL, -1) + triu(gU Uᴴ)] U⁻ᴴ`` with ``gL``, ``gU`` the parts of the
-    gradient of the packed ``LU``."""
+    gradient of the packed ``LU``; a wide (tall) ``A`` adds the columns (rows) past the square
+    part.  Pivots are chosen as LAPACK's (``|Re| + |Im|`` for complex numbers)."""
 
     vmap = unary_rule
 
@@ -751,28 +755,49 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
     def backward(ctx: Any, grad: Tensor, *_: Any) -> tuple[Tensor, None]:
         lu, pivots = ctx.saved_tensors
         m, n = lu.shape[-2:]
-        if m != n:
-            raise NotImplementedError(
-                "linalg.lu_factor: the derivative for a non-square matrix is not supported by ctxgrad"
-            )
+        k = min(m, n)
         lower, upper = _unpack(lu)
-        gr = (lower.mH @ grad.tril(-1)).tril(-1) + (grad.triu() @ upper.mH).triu()
-        ga = LinalgSolveTriangular.apply(lower.mH, gr, True, True, True)
-        ga = LinalgSolveTriangular.apply(upper.mH, ga, False, False, False)
+        gl, gu = grad[..., :, :k].tril(-1), grad[..., :k, :].triu()
+        from ctxgrad.ops.shape import cat
+
+        if m == n:
+            gr = (lower.mH @ gl).tril(-1) + (gu @ upper.mH).triu()
+            ga = LinalgSolveTriangular.apply(lower.mH, gr, True, True, True)
+            ga = LinalgSolveTriangular.apply(upper.mH, ga, False, False, False)
+        elif m < n:  # wide: A = P L [U1 | U2]
+            g = (lower.mH @ gl - gu @ upper.mH).tril(-1)
+            x = LinalgSolveTriangular.apply(upper[..., :k].mH, g, False, False, False)
+            y = cat([x + gu[..., :k], gu[..., k:]], -1)
+            ga = LinalgSolveTriangular.apply(lower.mH, y, True, True, True)
+        else:  # tall: A = P [L1; L2] U
+            g = (gu @ upper.mH - lower.mH @ gl).triu()
+            x = LinalgSolveTriangular.apply(lower[..., :k, :].mH, g, True, True, True)
+            y = cat([x + gl[..., :k, :], gl[..., k:, :]], -2)
+            ga = LinalgSolveTriangular.apply(upper.mH, y, False, False, False)
         return _permute_rows(ga, pivots, inverse=True), None
 
     @staticmethod
     def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, None, None]:
         lu, pivots = ctx.saved_tensors
         m, n = lu.shape[-2:]
-        if m != n:
-            raise NotImplementedError(
-                "linalg.lu_factor: the derivative for a non-square matrix is not supported by ctxgrad"
-            )
+        k = min(m, n)
         lower, upper = _unpack(lu)
-        d = LinalgSolveTriangular.apply(lower, _permute_rows(ta, pivots), False, True, True)
-        d = LinalgSolveTriangular.apply(upper, d, True, False, False)
-        return lower @ d.tril(-1) + d.triu() @ upper, None, None
+        pta = _permute_rows(ta, pivots)
+        l1, u1 = lower[..., :k, :], upper[..., :, :k]
+        # the square part: L1⁻¹ (Pᵀ dA)[:k, :k] U1⁻¹ = L1⁻¹ dL1 + dU1 U1⁻¹
+        d = LinalgSolveTriangular.apply(l1, pta[..., :k, :k], False, True, True)
+        d = LinalgSolveTriangular.apply(u1, d, True, False, False)
+        dl1, du1 = l1 @ d.tril(-1), d.triu() @ u1
+        if m == n:
+            return dl1 + du1, None, None
+        from ctxgrad.ops.shape import cat
+
+        if m < n:  # wide: A2 = L U2, so dU2 = L⁻¹ (dA2 - dL U2)
+            du2 = LinalgSolveTriangular.apply(l1, pta[..., :, k:] - dl1 @ upper[..., :, k:], False, True, True)
+            return cat([dl1 + du1, du2], -1), None, None
+        # tall: A2 = L2 U, so dL2 = (dA2 - L2 dU) U⁻¹
+        dl2 = LinalgSolveTriangular.apply(u1, pta[..., k:, :] - lower[..., k:, :] @ du1, True, False, False)
+        return cat([dl1 + du1, dl2], -2), None, None
 
 
 def _unpack(lu: Tensor) -> tuple[Tensor, Tensor]:
