@@ -348,8 +348,9 @@ def cond(A: Tensor, p: str | float | None = None) -> Tensor:
             f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A._data.shape[-2]} by "
             f"{A._data.shape[-1]} matrices"
         )
-    product: Tensor = matrix_norm(A, p) * matrix_norm(inv(A), p)
-    return product
+    inverse = inv_ex(A).inverse  # a singular matrix gives inf and nan: its condition number is inf
+    product: Tensor = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return product.nan_to_num(math.inf, math.inf)
 
 
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:

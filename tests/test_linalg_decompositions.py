@@ -404,6 +404,21 @@ ERRORS = [
     pytest.param(lambda m: m.linalg.cond(_t(m, np.ones((2, 3))), "fro"), id="cond-not-square"),
     pytest.param(lambda m: m.geqrf(_t(m, [1.0, 2.0])), id="geqrf-1d"),
     pytest.param(lambda m: m.linalg.svd(_t(m, _SQ), driver="gesvd"), id="svd-driver"),
+    pytest.param(lambda m: m.linalg.svd(_t(m, _SQ, "float16")), id="svd-half"),
+    pytest.param(lambda m: m.linalg.eigh(_t(m, _SQ, "float16")), id="eigh-half"),
+    pytest.param(lambda m: m.linalg.eig(_t(m, _SQ, "float16")), id="eig-half"),
+    pytest.param(lambda m: m.linalg.qr(_t(m, _SQ, "float16")), id="qr-half"),
+    pytest.param(lambda m: m.geqrf(_t(m, _SQ, "float16")), id="geqrf-half"),
+    pytest.param(lambda m: m.linalg.cholesky(_t(m, np.eye(3), "float16")), id="cholesky-half"),
+    pytest.param(lambda m: m.linalg.lu_factor(_t(m, _SQ, "float16")), id="lu-factor-half"),
+    pytest.param(lambda m: m.linalg.slogdet(_t(m, _SQ, "float16")), id="slogdet-half"),
+    pytest.param(lambda m: m.linalg.pinv(_t(m, _SQ, "float16")), id="pinv-half"),
+    pytest.param(lambda m: m.linalg.inv_ex(_t(m, _SQ, "float16")), id="inv-ex-half"),
+    pytest.param(lambda m: m.linalg.lstsq(_t(m, _SQ, "float16"), _t(m, _SQ, "float16")), id="lstsq-half"),
+    pytest.param(lambda m: m.linalg.matrix_rank(_t(m, _SQ, "float16")), id="matrix-rank-half"),
+    pytest.param(
+        lambda m: m.linalg.solve_triangular(_t(m, _SQ, "float16"), _t(m, _SQ, "float16"), upper=True), id="st-half"
+    ),
     pytest.param(
         lambda m: m.linalg.solve_triangular(_t(m, _SQ, "int64"), _t(m, _SQ, "int64"), upper=True), id="st-int"
     ),
@@ -667,3 +682,30 @@ def test_lu_of_a_large_batch_matches_torch(torch: Any) -> None:
     a = np.random.default_rng(4).standard_normal((5, 2, 12, 12))
     c, t = ctxgrad.linalg.lu_factor_ex(ctxgrad.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
     _same_tuple(c, t)
+
+
+EMPTY = [
+    pytest.param(lambda m: m.linalg.svd(m.ones(0, 3)), id="svd"),
+    pytest.param(lambda m: m.linalg.svd(m.ones(2, 0, 3), full_matrices=False), id="svd-reduced"),
+    pytest.param(lambda m: m.linalg.qr(m.ones(0, 3)), id="qr"),
+    pytest.param(lambda m: m.linalg.qr(m.ones(3, 0), mode="complete"), id="qr-complete"),
+    pytest.param(lambda m: m.linalg.eigh(m.ones(0, 0)), id="eigh"),
+    pytest.param(lambda m: m.linalg.eig(m.ones(0, 0)), id="eig"),
+    pytest.param(lambda m: (m.linalg.cholesky(m.ones(2, 0, 0)),), id="cholesky"),
+    pytest.param(lambda m: m.linalg.lu_factor(m.ones(0, 0)), id="lu-factor"),
+    pytest.param(lambda m: m.linalg.lu_factor_ex(m.ones(2, 0, 3)), id="lu-factor-ex"),
+    pytest.param(lambda m: m.linalg.slogdet(m.ones(0, 0)), id="slogdet"),
+    pytest.param(lambda m: (m.linalg.pinv(m.ones(0, 3)),), id="pinv"),
+    pytest.param(lambda m: (m.linalg.solve_triangular(m.ones(0, 0), m.ones(0, 2), upper=True),), id="st"),
+    pytest.param(lambda m: (m.linalg.matrix_rank(m.ones(0, 3)),), id="matrix-rank"),
+    pytest.param(lambda m: m.linalg.lstsq(m.ones(0, 3), m.ones(0, 2)), id="lstsq"),
+    pytest.param(lambda m: (m.linalg.cond(m.zeros(3, 3)), m.linalg.cond(m.zeros(2, 3, 3), 1)), id="cond-singular"),
+    pytest.param(lambda m: m.lu_unpack(*m.linalg.lu_factor(m.eye(3) * 2), unpack_pivots=False), id="lu-unpack-no-p"),
+    pytest.param(lambda m: m.lu_unpack(*m.linalg.lu_factor(m.eye(3) * 2), unpack_data=False), id="lu-unpack-no-lu"),
+]
+
+
+@pytest.mark.parametrize("fn", EMPTY)
+def test_empty_and_edge_shapes_match_torch(torch: Any, fn: Callable[[Any], Any]) -> None:
+    for c, t in zip(fn(ctxgrad), fn(torch)):
+        assert_same(c, t)

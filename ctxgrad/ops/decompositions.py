@@ -33,6 +33,12 @@ from ctxgrad.ops.linalg import LinAlgError, LinalgInv, _check_floating, _check_s
 # --------------------------------------------------------------------------- helpers
 
 
+def _no_half(x: Any, kernel: str) -> None:
+    """torch's refusal of half precision, which LAPACK (and NumPy's linalg) does not have."""
+    if x.dtype == np.float16:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Half'")
+
+
 def _check_matrix(x: Any, name: str) -> None:
     """torch's checks of a (batch of) matrices: ``x`` an array or a tensor (its shape and dtype)."""
     if x.ndim < 2:
@@ -92,6 +98,7 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
     def forward(ctx: Any, a: Tensor, full_matrices: bool) -> tuple[Tensor, Tensor, Tensor]:
         x = a.array
         _check_matrix(x, "linalg.svd")
+        _no_half(x, "linalg_svd_cpu")
         m, n = x.shape[-2:]
         if x.size == 0:
             k = min(m, n)
@@ -223,6 +230,7 @@ class LinalgEigh(Function[tuple[Tensor, Tensor]]):
     def forward(ctx: Any, a: Tensor, uplo: str) -> tuple[Tensor, Tensor]:
         x = a.array
         _check_square(x, "linalg.eigh")
+        _no_half(x, "linalg_eigh_cpu")
         if x.dtype.kind not in "fc":
             raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{short_name(x.dtype)}'")
         values, vectors = np.linalg.eigh(x, UPLO=uplo)  # type: ignore[call-overload]
@@ -284,6 +292,7 @@ class LinalgEig(Function[tuple[Tensor, Tensor]]):
     def forward(ctx: Any, a: Tensor, name: str) -> tuple[Tensor, Tensor]:
         x = a.array
         _check_matrix_square(x, name)
+        _no_half(x, "linalg_eig_out_cpu")
         if x.dtype.name not in _COMPLEX_OF:
             raise RuntimeError(f"Unknown Complex ScalarType for {short_name(x.dtype)}")
         if not np.all(np.isfinite(x)):
@@ -357,6 +366,7 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
     def forward(ctx: Any, a: Tensor, mode: str) -> tuple[Tensor, Tensor]:
         x = a.array
         _check_matrix(x, "linalg.qr")
+        _no_half(x, "geqrf_cpu")
         if x.size == 0 or mode == "r":
             q_np, r_np = _qr(x, "reduced" if mode == "r" else mode)
             q = as_tensor(np.empty((0,), dtype=x.dtype)) if mode == "r" else as_tensor(q_np)
@@ -525,7 +535,7 @@ class LinalgSolveTriangular(Function[Tensor]):
                 f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
                 f"({x.shape[-2]}x{x.shape[-1]} and {y.shape[-2]}x{y.shape[-1]})"
             )
-        if x.dtype.kind not in "fc":
+        if x.dtype.kind not in "fc" or x.dtype == np.float16:
             raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{short_name(x.dtype)}'")
         t = _triangle(x, upper, unitriangular)
         if left:
@@ -629,6 +639,7 @@ class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
         x = a.array
         _check_square(x, "linalg.cholesky")
         _check_floating(x, "linalg.cholesky")
+        _no_half(x, "cholesky_cpu")
         lower = np.tril(x)
         hermitian = lower + np.swapaxes(np.tril(x, -1), -1, -2).conj()
         try:
@@ -684,7 +695,8 @@ def _lu_factor(x: np.ndarray[Any, Any], pivot: bool) -> tuple[np.ndarray[Any, An
     m, n = x.shape[-2:]
     k = min(m, n)
     batch = x.shape[:-2]
-    lu = np.array(x, dtype=x.dtype).reshape(-1, m, n)
+    count = int(np.prod(batch, dtype=np.int64))
+    lu = np.array(x, dtype=x.dtype).reshape(count, m, n)
     pivots = np.tile(np.arange(1, k + 1, dtype=np.int32), (lu.shape[0], 1))
     info = np.zeros(lu.shape[0], dtype=np.int32)
     rows = np.arange(lu.shape[0])
@@ -743,7 +755,7 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
             raise RuntimeError(
                 f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(x.shape)} instead"
             )
-        if x.dtype.kind not in "fc":
+        if x.dtype.kind not in "fc" or x.dtype == np.float16:
             raise NotImplementedError(f"\"lu_cpu\" not implemented for '{short_name(x.dtype)}'")
         lu, pivots, info = _lu_factor(x, pivot)
         out = as_tensor(lu), as_tensor(pivots), as_tensor(info)
@@ -860,6 +872,8 @@ class LinalgSlogdet(Function[tuple[Tensor, Tensor]]):
     def forward(ctx: Any, a: Tensor) -> tuple[Tensor, Tensor]:
         x = a.array
         _check_square(x, "linalg.slogdet")
+        if x.dtype == np.float16:
+            raise RuntimeError("linalg.slogdet: Low precision dtypes not supported. Got Half")
         _check_floating(x, "linalg.slogdet")
         sign, logabsdet = np.linalg.slogdet(x)
         out = as_tensor(np.asarray(sign, dtype=x.dtype)), as_tensor(np.asarray(logabsdet, dtype=x.real.dtype))
@@ -1236,7 +1250,7 @@ def _tolerances(x: Any, atol: Any, rtol: Any, name: str) -> tuple[float, float]:
 def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
     x = A
-    if x.ndim < 2 or x.dtype.kind not in "fc":
+    if x.ndim < 2 or x.dtype.kind not in "fc" or x.dtype == np.float16:
         raise RuntimeError(
             f"linalg.pinv({short_name(x.dtype).capitalize()}{{{list(x.shape)}}}): expected a tensor with 2 or more "
             "dimensions of float, double, cfloat or cdouble types"
@@ -1255,7 +1269,7 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
     x = A
     if x.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fc" or x.dtype == np.float16:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1272,6 +1286,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     torch on the CPU with its default driver ``'gelsy'``: the residuals and singular values are
     empty and the rank is computed."""
     x, y = A, B
+    if x.dtype.kind not in "fc" or x.dtype == np.float16:
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if x.dtype != y.dtype:
         raise RuntimeError(
             "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
@@ -1309,6 +1325,8 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> _return_types.linalg_inv
     """The inverse and LAPACK's ``info`` (the first zero pivot, 1-based; 0 when invertible)."""
     x = A.array
     _check_square(x, "linalg.inv")
+    if x.dtype == np.float16:
+        raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
     _check_floating(x, "linalg.inv")
     info = _lu_factor(x, True)[2]
     if not np.any(info):
@@ -1367,6 +1385,7 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
         if x.ndim < 2:
             raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
         _check_floating(x, "geqrf")
+        _no_half(x, "geqrf_cpu")
         if x.ndim == 2:
             h, tau = np.linalg.qr(x, mode="raw")
             packed, scales = np.ascontiguousarray(h.T), tau
