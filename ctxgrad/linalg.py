@@ -114,6 +114,7 @@ lstsq = _dec.lstsq
 inv_ex = _dec.inv_ex
 solve_ex = _dec.solve_ex
 matrix_power = _ops.matrix_power
+householder_product = _dec.householder_product
 
 
 def inv(A: Tensor) -> Tensor:
@@ -405,28 +406,3 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
         )
     product: Tensor = x.conj() * y if x.is_complex() else x * y
     return product.sum(dim)
-
-
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:
-    """The first ``n`` columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_iᴴ`` (``v_i`` the
-    ``i``-th column of ``A`` below the diagonal, with a 1 on it), written with ctxgrad ops so it
-    is differentiable."""
-    m, n = A.shape[-2:]
-    k = tau.shape[-1]
-    if m < n:
-        raise RuntimeError(
-            "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]"
-        )
-    if n < k:
-        raise RuntimeError(
-            "torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]"
-        )
-    eye = np.eye(m, dtype=A._data.dtype)
-    below = np.tril(np.ones((m, n), dtype=bool), -1)
-    vs = A * Tensor(below.astype(A._data.dtype)) + Tensor(np.eye(m, n, dtype=A._data.dtype))
-    q = Tensor(np.broadcast_to(eye[:, :n], tuple(A.shape[:-2]) + (m, n)).copy())
-    for i in range(k - 1, -1, -1):
-        v = vs[..., :, i : i + 1]
-        t = tau[..., i : i + 1].unsqueeze(-1)
-        q = q - (t * v) @ (v.mH @ q)
-    return q

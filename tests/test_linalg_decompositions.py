@@ -403,6 +403,12 @@ ERRORS = [
     pytest.param(lambda m: m.linalg.matrix_rank(_t(m, [1.0, 2.0])), id="matrix-rank-1d"),
     pytest.param(lambda m: m.linalg.cond(_t(m, np.ones((2, 3))), "fro"), id="cond-not-square"),
     pytest.param(lambda m: m.geqrf(_t(m, [1.0, 2.0])), id="geqrf-1d"),
+    pytest.param(lambda m: m.linalg.householder_product(_t(m, [1.0]), _t(m, [1.0])), id="householder-1d"),
+    pytest.param(lambda m: m.linalg.householder_product(_t(m, np.ones((2, 3))), _t(m, [1.0])), id="householder-wide"),
+    pytest.param(
+        lambda m: m.linalg.householder_product(_t(m, np.ones((3, 2))), _t(m, [1.0] * 3)), id="householder-tau"
+    ),
+    pytest.param(lambda m: m.ormqr(_t(m, np.ones((4, 3))), _t(m, [1.0] * 3), _t(m, np.ones((3, 2)))), id="ormqr-shape"),
     pytest.param(lambda m: m.linalg.svd(_t(m, _SQ), driver="gesvd"), id="svd-driver"),
     pytest.param(lambda m: m.linalg.svd(_t(m, _SQ, "float16")), id="svd-half"),
     pytest.param(lambda m: m.linalg.eigh(_t(m, _SQ, "float16")), id="eigh-half"),
@@ -667,6 +673,25 @@ def test_householder_product_and_geqrf_match_torch(torch: Any) -> None:
         grads.append((q.detach().numpy(), h.grad.numpy()))
     np.testing.assert_allclose(grads[0][0], np.linalg.qr(a)[0], atol=1e-12)
     np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4)])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+def test_orgqr_and_ormqr_match_torch(torch: Any, shape: tuple[int, ...], left: bool, transpose: bool) -> None:
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape)
+    c = rng.standard_normal(shape[:-2] + ((shape[-2], 2) if left else (2, shape[-2])))
+    h, tau = (x.numpy() for x in torch.geqrf(torch.tensor(a)))
+    outs = []
+    for m in (ctxgrad, torch):
+        hh, cc = m.tensor(h, requires_grad=True), m.tensor(c, requires_grad=True)
+        q = m.orgqr(hh, m.tensor(tau))
+        out = m.ormqr(hh, m.tensor(tau), cc, left=left, transpose=transpose)
+        ((out * out).sum() + (q * q * q).sum()).backward()
+        outs.append((q.detach().numpy(), out.detach().numpy(), hh.grad.numpy(), cc.grad.numpy()))
+    for x, y in zip(*outs):
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
 
 
 def test_matrix_rank_and_tolerances_match_torch(torch: Any) -> None:

@@ -1404,3 +1404,50 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
 def geqrf(input: Tensor) -> _return_types.geqrf:
     """``(a, tau)``: the QR decomposition in LAPACK's packed form (see :func:`ctxgrad.linalg.householder_product`)."""
     return _return_types.geqrf(*Geqrf.apply(input))
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first ``n`` columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_iᴴ`` (``v_i`` the
+    ``i``-th column of ``A`` below the diagonal, with a 1 on it): ``Q`` from :func:`geqrf`'s
+    output.  Written with ctxgrad ops, so it is differentiable."""
+    name = "torch.linalg.householder_product"
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < k:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    below = np.tril(np.ones((m, n), dtype=bool), -1)
+    vs = A * as_tensor(below.astype(A.dtype)) + as_tensor(np.eye(m, n, dtype=A.dtype))
+    q = as_tensor(np.broadcast_to(np.eye(m, n, dtype=A.dtype), tuple(A.shape[:-2]) + (m, n)).copy())
+    for i in range(k - 1, -1, -1):
+        v = vs[..., :, i : i + 1]
+        t = tau[..., i : i + 1].unsqueeze(-1)
+        q = q - (t * v) @ (v.mH @ q)
+    return q
+
+
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """torch.orgqr: :func:`householder_product` of ``input`` and ``tau = input2``."""
+    return householder_product(input, input2)
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+    """``Q @ input3`` (``input3 @ Q`` when not ``left``; ``Qᴴ`` with ``transpose``) for the ``m x m``
+    ``Q`` of :func:`geqrf`'s ``(input, input2)``."""
+    m = input.shape[-2]
+    side = -2 if left else -1
+    if input3.shape[side] != m:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    pad = m - input.shape[-1]
+    if pad > 0:  # the reflectors past tau's length are not applied: zero columns complete Q
+        from ctxgrad.ops.shape import cat
+
+        zeros = as_tensor(np.zeros(tuple(input.shape[:-1]) + (pad,), dtype=input.dtype))
+        input = cat([input, zeros], -1)
+    q = householder_product(input[..., :, :m], input2)
+    if transpose:
+        q = q.mH
+    return q @ input3 if left else input3 @ q

@@ -457,6 +457,8 @@ OPS: list[Op] = [
     Op("slogdet", decompositions.slogdet),
     Op("pinverse", decompositions.pinverse),
     Op("triangular_solve", decompositions.triangular_solve),
+    Op("orgqr", decompositions.orgqr),
+    Op("ormqr", decompositions.ormqr),
     Op("searchsorted", sorting.searchsorted, method=False),
     Op("bucketize", sorting.bucketize, method=False),
     Op("msort", sorting.msort),
