@@ -335,15 +335,18 @@ def norm(
 def cond(A: Tensor, p: str | float | None = None) -> Tensor:
     """The condition number of ``A`` in the matrix norm ``p``: ``s_max / s_min`` for ``p`` None
     or 2 (``s_min / s_max`` for -2), else ``norm(A, p) * norm(inv(A), p)``."""
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if (isinstance(p, str) and p not in ("fro", "nuc")) or (
+        p is not None and not isinstance(p, str) and abs(float(p)) not in (1.0, 2.0, math.inf)
+    ):
+        raise RuntimeError(
+            f"linalg.cond got an invalid norm type: {p if isinstance(p, str) else _reduction._p_text(float(p))}"
+        )
     if p is None or (not isinstance(p, str) and abs(float(p)) == 2):
-        _check_input(A, "linalg.cond")
-        if A._data.ndim < 2:
-            raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
         s = svdvals(A)
         ratio: Tensor = s[..., -1] / s[..., 0] if p is not None and float(p) < 0 else s[..., 0] / s[..., -1]
         return ratio
-    if A._data.ndim < 2:
-        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
     if A._data.shape[-1] != A._data.shape[-2]:
         raise RuntimeError(
             f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A._data.shape[-2]} by "

@@ -361,6 +361,7 @@ def _outcome(fn: Callable[[Any], Any], m: Any) -> BaseException:
 
 _SQ = np.arange(9.0).reshape(3, 3)
 _NOT_PD = np.diag([1.0, -1.0, 2.0])
+_E = np.eye(3) * 2
 _SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
 
 ERRORS = [
@@ -410,6 +411,40 @@ ERRORS = [
     ),
     pytest.param(lambda m: m.ormqr(_t(m, np.ones((4, 3))), _t(m, [1.0] * 3), _t(m, np.ones((3, 2)))), id="ormqr-shape"),
     pytest.param(lambda m: m.linalg.svd(_t(m, _SQ), driver="gesvd"), id="svd-driver"),
+    pytest.param(
+        lambda m: m.linalg.lu_solve(*m.linalg.lu_factor(m.tensor(_E)), m.ones(2, 2, dtype=m.float64)),
+        id="lu-solve-rows",
+    ),
+    pytest.param(
+        lambda m: m.linalg.lu_solve(*m.linalg.lu_factor(m.tensor(_E)), m.ones(3, dtype=m.float64)), id="lu-solve-1d"
+    ),
+    pytest.param(lambda m: m.linalg.lu_solve(*m.linalg.lu_factor(m.tensor(_E)), m.ones(3, 1)), id="lu-solve-dtype"),
+    pytest.param(
+        lambda m: m.linalg.lu_solve(
+            *m.linalg.lu_factor(m.tensor(np.stack([_E, _E]))), m.ones(3, 3, 1, dtype=m.float64)
+        ),
+        id="lu-solve-batch",
+    ),
+    pytest.param(lambda m: m.cholesky_solve(m.ones(2, 2, dtype=m.float64), m.tensor(_E)), id="chol-solve-rows"),
+    pytest.param(lambda m: m.cholesky_solve(m.ones(3, 2), m.tensor(_E)), id="chol-solve-dtype"),
+    pytest.param(lambda m: m.cholesky_solve(m.ones(3, dtype=m.float64), m.tensor(_E)), id="chol-solve-1d"),
+    pytest.param(lambda m: m.triangular_solve(m.ones(3, dtype=m.float64), m.tensor(_E)), id="tri-solve-1d"),
+    pytest.param(lambda m: m.lu_unpack(m.ones(3), m.ones(3, dtype=m.int32)), id="lu-unpack-1d"),
+    pytest.param(lambda m: m.lu_unpack(m.ones(3, 3), m.ones(3, dtype=m.int64)), id="lu-unpack-piv-dtype"),
+    pytest.param(
+        lambda m: m.linalg.lstsq(
+            m.ones(2, 4, 3, dtype=m.float64) + m.eye(4, 3, dtype=m.float64), m.ones(4, 2, dtype=m.float64)
+        ),
+        id="lstsq-bcast",
+    ),
+    pytest.param(lambda m: m.linalg.cross(m.ones(2, 4), m.ones(2, 4)), id="cross-bad"),
+    pytest.param(lambda m: m.svd(m.ones(3)), id="svd-some-vec"),
+    pytest.param(lambda m: m.qr(m.ones(3)), id="qr-legacy-1d"),
+    pytest.param(lambda m: m.slogdet(m.ones(3)), id="slogdet-1d"),
+    pytest.param(lambda m: m.linalg.cond(m.tensor(_E), "bad"), id="cond-str"),
+    pytest.param(lambda m: m.linalg.cond(m.tensor(_E), 3), id="cond-3"),
+    pytest.param(lambda m: m.linalg.cond(m.ones(3)), id="cond-1d"),
+    pytest.param(lambda m: m.linalg.cond(m.ones(3, 3, dtype=m.int64)), id="cond-int"),
     pytest.param(lambda m: m.linalg.svd(_t(m, _SQ, "float16")), id="svd-half"),
     pytest.param(lambda m: m.linalg.eigh(_t(m, _SQ, "float16")), id="eigh-half"),
     pytest.param(lambda m: m.linalg.eig(_t(m, _SQ, "float16")), id="eig-half"),

@@ -1016,6 +1016,10 @@ def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> _return_types.svd:
     """torch.svd's older API: ``U, S, V`` (not ``Vh``); ``some=False`` gives square ``U``, ``V``;
     ``compute_uv=False`` gives zero-filled ``U`` and ``V``."""
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions instead"
+        )
     if not compute_uv:
         s = svdvals(input)
         m, n = input.shape[-2:]
@@ -1030,9 +1034,9 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> _return_ty
 
 def linalg_eigh(A: Tensor, UPLO: str = "L") -> _return_types.linalg_eigh:
     """The eigenvalues (ascending) and eigenvectors of a Hermitian matrix, from its ``UPLO`` triangle."""
-    if UPLO not in ("L", "U"):
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
         raise RuntimeError(_UPLO_ERROR.format(UPLO))
-    return _return_types.linalg_eigh(*LinalgEigh.apply(A, UPLO))
+    return _return_types.linalg_eigh(*LinalgEigh.apply(A, UPLO.upper()))
 
 
 def eig(A: Tensor) -> _return_types.linalg_eig:
@@ -1107,8 +1111,38 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     return linalg_cholesky(input, upper=upper)
 
 
+def _broadcast_batches(a: Tensor, b: Tensor) -> None:
+    """torch's error when the batch dimensions of two matrix operands do not broadcast."""
+    from ctxgrad.ops._util import broadcast_error
+
+    try:
+        np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    except ValueError:
+        raise broadcast_error(np.empty(tuple(a.shape[:-2])), np.empty(tuple(b.shape[:-2]))) from None
+
+
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """``X`` with ``A X = B`` for ``B = input`` and ``A = L Lᴴ`` given its factor ``input2``."""
+    if input.dim() < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {input.dim()} dimensions instead")
+    if input2.dim() < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {input2.dim()} dimensions instead")
+    if input.dtype != input2.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {short_name(input.dtype)} and A of type "
+            f"{short_name(input2.dtype)} instead."
+        )
+    if input2.shape[-1] != input2.shape[-2]:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {input2.shape[-2]} by {input2.shape[-1]} matrices"
+        )
+    if input2.shape[-1] != input.shape[-2]:
+        n = input2.shape[-1]
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b matrix is "
+            f"{input.shape[-2]} by {input.shape[-1]}"
+        )
+    _broadcast_batches(input, input2)
     lower = input2.mH if upper else input2
     y = LinalgSolveTriangular.apply(lower, input, False, True, False)
     return LinalgSolveTriangular.apply(lower.mH, y, True, True, False)
@@ -1135,6 +1169,12 @@ def triangular_solve(
     input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False
 ) -> _return_types.triangular_solve:
     """torch.triangular_solve (deprecated in torch): ``X`` with ``A X = input`` (``Aᵀ X``), and a copy of ``A``."""
+    for label, t in (("A", A), ("b", input)):
+        if t.dim() < 2:
+            raise RuntimeError(
+                f"torch.triangular_solve: Expected {label} to have at least 2 dimensions, but it has {t.dim()} "
+                "dimensions instead"
+            )
     if transpose:
         A_solve, upper_solve = A.mT, not upper
     else:
@@ -1176,6 +1216,15 @@ def lu_unpack(
     LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True
 ) -> _return_types.lu_unpack:
     """``P, L, U`` (``A = P L U``) from a packed LU and its pivots."""
+    if LU_data.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU_data.shape)} instead"
+        )
+    if LU_pivots.dtype != np.int32:
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+            "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor"
+        )
     m = LU_data.shape[-2]
     empty = as_tensor(np.empty((0,), dtype=LU_data.dtype))
     p = permutation_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else empty
@@ -1211,6 +1260,26 @@ def lu(input: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``Aᴴ`` for ``A`` with ``adjoint``)
     from ``A``'s :func:`lu_factor`."""
+    name = "linalg.lu_solve"
+    if LU.dim() < 2:
+        raise RuntimeError(f"torch.{name}: The input tensor A must have at least 2 dimensions.")
+    if B.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if pivots.dtype != np.int32:
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    _check_square(LU, name)
+    if B.dtype != LU.dtype:
+        raise RuntimeError(
+            f"{name}: Expected LU and B to have the same dtype, but found LU of type {short_name(LU.dtype)} and B of "
+            f"type {short_name(B.dtype)} instead"
+        )
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+            f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    _broadcast_batches(B, LU)
     lower, upper = _unpack(LU)
     if not left:  # X A = B  <=>  Aᴴ Xᴴ = Bᴴ
         return linalg_lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
@@ -1306,6 +1375,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         )
     vector = y.ndim == x.ndim - 1
     b = B.unsqueeze(-1) if vector else B
+    _broadcast_batches(A, b)
     if x.shape[-2] != b.shape[-2]:
         raise RuntimeError(
             "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
