@@ -352,7 +352,11 @@ def cond(A: Tensor, p: str | float | None = None) -> Tensor:
             f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A._data.shape[-2]} by "
             f"{A._data.shape[-1]} matrices"
         )
-    inverse = inv_ex(A).inverse  # a singular matrix gives inf and nan: its condition number is inf
+    # the inverse from the LU factors (inv_ex's without its check, so it also runs under vmap):
+    # a singular matrix gives inf and nan there, and its condition number is inf
+    lu, pivots, _ = _dec.LinalgLuFactor.apply(A, True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = _dec.linalg_lu_solve(lu, pivots, Tensor(np.eye(A._data.shape[-1], dtype=A._data.dtype)))
     product: Tensor = matrix_norm(A, p) * matrix_norm(inverse, p)
     return product.nan_to_num(math.inf, math.inf)
 

@@ -1267,7 +1267,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     if pivots.dtype != np.int32:
         raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
-    _check_square(LU, name)
+    _check_matrix_square(LU, name)
     if B.dtype != LU.dtype:
         raise RuntimeError(
             f"{name}: Expected LU and B to have the same dtype, but found LU of type {short_name(LU.dtype)} and B of "
