@@ -18,6 +18,7 @@ Two of torch's documented failure modes come with the formulas, as in torch:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,9 @@ from ctxgrad.autograd._batched import unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._return_types import _lu_with_info
-from ctxgrad.ops.linalg import LinAlgError, LinalgInv, _check_floating, _check_square
+from ctxgrad.ops._util import broadcast_error
+from ctxgrad.ops.linalg import LinAlgError, LinalgInv, LinalgSolve, _check_floating, _check_square
+from ctxgrad.ops.shape import cat
 
 # --------------------------------------------------------------------------- helpers
 
@@ -155,8 +158,6 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
             dv = dv + (ta.mH @ u - v @ (v.mH @ ta.mH @ u)) / s.unsqueeze(-2)
         if ctx.full_matrices:
             # the completing columns U2 (V2) stay orthogonal to U (V): dU2 = -U dUᴴ U2
-            from ctxgrad.ops.shape import cat
-
             if m > k:
                 u2 = u_all[..., k:]
                 du = cat([du, -(u @ (du.mH @ u2))], -1)
@@ -307,8 +308,6 @@ class LinalgEig(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def backward(ctx: Any, gl: Tensor | None, gv: Tensor | None) -> tuple[Tensor, None]:
-        from ctxgrad.ops.linalg import LinalgSolve
-
         values, v = ctx.saved_tensors
         vh = v.mH
         if gv is None:
@@ -327,8 +326,6 @@ class LinalgEig(Function[tuple[Tensor, Tensor]]):
 
     @staticmethod
     def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor]:
-        from ctxgrad.ops.linalg import LinalgSolve
-
         values, v = ctx.saved_tensors
         if not ta.is_complex():
             ta = ta.to(v.dtype)
@@ -367,13 +364,9 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
         x = a.array
         _check_matrix(x, "linalg.qr")
         _no_half(x, "geqrf_cpu")
-        if x.size == 0 or mode == "r":
-            q_np, r_np = _qr(x, "reduced" if mode == "r" else mode)
-            q = as_tensor(np.empty((0,), dtype=x.dtype)) if mode == "r" else as_tensor(q_np)
-            r = as_tensor(r_np)
-        else:
-            q_np, r_np = _qr(x, mode)
-            q, r = as_tensor(q_np), as_tensor(r_np)
+        q_np, r_np = _qr(x, "reduced" if mode == "r" else mode)
+        q = as_tensor(np.empty((0,), dtype=x.dtype)) if mode == "r" else as_tensor(q_np)
+        r = as_tensor(r_np)
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(q, r)
         ctx.mode = mode
@@ -382,14 +375,8 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
     @staticmethod
     def backward(ctx: Any, gq: Tensor | None, gr: Tensor | None) -> tuple[Tensor, None]:
         q, r = ctx.saved_tensors
-        if ctx.mode == "r":
-            raise RuntimeError(
-                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
-            )
+        _check_qr_differentiable(ctx.mode, q, r)
         m, n = q.shape[-2], r.shape[-1]
-        if ctx.mode == "complete" and m > n:
-            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         if m >= n:
             return _qr_backward_square(gq, gr, q, r), None
         # A = [X | Y], R = [U | V]: X = Q U is a square QR and Y = Q V.
@@ -401,28 +388,30 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
             gq = y @ y_grad.mH if gq is None else gq + y @ y_grad.mH
         gx = _qr_backward_square(gq, gu, q, u)
         gy = q @ y_grad if y_grad is not None else as_tensor(np.zeros(tuple(q.shape[:-1]) + (n - m,), q.array.dtype))
-        from ctxgrad.ops.shape import cat
-
         return cat([gx, gy], -1), None
 
     @staticmethod
     def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor]:
         q, r = ctx.saved_tensors
-        if ctx.mode == "r":
-            raise RuntimeError(
-                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
-            )
+        _check_qr_differentiable(ctx.mode, q, r)
         m, n = q.shape[-2], r.shape[-1]
-        if ctx.mode == "complete" and m > n:
-            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
-        from ctxgrad.ops.shape import cat
-
         if m >= n:
             return _qr_jvp_square(ta, q, r)
         dq, du = _qr_jvp_square(ta[..., :m], q, r[..., :m])
         dv = dq.mH @ (q @ r[..., m:]) + q.mH @ ta[..., m:]
         return dq, cat([du, dv], -1)
+
+
+def _check_qr_differentiable(mode: str, q: Tensor, r: Tensor) -> None:
+    """torch's refusals to differentiate ``R`` alone, and a complete ``Q`` of a tall matrix
+    (its last columns are arbitrary)."""
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+        )
+    if mode == "complete" and q.shape[-2] > r.shape[-1]:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
 
 
 def _qr(x: np.ndarray[Any, Any], mode: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -525,8 +514,6 @@ class LinalgSolveTriangular(Function[Tensor]):
         _check_square(x, name)
         if x.dtype != y.dtype:  # torch computes in A's dtype
             if y.dtype.kind == "c" and x.dtype.kind != "c":
-                import warnings
-
                 warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
                 y = y.real
             y = y.astype(x.dtype)
@@ -770,8 +757,6 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
         k = min(m, n)
         lower, upper = _unpack(lu)
         gl, gu = grad[..., :, :k].tril(-1), grad[..., :k, :].triu()
-        from ctxgrad.ops.shape import cat
-
         if m == n:
             gr = (lower.mH @ gl).tril(-1) + (gu @ upper.mH).triu()
             ga = LinalgSolveTriangular.apply(lower.mH, gr, True, True, True)
@@ -802,8 +787,6 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
         dl1, du1 = l1 @ d.tril(-1), d.triu() @ u1
         if m == n:
             return dl1 + du1, None, None
-        from ctxgrad.ops.shape import cat
-
         if m < n:  # wide: A2 = L U2, so dU2 = L⁻¹ (dA2 - dL U2)
             du2 = LinalgSolveTriangular.apply(l1, pta[..., :, k:] - dl1 @ upper[..., :, k:], False, True, True)
             return cat([dl1 + du1, du2], -1), None, None
@@ -988,8 +971,6 @@ __all__ = [
 # --------------------------------------------------------------------------- frontends
 # torch.linalg's names (re-exported by ctxgrad.linalg) and torch's older top-level ones.
 def _warn_deprecated(message: str) -> None:
-    import warnings
-
     warnings.warn(message, UserWarning, stacklevel=3)
 
 
@@ -1113,8 +1094,6 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def _broadcast_batches(a: Tensor, b: Tensor) -> None:
     """torch's error when the batch dimensions of two matrix operands do not broadcast."""
-    from ctxgrad.ops._util import broadcast_error
-
     try:
         np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
     except ValueError:
@@ -1415,8 +1394,6 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> _return_types.linalg_inv
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> _return_types.linalg_solve_ex:
     """The solution of ``A X = B`` and LAPACK's ``info`` (0, or the first zero pivot, 1-based)."""
-    from ctxgrad.ops.linalg import LinalgSolve
-
     x = A.array
     _check_floating(x, "linalg.solve_ex")
     if x.ndim < 2:
@@ -1513,8 +1490,6 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
         raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
     pad = m - input.shape[-1]
     if pad > 0:  # the reflectors past tau's length are not applied: zero columns complete Q
-        from ctxgrad.ops.shape import cat
-
         zeros = as_tensor(np.zeros(tuple(input.shape[:-1]) + (pad,), dtype=input.dtype))
         input = cat([input, zeros], -1)
     q = householder_product(input[..., :, :m], input2)
