@@ -53,6 +53,7 @@ from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
+from ctxgrad.ops.shape import cat
 
 __all__ = [
     "LinAlgError",
@@ -61,6 +62,7 @@ __all__ = [
     "cond",
     "cross",
     "det",
+    "diagonal",
     "eig",
     "eigh",
     "eigvals",
@@ -88,6 +90,9 @@ __all__ = [
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
     "vecdot",
     "vector_norm",
 ]
@@ -413,3 +418,53 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
         )
     product: Tensor = x.conj() * y if x.is_complex() else x * y
     return product.sum(dim)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonal of each matrix (:meth:`Tensor.diagonal` with the last two dimensions by default)."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vander(x: Tensor, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of ``x``: columns ``x**0, x**1, ..., x**(N-1)`` (``N`` defaults to
+    ``x``'s last size), written as torch writes it (a cumulative product)."""
+    n = N if N is not None else (x.shape[-1] if x.dim() else 0)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    ones = Tensor(np.ones((*x.shape, 1), dtype=powers._data.dtype))
+    return cat([ones, powers], -1)
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of ``A`` as a linear map from its last dimensions to its first ``ind``:
+    ``tensordot(tensorinv(A, ind), A, ind)`` is the identity."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    n, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if n != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
+            f"but got {cols} != {n}"
+        )
+    try:
+        inverse = inv(A.reshape(n, n))
+    except LinAlgError as exc:  # torch names the op "inv" here
+        raise LinAlgError(str(exc).replace("linalg.inv: ", "inv: ", 1)) from None
+    return inverse.reshape(*shape[ind:], *shape[:ind])
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+    """``X`` with ``tensordot(A, X, X.ndim) = B`` (``dims``: dimensions of ``A`` moved to its end first)."""
+    if dims is not None:
+        moved = [_wrap_dim(d, A.dim()) for d in dims]
+        A = A.permute(*[d for d in range(A.dim()) if d not in moved], *moved)
+    shape = tuple(A.shape)
+    n = math.prod(shape[B.dim() :])
+    if n != B.numel():
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+            f"but got {n} != {B.numel()}"
+        )
+    return solve(A.reshape(n, n), B.reshape(n)).reshape(*shape[B.dim() :])

@@ -301,6 +301,39 @@ CASES = [
         ref=lambda m, a, b: np.sum(a.conj() * b, 0),
     ),
     Case(
+        "linalg-diagonal",
+        lambda m, a: m.linalg.diagonal(a, offset=1),
+        any_((2, 3, 4)),
+        ref=lambda m, a: np.diagonal(a, 1, -2, -1),
+    ),
+    Case(
+        "vander",
+        lambda m, a: m.linalg.vander(a),
+        any_((2, 3)),
+        ref=lambda m, a: np.vander(a.reshape(-1), 3, increasing=True).reshape(2, 3, 3),
+    ),
+    Case(
+        "vander-N", lambda m, a: m.linalg.vander(a, N=5), any_((3,)), ref=lambda m, a: np.vander(a, 5, increasing=True)
+    ),
+    Case(
+        "tensorinv",
+        lambda m, a: m.linalg.tensorinv(a.reshape(2, 3, 6), ind=2),
+        _wc((6, 6)),
+        ref=lambda m, a: np.linalg.tensorinv(a.reshape(2, 3, 6), ind=2),
+    ),
+    Case(
+        "tensorsolve",
+        lambda m, a, b: m.linalg.tensorsolve(a.reshape(6, 2, 3), b),
+        [((6, 6), "wellcond"), ((6,), "any")],
+        ref=lambda m, a, b: np.linalg.tensorsolve(a.reshape(6, 2, 3), b),
+    ),
+    Case(
+        "tensorsolve-dims",
+        lambda m, a, b: m.linalg.tensorsolve(a.reshape(3, 6, 2), b, dims=(0,)),
+        [((6, 6), "wellcond"), ((6,), "any")],
+        ref=lambda m, a, b: np.linalg.tensorsolve(a.reshape(3, 6, 2), b, axes=(0,)),
+    ),
+    Case(
         "linalg-cross", lambda m, a, b: m.linalg.cross(a, b), any_((2, 3), (1, 3)), ref=lambda m, a, b: np.cross(a, b)
     ),
     Case(
@@ -341,7 +374,9 @@ def _np_lu_packed(a: Any) -> Any:
 
 class TestLinalgDecompositions(OpFamilyTests):
     cases = CASES
-    double_cases = [c for c in CASES if "complex" not in c.id and not c.id.startswith(("cond", "matrix-norm-2"))]
+    double_cases = [
+        c for c in CASES if "complex" not in c.id and not c.id.startswith(("cond", "matrix-norm-2", "linalg-diagonal"))
+    ]
 
 
 # --------------------------------------------------------------------------- plain tests
@@ -404,6 +439,12 @@ ERRORS = [
     pytest.param(lambda m: m.linalg.matrix_rank(_t(m, [1.0, 2.0])), id="matrix-rank-1d"),
     pytest.param(lambda m: m.linalg.cond(_t(m, np.ones((2, 3))), "fro"), id="cond-not-square"),
     pytest.param(lambda m: m.geqrf(_t(m, [1.0, 2.0])), id="geqrf-1d"),
+    pytest.param(lambda m: m.linalg.tensorinv(_t(m, np.zeros((2, 3, 6))), ind=2), id="tensorinv-singular"),
+    pytest.param(lambda m: m.linalg.tensorinv(_t(m, np.zeros((4, 6, 8, 3))), ind=0), id="tensorinv-ind"),
+    pytest.param(lambda m: m.linalg.tensorinv(_t(m, np.zeros((2, 3, 4)))), id="tensorinv-sizes"),
+    pytest.param(lambda m: m.linalg.tensorsolve(_t(m, np.ones((2, 3, 6))), _t(m, np.ones(4))), id="tensorsolve-sizes"),
+    pytest.param(lambda m: m.linalg.vander(_t(m, 1.0)), id="vander-0d"),
+    pytest.param(lambda m: m.linalg.vander(_t(m, [1.0, 2.0]), N=1), id="vander-N"),
     pytest.param(lambda m: m.linalg.householder_product(_t(m, [1.0]), _t(m, [1.0])), id="householder-1d"),
     pytest.param(lambda m: m.linalg.householder_product(_t(m, np.ones((2, 3))), _t(m, [1.0])), id="householder-wide"),
     pytest.param(
