@@ -1,6 +1,32 @@
-"""``ctxgrad.linalg``: torch.linalg's norms, inverse, determinant and linear solve.
+"""``ctxgrad.linalg``: torch.linalg's norms, inverse, determinant, solves and decompositions.
+
+The decompositions return torch's named tuples and are differentiable with torch's formulas
+(their Functions are in ``ctxgrad/ops/decompositions.py``):
 
 >>> import ctxgrad
+>>> A = ctxgrad.tensor([[3.0, 1.0], [1.0, 3.0]], requires_grad=True)
+>>> ctxgrad.linalg.eigh(A).eigenvalues
+tensor([2., 4.], grad_fn=<LinalgEighBackward0>)
+>>> B = ctxgrad.tensor([[3.0, 0.0], [0.0, -2.0]], requires_grad=True)
+>>> ctxgrad.linalg.svdvals(B).sum().backward()  # the nuclear norm's gradient, U Vh
+>>> B.grad
+tensor([[ 1.,  0.],
+        [ 0., -1.]])
+>>> L = ctxgrad.linalg.cholesky(A.detach())
+>>> L @ L.mT
+tensor([[3.0000, 1.0000],
+        [1.0000, 3.0000]])
+>>> LU, pivots = ctxgrad.linalg.lu_factor(A.detach())
+>>> pivots
+tensor([1, 2], dtype=ctxgrad.int32)
+>>> ctxgrad.linalg.lu_solve(LU, pivots, ctxgrad.tensor([[4.0], [4.0]]))
+tensor([[1.0000],
+        [1.0000]])
+
+Torch's failure modes come with its formulas: the gradient through singular vectors (or
+eigenvectors) of repeated singular values (eigenvalues) is ``nan``, and a complex loss that
+depends on the phase of those vectors raises torch's ``RuntimeError`` in backward.
+
 >>> A = ctxgrad.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
 >>> ctxgrad.linalg.det(A)
 tensor(8., grad_fn=<LinalgDetBackward0>)
@@ -20,14 +46,80 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name, to_dtype
+from ctxgrad._dtypes import cpp_name, short_name, to_dtype
 from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
+from ctxgrad.ops.shape import cat
 
-__all__ = ["LinAlgError", "det", "inv", "matmul", "matrix_exp", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "cond",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "householder_product",
+    "inv",
+    "inv_ex",
+    "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matmul",
+    "matrix_exp",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
+    "vector_norm",
+]
+
+# The decompositions (their Functions and frontends are in ctxgrad/ops/decompositions.py).
+svd = _dec.linalg_svd
+svdvals = _dec.svdvals
+eigh = _dec.linalg_eigh
+eigvalsh = _dec.eigvalsh
+eig = _dec.eig
+eigvals = _dec.eigvals
+qr = _dec.linalg_qr
+cholesky = _dec.linalg_cholesky
+cholesky_ex = _dec.cholesky_ex
+solve_triangular = _dec.solve_triangular
+lu_factor = _dec.lu_factor
+lu_factor_ex = _dec.lu_factor_ex
+lu = _dec.linalg_lu
+lu_solve = _dec.linalg_lu_solve
+slogdet = _dec.linalg_slogdet
+pinv = _dec.pinv
+matrix_rank = _dec.matrix_rank
+lstsq = _dec.lstsq
+inv_ex = _dec.inv_ex
+solve_ex = _dec.solve_ex
+matrix_power = _ops.matrix_power
+householder_product = _dec.householder_product
 
 
 def inv(A: Tensor) -> Tensor:
@@ -147,8 +239,8 @@ def matrix_norm(
     """The matrix norm of ``A`` (or of each matrix of a batch) over the two dimensions ``dim``.
 
     ``ord`` is ``'fro'`` (Frobenius), ``1`` / ``-1`` (max / min absolute column sum) or
-    ``inf`` / ``-inf`` (max / min absolute row sum).  ``'nuc'`` and ``±2`` (singular values)
-    are not supported yet: they raise ``NotImplementedError``.  (``axis=``, ``keepdims=``:
+    ``inf`` / ``-inf`` (max / min absolute row sum), ``'nuc'`` (sum of the singular values)
+    or ``2`` / ``-2`` (largest / smallest singular value).  (``axis=``, ``keepdims=``:
     NumPy's names, as in torch.)
     """
     if axis is not None:
@@ -176,7 +268,13 @@ def matrix_norm(
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc" or abs(p) == 2:
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} (singular values) is not supported by ctxgrad yet")
+        B = A if dtype is None else _cast(A, dtype)
+        rest = [d for d in range(A._data.ndim) if d not in (d0, d1)]
+        values = svdvals(B.permute(*rest, d0, d1))
+        out = values.sum(-1) if ord == "nuc" else (values.amax(-1) if p > 0 else values.amin(-1))
+        if keepdim:
+            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return out
     if math.isinf(p):
         d0, d1 = d1, d0
     if not keepdim and d0 < d1:
@@ -237,3 +335,136 @@ def norm(
     if ord is not None and ((dims is not None and len(dims) == 2) or (dims is None and input._data.ndim == 2)):
         return matrix_norm(input, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
     return vector_norm(input, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+def cond(A: Tensor, p: str | float | None = None) -> Tensor:
+    """The condition number of ``A`` in the matrix norm ``p``: ``s_max / s_min`` for ``p`` None
+    or 2 (``s_min / s_max`` for -2), else ``norm(A, p) * norm(inv(A), p)``."""
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if (isinstance(p, str) and p not in ("fro", "nuc")) or (
+        p is not None and not isinstance(p, str) and abs(float(p)) not in (1.0, 2.0, math.inf)
+    ):
+        raise RuntimeError(
+            f"linalg.cond got an invalid norm type: {p if isinstance(p, str) else _reduction._p_text(float(p))}"
+        )
+    if p is None or (not isinstance(p, str) and abs(float(p)) == 2):
+        s = svdvals(A)
+        ratio: Tensor = s[..., -1] / s[..., 0] if p is not None and float(p) < 0 else s[..., 0] / s[..., -1]
+        return ratio
+    if A._data.shape[-1] != A._data.shape[-2]:
+        raise RuntimeError(
+            f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A._data.shape[-2]} by "
+            f"{A._data.shape[-1]} matrices"
+        )
+    # the inverse from the LU factors (inv_ex's without its check, so it also runs under vmap):
+    # a singular matrix gives inf and nan there, and its condition number is inf
+    lu, pivots, _ = _dec.LinalgLuFactor.apply(A, True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = _dec.linalg_lu_solve(lu, pivots, Tensor(np.eye(A._data.shape[-1], dtype=A._data.dtype)))
+    product: Tensor = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return product.nan_to_num(math.inf, math.inf)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The product of the matrices in ``tensors``, left to right; the first may be a (row)
+    vector and the last a (column) vector, and the result then loses that dimension."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    if first.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D")
+    if last.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.dim()}D")
+    for i, t in enumerate(tensors[1:-1], 1):
+        if t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.dtype != first._data.dtype:
+            raise RuntimeError(
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{cpp_name(first._data.dtype)} and tensor {i} {cpp_name(t._data.dtype)}"
+            )
+    mats = [first.unsqueeze(0) if first.dim() == 1 else first, *tensors[1:-1]]
+    mats.append(last.unsqueeze(-1) if last.dim() == 1 else last)
+    for i in range(n - 1):
+        if mats[i].shape[-1] != mats[i + 1].shape[-2]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(mats[i].shape)} and "
+                f"{list(mats[i + 1].shape)} cannot be multiplied"
+            )
+    out = mats[0]
+    for m in mats[1:]:
+        out = _ops.Mm.apply(out, m)
+    if last.dim() == 1:
+        out = out.squeeze(-1)
+    if first.dim() == 1:
+        out = out.squeeze(0)
+    return out
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (batch dimensions broadcast)."""
+    return _ops.cross(input, other, dim)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """``sum(conj(x) * y)`` along ``dim`` (batch dimensions broadcast)."""
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{short_name(x._data.dtype)} and y of type {short_name(y._data.dtype)} instead"
+        )
+    product: Tensor = x.conj() * y if x.is_complex() else x * y
+    return product.sum(dim)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonal of each matrix (:meth:`Tensor.diagonal` with the last two dimensions by default)."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vander(x: Tensor, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of ``x``: columns ``x**0, x**1, ..., x**(N-1)`` (``N`` defaults to
+    ``x``'s last size), written as torch writes it (a cumulative product)."""
+    n = N if N is not None else (x.shape[-1] if x.dim() else 0)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    ones = Tensor(np.ones((*x.shape, 1), dtype=powers._data.dtype))
+    return cat([ones, powers], -1)
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of ``A`` as a linear map from its last dimensions to its first ``ind``:
+    ``tensordot(tensorinv(A, ind), A, ind)`` is the identity."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    n, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if n != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
+            f"but got {cols} != {n}"
+        )
+    try:
+        inverse = inv(A.reshape(n, n))
+    except LinAlgError as exc:  # torch names the op "inv" here
+        raise LinAlgError(str(exc).replace("linalg.inv: ", "inv: ", 1)) from None
+    return inverse.reshape(*shape[ind:], *shape[:ind])
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+    """``X`` with ``tensordot(A, X, X.ndim) = B`` (``dims``: dimensions of ``A`` moved to its end first)."""
+    if dims is not None:
+        moved = [_wrap_dim(d, A.dim()) for d in dims]
+        A = A.permute(*[d for d in range(A.dim()) if d not in moved], *moved)
+    shape = tuple(A.shape)
+    n = math.prod(shape[B.dim() :])
+    if n != B.numel():
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+            f"but got {n} != {B.numel()}"
+        )
+    return solve(A.reshape(n, n), B.reshape(n)).reshape(*shape[B.dim() :])

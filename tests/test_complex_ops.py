@@ -722,6 +722,11 @@ COVERED_BY = {
     "fill_diagonal_": "tests/test_surface_more.py",
     # the device moves: cuda() only fails on the CPU (tests/test_porting_shims.py)
     "cuda": "cpu",
+    # the decompositions' torch-level names share their Functions with ctxgrad.linalg's, whose
+    # complex rows (svd, eigh, eig, qr, cholesky, LU, slogdet) are in test_linalg_decompositions.py
+    **{name: "tests/test_linalg_decompositions.py" for name in (
+        "svd", "qr", "cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_unpack", "lu_solve", "geqrf",
+        "slogdet", "pinverse", "triangular_solve", "orgqr", "ormqr")},
 }  # fmt: skip
 
 
@@ -729,7 +734,12 @@ def test_every_op_of_the_table_has_a_complex_row_or_is_refused() -> None:
     """A new op gets a complex row here, or an entry in NOT_COMPLEX_IN_TORCH or COVERED_BY."""
     from ctxgrad.ops.table import OPS
 
-    files = {"tests/test_complex.py", "tests/test_torch_functions.py", "tests/test_surface_more.py"}
+    files = {
+        "tests/test_complex.py",
+        "tests/test_torch_functions.py",
+        "tests/test_surface_more.py",
+        "tests/test_linalg_decompositions.py",
+    }
     ids = {c.id for c in CASES} | set(NOT_COMPLEX_IN_TORCH) | files
     unclassified = [op.name for op in OPS if op.name not in ids and COVERED_BY.get(op.name) not in ids]
     assert not unclassified

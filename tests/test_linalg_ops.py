@@ -648,11 +648,13 @@ def test_linalg_error_is_runtime_error() -> None:
 
 
 @pytest.mark.parametrize("ord", [2, "nuc", -2])
-def test_singular_value_norms_not_supported(ord: Any) -> None:
-    with pytest.raises(NotImplementedError, match="singular values"):
-        ctxgrad.linalg.matrix_norm(ctxgrad.eye(2), ord)
-    with pytest.raises(NotImplementedError, match="singular values"):
-        ctxgrad.linalg.norm(ctxgrad.eye(2), ord)
+def test_singular_value_norms_match_torch(torch: Any, ord: Any) -> None:
+    a = np.random.default_rng(3).standard_normal((2, 4, 3))
+    for keepdim in (False, True):
+        c = ctxgrad.linalg.matrix_norm(ctxgrad.tensor(a), ord, (0, 2), keepdim)
+        t = torch.linalg.matrix_norm(torch.tensor(a), ord, (0, 2), keepdim)
+        assert_same(c, t)
+    assert_same(ctxgrad.linalg.norm(ctxgrad.tensor(a[0]), ord), torch.linalg.norm(torch.tensor(a[0]), ord))
 
 
 def test_einsum_without_arguments(torch: Any) -> None:

@@ -20,7 +20,7 @@ sys.modules["torch_surface"] = torch_surface
 _spec.loader.exec_module(torch_surface)
 
 #: The counts today; raise them as names are added, never lower them.
-FUNCTIONS_AT_LEAST = 279
+FUNCTIONS_AT_LEAST = 288
 METHODS_AT_LEAST = 119
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 import test_binary_ops
 import test_indexing_ops
+import test_linalg_decompositions
 import test_linalg_ops
 import test_more_indexing_ops
 import test_more_shape_ops
@@ -46,6 +47,7 @@ TABLES = {
     "indexing.OPS": test_indexing_ops.OPS,
     "linalg.PRODUCTS": test_linalg_ops.PRODUCTS,
     "linalg.EINSUM": test_linalg_ops.EINSUM,
+    "linalg.DECOMPOSITIONS": test_linalg_decompositions.CASES,
     "reduction": getattr(test_reduction_ops, "CASES", []),
     "shape": getattr(test_shape_ops, "CASES", []),
     "torch_functions": test_torch_functions.CASES,
@@ -109,6 +111,9 @@ READS_VALUES = (
     "histc", "histogram", "unique", "mode", "repeat_interleave", "searchsorted", "bucketize",
     "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "tensor_split", "combinations",
     "cartesian_prod", "block_diag", "count_nonzero", "addmm-scaled",
+    # linalg decompositions whose frontends check info (a value): cholesky, lu_factor, torch.lu
+    # (cholesky_ex and lu_factor_ex do not check, and run under vmap)
+    "cholesky", "lu-factor", "lu-legacy", "lu-solve",
 )  # fmt: skip
 _VALUES_ERROR = "the values of a batched tensor are not available inside vmap"
 

@@ -1,6 +1,6 @@
 """The named tuples that ``sort``, ``topk``, ``kthvalue``, ``median(dim)``, ``aminmax``,
-``cummax``/``cummin``, ``mode``, ``nanmedian(dim)`` and ``histogram`` return, named as
-torch's ``torch.return_types``; a module of their own, so that the frontends in
+``cummax``/``cummin``, ``mode``, ``nanmedian(dim)``, ``histogram`` and the linear-algebra
+decompositions return, named as torch's ``torch.return_types``; a module of their own, so that the frontends in
 :mod:`ctxgrad.ops.sorting` can have the same names."""
 
 from __future__ import annotations
@@ -92,3 +92,145 @@ class histogramdd(NamedTuple):  # torch.return_types.histogramdd
 
     hist: Tensor
     bin_edges: tuple[Tensor, ...]
+# The linear-algebra decompositions (ops/decompositions.py).
+
+
+class linalg_svd(NamedTuple):  # torch.return_types.linalg_svd
+    """``(U, S, Vh)`` of :func:`ctxgrad.linalg.svd`."""
+
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class svd(NamedTuple):  # torch.return_types.svd
+    """``(U, S, V)`` of :func:`ctxgrad.svd`."""
+
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+class linalg_qr(NamedTuple):  # torch.return_types.linalg_qr
+    """``(Q, R)`` of :func:`ctxgrad.linalg.qr`."""
+
+    Q: Tensor
+    R: Tensor
+
+
+class qr(NamedTuple):  # torch.return_types.qr
+    """``(Q, R)`` of :func:`ctxgrad.qr`."""
+
+    Q: Tensor
+    R: Tensor
+
+
+class linalg_eigh(NamedTuple):  # torch.return_types.linalg_eigh
+    """``(eigenvalues, eigenvectors)`` of :func:`ctxgrad.linalg.eigh`."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class linalg_cholesky_ex(NamedTuple):  # torch.return_types.linalg_cholesky_ex
+    """``(L, info)`` of :func:`ctxgrad.linalg.cholesky_ex`."""
+
+    L: Tensor
+    info: Tensor
+
+
+class linalg_slogdet(NamedTuple):  # torch.return_types.linalg_slogdet
+    """``(sign, logabsdet)`` of :func:`ctxgrad.linalg.slogdet`."""
+
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class slogdet(NamedTuple):  # torch.return_types.slogdet
+    """``(sign, logabsdet)`` of :func:`ctxgrad.slogdet`."""
+
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class linalg_inv_ex(NamedTuple):  # torch.return_types.linalg_inv_ex
+    """``(inverse, info)`` of :func:`ctxgrad.linalg.inv_ex`."""
+
+    inverse: Tensor
+    info: Tensor
+
+
+class linalg_solve_ex(NamedTuple):  # torch.return_types.linalg_solve_ex
+    """``(result, info)`` of :func:`ctxgrad.linalg.solve_ex`."""
+
+    result: Tensor
+    info: Tensor
+
+
+class linalg_lu_factor(NamedTuple):  # torch.return_types.linalg_lu_factor
+    """``(LU, pivots)`` of :func:`ctxgrad.linalg.lu_factor`."""
+
+    LU: Tensor
+    pivots: Tensor
+
+
+class linalg_lu_factor_ex(NamedTuple):  # torch.return_types.linalg_lu_factor_ex
+    """``(LU, pivots, info)`` of :func:`ctxgrad.linalg.lu_factor_ex`."""
+
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+class linalg_lu(NamedTuple):  # torch.return_types.linalg_lu
+    """``(P, L, U)`` of :func:`ctxgrad.linalg.lu`."""
+
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+class lu_unpack(NamedTuple):  # torch.return_types.lu_unpack
+    """``(P, L, U)`` of :func:`ctxgrad.lu_unpack`."""
+
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+class _lu_with_info(NamedTuple):  # torch.return_types._lu_with_info
+    """``(LU, pivots, info)`` of :func:`ctxgrad.lu` with ``get_infos=True``."""
+
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+class linalg_lstsq(NamedTuple):  # torch.return_types.linalg_lstsq
+    """``(solution, residuals, rank, singular_values)`` of :func:`ctxgrad.linalg.lstsq`."""
+
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+class triangular_solve(NamedTuple):  # torch.return_types.triangular_solve
+    """``(solution, cloned_coefficient)`` of :func:`ctxgrad.triangular_solve`."""
+
+    solution: Tensor
+    cloned_coefficient: Tensor
+
+
+class geqrf(NamedTuple):  # torch.return_types.geqrf
+    """``(a, tau)`` of :func:`ctxgrad.geqrf`."""
+
+    a: Tensor
+    tau: Tensor
+
+
+class linalg_eig(NamedTuple):  # torch.return_types.linalg_eig
+    """``(eigenvalues, eigenvectors)`` of :func:`ctxgrad.linalg.eig`."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor
