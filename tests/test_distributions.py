@@ -521,16 +521,18 @@ def test_enumerate_support_matches_torch() -> None:
             assert tuple(got.shape) == tuple(expected.shape)
 
 
-def test_cholesky_function_gradients() -> None:
+def test_covariance_matrix_gradients_go_through_linalg_cholesky() -> None:
+    """MultivariateNormal(covariance_matrix=) factors with ctxgrad.linalg.cholesky: its
+    log_prob differentiates twice in the covariance, and a failed factor names linalg.cholesky."""
     from ctxgrad.autograd import gradcheck, gradgradcheck
-    from ctxgrad.distributions._functions import Cholesky
 
     a = ctxgrad.tensor(_spd(3), dtype=ctxgrad.float64, requires_grad=True)
-    sym = lambda m: Cholesky.apply((m + m.mT) / 2)  # noqa: E731
-    assert gradcheck(sym, (a,))
-    assert gradgradcheck(sym, (a,))
-    with pytest.raises(RuntimeError, match="not positive-definite"):
-        Cholesky.apply(ctxgrad.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    x = ctxgrad.tensor([0.3, -0.2, 0.5], dtype=ctxgrad.float64)
+    log_prob = lambda m: cd.MultivariateNormal(ctxgrad.zeros(3, dtype=ctxgrad.float64), (m + m.mT) / 2).log_prob(x)  # noqa: E731
+    assert gradcheck(log_prob, (a,))
+    assert gradgradcheck(log_prob, (a,))
+    with pytest.raises(RuntimeError, match=r"linalg\.cholesky: .* not positive-definite"):
+        cd.MultivariateNormal(ctxgrad.zeros(2), ctxgrad.tensor([[1.0, 2.0], [2.0, 1.0]]), validate_args=False)
 
 
 def test_a_subclass_with_its_own_init_must_define_expand_as_in_torch() -> None:

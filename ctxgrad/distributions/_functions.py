@@ -1,6 +1,6 @@
-"""The two Functions the distributions need that are not ops of the table: a Gamma sample
-with its implicit reparameterisation gradient, and the Cholesky factor of a positive-definite
-matrix (for ``MultivariateNormal(covariance_matrix=...)``).
+"""The Functions the distributions need that are not ops of the table: a Gamma sample with
+its implicit reparameterisation gradient, and the regularised lower incomplete gamma function
+(``Gamma.cdf``).
 
 Both are ordinary custom Functions, written as a user would write one.
 """
@@ -15,9 +15,8 @@ import numpy as np
 from ctxgrad import _sampling
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops.linalg import LinAlgError
 
-__all__ = ["Cholesky", "Igamma", "StandardGamma", "gamma_sample_grad"]
+__all__ = ["Igamma", "StandardGamma", "gamma_sample_grad"]
 
 _lgamma = np.frompyfunc(math.lgamma, 1, 1)
 
@@ -187,35 +186,4 @@ class StandardGamma(Function[Tensor]):
     def jvp(ctx: Any, tangent: Tensor) -> Tensor:
         (dsample,) = ctx.saved_tensors
         out: Tensor = tangent * dsample
-        return out
-
-
-class Cholesky(Function[Tensor]):
-    """The lower Cholesky factor ``L`` of a symmetric positive-definite ``A = L L^T`` (a batch
-    of them), with the gradient ``L^-T Phi(L^T gL) L^-1``, ``Phi`` taking the lower triangle
-    with the diagonal halved and symmetrised (written in ctxgrad ops, so it differentiates
-    again)."""
-
-    _backward_name = "LinalgCholeskyExBackward0"
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor) -> Tensor:
-        try:
-            factor = np.linalg.cholesky(a.array)
-        except np.linalg.LinAlgError:
-            raise LinAlgError(
-                "linalg.cholesky: The factorization could not be completed because the input is not positive-definite."
-            ) from None
-        out = as_tensor(factor)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (factor,) = ctx.saved_tensors
-        inv = factor.inverse()
-        phi = (factor.mT @ grad).tril()
-        phi = 0.5 * (phi + phi.tril(-1).mT)
-        out: Tensor = inv.mT @ phi @ inv
         return out

@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 from ctxgrad import _factories
 from ctxgrad._tensor import Size, Tensor
 from ctxgrad.distributions import constraints
-from ctxgrad.distributions._functions import Cholesky, StandardGamma
+from ctxgrad.distributions._functions import StandardGamma
 from ctxgrad.distributions.distribution import Distribution, lazy_property
-from ctxgrad.linalg import solve
+from ctxgrad.linalg import cholesky, solve
 from ctxgrad.ops.pointwise import where
 from ctxgrad.ops.shape import broadcast_shapes
 
@@ -122,7 +122,7 @@ def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:
 def _precision_to_scale_tril(P: Tensor) -> Tensor:
     """The lower Cholesky factor of ``P^-1``, computed without inverting ``P``: the Cholesky
     factor of ``P`` with its rows and columns reversed gives ``L^-1`` transposed."""
-    Lf = Cholesky.apply(P.flip((-2, -1)))
+    Lf = cholesky(P.flip((-2, -1)))
     L_inv = Lf.flip((-2, -1)).transpose(-2, -1)
     return L_inv.tril().inverse().tril()
 
@@ -185,7 +185,7 @@ class MultivariateNormal(Distribution):
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = Cholesky.apply(covariance_matrix)
+            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
         else:
             assert precision_matrix is not None
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
