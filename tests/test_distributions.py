@@ -160,7 +160,7 @@ def test_shapes_and_flags_match_torch(case: Any) -> None:
     assert tuple(dc.batch_shape) == tuple(dt.batch_shape)
     assert tuple(dc.event_shape) == tuple(dt.event_shape)
     # torch's LogitRelaxedBernoulli says has_rsample False although its rsample works
-    # (docs/differences.md, section 28); ctxgrad's says True.
+    # (docs/differences.md, section 30); ctxgrad's says True.
     assert dc.has_rsample == (dt.has_rsample or case[0] == "logit_relaxed_bernoulli")
     assert dc.has_enumerate_support == dt.has_enumerate_support
     assert repr(dc.support) == repr(dt.support).replace("torch.", "ctxgrad.")
