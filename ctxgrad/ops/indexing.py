@@ -879,9 +879,7 @@ class Take(Function[Tensor]):
 
 def _scalar_name(dt: np.dtype[Any]) -> str:
     """torch's C++ name of a dtype as its errors print it (``Long``, ``Int``, ``Float``)."""
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    names |= {"float32": "Float", "float64": "Double", "float16": "Half"}
-    return names.get(str(dt), str(dt))
+    return short_name(dt)
 
 
 # --------------------------------------------------------------------------- masks
