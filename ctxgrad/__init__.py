@@ -17,7 +17,7 @@ tensor([2., 2., 2.])
 from __future__ import annotations
 
 from ctxgrad import (
-    _surface,  # noqa: F401 - attaches the op table's Tensor methods
+    _surface,  # attaches the op table's Tensor methods (and makes the out= functions, below)
     _tensor,  # noqa: F401 - first: the ops and autograd build on it
     autograd,
 )
@@ -886,3 +886,5 @@ __all__ += [
     "xlogy",
 ]
 # --- end of generated code ---
+# torch's out= on the functions of the op table's OUT_VARIANTS (ctxgrad._surface.with_out)
+globals().update(_surface.out_functions())
