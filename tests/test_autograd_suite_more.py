@@ -307,3 +307,102 @@ def test_out_is_on_the_functions_not_the_methods_as_in_torch(torch: Any) -> None
         ctxgrad.max(x, 1, out=ctxgrad.empty(0))
     with pytest.raises(TypeError):
         torch.max(torch.ones(2, 3), 1, out=torch.empty(0))
+
+
+# --------------------------------------------------------------------------- grad_fn._saved_<name>
+_SHAPE_CALLS: dict[str, Callable[[Any, Any], Any]] = {
+    "prod-all": lambda L, x: x.prod(),
+    "max-all": lambda L, x: x.max(),
+    "sort-1": lambda L, x: x.sort(1)[0],
+    "diag-1": lambda L, x: L.diag(x, 1),
+    "clamp-min-only": lambda L, x: L.clamp(x, min=0.2),
+    "clamp-max-only": lambda L, x: L.clamp(x, max=0.6),
+    "where-scalar": lambda L, x: L.where(x > 0.5, x, 0.0),
+    "softmax-0": lambda L, x: L.softmax(x, 0),
+    "logsumexp-01": lambda L, x: L.logsumexp(x, (0, 1), keepdim=True),
+    "tril-1": lambda L, x: L.tril(x, -1),
+    "cumprod-1": lambda L, x: L.cumprod(x, 1),
+    "index_select-1": lambda L, x: L.index_select(x, 1, L.tensor([2, 0, 0])),
+    "view": lambda L, x: x.view(9),
+    "reshape": lambda L, x: x.reshape(1, 9),
+    "unsqueeze": lambda L, x: x.unsqueeze(2),
+    "sum-dim": lambda L, x: x.sum(1),
+    "mean": lambda L, x: x.mean(),
+    "matmul": lambda L, x: x @ x,
+    "mul": lambda L, x: x * x.exp(),
+    "pow-number": lambda L, x: x**2.5,
+}
+
+#: Ops whose node keeps other values than torch's (or keeps them under other names): each is
+#: checked to still differ, so that the entry is removed when it is fixed.
+_SAVED_DIFFER = {
+    **dict.fromkeys(["addmm", "addmv", "addr", "baddbmm"], "composed of mm and add: an AddBackward0 node"),
+    **dict.fromkeys(["cross-3", "chain_matmul", "ldexp", "quantile", "nanquantile"], "composed of other ops"),
+    **dict.fromkeys(["amax", "amin", "var", "std", "norm", "nansum"], "keeps the dims it reduced, not the argument"),
+    **dict.fromkeys(["pow", "float_power"], "one node for pow(tensor, tensor) (torch's PowBackward1 keeps result)"),
+    **dict.fromkeys(["fmod", "remainder"], "one Function for the tensor and the number divisor"),
+    "complex": "keeps nothing (its backward needs no operand)",
+    "polar": "composed of complex and other ops",
+    "copysign": "keeps both operands, not the result",
+    "hypot": "keeps the operands, not the result",
+    "erfinv": "keeps the result, not the input",
+    "sgn": "keeps nothing for a real input",
+    "gather": "keeps only the index (and the shape)",
+    "take_along_dim": "keeps only the index (and the shape)",
+    "masked_select": "keeps only the mask",
+    "slice_scatter": "one scatter Function for every *_scatter",
+    "matrix_power": "multiplies in another order, so its last mm keeps other operands",
+    "nanmean": "its division keeps the numerator, which torch's does not",
+    "tril-1": "torch shows a negative int it kept as its unsigned 64-bit value (18446744073709551615)",
+    # other node names (docs/differences.md, section 13)
+    "conj_physical": "a copy of a real tensor is a CloneBackward0 node (torch: no node)",
+    "heaviside": "differentiable (torch's node refuses backward)",
+    "kron": "ends in a ViewBackward0 (torch: UnsafeViewBackward0)",
+    "sum-dim": "sum over dims is SumBackward0 (torch: SumBackward1)",
+}
+
+
+def _saved_facts(L: Any, name: str) -> tuple[str, dict[str, Any]]:
+    """The name of the node of op ``name`` and its ``_saved_*`` values (tensors as lists)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name in _SHAPE_CALLS:
+            x = L.tensor([[0.2, 0.7, 0.4], [0.9, 0.3, 0.6], [0.5, 0.8, 0.1]], dtype=L.float64, requires_grad=True)
+            y = _SHAPE_CALLS[name](L, x)
+        else:
+            y = _out_call(_RequiringGrad(L), name)(None)
+    fn = y.grad_fn
+    if fn is None:  # (an integer or bool result: no node in either library)
+        return "no node", {}
+    values: dict[str, Any] = {}
+    for n in dir(fn):
+        if n.startswith("_saved_") and not n.endswith("_strides"):
+            v = getattr(fn, n)
+            values[n] = ("tensor", np.asarray(v.detach().numpy()).tolist()) if hasattr(v, "grad_fn") else v
+    return fn.name(), values
+
+
+@pytest.mark.parametrize("name", sorted({*_OUT_CASES, *_SHAPE_CALLS}))
+def test_saved_names_and_values_match_torch(torch: Any, name: str) -> None:
+    (our_node, ours), (their_node, theirs) = _saved_facts(ctxgrad, name), _saved_facts(torch, name)
+    if name in _SAVED_DIFFER:
+        assert (our_node, ours) != (their_node, theirs), f"{name} now matches: drop it from _SAVED_DIFFER"
+        return
+    assert our_node == their_node
+    assert sorted(ours) == sorted(theirs)
+    for key, value in theirs.items():
+        if isinstance(value, tuple) and value[:1] == ("tensor",):
+            assert ours[key][0] == "tensor", key
+            np.testing.assert_allclose(np.asarray(ours[key][1], dtype=complex), np.asarray(value[1], dtype=complex))
+        else:
+            assert ours[key] == value, key
+
+
+def test_a_saved_tensor_is_also_there_raw(torch: Any) -> None:
+    for L in (ctxgrad, torch):
+        x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = L.bmm(x[None], x[None])
+        assert y.grad_fn._raw_saved_mat2.data.shape == (1, 2, 2)
+        z = L.tril(x, 1)
+        with pytest.raises(AttributeError, match="_raw_saved_diagonal"):
+            z.grad_fn._raw_saved_diagonal  # (a number has no raw form)

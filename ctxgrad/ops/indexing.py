@@ -765,6 +765,7 @@ class IndexSelect(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "IndexSelectBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0, "self_sym_sizes": "shape"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 

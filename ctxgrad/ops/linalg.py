@@ -119,6 +119,7 @@ class Bmm(_MatrixProduct):
     vmap = matmul_rule
 
     _backward_name = "BmmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "mat2": 1}
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -199,6 +200,7 @@ class Dot(Function[Tensor]):
     vmap = matmul_rule
 
     _backward_name = "DotBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "tensor": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -226,6 +228,7 @@ class Vdot(Dot):
     """``dot`` with the first vector conjugated; for real vectors it is ``dot``."""
 
     _backward_name = "VdotBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = False  # conj(a) . b: torch's formulas, conj(grad) * b and grad * a
 
     @staticmethod
@@ -595,6 +598,7 @@ class LinalgInv(Function[Tensor]):
     vmap = unary_rule
 
     _backward_name = "LinalgInvExBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"inverse": 0}
     holomorphic = True
     skips_without_gradient = True
 

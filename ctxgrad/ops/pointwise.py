@@ -141,6 +141,7 @@ class Where(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "WhereBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"condition": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -738,6 +739,7 @@ class Atan2(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "Atan2Backward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
     @staticmethod
@@ -822,6 +824,7 @@ class Maximum(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MaximumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
     @staticmethod
@@ -849,6 +852,7 @@ class Minimum(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MinimumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
     @staticmethod
@@ -903,6 +907,11 @@ class ClampScalar(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "ClampBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "min": lambda ctx: ctx.bounds[0],
+        "max": lambda ctx: ctx.bounds[1],
+    }
     skips_without_gradient = True
 
     @staticmethod
@@ -955,12 +964,14 @@ class ClampMinScalar(ClampScalar):
     """``max(x, lo)`` for a number ``lo`` (``clamp_min``)."""
 
     _backward_name = "ClampMinBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "min": lambda ctx: ctx.bounds[0]}
 
 
 class ClampMaxScalar(ClampScalar):
     """``min(x, hi)`` for a number ``hi`` (``clamp_max``)."""
 
     _backward_name = "ClampMaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "max": lambda ctx: ctx.bounds[1]}
 
 
 class ClampTensor(Function[Tensor]):
@@ -1132,6 +1143,7 @@ class LerpScalar(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "LerpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"weight": "weight"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -1865,6 +1877,7 @@ class Deg2Rad(_Scale):
     """Degrees to radians, ``x * pi / 180``."""
 
     _backward_name = "Deg2RadBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {}
     ufunc = staticmethod(np.deg2rad)
     factor = math.pi / 180.0
 
@@ -1873,6 +1886,7 @@ class Rad2Deg(_Scale):
     """Radians to degrees, ``x * 180 / pi``."""
 
     _backward_name = "Rad2DegBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {}
     ufunc = staticmethod(np.rad2deg)
     factor = 180.0 / math.pi
 
@@ -2008,6 +2022,7 @@ class Polygamma(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "PolygammaBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"n": "n", "self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -2304,6 +2319,7 @@ class NanToNum(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "NanToNumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     holomorphic = True  # a copy where it is differentiable
     skips_without_gradient = True
 
@@ -2415,6 +2431,7 @@ class Logaddexp(_Binary):
     """``log(e^a + e^b)`` without overflow; d/da = 1 / (1 + e^(b - a)), d/db = 1 / (1 + e^(a - b))."""
 
     _backward_name = "LogaddexpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     kernel = "logaddexp_cpu"
     floating_only = True
@@ -2434,6 +2451,7 @@ class Logaddexp2(_Binary):
     """``log2(2^a + 2^b)`` without overflow; d/da = 1 / (1 + 2^(b - a)), d/db = 1 / (1 + 2^(a - b))."""
 
     _backward_name = "Logaddexp2Backward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     kernel = "logaddexp2_cpu"
     floating_only = True
     call = staticmethod(np.logaddexp2)
@@ -2452,6 +2470,7 @@ class Xlogy(_Binary):
     """``x * log(y)``, 0 where ``x == 0``; d/dx = log(y) (also at x == 0, as torch), d/dy = x / y."""
 
     _backward_name = "XlogyBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     floating = True
     call = staticmethod(_xlogy)
 
@@ -2569,6 +2588,7 @@ class Fmax(_NanExtremum):
     """The larger of two tensors, ignoring NaN (NaN only where both are)."""
 
     _backward_name = "FmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     call = staticmethod(np.fmax)
 
 
@@ -2576,6 +2596,7 @@ class Fmin(_NanExtremum):
     """The smaller of two tensors, ignoring NaN (NaN only where both are)."""
 
     _backward_name = "FminBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     call = staticmethod(np.fmin)
 
 
@@ -2584,6 +2605,7 @@ class Nextafter(_Binary):
     d/db = 0 (torch's)."""
 
     _backward_name = "NextafterBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     kernel = "nextafter_cpu"
     floating_only = True
     call = staticmethod(np.nextafter)
@@ -2639,6 +2661,7 @@ class Addcmul(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "AddcmulBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"tensor1": 1, "tensor2": 2, "value": "value"}
     holomorphic = True
     skips_without_gradient = True
 
@@ -2671,6 +2694,7 @@ class Addcdiv(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "AddcdivBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"tensor1": 1, "tensor2": 2, "value": "value"}
     holomorphic = True
     skips_without_gradient = True
 

@@ -278,6 +278,7 @@ class Prod(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "ProdBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "keepdim": "keepdim", "self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -311,6 +312,7 @@ class ProdAll(Function[Tensor]):
     vmap = flat_rule("prod")
 
     _backward_name = "ProdBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -350,6 +352,7 @@ class Cumsum(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "CumsumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -406,6 +409,7 @@ class Cumprod(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "CumprodBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -724,6 +728,7 @@ class MaxAll(Function[Tensor]):
     vmap = flat_rule("amax")
 
     _backward_name = "MaxBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     skips_without_gradient = True
     op_name: ClassVar[str] = "max"
     reduce: ClassVar[Callable[..., Any]] = np.max
@@ -761,6 +766,7 @@ class MinAll(MaxAll):
     vmap = flat_rule("amin")
 
     _backward_name = "MinBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     op_name = "min"
     reduce = np.min
 
@@ -885,6 +891,7 @@ class Logsumexp(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "LogsumexpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1, "dim": "axes", "keepdim": "keepdim"}
     skips_without_gradient = True
     holomorphic = True
 
@@ -1043,6 +1050,7 @@ class Softmax(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "SoftmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1086,6 +1094,7 @@ class LogSoftmax(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "LogSoftmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
     skips_without_gradient = True
 
     @staticmethod

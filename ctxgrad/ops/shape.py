@@ -665,6 +665,7 @@ class Tril(Function[Tensor]):
     vmap = unary_rule
 
     _backward_name = "TrilBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
     keep: ClassVar[Callable[..., Any]] = staticmethod(np.tril)
@@ -694,6 +695,7 @@ class Triu(Tril):
     dimensions, zeros elsewhere."""
 
     _backward_name = "TriuBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
     holomorphic = True  # linear, real coefficients
     keep = staticmethod(np.triu)
     name = "triu"
@@ -739,6 +741,12 @@ class DiagCopy(Diagonal):
     """``diag`` of a matrix: the diagonal as a new tensor (a copy, as in torch)."""
 
     _backward_name = "DiagonalBackward0_copy"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "offset": lambda ctx: ctx.args[0],
+        "dim1": lambda ctx: ctx.args[1],
+        "dim2": lambda ctx: ctx.args[2],
+        "self_sym_sizes": "shape",
+    }
     holomorphic = True  # linear, real coefficients
 
     @staticmethod
