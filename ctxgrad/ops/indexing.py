@@ -712,6 +712,7 @@ class ScatterValue(Function[Tensor]):
     vmap = gather_rule
 
     _backward_name = "ScatterBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -912,6 +913,7 @@ class MaskedFill(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MaskedFillBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"mask": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 

@@ -146,6 +146,7 @@ class Mv(Function[Tensor]):
     vmap = matmul_rule
 
     _backward_name = "MvBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "vec": 1}
     holomorphic = True
     skips_without_gradient = True
 

@@ -1235,6 +1235,7 @@ class LeakyRelu(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "LeakyReluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"negative_slope": "slope", "self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1308,6 +1309,7 @@ class Gelu(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "GeluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"approximate": "approximate", "self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1346,6 +1348,7 @@ class Silu(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "SiluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1377,6 +1380,11 @@ class Softplus(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "SoftplusBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "beta": lambda ctx: ctx.params[0],
+        "threshold": lambda ctx: ctx.params[1],
+        "self": 0,
+    }
     skips_without_gradient = True
 
     @staticmethod

@@ -130,6 +130,12 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
     vmap = dims_rule(2)
 
     _backward_name = "KthvalueBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "dim": "dim",
+        "indices": 0,
+        "keepdim": "keepdim",
+        "self_sym_sizes": "shape",
+    }
     skips_without_gradient = True
 
     @staticmethod
