@@ -470,3 +470,30 @@ def test_a_saved_tensor_is_also_there_raw(torch: Any) -> None:
         z = L.tril(x, 1)
         with pytest.raises(AttributeError, match="_raw_saved_diagonal"):
             z.grad_fn._raw_saved_diagonal  # (a number has no raw form)
+
+
+# --------------------------------------------------------------------------- the version error
+def _version_error(L: Any) -> str:
+    class ReLU_(L.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            y = x.clamp(min=0)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (y,) = ctx.saved_tensors
+            return g * (y > 0)
+
+    x = L.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = ReLU_.apply(x)
+    y.mul_(2)
+    message = raised(lambda: y.sum().backward(), L)[1]
+    return message.split(", is at version")[0]
+
+
+def test_the_version_error_names_the_op_as_torch_does(torch: Any) -> None:
+    ours = _version_error(ctxgrad)
+    assert ours == _version_error(torch)
+    assert ours.endswith("[LIB.FloatTensor [3]], which is output 0 of ReLU_")
