@@ -497,3 +497,20 @@ def test_the_version_error_names_the_op_as_torch_does(torch: Any) -> None:
     ours = _version_error(ctxgrad)
     assert ours == _version_error(torch)
     assert ours.endswith("[LIB.FloatTensor [3]], which is output 0 of ReLU_")
+
+
+# --------------------------------------------------------------------------- post-accumulate-grad hooks
+def _post_accumulate_returning(L: Any, value: Callable[[Any], Any]) -> Any:
+    a = L.ones(2, requires_grad=True)
+    a.register_post_accumulate_grad_hook(value)
+    (a * 2).sum().backward()
+    return a.grad.tolist()
+
+
+@pytest.mark.parametrize("kind", ["itself", "a number", "another tensor", "None"])
+def test_what_a_post_accumulate_grad_hook_may_return_is_torchs(torch: Any, kind: str) -> None:
+    value = {"itself": lambda t: t, "a number": lambda t: 1, "another tensor": lambda t: t * 2, "None": lambda t: None}
+    ours = outcome(lambda: _post_accumulate_returning(ctxgrad, value[kind]), ctxgrad)
+    assert ours == outcome(lambda: _post_accumulate_returning(torch, value[kind]), torch)
+    if kind == "a number":
+        assert ours == ("TypeError", "expected Variable, but hook returned 'int'")
