@@ -8,6 +8,7 @@ the library module ``L``.
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 import warnings
 from collections.abc import Callable
@@ -136,7 +137,7 @@ amax amin argmax argmin nansum nanmean all any msort tril triu diag nonzero inve
 _BINARY = """atan2 arctan2 maximum minimum fmax fmin pow float_power floor_divide remainder fmod hypot logaddexp
 logaddexp2 xlogy copysign heaviside nextafter eq ne not_equal lt less le less_equal gt greater ge greater_equal
 logical_and logical_or logical_xor mm dot-flat vdot-flat outer-flat ger-flat inner kron cross-3 tensordot-1
-complex polar""".split()
+complex polar igamma igammac""".split()
 _INTS = "gcd lcm bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift".split()
 
 
@@ -514,3 +515,86 @@ def test_what_a_post_accumulate_grad_hook_may_return_is_torchs(torch: Any, kind:
     assert ours == outcome(lambda: _post_accumulate_returning(torch, value[kind]), torch)
     if kind == "a number":
         assert ours == ("TypeError", "expected Variable, but hook returned 'int'")
+
+
+# --------------------------------------------------------------------------- igamma, igammac
+_A = [0.0, 0.0, -1.0, 1.0, 2.0, 1.0, float("inf"), 3.0, 0.5, 2.5, 7.0, 0.3, 40.0, 1e-3, 12.0]
+_X = [1.0, 0.0, 1.0, 0.0, -1.0, float("inf"), 1.0, float("nan"), 100.0, 1.7, 3.0, 20.0, 38.0, 2.0, 11.5]
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_incomplete_gamma_values_match_torch(torch: Any, name: str, dtype: str) -> None:
+    ours = getattr(ctxgrad, name)(ctxgrad.tensor(_A, dtype=getattr(ctxgrad, dtype)), ctxgrad.tensor(_X))
+    theirs = getattr(torch, name)(torch.tensor(_A, dtype=getattr(torch, dtype)), torch.tensor(_X))
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "ctxgrad.")
+    # (torch's P(40, 38) is off by 7e-10, relative; see the exact value below)
+    rtol = 1e-8 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=rtol, atol=1e-40)  # (float32 subnormals)
+    method = getattr(ctxgrad.tensor(_A, dtype=ctxgrad.float64), name)(ctxgrad.tensor(_X, dtype=ctxgrad.float64))
+    np.testing.assert_allclose(method.numpy(), theirs.double().numpy(), rtol=1e-5, atol=1e-40)
+
+
+def test_incomplete_gamma_against_exact_values() -> None:
+    # P(40, 38) = e^-38 38^40 / 39! * sum_n 38^n / (40 (41) ... (40 + n)), summed in exact
+    # fractions and rounded to 17 digits; P(1, x) = 1 - e^-x; Q(0.5, x) = erfc(sqrt(x))
+    p = ctxgrad.igamma(ctxgrad.tensor([40.0, 1.0, 1.0]), ctxgrad.tensor([38.0, 0.25, 30.0])).double()
+    p64 = ctxgrad.igamma(
+        ctxgrad.tensor([40.0, 1.0], dtype=ctxgrad.float64), ctxgrad.tensor([38.0, 0.25], dtype=ctxgrad.float64)
+    )
+    np.testing.assert_allclose(p64.numpy(), [0.39408063211889345, 1 - math.exp(-0.25)], rtol=1e-14)
+    np.testing.assert_allclose(p.numpy(), [0.39408063211889345, 1 - math.exp(-0.25), 1.0], rtol=1e-6)
+    q = ctxgrad.igammac(
+        ctxgrad.tensor([0.5, 0.5], dtype=ctxgrad.float64), ctxgrad.tensor([0.01, 50.0], dtype=ctxgrad.float64)
+    )
+    np.testing.assert_allclose(q.numpy(), [math.erfc(0.1), math.erfc(math.sqrt(50.0))], rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_gradient_in_x_matches_torch_and_differences(torch: Any, name: str) -> None:
+    a, x = [0.5, 2.5, 7.0, 3.0], [0.3, 1.7, 9.0, 3.5]
+    ours_x = ctxgrad.tensor(x, dtype=ctxgrad.float64, requires_grad=True)
+    y = getattr(ctxgrad, name)(ctxgrad.tensor(a, dtype=ctxgrad.float64), ours_x)
+    y.sum().backward()
+    their_x = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    getattr(torch, name)(torch.tensor(a, dtype=torch.float64), their_x).sum().backward()
+    np.testing.assert_allclose(ours_x.grad.numpy(), their_x.grad.numpy(), rtol=1e-10)
+    assert y.grad_fn.name() == {"igamma": "IgammaBackward0", "igammac": "IgammacBackward0"}[name]
+    f = getattr(ctxgrad, name)
+    eps = 1e-6
+    for i in range(len(x)):  # central differences in x
+        up, down = list(x), list(x)
+        up[i] += eps
+        down[i] -= eps
+        aa = ctxgrad.tensor(a, dtype=ctxgrad.float64)
+        diff = (f(aa, ctxgrad.tensor(up, dtype=ctxgrad.float64)) - f(aa, ctxgrad.tensor(down, dtype=ctxgrad.float64)))[
+            i
+        ]
+        assert abs(float(diff) / (2 * eps) - float(ours_x.grad[i])) < 1e-7
+
+
+def _incomplete_gamma_refusals(L: Any, name: str) -> list[tuple[str, str]]:
+    f = getattr(L, name)
+
+    def input_grad() -> None:
+        f(L.tensor([1.0, 2.0], requires_grad=True), L.tensor([0.5, 1.0])).sum().backward()
+
+    return [
+        raised(input_grad, L),
+        raised(lambda: f(L.tensor([1, 2]), L.tensor([1, 2])), L),
+        raised(lambda: f(L.tensor([1.0]), 2.0), L),
+    ]
+
+
+def test_special_gammainc_and_gammaincc_are_igamma_and_igammac(torch: Any) -> None:
+    a, x = [0.5, 2.5, 7.0], [0.3, 1.7, 9.0]
+    for ours, theirs in (("gammainc", "igamma"), ("gammaincc", "igammac")):
+        got = getattr(ctxgrad.special, ours)(ctxgrad.tensor(a), ctxgrad.tensor(x, requires_grad=True))
+        want = getattr(torch.special, ours)(torch.tensor(a), torch.tensor(x, requires_grad=True))
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+        assert got.grad_fn.name() == want.grad_fn.name() == f"{theirs.capitalize()}Backward0"
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_refuses_as_torch_does(torch: Any, name: str) -> None:
+    assert _incomplete_gamma_refusals(ctxgrad, name) == _incomplete_gamma_refusals(torch, name)

@@ -446,6 +446,9 @@ OPS: list[Op] = [
     Op("searchsorted", sorting.searchsorted, method=False),
     Op("bucketize", sorting.bucketize, method=False),
     Op("msort", sorting.msort),
+    # ----------------------------------------------------------------------- incomplete gamma (issue 18)
+    Op("igamma", pointwise.igamma),
+    Op("igammac", pointwise.igammac),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
@@ -485,6 +488,6 @@ OUT_VARIANTS = frozenset(
     tril triu diag cat concat concatenate stack hstack vstack column_stack row_stack dstack msort
     gather index_select masked_select take_along_dim nonzero slice_scatter
     mm bmm mv dot vdot outer ger inner kron cross tensordot addmm addmv addr baddbmm addbmm inverse
-    matrix_power chain_matmul searchsorted bucketize
+    matrix_power chain_matmul searchsorted bucketize igamma igammac
     """.split()
 )
