@@ -313,6 +313,8 @@ def test_out_is_on_the_functions_not_the_methods_as_in_torch(torch: Any) -> None
 # --------------------------------------------------------------------------- grad_fn._saved_<name>
 _SHAPE_CALLS: dict[str, Callable[[Any, Any], Any]] = {
     "prod-all": lambda L, x: x.prod(),
+    "amax-1": lambda L, x: L.amax(x, 1),
+    "amin-keep": lambda L, x: x.amin((0, 1), keepdim=True),
     "max-all": lambda L, x: x.max(),
     "sort-1": lambda L, x: x.sort(1)[0],
     "diag-1": lambda L, x: L.diag(x, 1),
@@ -385,7 +387,9 @@ _SHAPE_CALLS: dict[str, Callable[[Any, Any], Any]] = {
 _SAVED_DIFFER = {
     **dict.fromkeys(["addmm", "addmv", "addr", "baddbmm"], "composed of mm and add: an AddBackward0 node"),
     **dict.fromkeys(["cross-3", "chain_matmul", "ldexp", "quantile", "nanquantile"], "composed of other ops"),
-    **dict.fromkeys(["amax", "amin", "var", "std", "norm", "nansum"], "keeps the dims it reduced, not the argument"),
+    **dict.fromkeys(
+        ["var", "std", "norm", "nansum"], "keeps the dims it reduced and the correction it used, not the arguments"
+    ),
     **dict.fromkeys(["pow", "float_power"], "one node for pow(tensor, tensor) (torch's PowBackward1 keeps result)"),
     **dict.fromkeys(["fmod", "remainder"], "one Function for the tensor and the number divisor"),
     "complex": "keeps nothing (its backward needs no operand)",

@@ -777,6 +777,7 @@ class Amax(Function[Tensor]):
     vmap = dims_rule(1, empty_is_all=True)
 
     _backward_name = "AmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dims", "keepdim": "keepdim", "result": 1, "self": 0}
     skips_without_gradient = True
     op_name: ClassVar[str] = "amax"
     reduce: ClassVar[Callable[..., Any]] = np.max
@@ -789,6 +790,7 @@ class Amax(Function[Tensor]):
         axes = _axes(dims, data.ndim)
         _empty_check(cls.op_name, data, axes if dims else None)
         ctx.axes = axes
+        ctx.dims = tuple(dims)  # (as given: torch's saved ``dim``, () for all)
         ctx.shape = data.shape
         ctx.keepdim = keepdim
         out = as_tensor(cls.reduce(data, axis=axes, keepdims=keepdim))
