@@ -648,9 +648,24 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
     vmap = dims_rule(1)
 
     _backward_name = "MaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "dim": "axis",
+        "keepdim": "keepdim",
+        "self_sym_sizes": "shape",
+        "indices": lambda ctx: _MaxDim.indices(ctx),
+    }
     skips_without_gradient = True
     op_name: ClassVar[str] = "max"
     pick: ClassVar[Callable[..., Any]] = np.argmax
+
+    @staticmethod
+    def indices(ctx: Any) -> Tensor | None:
+        """The indices picked, shaped as the op returned them (torch's ``_saved_indices``)."""
+        saved = ctx.saved_tensors
+        if not saved:  # (a 0-d input: nothing was saved)
+            return None
+        index: Tensor = saved[0]
+        return index if ctx.keepdim else index.squeeze(ctx.axis)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
