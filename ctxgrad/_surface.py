@@ -97,7 +97,10 @@ def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
     """
 
     @functools.wraps(frontend)
-    def function(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # (the common call: no keywords to look through)
+            return frontend(*args)
+        out = kwargs.pop("out", None)
         if out is None:
             return frontend(*args, **kwargs)
         return write_out(name, out, (*args, *kwargs.values()), lambda: frontend(*args, **kwargs))
