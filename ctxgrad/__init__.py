@@ -17,7 +17,7 @@ tensor([2., 2., 2.])
 from __future__ import annotations
 
 from ctxgrad import (
-    _surface,  # noqa: F401 - attaches the op table's Tensor methods
+    _surface,  # attaches the op table's Tensor methods (and makes the out= functions, below)
     _tensor,  # noqa: F401 - first: the ops and autograd build on it
     autograd,
 )
@@ -31,6 +31,7 @@ from ctxgrad._dtypes import (
     complex64,
     complex128,
     double,
+    dtype,
     float16,
     float32,
     float64,
@@ -99,6 +100,7 @@ __all__ = [
     "complex64",
     "device",
     "double",
+    "dtype",
     "empty",
     "empty_like",
     "enable_grad",
@@ -495,6 +497,8 @@ from ctxgrad.ops.pointwise import (  # noqa: E402
     heaviside,
     hypot,
     i0,
+    igamma,
+    igammac,
     lerp,
     lgamma,
     log,
@@ -798,6 +802,8 @@ __all__ += [
     "hstack",
     "hypot",
     "i0",
+    "igamma",
+    "igammac",
     "imag",
     "index_add",
     "index_copy",
@@ -974,3 +980,5 @@ __all__ += [
     "xlogy",
 ]
 # --- end of generated code ---
+# torch's out= on the functions of the op table's OUT_VARIANTS (ctxgrad._surface.with_out)
+globals().update(_surface.out_functions())

@@ -1,36 +1,160 @@
 """Dtypes, the default float dtype, and torch's type-promotion rules.
 
-ctxgrad's dtypes *are* NumPy dtypes (``ctxgrad.float32 is np.dtype("float32")``), so a
-tensor's ``dtype`` can be handed to NumPy unchanged.  What differs from NumPy is promotion:
-torch keeps a float32 tensor float32 when it meets a Python float or a 0-d float64 tensor,
-and turns an integer tensor combined with a Python float into the *default* float dtype
-(float32), where NumPy would give float64.  :func:`promote_operands` applies torch's rule
-before NumPy computes, so every binary op gets torch's result dtype from one place.
+A ctxgrad dtype (``ctxgrad.float32`` and friends, what ``Tensor.dtype`` returns) is a
+:class:`dtype`: a thin object around one NumPy dtype that answers torch's questions
+(``is_floating_point``, ``is_complex``, ``is_signed``, ``itemsize``, ``to_real()``,
+``to_complex()``) and prints as torch prints (``ctxgrad.float32``).  NumPy does not let its
+dtypes be subclassed, so the object instead *stands for* its NumPy dtype: it compares equal
+to it and hashes like it, and NumPy accepts it wherever it takes a dtype (NumPy reads the
+``.dtype`` attribute), so ``t.dtype == np.float32``, ``np.zeros(3, dtype=t.dtype)`` and
+``arr.astype(t.dtype)`` all work.  What differs from NumPy is promotion: torch keeps a float32
+tensor float32 when it meets a Python float or a 0-d float64 tensor, and turns an integer
+tensor combined with a Python float into the *default* float dtype (float32), where NumPy
+would give float64.  :func:`promote_operands` applies torch's rule before NumPy computes, so
+every binary op gets torch's result dtype from one place.
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
-float16 = half = np.dtype(np.float16)
-float32 = np.dtype(np.float32)
-float64 = double = np.dtype(np.float64)
-complex64 = cfloat = np.dtype(np.complex64)
-complex128 = cdouble = np.dtype(np.complex128)
-uint8 = np.dtype(np.uint8)
-int8 = np.dtype(np.int8)
-int16 = short = np.dtype(np.int16)
-int32 = np.dtype(np.int32)
-int64 = long = np.dtype(np.int64)
-bool_ = np.dtype(np.bool_)
+if TYPE_CHECKING:  # to a type checker a ctxgrad dtype is a NumPy dtype, as it is to NumPy
+    _DTypeBase = np.dtype[Any]
+else:
+    _DTypeBase = object
+
+
+class dtype(_DTypeBase):  # type: ignore[misc]  # (np.dtype is final to the type checker)
+    """A tensor's element type, as torch's ``torch.dtype``; one object per NumPy dtype.
+
+    >>> import numpy as np
+    >>> import ctxgrad
+    >>> ctxgrad.float32
+    ctxgrad.float32
+    >>> ctxgrad.float32.is_floating_point, ctxgrad.int64.is_signed, ctxgrad.complex64.itemsize
+    (True, True, 8)
+    >>> ctxgrad.complex64.to_real(), ctxgrad.float64.to_complex()
+    (ctxgrad.float32, ctxgrad.complex128)
+    >>> ctxgrad.ones(2).dtype == np.float32, np.zeros(2, dtype=ctxgrad.float64).dtype
+    (True, dtype('float64'))
+
+    The NumPy dtype itself is ``.dtype``; its other attributes (``kind``, ``name``,
+    ``char``, ``type``, ...) are answered too.
+    """
+
+    __slots__ = ("_hash", "char", "dtype", "itemsize", "kind", "name", "type")
+
+    dtype: np.dtype[Any]  # the NumPy dtype (NumPy reads this attribute)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("cannot create 'ctxgrad.dtype' instances")
+
+    @classmethod
+    def _of(cls, np_dtype: np.dtype[Any]) -> DType:
+        self = object.__new__(cls)
+        for name in ("kind", "name", "char", "type", "itemsize"):
+            object.__setattr__(self, name, getattr(np_dtype, name))
+        object.__setattr__(self, "dtype", np_dtype)
+        object.__setattr__(self, "_hash", hash(np_dtype))
+        return self
+
+    def __getattr__(self, name: str) -> Any:  # the rest of NumPy's dtype attributes
+        return getattr(self.dtype, name)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"attribute '{name}' of 'ctxgrad.dtype' objects is not writable")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is dtype:
+            return self is other or self.dtype == other.dtype
+        if other is None:  # (to NumPy, None means float64)
+            return False
+        try:
+            return bool(self.dtype == other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.{'bool' if self.kind == 'b' else self.name}"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return as_dtype, (self.dtype.str,)
+
+    @property
+    def is_floating_point(self) -> bool:
+        """True for the floating dtypes (float16, float32, float64)."""
+        return self.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        """True for the complex dtypes."""
+        return self.kind == "c"
+
+    @property
+    def is_signed(self) -> bool:
+        """True unless the dtype is unsigned (``uint8``) or ``bool``."""
+        return self.kind not in "ub"
+
+    def to_real(self) -> DType:
+        """The real dtype of a complex one (``complex64`` gives ``float32``); others are
+        returned unchanged."""
+        return as_dtype(np.empty(0, self.dtype).real.dtype) if self.kind == "c" else self
+
+    def to_complex(self) -> DType:
+        """The complex dtype of a floating one (``float32`` gives ``complex64``); complex
+        dtypes are returned unchanged.  float16 has none in NumPy (torch's ``complex32``)."""
+        if self.kind == "c":
+            return self
+        if self.kind == "f":
+            if self.itemsize < 4:
+                raise RuntimeError("ctxgrad.float16 has no complex dtype: NumPy has no complex32")
+            return as_dtype(np.result_type(self.dtype, np.complex64))
+        raise RuntimeError(f"Unknown Complex ScalarType for {short_name(self)}")
+
+
+DType = dtype  # (the class's name, for annotations inside it, where ``dtype`` is the slot)
+_BY_NUMPY: dict[np.dtype[Any], dtype] = {}
+
+
+def as_dtype(d: Any) -> dtype:
+    """The ctxgrad :class:`dtype` of a NumPy dtype (or anything ``np.dtype`` accepts)."""
+    try:
+        return _BY_NUMPY[d]
+    except (KeyError, TypeError):
+        np_dtype: np.dtype[Any] = np.dtype(d)
+        found = _BY_NUMPY.get(np_dtype)
+        if found is None:
+            found = _BY_NUMPY[np_dtype] = dtype._of(np_dtype)
+        return found
+
+
+float16 = half = as_dtype(np.float16)
+float32 = as_dtype(np.float32)
+float64 = double = as_dtype(np.float64)
+complex64 = cfloat = as_dtype(np.complex64)
+complex128 = cdouble = as_dtype(np.complex128)
+uint8 = as_dtype(np.uint8)
+int8 = as_dtype(np.int8)
+int16 = short = as_dtype(np.int16)
+int32 = as_dtype(np.int32)
+int64 = long = as_dtype(np.int64)
+bool_ = as_dtype(np.bool_)
 
 _default_dtype: np.dtype[Any] = float32
 
 # Torch's names for dtypes, used in reprs and messages ("torch.FloatTensor" style).
-_TENSOR_TYPE_NAMES = {
+_TENSOR_TYPE_NAMES: dict[np.dtype[Any], str] = {
     float16: "HalfTensor",
     float32: "FloatTensor",
     float64: "DoubleTensor",
@@ -58,7 +182,7 @@ DTYPES: tuple[np.dtype[Any], ...] = (
     bool_,
 )
 
-_SHORT_NAMES = {
+_SHORT_NAMES: dict[np.dtype[Any], str] = {
     float16: "Half",
     float32: "Float",
     float64: "Double",
@@ -73,7 +197,7 @@ _SHORT_NAMES = {
 }
 
 # The C++ names torch prints for scalar types in some messages ("expected dtype long int").
-_CPP_NAMES = {
+_CPP_NAMES: dict[np.dtype[Any], str] = {
     float16: "c10::Half",
     float32: "float",
     float64: "double",
@@ -144,8 +268,7 @@ def cpp_name(dt: np.dtype[Any]) -> str:
 
 def dtype_repr(dt: np.dtype[Any]) -> str:
     """How a dtype is spelled in a tensor's repr: ``ctxgrad.float64``."""
-    name = "bool" if dt == bool_ else dt.name
-    return f"ctxgrad.{name}"
+    return repr(as_dtype(dt))
 
 
 def scalar_dtype(value: object) -> np.dtype[Any]:
@@ -263,7 +386,13 @@ def promote_operands(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
-_C_TYPE_NAMES = {uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t"}
+_C_TYPE_NAMES: dict[np.dtype[Any], str] = {
+    uint8: "uint8_t",
+    int8: "int8_t",
+    int16: "int16_t",
+    int32: "int",
+    int64: "int64_t",
+}
 
 
 def fill_value_as(value: object, dt: np.dtype[Any]) -> Any:

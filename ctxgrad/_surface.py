@@ -10,15 +10,18 @@ functions (written there by ``python -m ctxgrad._gen_methods``).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ctxgrad import _construct, _device, _dlpack, _factories, _legacy, _numpy, _sampling
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import _grad, hooks
-from ctxgrad.ops.table import OPS, Op
+from ctxgrad.ops._util import write_out
+from ctxgrad.ops.table import OPS, OUT_VARIANTS, Op
 
-__all__ = ["METHODS", "attach", "functions", "methods"]
+__all__ = ["METHODS", "attach", "functions", "methods", "out_functions", "with_out"]
 
 #: Tensor methods that are not ops (no Function behind them), made by the layers below and
 #: attached here with the ops' methods, so that ``Tensor`` (L1) imports none of them.
@@ -80,6 +83,47 @@ def functions(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield op.name, op.frontend
         for alias in op.aliases:
             yield alias, op.frontend
+
+
+def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
+    """``frontend`` with torch's ``out=`` keyword: without it, the frontend's own call (one call
+    more, for the ``ctxgrad.<name>`` function only: methods and dunders stay the frontend);
+    with it, the result written into ``out`` by :func:`ctxgrad.ops._util.write_out` (refused
+    while an argument requires grad in grad mode, resized with torch's warning, cast checked).
+
+    >>> import ctxgrad
+    >>> out = ctxgrad.empty(2)
+    >>> ctxgrad.sin(ctxgrad.tensor([0.0, 0.5]), out=out) is out, out
+    (True, tensor([0.0000, 0.4794]))
+    """
+
+    @functools.wraps(frontend)
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # (the common call: no keywords to look through)
+            return frontend(*args)
+        out = kwargs.pop("out", None)
+        if out is None:
+            return frontend(*args, **kwargs)
+        return write_out(name, out, (*args, *kwargs.values()), lambda: frontend(*args, **kwargs))
+
+    signature = inspect.signature(frontend)
+    params = list(signature.parameters.values())
+    extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    at = len(params) - (params[-1].kind is inspect.Parameter.VAR_KEYWORD if params else 0)
+    setattr(function, "__signature__", signature.replace(parameters=[*params[:at], extra, *params[at:]]))  # noqa: B010
+    return function
+
+
+def out_functions() -> dict[str, Callable[..., Any]]:
+    """The ``ctxgrad.*`` functions of :data:`~ctxgrad.ops.table.OUT_VARIANTS` whose frontend
+    has no ``out`` of its own, with it added (``ctxgrad/__init__.py`` puts them in place of
+    the frontends its generated block imports)."""
+    made: dict[str, Callable[..., Any]] = {}
+    for op in OPS:
+        if op.name in OUT_VARIANTS and "out" not in inspect.signature(op.frontend).parameters:
+            function = with_out(op.name, op.frontend)
+            made.update((name, function) for name, _ in functions(op))
+    return made
 
 
 def attach() -> None:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ctxgrad import _dtypes
 from ctxgrad._device import check_device, device
+from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state
 
@@ -310,7 +311,7 @@ class Tensor:
         self._grad = None
 
     @property
-    def grad_dtype(self) -> np.dtype[Any] | None:
+    def grad_dtype(self) -> _dtypes.dtype | None:
         """The dtype ``.grad`` must have (a leaf's own dtype unless set; None allows any).
 
         Backward casts the gradient it accumulates into ``.grad`` to it, as torch does.
@@ -318,7 +319,9 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
         gd = self._grad_dtype
-        return self._data.dtype if gd is _OWN_DTYPE else gd  # type: ignore[no-any-return]
+        if gd is None:
+            return None
+        return _dtypes.as_dtype(self._data.dtype if gd is _OWN_DTYPE else gd)
 
     @grad_dtype.setter
     def grad_dtype(self, value: Any) -> None:
@@ -327,7 +330,7 @@ class Tensor:
         if value is None:
             self._grad_dtype = None
             return
-        if isinstance(value, str) or not isinstance(value, (np.dtype, type)):
+        if isinstance(value, str) or not isinstance(value, (np.dtype, _dtypes.dtype, type)):
             raise RuntimeError(f"grad_dtype must be a ctxgrad.dtype or None, but got {type(value).__name__}")
         dt = _dtypes.to_dtype(value)
         g = self._grad
@@ -351,10 +354,13 @@ class Tensor:
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
-    def dtype(self) -> np.dtype[Any]:
-        """The element type, a NumPy dtype (``ctxgrad.float32`` and friends)."""
-        dt: np.dtype[Any] = self._data.dtype
-        return dt
+    def dtype(self) -> _dtypes.dtype:
+        """The element type (``ctxgrad.float32`` and friends): a :class:`ctxgrad.dtype`,
+        which NumPy takes wherever it takes a dtype."""
+        try:
+            return _BY_NUMPY[self._data.dtype]
+        except KeyError:
+            return _dtypes.as_dtype(self._data.dtype)
 
     @property
     def ndim(self) -> int:
@@ -1994,6 +2000,10 @@ class Tensor:
         ) -> Tensor: ...
 
         def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor: ...
+
+        def igamma(self, other: Tensor) -> Tensor: ...
+
+        def igammac(self, other: Tensor) -> Tensor: ...
 
         def clone(self) -> Tensor: ...
 

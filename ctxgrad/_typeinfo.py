@@ -12,9 +12,9 @@ complex).
 >>> ctxgrad.iinfo(ctxgrad.int8).max
 127
 >>> ctxgrad.result_type(ctxgrad.tensor([1, 2]), 1.0)
-dtype('float32')
+ctxgrad.float32
 >>> ctxgrad.promote_types(ctxgrad.uint8, ctxgrad.int8)
-dtype('int16')
+ctxgrad.int16
 >>> ctxgrad.can_cast(ctxgrad.float32, ctxgrad.int32)
 False
 """
@@ -33,11 +33,11 @@ __all__ = ["can_cast", "finfo", "iinfo", "promote_types", "result_type"]
 
 
 def _dtype_argument(function: str, name: str, position: int, value: Any) -> np.dtype[Any]:
-    if not isinstance(value, np.dtype):
+    if not isinstance(value, (np.dtype, _dtypes.dtype)):
         raise TypeError(
             f"{function}(): argument '{name}' (position {position}) must be ctxgrad.dtype, not {type(value).__name__}"
         )
-    return value
+    return _dtypes.as_dtype(value)
 
 
 class finfo:
@@ -106,7 +106,7 @@ class iinfo:
                 "ctxgrad.iinfo() requires an integer input type. Use ctxgrad.finfo to handle 'ctxgrad.iinfo'"
             )
         info = np.iinfo(dt)
-        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), int(info.min), str(dt)
+        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), int(info.min), dt.name
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, iinfo) and other.dtype == self.dtype
@@ -127,7 +127,7 @@ def _operand(value: Any) -> Any:
     return None
 
 
-def result_type(tensor: Any, other: Any) -> np.dtype[Any]:
+def result_type(tensor: Any, other: Any) -> _dtypes.dtype:
     """The dtype torch's arithmetic gives ``tensor`` and ``other`` (each a tensor or a
     Python number), e.g. an int64 tensor and a Python float give the default float dtype."""
     a, b = _operand(tensor), _operand(other)
@@ -140,16 +140,16 @@ def result_type(tensor: Any, other: Any) -> np.dtype[Any]:
             " * (Tensor tensor, Number other)\n"
             " * (Number scalar1, Number scalar2)\n"
         )
-    return _dtypes.result_dtype(a, b)
+    return _dtypes.as_dtype(_dtypes.result_dtype(a, b))
 
 
-def promote_types(type1: Any, type2: Any) -> np.dtype[Any]:
+def promote_types(type1: Any, type2: Any) -> _dtypes.dtype:
     """The smallest dtype both ``type1`` and ``type2`` convert to without losing their
     category (torch's table: ``uint8`` and ``int8`` give ``int16``, ``int64`` and
     ``float16`` give ``float16``)."""
     d1 = _dtype_argument("promote_types", "type1", 1, type1)
     d2 = _dtype_argument("promote_types", "type2", 2, type2)
-    return _dtypes.result_dtype(np.empty(1, d1), np.empty(1, d2))
+    return _dtypes.as_dtype(_dtypes.result_dtype(np.empty(1, d1), np.empty(1, d2)))
 
 
 def can_cast(from_: Any, to: Any) -> bool:

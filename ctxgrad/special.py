@@ -46,7 +46,8 @@ from ctxgrad.ops.pointwise import (
 from ctxgrad.ops.reduction import log_softmax, logsumexp, softmax
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0",
+    "i0e", "i1", "i1e", "log1p",
     "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
     "sinc", "softmax", "xlog1py", "xlogy",
 ]  # fmt: skip
@@ -60,6 +61,16 @@ def expit(input: Tensor) -> Tensor:
 def gammaln(input: Tensor) -> Tensor:
     """``log |Gamma(x)|``: torch.special's name for ``lgamma``."""
     return _pointwise.lgamma(input)
+
+
+def gammainc(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized lower incomplete gamma function: torch.special's name for ``igamma``."""
+    return _pointwise.igamma(input, other)
+
+
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function: torch.special's name for ``igammac``."""
+    return _pointwise.igammac(input, other)
 
 
 def psi(input: Tensor) -> Tensor:

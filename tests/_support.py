@@ -24,8 +24,8 @@ def raised(fn: Any, lib: Any) -> tuple[str, str]:
 
 
 def dtype_name(dt: Any) -> str:
-    """``float32`` for both ``np.dtype('float32')`` and ``torch.float32``."""
-    return str(dt).removeprefix("torch.")
+    """``float32`` for ``np.dtype("float32")``, ``ctxgrad.float32`` and ``torch.float32``."""
+    return str(dt).removeprefix("torch.").removeprefix("ctxgrad.")
 
 
 def to_numpy(t: Any) -> np.ndarray:

@@ -683,9 +683,16 @@ CATALOGUE: tuple[Misuse, ...] = (
         saved_input_modified_in_place,
         RuntimeError,
         RuntimeError,
-        _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of AddBackward0, is at version 1; "
+        _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of Add, is at version 1; "
         "expected version 0 instead. It was saved for backward by SquareBackward as saved_tensors[0]." + "...",
-        ("[ctxgrad.DoubleTensor [2]]", "AddBackward0", "version 1", "version 0", "SquareBackward", "saved_tensors[0]"),
+        (
+            "[ctxgrad.DoubleTensor [2]]",
+            "output 0 of Add,",
+            "version 1",
+            "version 0",
+            "SquareBackward",
+            "saved_tensors[0]",
+        ),
         "Change a copy (`a = a.clone()`) or change it after the backward.",
         torch_message="which is output 0 of Add, is at version 1; expected version 0 instead",
     ),
@@ -695,9 +702,9 @@ CATALOGUE: tuple[Misuse, ...] = (
         saved_output_modified_in_place,
         RuntimeError,
         RuntimeError,
-        _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of ExpBackward, is at version 1; "
+        _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of Exp, is at version 1; "
         "expected version 0 instead. It was saved for backward by ExpBackward as saved_tensors[0]." + "...",
-        ("output 0 of ExpBackward", "version 1", "saved for backward by ExpBackward", "saved_tensors[0]"),
+        ("output 0 of Exp,", "version 1", "saved for backward by ExpBackward", "saved_tensors[0]"),
         "Use an out-of-place op on the output (`y = y * 2`).",
         torch_message="which is output 0 of Exp, is at version 1; expected version 0 instead",
     ),
@@ -719,9 +726,9 @@ CATALOGUE: tuple[Misuse, ...] = (
         saved_tensor_of_a_built_in_op_modified_in_place,
         RuntimeError,
         RuntimeError,
-        _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of ZeroBackward0, is at version 1; "
+        _VERSION_ERROR + "[ctxgrad.DoubleTensor [2]], which is output 0 of Zero, is at version 1; "
         "expected version 0 instead. It was saved for backward by SinBackward0 as saved_tensors[0]." + "...",
-        ("ZeroBackward0", "SinBackward0", "saved_tensors[0]"),
+        ("output 0 of Zero,", "SinBackward0", "saved_tensors[0]"),
         "Change a clone, or change it after the backward.",
         torch_message="which is output 0 of Zero, is at version 1; expected version 0 instead",
     ),

@@ -29,7 +29,7 @@ Point = namedtuple("Point", ["x", "label"])
 def plain(obj: Any) -> Any:
     """A comparable form of a batch from either library: tensors become (dtype, values)."""
     if type(obj).__name__ == "Tensor":
-        return ("tensor", str(obj.dtype).removeprefix("torch."), obj.detach().numpy().tolist())
+        return ("tensor", str(obj.dtype).removeprefix("torch.").removeprefix("ctxgrad."), obj.detach().numpy().tolist())
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return (type(obj).__name__, [plain(v) for v in obj])
     if isinstance(obj, (list, tuple)):

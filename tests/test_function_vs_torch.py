@@ -37,7 +37,7 @@ def values(t: Any) -> np.ndarray:
 
 
 def dtype_name(dt: Any) -> str:
-    return str(dt).replace("torch.", "")
+    return str(dt).replace("torch.", "").replace("ctxgrad.", "")
 
 
 def inplace_mul_(lib: Any, t: Any, k: float) -> None:

@@ -90,7 +90,7 @@ def to_numpy(t: Any) -> np.ndarray:
 
 
 def dtype_name(dt: Any) -> str:
-    return str(dt).removeprefix("torch.")
+    return str(dt).removeprefix("torch.").removeprefix("ctxgrad.")
 
 
 def tolerance(graph: Graph) -> float:

@@ -68,7 +68,7 @@ def test_torch_reads_ctxgrads_file_and_the_reverse(torch: Any, tmp_path: pathlib
     st.save_file(tensors(), ours)
     theirs = safetensors.torch.load_file(ours)
     for name, value in tensors().items():
-        assert str(theirs[name].dtype) == f"torch.{value.dtype}"
+        assert str(theirs[name].dtype) == str(value.dtype).replace("ctxgrad.", "torch.")
         np.testing.assert_array_equal(theirs[name].numpy(), value.numpy())
     back = tmp_path / "theirs.safetensors"
     safetensors.torch.save_file({"w": torch.arange(6.0).reshape(2, 3)}, back)

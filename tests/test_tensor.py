@@ -999,11 +999,11 @@ def test_default_dtype_is_float32() -> None:
         ("complex128", "complex128"),
     ],
 )
-def test_dtype_names_are_numpy_dtypes(torch: Any, name: str, numpy_name: str) -> None:
+def test_dtype_names_stand_for_numpy_dtypes(torch: Any, name: str, numpy_name: str) -> None:
     dt = getattr(ctxgrad, name)
-    assert isinstance(dt, np.dtype)
-    assert dt == np.dtype(numpy_name)
-    assert str(dt) == dtype_name(getattr(torch, name))
+    assert isinstance(dt, ctxgrad.dtype) and np.dtype(dt) is np.dtype(numpy_name)
+    assert dt == np.dtype(numpy_name) and hash(dt) == hash(np.dtype(numpy_name))
+    assert repr(dt) == str(dt) == repr(getattr(torch, name)).replace("torch.", "ctxgrad.")
     assert ctxgrad.zeros(1, dtype=dt).dtype == dt
 
 

@@ -149,15 +149,15 @@ def _grad_dtype_facts(L: Any) -> tuple[Any, ...]:
 
 def test_grad_dtype_sets_the_dtype_of_grad() -> None:
     own, accumulated, wrong, anything, *_ = _grad_dtype_facts(ctxgrad)
-    assert (own, accumulated, anything) == ("float32", "float64", "float16")
+    assert (own, accumulated, anything) == ("ctxgrad.float32", "ctxgrad.float64", "ctxgrad.float16")
     assert wrong[0] == "RuntimeError" and "grad_dtype 'Double'" in wrong[1]
 
 
 def test_grad_dtype_matches_torch(torch: Any) -> None:
     ours = _grad_dtype_facts(ctxgrad)
     theirs = _grad_dtype_facts(torch)
-    assert [s.removeprefix("torch.") for s in theirs[:2]] == list(ours[:2])
-    assert ours[2:] == theirs[2:3] + (theirs[3].removeprefix("torch."),) + theirs[4:]
+    assert [s.replace("torch.", "ctxgrad.") for s in theirs[:2]] == list(ours[:2])
+    assert ours[2:] == theirs[2:3] + (theirs[3].replace("torch.", "ctxgrad."),) + theirs[4:]
 
 
 def test_assigning_grad_of_another_dtype_says_how_to_allow_it(torch: Any) -> None:
@@ -449,13 +449,13 @@ def _grad_dtype_of_incoming_gradients(L: Any) -> list[Any]:
         if grad_dtype != "own":
             t.grad_dtype = grad_dtype
         ToDouble.apply(t).sum().backward()
-        out.append(str(t.grad.dtype).removeprefix("torch."))
+        out.append(str(t.grad.dtype).removeprefix("torch.").removeprefix("ctxgrad."))
     k = L.tensor([1.0, 2.0], requires_grad=True)
     k.grad_dtype = None
     (k * 2).sum().backward()
     k.grad = k.grad.to(L.float16)
     (k * 3).sum().backward()  # accumulated into the existing .grad: its dtype stays
-    out.append(str(k.grad.dtype).removeprefix("torch."))
+    out.append(str(k.grad.dtype).removeprefix("torch.").removeprefix("ctxgrad."))
     g = L.tensor([1.0, 2.0], requires_grad=True)
     g.grad = L.tensor([1.0, 1.0])
     out.append(raised(lambda: setattr(g, "grad_dtype", L.float16), L))

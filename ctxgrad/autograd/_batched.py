@@ -272,7 +272,7 @@ def batch_elementwise(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args:
     if n > 0 and any(d == 0 and a.ndim == 1 for a, d in tensors):
         dtypes = {a.dtype for a, _ in tensors}
         if len(dtypes) > 1:
-            probe = [np.empty((1,) * logical_ndim(a, d), a.dtype) for a, d in tensors]
+            probe: list[np.ndarray[Any, Any]] = [np.empty((1,) * logical_ndim(a, d), a.dtype) for a, d in tensors]
             out_dtype = probe[0].dtype
             acc: Any = probe[0]
             for p in probe[1:]:

@@ -14,6 +14,9 @@ name (``"self"``, ``"other"``, ``"result"``, ``"self_sym_sizes"``, ...) to where
 * ``("sizes", k)`` / ``("numel", k)``: the shape / number of elements of forward argument ``k``;
 * a callable: ``f(ctx)``.
 
+A Function recorded under several torch node names (``ops._util.named``) may also declare
+``saved_fields_of_node``, a dict from the node name to the fields of that node.
+
 ``grad_fn._saved_<name>`` gives the value; for a saved tensor, ``grad_fn._raw_saved_<name>``
 gives the :class:`RawSavedTensor`, whose ``register_hooks(pack,
 unpack)`` puts saved-tensor hooks on that one tensor.
@@ -134,6 +137,9 @@ _MISSING = object()
 def _fields_of(node: NodeAPI) -> dict[str, Any]:
     cls = getattr(type(node), "_forward_cls", None)
     fields: dict[str, Any] = getattr(cls, "saved_fields", None) or {}
+    by_node: dict[str, dict[str, Any]] | None = getattr(cls, "saved_fields_of_node", None)
+    if by_node is not None:  # (one Function recorded under several node names: transpose is a permute)
+        fields = by_node.get(node.name(), fields)
     return fields
 
 

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from ctxgrad import _dtypes
 from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor
 
 if TYPE_CHECKING:
-    from ctxgrad._tensor import Tensor
     from ctxgrad.autograd.graph import Node
 
 __all__ = [
@@ -268,7 +268,22 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], No
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._post_acc_hooks is None:
         self._post_acc_hooks = []
-    return RemovableHandle(self._post_acc_hooks, hook)
+    return RemovableHandle(self._post_acc_hooks, _checked_post_accumulate_hook(hook))
+
+
+def _checked_post_accumulate_hook(hook: Callable[[Tensor], Any]) -> Callable[[Tensor], Any]:
+    """``hook`` with torch's check of what it returns: the tensor itself passes (as None), anything
+    but a tensor is a TypeError; another tensor is refused by the engine (a RuntimeError)."""
+
+    def checked(tensor: Tensor) -> Any:
+        result = hook(tensor)
+        if result is None or result is tensor:
+            return None
+        if not isinstance(result, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        return result
+
+    return checked
 
 
 # --------------------------------------------------------------------------- saved-tensor hooks

@@ -156,11 +156,11 @@ class SavedTensor:
         if t is not None:
             data = t._data
             fn = t._grad_fn
-            what = f"which is output {t._output_nr} of {fn.name()}" if fn is not None else "which is a leaf"
+            what = f"which is output {t._output_nr} of {_op_name(fn)}" if fn is not None else "which is a leaf"
         else:
             assert self._data is not None
             data = self._data
-            what = f"which is output {getattr(self, '_output_nr', 0)} of {node.name()}"
+            what = f"which is output {getattr(self, '_output_nr', 0)} of {_op_name(node)}"
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [ctxgrad.{_dtypes.type_name(data.dtype)} {list(data.shape)}], {what}, is at "
@@ -193,3 +193,9 @@ class SavedValue(SavedTensor):
 
     def unpack(self, node: Node, index: int) -> Any:
         return self.value
+def _op_name(node: Node) -> str:
+    """The op a node records, as torch's version error names it: the node's name without its
+    ``Backward`` suffix (``AddBackward0`` is ``Add``, a user's ``ReLU_Backward`` is ``ReLU_``)."""
+    name = node.name()
+    stem = name.rstrip("0123456789")
+    return stem[: -len("Backward")] if stem.endswith("Backward") and len(stem) > len("Backward") else name

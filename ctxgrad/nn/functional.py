@@ -855,7 +855,7 @@ def avg_pool2d(
     # How many elements each window averages: those of the padded input (count_include_pad)
     # or of the input itself, never the extra room of ceil_mode.
     if count_include_pad:
-        ones = np.ones((1, 1, h + 2 * pad[0], w + 2 * pad[1]), dtype=x.dtype)
+        ones: np.ndarray[Any, Any] = np.ones((1, 1, h + 2 * pad[0], w + 2 * pad[1]), dtype=x.dtype)
         count_pads = (0, extra[0], 0, extra[1])
     else:
         ones = np.ones((1, 1, h, w), dtype=x.dtype)
@@ -1326,7 +1326,7 @@ def embedding_bag(
         result: Tensor = _stack(out, 0)
         return result
     # sum and mean: a (bags, total) matrix of 1s (or 1/count) picks and adds each bag's rows.
-    bag_of = np.zeros((len(starts), total), dtype=dtype)
+    bag_of: np.ndarray[Any, Any] = np.zeros((len(starts), total), dtype=dtype)
     for b, (lo, hi) in enumerate(zip(starts, ends)):
         bag_of[b, lo:hi] = keep[lo:hi]
         if mode == "mean":
@@ -2501,7 +2501,9 @@ def multilabel_margin_loss(
     rows = target.detach().numpy().astype(np.int64).reshape(x.shape[0], -1)
     classes = x.shape[1]
     chosen = np.zeros((x.shape[0], classes), dtype=bool)
-    pairs = np.zeros((x.shape[0], classes, classes), dtype=x.dtype)  # [n, j, i]: j a target, i not
+    pairs: np.ndarray[Any, Any] = np.zeros(
+        (x.shape[0], classes, classes), dtype=x.dtype
+    )  # [n, j, i]: j a target, i not
     for n, row in enumerate(rows):
         stop = np.nonzero(row < 0)[0]
         labels = row[: stop[0]] if stop.size else row

@@ -287,12 +287,18 @@ def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], 
 
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in (*args, out)):
+    flat = [b for a in (*args, out) for b in (a if isinstance(a, (list, tuple)) else (a,))]  # (cat's list)
+    if is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in flat):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic differentiation, but one of "
             "the arguments requires grad."
         )
     result = compute()
+    if not isinstance(result, Tensor):
+        raise TypeError(
+            f"{name}(): this call returns {len(result)} tensors, so out= must be a tuple of them, which ctxgrad "
+            "does not take: call it without out="
+        )
     dt = out.array.dtype
     if result.array.dtype != dt and not np.can_cast(result.array.dtype, dt, "same_kind"):
         raise RuntimeError(

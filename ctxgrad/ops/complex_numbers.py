@@ -11,7 +11,7 @@ of steepest ascent.  So ``real``'s gradient is the incoming one, ``imag``'s is `
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -103,6 +103,7 @@ class Angle(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "AngleBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     skips_without_gradient = True
 
     @staticmethod

@@ -152,7 +152,7 @@ def type(input: Tensor, dtype: Any = None, non_blocking: Any = False, **kwargs: 
     >>> x.type(ctxgrad.int64)
     tensor([1, 2])
     >>> x.type('torch.DoubleTensor').dtype
-    dtype('float64')
+    ctxgrad.float64
     """
     kwargs.pop("async", None)
     if kwargs:

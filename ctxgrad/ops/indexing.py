@@ -712,6 +712,7 @@ class ScatterValue(Function[Tensor]):
     vmap = gather_rule
 
     _backward_name = "ScatterBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -765,6 +766,7 @@ class IndexSelect(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "IndexSelectBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0, "self_sym_sizes": "shape"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -879,9 +881,7 @@ class Take(Function[Tensor]):
 
 def _scalar_name(dt: np.dtype[Any]) -> str:
     """torch's C++ name of a dtype as its errors print it (``Long``, ``Int``, ``Float``)."""
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    names |= {"float32": "Float", "float64": "Double", "float16": "Half"}
-    return names.get(str(dt), str(dt))
+    return short_name(dt)
 
 
 # --------------------------------------------------------------------------- masks
@@ -913,6 +913,7 @@ class MaskedFill(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MaskedFillBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"mask": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 

@@ -120,6 +120,7 @@ class Bmm(_MatrixProduct):
     vmap = matmul_rule
 
     _backward_name = "BmmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "mat2": 1}
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -146,6 +147,7 @@ class Mv(Function[Tensor]):
     vmap = matmul_rule
 
     _backward_name = "MvBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "vec": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -200,6 +202,7 @@ class Dot(Function[Tensor]):
     vmap = matmul_rule
 
     _backward_name = "DotBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "tensor": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -227,6 +230,7 @@ class Vdot(Dot):
     """``dot`` with the first vector conjugated; for real vectors it is ``dot``."""
 
     _backward_name = "VdotBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = False  # conj(a) . b: torch's formulas, conj(grad) * b and grad * a
 
     @staticmethod
@@ -596,6 +600,7 @@ class LinalgInv(Function[Tensor]):
     vmap = unary_rule
 
     _backward_name = "LinalgInvExBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"inverse": 0}
     holomorphic = True
     skips_without_gradient = True
 

@@ -141,6 +141,7 @@ class Where(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "WhereBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"condition": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -738,6 +739,7 @@ class Atan2(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "Atan2Backward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
     @staticmethod
@@ -822,6 +824,7 @@ class Maximum(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MaximumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
     @staticmethod
@@ -849,6 +852,7 @@ class Minimum(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "MinimumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
     @staticmethod
@@ -903,6 +907,11 @@ class ClampScalar(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "ClampBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "min": lambda ctx: ctx.bounds[0],
+        "max": lambda ctx: ctx.bounds[1],
+    }
     skips_without_gradient = True
 
     @staticmethod
@@ -955,12 +964,14 @@ class ClampMinScalar(ClampScalar):
     """``max(x, lo)`` for a number ``lo`` (``clamp_min``)."""
 
     _backward_name = "ClampMinBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "min": lambda ctx: ctx.bounds[0]}
 
 
 class ClampMaxScalar(ClampScalar):
     """``min(x, hi)`` for a number ``hi`` (``clamp_max``)."""
 
     _backward_name = "ClampMaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "max": lambda ctx: ctx.bounds[1]}
 
 
 class ClampTensor(Function[Tensor]):
@@ -1132,6 +1143,7 @@ class LerpScalar(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "LerpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"weight": "weight"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -1223,6 +1235,7 @@ class LeakyRelu(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "LeakyReluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"negative_slope": "slope", "self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1296,6 +1309,7 @@ class Gelu(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "GeluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"approximate": "approximate", "self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1334,6 +1348,7 @@ class Silu(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "SiluBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1365,6 +1380,11 @@ class Softplus(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "SoftplusBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "beta": lambda ctx: ctx.params[0],
+        "threshold": lambda ctx: ctx.params[1],
+        "self": 0,
+    }
     skips_without_gradient = True
 
     @staticmethod
@@ -1865,6 +1885,7 @@ class Deg2Rad(_Scale):
     """Degrees to radians, ``x * pi / 180``."""
 
     _backward_name = "Deg2RadBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {}
     ufunc = staticmethod(np.deg2rad)
     factor = math.pi / 180.0
 
@@ -1873,6 +1894,7 @@ class Rad2Deg(_Scale):
     """Radians to degrees, ``x * 180 / pi``."""
 
     _backward_name = "Rad2DegBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {}
     ufunc = staticmethod(np.rad2deg)
     factor = 180.0 / math.pi
 
@@ -2008,6 +2030,7 @@ class Polygamma(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "PolygammaBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"n": "n", "self": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -2304,6 +2327,7 @@ class NanToNum(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "NanToNumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     holomorphic = True  # a copy where it is differentiable
     skips_without_gradient = True
 
@@ -2415,6 +2439,7 @@ class Logaddexp(_Binary):
     """``log(e^a + e^b)`` without overflow; d/da = 1 / (1 + e^(b - a)), d/db = 1 / (1 + e^(a - b))."""
 
     _backward_name = "LogaddexpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     kernel = "logaddexp_cpu"
     floating_only = True
@@ -2434,6 +2459,7 @@ class Logaddexp2(_Binary):
     """``log2(2^a + 2^b)`` without overflow; d/da = 1 / (1 + 2^(b - a)), d/db = 1 / (1 + 2^(a - b))."""
 
     _backward_name = "Logaddexp2Backward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     kernel = "logaddexp2_cpu"
     floating_only = True
     call = staticmethod(np.logaddexp2)
@@ -2452,6 +2478,7 @@ class Xlogy(_Binary):
     """``x * log(y)``, 0 where ``x == 0``; d/dx = log(y) (also at x == 0, as torch), d/dy = x / y."""
 
     _backward_name = "XlogyBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     floating = True
     call = staticmethod(_xlogy)
 
@@ -2476,6 +2503,88 @@ class Xlog1py(_Binary):
     @staticmethod
     def partials(ctx: Any, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
         return Log1p.apply(b), a / (1 + b)
+
+
+def _regularized_gamma(a: float, x: float, upper: bool) -> float:
+    """The regularized incomplete gamma function ``P(a, x)`` (``Q(a, x) = 1 - P`` with
+    ``upper``) of two floats, with torch's values at the edges (NaN for a negative argument or
+    ``a == x == 0``).  Below ``x = a + 1`` the power series of ``P`` converges fast; above, the
+    continued fraction of ``Q`` (Lentz's method), so that a tiny ``Q`` keeps its digits."""
+    if math.isnan(a) or math.isnan(x) or a < 0 or x < 0 or (a == 0 and x == 0):
+        return math.nan
+    if a == 0 or math.isinf(x):  # (x > 0: all of the mass is below x)
+        return 0.0 if upper else 1.0
+    if x == 0 or math.isinf(a):
+        return 1.0 if upper else 0.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = a
+        for _ in range(100_000):
+            n += 1
+            term *= x / n
+            total += term
+            if builtins.abs(term) < builtins.abs(total) * 1e-17:
+                break
+        p = math.exp(log_front) * total
+        return 1.0 - p if upper else p
+    tiny = 1e-300
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 100_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if builtins.abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if builtins.abs(c) < tiny else c
+        d = 1 / d
+        h *= d * c
+        if builtins.abs(d * c - 1) < 1e-16:
+            break
+    q = math.exp(log_front) * h
+    return q if upper else 1.0 - q
+
+
+def _igamma_of(upper: bool) -> Callable[[Any, Any], Any]:
+    def call(a: Any, x: Any) -> Any:
+        a_, x_ = np.broadcast_arrays(np.asarray(a), np.asarray(x))
+        pairs = zip(a_.astype(np.float64).ravel().tolist(), x_.astype(np.float64).ravel().tolist())
+        flat = np.fromiter((_regularized_gamma(p, q, upper) for p, q in pairs), np.float64, a_.size)
+        return flat.reshape(a_.shape).astype(np.result_type(a, x), copy=False)
+
+    return call
+
+
+class Igamma(_Binary):
+    """The regularized lower incomplete gamma function ``P(a, x)`` (torch's ``igamma``,
+    ``special.gammainc``); d/dx = ``x**(a-1) e**-x / Gamma(a)``; torch has no derivative in
+    ``a`` (NotImplementedError when one is needed)."""
+
+    _backward_name = "IgammaBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
+    floating_only = True
+    kernel = "igamma_cpu"
+    call = staticmethod(_igamma_of(upper=False))
+    sign: ClassVar[float] = 1.0
+
+    @staticmethod
+    def partials(ctx: Any, a: Tensor, x: Tensor) -> tuple[Tensor, Tensor]:
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{ctx.forward_cls.kernel[:-4]}: input' is not implemented.")
+        density = ((a - 1) * Log.apply(x) - x - Lgamma.apply(a)).exp()
+        return density, density * ctx.forward_cls.sign
+
+
+class Igammac(Igamma):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)`` (torch's
+    ``igammac``, ``special.gammaincc``); d/dx = ``-x**(a-1) e**-x / Gamma(a)``."""
+
+    _backward_name = "IgammacBackward0"
+    kernel = "igammac_cpu"
+    call = staticmethod(_igamma_of(upper=True))
+    sign = -1.0
 
 
 class Entr(_Elementwise):
@@ -2569,6 +2678,7 @@ class Fmax(_NanExtremum):
     """The larger of two tensors, ignoring NaN (NaN only where both are)."""
 
     _backward_name = "FmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     call = staticmethod(np.fmax)
 
 
@@ -2576,6 +2686,7 @@ class Fmin(_NanExtremum):
     """The smaller of two tensors, ignoring NaN (NaN only where both are)."""
 
     _backward_name = "FminBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     call = staticmethod(np.fmin)
 
 
@@ -2584,6 +2695,7 @@ class Nextafter(_Binary):
     d/db = 0 (torch's)."""
 
     _backward_name = "NextafterBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     kernel = "nextafter_cpu"
     floating_only = True
     call = staticmethod(np.nextafter)
@@ -2639,6 +2751,7 @@ class Addcmul(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "AddcmulBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"tensor1": 1, "tensor2": 2, "value": "value"}
     holomorphic = True
     skips_without_gradient = True
 
@@ -2671,6 +2784,7 @@ class Addcdiv(Function[Tensor]):
     vmap = elementwise_rule
 
     _backward_name = "AddcdivBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"tensor1": 1, "tensor2": 2, "value": "value"}
     holomorphic = True
     skips_without_gradient = True
 
@@ -2869,6 +2983,22 @@ def xlogy(input: Any, other: Any) -> Tensor:
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError("xlogy(): at least one of 'input' and 'other' must be a Tensor")
     return Xlogy.apply(a, b)
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise regularized lower incomplete gamma function ``P(input, other)``."""
+    return Igamma.apply(input, _tensor_arg("igamma", "other", 2, other))
+
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise regularized upper incomplete gamma function ``Q(input, other) = 1 - P``."""
+    return Igammac.apply(input, _tensor_arg("igammac", "other", 2, other))
+
+
+def _tensor_arg(fn: str, name: str, position: int, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+    return value
 
 
 def copysign(input: Tensor, other: Any) -> Tensor:

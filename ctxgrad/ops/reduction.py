@@ -278,6 +278,7 @@ class Prod(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "ProdBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "keepdim": "keepdim", "self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -311,6 +312,7 @@ class ProdAll(Function[Tensor]):
     vmap = flat_rule("prod")
 
     _backward_name = "ProdBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -350,6 +352,7 @@ class Cumsum(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "CumsumBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -406,6 +409,7 @@ class Cumprod(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "CumprodBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
 
@@ -644,9 +648,24 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
     vmap = dims_rule(1)
 
     _backward_name = "MaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "dim": "axis",
+        "keepdim": "keepdim",
+        "self_sym_sizes": "shape",
+        "indices": lambda ctx: _MaxDim.indices(ctx),
+    }
     skips_without_gradient = True
     op_name: ClassVar[str] = "max"
     pick: ClassVar[Callable[..., Any]] = np.argmax
+
+    @staticmethod
+    def indices(ctx: Any) -> Tensor | None:
+        """The indices picked, shaped as the op returned them (torch's ``_saved_indices``)."""
+        saved = ctx.saved_tensors
+        if not saved:  # (a 0-d input: nothing was saved)
+            return None
+        index: Tensor = saved[0]
+        return index if ctx.keepdim else index.squeeze(ctx.axis)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
@@ -724,6 +743,7 @@ class MaxAll(Function[Tensor]):
     vmap = flat_rule("amax")
 
     _backward_name = "MaxBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     skips_without_gradient = True
     op_name: ClassVar[str] = "max"
     reduce: ClassVar[Callable[..., Any]] = np.max
@@ -761,6 +781,7 @@ class MinAll(MaxAll):
     vmap = flat_rule("amin")
 
     _backward_name = "MinBackward1"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     op_name = "min"
     reduce = np.min
 
@@ -771,6 +792,7 @@ class Amax(Function[Tensor]):
     vmap = dims_rule(1, empty_is_all=True)
 
     _backward_name = "AmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dims", "keepdim": "keepdim", "result": 1, "self": 0}
     skips_without_gradient = True
     op_name: ClassVar[str] = "amax"
     reduce: ClassVar[Callable[..., Any]] = np.max
@@ -783,6 +805,7 @@ class Amax(Function[Tensor]):
         axes = _axes(dims, data.ndim)
         _empty_check(cls.op_name, data, axes if dims else None)
         ctx.axes = axes
+        ctx.dims = tuple(dims)  # (as given: torch's saved ``dim``, () for all)
         ctx.shape = data.shape
         ctx.keepdim = keepdim
         out = as_tensor(cls.reduce(data, axis=axes, keepdims=keepdim))
@@ -885,6 +908,7 @@ class Logsumexp(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "LogsumexpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1, "dim": "axes", "keepdim": "keepdim"}
     skips_without_gradient = True
     holomorphic = True
 
@@ -1043,6 +1067,7 @@ class Softmax(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "SoftmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
     skips_without_gradient = True
 
     @staticmethod
@@ -1086,6 +1111,7 @@ class LogSoftmax(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "LogSoftmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
     skips_without_gradient = True
 
     @staticmethod

@@ -154,6 +154,8 @@ class Permute(Function[Tensor]):
     vmap = permute_rule
 
     _backward_name = "PermuteBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {}
+    saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {"PermuteBackward0": {"dims": "dims"}}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -189,6 +191,7 @@ class Expand(Function[Tensor]):
     vmap = expand_rule
 
     _backward_name = "ExpandBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -290,6 +293,11 @@ class Squeeze(Function[Tensor]):
     vmap = squeeze_rule
 
     _backward_name = "SqueezeBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": "shape"}
+    saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {
+        "SqueezeBackward1": {"dim": lambda ctx: ctx.dims[0], "self_sym_sizes": "shape"},
+        "SqueezeBackward2": {"dim": "dims", "self_sym_sizes": "shape"},
+    }
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -348,6 +356,13 @@ class Narrow(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "SliceBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "dim": lambda ctx: ctx.args[0],
+        "start": lambda ctx: ctx.args[1],
+        "end": lambda ctx: ctx.args[1] + ctx.args[2],
+        "step": lambda ctx: 1,
+        "self_sym_sizes": "shape",
+    }
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -403,6 +418,7 @@ class Unbind(Function[tuple[Tensor, ...]]):
     vmap = dims_rule(1)
 
     _backward_name = "UnbindBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -429,6 +445,10 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
     vmap = dims_rule(2)
 
     _backward_name = "SplitWithSizesBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "self_sym_sizes": ("sizes", 0), "split_sizes": "sizes"}
+    saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {
+        "SplitBackward0": {"dim": "dim", "self_sym_sizes": ("sizes", 0), "split_size": lambda ctx: ctx.sizes[0]}
+    }
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -570,6 +590,7 @@ class Flip(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "FlipBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dims": "dims"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -594,6 +615,7 @@ class Roll(Function[Tensor]):
     vmap = roll_rule
 
     _backward_name = "RollBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"shifts": lambda ctx: ctx.args[0], "dims": lambda ctx: ctx.args[1]}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -622,6 +644,7 @@ class Repeat(Function[Tensor]):
     vmap = repeat_rule
 
     _backward_name = "RepeatBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"repeats": "repeats", "self_sym_sizes": "shape"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -665,6 +688,7 @@ class Tril(Function[Tensor]):
     vmap = unary_rule
 
     _backward_name = "TrilBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
     keep: ClassVar[Callable[..., Any]] = staticmethod(np.tril)
@@ -694,6 +718,7 @@ class Triu(Tril):
     dimensions, zeros elsewhere."""
 
     _backward_name = "TriuBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
     holomorphic = True  # linear, real coefficients
     keep = staticmethod(np.triu)
     name = "triu"
@@ -715,6 +740,12 @@ class Diagonal(Function[Tensor]):
     vmap = diagonal_rule
 
     _backward_name = "DiagonalBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "offset": lambda ctx: ctx.args[0],
+        "dim1": lambda ctx: ctx.args[1],
+        "dim2": lambda ctx: ctx.args[2],
+        "self_sym_sizes": "shape",
+    }
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True

@@ -8,7 +8,7 @@ largest value, as in torch)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -47,6 +47,7 @@ class Sort(Function[tuple[Tensor, Tensor]]):
     vmap = dims_rule(1)
 
     _backward_name = "SortBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "indices": 0, "self_sym_sizes": "shape"}
     skips_without_gradient = True
 
     @staticmethod
@@ -129,6 +130,12 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
     vmap = dims_rule(2)
 
     _backward_name = "KthvalueBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "dim": "dim",
+        "indices": 0,
+        "keepdim": "keepdim",
+        "self_sym_sizes": "shape",
+    }
     skips_without_gradient = True
 
     @staticmethod

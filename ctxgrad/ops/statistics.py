@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -318,6 +318,7 @@ class Logcumsumexp(Function[Tensor]):
     vmap = dims_rule(1)
 
     _backward_name = "LogcumsumexpBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "self": 0, "result": 1}
     holomorphic = True  # analytic: a complex input's backward is the real formula, conjugated around
     skips_without_gradient = True
 

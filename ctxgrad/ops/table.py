@@ -42,7 +42,7 @@ from ctxgrad.ops import (
     statistics,
 )
 
-__all__ = ["OPS", "Op"]
+__all__ = ["OPS", "OUT_VARIANTS", "Op"]
 
 
 @dataclass(frozen=True)
@@ -472,6 +472,9 @@ OPS: list[Op] = [
     Op("hash_tensor", statistics.hash_tensor, method=False),
     Op("as_strided_scatter", shape.as_strided_scatter),
     Op("fill_diagonal_", indexing.fill_diagonal_, function=False),
+    # ----------------------------------------------------------------------- incomplete gamma (issue 18)
+    Op("igamma", pointwise.igamma),
+    Op("igammac", pointwise.igammac),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
@@ -493,3 +496,28 @@ OPS: list[Op] = [
     # ``type``'s declaration hides the builtin of that name in the rest of ``class Tensor``
     Op("type", copy.type, function=False),
 ]
+
+# ----------------------------------------------------------------------- out= (torch's out variants)
+#: The ops whose ``ctxgrad.<name>`` function takes ``out=`` as torch's does (one result tensor;
+#: the methods take none, as in torch).  The surface adds it (``_surface.with_out``) to those
+#: whose frontend has no ``out`` parameter of its own; the rows stay as they are.
+OUT_VARIANTS = frozenset(
+    """
+    abs sign sqrt rsqrt square reciprocal exp2 expm1 log log2 log10 log1p sin cos tan asin arcsin acos
+    arccos atan arctan sinh cosh tanh asinh arcsinh acosh arccosh atanh arctanh sigmoid logit floor ceil
+    round trunc frac erf erfc erfinv lgamma digamma polygamma i0 sinc deg2rad rad2deg sgn signbit
+    isposinf isneginf nan_to_num neg angle conj_physical
+    atan2 arctan2 maximum minimum fmax fmin clamp clip clamp_min clamp_max lerp where pow float_power
+    floor_divide remainder fmod hypot logaddexp logaddexp2 xlogy copysign heaviside nextafter ldexp gcd
+    lcm addcmul addcdiv complex polar
+    eq ne not_equal lt less le less_equal gt greater ge greater_equal logical_and logical_or
+    logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift
+    bitwise_right_shift
+    prod var std max min amax amin argmax argmin logsumexp norm cumsum cumprod logcumsumexp softmax
+    log_softmax nansum nanmean all any quantile nanquantile diff histc
+    tril triu diag cat concat concatenate stack hstack vstack column_stack row_stack dstack msort
+    gather index_select masked_select take_along_dim nonzero slice_scatter
+    mm bmm mv dot vdot outer ger inner kron cross tensordot addmm addmv addr baddbmm addbmm inverse
+    matrix_power chain_matmul searchsorted bucketize igamma igammac
+    """.split()
+)
