@@ -193,6 +193,8 @@ class SavedValue(SavedTensor):
 
     def unpack(self, node: Node, index: int) -> Any:
         return self.value
+
+
 def _op_name(node: Node) -> str:
     """The op a node records, as torch's version error names it: the node's name without its
     ``Backward`` suffix (``AddBackward0`` is ``Add``, a user's ``ReLU_Backward`` is ``ReLU_``)."""

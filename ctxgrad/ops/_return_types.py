@@ -92,6 +92,8 @@ class histogramdd(NamedTuple):  # torch.return_types.histogramdd
 
     hist: Tensor
     bin_edges: tuple[Tensor, ...]
+
+
 # The linear-algebra decompositions (ops/decompositions.py).
 
 
