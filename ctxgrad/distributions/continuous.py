@@ -27,9 +27,10 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._tensor import Size, Tensor
 from ctxgrad.distributions import constraints
-from ctxgrad.distributions._functions import Igamma, StandardGamma
+from ctxgrad.distributions._functions import StandardGamma
 from ctxgrad.distributions.distribution import Distribution, broadcast_all
 from ctxgrad.distributions.multivariate import Dirichlet
+from ctxgrad.ops.pointwise import igamma
 from ctxgrad.ops.shape import broadcast_tensors, stack
 
 __all__ = ["Beta", "Exponential", "Gamma", "Gumbel", "Laplace", "Normal", "Uniform"]
@@ -422,7 +423,7 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         a, x = broadcast_tensors(self.concentration, self.rate * value)
-        return Igamma.apply(a, x)
+        return igamma(a, x)
 
 
 class Beta(Distribution):

@@ -2505,54 +2505,90 @@ class Xlog1py(_Binary):
         return Log1p.apply(b), a / (1 + b)
 
 
-def _regularized_gamma(a: float, x: float, upper: bool) -> float:
-    """The regularized incomplete gamma function ``P(a, x)`` (``Q(a, x) = 1 - P`` with
-    ``upper``) of two floats, with torch's values at the edges (NaN for a negative argument or
-    ``a == x == 0``).  Below ``x = a + 1`` the power series of ``P`` converges fast; above, the
-    continued fraction of ``Q`` (Lentz's method), so that a tiny ``Q`` keeps its digits."""
-    if math.isnan(a) or math.isnan(x) or a < 0 or x < 0 or (a == 0 and x == 0):
-        return math.nan
-    if a == 0 or math.isinf(x):  # (x > 0: all of the mass is below x)
-        return 0.0 if upper else 1.0
-    if x == 0 or math.isinf(a):
-        return 1.0 if upper else 0.0
-    log_front = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        n = a
-        for _ in range(100_000):
+_lgamma = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def log_gamma(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    return np.asarray(_lgamma(a), dtype=np.float64)
+
+
+#: A bound on the terms of either expansion (reached only by non-finite input: both converge
+#: within a few hundred terms for alpha up to 1e6).
+_MAX_TERMS = 100_000
+
+
+def incomplete_gamma_sums(a: np.ndarray[Any, Any], x: np.ndarray[Any, Any], upper: np.ndarray[Any, Any]) -> Any:
+    """``S`` with ``P(a, x) = x^a e^-x / Gamma(a) * S`` where ``upper`` is False (the series
+    ``sum_n x^n / (a (a+1) ... (a+n))``) and ``Q(a, x) = x^a e^-x / Gamma(a) * S`` where it is
+    True (the continued fraction of the upper tail, evaluated by Lentz's method).  Each is the
+    form that converges fast and without cancellation on its side of ``x = a + 1``; an element
+    leaves the iteration as soon as its next term no longer changes it."""
+    out = np.empty_like(x)
+    tol = 1e-16
+    idx = np.flatnonzero(~upper)
+    if idx.size:
+        al, xl = a[idx], x[idx]
+        term = 1.0 / al
+        total = term.copy()
+        n = 0.0
+        while idx.size:
             n += 1
-            term *= x / n
-            total += term
-            if builtins.abs(term) < builtins.abs(total) * 1e-17:
-                break
-        p = math.exp(log_front) * total
-        return 1.0 - p if upper else p
-    tiny = 1e-300
-    b = x + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if builtins.abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if builtins.abs(c) < tiny else c
-        d = 1 / d
-        h *= d * c
-        if builtins.abs(d * c - 1) < 1e-16:
-            break
-    q = math.exp(log_front) * h
-    return q if upper else 1.0 - q
+            term = term * xl / (al + n)
+            total = total + term
+            done = ~(np.abs(term) > np.abs(total) * tol) | (n > _MAX_TERMS)  # NaN stops too
+            if done.any():
+                out[idx[done]] = total[done]
+                keep = ~done
+                idx, al, xl, term, total = idx[keep], al[keep], xl[keep], term[keep], total[keep]
+    idx = np.flatnonzero(upper)
+    if idx.size:
+        au, xu = a[idx], x[idx]
+        tiny = 1e-300
+        b = xu + 1.0 - au
+        c = np.full_like(xu, 1.0 / tiny)
+        d = 1.0 / b
+        h = d.copy()
+        i = 0
+        while idx.size:
+            i += 1
+            an = -i * (i - au)
+            b = b + 2.0
+            d = an * d + b
+            d = np.where(np.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            d = 1.0 / d
+            delta = d * c
+            h = h * delta
+            done = ~(np.abs(delta - 1.0) > 2 * tol) | (i > _MAX_TERMS)  # NaN stops too
+            if done.any():
+                out[idx[done]] = h[done]
+                keep = ~done
+                idx, au, xu, b, c, d, h = idx[keep], au[keep], xu[keep], b[keep], c[keep], d[keep], h[keep]
+    return out
 
 
 def _igamma_of(upper: bool) -> Callable[[Any, Any], Any]:
+    """``P(a, x)`` (``Q(a, x) = 1 - P`` with ``upper``) elementwise, with torch's values at the
+    edges: NaN for a negative or NaN argument and for ``a == x == 0``; all of the mass below
+    ``x`` when ``a == 0`` or ``x == inf``, none when ``x == 0`` or ``a == inf``.  Inside,
+    whichever of ``P`` and ``Q`` has the fast, cancellation-free expansion on its side of
+    ``x = a + 1`` is summed, and the other is one minus it."""
+
     def call(a: Any, x: Any) -> Any:
-        a_, x_ = np.broadcast_arrays(np.asarray(a), np.asarray(x))
-        pairs = zip(a_.astype(np.float64).ravel().tolist(), x_.astype(np.float64).ravel().tolist())
-        flat = np.fromiter((_regularized_gamma(p, q, upper) for p, q in pairs), np.float64, a_.size)
-        return flat.reshape(a_.shape).astype(np.result_type(a, x), copy=False)
+        a64, x64 = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64))
+        p = np.full(a64.shape, np.nan)
+        with np.errstate(invalid="ignore"):
+            p[((a64 == 0) & (x64 > 0)) | (np.isposinf(x64) & (a64 >= 0))] = 1.0
+            p[((x64 == 0) & (a64 > 0)) | (np.isposinf(a64) & (x64 >= 0) & np.isfinite(x64))] = 0.0
+            inside = (a64 > 0) & (x64 > 0) & np.isfinite(a64) & np.isfinite(x64)
+        out = 1.0 - p if upper else p
+        if inside.any():
+            ai, xi = a64[inside], x64[inside]
+            summed_upper = xi >= ai + 1.0  # (the one that is summed is exact; 1 - it may not be)
+            s = np.exp(ai * np.log(xi) - xi - log_gamma(ai)) * incomplete_gamma_sums(ai, xi, summed_upper)
+            out[inside] = np.where(summed_upper == upper, s, 1.0 - s)
+        return out.astype(np.result_type(a, x), copy=False)
 
     return call
 
