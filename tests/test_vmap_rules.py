@@ -72,7 +72,6 @@ WITHOUT_RULE = {
     "MaskedSelect": "the number of selected elements differs per sample",
     # data-dependent output shapes, or positions the frontend computes from the values
     "Unique": "the number of unique values differs per sample",
-    "SelectAlong": "mode/nanmedian along a dimension: the frontend finds the positions from the values",
     "PutFlat": "index_add/index_put/masked_scatter/...: the frontend turns the index into flat positions",
     "ScatterReduce": "scatter_reduce: flat positions from the frontend",
     "ScatterWithReduce": "scatter(reduce=): flat positions from the frontend",
@@ -82,13 +81,11 @@ WITHOUT_RULE = {
     "Sampled": "normal, bernoulli, poisson, multinomial, ...",
     "Overwritten": "uniform_, normal_, exponential_, ...",
     # still to write
-    "Nanmedian": "as Median",
     "BlockDiag": "each sample's blocks placed on its own diagonal",
     "Renorm": "its norms run over every dimension but one, so the batch must be kept out of them",
     "CopySlices": "an in-place write through a view, inside vmap",
     "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",
     "ReplaceFlat": "a view written in place, inside vmap",
-    "Median": "its gradient is shared among ties over all elements, which median(dim) does not do",
     "MinorsAdjoint": "det's double backward",
     "EmbedDiagonal": "einsum's backward for a repeated letter",
     "Col2Im": "the adjoint of unfold",
@@ -104,9 +101,9 @@ LOOPED = set(WITHOUT_RULE) | {"MaskedFillTensor", "Unfold"}  # (and unfold of a 
 #: (to find positions, check bounds, or pick a path), so inside vmap it refuses with vmap's
 #: "values are not available" error instead of batching: the next ones to rewrite.
 READS_VALUES = (
-    "quantile", "nanquantile", "nanmean", "nanmedian", "cov", "index_put", "index_add", "index_copy",
+    "quantile", "nanquantile", "nanmean", "cov", "index_put", "index_add", "index_copy",
     "index_fill", "index_reduce", "masked_scatter", "scatter_reduce", "put", "take_along_dim", "bincount",
-    "histc", "histogram", "unique", "mode", "repeat_interleave", "searchsorted", "bucketize",
+    "histc", "histogram", "unique", "repeat_interleave", "searchsorted", "bucketize",
     "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "tensor_split", "combinations",
     "cartesian_prod", "block_diag", "count_nonzero", "addmm-scaled",
 )  # fmt: skip

@@ -619,3 +619,12 @@ def into_zeros_rule(shape_pos: int, dims: tuple[int, ...] = ()) -> Any:
         return cls.apply(*args), 0
 
     return classmethod(rule)
+
+
+def _batch_leading(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, keep: int = 0) -> tuple[Any, Any]:
+    """An op on a sample as a whole (``median()`` of every element) that can keep its first
+    ``keep`` dimensions apart: the batch is one more dimension kept apart."""
+    return cls.apply(x, keep + 1), 0
+
+
+leading_rule = classmethod(_batch_leading)

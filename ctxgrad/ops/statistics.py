@@ -20,7 +20,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule
+from ctxgrad.autograd._batched import dims_rule, leading_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -29,7 +29,7 @@ from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
 from ctxgrad.ops.shape import Flip, Narrow, cat
-from ctxgrad.ops.sorting import Sort, stable_argsort
+from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
 
 def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
@@ -426,18 +426,20 @@ def var_mean(
 
 
 class SelectAlong(Function[tuple[Tensor, Tensor]]):
-    """The values at the given ``index`` (one per slice, in the kept shape) along ``dim``, and
-    the index: a value-selecting reduction whose choice was made by its frontend (``mode``,
-    ``nanmedian``).  The gradient goes to the selected element."""
+    """The value each slice along ``dim`` selects, and its index: the most frequent one
+    (``how="mode"``) or the lower median of those not NaN (``how="nanmedian"``).  The
+    gradient goes to the selected element."""
 
     _backward_name = "ModeBackward0"
     skips_without_gradient = True
+    vmap = dims_rule(2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, index: np.ndarray[Any, Any], dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    def forward(ctx: Any, x: Tensor, how: str, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
         refuse_complex(ctx, x.array)
         data = x.array
         flat = data.reshape(1) if data.ndim == 0 else data
+        index = _mode_index(flat, dim) if how == "mode" else _nanmedian_index(flat, dim)
         values = np.take_along_axis(flat, index, dim)
         idx = index
         if data.ndim == 0:
@@ -505,42 +507,33 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = Non
     data = input.array
     _refuse_complex_input(data, "mode_cpu")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
-    flat = data.reshape(1) if data.ndim == 0 else data
-    if flat.shape[d] == 0:
+    if data.ndim and data.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    return _return_types.mode(*_MODE.apply(input, _mode_index(flat, d), d, bool(keepdim)))
+    return _return_types.mode(*_MODE.apply(input, "mode", d, bool(keepdim)))
 
 
 class Nanmedian(Function[Tensor]):
     """The lower median of the elements that are not NaN (NaN when all are); the gradient is
-    shared evenly among the elements equal to it."""
+    shared evenly among the elements equal to it (``keep`` as :class:`~ctxgrad.ops.sorting.Median`'s)."""
 
     _backward_name = "NanmedianBackward0"
     skips_without_gradient = True
+    vmap = leading_rule
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
+    def forward(ctx: Any, x: Tensor, keep: int = 0) -> Tensor:
         refuse_complex(ctx, x.array)
-        data = x.array
-        flat = data.reshape(-1)
-        kept = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
-        if kept.size == 0:
-            result = np.asarray(np.nan if flat.dtype.kind == "f" else 0, dtype=flat.dtype)
-            equal = np.isnan(data) if flat.dtype.kind == "f" else np.zeros(data.shape, bool)
-        else:
-            result = np.asarray(np.sort(kept)[(kept.size - 1) // 2], dtype=flat.dtype)
-            equal = data == result
-        ctx.share = (equal / max(int(equal.sum()), 1)).astype(data.dtype)
+        result, ctx.share = lower_median(x.array, keep, skip_nan=True)
+        ctx.keep = keep
         return as_tensor(result)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        out: Tensor = grad * as_tensor(ctx.share)
-        return out
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> tuple[Tensor, None]:
+        return spread(ctx, grad), None
 
     @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        return (tx * as_tensor(ctx.share)).sum()
+    def jvp(ctx: Any, tx: Tensor, *_: Any) -> Tensor:
+        return gather_shares(ctx, tx)
 
 
 def nanmedian(
@@ -553,15 +546,19 @@ def nanmedian(
     data = input.array
     _refuse_complex_input(data, "median_out")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
-    flat = data.reshape(1) if data.ndim == 0 else data
-    n = flat.shape[d]
-    if n == 0:
+    if data.ndim and data.shape[d] == 0:
         raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    order = stable_argsort(flat, d, False)  # NaN sorts last
-    count = (~np.isnan(flat)).sum(axis=d, keepdims=True) if flat.dtype.kind == "f" else np.full(1, n)
+    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, "nanmedian", d, bool(keepdim)))
+
+
+def _nanmedian_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
+    """Per slice along ``dim``: the position of the lower median of the values that are not
+    NaN (of the NaN when all are), in the kept shape."""
+    order = stable_argsort(data, dim, False)  # NaN sorts last
+    n = data.shape[dim]
+    count = (~np.isnan(data)).sum(axis=dim, keepdims=True) if data.dtype.kind == "f" else np.full(1, n)
     position = np.maximum(count - 1, 0) // 2
-    index = np.take_along_axis(order, np.broadcast_to(position, _kept_shape(flat.shape, (d,))).astype(np.intp), d)
-    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, index, d, bool(keepdim)))
+    return np.take_along_axis(order, np.broadcast_to(position, _kept_shape(data.shape, (dim,))).astype(np.intp), dim)
 
 
 # --------------------------------------------------------------------------- quantile
