@@ -81,16 +81,9 @@ WITHOUT_RULE = {
     "Sampled": "normal, bernoulli, poisson, multinomial, ...",
     "Overwritten": "uniform_, normal_, exponential_, ...",
     # still to write
-    "BlockDiag": "each sample's blocks placed on its own diagonal",
-    "Renorm": "its norms run over every dimension but one, so the batch must be kept out of them",
     "CopySlices": "an in-place write through a view, inside vmap",
     "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",
     "ReplaceFlat": "a view written in place, inside vmap",
-    "MinorsAdjoint": "det's double backward",
-    "EmbedDiagonal": "einsum's backward for a repeated letter",
-    "Col2Im": "the adjoint of unfold",
-    "ZeroSecondOrder": "its output has its first argument's shape only",
-    "CrossEntropyWithIndices": "cross_entropy takes a composed path of ops with rules inside vmap",
 }
 
 #: Functions the op-table cases below may still see fall back to the loop: those without a
@@ -105,7 +98,7 @@ READS_VALUES = (
     "index_fill", "index_reduce", "masked_scatter", "scatter_reduce", "put", "take_along_dim", "bincount",
     "histc", "histogram", "unique", "repeat_interleave", "searchsorted", "bucketize",
     "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "tensor_split", "combinations",
-    "cartesian_prod", "block_diag", "count_nonzero", "addmm-scaled",
+    "cartesian_prod", "count_nonzero", "addmm-scaled",
 )  # fmt: skip
 _VALUES_ERROR = "the values of a batched tensor are not available inside vmap"
 

@@ -628,3 +628,12 @@ def _batch_leading(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor
 
 
 leading_rule = classmethod(_batch_leading)
+
+
+def _batch_every(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+    """The rule of an op that works on each of its tensors' last dimensions, whatever comes
+    before them: each unbatched tensor given the batch, then the op once."""
+    return cls.apply(*_expand_unbatched(args, in_dims, info.batch_size)), 0
+
+
+every_batched_rule = classmethod(_batch_every)

@@ -1802,6 +1802,33 @@ class BlockDiag(Function[Tensor]):
     def jvp(ctx: Any, *tangents: Tensor) -> Tensor:
         return BlockDiag.apply(*tangents)
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], *tensors: Tensor) -> tuple[Tensor, int]:
+        """Each sample's blocks on its own diagonal: every block (made a batch of matrices)
+        padded with zeros to the full width, the padded rows then stacked: one ``cat`` per
+        block and one for the rows, each over the whole batch."""
+        size = info.batch_size
+        dtype = _result_dtype([t.array for t in tensors])
+        mats = []
+        for i, (t, d) in enumerate(zip(tensors, in_dims)):
+            n = t.ndim - (d == 0)
+            if n > 2:
+                raise RuntimeError(
+                    f"ctxgrad.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {n} dimensions"
+                )
+            if d is None:
+                t = t.unsqueeze(0).expand(size, *t.shape)
+            mats.append((t.reshape(size, 1, -1) if n < 2 else t).to(dtype))
+        width = sum(m.shape[2] for m in mats)
+        rows, c = [], 0
+        for m in mats:
+            h, w = m.shape[1], m.shape[2]
+            left = as_tensor(np.zeros((size, h, c), dtype))
+            right = as_tensor(np.zeros((size, h, width - c - w), dtype))
+            rows.append(cat([left, m, right], -1))
+            c += w
+        return cat(rows, -2), 0
+
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """A block-diagonal matrix of the tensors (0-d and 1-D ones taken as one row).

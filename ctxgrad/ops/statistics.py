@@ -910,9 +910,9 @@ class Renorm(Function[Tensor]):
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    def forward(ctx: Any, x: Tensor, p: float, dim: int, maxnorm: float, keep: int = 0) -> Tensor:
         data = x.array
-        others = tuple(i for i in range(data.ndim) if i != dim)
+        others = tuple(i for i in range(keep, data.ndim) if i != dim)  # (the first ``keep``: a vmap batch)
         magnitude = np.abs(data)
         if p == float("inf"):
             norm = np.max(magnitude, axis=others, keepdims=True) if data.size else np.zeros(1, data.dtype)
@@ -926,11 +926,16 @@ class Renorm(Function[Tensor]):
         return as_tensor(data * factor)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
         (x,) = ctx.saved_tensors
         factor, invnorm, direction = _renorm_parts(ctx, x)
         along = (x * grad).sum(ctx.args[1], keepdim=True) * direction
-        return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None
+        return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None, None
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, p: float, dim: int, maxnorm: float, keep: int = 0) -> Any:
+        """The batch is one more dimension kept out of the norms."""
+        return Renorm.apply(x, p, dim + 1, maxnorm, keep + 1), 0
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:

@@ -1,0 +1,185 @@
+"""Batching rules the op tables do not reach (backward-only Functions, fused paths), and
+ops whose frontends used to read values before ``apply``: each checked under ``vmap``
+against the same Function applied sample by sample (values and gradients), and against
+``torch.func.vmap`` where torch has the op."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ctxgrad
+from ctxgrad.func import vmap
+
+RNG = np.random.default_rng(14)
+#: torch.func warns where it falls back to its own loop (renorm): not what these tests check
+pytestmark = pytest.mark.filterwarnings("ignore:There is a performance drop")
+
+
+def _outputs(out: Any) -> list[Any]:
+    return [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, ctxgrad.Tensor)]
+
+
+def _backward(outs: list[Any], seed: int) -> None:
+    floating = [o for o in outs if o.dtype.kind == "f" and o.requires_grad]
+    if floating:
+        rng = np.random.default_rng(seed)
+        sum((o * ctxgrad.tensor(rng.standard_normal(tuple(o.shape)))).sum() for o in floating).backward()
+
+
+def same_as_loop(fn: Callable[..., Any], *arrays: np.ndarray, in_dims: tuple[Any, ...] | None = None) -> None:
+    """``vmap(fn)`` over the arrays (batched in dimension 0 where ``in_dims`` says 0) gives each
+    sample's values, and each input the gradient of a loop of ordinary calls; no sample loop."""
+    dims = in_dims if in_dims is not None else (0,) * len(arrays)
+    size = next(a.shape[0] for a, d in zip(arrays, dims) if d == 0)
+    leaves = [ctxgrad.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback to vmap's loop warns: fail on it
+        got = _outputs(vmap(fn, in_dims=dims)(*leaves))
+    # the same gradient weights for the whole batch and for the stacked samples
+    _backward(got, 0)
+    rows = []
+    loop_leaves = [ctxgrad.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    for i in range(size):
+        rows.append(_outputs(fn(*[t[i] if d == 0 else t for t, d in zip(loop_leaves, dims)])))
+    want = [ctxgrad.stack([r[k] for r in rows]) for k in range(len(rows[0]))]
+    _backward(want, 0)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for a, b in zip(leaves, loop_leaves):
+        if b.grad is not None:
+            assert a.grad is not None
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def as_torch(program: Callable[..., Any], *arrays: np.ndarray, in_dims: Any = 0, randomness: str = "error") -> None:
+    """``vmap(program(lib))`` with ctxgrad and with torch.func on the same inputs: same values."""
+    torch = pytest.importorskip("torch")
+    got = vmap(program(ctxgrad), in_dims=in_dims, randomness=randomness)(*[ctxgrad.tensor(a) for a in arrays])
+    want = torch.func.vmap(program(torch), in_dims=in_dims, randomness=randomness)(*[torch.tensor(a) for a in arrays])
+    for g, w in zip(_outputs(got), [w for w in (want if isinstance(want, tuple) else (want,))]):
+        assert tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def _ties(shape: tuple[int, ...]) -> np.ndarray:
+    """Small integers as floats: medians and modes with ties, and a NaN in the first sample."""
+    a = RNG.integers(0, 4, shape).astype(np.float64)
+    a.reshape(-1)[1] = np.nan
+    return a
+
+
+# ----------------------------------------------------------------------------- medians, mode
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x: x.median(),
+        lambda lib: lambda x: x.nanmedian(),
+        lambda lib: lambda x: x.nanmedian(1),
+        lambda lib: lambda x: x.nanmedian(0, keepdim=True),
+        lambda lib: lambda x: x.mode(1),
+        lambda lib: lambda x: x.mode(0, keepdim=True),
+        lambda lib: lambda x: x[0, 0].mode(),
+        lambda lib: lambda x: x.median(0),
+    ],
+)
+def test_medians_and_mode_batch_as_torch_and_as_a_loop(program: Any) -> None:
+    x = _ties((4, 3, 5))
+    as_torch(program, x)
+    same_as_loop(program(ctxgrad), x)
+
+
+def test_median_of_every_element_shares_its_gradient_among_each_samples_ties() -> None:
+    x = ctxgrad.tensor([[1.0, 2.0, 2.0, 3.0], [5.0, 5.0, 5.0, 0.0]], requires_grad=True)
+    vmap(lambda v: v.median())(x).sum().backward()
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.numpy(), [[0, 0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3, 0]])
+
+
+def test_nested_vmap_of_nanmedian() -> None:
+    x = _ties((2, 3, 4))
+    got = vmap(vmap(lambda v: v.nanmedian()))(ctxgrad.tensor(x))
+    want = [[ctxgrad.tensor(x[i, j]).nanmedian().item() for j in range(3)] for i in range(2)]
+    np.testing.assert_allclose(got.numpy(), want)
+
+
+# ----------------------------------------------------------------------------- shape and norm ops
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x: x.renorm(2, 0, 1.0),
+        lambda lib: lambda x: x.renorm(1, 1, 0.5),
+        lambda lib: lambda x: x.renorm(float("inf"), -1, 0.3),
+        lambda lib: lambda x: lib.block_diag(x, x[0], x[1, 1], x[:1, :2] * 2),
+        lambda lib: lambda x: lib.block_diag(x[0].long(), x),
+    ],
+)
+def test_shape_and_norm_ops_batch_as_torch_and_as_a_loop(program: Any) -> None:
+    x = RNG.standard_normal((3, 2, 3))
+    as_torch(program, x)
+    same_as_loop(program(ctxgrad), x)
+
+
+def test_block_diag_with_a_shared_block() -> None:
+    as_torch(lambda lib: lambda x, y: lib.block_diag(x, y), RNG.standard_normal((3, 2)), np.eye(2), in_dims=(0, None))
+    same_as_loop(lambda x, y: ctxgrad.block_diag(x, y), RNG.standard_normal((3, 2)), np.eye(2), in_dims=(0, None))
+
+
+def test_block_diag_refuses_a_sample_of_three_dimensions() -> None:
+    with pytest.raises(RuntimeError, match="Input 1 has 3 dimensions"):
+        vmap(lambda x: ctxgrad.block_diag(x[0], x))(ctxgrad.ones(2, 1, 2, 2))
+
+
+# ----------------------------------------------------------------------------- backward-only Functions
+def test_embed_diagonal_batches() -> None:
+    from ctxgrad.ops.linalg import EmbedDiagonal
+
+    same_as_loop(lambda g: EmbedDiagonal.apply(g, "iji", (3, 2, 3)), RNG.standard_normal((4, 3, 2)))
+
+
+def test_minors_adjoint_batches() -> None:
+    from ctxgrad.ops.linalg import MinorsAdjoint
+
+    same_as_loop(lambda g: MinorsAdjoint.apply(g, (2, 3, 3)), RNG.standard_normal((4, 2, 3, 3, 2, 2)))
+
+
+def test_col2im_batches() -> None:
+    from ctxgrad.nn._ops import Col2Im
+
+    cols = RNG.standard_normal((3, 2, 2 * 4, 9))  # 3 samples of (N=2, C*kh*kw=2*2*2, L=3*3)
+    same_as_loop(lambda c: Col2Im.apply(c, (4, 4), (2, 2), (1, 1), (0, 0, 0, 0), (1, 1)), cols)
+
+
+def test_zero_second_order_batches_with_either_argument_batched() -> None:
+    from ctxgrad.nn._ops import ZeroSecondOrder
+
+    g, x = RNG.standard_normal((3, 2, 2)), RNG.standard_normal((3, 4))
+    for dims in [(0, 0), (0, None), (None, 0)]:
+        same_as_loop(lambda a, b: ZeroSecondOrder.apply(a, b), g, x, in_dims=dims)
+
+
+@pytest.mark.parametrize("mean", [True, False])
+def test_cross_entropy_with_indices_batches(mean: bool) -> None:
+    from ctxgrad.nn._ops import CrossEntropyWithIndices
+
+    target = np.array([2, 0, 1, 1])
+    keep = np.array([True, False, True, True])
+    same_as_loop(lambda x: CrossEntropyWithIndices.apply(x, target, keep, mean), RNG.standard_normal((3, 4, 3)))
+
+
+def test_cross_entropy_with_every_row_ignored_is_nan_with_a_zero_gradient() -> None:
+    from ctxgrad.nn._ops import CrossEntropyWithIndices
+
+    x = ctxgrad.tensor(RNG.standard_normal((2, 3, 4)), requires_grad=True)
+    keep = np.zeros(3, bool)
+    out = vmap(lambda v: CrossEntropyWithIndices.apply(v, np.zeros(3, np.intp), keep, True))(x)
+    assert np.isnan(out.detach().numpy()).all()
+    out.sum().backward()
+    assert x.grad is not None
+    np.testing.assert_array_equal(x.grad.numpy(), 0.0)
