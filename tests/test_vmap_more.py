@@ -183,3 +183,69 @@ def test_cross_entropy_with_every_row_ignored_is_nan_with_a_zero_gradient() -> N
     out.sum().backward()
     assert x.grad is not None
     np.testing.assert_array_equal(x.grad.numpy(), 0.0)
+
+
+# ----------------------------------------------------------------------------- random ops
+RANDOM_OPS = {
+    "normal(batched mean)": lambda lib: lambda m: lib.normal(m, 1.0),
+    "normal(batched std)": lambda lib: lambda m: lib.normal(1.0, m.abs() + 1),
+    "normal(two tensors)": lambda lib: lambda m: lib.normal(m, lib.ones(2, 1, dtype=lib.float64)),
+    "normal(shared mean)": lambda lib: lambda m: lib.normal(lib.zeros(4, dtype=lib.float64), 1.0) + m,
+    "normal(numbers)": lambda lib: lambda m: lib.normal(0.0, 1.0, (4,), dtype=lib.float64) + m,
+    "bernoulli": lambda lib: lambda m: lib.bernoulli(m * 0 + 0.5),
+    "poisson": lambda lib: lambda m: lib.poisson(m.abs() + 1),
+    "uniform_": lambda lib: lambda m: m.clone().uniform_(),
+    "normal_": lambda lib: lambda m: m.clone().normal_(),
+    "exponential_": lambda lib: lambda m: m.clone().exponential_(),
+    "uniform_ of a shared tensor": lambda lib: lambda m: lib.zeros(4, dtype=lib.float64).uniform_() + m,
+}
+
+
+def _run_random(lib: Any, name: str, randomness: str) -> Any:
+    func = pytest.importorskip("torch").func if lib is not ctxgrad else ctxgrad.func
+    x = lib.zeros(3, 4, dtype=lib.float64)
+    try:
+        return func.vmap(RANDOM_OPS[name](lib), randomness=randomness)(x)
+    except RuntimeError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("randomness", ["error", "same", "different"])
+@pytest.mark.parametrize("name", list(RANDOM_OPS))
+def test_random_ops_follow_vmaps_randomness_as_torch(name: str, randomness: str) -> None:
+    torch = pytest.importorskip("torch")
+    got, want = _run_random(ctxgrad, name, randomness), _run_random(torch, name, randomness)
+    if isinstance(want, Exception):
+        assert isinstance(got, RuntimeError), f"torch refuses ({want}); ctxgrad gave {got}"
+        assert str(got) == str(want)
+        return
+    assert not isinstance(got, Exception), got
+    assert tuple(got.shape) == tuple(want.shape)
+    rows_equal = [bool(np.array_equal(got[0].numpy(), got[i].numpy())) for i in range(1, 3)]
+    assert rows_equal == [randomness == "same"] * 2  # same: one draw for all; different: each its own
+
+
+def test_different_randomness_draws_independent_samples_from_their_own_parameters() -> None:
+    _ = ctxgrad.manual_seed(0)
+    means = ctxgrad.tensor([[0.0] * 2000, [10.0] * 2000], dtype=ctxgrad.float64)
+    out = vmap(lambda m: ctxgrad.normal(m, 1.0), randomness="different")(means).numpy()
+    np.testing.assert_allclose(out.mean(1), [0.0, 10.0], atol=0.1)
+    np.testing.assert_allclose(out.std(1), [1.0, 1.0], atol=0.1)
+    assert abs(np.corrcoef(out[0], out[1])[0, 1]) < 0.1
+
+
+def test_a_random_op_in_vmap_gives_its_sources_a_zero_gradient() -> None:
+    m = ctxgrad.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
+    out = vmap(lambda v: ctxgrad.normal(v, 1.0) * v, randomness="different")(m)
+    assert out.grad_fn is not None
+    out.sum().backward()
+    assert m.grad is not None
+    # d(sample * v)/dv is the sample alone: the sample's own gradient is zero
+    np.testing.assert_allclose(m.grad.numpy(), out.detach().numpy() / m.detach().numpy(), rtol=1e-8)
+
+
+def test_a_random_ops_value_checks_still_run_under_vmap() -> None:
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        vmap(lambda v: ctxgrad.poisson(v), randomness="different")(-ctxgrad.ones(2, 2))
+    with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+        vmap(lambda v: ctxgrad.normal(0.0, v), randomness="different")(-ctxgrad.ones(2, 2))

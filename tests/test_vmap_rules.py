@@ -77,9 +77,6 @@ WITHOUT_RULE = {
     "ScatterWithReduce": "scatter(reduce=): flat positions from the frontend",
     "StorageMap": "as_strided's storage positions",
     "AsStrided": "as_strided's storage positions",
-    # random sampling: vmap's randomness modes are wired into rand/randn/randint, not into these yet
-    "Sampled": "normal, bernoulli, poisson, multinomial, ...",
-    "Overwritten": "uniform_, normal_, exponential_, ...",
     # still to write
     "CopySlices": "an in-place write through a view, inside vmap",
     "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",

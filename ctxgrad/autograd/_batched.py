@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -280,14 +280,21 @@ def batch_elementwise(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args:
                 acc = np.empty((1,) * max(acc.ndim, p.ndim), out_dtype)
     new = []
     for a, d in zip(args, in_dims):
-        if d == 0:
-            k = a.ndim - 1
-            if out_dtype is not None and k == 0 and a.dtype != out_dtype and a.dtype.kind in "biufc":
-                a = a.to(out_dtype)
-            if k < n:
-                a = a.reshape((a.shape[0],) + (1,) * (n - k) + tuple(a.shape[1:]))
+        if d == 0 and out_dtype is not None and a.ndim == 1 and a.dtype != out_dtype and a.dtype.kind in "biufc":
+            a = a.to(out_dtype)
         new.append(a)
-    return cls.apply(*new), 0
+    return cls.apply(*align_samples(new, in_dims)), 0
+
+
+def align_samples(args: Sequence[Any], in_dims: tuple[Any, ...]) -> list[Any]:
+    """Each batched tensor given the dimensions of the widest sample (of size 1) after its
+    batch dimension, so that NumPy's broadcasting lines up the samples of tensors that
+    broadcast together (an unbatched tensor lines up with the samples as it is)."""
+    n = max(logical_ndim(a, d) for a, d in zip(args, in_dims) if isinstance(a, Tensor))
+    return [
+        a.reshape((a.shape[0],) + (1,) * (n - a.ndim + 1) + tuple(a.shape[1:])) if d == 0 and a.ndim - 1 < n else a
+        for a, d in zip(args, in_dims)
+    ]
 
 
 def loop_over_samples(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *values: Any) -> tuple[Any, Any]:

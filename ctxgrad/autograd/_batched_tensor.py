@@ -15,7 +15,7 @@ import numpy as np
 
 from ctxgrad._dtypes import ArrayFacts
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, _wrap
 
 __all__ = [
     "BatchedTensor",
@@ -25,6 +25,10 @@ __all__ = [
     "function_class",
     "level_info",
     "open_level",
+    "RANDOM_ERROR_MSG",
+    "SAME_RANDOMNESS_BATCHED_MSG",
+    "check_random_fill",
+    "random_carrier",
     "random_under_vmap",
     "values_error",
 ]
@@ -208,7 +212,7 @@ class BatchedTensor(Tensor):
         raise RuntimeError("vmap: a batched tensor cannot be pickled or copied inside vmap")
 
 
-_RANDOM_ERROR_MSG = (
+RANDOM_ERROR_MSG = (
     "vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
     "randomness flags on vmap or perform the randomness operation out of vmap"
 )
@@ -222,9 +226,45 @@ def random_under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     if not levels:
         return None
     if any(lv.randomness == "error" for lv in levels):
-        raise RuntimeError(_RANDOM_ERROR_MSG)
+        raise RuntimeError(RANDOM_ERROR_MSG)
     different = [lv for lv in levels if lv.randomness == "different"]
     t = draw(tuple(lv.batch_size for lv in different) + tuple(shape))
     for lv in different:
         t = BatchedTensor(t, lv.level)
     return t
+
+
+SAME_RANDOMNESS_BATCHED_MSG = (
+    "Vmap does not currently support same randomness with a batched tensor input. Please file an issue with functorch"
+)
+_DIFFERENT_IN_PLACE_MSG = (
+    "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear like same "
+    "randomness. If this is necessary for your usage, please file an issue with functorch."
+)
+
+
+def random_carrier() -> Tensor | None:
+    """Before a random op on tensors inside vmap: torch's error in ``"error"`` mode, else a
+    0-d bool tensor batched at every ``"different"`` level (None when there is none).  Given
+    to the op as one more input, it makes the op's rule draw for every sample; ``"same"``
+    draws once, as outside vmap."""
+    if not _state.vmap_levels:
+        return None
+    t = random_under_vmap((), lambda shape: _wrap(np.zeros(shape, bool)))
+    return t if isinstance(t, BatchedTensor) else None
+
+
+def check_random_fill(x: Tensor) -> None:
+    """Before an in-place random fill of ``x`` inside vmap: torch's errors for ``"error"``
+    mode, and for ``"different"`` randomness asked of a tensor that is not batched there."""
+    levels = _state.vmap_levels
+    if not levels:
+        return
+    if any(lv.randomness == "error" for lv in levels):
+        raise RuntimeError(RANDOM_ERROR_MSG)
+    batched_at = set()
+    while isinstance(x, BatchedTensor):
+        batched_at.add(x.level)
+        x = x.value
+    if any(lv.randomness == "different" and lv.level not in batched_at for lv in levels):
+        raise RuntimeError(_DIFFERENT_IN_PLACE_MSG)
