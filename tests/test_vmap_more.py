@@ -38,7 +38,7 @@ def same_as_loop(fn: Callable[..., Any], *arrays: np.ndarray, in_dims: tuple[Any
     size = next(a.shape[0] for a, d in zip(arrays, dims) if d == 0)
     leaves = [ctxgrad.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a fallback to vmap's loop warns: fail on it
+        warnings.filterwarnings("error", "vmap: .* has no batching rule")  # a fallback to vmap's loop: fail
         got = _outputs(vmap(fn, in_dims=dims)(*leaves))
     # the same gradient weights for the whole batch and for the stacked samples
     _backward(got, 0)
@@ -249,3 +249,39 @@ def test_a_random_ops_value_checks_still_run_under_vmap() -> None:
         vmap(lambda v: ctxgrad.poisson(v), randomness="different")(-ctxgrad.ones(2, 2))
     with pytest.raises(RuntimeError, match=r"normal expects all elements of std >= 0\.0"):
         vmap(lambda v: ctxgrad.normal(0.0, v), randomness="different")(-ctxgrad.ones(2, 2))
+
+
+# ----------------------------------------------------------------------------- writes at flat positions
+INDEX = np.array([2, 0, 2])
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda x, s: x.index_add(0, lib.tensor(INDEX), s), (0, 0)),
+        (lambda lib: lambda x, s: x.index_add(1, lib.tensor(INDEX), s[:, :3], alpha=2.0), (0, None)),
+        (lambda lib: lambda x, s: x.index_copy(0, lib.tensor([2, 0, 1]), s), (None, 0)),
+        (lambda lib: lambda x, s: x.index_fill(1, lib.tensor([0, 3]), -1.0) + s.sum(), (0, 0)),
+        (lambda lib: lambda x, s: x.index_put((lib.tensor(INDEX),), s, accumulate=True), (0, 0)),
+        (lambda lib: lambda x, s: x.put(lib.tensor([1, 5, 1]), s[0, :3], accumulate=True), (0, 0)),
+        (lambda lib: lambda x, s: x.masked_scatter(lib.tensor([[True, False] * 2] * 3), s), (0, 0)),
+        (lambda lib: lambda x, s: x.scatter_reduce(0, lib.tensor([[0, 1, 0, 2]] * 3), s, "amax"), (0, 0)),
+        (lambda lib: lambda x, s: x.scatter_reduce(0, lib.tensor([[0, 1, 0, 2]] * 3), s, "prod"), (None, 0)),
+        (
+            lambda lib: lambda x, s: x.scatter_reduce(1, lib.tensor([[0, 1, 0, 3]] * 3), s, "mean", include_self=False),
+            (0, 0),
+        ),
+        (
+            lambda lib: lambda x, s: x.detach().scatter(0, lib.tensor([[0, 1, 0, 2]] * 3), s.detach(), reduce="add"),
+            (0, 0),
+        ),
+        (lambda lib: lambda x, s: x.clone().index_add_(0, lib.tensor(INDEX), s), (0, 0)),
+        (lambda lib: lambda x, s: lib.select_scatter(x, s[0], 0, 1), (0, 0)),
+        (lambda lib: lambda x, s: lib.slice_scatter(x, s[:2], 0, 1), (0, 0)),
+    ],
+)
+def test_writes_at_flat_positions_batch_as_torch_and_as_a_loop(program: Any, in_dims: tuple[Any, ...]) -> None:
+    x, s = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 3, 4))
+    args = [a if d == 0 else a[0] for a, d in zip((x, s), in_dims)]
+    as_torch(program, *args, in_dims=in_dims)
+    same_as_loop(program(ctxgrad), *args, in_dims=in_dims)

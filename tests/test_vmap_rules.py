@@ -72,9 +72,6 @@ WITHOUT_RULE = {
     "MaskedSelect": "the number of selected elements differs per sample",
     # data-dependent output shapes, or positions the frontend computes from the values
     "Unique": "the number of unique values differs per sample",
-    "PutFlat": "index_add/index_put/masked_scatter/...: the frontend turns the index into flat positions",
-    "ScatterReduce": "scatter_reduce: flat positions from the frontend",
-    "ScatterWithReduce": "scatter(reduce=): flat positions from the frontend",
     "StorageMap": "as_strided's storage positions",
     "AsStrided": "as_strided's storage positions",
     # still to write

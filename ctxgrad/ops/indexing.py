@@ -25,6 +25,7 @@ from ctxgrad.autograd._batched import (
     batch_elementwise,
     dims_rule,
     elementwise_rule,
+    flat_positions_rule,
     gather_rule,
     index_rule,
     into_zeros_rule,
@@ -1223,6 +1224,7 @@ class PutFlat(Function[Tensor]):
     _backward_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
+    vmap = flat_positions_rule(1, 2)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, values: Tensor, pos: np.ndarray[Any, Any], accumulate: bool) -> Tensor:
@@ -1478,7 +1480,9 @@ def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[A
     where = numpy_index(tuple(indices), data.shape)
     pos: np.ndarray[Any, Any] = where.take(_positions(data.shape))
     try:
-        np.broadcast_to(values.array, pos.shape)
+        np.broadcast_shapes(values.array.shape, pos.shape)
+        if values.array.ndim > pos.ndim:
+            raise ValueError
     except ValueError:
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values.array.shape)} cannot be broadcast to "
@@ -1570,6 +1574,7 @@ class ScatterReduce(Function[Tensor]):
 
     _backward_name = "ScatterReduceBackward0"
     skips_without_gradient = True
+    vmap = flat_positions_rule(1, 2)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, src: Tensor, pos: np.ndarray[Any, Any], reduce: str, include_self: bool) -> Tensor:
@@ -1744,6 +1749,7 @@ class ScatterWithReduce(Function[Tensor]):
 
     _backward_name = "NotImplemented"
     skips_without_gradient = True
+    vmap = flat_positions_rule(1, 2)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, values: Any, pos: np.ndarray[Any, Any], reduce: str) -> Tensor:
@@ -1773,7 +1779,9 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduc
             UserWarning,
             stacklevel=3,
         )
-        src = as_tensor(_src_part(_as_1d(values.array), idx.shape))
+        v = values.detach()
+        v = v.reshape(1) if v.ndim == 0 else v
+        src = v if tuple(v.shape) == idx.shape else v[tuple(slice(s) for s in idx.shape)]
     pos = _positions(data.shape)[_grid(idx, d)]
     if inplace:
         return write_in_place(ScatterWithReduce, input, src, pos, reduce)
