@@ -253,6 +253,7 @@ def test_a_random_ops_value_checks_still_run_under_vmap() -> None:
 
 # ----------------------------------------------------------------------------- writes at flat positions
 INDEX = np.array([2, 0, 2])
+ROWS = [[0, 1, 0, 2]] * 3
 
 
 @pytest.mark.parametrize(
@@ -265,14 +266,14 @@ INDEX = np.array([2, 0, 2])
         (lambda lib: lambda x, s: x.index_put((lib.tensor(INDEX),), s, accumulate=True), (0, 0)),
         (lambda lib: lambda x, s: x.put(lib.tensor([1, 5, 1]), s[0, :3], accumulate=True), (0, 0)),
         (lambda lib: lambda x, s: x.masked_scatter(lib.tensor([[True, False] * 2] * 3), s), (0, 0)),
-        (lambda lib: lambda x, s: x.scatter_reduce(0, lib.tensor([[0, 1, 0, 2]] * 3), s, "amax"), (0, 0)),
-        (lambda lib: lambda x, s: x.scatter_reduce(0, lib.tensor([[0, 1, 0, 2]] * 3), s, "prod"), (None, 0)),
+        (lambda lib: lambda x, s: x.scatter_reduce(0, lib.tensor(ROWS), s, "amax"), (0, 0)),
+        (lambda lib: lambda x, s: x.scatter_reduce(0, lib.tensor(ROWS), s, "prod"), (None, 0)),
         (
-            lambda lib: lambda x, s: x.scatter_reduce(1, lib.tensor([[0, 1, 0, 3]] * 3), s, "mean", include_self=False),
+            lambda lib: lambda x, s: x.scatter_reduce(1, lib.tensor(ROWS), s, "mean", include_self=False),
             (0, 0),
         ),
         (
-            lambda lib: lambda x, s: x.detach().scatter(0, lib.tensor([[0, 1, 0, 2]] * 3), s.detach(), reduce="add"),
+            lambda lib: lambda x, s: x.detach().scatter(0, lib.tensor(ROWS), s.detach(), reduce="add"),
             (0, 0),
         ),
         (lambda lib: lambda x, s: x.clone().index_add_(0, lib.tensor(INDEX), s), (0, 0)),
