@@ -286,3 +286,29 @@ def test_writes_at_flat_positions_batch_as_torch_and_as_a_loop(program: Any, in_
     args = [a if d == 0 else a[0] for a, d in zip((x, s), in_dims)]
     as_torch(program, *args, in_dims=in_dims)
     same_as_loop(program(ctxgrad), *args, in_dims=in_dims)
+
+
+# ----------------------------------------------------------------------------- as_strided
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x: x.as_strided((2, 2), (1, 2)),
+        lambda lib: lambda x: x.as_strided((3, 2), (1, 1), 2) * 2,
+        lambda lib: lambda x: x.as_strided((2,), (3,), 1),
+    ],
+)
+def test_as_strided_reads_each_samples_own_storage_as_torch(program: Any) -> None:
+    x = RNG.standard_normal((3, 6))
+    as_torch(program, x)
+    same_as_loop(program(ctxgrad), x)
+
+
+def test_per_sample_gradient_through_as_strided_as_torch() -> None:
+    # the gradient of as_strided (StorageMap) runs under vmap here
+    as_torch(
+        lambda lib: _func(lib).grad(lambda v: (v.as_strided((3, 2), (1, 1), 1) ** 2).sum()), RNG.standard_normal((3, 6))
+    )
+
+
+def _func(lib: Any) -> Any:
+    return ctxgrad.func if lib is ctxgrad else pytest.importorskip("torch").func

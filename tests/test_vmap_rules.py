@@ -72,8 +72,6 @@ WITHOUT_RULE = {
     "MaskedSelect": "the number of selected elements differs per sample",
     # data-dependent output shapes, or positions the frontend computes from the values
     "Unique": "the number of unique values differs per sample",
-    "StorageMap": "as_strided's storage positions",
-    "AsStrided": "as_strided's storage positions",
     # still to write
     "CopySlices": "an in-place write through a view, inside vmap",
     "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",
@@ -91,7 +89,7 @@ READS_VALUES = (
     "quantile", "nanquantile", "nanmean", "cov", "index_put", "index_add", "index_copy",
     "index_fill", "index_reduce", "masked_scatter", "scatter_reduce", "put", "take_along_dim", "bincount",
     "histc", "histogram", "unique", "repeat_interleave", "searchsorted", "bucketize",
-    "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "tensor_split", "combinations",
+    "select_scatter", "slice_scatter", "diagonal_scatter", "tensor_split", "combinations",
     "cartesian_prod", "count_nonzero", "addmm-scaled",
 )  # fmt: skip
 _VALUES_ERROR = "the values of a batched tensor are not available inside vmap"

@@ -1990,6 +1990,16 @@ class StorageMap(Function[Tensor]):
     def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
         return StorageMap.apply(tv, *ctx.args)
 
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], values: Tensor, read: Any, write: Any, storage_size: int
+    ) -> tuple[Tensor, int]:
+        """Each sample its own storage, one after the other: the positions offset to it."""
+        start = np.arange(info.batch_size, dtype=np.int64) * storage_size
+        read = start.reshape((-1,) + (1,) * read.ndim) + read
+        write = start.reshape((-1,) + (1,) * write.ndim) + write
+        return StorageMap.apply(values, read, write, info.batch_size * storage_size), 0
+
 
 class AsStrided(Function[Tensor]):
     """The elements of ``x``'s row-major storage at ``storage_offset + sum(i_k * stride_k)``
@@ -2023,6 +2033,15 @@ class AsStrided(Function[Tensor]):
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         positions, own, size = ctx.args
         return StorageMap.apply(tx, positions, own, size)
+
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], x: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int
+    ) -> tuple[Tensor, int]:
+        """Each sample read from its own storage (as torch's rule does): the batch is one more
+        dimension, whose stride is the number of elements of a sample."""
+        n = int(np.prod(x.shape[1:], dtype=np.int64))
+        return AsStrided.apply(x, (x.shape[0], *size), (n, *stride), offset), 0
 
 
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
