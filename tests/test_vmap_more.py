@@ -312,3 +312,52 @@ def test_per_sample_gradient_through_as_strided_as_torch() -> None:
 
 def _func(lib: Any) -> Any:
     return ctxgrad.func if lib is ctxgrad else pytest.importorskip("torch").func
+
+
+# ----------------------------------------------------------------------------- writes through views
+POSITIONS = np.array([[4, 0], [5, 1]])
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 0)])
+def test_the_view_write_functions_batch(in_dims: tuple[Any, ...]) -> None:
+    from ctxgrad.autograd._views import CopySlices, ReplaceFlat, TakeFlat
+
+    b, v = RNG.standard_normal((3, 2, 3)), RNG.standard_normal((3, 2))
+    args = [a if d == 0 else a[0] for a, d in zip((b, v), in_dims)]
+    same_as_loop(lambda x, s: TakeFlat.apply(x, POSITIONS) * s.sum(), *args, in_dims=in_dims)
+    same_as_loop(lambda x, s: ReplaceFlat.apply(x, POSITIONS, s), *args, in_dims=in_dims)
+    same_as_loop(lambda x, s: ReplaceFlat.apply(x, POSITIONS, 2.5) * s.sum(), *args, in_dims=in_dims)
+    if in_dims[0] == 0:
+        same_as_loop(lambda x, s: CopySlices.apply(x * 1, s, POSITIONS, None), *args, in_dims=in_dims)
+
+
+def test_a_write_through_a_view_of_a_shared_tensor_refuses_batched_values() -> None:
+    from ctxgrad.autograd._views import CopySlices
+
+    with pytest.raises(
+        RuntimeError, match="is not possible because there exists a Tensor in extra_args that is batched"
+    ):
+        vmap(lambda s: CopySlices.apply(ctxgrad.zeros(2, 3), s, POSITIONS, None))(ctxgrad.ones(4, 2))
+
+
+@pytest.mark.parametrize("transform", ["vmap", "vmap(vmap)", "jacrev", "vmap(grad)"])
+def test_in_place_writes_through_views_inside_transforms_as_torch(transform: str) -> None:
+    torch = pytest.importorskip("torch")
+
+    def program(lib: Any) -> Any:
+        def f(x: Any) -> Any:
+            y = x * 1
+            v = y[1:]
+            v.mul_(2)
+            y[0] = v[0] * 3
+            return (y * y).sum() if transform == "vmap(grad)" else y * y
+
+        fn = ctxgrad.func if lib is ctxgrad else torch.func
+        return {"vmap": fn.vmap(f), "vmap(vmap)": fn.vmap(fn.vmap(f)), "jacrev": fn.jacrev(f)}.get(
+            transform, fn.vmap(fn.grad(f))
+        )
+
+    x = RNG.standard_normal((2, 3, 4) if transform == "vmap(vmap)" else (3, 4) if transform != "jacrev" else (4,))
+    got = program(ctxgrad)(ctxgrad.tensor(x))
+    want = program(torch)(torch.tensor(x))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)

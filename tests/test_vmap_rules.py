@@ -68,14 +68,9 @@ WITHOUT_RULE = {
     "DelayedError": "raises in backward; carries no values",
     "_BackwardHookNode": "a module's full backward hook",
     "_UndefinedGrad": "gradcheck's undefined-gradient probe",
-    # data-dependent output shape (torch refuses these under vmap too)
+    # data-dependent output shapes: torch refuses these under vmap too (so does ctxgrad, with torch's message)
     "MaskedSelect": "the number of selected elements differs per sample",
-    # data-dependent output shapes, or positions the frontend computes from the values
     "Unique": "the number of unique values differs per sample",
-    # still to write
-    "CopySlices": "an in-place write through a view, inside vmap",
-    "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",
-    "ReplaceFlat": "a view written in place, inside vmap",
 }
 
 #: Functions the op-table cases below may still see fall back to the loop: those without a

@@ -646,25 +646,43 @@ def _batch_every(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any)
 every_batched_rule = classmethod(_batch_every)
 
 
-def flat_positions_rule(values_at: int, pos_at: int) -> Any:
-    """The rule of an op that writes values (argument ``values_at``, broadcast to the
-    positions) into a copy of its first argument at flat positions of one sample (argument
-    ``pos_at``, an int array): the positions offset to each sample's place in the batch,
-    the values given the batch and the rank of the positions, then the op once."""
+def flat_positions_rule(values_at: int | None, pos_at: int, *, in_place: bool = False) -> Any:
+    """The rule of an op that reads its first argument at flat positions of one sample
+    (argument ``pos_at``, an int array), or writes values there (argument ``values_at``,
+    broadcast to the positions) into a copy of it (``in_place``: into it):
+    :func:`batch_flat_positions`."""
 
-    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
-        size = info.batch_size
-        args = [x.unsqueeze(0).expand(size, *x.shape) if in_dims[0] is None else x, *rest]
-        pos = args[pos_at]
-        n = int(np.prod(args[0].shape[1:], dtype=np.int64))
-        args[pos_at] = pos + (np.arange(size, dtype=np.int64) * n).reshape((size,) + (1,) * pos.ndim)
-        v = args[values_at]
-        if isinstance(v, Tensor):
-            if in_dims[values_at] is None:
-                v = v.unsqueeze(0).expand(size, *v.shape)
-            if v.ndim - 1 < pos.ndim:
-                v = v.reshape((size,) + (1,) * (pos.ndim - v.ndim + 1) + tuple(v.shape[1:]))
-            args[values_at] = v
-        return cls.apply(*args), 0
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+        return batch_flat_positions(cls, info, in_dims, list(args), values_at, pos_at, in_place)
 
     return classmethod(rule)
+
+
+def batch_flat_positions(
+    cls: Any,
+    info: VmapInfo,
+    in_dims: tuple[Any, ...],
+    args: list[Any],
+    values_at: int | None,
+    pos_at: int,
+    in_place: bool,
+) -> tuple[Any, Any]:
+    """``cls`` on the batch: the positions offset to each sample's place in the batch, the
+    values given the batch and the rank of the positions, then the op once."""
+    size = info.batch_size
+    x = args[0]
+    if in_dims[0] is None:
+        if in_place:
+            _refuse_write_into_unbatched(cls, tuple(args))
+        args[0] = x.unsqueeze(0).expand(size, *x.shape)
+    pos = args[pos_at]
+    n = int(np.prod(args[0].shape[1:], dtype=np.int64))
+    args[pos_at] = pos + (np.arange(size, dtype=np.int64) * n).reshape((size,) + (1,) * pos.ndim)
+    v = None if values_at is None else args[values_at]
+    if values_at is not None and isinstance(v, Tensor):
+        if in_dims[values_at] is None:
+            v = v.unsqueeze(0).expand(size, *v.shape)
+        if v.ndim - 1 < pos.ndim:
+            v = v.reshape((size,) + (1,) * (pos.ndim - v.ndim + 1) + tuple(v.shape[1:]))
+        args[values_at] = v
+    return cls.apply(*args), 0
