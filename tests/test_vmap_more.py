@@ -361,3 +361,37 @@ def test_in_place_writes_through_views_inside_transforms_as_torch(transform: str
     got = program(ctxgrad)(ctxgrad.tensor(x))
     want = program(torch)(torch.tensor(x))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)
+
+
+# ----------------------------------------------------------------------------- data-dependent shapes
+def test_masked_select_with_a_shared_mask_batches_as_torch() -> None:
+    mask = np.array([[True, False, True], [False, False, True]])
+    as_torch(lambda lib: lambda x, m: x.masked_select(m), RNG.standard_normal((4, 2, 3)), mask, in_dims=(0, None))
+    as_torch(lambda lib: lambda x, m: x.masked_select(m), RNG.standard_normal((4, 3)), mask, in_dims=(0, None))
+    same_as_loop(lambda x, m: x.masked_select(m), RNG.standard_normal((4, 3)), mask, in_dims=(0, None))
+
+
+def _torch_error(program: Callable[[Any], Any], *arrays: np.ndarray, in_dims: Any = 0) -> str:
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as caught:
+        torch.func.vmap(program(torch), in_dims=in_dims)(*[torch.tensor(a) for a in arrays])
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda x, m: x.masked_select(m), (0, 0)),
+        (lambda lib: lambda x, m: lib.unique(x), (0, None)),
+        (lambda lib: lambda x, m: lib.unique(x, dim=0, return_counts=True)[1], (0, None)),
+        (lambda lib: lambda x, m: lib.unique_consecutive(x), (0, None)),
+        (lambda lib: lambda x, m: x.nonzero(), (0, None)),
+        (lambda lib: lambda x, m: x.nonzero(as_tuple=True)[0], (0, None)),
+    ],
+)
+def test_ops_with_data_dependent_shapes_refuse_with_torchs_message(program: Any, in_dims: Any) -> None:
+    x, m = np.array([[1.0, 0.0, 1.0], [2.0, 2.0, 0.0]]), np.array([[True, False, True]] * 2)
+    want = _torch_error(program, x, m, in_dims=in_dims)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(program(ctxgrad), in_dims=in_dims)(ctxgrad.tensor(x), ctxgrad.tensor(m))
+    assert str(caught.value) == want

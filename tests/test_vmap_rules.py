@@ -69,7 +69,6 @@ WITHOUT_RULE = {
     "_BackwardHookNode": "a module's full backward hook",
     "_UndefinedGrad": "gradcheck's undefined-gradient probe",
     # data-dependent output shapes: torch refuses these under vmap too (so does ctxgrad, with torch's message)
-    "MaskedSelect": "the number of selected elements differs per sample",
     "Unique": "the number of unique values differs per sample",
 }
 

@@ -28,6 +28,7 @@ __all__ = [
     "RANDOM_ERROR_MSG",
     "SAME_RANDOMNESS_BATCHED_MSG",
     "check_random_fill",
+    "refuse_dynamic_shape",
     "random_carrier",
     "random_under_vmap",
     "values_error",
@@ -268,3 +269,13 @@ def check_random_fill(x: Tensor) -> None:
         x = x.value
     if any(lv.randomness == "different" and lv.level not in batched_at for lv in levels):
         raise RuntimeError(_DIFFERENT_IN_PLACE_MSG)
+
+
+def refuse_dynamic_shape(op: str, *tensors: Any) -> None:
+    """Torch's refusal, inside vmap, of an op whose result's shape depends on each sample's
+    values (``aten::`` ``op``), when one of ``tensors`` is batched."""
+    if any(isinstance(t, BatchedTensor) for t in tensors):
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+            f"aten::{op}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature."
+        )

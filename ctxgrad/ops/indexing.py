@@ -31,6 +31,7 @@ from ctxgrad.autograd._batched import (
     into_zeros_rule,
     loop_over_samples,
 )
+from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import is_grad_enabled
@@ -1011,6 +1012,22 @@ class MaskedSelect(Function[Tensor]):
         data = tx if tx.array.shape == ctx.shape else tx.expand(ctx.shape)
         return Index.apply(data, _mask_index(ctx))
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, mask: Tensor) -> tuple[Tensor, int]:
+        """A mask shared by every sample selects as many elements of each: the selection of
+        the batch, one row per sample.  A batched mask would not (torch refuses it too)."""
+        if in_dims[1] == 0:
+            raise RuntimeError(
+                "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this "
+                "because for each batch this would return a differently shaped Tensor. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues if you need this feature."
+            )
+        size = info.batch_size
+        sample = np.broadcast_to(np.empty((), bool), tuple(x.shape[1:]))  # (one sample's shape, no memory)
+        shape = _broadcast_shape(_check_mask("masked_select", mask), sample)
+        xs = x.reshape((size,) + (1,) * (len(shape) - sample.ndim) + tuple(x.shape[1:])).expand(size, *shape)
+        return MaskedSelect.apply(xs, mask.expand(size, *shape)).reshape(size, -1), 0
+
 
 def _mask_index(ctx: Any) -> NumpyIndex:
     """The saved mask, broadcast to the selection's shape, as an index."""
@@ -1185,6 +1202,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
     tensor per dimension)."""
+    if as_tuple and isinstance(input, BatchedTensor):
+        raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
+    refuse_dynamic_shape("nonzero", input)
     data = input.array if input.array.ndim else input.array.reshape(1)
     if as_tuple:
         return tuple(as_tensor(a.astype(np.int64)) for a in np.nonzero(data))

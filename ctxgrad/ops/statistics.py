@@ -21,6 +21,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import dims_rule, leading_rule
+from ctxgrad.autograd._batched_tensor import refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -1061,6 +1062,7 @@ def unique(
     >>> values.tolist(), inverse.tolist()
     ([1, 2, 3], [2, 0, 2, 1])
     """
+    refuse_dynamic_shape("_unique2" if dim is None else "unique_dim", input)
     d = None if dim is None else _wrap_dim(dim, input.array.ndim)
     return _unique_result(Unique.apply(input, d, False), return_inverse, return_counts)
 
@@ -1069,6 +1071,7 @@ def unique_consecutive(
     input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
 ) -> Any:
     """The values with each run of equal consecutive values (slices along ``dim``) kept once."""
+    refuse_dynamic_shape("unique_consecutive", input)
     d = None if dim is None else _wrap_dim(dim, input.array.ndim)
     return _unique_result(_UNIQUE_CONSECUTIVE.apply(input, d, True), return_inverse, return_counts)
 
