@@ -80,11 +80,11 @@ LOOPED = set(WITHOUT_RULE) | {"MaskedFillTensor", "Unfold"}  # (and unfold of a 
 #: (to find positions, check bounds, or pick a path), so inside vmap it refuses with vmap's
 #: "values are not available" error instead of batching: the next ones to rewrite.
 READS_VALUES = (
-    "quantile", "nanquantile", "nanmean", "cov", "index_put", "index_add", "index_copy",
+    "cov", "index_put", "index_add", "index_copy",
     "index_fill", "index_reduce", "masked_scatter", "scatter_reduce", "put", "take_along_dim", "bincount",
     "histc", "histogram", "unique", "repeat_interleave", "searchsorted", "bucketize",
     "select_scatter", "slice_scatter", "diagonal_scatter", "tensor_split", "combinations",
-    "cartesian_prod", "count_nonzero", "addmm-scaled",
+    "cartesian_prod",
 )  # fmt: skip
 _VALUES_ERROR = "the values of a batched tensor are not available inside vmap"
 

@@ -1082,7 +1082,8 @@ def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
     ``expand``'s)."""
     if tuple(input.shape) != tuple(product.shape):
         try:
-            np.broadcast_to(input.array, tuple(product.shape))
+            if np.broadcast_shapes(tuple(input.shape), tuple(product.shape)) != tuple(product.shape):
+                raise ValueError
         except ValueError:
             input.expand(*product.shape)  # raises torch's message
     return product

@@ -20,7 +20,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule, leading_rule
+from ctxgrad.autograd._batched import dims_rule, leading_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
@@ -145,7 +145,7 @@ def nanmean(
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
         )
-    count = _const(~np.isnan(x.array)).sum(_dims(dim), keepdim=keepdim)
+    count = x.isnan().logical_not().sum(_dims(dim), keepdim=keepdim)
     out: Tensor = nansum(x, dim, keepdim) / count
     return out
 
@@ -153,9 +153,8 @@ def nanmean(
 def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
     """The number of nonzero elements (over ``dim``), as int64."""
     dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
-    data = input.array
-    axes = _axes(_dims(dim), data.ndim)
-    return as_tensor(np.asarray(np.count_nonzero(data, axis=axes if dim is not None else None), dtype=np.int64))
+    out: Tensor = (input != 0).sum(_dims(dim))  # (an int64 count, as torch's; no gradient)
+    return out
 
 
 # --------------------------------------------------------------------------- aminmax
@@ -567,6 +566,53 @@ def _nanmedian_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, An
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+class QuantilePositions(Function[tuple[Tensor, Tensor, Tensor, Tensor]]):
+    """Where each quantile ``qs`` of every sorted slice (the last dimension of ``values``,
+    NaN last) lies: the positions of the values below and above it, the weight of the one
+    above, and whether the slice is all NaN (``skip_nan``: nanquantile), each with the
+    quantiles in a last dimension.  Not differentiable: a quantile's gradient flows through
+    the values these positions gather."""
+
+    _backward_name = "QuantilePositionsBackward0"
+    skips_without_gradient = True
+    vmap = unary_rule
+
+    @staticmethod
+    def forward(
+        ctx: Any, values: Tensor, qs: np.ndarray[Any, Any], interpolation: str, skip_nan: bool
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        sorted_data = values.array
+        n = sorted_data.shape[-1]
+        nan = np.isnan(sorted_data)
+        # The rank of the last value counted: NaN sorts last, and nanquantile leaves it out (a
+        # slice of NaN only gets -1, clipped below, and NaN at the end); quantile reads the NaN.
+        last = (n - nan.sum(-1, keepdims=True) - 1) if skip_nan else np.full(nan.shape[:-1] + (1,), n - 1)
+        ranks = qs * last.astype(np.float64)  # (..., q)
+        if not skip_nan:
+            ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
+        if interpolation == "lower":
+            ranks = np.floor(ranks)
+        elif interpolation == "higher":
+            ranks = np.ceil(ranks)
+        elif interpolation == "nearest":
+            ranks = np.round(ranks)
+        lo = np.clip(np.floor(ranks), 0, n - 1).astype(np.int64)
+        hi = np.clip(np.ceil(ranks), 0, n - 1).astype(np.int64)
+        weight = ranks - lo if interpolation != "midpoint" else np.where(hi > lo, 0.5, 0.0)
+        outs = (
+            as_tensor(lo),
+            as_tensor(hi),
+            as_tensor(weight.astype(sorted_data.dtype)),
+            as_tensor(np.ascontiguousarray(np.broadcast_to(nan.all(-1, keepdims=True), ranks.shape))),
+        )
+        ctx.mark_non_differentiable(*outs)
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple[None, None, None, None]:
+        return None, None, None, None
+
+
 def _quantile(
     name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str, skip_nan: bool
 ) -> Tensor:
@@ -598,34 +644,12 @@ def _quantile(
         x = input.reshape(1) if data.ndim == 0 else input
     moved = x.movedim(d, -1)
     values = Sort.apply(moved, -1, False)[0]  # NaN sorts last
-    sorted_data = values.array
-    n = sorted_data.shape[-1]
-    nan = np.isnan(sorted_data)
-    # The rank of the last value counted: NaN sorts last, and nanquantile leaves it out (a
-    # slice of NaN only gets -1, clipped below, and NaN at the end); quantile reads the NaN.
-    last = (n - nan.sum(-1, keepdims=True) - 1) if skip_nan else np.full(nan.shape[:-1] + (1,), n - 1)
-    ranks = qs.reshape((-1,) + (1,) * sorted_data.ndim) * last.astype(np.float64)  # (q, ..., 1)
-    if not skip_nan:
-        ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
-    if interpolation == "lower":
-        ranks = np.floor(ranks)
-    elif interpolation == "higher":
-        ranks = np.ceil(ranks)
-    elif interpolation == "nearest":
-        ranks = np.round(ranks)
-    lo = np.clip(np.floor(ranks), 0, n - 1).astype(np.int64)
-    hi = np.clip(np.ceil(ranks), 0, n - 1).astype(np.int64)
-    weight = ranks - lo if interpolation != "midpoint" else np.where(hi > lo, 0.5, 0.0)
-    batch = (len(qs),) + sorted_data.shape[:-1] + (1,)
-    expanded = values.unsqueeze(0).expand((len(qs),) + sorted_data.shape)
-    below = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(lo, batch).copy()))
-    above = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(hi, batch).copy()))
-    w = as_tensor(np.broadcast_to(weight, batch).astype(data.dtype))
-    out = below + (above - below) * w
+    lo, hi, weight, all_nan = QuantilePositions.apply(values, qs, interpolation, skip_nan)
+    below = Gather.apply(values, -1, lo)
+    out = below + (Gather.apply(values, -1, hi) - below) * weight  # (..., q)
     if skip_nan:  # a slice of NaN only: NaN
-        all_nan = as_tensor(np.broadcast_to(nan.all(-1, keepdims=True), batch).copy())
         out = Where.apply(all_nan, float("nan"), out)
-    out = out.squeeze(-1)  # (q, ...)
+    out = out.movedim(-1, 0)  # (q, ...)
     if keepdim:
         if dim is None:
             out = out.reshape((len(qs),) + (1,) * data.ndim)
