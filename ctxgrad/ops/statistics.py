@@ -21,7 +21,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import dims_rule, leading_rule, unary_rule
-from ctxgrad.autograd._batched_tensor import refuse_dynamic_shape
+from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -812,6 +812,9 @@ def cov(
         )
     x = input.reshape(1, -1) if data.ndim < 2 else input
     observations = x.array.shape[1]
+    if isinstance(fweights, BatchedTensor) or isinstance(aweights, BatchedTensor):
+        # torch checks the weights' values (a comparison whose result differs per sample)
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
     w: Tensor | None = None
     if fweights is not None:
         f = fweights.array
