@@ -395,3 +395,48 @@ def test_ops_with_data_dependent_shapes_refuse_with_torchs_message(program: Any,
     with pytest.raises(RuntimeError) as caught:
         vmap(program(ctxgrad), in_dims=in_dims)(ctxgrad.tensor(x), ctxgrad.tensor(m))
     assert str(caught.value) == want
+
+
+# ----------------------------------------------------------------------------- searching and counting
+SEQ = np.array([[0.0, 1.0, 2.0, 3.0], [-1.0, 0.5, 0.7, 4.0]])
+COUNTED = np.array([[1, 0, 3, 3], [2, 2, 1, 0]])
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda s, v: lib.searchsorted(s, v), (0, 0)),
+        (lambda lib: lambda s, v: lib.searchsorted(s, v, right=True), (None, 0)),
+        (lambda lib: lambda s, v: lib.searchsorted(s, v[:2]), (0, None)),
+        (lambda lib: lambda s, v: lib.searchsorted(s.reshape(2, 2), v.reshape(2, 2), side="right"), (0, 0)),
+        (lambda lib: lambda s, v: lib.searchsorted(s, v, sorter=lib.tensor([0, 1, 2, 3])), (0, 0)),
+        (lambda lib: lambda s, v: lib.searchsorted(s, v[0]), (0, 0)),
+        (lambda lib: lambda s, v: lib.bucketize(v, s), (0, 0)),
+        (lambda lib: lambda s, v: lib.bucketize(v, s, right=True), (None, 0)),
+        (lambda lib: lambda s, v: lib.histc(v, 3), (None, 0)),
+        (lambda lib: lambda s, v: lib.histc(v, 4, -1, 3), (None, 0)),
+    ],
+)
+def test_searching_and_histograms_batch_as_torch(program: Any, in_dims: tuple[Any, ...]) -> None:
+    values = np.array([[0.5, 2.0, 2.0, -3.0], [0.6, 0.7, 5.0, 0.0]])
+    as_torch(program, *[a if d == 0 else a[0] for a, d in zip((SEQ, values), in_dims)], in_dims=in_dims)
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda i, w: lib.bincount(i, minlength=5), (0, None)),
+        (lambda lib: lambda i, w: lib.bincount(i, w, minlength=4), (0, 0)),
+        (lambda lib: lambda i, w: lib.bincount(i, w, minlength=4), (0, None)),
+        (lambda lib: lambda i, w: lib.bincount(i, w, minlength=4), (None, 0)),
+    ],
+)
+def test_bincount_batches_as_torch(program: Any, in_dims: tuple[Any, ...]) -> None:
+    as_torch(program, *[a if d == 0 else a[0] for a, d in zip((COUNTED, SEQ), in_dims)], in_dims=in_dims)
+
+
+def test_counts_of_different_lengths_refuse_as_torch() -> None:
+    want = _torch_error(lambda lib: lambda i: lib.bincount(i), COUNTED)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(ctxgrad.bincount)(ctxgrad.tensor(COUNTED))
+    assert str(caught.value) == want

@@ -628,13 +628,16 @@ def into_zeros_rule(shape_pos: int, dims: tuple[int, ...] = ()) -> Any:
     return classmethod(rule)
 
 
-def _batch_leading(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, keep: int = 0) -> tuple[Any, Any]:
-    """An op on a sample as a whole (``median()`` of every element) that can keep its first
-    ``keep`` dimensions apart: the batch is one more dimension kept apart."""
-    return cls.apply(x, keep + 1), 0
+def leading_rule(pos: int) -> Any:
+    """The rule of an op on a sample as a whole (``median()`` of every element) that can keep
+    its first ``keep`` dimensions apart (``keep``: its argument at ``pos``, 0 when not given):
+    the batch is one more dimension kept apart."""
 
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+        keep = args[pos] if len(args) > pos else 0
+        return cls.apply(*args[:pos], keep + 1), 0
 
-leading_rule = classmethod(_batch_leading)
+    return classmethod(rule)
 
 
 def _batch_every(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:

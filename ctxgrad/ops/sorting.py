@@ -211,7 +211,7 @@ class Median(Function[Tensor]):
 
     _backward_name = "MedianBackward0"
     skips_without_gradient = True
-    vmap = leading_rule
+    vmap = leading_rule(1)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, keep: int = 0) -> Tensor:
@@ -390,8 +390,50 @@ def searchsorted(
                 "ctxgrad.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
                 f"{list(seq.shape)}and got sorter tensor {list(order.shape)}"
             )
-    out = _search(seq, values, "right" if right else "left", order)
-    return as_tensor(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+    given = input if not scalar else as_tensor(values)
+    out: Tensor = SearchSorted.apply(sorted_sequence, given, "right" if right else "left", sorter, bool(out_int32))
+    return out
+
+
+class SearchSorted(Function[Tensor]):
+    """Where each of ``values`` would go in ``sequence`` (searched along its last dimension;
+    ``sorter``: the order that sorts it), as int64 (``out_int32``: int32).  Not
+    differentiable.  Under vmap, each sample searches its own sequence: the batch is one
+    more leading dimension of both (a 1-D sequence's values flattened into one row)."""
+
+    _backward_name = "SearchsortedBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(
+        ctx: Any, sequence: Tensor, values: Tensor, side: str, sorter: Tensor | None, out_int32: bool
+    ) -> Tensor:
+        order = None if sorter is None else sorter.array
+        out = as_tensor(
+            np.asarray(_search(sequence.array, values.array, side, order), np.int32 if out_int32 else np.int64)
+        )
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None, None, None]:
+        return None, None, None, None, None
+
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], sequence: Tensor, values: Tensor, side: str, sorter: Any, out_int32: bool
+    ) -> tuple[Tensor, int]:
+        size = info.batch_size
+        if in_dims[0] is None and in_dims[3] is None and sequence.ndim == 1:
+            return SearchSorted.apply(sequence, values, side, sorter, out_int32), 0  # one sequence for all
+        seq, vals = (
+            t if d == 0 else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((sequence, values), in_dims)
+        )
+        order = sorter if sorter is None or in_dims[3] == 0 else sorter.unsqueeze(0).expand(size, *sorter.shape)
+        if seq.ndim == 2:  # one 1-D sequence per sample: its values searched as one row
+            out = SearchSorted.apply(seq, vals.reshape(size, -1), side, order, out_int32)
+            return out.reshape(vals.shape), 0
+        return SearchSorted.apply(seq, vals, side, order, out_int32), 0
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:

@@ -518,7 +518,7 @@ class Nanmedian(Function[Tensor]):
 
     _backward_name = "NanmedianBackward0"
     skips_without_gradient = True
-    vmap = leading_rule
+    vmap = leading_rule(1)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, keep: int = 0) -> Tensor:
@@ -1114,20 +1114,74 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     data = input.array
     if data.dtype.kind not in "iu" or data.dtype == np.bool_:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{short_name(data.dtype)}'")
-    if data.ndim != 1 or (data.size and data.min() < 0):
+    if data.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        return as_tensor(np.bincount(data, minlength=int(minlength)).astype(np.int64))
-    w = weights.array
-    if w.dtype.kind == "c":  # torch casts the weights to double, as a copy does
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
-        w = w.real
-    if w.shape != data.shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    out_dtype = np.dtype(np.float32) if w.dtype == np.float32 else np.dtype(np.float64)
-    return as_tensor(np.bincount(data, weights=w.astype(np.float64), minlength=int(minlength)).astype(out_dtype))
+    if weights is not None:
+        if weights.array.dtype.kind == "c":  # torch casts the weights to double, as a copy does
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        if weights.array.shape != data.shape:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+    out: Tensor = Bincount.apply(input, weights, int(minlength))
+    return out
+
+
+def _same_lengths(lengths: np.ndarray[Any, Any]) -> int:
+    """The one length of every sample's result; torch's stacking error (its vmap runs these
+    ops once per sample) when they differ."""
+    flat = lengths.reshape(-1)
+    if flat.size and (flat != flat[0]).any():
+        k = int(np.argmax(flat != flat[0]))
+        raise RuntimeError(
+            f"stack expects each tensor to be equal size, but got [{flat[0]}] at entry 0 and [{flat[k]}] at entry {k}"
+        )
+    return int(flat[0]) if flat.size else 0
+
+
+class Bincount(Function[Tensor]):
+    """The counts (or weight sums) of the values ``0..max`` in the last dimension of ``x``,
+    at least ``minlength`` of them; the dimensions before the last (a vmap batch) count
+    apart, in one ``np.bincount`` over values offset to each row's own bins.  Not
+    differentiable."""
+
+    _backward_name = "BincountBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, weights: Tensor | None, minlength: int) -> Tensor:
+        data = x.array
+        if data.size and data.min() < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        rows = data.reshape(-1, data.shape[-1]) if data.ndim else data.reshape(1, 1)
+        tops = rows.max(axis=1) + 1 if rows.shape[1] else np.zeros(rows.shape[0], np.int64)
+        length = (
+            _same_lengths(np.maximum(tops, minlength)) if data.ndim > 1 else int(max(tops.max(initial=0), minlength))
+        )
+        offset = (np.arange(rows.shape[0], dtype=np.int64) * length)[:, None]
+        w = None
+        if weights is not None:
+            w = weights.array.real if weights.array.dtype.kind == "c" else weights.array
+            out_dtype = np.dtype(np.float32) if w.dtype == np.float32 else np.dtype(np.float64)
+            w = w.reshape(rows.shape).astype(np.float64)
+        counts = np.bincount(
+            (rows + offset).reshape(-1), weights=None if w is None else w.reshape(-1), minlength=rows.shape[0] * length
+        )
+        result = as_tensor(counts.reshape(data.shape[:-1] + (length,)).astype(np.int64 if w is None else out_dtype))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, weights: Any, minlength: int) -> tuple[Tensor, int]:
+        size = info.batch_size
+        x, weights = (
+            t if d == 0 or t is None else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((x, weights), in_dims)
+        )
+        return Bincount.apply(x, weights, minlength), 0
 
 
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
@@ -1145,15 +1199,48 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{short_name(data.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo == hi and data.size:
-        lo, hi = float(data.min()), float(data.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
+    if float(min) > float(max):
         raise RuntimeError("ctxgrad.histc: max must be larger than min")
-    counts, _ = np.histogram(data.reshape(-1), bins=int(bins), range=(lo, hi))
-    return as_tensor(counts.astype(data.dtype))
+    out: Tensor = Histc.apply(input, int(bins), float(min), float(max))
+    return out
+
+
+class Histc(Function[Tensor]):
+    """``histc`` of all elements of ``x`` after its first ``keep`` dimensions (a vmap batch:
+    one histogram per sample, each with its own range when ``lo == hi``), in one pass:
+    NumPy's binning rule (``np.histogram``'s) on every row at once.  Not differentiable."""
+
+    _backward_name = "HistcBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(4)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, bins: int, lo: float, hi: float, keep: int = 0) -> Tensor:
+        data = x.array
+        rows = data.reshape(int(np.prod(data.shape[:keep], dtype=np.int64)), -1)
+        first = np.full((rows.shape[0], 1), lo)
+        last = np.full((rows.shape[0], 1), hi)
+        if lo == hi and rows.shape[1]:
+            first, last = rows.min(1, keepdims=True).astype(np.float64), rows.max(1, keepdims=True).astype(np.float64)
+        same = first == last
+        first, last = np.where(same, first - 1, first), np.where(same, last + 1, last)
+        if (first > last).any():
+            raise RuntimeError("ctxgrad.histc: max must be larger than min")
+        edges = first + np.arange(bins + 1) * ((last - first) / bins)  # (np.linspace, row by row)
+        edges[:, -1:] = last
+        inside = (rows >= first) & (rows <= last)
+        index = np.clip((((rows - first) / (last - first)) * bins).astype(np.intp), 0, bins - 1)
+        index -= rows < np.take_along_axis(edges, index, 1)
+        index += (rows >= np.take_along_axis(edges, index + 1, 1)) & (index != bins - 1)
+        flat = (index + np.arange(rows.shape[0])[:, None] * bins)[inside]
+        counts = np.bincount(flat, minlength=rows.shape[0] * bins).reshape(data.shape[:keep] + (bins,))
+        result = as_tensor(counts.astype(data.dtype))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None, None, None]:
+        return None, None, None, None, None
 
 
 # --------------------------------------------------------------------------- dist, gradient
