@@ -440,3 +440,43 @@ def test_counts_of_different_lengths_refuse_as_torch() -> None:
     with pytest.raises(RuntimeError) as caught:
         vmap(ctxgrad.bincount)(ctxgrad.tensor(COUNTED))
     assert str(caught.value) == want
+
+
+# ----------------------------------------------------------------------------- batched indices
+PER_SAMPLE_INDEX = np.array([[2, 0], [1, 1], [0, 2]])
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x, i: x.index_add(0, i, x[:2] * 2),
+        lambda lib: lambda x, i: x.index_add(1, i, x[:, :2], alpha=3),
+        lambda lib: lambda x, i: x.index_copy(0, i[:1], x[1:2] * 2),
+        lambda lib: lambda x, i: x.index_fill(1, i, -1.0),
+        lambda lib: lambda x, i: x.index_reduce(0, i, x[:2] * 2, "prod"),
+        lambda lib: lambda x, i: x.index_reduce(0, i, x[:2] * 2, "amax", include_self=False),
+        lambda lib: lambda x, i: x.put(i, x[0, :2], accumulate=True),
+        lambda lib: lambda x, i: x.put(i - 3, x[1, :2]),
+        lambda lib: lambda x, i: x.clone().index_add_(0, i, x[:2]),
+    ],
+)
+def test_an_index_batched_with_the_input_batches_as_torch_and_as_a_loop(program: Any) -> None:
+    x = RNG.standard_normal((3, 3, 4))
+    as_torch(program, x, PER_SAMPLE_INDEX)
+    same_as_loop(program(ctxgrad), x, PER_SAMPLE_INDEX)
+    as_torch(program, x, np.array([0, 2]), in_dims=(0, None))
+    try:  # a shared input: torch refuses the in-place write of a batched result into it
+        _torch_error(program, x[0], PER_SAMPLE_INDEX, in_dims=(None, 0))
+    except pytest.fail.Exception:
+        as_torch(program, x[0], PER_SAMPLE_INDEX, in_dims=(None, 0))
+    else:
+        with pytest.raises(RuntimeError, match="is not possible because there exists a Tensor in extra_args"):
+            vmap(program(ctxgrad), in_dims=(None, 0))(ctxgrad.tensor(x[0]), ctxgrad.tensor(PER_SAMPLE_INDEX))
+
+
+def test_a_batched_index_out_of_bounds_refuses_as_for_one_sample() -> None:
+    bad = ctxgrad.tensor([[0, 1], [0, 7]])
+    with pytest.raises(RuntimeError, match="index 7 is out of bounds for dimension 0 with size 3"):
+        vmap(lambda x, i: x.index_add(0, i, x[:2]))(ctxgrad.ones(2, 3, 4), bad)
+    with pytest.raises(IndexError, match="out of range: tried to access index 17 on a tensor of 12 elements"):
+        vmap(lambda x, i: x.put(i, x[0, :2]))(ctxgrad.ones(2, 3, 4), bad + 10)

@@ -680,12 +680,19 @@ def batch_flat_positions(
         args[0] = x.unsqueeze(0).expand(size, *x.shape)
     pos = args[pos_at]
     n = int(np.prod(args[0].shape[1:], dtype=np.int64))
-    args[pos_at] = pos + (np.arange(size, dtype=np.int64) * n).reshape((size,) + (1,) * pos.ndim)
+    if isinstance(pos, Tensor):  # a tensor of positions: batched (an index batched by vmap) or not
+        if in_dims[pos_at] is None:
+            pos = pos.unsqueeze(0).expand(size, *pos.shape)
+        start = np.arange(size, dtype=np.int64) * n
+        args[pos_at] = pos + _wrap(start.reshape((size,) + (1,) * (pos.ndim - 1)))
+    else:
+        args[pos_at] = pos + (np.arange(size, dtype=np.int64) * n).reshape((size,) + (1,) * pos.ndim)
+    pos = args[pos_at]
     v = None if values_at is None else args[values_at]
     if values_at is not None and isinstance(v, Tensor):
         if in_dims[values_at] is None:
             v = v.unsqueeze(0).expand(size, *v.shape)
-        if v.ndim - 1 < pos.ndim:
-            v = v.reshape((size,) + (1,) * (pos.ndim - v.ndim + 1) + tuple(v.shape[1:]))
+        if v.ndim < pos.ndim:
+            v = v.reshape((size,) + (1,) * (pos.ndim - v.ndim) + tuple(v.shape[1:]))
         args[values_at] = v
     return cls.apply(*args), 0

@@ -26,6 +26,7 @@ from ctxgrad.autograd._batched import (
     dims_rule,
     elementwise_rule,
     flat_positions_rule,
+    leading_rule,
     gather_rule,
     index_rule,
     into_zeros_rule,
@@ -1247,7 +1248,8 @@ class PutFlat(Function[Tensor]):
     vmap = flat_positions_rule(1, 2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, values: Tensor, pos: np.ndarray[Any, Any], accumulate: bool) -> Tensor:
+    def forward(ctx: Any, x: Tensor, values: Tensor, pos: Any, accumulate: bool) -> Tensor:
+        pos = pos.array if isinstance(pos, Tensor) else pos  # (a tensor of them: an index batched by vmap)
         data = x.array
         out = data.copy()
         flat = out.reshape(-1)
@@ -1300,20 +1302,57 @@ def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
             f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
             f"{short_name(idx.dtype)} and size: {list(idx.shape)}"
         )
+    if isinstance(index, BatchedTensor):
+        return idx  # (its shape only: SlicePositions reads the values, for the whole batch)
     return idx.reshape(-1).astype(np.int64)
 
 
-def _slice_positions(
-    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception]
+def _slice_positions(op: str, shape: tuple[int, ...], dim: int, index: Tensor, bounds_error: type[Exception]) -> Any:
+    """The flat positions of the slices ``index`` names along ``dim`` of a tensor of
+    ``shape``: an array, or (an index batched by vmap) a tensor of them, batched alike."""
+    if isinstance(index, BatchedTensor):
+        return SlicePositions.apply(index, op, shape, dim, bounds_error)
+    return _positions_along(op, shape, dim, _index_vector(op, index), bounds_error)
+
+
+def _positions_along(
+    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception], keep: int = 0
 ) -> np.ndarray[Any, Any]:
-    """The flat positions of the slices ``idx`` names along ``dim`` of a tensor of ``shape``."""
+    """:func:`_slice_positions` of an index array, whose first ``keep`` dimensions are apart
+    (samples): they come first in the result."""
     size = shape[dim] if shape else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx[(idx < -size) | (idx >= size)][0]
+        if op == "put_":
+            raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {size} elements.")
         prefix = "index_copy_(): " if op == "index_copy_" else ""
         raise bounds_error(f"{prefix}index {int(bad)} is out of bounds for dimension {dim} with size {size}")
-    idx = np.where(idx < 0, idx + size, idx)
-    return np.take(_positions(shape if shape else (1,)), idx, axis=dim)
+    idx = np.where(idx < 0, idx + size, idx).reshape(idx.shape[:keep] + (-1,)).astype(np.int64)
+    taken = np.take(_positions(shape if shape else (1,)), idx, axis=dim)
+    return np.moveaxis(taken, tuple(range(dim, dim + keep)), tuple(range(keep)))
+
+
+class SlicePositions(Function[Tensor]):
+    """The flat positions (int64) of the slices ``index`` names along ``dim`` of a tensor
+    of ``shape`` (``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``), with the
+    first ``keep`` dimensions of ``index`` apart (a vmap batch): what those ops read when
+    their index is batched.  Not differentiable."""
+
+    _backward_name = "SlicePositionsBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(5)
+
+    @staticmethod
+    def forward(
+        ctx: Any, index: Tensor, op: str, shape: tuple[int, ...], dim: int, bounds_error: type[Exception], keep: int = 0
+    ) -> Tensor:
+        out = as_tensor(_positions_along(op, shape, dim, index.array, bounds_error, keep))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * 6
 
 
 def _source_for(op: str, x: Tensor, dim: int, idx: np.ndarray[Any, Any], source: Any) -> Tensor:
@@ -1362,7 +1401,7 @@ def _index_add_args(
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_add_", index)
     src = _source_for("index_add_", input, d, idx, source)
-    pos = _slice_positions("index_add_", input.array.shape, d, idx, RuntimeError)
+    pos = _slice_positions("index_add_", input.array.shape, d, index, RuntimeError)
     if alpha != 1:
         src = src * alpha
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
@@ -1414,7 +1453,7 @@ def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_copy_", index)
     src = _source_for("index_copy_", input, d, idx, source)
-    pos = _slice_positions("index_copy_", input.array.shape, d, idx, IndexError)
+    pos = _slice_positions("index_copy_", input.array.shape, d, index, IndexError)
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
@@ -1445,7 +1484,7 @@ def index_copy_(
 def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple[Any, Tensor, np.ndarray[Any, Any]]:
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_fill_", index)
-    pos = _slice_positions("index_fill_", input.array.shape, d, idx, IndexError)
+    pos = _slice_positions("index_fill_", input.array.shape, d, index, IndexError)
     if isinstance(value, Tensor):
         if value.array.ndim != 0:
             raise RuntimeError(
@@ -1597,7 +1636,8 @@ class ScatterReduce(Function[Tensor]):
     vmap = flat_positions_rule(1, 2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, src: Tensor, pos: np.ndarray[Any, Any], reduce: str, include_self: bool) -> Tensor:
+    def forward(ctx: Any, x: Tensor, src: Tensor, pos: Any, reduce: str, include_self: bool) -> Tensor:
+        pos = pos.array if isinstance(pos, Tensor) else pos  # (a tensor of them: an index batched by vmap)
         data = x.array
         if data.dtype.kind == "c" and True in ctx.needs_input_grad:
             raise RuntimeError(
@@ -1855,7 +1895,7 @@ def _index_reduce_args(
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_reduce_", index)
     src = _source_for("index_reduce_", input, d, idx, source)
-    pos = _slice_positions("index_reduce_", input.array.shape, d, idx, IndexError)
+    pos = _slice_positions("index_reduce_", input.array.shape, d, index, IndexError)
     return (src.reshape(pos.shape) if src.array.shape != pos.shape else src), pos
 
 
@@ -1904,7 +1944,7 @@ def index_reduce_(
     return write_in_place(_INDEX_REDUCE, input, src, pos, reduce, bool(include_self))
 
 
-def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, np.ndarray[Any, Any]]:
+def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, Any]:
     idx = index.array
     if idx.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {short_name(idx.dtype)}")
@@ -1919,6 +1959,8 @@ def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, np.
             f"{short_name(input.array.dtype)} and source.dtype = {short_name(source.array.dtype)}"
         )
     n = input.array.size
+    if isinstance(index, BatchedTensor):  # each sample's positions, read for the whole batch
+        return source.reshape(-1), SlicePositions.apply(index, "put_", (n,), 0, IndexError)
     if idx.size and (idx.min() < -n or idx.max() >= n):
         flat = idx.reshape(-1)
         bad = flat[(flat < -n) | (flat >= n)][0]
