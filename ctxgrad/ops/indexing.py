@@ -26,10 +26,10 @@ from ctxgrad.autograd._batched import (
     dims_rule,
     elementwise_rule,
     flat_positions_rule,
-    leading_rule,
     gather_rule,
     index_rule,
     into_zeros_rule,
+    leading_rule,
     loop_over_samples,
 )
 from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
@@ -1310,9 +1310,10 @@ def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
 def _slice_positions(op: str, shape: tuple[int, ...], dim: int, index: Tensor, bounds_error: type[Exception]) -> Any:
     """The flat positions of the slices ``index`` names along ``dim`` of a tensor of
     ``shape``: an array, or (an index batched by vmap) a tensor of them, batched alike."""
+    idx = _index_vector(op, index)
     if isinstance(index, BatchedTensor):
         return SlicePositions.apply(index, op, shape, dim, bounds_error)
-    return _positions_along(op, shape, dim, _index_vector(op, index), bounds_error)
+    return _positions_along(op, shape, dim, idx, bounds_error)
 
 
 def _positions_along(
@@ -1483,7 +1484,6 @@ def index_copy_(
 
 def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple[Any, Tensor, np.ndarray[Any, Any]]:
     d = _wrap_dim(dim, max(input.array.ndim, 1))
-    idx = _index_vector("index_fill_", index)
     pos = _slice_positions("index_fill_", input.array.shape, d, index, IndexError)
     if isinstance(value, Tensor):
         if value.array.ndim != 0:
