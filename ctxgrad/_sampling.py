@@ -416,7 +416,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
 def _poisson_draw(data: np.ndarray[Any, Any], *carrier: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if data.size and data.min() < 0:
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _rng().poisson(np.broadcast_to(data, _shape(data, *carrier))).astype(data.dtype)  # type: ignore[no-any-return]
+    return _rng().poisson(np.broadcast_to(data, _shape(data, *carrier))).astype(data.dtype)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
