@@ -121,6 +121,7 @@ _NORMAL_TENSOR_NUMBER = named(Sampled, "NormalBackward1")
 _NORMAL_NUMBER_TENSOR = named(Sampled, "NormalBackward2")
 _BERNOULLI = named(Sampled, "BernoulliBackward0")
 _POISSON = named(Sampled, "PoissonBackward0")
+_MULTINOMIAL = named(Sampled, "MultinomialBackward0")  # (its int64 result has no gradient, as in torch)
 
 
 class Overwritten(Function[Tensor]):
@@ -441,20 +442,34 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     categories = data.shape[-1]
     if not replacement and n > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    rows = data.reshape(-1, categories).astype(np.float64)
-    if not np.isfinite(rows).all() or (rows < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    totals = rows.sum(axis=1)
-    if (totals <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    out = np.empty((rows.shape[0], n), dtype=np.int64)
-    for i, (row, total) in enumerate(zip(rows, totals)):
-        if not replacement and np.count_nonzero(row) < n:
-            raise RuntimeError(
-                "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)"
-            )
-        out[i] = _rng().choice(categories, size=n, replace=bool(replacement), p=row / total)
-    return as_tensor(out.reshape(data.shape[:-1] + (n,)))
+    out: Tensor = _sample(_MULTINOMIAL, _multinomial_draw(n, bool(replacement)), input)
+    return out
+
+
+def _multinomial_draw(n: int, replacement: bool) -> Callable[..., np.ndarray[Any, Any]]:
+    """``multinomial``'s draw: ``n`` categories per row of weights (the rows of the weights
+    and of a vmap carrier broadcast together)."""
+
+    def draw(data: np.ndarray[Any, Any], *carrier: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        categories = data.shape[-1]
+        lead = np.broadcast_shapes(data.shape[:-1], *(c.shape[:-1] for c in carrier))
+        rows = np.broadcast_to(data, lead + (categories,)).reshape(-1, categories).astype(np.float64)
+        if not np.isfinite(rows).all() or (rows < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        totals = rows.sum(axis=1)
+        if (totals <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        out = np.empty((rows.shape[0], n), dtype=np.int64)
+        for i, (row, total) in enumerate(zip(rows, totals)):
+            if not replacement and np.count_nonzero(row) < n:
+                raise RuntimeError(
+                    "invalid multinomial distribution (with replacement=False, not enough non-negative category "
+                    "to sample)"
+                )
+            out[i] = _rng().choice(categories, size=n, replace=replacement, p=row / total)
+        return out.reshape(lead + (n,))
+
+    return draw
 
 
 def randperm(
