@@ -194,7 +194,7 @@ RANDOM_OPS = {
     "normal(numbers)": lambda lib: lambda m: lib.normal(0.0, 1.0, (4,), dtype=lib.float64) + m,
     "bernoulli": lambda lib: lambda m: lib.bernoulli(m * 0 + 0.5),
     "poisson": lambda lib: lambda m: lib.poisson(m.abs() + 1),
-    "multinomial": lambda lib: lambda m: lib.multinomial(m.abs() + 0.1, 3),
+    "multinomial": lambda lib: lambda m: lib.multinomial((m.abs() + 0.1).repeat(10), 3),
     "multinomial(shared weights)": lambda lib: lambda m: lib.multinomial(lib.ones(2, 50), 3) + m.long().sum(),
     "uniform_": lambda lib: lambda m: m.clone().uniform_(),
     "normal_": lambda lib: lambda m: m.clone().normal_(),
