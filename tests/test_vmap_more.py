@@ -482,3 +482,25 @@ def test_a_batched_index_out_of_bounds_refuses_as_for_one_sample() -> None:
         vmap(lambda x, i: x.index_add(0, i, x[:2]))(ctxgrad.ones(2, 3, 4), bad)
     with pytest.raises(IndexError, match="out of range: tried to access index 17 on a tensor of 12 elements"):
         vmap(lambda x, i: x.put(i, x[0, :2]))(ctxgrad.ones(2, 3, 4), bad + 10)
+
+
+@pytest.mark.parametrize("counts", [[[1, 0, 2, 1], [0, 0, 2, 2]], [[2], [1]], [[1, 0, 2, 1], [0, 0, 2, 3]]])
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x, r: x.repeat_interleave(r),
+        lambda lib: lambda x, r: x.reshape(2, 2).repeat_interleave(r[:2], dim=1) if r.shape[0] > 1 else x,
+        lambda lib: lambda x, r: lib.repeat_interleave(r) + x.long().sum(),
+    ],
+)
+def test_repeat_interleave_with_each_samples_own_counts_as_torch(program: Any, counts: list[list[int]]) -> None:
+    x, reps = RNG.standard_normal((2, 4)), np.array(counts)
+    try:
+        want = _torch_error(program, x, reps)
+    except pytest.fail.Exception:  # torch batches it (the totals agree)
+        as_torch(program, x, reps)
+        same_as_loop(program(ctxgrad), x, reps)
+    else:  # the samples' totals differ: torch's per-sample run cannot stack them
+        with pytest.raises(RuntimeError) as caught:
+            vmap(program(ctxgrad))(ctxgrad.tensor(x), ctxgrad.tensor(reps))
+        assert str(caught.value) == want

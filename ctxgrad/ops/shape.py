@@ -25,6 +25,7 @@ from ctxgrad.autograd._batched import (
     dims_rule,
     expand_rule,
     into_zeros_rule,
+    leading_rule,
     permute_rule,
     repeat_rule,
     reshape_rule,
@@ -32,6 +33,7 @@ from ctxgrad.autograd._batched import (
     squeeze_rule,
     unary_rule,
 )
+from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
@@ -1625,6 +1627,10 @@ def repeat_interleave(
     """
     if axis is not None:
         dim = numpy_dim("repeat_interleave", dim, axis)
+    if repeats is None and isinstance(input, BatchedTensor):  # each sample's own counts
+        _repeat_counts(input, None)  # (its dtype and rank)
+        out: Tensor = RepeatIndex.apply(input, None)
+        return out.to(input.dtype)
     if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
         counts = _repeat_counts(input, None)
         out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
@@ -1638,11 +1644,55 @@ def repeat_interleave(
         if x.array.ndim == 0:
             x = Reshape.apply(x, (1,))
     size = x.array.shape[d]
+    if isinstance(repeats, BatchedTensor):  # each sample's own counts: its own positions
+        _repeat_counts(repeats, size)  # (its dtype, rank and size)
+        return IndexSelect.apply(x, d, RepeatIndex.apply(repeats, size))
     counts = _repeat_counts(repeats, size)
     if output_size is not None and int(output_size) != int(counts.sum()):
         raise RuntimeError("allocated size does not match required size")
     index = as_tensor(np.repeat(np.arange(size, dtype=np.int64), counts))
     return IndexSelect.apply(x, d, index)
+
+
+class RepeatIndex(Function[Tensor]):
+    """The positions ``0, 0, 1, ...`` each repeated as often as ``counts`` says (``size``:
+    the number of positions, when ``counts`` holds one count for all), each row of the
+    first ``keep`` dimensions of ``counts`` apart (a vmap batch: every sample must come to
+    the same total, as torch's per-sample fallback needs).  Not differentiable."""
+
+    _backward_name = "RepeatInterleaveBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(2)
+
+    @staticmethod
+    def forward(ctx: Any, counts: Tensor, size: int | None, keep: int = 0) -> Tensor:
+        data = counts.array
+        rows = data.reshape(int(np.prod(data.shape[:keep], dtype=np.int64)), -1).astype(np.int64)
+        if size is not None and rows.shape[1] == 1:
+            rows = np.repeat(rows, size, axis=1)
+        if rows.size and rows.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        total = same_lengths(rows.sum(1))
+        index = np.repeat(np.tile(np.arange(rows.shape[1], dtype=np.int64), rows.shape[0]), rows.reshape(-1))
+        out = as_tensor(index.reshape(data.shape[:keep] + (total,)))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+
+def same_lengths(lengths: np.ndarray[Any, Any]) -> int:
+    """The one length of every sample's result; torch's stacking error (its vmap runs these
+    ops once per sample) when they differ."""
+    flat = lengths.reshape(-1)
+    if flat.size and (flat != flat[0]).any():
+        k = int(np.argmax(flat != flat[0]))
+        raise RuntimeError(
+            f"stack expects each tensor to be equal size, but got [{flat[0]}] at entry 0 and [{flat[k]}] at entry {k}"
+        )
+    return int(flat[0]) if flat.size else 0
 
 
 def _repeat_counts(repeats: Any, size: int | None) -> np.ndarray[Any, Any]:
@@ -1653,9 +1703,16 @@ def _repeat_counts(repeats: Any, size: int | None) -> np.ndarray[Any, Any]:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts.ndim > 1:
             raise RuntimeError("repeats has to be Long or Int tensor")
+        if size is None and counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if size is not None and counts.ndim and counts.size not in (1, size):
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got "
+                f"repeats.size(0) = {counts.size} and input.size(0) = {size}"
+            )
+        if isinstance(repeats, BatchedTensor):
+            return counts  # (checked as far as its shape goes: RepeatIndex reads the counts)
         if size is None:
-            if counts.ndim != 1:
-                raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
             if counts.size and counts.min() < 0:
                 raise RuntimeError("repeats can not be negative")
             return counts

@@ -29,7 +29,7 @@ from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, r
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
-from ctxgrad.ops.shape import Flip, Narrow, cat
+from ctxgrad.ops.shape import Flip, Narrow, cat, same_lengths
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
 
@@ -1127,18 +1127,6 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return out
 
 
-def _same_lengths(lengths: np.ndarray[Any, Any]) -> int:
-    """The one length of every sample's result; torch's stacking error (its vmap runs these
-    ops once per sample) when they differ."""
-    flat = lengths.reshape(-1)
-    if flat.size and (flat != flat[0]).any():
-        k = int(np.argmax(flat != flat[0]))
-        raise RuntimeError(
-            f"stack expects each tensor to be equal size, but got [{flat[0]}] at entry 0 and [{flat[k]}] at entry {k}"
-        )
-    return int(flat[0]) if flat.size else 0
-
-
 class Bincount(Function[Tensor]):
     """The counts (or weight sums) of the values ``0..max`` in the last dimension of ``x``,
     at least ``minlength`` of them; the dimensions before the last (a vmap batch) count
@@ -1156,7 +1144,7 @@ class Bincount(Function[Tensor]):
         rows = data.reshape(-1, data.shape[-1]) if data.ndim else data.reshape(1, 1)
         tops = rows.max(axis=1) + 1 if rows.shape[1] else np.zeros(rows.shape[0], np.int64)
         length = (
-            _same_lengths(np.maximum(tops, minlength)) if data.ndim > 1 else int(max(tops.max(initial=0), minlength))
+            same_lengths(np.maximum(tops, minlength)) if data.ndim > 1 else int(max(tops.max(initial=0), minlength))
         )
         offset = (np.arange(rows.shape[0], dtype=np.int64) * length)[:, None]
         w = None
