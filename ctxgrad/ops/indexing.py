@@ -1539,8 +1539,7 @@ def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[A
     where = numpy_index(tuple(indices), data.shape)
     pos: np.ndarray[Any, Any] = where.take(_positions(data.shape))
     try:
-        np.broadcast_shapes(values.array.shape, pos.shape)
-        if values.array.ndim > pos.ndim:
+        if np.broadcast_shapes(values.array.shape, pos.shape) != pos.shape:
             raise ValueError
     except ValueError:
         raise RuntimeError(
