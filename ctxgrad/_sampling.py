@@ -27,7 +27,9 @@ from ctxgrad.autograd._batched import align_samples
 from ctxgrad.autograd._batched_tensor import (
     RANDOM_ERROR_MSG,
     SAME_RANDOMNESS_BATCHED_MSG,
+    BatchedTensor,
     check_random_fill,
+    level_info,
     random_carrier,
 )
 from ctxgrad.autograd._views import write_in_place
@@ -390,7 +392,14 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     _check_generator(generator)
     data = input.array
     if p is not None:
-        return bernoulli_(as_tensor(np.empty(data.shape, data.dtype)), p)
+        # (a batched input: a target batched alike, so that "different" randomness draws per sample)
+        target = as_tensor(np.empty(data.shape, data.dtype))
+        if isinstance(input, BatchedTensor):
+            lv = level_info(input.level)
+            if lv is not None and lv.randomness == "same":
+                raise RuntimeError(SAME_RANDOMNESS_BATCHED_MSG)  # (torch's: the probabilities are batched)
+            target = input.detach().clone()
+        return bernoulli_(target, p)
     if data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtypes.short_name(data.dtype)}'")
     return _sample(_BERNOULLI, _bernoulli_draw, input)

@@ -193,6 +193,7 @@ RANDOM_OPS = {
     "normal(shared mean)": lambda lib: lambda m: lib.normal(lib.zeros(64, dtype=lib.float64), 1.0) + m,
     "normal(numbers)": lambda lib: lambda m: lib.normal(0.0, 1.0, (64,), dtype=lib.float64) + m,
     "bernoulli": lambda lib: lambda m: lib.bernoulli(m * 0 + 0.5),
+    "bernoulli(p=)": lambda lib: lambda m: lib.bernoulli(m, 0.5),
     "poisson": lambda lib: lambda m: lib.poisson(m.abs() + 1),
     "multinomial": lambda lib: lambda m: lib.multinomial(m.abs() + 0.1, 3),
     "multinomial(shared weights)": lambda lib: lambda m: lib.multinomial(lib.ones(2, 50), 3) + m.long().sum(),
@@ -504,3 +505,12 @@ def test_repeat_interleave_with_each_samples_own_counts_as_torch(program: Any, c
         with pytest.raises(RuntimeError) as caught:
             vmap(program(ctxgrad))(ctxgrad.tensor(x), ctxgrad.tensor(reps))
         assert str(caught.value) == want
+
+
+def test_index_put_still_refuses_values_wider_than_the_indexed_shape_as_torch() -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as want:
+        torch.zeros(3).index_put((torch.tensor([0]),), torch.ones(3))
+    with pytest.raises(RuntimeError) as got:
+        ctxgrad.zeros(3).index_put((ctxgrad.tensor([0]),), ctxgrad.ones(3))
+    assert str(got.value) == str(want.value)
