@@ -514,3 +514,29 @@ def test_index_put_still_refuses_values_wider_than_the_indexed_shape_as_torch() 
     with pytest.raises(RuntimeError) as got:
         ctxgrad.zeros(3).index_put((ctxgrad.tensor([0]),), ctxgrad.ones(3))
     assert str(got.value) == str(want.value)
+
+
+SCATTER_INDEX = np.array([[[0, 1, 0, 2]] * 3, [[2, 2, 1, 0]] * 3])
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x, i: x.scatter_reduce(0, i, x * 2, "sum"),
+        lambda lib: lambda x, i: x.scatter_reduce(0, i, x * 2, "mean", include_self=False),
+        lambda lib: lambda x, i: x.scatter_reduce(1, i[:, :3], x[:, :3] * 2, "amax", include_self=False),
+        lambda lib: lambda x, i: x.scatter_reduce(0, i, x + 1, "prod"),
+        lambda lib: lambda x, i: x.detach().scatter(0, i, x.detach(), reduce="add"),
+        lambda lib: lambda x, i: x.detach().scatter(0, i, 2.0, reduce="multiply"),
+    ],
+)
+def test_scatter_with_an_index_batched_with_the_input_as_torch_and_as_a_loop(program: Any) -> None:
+    x = RNG.standard_normal((2, 3, 4))
+    as_torch(program, x, SCATTER_INDEX)
+    same_as_loop(program(ctxgrad), x, SCATTER_INDEX)
+    as_torch(program, x[0], SCATTER_INDEX, in_dims=(None, 0))
+
+
+def test_a_batched_scatter_index_out_of_bounds_refuses() -> None:
+    with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        vmap(lambda x, i: x.scatter_reduce(0, i + 1, x, "sum"))(ctxgrad.ones(2, 3, 4), ctxgrad.tensor(SCATTER_INDEX))

@@ -563,10 +563,45 @@ def _grid(index: np.ndarray[Any, Any], dim: int) -> tuple[Any, ...]:
 
 
 def _check_bounds(index: np.ndarray[Any, Any], dim: int, size: int) -> None:
+    if not isinstance(index, np.ndarray):
+        return  # (an index batched by vmap: checked where its values are read, ScatterPositions)
     if index.size and (index.min() < 0 or index.max() >= size):
         flat = index.reshape(-1)
         bad = flat[(flat < 0) | (flat >= size)][0]
         raise RuntimeError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+
+
+def _scatter_positions(index: Tensor, idx: Any, shape: tuple[int, ...], dim: int) -> Any:
+    """The flat positions scatter writes: ``(i_0, ..., index[i], ..., i_n)`` for every
+    position ``i`` of ``index``; a tensor of them for an index batched by vmap."""
+    if isinstance(index, BatchedTensor):
+        return ScatterPositions.apply(index, shape, dim)
+    return _positions(shape)[_grid(idx, dim)]
+
+
+class ScatterPositions(Function[Tensor]):
+    """:func:`_scatter_positions` of an index whose first ``keep`` dimensions are apart (a
+    vmap batch): the positions in the whole batch, taken back to each sample's own (modulo
+    the size of a sample), after the bounds check.  Not differentiable."""
+
+    _backward_name = "ScatterPositionsBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(3)
+
+    @staticmethod
+    def forward(ctx: Any, index: Tensor, shape: tuple[int, ...], dim: int, keep: int = 0) -> Tensor:
+        idx = index.array
+        idx = idx.reshape(idx.shape[:keep] + (1,)) if idx.ndim == keep else idx
+        full = idx.shape[:keep] + (shape if shape else (1,))
+        _check_bounds(idx, dim, full[dim + keep])
+        n = max(int(np.prod(full[keep:], dtype=np.int64)), 1)
+        out = as_tensor(_positions(full)[_grid(idx, dim + keep)] % n)
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None, None]:
+        return None, None, None, None
 
 
 def _as_1d(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -1751,7 +1786,7 @@ def _scatter_reduce_args(
     idx = _as_1d(_index_dtype(name, index))
     d = _wrap_dim(dim, input.array.ndim)
     _check_scatter(name, data, d, idx, _as_1d(src.array))
-    pos = _positions(data.shape)[_grid(idx, d)]
+    pos = _scatter_positions(index, idx, data.shape, d)
     part = src if src.array.shape == idx.shape else src[tuple(slice(s) for s in idx.shape)]
     return part, pos
 
@@ -1811,7 +1846,8 @@ class ScatterWithReduce(Function[Tensor]):
     vmap = flat_positions_rule(1, 2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, values: Any, pos: np.ndarray[Any, Any], reduce: str) -> Tensor:
+    def forward(ctx: Any, x: Tensor, values: Any, pos: Any, reduce: str) -> Tensor:
+        pos = pos.array if isinstance(pos, Tensor) else pos  # (a tensor of them: an index batched by vmap)
         out = x.array.copy()
         flat = out.reshape(-1)
         v = np.broadcast_to(values.array if isinstance(values, Tensor) else np.asarray(values), pos.shape)
@@ -1841,7 +1877,7 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduc
         v = values.detach()
         v = v.reshape(1) if v.ndim == 0 else v
         src = v if tuple(v.shape) == idx.shape else v[tuple(slice(s) for s in idx.shape)]
-    pos = _positions(data.shape)[_grid(idx, d)]
+    pos = _scatter_positions(index, idx, data.shape, d)
     if inplace:
         return write_in_place(ScatterWithReduce, input, src, pos, reduce)
     return ScatterWithReduce.apply(input, src, pos, reduce)
