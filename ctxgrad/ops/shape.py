@@ -1629,8 +1629,8 @@ def repeat_interleave(
         dim = numpy_dim("repeat_interleave", dim, axis)
     if repeats is None and isinstance(input, BatchedTensor):  # each sample's own counts
         _repeat_counts(input, None)  # (its dtype and rank)
-        out: Tensor = RepeatIndex.apply(input, None)
-        return out.to(input.dtype)
+        index: Tensor = RepeatIndex.apply(input, None)
+        return index.to(input.dtype)
     if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
         counts = _repeat_counts(input, None)
         out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
