@@ -127,38 +127,47 @@ _MULTINOMIAL = named(Sampled, "MultinomialBackward0")  # (its int64 result has n
 
 
 class Overwritten(Function[Tensor]):
-    """The values an in-place sampler writes (``draw(shape)``); the overwritten values get a
-    zero gradient.  Under vmap, ``"same"`` randomness writes one sample's draw into every
-    sample, ``"different"`` draws for each."""
+    """The values an in-place sampler writes (``draw(shape, *arrays)``, ``arrays``: those of
+    the tensors it draws from, as ``bernoulli_``'s probabilities); the overwritten values get
+    a zero gradient.  Under vmap, ``"same"`` randomness writes one sample's draw into every
+    sample (and refuses batched probabilities, as torch), ``"different"`` draws for each."""
 
     _backward_name = "UniformBackward0"
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, draw: Callable[[tuple[int, ...]], Any]) -> Tensor:
+    def forward(ctx: Any, x: Tensor, draw: Callable[..., Any], *sources: Tensor) -> Tensor:
         data = x.array
-        return as_tensor(np.asarray(draw(data.shape)).astype(data.dtype))
+        return as_tensor(np.asarray(draw(data.shape, *(s.array for s in sources))).astype(data.dtype))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return as_tensor(np.zeros_like(grad.array)), None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        return (as_tensor(np.zeros_like(grad.array)), *(None,) * (len(ctx.needs_input_grad) - 1))
 
     @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         return as_tensor(np.zeros_like(tx.array))
 
     @classmethod
-    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, draw: Any) -> tuple[Tensor, int]:
-        _random_mode_allows(info, batched_input=False)
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, draw: Any, *sources: Tensor) -> tuple[Tensor, int]:
+        _random_mode_allows(info, batched_input=any(d == 0 for d in in_dims[2:]))
         if info.randomness == "same":
-            return cls.apply(x, lambda shape: np.broadcast_to(np.asarray(draw(shape[1:])), shape)), 0
-        return cls.apply(x, draw), 0
+            once = lambda shape, *arrays: np.broadcast_to(np.asarray(draw(shape[1:], *arrays)), shape)  # noqa: E731
+            return cls.apply(x, once, *sources), 0
+        aligned = (
+            s.reshape((s.shape[0],) + (1,) * (x.ndim - s.ndim) + tuple(s.shape[1:]))
+            if d == 0 and s.ndim < x.ndim
+            else s
+            for s, d in zip(sources, in_dims[2:])
+        )
+        return cls.apply(x, draw, *aligned), 0
 
 
-def _fill(cls: type[Overwritten], x: Tensor, draw: Callable[[tuple[int, ...]], Any]) -> Tensor:
-    """``x`` overwritten in place with ``draw(shape)`` (inside vmap: torch's checks first)."""
-    check_random_fill(x)
-    return write_in_place(cls, x, draw)
+def _fill(cls: type[Overwritten], x: Tensor, draw: Callable[..., Any], *sources: Tensor) -> Tensor:
+    """``x`` overwritten in place with ``draw(shape, *arrays of sources)`` (inside vmap:
+    torch's checks first)."""
+    check_random_fill(x, "bernoulli", *sources)
+    return write_in_place(cls, x, draw, *sources)
 
 
 def _floating(name: str, x: Tensor, kernel: str) -> None:
@@ -206,13 +215,17 @@ def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
     _check_generator(generator)
     if isinstance(p, Tensor):
-        probs = p.array
-        if probs.size and (probs.min() < 0 or probs.max() > 1):
-            raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p with values outside it")
-        return _fill(_BERNOULLI_TENSOR_, input, lambda shape: _rng().random(shape) < np.broadcast_to(probs, shape))
+        return _fill(_BERNOULLI_TENSOR_, input, _bernoulli_fill, p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
     return _fill(_BERNOULLI_NUMBER_, input, lambda shape: _rng().random(shape) < float(p))
+
+
+def _bernoulli_fill(shape: tuple[int, ...], probs: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if probs.size and (probs.min() < 0 or probs.max() > 1):
+        raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p with values outside it")
+    out: np.ndarray[Any, Any] = _rng().random(shape) < np.broadcast_to(probs, shape)
+    return out
 
 
 _EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")

@@ -255,18 +255,37 @@ def random_carrier() -> Tensor | None:
     return t if isinstance(t, BatchedTensor) else None
 
 
-def check_random_fill(x: Tensor) -> None:
-    """Before an in-place random fill of ``x`` inside vmap: torch's errors for ``"error"``
-    mode, and for ``"different"`` randomness asked of a tensor that is not batched there."""
+def _levels_of(t: Any) -> set[int]:
+    found = set()
+    while isinstance(t, BatchedTensor):
+        found.add(t.level)
+        t = t.value
+    return found
+
+
+def check_random_fill(x: Tensor, op: str, *sources: Tensor) -> None:
+    """Before an in-place random fill of ``x`` (drawn from ``sources``, as ``bernoulli_``'s
+    probabilities) inside vmap: torch's errors for ``"error"`` mode, for batched sources
+    under ``"same"`` or written into a tensor not batched alike, and for ``"different"``
+    randomness asked of a tensor that is not batched there."""
     levels = _state.vmap_levels
     if not levels:
         return
     if any(lv.randomness == "error" for lv in levels):
         raise RuntimeError(RANDOM_ERROR_MSG)
-    batched_at = set()
-    while isinstance(x, BatchedTensor):
-        batched_at.add(x.level)
-        x = x.value
+    batched_at = _levels_of(x)
+    from_batched = set().union(*(_levels_of(s) for s in sources))
+    for lv in levels:
+        if lv.level in from_batched and lv.randomness == "same":
+            raise RuntimeError(SAME_RANDOMNESS_BATCHED_MSG)
+        if lv.level in from_batched - batched_at:
+            raise RuntimeError(
+                f"vmap: inplace {op}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+                "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
+                "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
+                f"{op}. If said operator is being called inside the PyTorch framework, please file a bug report "
+                "instead."
+            )
     if any(lv.randomness == "different" and lv.level not in batched_at for lv in levels):
         raise RuntimeError(_DIFFERENT_IN_PLACE_MSG)
 
