@@ -544,3 +544,26 @@ def test_scatter_with_an_index_batched_with_the_input_as_torch_and_as_a_loop(pro
 def test_a_batched_scatter_index_out_of_bounds_refuses() -> None:
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
         vmap(lambda x, i: x.scatter_reduce(0, i + 1, x, "sum"))(ctxgrad.ones(2, 3, 4), ctxgrad.tensor(SCATTER_INDEX))
+
+
+MASKS = np.array([[[True, False, True, False]] * 3, [[False, False, True, True]] * 3])
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0, 0), (0, 0, None), (None, 0, 0)])
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x, m, s: x.masked_scatter(m, s),
+        lambda lib: lambda x, m, s: x.masked_scatter(m[0], s * 2),
+    ],
+)
+def test_masked_scatter_with_each_samples_own_mask_as_torch_and_as_a_loop(program: Any, in_dims: Any) -> None:
+    x, s = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 3, 4))
+    args = [a if d == 0 else a[0] for a, d in zip((x, MASKS, s), in_dims)]
+    as_torch(program, *args, in_dims=in_dims)
+    same_as_loop(program(ctxgrad), *args, in_dims=in_dims)
+
+
+def test_masked_scatter_with_too_few_source_elements_for_a_sample_refuses() -> None:
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
+        vmap(lambda x, m: x.masked_scatter(m, ctxgrad.ones(3)))(ctxgrad.zeros(2, 3, 4), ctxgrad.tensor(MASKS))

@@ -1631,8 +1631,57 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     >>> x.masked_scatter(ctxgrad.tensor([True, False, True, False]), ctxgrad.tensor([1.0, 2.0, 3.0])).tolist()
     [1.0, 0.0, 2.0, 0.0]
     """
+    if isinstance(mask, BatchedTensor) and isinstance(source, Tensor):
+        return _masked_scatter_per_sample(input, mask, source)
     src, pos = _masked_scatter_args(input, mask, source)
     return _MASKED_SCATTER.apply(input, src, pos, False)
+
+
+def _masked_scatter_per_sample(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``masked_scatter`` with a mask batched by vmap: each sample's ones take ``source``'s
+    elements in order, ``where(mask, source.flat[cumsum(mask) - 1], input)`` (the samples
+    have different numbers of ones, so no one array of positions serves the batch)."""
+    if mask.dtype != np.bool_:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {short_name(mask.dtype)}"
+        )
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{short_name(input.dtype)} and {short_name(source.dtype)}"
+        )
+    shape = tuple(input.shape)
+    m = mask if tuple(mask.shape) == shape else mask.expand(*shape)
+    order = MaskedOrder.apply(m, source.numel())
+    if source.numel() == 0:  # (then no sample has a one: MaskedOrder checked)
+        return input.clone()
+    return _where(m, Take.apply(source, order), input)
+
+
+class MaskedOrder(Function[Tensor]):
+    """For each element of a mask (its first ``keep`` dimensions apart: a vmap batch), the
+    number of ones before it in its sample: the element of ``masked_scatter``'s source it
+    takes.  Refuses a sample with more ones than the ``available`` source elements, as
+    torch.  Not differentiable."""
+
+    _backward_name = "MaskedOrderBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(2)
+
+    @staticmethod
+    def forward(ctx: Any, mask: Tensor, available: int, keep: int = 0) -> Tensor:
+        m = mask.array
+        rows = m.reshape(int(np.prod(m.shape[:keep], dtype=np.int64)), -1)
+        if (rows.sum(1) > available).any():
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        order = np.clip(np.cumsum(rows, axis=1) - 1, 0, max(available - 1, 0))
+        out = as_tensor(order.reshape(m.shape).astype(np.int64))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
