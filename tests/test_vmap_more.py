@@ -576,3 +576,18 @@ def test_masked_scatter_with_each_samples_own_mask_as_torch_and_as_a_loop(progra
 def test_masked_scatter_with_too_few_source_elements_for_a_sample_refuses() -> None:
     with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
         vmap(lambda x, m: x.masked_scatter(m, ctxgrad.ones(3)))(ctxgrad.zeros(2, 3, 4), ctxgrad.tensor(MASKS))
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda x, w: lib.histogram(x, 4), (0, None)),
+        (lambda lib: lambda x, w: lib.histogram(x, lib.tensor([-1.0, 0.0, 0.5, 2.0], dtype=lib.float64)), (0, None)),
+        (lambda lib: lambda x, w: lib.histogram(x, 3, range=(-2.0, 2.0), weight=w, density=True), (0, 0)),
+        (lambda lib: lambda x, w: lib.histogram(x, 3, range=(-2.0, 2.0), weight=w), (None, 0)),
+        (lambda lib: lambda x, w: lib.histogram(x.reshape(2, 2), 2, weight=w.reshape(2, 2)), (0, 0)),
+    ],
+)
+def test_histogram_batches_as_torch(program: Any, in_dims: tuple[Any, ...]) -> None:
+    x, w = np.round(RNG.standard_normal((3, 4)) * 2, 1), RNG.random((3, 4))
+    as_torch(program, *[a if d == 0 else a[0] for a, d in zip((x, w), in_dims)], in_dims=in_dims)

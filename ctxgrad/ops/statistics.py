@@ -1363,29 +1363,93 @@ def histogram(
     data = input.array
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{short_name(data.dtype)}'")
-    flat = data.reshape(-1)
+    edges: Any
+    lo_hi: tuple[float, float] | None = None
     if isinstance(bins, Tensor):
         edges = bins.array.astype(data.dtype).reshape(-1)
     else:
         if int(bins) <= 0:
             raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {int(bins)} for dimension 0")
+        edges = int(bins)
         if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-            if lo > hi:
+            lo_hi = float(range[0]), float(range[1])
+            if lo_hi[0] > lo_hi[1]:
                 raise RuntimeError(
-                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0"
+                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo_hi[0]:g} max {lo_hi[1]:g} "
+                    "for dimension 0"
                 )
+    hist, bin_edges = Histogram.apply(input, weight, edges, lo_hi, bool(density))
+    return _return_types.histogram(hist, bin_edges)
+
+
+class Histogram(Function[tuple[Tensor, Tensor]]):
+    """``(hist, bin_edges)`` of the elements of ``x`` after its first ``keep`` dimensions
+    (a vmap batch: one histogram per sample, each with its own edges when they come from its
+    range), over ``bins`` equal bins (an int; between ``lo_hi`` or the sample's extremes) or
+    the given edges, with ``weight`` and ``density``: NumPy's binning (an element on an edge
+    goes to the bin above it, the last edge to the last bin) on every sample at once.  Not
+    differentiable."""
+
+    _backward_name = "HistogramBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        weight: Tensor | None,
+        bins: Any,
+        lo_hi: tuple[float, float] | None,
+        density: bool,
+        keep: int = 0,
+    ) -> tuple[Tensor, Tensor]:
+        data = x.array
+        lead = data.shape[:keep]
+        rows = data.reshape(int(np.prod(lead, dtype=np.int64)), -1).astype(np.float64)
+        if isinstance(bins, int):
+            if lo_hi is not None:
+                first, last = np.full((rows.shape[0], 1), lo_hi[0]), np.full((rows.shape[0], 1), lo_hi[1])
+            elif rows.shape[1]:
+                first, last = rows.min(1, keepdims=True), rows.max(1, keepdims=True)
+            else:
+                first = last = np.zeros((rows.shape[0], 1))
+            same = first == last
+            first, last = np.where(same, first - 0.5, first), np.where(same, last + 0.5, last)
+            edges = first + np.arange(bins + 1) * ((last - first) / bins)  # (np.linspace, row by row)
+            edges[:, -1:] = last
+            edges = edges.astype(data.dtype)
         else:
-            lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 0.0)
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5  # numpy's and torch's widening of an empty range
-        edges = np.linspace(lo, hi, int(bins) + 1).astype(data.dtype)
-    w = None if weight is None else weight.array.reshape(-1).astype(np.float64)
-    if edges.size < 2 or np.any(np.diff(edges) < 0):
-        hist = np.zeros(max(edges.size - 1, 0), dtype=np.float64)
-    else:
-        hist, _ = np.histogram(flat.astype(np.float64), bins=edges.astype(np.float64), weights=w)
-        if density:
-            total = hist.sum()
-            hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist.astype(np.float64)
-    return _return_types.histogram(as_tensor(np.asarray(hist, dtype=data.dtype)), as_tensor(edges))
+            edges = np.broadcast_to(bins, (rows.shape[0], bins.size))
+        count = edges.shape[1] - 1
+        hist = np.zeros((rows.shape[0], max(count, 0)))
+        if count > 0 and not (np.diff(edges, axis=1) < 0).any():
+            e = edges.astype(np.float64)
+            index = (rows[:, :, None] >= e[:, None, :]).sum(-1) - 1  # (searchsorted "right", row by row)
+            index = np.where(rows == e[:, -1:], count - 1, index)
+            inside = (index >= 0) & (index < count)
+            flat = (index + np.arange(rows.shape[0])[:, None] * count)[inside]
+            w = None if weight is None else weight.array.reshape(rows.shape).astype(np.float64)[inside]
+            hist = np.bincount(flat, weights=w, minlength=rows.shape[0] * count).reshape(rows.shape[0], count)
+            if density:
+                total = hist.sum(1, keepdims=True)
+                hist = np.where(total > 0, hist / np.where(total > 0, total, 1) / np.diff(e, axis=1), hist)
+        outs = (
+            as_tensor(np.ascontiguousarray(hist.reshape(lead + (max(count, 0),)).astype(data.dtype))),
+            as_tensor(np.ascontiguousarray(edges.reshape(lead + (edges.shape[1],)))),
+        )
+        ctx.mark_non_differentiable(*outs)
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple[None, ...]:
+        return (None,) * 6
+
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], x: Tensor, weight: Any, bins: Any, lo_hi: Any, density: bool, keep: int = 0
+    ) -> tuple[tuple[Tensor, Tensor], int]:
+        size = info.batch_size
+        x, weight = (
+            t if d == 0 or t is None else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((x, weight), in_dims)
+        )
+        return Histogram.apply(x, weight, bins, lo_hi, density, keep + 1), 0
