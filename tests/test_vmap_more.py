@@ -591,3 +591,30 @@ def test_masked_scatter_with_too_few_source_elements_for_a_sample_refuses() -> N
 def test_histogram_batches_as_torch(program: Any, in_dims: tuple[Any, ...]) -> None:
     x, w = np.round(RNG.standard_normal((3, 4)) * 2, 1), RNG.random((3, 4))
     as_torch(program, *[a if d == 0 else a[0] for a, d in zip((x, w), in_dims)], in_dims=in_dims)
+
+
+# ----------------------------------------------------------------------------- x[i] with a batched index
+ROWS_I, COLS_J = np.array([[2, 0], [1, 1], [0, -1]]), np.array([[3, 0], [1, -1], [2, 2]])
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0, 0), (None, 0, 0), (0, None, 0), (0, 0, None)])
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x, i, j: x[i],
+        lambda lib: lambda x, i, j: x[i, j] * 2,
+        lambda lib: lambda x, i, j: x[lib.stack([i, i])],
+        lambda lib: lambda x, i, j: x.index_put((i,), x[:2] * 2, accumulate=True),
+        lambda lib: lambda x, i, j: x.index_put((i, j), x[0, :2] * 3),
+    ],
+)
+def test_integer_indices_batched_by_vmap_as_torch_and_as_a_loop(program: Any, in_dims: tuple[Any, ...]) -> None:
+    x = RNG.standard_normal((3, 3, 4))
+    args = [a if d == 0 else a[0] for a, d in zip((x, ROWS_I, COLS_J), in_dims)]
+    as_torch(program, *args, in_dims=in_dims)
+    same_as_loop(program(ctxgrad), *args, in_dims=in_dims)
+
+
+def test_a_batched_integer_index_out_of_bounds_refuses_as_for_one_sample() -> None:
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 3"):
+        vmap(lambda x, i: x[i])(ctxgrad.ones(2, 3, 4), ctxgrad.tensor([[0, 1], [4, 0]]))

@@ -22,6 +22,7 @@ import numpy as np
 from ctxgrad._dtypes import fill_value_as, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
+    align_samples,
     batch_elementwise,
     dims_rule,
     elementwise_rule,
@@ -378,6 +379,9 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     try:
         basic, cls = _basic(index)
     except _Advanced:
+        items = index if isinstance(index, tuple) else (index,)
+        if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
+            return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
         found = numpy_index(index, input.array.shape)
         if found.advanced is not None:
             return Index.apply(input, found)
@@ -1558,7 +1562,57 @@ def index_fill_(
     return write_in_place(fn, input, v, pos, False)
 
 
-def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[Any, Any]:
+def _batched_int_indices(indices: Any, shape: tuple[int, ...]) -> bool:
+    """The index is integer tensors only, one per leading dimension, some batched by vmap:
+    what :class:`IndexPositions` serves."""
+    items = tuple(indices)
+    return (
+        0 < len(items) <= len(shape)
+        and all(isinstance(t, Tensor) and t.dtype.kind in "iu" for t in items)
+        and any(isinstance(t, BatchedTensor) for t in items)
+    )
+
+
+class IndexPositions(Function[Tensor]):
+    """The flat positions ``x[i_0, i_1, ...]`` reads in a tensor of ``shape``, for integer
+    index tensors (broadcast together) whose first ``keep`` dimensions are apart (a vmap
+    batch: each sample's positions in its own sample), after torch's bounds check.  Not
+    differentiable."""
+
+    _backward_name = "IndexPositionsBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, shape: tuple[int, ...], keep: int, *indices: Tensor) -> Tensor:
+        arrays = [t.array.astype(np.int64) for t in indices]
+        for c, a in enumerate(arrays):
+            size = shape[c]
+            if a.size and (a.min() < -size or a.max() >= size):
+                bad = a[(a < -size) | (a >= size)].reshape(-1)[0]
+                raise IndexError(f"index {int(bad)} is out of bounds for dimension {c} with size {size}")
+            arrays[c] = np.where(a < 0, a + size, a)
+        flat = np.zeros((), np.int64)
+        for c, a in enumerate(arrays):  # row-major position among the indexed dimensions
+            flat = flat * shape[c] + a
+        rest = shape[len(arrays) :]
+        inner = int(np.prod(rest, dtype=np.int64))
+        out = flat.reshape(flat.shape + (1,) * len(rest)) * inner + _positions(rest) if rest else flat
+        result = as_tensor(np.ascontiguousarray(out))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * len(ctx.needs_input_grad)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], shape: Any, keep: int, *indices: Tensor) -> tuple[Tensor, int]:
+        size = info.batch_size
+        given = [t if d == 0 else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip(indices, in_dims[2:])]
+        return IndexPositions.apply(shape, keep + 1, *align_samples(given, (0,) * len(given))), 0
+
+
+def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> Any:
     if not isinstance(indices, (tuple, list)):
         raise TypeError(
             f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {type(indices).__name__}"
@@ -1571,15 +1625,19 @@ def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[A
             "Index put requires the source and destination dtypes match, got "
             f"{short_name(data.dtype)} for the destination and {short_name(values.array.dtype)} for the source."
         )
-    where = numpy_index(tuple(indices), data.shape)
-    pos: np.ndarray[Any, Any] = where.take(_positions(data.shape))
+    pos: Any
+    if _batched_int_indices(indices, data.shape):  # each sample's own positions, read in forward
+        pos = IndexPositions.apply(data.shape, 0, *indices)
+    else:
+        pos = numpy_index(tuple(indices), data.shape).take(_positions(data.shape))
+    shape = tuple(pos.shape)
     try:
-        if np.broadcast_shapes(values.array.shape, pos.shape) != pos.shape:
+        if np.broadcast_shapes(values.array.shape, shape) != shape:
             raise ValueError
     except ValueError:
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values.array.shape)} cannot be broadcast to "
-            f"indexing result of shape {list(pos.shape)}"
+            f"indexing result of shape {list(shape)}"
         ) from None
     return pos
 
