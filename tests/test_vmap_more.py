@@ -618,3 +618,18 @@ def test_integer_indices_batched_by_vmap_as_torch_and_as_a_loop(program: Any, in
 def test_a_batched_integer_index_out_of_bounds_refuses_as_for_one_sample() -> None:
     with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 3"):
         vmap(lambda x, i: x[i])(ctxgrad.ones(2, 3, 4), ctxgrad.tensor([[0, 1], [4, 0]]))
+
+
+def test_setitem_with_batched_integer_indices_as_torch() -> None:
+    def program(lib: Any) -> Any:
+        def f(x: Any, i: Any, j: Any) -> Any:
+            y = x * 1
+            y[i, j] = 7.0
+            y[i] = y[i] * 0 + 1
+            return y
+
+        return f
+
+    as_torch(program, RNG.standard_normal((3, 3, 4)), ROWS_I, COLS_J)
+    with pytest.raises(NotImplementedError, match="only as integer tensors"):
+        vmap(lambda x, m: x.__setitem__(m, 0.0))(ctxgrad.ones(2, 3), ctxgrad.tensor([[True, False, True]] * 2))
