@@ -24,6 +24,15 @@ import numpy as np
 
 from ctxgrad import _dtypes, _factories
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import align_samples
+from ctxgrad.autograd._batched_tensor import (
+    RANDOM_ERROR_MSG,
+    SAME_RANDOMNESS_BATCHED_MSG,
+    BatchedTensor,
+    check_random_fill,
+    level_info,
+    random_carrier,
+)
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import named
@@ -50,16 +59,22 @@ _rng = _factories.rng
 
 
 class Sampled(Function[Tensor]):
-    """A sample (``values``, drawn by the frontend) as a function of the tensors it was drawn
-    from, whose gradient with respect to them is zero (torch's sampling is not
-    reparameterised)."""
+    """A sample drawn from the arrays of ``sources`` by ``draw(*arrays)`` (its shape: theirs,
+    broadcast together), as a function of the sources whose gradient with respect to them is
+    zero (torch's sampling is not reparameterised).
+
+    Under vmap, as its ``randomness`` says: ``"different"`` draws once for the whole batch
+    (every sample its own values), ``"same"`` refuses a batched source (as torch does), and
+    ``"error"`` refuses any random op."""
 
     _backward_name = "NormalBackward3"
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, values: np.ndarray[Any, Any], *sources: Tensor) -> Tensor:
-        ctx.shapes = [(s.array.shape, s.array.dtype) for s in sources]
+    def forward(ctx: Any, draw: Callable[..., Any], *sources: Tensor) -> Tensor:
+        arrays = [s.array for s in sources]
+        values = np.asarray(draw(*arrays))
+        ctx.shapes = [(a.shape, a.dtype) for a in arrays]
         ctx.out = (values.shape, values.dtype)
         return as_tensor(values)
 
@@ -72,32 +87,81 @@ class Sampled(Function[Tensor]):
         shape, dtype = ctx.out
         return as_tensor(np.zeros(shape, dtype))
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], draw: Any, *sources: Tensor) -> tuple[Tensor, int]:
+        _random_mode_allows(info, batched_input=True)
+        return cls.apply(draw, *align_samples(sources, in_dims[1:])), 0
+
+
+def _random_mode_allows(info: Any, batched_input: bool) -> None:
+    if info.randomness == "error":
+        raise RuntimeError(RANDOM_ERROR_MSG)
+    if info.randomness == "same" and batched_input:
+        raise RuntimeError(SAME_RANDOMNESS_BATCHED_MSG)
+
+
+def _sample(cls: type[Sampled], draw: Callable[..., Any], *sources: Tensor) -> Tensor:
+    """``cls.apply(draw, *sources)``; inside vmap, with a source batched at the levels that
+    ask for ``"different"`` randomness (:func:`random_carrier`), so that each sample draws."""
+    carrier = random_carrier()
+    if carrier is None:
+        return cls.apply(draw, *sources)
+    return cls.apply(draw, *sources, carrier)
+
+
+def _shape(*arrays: np.ndarray[Any, Any]) -> tuple[int, ...]:
+    return np.broadcast_shapes(*(a.shape for a in arrays))
+
 
 _NORMAL_TENSOR_NUMBER = named(Sampled, "NormalBackward1")
 _NORMAL_NUMBER_TENSOR = named(Sampled, "NormalBackward2")
 _BERNOULLI = named(Sampled, "BernoulliBackward0")
 _POISSON = named(Sampled, "PoissonBackward0")
+_MULTINOMIAL = named(Sampled, "MultinomialBackward0")  # (its int64 result has no gradient, as in torch)
 
 
 class Overwritten(Function[Tensor]):
-    """The values an in-place sampler writes (``draw(shape)``); the overwritten values get a
-    zero gradient."""
+    """The values an in-place sampler writes (``draw(shape, *arrays)``, ``arrays``: those of
+    the tensors it draws from, as ``bernoulli_``'s probabilities); the overwritten values get
+    a zero gradient.  Under vmap, ``"same"`` randomness writes one sample's draw into every
+    sample (and refuses batched probabilities, as torch), ``"different"`` draws for each."""
 
     _backward_name = "UniformBackward0"
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, draw: Callable[[tuple[int, ...]], Any]) -> Tensor:
+    def forward(ctx: Any, x: Tensor, draw: Callable[..., Any], *sources: Tensor) -> Tensor:
         data = x.array
-        return as_tensor(np.asarray(draw(data.shape)).astype(data.dtype))
+        return as_tensor(np.asarray(draw(data.shape, *(s.array for s in sources))).astype(data.dtype))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return as_tensor(np.zeros_like(grad.array)), None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        return (as_tensor(np.zeros_like(grad.array)), *(None,) * (len(ctx.needs_input_grad) - 1))
 
     @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         return as_tensor(np.zeros_like(tx.array))
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, draw: Any, *sources: Tensor) -> tuple[Tensor, int]:
+        _random_mode_allows(info, batched_input=any(d == 0 for d in in_dims[2:]))
+        if info.randomness == "same":
+            once = lambda shape, *arrays: np.broadcast_to(np.asarray(draw(shape[1:], *arrays)), shape)  # noqa: E731
+            return cls.apply(x, once, *sources), 0
+        aligned = (
+            s.reshape((s.shape[0],) + (1,) * (x.ndim - s.ndim) + tuple(s.shape[1:]))
+            if d == 0 and s.ndim < x.ndim
+            else s
+            for s, d in zip(sources, in_dims[2:])
+        )
+        return cls.apply(x, draw, *aligned), 0
+
+
+def _fill(cls: type[Overwritten], x: Tensor, draw: Callable[..., Any], *sources: Tensor) -> Tensor:
+    """``x`` overwritten in place with ``draw(shape, *arrays of sources)`` (inside vmap:
+    torch's checks first)."""
+    check_random_fill(x, "bernoulli", *sources)
+    return write_in_place(cls, x, draw, *sources)
 
 
 def _floating(name: str, x: Tensor, kernel: str) -> None:
@@ -122,7 +186,7 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: A
     _floating("uniform_", input, "check_uniform_bounds")
     if low > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > to={_fmt(to)}")
-    return write_in_place(Overwritten, input, lambda shape: rng.uniform(low, float(to), shape))
+    return _fill(Overwritten, input, lambda shape: rng.uniform(low, float(to), shape))
 
 
 _NORMAL_ = named(Overwritten, "NormalBackward0")
@@ -134,7 +198,7 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
     _floating("normal_", input, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
-    return write_in_place(_NORMAL_, input, lambda shape: rng.normal(float(mean), float(std), shape))
+    return _fill(_NORMAL_, input, lambda shape: rng.normal(float(mean), float(std), shape))
 
 
 _BERNOULLI_NUMBER_ = named(Overwritten, "BernoulliBackward2")
@@ -145,15 +209,19 @@ def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
     rng = _rng(generator, "bernoulli_")
     if isinstance(p, Tensor):
-        probs = p.array
-        if probs.size and (probs.min() < 0 or probs.max() > 1):
-            raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p with values outside it")
-        return write_in_place(
-            _BERNOULLI_TENSOR_, input, lambda shape: rng.random(shape) < np.broadcast_to(probs, shape)
-        )
+        return _fill(_BERNOULLI_TENSOR_, input, lambda shape, probs: _bernoulli_fill(rng, shape, probs), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-    return write_in_place(_BERNOULLI_NUMBER_, input, lambda shape: rng.random(shape) < float(p))
+    return _fill(_BERNOULLI_NUMBER_, input, lambda shape: rng.random(shape) < float(p))
+
+
+def _bernoulli_fill(
+    rng: np.random.Generator, shape: tuple[int, ...], probs: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
+    if probs.size and (probs.min() < 0 or probs.max() > 1):
+        raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p with values outside it")
+    out: np.ndarray[Any, Any] = rng.random(shape) < np.broadcast_to(probs, shape)
+    return out
 
 
 _EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")
@@ -165,7 +233,7 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
     _floating("exponential_", input, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    return write_in_place(_EXPONENTIAL_, input, lambda shape: rng.exponential(1.0 / float(lambd), shape))
+    return _fill(_EXPONENTIAL_, input, lambda shape: rng.exponential(1.0 / float(lambd), shape))
 
 
 _LOG_NORMAL_ = named(Overwritten, "LogNormalBackward0")
@@ -177,7 +245,7 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
     _floating("log_normal_", input, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    return write_in_place(_LOG_NORMAL_, input, lambda shape: rng.lognormal(float(mean), float(std), shape))
+    return _fill(_LOG_NORMAL_, input, lambda shape: rng.lognormal(float(mean), float(std), shape))
 
 
 _CAUCHY_ = named(Overwritten, "CauchyBackward0")
@@ -189,7 +257,7 @@ def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
     _floating("cauchy_", input, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
-    return write_in_place(_CAUCHY_, input, lambda shape: float(median) + float(sigma) * rng.standard_cauchy(shape))
+    return _fill(_CAUCHY_, input, lambda shape: float(median) + float(sigma) * rng.standard_cauchy(shape))
 
 
 _GEOMETRIC_ = named(Overwritten, "GeometricBackward0")
@@ -200,7 +268,7 @@ def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     rng = _rng(generator, "geometric_")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
-    return write_in_place(_GEOMETRIC_, input, lambda shape: rng.geometric(float(p), shape))
+    return _fill(_GEOMETRIC_, input, lambda shape: rng.geometric(float(p), shape))
 
 
 _RANDOM_FROM_TO = named(Overwritten, "RandomBackward0")
@@ -237,7 +305,7 @@ def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> 
         hi = int(high)
     if lo >= hi:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
-    return write_in_place(fn, input, lambda shape: rng.integers(lo, hi, shape, endpoint=False))
+    return _fill(fn, input, lambda shape: rng.integers(lo, hi, shape, endpoint=False))
 
 
 # --------------------------------------------------------------------------- out of place
@@ -279,17 +347,16 @@ def normal(
         if float(std) < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
         dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
-        values = rng.normal(float(mean), float(std), _shape_of(size)).astype(dt)
-        return _factories._finish(values, requires_grad, device)
-    if std_t:
-        s = std.array
-        if s.size and s.min() < 0:
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif float(std) < 0:
+        shape = _shape_of(size)
+        m, sd = float(mean), float(std)
+        if (batched := _factories._under_vmap(shape, _factories._draw(lambda s: rng.normal(m, sd, s), dt))) is not None:
+            return batched  # type: ignore[no-any-return]
+        return _factories._finish(rng.normal(m, sd, shape).astype(dt), requires_grad, device)
+    if not std_t and float(std) < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
     if mean_t and std_t:
         try:
-            shape = np.broadcast_shapes(mean.array.shape, std.array.shape)
+            np.broadcast_shapes(mean.array.shape, std.array.shape)
         except ValueError:
             a, b = mean.array.shape, std.array.shape
             raise RuntimeError(
@@ -297,14 +364,29 @@ def normal(
                 f"({b[-1] if b else 1}) at non-singleton dimension {max(len(a), len(b)) - 1}"
             ) from None
         dt = _dtypes.result_dtype(mean.array, std.array)
-        draws = rng.standard_normal(shape)
-        return Sampled.apply((mean.array + std.array * draws).astype(dt), mean, std)
+        return _sample(
+            Sampled,
+            lambda m, s, *c: (m + _checked_std(s) * rng.standard_normal(_shape(m, s, *c))).astype(dt),
+            mean,
+            std,
+        )
     if mean_t:
-        draws = rng.standard_normal(mean.array.shape)
-        values = (mean.array + float(std) * draws).astype(mean.array.dtype)
-        return _NORMAL_TENSOR_NUMBER.apply(values, mean)
-    draws = rng.standard_normal(std.array.shape)
-    return _NORMAL_NUMBER_TENSOR.apply((float(mean) + std.array * draws).astype(std.array.dtype), std)
+        sd = float(std)
+        return _sample(
+            _NORMAL_TENSOR_NUMBER, lambda m, *c: (m + sd * rng.standard_normal(_shape(m, *c))).astype(m.dtype), mean
+        )
+    m = float(mean)
+    return _sample(
+        _NORMAL_NUMBER_TENSOR,
+        lambda s, *c: (m + _checked_std(s) * rng.standard_normal(_shape(s, *c))).astype(s.dtype),
+        std,
+    )
+
+
+def _checked_std(s: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if s.size and s.min() < 0:
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    return s
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
@@ -317,15 +399,28 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     rng = _rng(generator, "bernoulli")
     data = input.array
     if p is not None:
-        return bernoulli_(as_tensor(np.empty(data.shape, data.dtype)), p)
+        # (a batched input: a target batched alike, so that "different" randomness draws per sample)
+        target = as_tensor(np.empty(data.shape, data.dtype))
+        if isinstance(input, BatchedTensor):
+            lv = level_info(input.level)
+            if lv is not None and lv.randomness == "same":
+                raise RuntimeError(SAME_RANDOMNESS_BATCHED_MSG)  # (torch's: the probabilities are batched)
+            target = input.detach().clone()
+        return bernoulli_(target, p)
     if data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtypes.short_name(data.dtype)}'")
+    return _sample(_BERNOULLI, lambda data, *carrier: _bernoulli_draw(rng, data, *carrier), input)
+
+
+def _bernoulli_draw(
+    rng: np.random.Generator, data: np.ndarray[Any, Any], *carrier: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
     if data.size and (data.min() < 0 or data.max() > 1):
         raise RuntimeError(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)"
         )
-    return _BERNOULLI.apply((rng.random(data.shape) < data).astype(data.dtype), input)
+    return (rng.random(_shape(data, *carrier)) < data).astype(data.dtype)
 
 
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
@@ -334,9 +429,15 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     data = input.array
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtypes.short_name(data.dtype)}'")
+    return _sample(_POISSON, lambda data, *carrier: _poisson_draw(rng, data, *carrier), input)
+
+
+def _poisson_draw(
+    rng: np.random.Generator, data: np.ndarray[Any, Any], *carrier: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
     if data.size and data.min() < 0:
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _POISSON.apply(rng.poisson(data).astype(data.dtype), input)
+    return rng.poisson(np.broadcast_to(data, _shape(data, *carrier))).astype(data.dtype)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
@@ -361,20 +462,34 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     categories = data.shape[-1]
     if not replacement and n > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    rows = data.reshape(-1, categories).astype(np.float64)
-    if not np.isfinite(rows).all() or (rows < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    totals = rows.sum(axis=1)
-    if (totals <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    out = np.empty((rows.shape[0], n), dtype=np.int64)
-    for i, (row, total) in enumerate(zip(rows, totals)):
-        if not replacement and np.count_nonzero(row) < n:
-            raise RuntimeError(
-                "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)"
-            )
-        out[i] = rng.choice(categories, size=n, replace=bool(replacement), p=row / total)
-    return as_tensor(out.reshape(data.shape[:-1] + (n,)))
+    out: Tensor = _sample(_MULTINOMIAL, _multinomial_draw(rng, n, bool(replacement)), input)
+    return out
+
+
+def _multinomial_draw(rng: np.random.Generator, n: int, replacement: bool) -> Callable[..., np.ndarray[Any, Any]]:
+    """``multinomial``'s draw: ``n`` categories per row of weights (the rows of the weights
+    and of a vmap carrier broadcast together)."""
+
+    def draw(data: np.ndarray[Any, Any], *carrier: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        categories = data.shape[-1]
+        lead = np.broadcast_shapes(data.shape[:-1], *(c.shape[:-1] for c in carrier))
+        rows = np.broadcast_to(data, lead + (categories,)).reshape(-1, categories).astype(np.float64)
+        if not np.isfinite(rows).all() or (rows < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        totals = rows.sum(axis=1)
+        if (totals <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        out = np.empty((rows.shape[0], n), dtype=np.int64)
+        for i, (row, total) in enumerate(zip(rows, totals)):
+            if not replacement and np.count_nonzero(row) < n:
+                raise RuntimeError(
+                    "invalid multinomial distribution (with replacement=False, not enough non-negative category "
+                    "to sample)"
+                )
+            out[i] = rng.choice(categories, size=n, replace=replacement, p=row / total)
+        return out.reshape(lead + (n,))
+
+    return draw
 
 
 def randperm(

@@ -70,52 +70,20 @@ WITHOUT_RULE = {
     "DelayedError": "raises in backward; carries no values",
     "_BackwardHookNode": "a module's full backward hook",
     "_UndefinedGrad": "gradcheck's undefined-gradient probe",
-    # data-dependent output shape (torch refuses these under vmap too)
-    "MaskedSelect": "the number of selected elements differs per sample",
-    # data-dependent output shapes, or positions the frontend computes from the values
+    # data-dependent output shapes: torch refuses these under vmap too (so does ctxgrad, with torch's message)
     "Unique": "the number of unique values differs per sample",
-    "SelectAlong": "mode/nanmedian along a dimension: the frontend finds the positions from the values",
-    "PutFlat": "index_add/index_put/masked_scatter/...: the frontend turns the index into flat positions",
-    "ScatterReduce": "scatter_reduce: flat positions from the frontend",
-    "ScatterWithReduce": "scatter(reduce=): flat positions from the frontend",
-    "StorageMap": "as_strided's storage positions",
-    "AsStrided": "as_strided's storage positions",
-    # random sampling: vmap's randomness modes are wired into rand/randn/randint, not into these yet
-    "Sampled": "normal, bernoulli, poisson, multinomial, ...",
-    "Overwritten": "uniform_, normal_, exponential_, ...",
-    # still to write
-    "Nanmedian": "as Median",
-    "BlockDiag": "each sample's blocks placed on its own diagonal",
-    "Renorm": "its norms run over every dimension but one, so the batch must be kept out of them",
-    "CopySlices": "an in-place write through a view, inside vmap",
-    "TakeFlat": "a view re-read after an in-place write of its base, inside vmap",
-    "ReplaceFlat": "a view written in place, inside vmap",
-    "Median": "its gradient is shared among ties over all elements, which median(dim) does not do",
-    "MinorsAdjoint": "det's double backward",
-    "EmbedDiagonal": "einsum's backward for a repeated letter",
-    "Col2Im": "the adjoint of unfold",
-    "ZeroSecondOrder": "its output has its first argument's shape only",
-    "CrossEntropyWithIndices": "cross_entropy takes a composed path of ops with rules inside vmap",
 }
 
 #: Functions the op-table cases below may still see fall back to the loop: those without a
 #: rule, and masked_fill's rule when its 0-d value tensor is itself batched.
 LOOPED = set(WITHOUT_RULE) | {"MaskedFillTensor", "Unfold"}  # (and unfold of a 0-d sample)
 
-#: Ops whose frontend reads the values of its arguments in NumPy before it applies a Function
-#: (to find positions, check bounds, or pick a path), so inside vmap it refuses with vmap's
-#: "values are not available" error instead of batching: the next ones to rewrite.
-READS_VALUES = (
-    "quantile", "nanquantile", "nanmean", "nanmedian", "cov", "index_put", "index_add", "index_copy",
-    "index_fill", "index_reduce", "masked_scatter", "scatter_reduce", "put", "take_along_dim", "bincount",
-    "histc", "histogram", "unique", "mode", "repeat_interleave", "searchsorted", "bucketize",
-    "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "tensor_split", "combinations",
-    "cartesian_prod", "block_diag", "count_nonzero", "addmm-scaled",
-    # linalg decompositions whose frontends check info (a value): cholesky, lu_factor, torch.lu
-    # (cholesky_ex and lu_factor_ex do not check, and run under vmap)
-    "cholesky", "lu-factor", "lu-legacy", "lu-solve",
-)  # fmt: skip
-_VALUES_ERROR = "the values of a batched tensor are not available inside vmap"
+#: Op-table cases that torch.func refuses when every input is batched, with torch's message:
+#: ctxgrad refuses them alike (``test_the_refusals_are_torchs_and_the_list_is_exact`` keeps
+#: this list exact).  Every other case batches.
+TORCH_REFUSES = {
+    "cov-weights": "Batching rule not implemented for aten::equal. We could not generate a fallback.",
+}
 
 _LOOP_WARNING = re.compile(r"vmap: (\w+) has no batching rule")
 
@@ -196,8 +164,8 @@ def test_vmap_equals_the_per_sample_loop(name: str, case: Case, which: str) -> N
     try:
         values, grads, looped = _run(case, batched)
     except RuntimeError as exc:
-        if _VALUES_ERROR in str(exc) and case.id.startswith(READS_VALUES):
-            return  # a known frontend that reads values (READS_VALUES), refusing clearly
+        if which == "all" and str(exc) == TORCH_REFUSES.get(case.id):
+            return  # torch refuses this one too, with the same message
         raise
     assert len(values) == len(want_values)
     for got, want in zip(values, want_values):
@@ -233,3 +201,20 @@ def test_every_built_in_function_has_a_batching_rule() -> None:
         f"new Functions without a batching rule: {sorted(without - set(WITHOUT_RULE))}; "
         f"listed but now with one (remove them from WITHOUT_RULE): {sorted(set(WITHOUT_RULE) - without)}"
     )
+
+
+@pytest.mark.parametrize("case_id", sorted(TORCH_REFUSES))
+def test_the_refusals_are_torchs_and_the_list_is_exact(case_id: str) -> None:
+    """Each listed case still refuses under vmap, with torch's message (so the list can only
+    name real refusals), and torch.func refuses it so too."""
+    (case,) = [c for _, c in CASES if c.id == case_id]
+    batched = [True] * len(case.inputs)
+    with pytest.raises(RuntimeError) as caught:
+        _run(case, batched)
+    assert str(caught.value) == TORCH_REFUSES[case_id]
+    torch = pytest.importorskip("torch")
+    samples = _samples(case)
+    stacks = [torch.tensor(np.stack([s[i] for s in samples])) for i in range(len(samples[0]))]
+    with pytest.raises(RuntimeError) as by_torch:
+        torch.func.vmap(lambda *xs: case.fn(torch, *xs))(*stacks)
+    assert str(by_torch.value) == TORCH_REFUSES[case_id]

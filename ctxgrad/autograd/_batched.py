@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -280,14 +280,21 @@ def batch_elementwise(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args:
                 acc = np.empty((1,) * max(acc.ndim, p.ndim), out_dtype)
     new = []
     for a, d in zip(args, in_dims):
-        if d == 0:
-            k = a.ndim - 1
-            if out_dtype is not None and k == 0 and a.dtype != out_dtype and a.dtype.kind in "biufc":
-                a = a.to(out_dtype)
-            if k < n:
-                a = a.reshape((a.shape[0],) + (1,) * (n - k) + tuple(a.shape[1:]))
+        if d == 0 and out_dtype is not None and a.ndim == 1 and a.dtype != out_dtype and a.dtype.kind in "biufc":
+            a = a.to(out_dtype)
         new.append(a)
-    return cls.apply(*new), 0
+    return cls.apply(*align_samples(new, in_dims)), 0
+
+
+def align_samples(args: Sequence[Any], in_dims: tuple[Any, ...]) -> list[Any]:
+    """Each batched tensor given the dimensions of the widest sample (of size 1) after its
+    batch dimension, so that NumPy's broadcasting lines up the samples of tensors that
+    broadcast together (an unbatched tensor lines up with the samples as it is)."""
+    n = max(logical_ndim(a, d) for a, d in zip(args, in_dims) if isinstance(a, Tensor))
+    return [
+        a.reshape((a.shape[0],) + (1,) * (n - a.ndim + 1) + tuple(a.shape[1:])) if d == 0 and a.ndim - 1 < n else a
+        for a, d in zip(args, in_dims)
+    ]
 
 
 def loop_over_samples(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *values: Any) -> tuple[Any, Any]:
@@ -619,3 +626,73 @@ def into_zeros_rule(shape_pos: int, dims: tuple[int, ...] = ()) -> Any:
         return cls.apply(*args), 0
 
     return classmethod(rule)
+
+
+def leading_rule(pos: int) -> Any:
+    """The rule of an op on a sample as a whole (``median()`` of every element) that can keep
+    its first ``keep`` dimensions apart (``keep``: its argument at ``pos``, 0 when not given):
+    the batch is one more dimension kept apart."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+        keep = args[pos] if len(args) > pos else 0
+        return cls.apply(*args[:pos], keep + 1), 0
+
+    return classmethod(rule)
+
+
+def _batch_every(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+    """The rule of an op that works on each of its tensors' last dimensions, whatever comes
+    before them: each unbatched tensor given the batch, then the op once."""
+    return cls.apply(*_expand_unbatched(args, in_dims, info.batch_size)), 0
+
+
+every_batched_rule = classmethod(_batch_every)
+
+
+def flat_positions_rule(values_at: int | None, pos_at: int, *, in_place: bool = False) -> Any:
+    """The rule of an op that reads its first argument at flat positions of one sample
+    (argument ``pos_at``, an int array), or writes values there (argument ``values_at``,
+    broadcast to the positions) into a copy of it (``in_place``: into it):
+    :func:`batch_flat_positions`."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
+        return batch_flat_positions(cls, info, in_dims, list(args), values_at, pos_at, in_place)
+
+    return classmethod(rule)
+
+
+def batch_flat_positions(
+    cls: Any,
+    info: VmapInfo,
+    in_dims: tuple[Any, ...],
+    args: list[Any],
+    values_at: int | None,
+    pos_at: int,
+    in_place: bool,
+) -> tuple[Any, Any]:
+    """``cls`` on the batch: the positions offset to each sample's place in the batch, the
+    values given the batch and the rank of the positions, then the op once."""
+    size = info.batch_size
+    x = args[0]
+    if in_dims[0] is None:
+        if in_place:
+            _refuse_write_into_unbatched(cls, tuple(args))
+        args[0] = x.unsqueeze(0).expand(size, *x.shape)
+    pos = args[pos_at]
+    n = int(np.prod(args[0].shape[1:], dtype=np.int64))
+    if isinstance(pos, Tensor):  # a tensor of positions: batched (an index batched by vmap) or not
+        if in_dims[pos_at] is None:
+            pos = pos.unsqueeze(0).expand(size, *pos.shape)
+        start = np.arange(size, dtype=np.int64) * n
+        args[pos_at] = pos + _wrap(start.reshape((size,) + (1,) * (pos.ndim - 1)))
+    else:
+        args[pos_at] = pos + (np.arange(size, dtype=np.int64) * n).reshape((size,) + (1,) * pos.ndim)
+    pos = args[pos_at]
+    v = None if values_at is None else args[values_at]
+    if values_at is not None and isinstance(v, Tensor):
+        if in_dims[values_at] is None:
+            v = v.unsqueeze(0).expand(size, *v.shape)
+        if v.ndim < pos.ndim:
+            v = v.reshape((size,) + (1,) * (pos.ndim - v.ndim) + tuple(v.shape[1:]))
+        args[values_at] = v
+    return cls.apply(*args), 0

@@ -15,7 +15,7 @@ import numpy as np
 
 from ctxgrad._dtypes import ArrayFacts
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, _wrap
 
 __all__ = [
     "BatchedTensor",
@@ -25,6 +25,11 @@ __all__ = [
     "function_class",
     "level_info",
     "open_level",
+    "RANDOM_ERROR_MSG",
+    "SAME_RANDOMNESS_BATCHED_MSG",
+    "check_random_fill",
+    "refuse_dynamic_shape",
+    "random_carrier",
     "random_under_vmap",
     "values_error",
 ]
@@ -208,7 +213,7 @@ class BatchedTensor(Tensor):
         raise RuntimeError("vmap: a batched tensor cannot be pickled or copied inside vmap")
 
 
-_RANDOM_ERROR_MSG = (
+RANDOM_ERROR_MSG = (
     "vmap: called random operation while in randomness error mode. Please either use the 'same' or 'different' "
     "randomness flags on vmap or perform the randomness operation out of vmap"
 )
@@ -222,9 +227,74 @@ def random_under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     if not levels:
         return None
     if any(lv.randomness == "error" for lv in levels):
-        raise RuntimeError(_RANDOM_ERROR_MSG)
+        raise RuntimeError(RANDOM_ERROR_MSG)
     different = [lv for lv in levels if lv.randomness == "different"]
     t = draw(tuple(lv.batch_size for lv in different) + tuple(shape))
     for lv in different:
         t = BatchedTensor(t, lv.level)
     return t
+
+
+SAME_RANDOMNESS_BATCHED_MSG = (
+    "Vmap does not currently support same randomness with a batched tensor input. Please file an issue with functorch"
+)
+_DIFFERENT_IN_PLACE_MSG = (
+    "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear like same "
+    "randomness. If this is necessary for your usage, please file an issue with functorch."
+)
+
+
+def random_carrier() -> Tensor | None:
+    """Before a random op on tensors inside vmap: torch's error in ``"error"`` mode, else a
+    0-d bool tensor batched at every ``"different"`` level (None when there is none).  Given
+    to the op as one more input, it makes the op's rule draw for every sample; ``"same"``
+    draws once, as outside vmap."""
+    if not _state.vmap_levels:
+        return None
+    t = random_under_vmap((), lambda shape: _wrap(np.zeros(shape, bool)))
+    return t if isinstance(t, BatchedTensor) else None
+
+
+def _levels_of(t: Any) -> set[int]:
+    found = set()
+    while isinstance(t, BatchedTensor):
+        found.add(t.level)
+        t = t.value
+    return found
+
+
+def check_random_fill(x: Tensor, op: str, *sources: Tensor) -> None:
+    """Before an in-place random fill of ``x`` (drawn from ``sources``, as ``bernoulli_``'s
+    probabilities) inside vmap: torch's errors for ``"error"`` mode, for batched sources
+    under ``"same"`` or written into a tensor not batched alike, and for ``"different"``
+    randomness asked of a tensor that is not batched there."""
+    levels = _state.vmap_levels
+    if not levels:
+        return
+    if any(lv.randomness == "error" for lv in levels):
+        raise RuntimeError(RANDOM_ERROR_MSG)
+    batched_at = _levels_of(x)
+    from_batched = set().union(*(_levels_of(s) for s in sources))
+    for lv in levels:
+        if lv.level in from_batched and lv.randomness == "same":
+            raise RuntimeError(SAME_RANDOMNESS_BATCHED_MSG)
+        if lv.level in from_batched - batched_at:
+            raise RuntimeError(
+                f"vmap: inplace {op}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+                "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
+                "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
+                f"{op}. If said operator is being called inside the PyTorch framework, please file a bug report "
+                "instead."
+            )
+    if any(lv.randomness == "different" and lv.level not in batched_at for lv in levels):
+        raise RuntimeError(_DIFFERENT_IN_PLACE_MSG)
+
+
+def refuse_dynamic_shape(op: str, *tensors: Any) -> None:
+    """Torch's refusal, inside vmap, of an op whose result's shape depends on each sample's
+    values (``aten::`` ``op``), when one of ``tensors`` is batched."""
+    if any(isinstance(t, BatchedTensor) for t in tensors):
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+            f"aten::{op}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature."
+        )

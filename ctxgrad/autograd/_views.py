@@ -32,6 +32,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
@@ -108,6 +109,7 @@ class TakeFlat(Function[Tensor]):
     _backward_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
+    vmap = flat_positions_rule(None, 1)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any]) -> Tensor:
@@ -132,6 +134,7 @@ class ReplaceFlat(Function[Tensor]):
     _backward_name = "ReplaceFlatBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
+    vmap = flat_positions_rule(2, 1)
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Any) -> Tensor:
@@ -196,6 +199,14 @@ class CopySlices(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, t_base: Tensor, t_values: Tensor, *_: None) -> Tensor:
         return ReplaceFlat.apply(t_base, _positions(ctx), t_values)
+
+    @classmethod
+    def vmap(
+        cls, info: Any, in_dims: tuple[Any, ...], base: Tensor, values: Tensor, positions: Any, target: Any
+    ) -> tuple[Tensor, int]:
+        """The write into every sample, by positions (``target``, a NumPy view of one sample's
+        base, has no counterpart in the batch)."""
+        return batch_flat_positions(cls, info, in_dims, [base, values, positions, None], 1, 2, in_place=True)
 
 
 def write(

@@ -24,7 +24,14 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import conv_rule, elementwise_rule, fold_rule, loop_over_samples, unary_rule
+from ctxgrad.autograd._batched import (
+    conv_rule,
+    elementwise_rule,
+    every_batched_rule,
+    fold_rule,
+    loop_over_samples,
+    unary_rule,
+)
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops.pointwise import _floating_only
 
@@ -132,6 +139,13 @@ class Col2Im(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None, None]:
         _size, kernel, dilation, padding, stride = ctx.args
         return Im2Col.apply(grad, kernel, dilation, padding, stride), None, None, None, None, None
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], cols: Tensor, *rest: Any) -> tuple[Tensor, int]:
+        """The vmap batch folded into ``N`` (every sample is a batch of columns)."""
+        size, n = cols.shape[0], cols.shape[1]
+        out = Col2Im.apply(cols.reshape(size * n, *cols.shape[2:]), *rest)
+        return out.reshape(size, n, *out.shape[1:]), 0
 
     @staticmethod
     def jvp(ctx: Any, tc: Tensor, *_: None) -> Tensor:
@@ -441,6 +455,26 @@ class CrossEntropyWithIndices(Function[Tensor]):
         tangent: Tensor = ((x.softmax(1) * kept - onehot) * tx).sum() * ctx.scale
         return tangent
 
+    @staticmethod
+    def vmap(
+        info: Any,
+        in_dims: tuple[Any, ...],
+        x: Tensor,
+        target: np.ndarray[Any, Any],
+        keep: np.ndarray[Any, Any],
+        mean: bool,
+    ) -> tuple[Tensor, int]:
+        """The same loss of every sample's logits (the targets are shared), written with ops
+        that batch: log_softmax, gather, a masked sum over each sample's rows."""
+        dtype = x.dtype
+        picked = x.log_softmax(-1).gather(-1, as_tensor(np.broadcast_to(target[:, None], (*x.shape[:-1], 1)).copy()))
+        kept = keep.astype(dtype)
+        total = -(picked.squeeze(-1) * as_tensor(kept)).sum(-1)
+        if mean:
+            count = kept.sum()
+            total = total * (1.0 / count) if count else total * 0.0 + float("nan")  # (no row: NaN, gradient 0)
+        return total, 0
+
 
 class ZeroSecondOrder(Function[Tensor]):
     """``grad`` as it is, made a function of ``x`` whose derivative is zero.
@@ -462,6 +496,8 @@ class ZeroSecondOrder(Function[Tensor]):
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
         shape, dtype = ctx.x_meta
         return gg, as_tensor(np.zeros(shape, dtype=dtype))
+
+    vmap = every_batched_rule
 
 
 def linked_to_input(ctx: Any, grad: Tensor) -> Tensor:

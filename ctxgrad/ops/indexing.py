@@ -22,14 +22,18 @@ import numpy as np
 from ctxgrad._dtypes import fill_value_as, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
+    align_samples,
     batch_elementwise,
     dims_rule,
     elementwise_rule,
+    flat_positions_rule,
     gather_rule,
     index_rule,
     into_zeros_rule,
+    leading_rule,
     loop_over_samples,
 )
+from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import is_grad_enabled
@@ -375,6 +379,9 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     try:
         basic, cls = _basic(index)
     except _Advanced:
+        items = index if isinstance(index, tuple) else (index,)
+        if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
+            return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
         found = numpy_index(index, input.array.shape)
         if found.advanced is not None:
             return Index.apply(input, found)
@@ -560,10 +567,45 @@ def _grid(index: np.ndarray[Any, Any], dim: int) -> tuple[Any, ...]:
 
 
 def _check_bounds(index: np.ndarray[Any, Any], dim: int, size: int) -> None:
+    if not isinstance(index, np.ndarray):
+        return  # (an index batched by vmap: checked where its values are read, ScatterPositions)
     if index.size and (index.min() < 0 or index.max() >= size):
         flat = index.reshape(-1)
         bad = flat[(flat < 0) | (flat >= size)][0]
         raise RuntimeError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+
+
+def _scatter_positions(index: Tensor, idx: Any, shape: tuple[int, ...], dim: int) -> Any:
+    """The flat positions scatter writes: ``(i_0, ..., index[i], ..., i_n)`` for every
+    position ``i`` of ``index``; a tensor of them for an index batched by vmap."""
+    if isinstance(index, BatchedTensor):
+        return ScatterPositions.apply(index, shape, dim)
+    return _positions(shape)[_grid(idx, dim)]
+
+
+class ScatterPositions(Function[Tensor]):
+    """:func:`_scatter_positions` of an index whose first ``keep`` dimensions are apart (a
+    vmap batch): the positions in the whole batch, taken back to each sample's own (modulo
+    the size of a sample), after the bounds check.  Not differentiable."""
+
+    _backward_name = "ScatterPositionsBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(3)
+
+    @staticmethod
+    def forward(ctx: Any, index: Tensor, shape: tuple[int, ...], dim: int, keep: int = 0) -> Tensor:
+        idx = index.array
+        idx = idx.reshape(idx.shape[:keep] + (1,)) if idx.ndim == keep else idx
+        full = idx.shape[:keep] + (shape if shape else (1,))
+        _check_bounds(idx, dim, full[dim + keep])
+        n = max(int(np.prod(full[keep:], dtype=np.int64)), 1)
+        out = as_tensor(_positions(full)[_grid(idx, dim + keep)] % n)
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None, None]:
+        return None, None, None, None
 
 
 def _as_1d(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -1011,6 +1053,22 @@ class MaskedSelect(Function[Tensor]):
         data = tx if tx.array.shape == ctx.shape else tx.expand(ctx.shape)
         return Index.apply(data, _mask_index(ctx))
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, mask: Tensor) -> tuple[Tensor, int]:
+        """A mask shared by every sample selects as many elements of each: the selection of
+        the batch, one row per sample.  A batched mask would not (torch refuses it too)."""
+        if in_dims[1] == 0:
+            raise RuntimeError(
+                "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this "
+                "because for each batch this would return a differently shaped Tensor. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues if you need this feature."
+            )
+        size = info.batch_size
+        sample = np.broadcast_to(np.empty((), bool), tuple(x.shape[1:]))  # (one sample's shape, no memory)
+        shape = _broadcast_shape(_check_mask("masked_select", mask), sample)
+        xs = x.reshape((size,) + (1,) * (len(shape) - sample.ndim) + tuple(x.shape[1:])).expand(size, *shape)
+        return MaskedSelect.apply(xs, mask.expand(size, *shape)).reshape(size, -1), 0
+
 
 def _mask_index(ctx: Any) -> NumpyIndex:
     """The saved mask, broadcast to the selection's shape, as an index."""
@@ -1185,6 +1243,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
     tensor per dimension)."""
+    if as_tuple and isinstance(input, BatchedTensor):
+        raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
+    refuse_dynamic_shape("nonzero", input)
     data = input.array if input.array.ndim else input.array.reshape(1)
     if as_tuple:
         return tuple(as_tensor(a.astype(np.int64)) for a in np.nonzero(data))
@@ -1236,9 +1297,11 @@ class PutFlat(Function[Tensor]):
     _backward_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
+    vmap = flat_positions_rule(1, 2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, values: Tensor, pos: np.ndarray[Any, Any], accumulate: bool) -> Tensor:
+    def forward(ctx: Any, x: Tensor, values: Tensor, pos: Any, accumulate: bool) -> Tensor:
+        pos = pos.array if isinstance(pos, Tensor) else pos  # (a tensor of them: an index batched by vmap)
         data = x.array
         out = data.copy()
         flat = out.reshape(-1)
@@ -1291,20 +1354,58 @@ def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
             f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
             f"{short_name(idx.dtype)} and size: {list(idx.shape)}"
         )
+    if isinstance(index, BatchedTensor):
+        return idx  # (its shape only: SlicePositions reads the values, for the whole batch)
     return idx.reshape(-1).astype(np.int64)
 
 
-def _slice_positions(
-    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception]
+def _slice_positions(op: str, shape: tuple[int, ...], dim: int, index: Tensor, bounds_error: type[Exception]) -> Any:
+    """The flat positions of the slices ``index`` names along ``dim`` of a tensor of
+    ``shape``: an array, or (an index batched by vmap) a tensor of them, batched alike."""
+    idx = _index_vector(op, index)
+    if isinstance(index, BatchedTensor):
+        return SlicePositions.apply(index, op, shape, dim, bounds_error)
+    return _positions_along(op, shape, dim, idx, bounds_error)
+
+
+def _positions_along(
+    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception], keep: int = 0
 ) -> np.ndarray[Any, Any]:
-    """The flat positions of the slices ``idx`` names along ``dim`` of a tensor of ``shape``."""
+    """:func:`_slice_positions` of an index array, whose first ``keep`` dimensions are apart
+    (samples): they come first in the result."""
     size = shape[dim] if shape else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx[(idx < -size) | (idx >= size)][0]
+        if op == "put_":
+            raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {size} elements.")
         prefix = "index_copy_(): " if op == "index_copy_" else ""
         raise bounds_error(f"{prefix}index {int(bad)} is out of bounds for dimension {dim} with size {size}")
-    idx = np.where(idx < 0, idx + size, idx)
-    return np.take(_positions(shape if shape else (1,)), idx, axis=dim)
+    idx = np.where(idx < 0, idx + size, idx).reshape(idx.shape[:keep] + (-1,)).astype(np.int64)
+    taken = np.take(_positions(shape if shape else (1,)), idx, axis=dim)
+    return np.moveaxis(taken, tuple(range(dim, dim + keep)), tuple(range(keep)))
+
+
+class SlicePositions(Function[Tensor]):
+    """The flat positions (int64) of the slices ``index`` names along ``dim`` of a tensor
+    of ``shape`` (``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``), with the
+    first ``keep`` dimensions of ``index`` apart (a vmap batch): what those ops read when
+    their index is batched.  Not differentiable."""
+
+    _backward_name = "SlicePositionsBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(5)
+
+    @staticmethod
+    def forward(
+        ctx: Any, index: Tensor, op: str, shape: tuple[int, ...], dim: int, bounds_error: type[Exception], keep: int = 0
+    ) -> Tensor:
+        out = as_tensor(_positions_along(op, shape, dim, index.array, bounds_error, keep))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * 6
 
 
 def _source_for(op: str, x: Tensor, dim: int, idx: np.ndarray[Any, Any], source: Any) -> Tensor:
@@ -1353,7 +1454,7 @@ def _index_add_args(
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_add_", index)
     src = _source_for("index_add_", input, d, idx, source)
-    pos = _slice_positions("index_add_", input.array.shape, d, idx, RuntimeError)
+    pos = _slice_positions("index_add_", input.array.shape, d, index, RuntimeError)
     if alpha != 1:
         src = src * alpha
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
@@ -1405,7 +1506,7 @@ def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_copy_", index)
     src = _source_for("index_copy_", input, d, idx, source)
-    pos = _slice_positions("index_copy_", input.array.shape, d, idx, IndexError)
+    pos = _slice_positions("index_copy_", input.array.shape, d, index, IndexError)
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
@@ -1435,8 +1536,7 @@ def index_copy_(
 
 def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple[Any, Tensor, np.ndarray[Any, Any]]:
     d = _wrap_dim(dim, max(input.array.ndim, 1))
-    idx = _index_vector("index_fill_", index)
-    pos = _slice_positions("index_fill_", input.array.shape, d, idx, IndexError)
+    pos = _slice_positions("index_fill_", input.array.shape, d, index, IndexError)
     if isinstance(value, Tensor):
         if value.array.ndim != 0:
             raise RuntimeError(
@@ -1475,7 +1575,57 @@ def index_fill_(
     return write_in_place(fn, input, v, pos, False)
 
 
-def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[Any, Any]:
+def _batched_int_indices(indices: Any, shape: tuple[int, ...]) -> bool:
+    """The index is integer tensors only, one per leading dimension, some batched by vmap:
+    what :class:`IndexPositions` serves."""
+    items = tuple(indices)
+    return (
+        0 < len(items) <= len(shape)
+        and all(isinstance(t, Tensor) and t.dtype.kind in "iu" for t in items)
+        and any(isinstance(t, BatchedTensor) for t in items)
+    )
+
+
+class IndexPositions(Function[Tensor]):
+    """The flat positions ``x[i_0, i_1, ...]`` reads in a tensor of ``shape``, for integer
+    index tensors (broadcast together) whose first ``keep`` dimensions are apart (a vmap
+    batch: each sample's positions in its own sample), after torch's bounds check.  Not
+    differentiable."""
+
+    _backward_name = "IndexPositionsBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, shape: tuple[int, ...], keep: int, *indices: Tensor) -> Tensor:
+        arrays = [t.array.astype(np.int64) for t in indices]
+        for c, a in enumerate(arrays):
+            size = shape[c]
+            if a.size and (a.min() < -size or a.max() >= size):
+                bad = a[(a < -size) | (a >= size)].reshape(-1)[0]
+                raise IndexError(f"index {int(bad)} is out of bounds for dimension {c} with size {size}")
+            arrays[c] = np.where(a < 0, a + size, a)
+        flat = np.zeros((), np.int64)
+        for c, a in enumerate(arrays):  # row-major position among the indexed dimensions
+            flat = flat * shape[c] + a
+        rest = shape[len(arrays) :]
+        inner = int(np.prod(rest, dtype=np.int64))
+        out = flat.reshape(flat.shape + (1,) * len(rest)) * inner + _positions(rest) if rest else flat
+        result = as_tensor(np.ascontiguousarray(out))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * len(ctx.needs_input_grad)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], shape: Any, keep: int, *indices: Tensor) -> tuple[Tensor, int]:
+        size = info.batch_size
+        given = [t if d == 0 else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip(indices, in_dims[2:])]
+        return IndexPositions.apply(shape, keep + 1, *align_samples(given, (0,) * len(given))), 0
+
+
+def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> Any:
     if not isinstance(indices, (tuple, list)):
         raise TypeError(
             f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {type(indices).__name__}"
@@ -1488,14 +1638,19 @@ def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> np.ndarray[A
             "Index put requires the source and destination dtypes match, got "
             f"{short_name(data.dtype)} for the destination and {short_name(values.array.dtype)} for the source."
         )
-    where = numpy_index(tuple(indices), data.shape)
-    pos: np.ndarray[Any, Any] = where.take(_positions(data.shape))
+    pos: Any
+    if _batched_int_indices(indices, data.shape):  # each sample's own positions, read in forward
+        pos = IndexPositions.apply(data.shape, 0, *indices)
+    else:
+        pos = numpy_index(tuple(indices), data.shape).take(_positions(data.shape))
+    shape = tuple(pos.shape)
     try:
-        np.broadcast_to(values.array, pos.shape)
+        if np.broadcast_shapes(values.array.shape, shape) != shape:
+            raise ValueError
     except ValueError:
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values.array.shape)} cannot be broadcast to "
-            f"indexing result of shape {list(pos.shape)}"
+            f"indexing result of shape {list(shape)}"
         ) from None
     return pos
 
@@ -1547,8 +1702,57 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     >>> x.masked_scatter(ctxgrad.tensor([True, False, True, False]), ctxgrad.tensor([1.0, 2.0, 3.0])).tolist()
     [1.0, 0.0, 2.0, 0.0]
     """
+    if isinstance(mask, BatchedTensor) and isinstance(source, Tensor):
+        return _masked_scatter_per_sample(input, mask, source)
     src, pos = _masked_scatter_args(input, mask, source)
     return _MASKED_SCATTER.apply(input, src, pos, False)
+
+
+def _masked_scatter_per_sample(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``masked_scatter`` with a mask batched by vmap: each sample's ones take ``source``'s
+    elements in order, ``where(mask, source.flat[cumsum(mask) - 1], input)`` (the samples
+    have different numbers of ones, so no one array of positions serves the batch)."""
+    if mask.dtype != np.bool_:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {short_name(mask.dtype)}"
+        )
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{short_name(input.dtype)} and {short_name(source.dtype)}"
+        )
+    shape = tuple(input.shape)
+    m = mask if tuple(mask.shape) == shape else mask.expand(*shape)
+    order = MaskedOrder.apply(m, source.numel())
+    if source.numel() == 0:  # (then no sample has a one: MaskedOrder checked)
+        return input.clone()
+    return _where(m, Take.apply(source, order), input)
+
+
+class MaskedOrder(Function[Tensor]):
+    """For each element of a mask (its first ``keep`` dimensions apart: a vmap batch), the
+    number of ones before it in its sample: the element of ``masked_scatter``'s source it
+    takes.  Refuses a sample with more ones than the ``available`` source elements, as
+    torch.  Not differentiable."""
+
+    _backward_name = "MaskedOrderBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(2)
+
+    @staticmethod
+    def forward(ctx: Any, mask: Tensor, available: int, keep: int = 0) -> Tensor:
+        m = mask.array
+        rows = m.reshape(int(np.prod(m.shape[:keep], dtype=np.int64)), -1)
+        if (rows.sum(1) > available).any():
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        order = np.clip(np.cumsum(rows, axis=1) - 1, 0, max(available - 1, 0))
+        out = as_tensor(order.reshape(m.shape).astype(np.int64))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -1583,9 +1787,11 @@ class ScatterReduce(Function[Tensor]):
 
     _backward_name = "ScatterReduceBackward0"
     skips_without_gradient = True
+    vmap = flat_positions_rule(1, 2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, src: Tensor, pos: np.ndarray[Any, Any], reduce: str, include_self: bool) -> Tensor:
+    def forward(ctx: Any, x: Tensor, src: Tensor, pos: Any, reduce: str, include_self: bool) -> Tensor:
+        pos = pos.array if isinstance(pos, Tensor) else pos  # (a tensor of them: an index batched by vmap)
         data = x.array
         if data.dtype.kind == "c" and True in ctx.needs_input_grad:
             raise RuntimeError(
@@ -1700,7 +1906,7 @@ def _scatter_reduce_args(
     idx = _as_1d(_index_dtype(name, index))
     d = _wrap_dim(dim, input.array.ndim)
     _check_scatter(name, data, d, idx, _as_1d(src.array))
-    pos = _positions(data.shape)[_grid(idx, d)]
+    pos = _scatter_positions(index, idx, data.shape, d)
     part = src if src.array.shape == idx.shape else src[tuple(slice(s) for s in idx.shape)]
     return part, pos
 
@@ -1757,9 +1963,11 @@ class ScatterWithReduce(Function[Tensor]):
 
     _backward_name = "NotImplemented"
     skips_without_gradient = True
+    vmap = flat_positions_rule(1, 2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, values: Any, pos: np.ndarray[Any, Any], reduce: str) -> Tensor:
+    def forward(ctx: Any, x: Tensor, values: Any, pos: Any, reduce: str) -> Tensor:
+        pos = pos.array if isinstance(pos, Tensor) else pos  # (a tensor of them: an index batched by vmap)
         out = x.array.copy()
         flat = out.reshape(-1)
         v = np.broadcast_to(values.array if isinstance(values, Tensor) else np.asarray(values), pos.shape)
@@ -1786,8 +1994,10 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduc
             UserWarning,
             stacklevel=3,
         )
-        src = as_tensor(_src_part(_as_1d(values.array), idx.shape))
-    pos = _positions(data.shape)[_grid(idx, d)]
+        v = values.detach()
+        v = v.reshape(1) if v.ndim == 0 else v
+        src = v if tuple(v.shape) == idx.shape else v[tuple(slice(s) for s in idx.shape)]
+    pos = _scatter_positions(index, idx, data.shape, d)
     if inplace:
         return write_in_place(ScatterWithReduce, input, src, pos, reduce)
     return ScatterWithReduce.apply(input, src, pos, reduce)
@@ -1840,7 +2050,7 @@ def _index_reduce_args(
     d = _wrap_dim(dim, max(input.array.ndim, 1))
     idx = _index_vector("index_reduce_", index)
     src = _source_for("index_reduce_", input, d, idx, source)
-    pos = _slice_positions("index_reduce_", input.array.shape, d, idx, IndexError)
+    pos = _slice_positions("index_reduce_", input.array.shape, d, index, IndexError)
     return (src.reshape(pos.shape) if src.array.shape != pos.shape else src), pos
 
 
@@ -1889,7 +2099,7 @@ def index_reduce_(
     return write_in_place(_INDEX_REDUCE, input, src, pos, reduce, bool(include_self))
 
 
-def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, np.ndarray[Any, Any]]:
+def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, Any]:
     idx = index.array
     if idx.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {short_name(idx.dtype)}")
@@ -1904,6 +2114,8 @@ def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, np.
             f"{short_name(input.array.dtype)} and source.dtype = {short_name(source.array.dtype)}"
         )
     n = input.array.size
+    if isinstance(index, BatchedTensor):  # each sample's positions, read for the whole batch
+        return source.reshape(-1), SlicePositions.apply(index, "put_", (n,), 0, IndexError)
     if idx.size and (idx.min() < -n or idx.max() >= n):
         flat = idx.reshape(-1)
         bad = flat[(flat < -n) | (flat >= n)][0]

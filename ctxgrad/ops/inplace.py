@@ -45,7 +45,7 @@ from ctxgrad.autograd._views import (
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, reduction, shape
 from ctxgrad.ops._util import named, operand
-from ctxgrad.ops.indexing import numpy_index
+from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
 
@@ -261,7 +261,14 @@ def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
         )
     where = index if isinstance(index, tuple) else (index,)
     if any(isinstance(i, BatchedTensor) for i in where):
-        raise NotImplementedError("vmap: an index that is itself batched is not supported in x[index] = value")
+        if not _batched_int_indices(where, input.array.shape):
+            raise NotImplementedError(
+                "vmap: an index that is itself batched is supported in x[index] = value only as integer tensors, "
+                "one per leading dimension"
+            )
+        v = value if isinstance(value, Tensor) else as_tensor(np.asarray(value, dtype=input.array.dtype))
+        index_put_(input, where, v if v.dtype == input.dtype else v.to(input.dtype))  # (each sample's own positions)
+        return
     if isinstance(value, BatchedTensor) and value.level == level:
         n = input[index].ndim
         v = value.value

@@ -533,6 +533,12 @@ class EmbedDiagonal(Function[Tensor]):
     def jvp(ctx: Any, tg: Tensor, *_: None) -> Tensor:
         return EmbedDiagonal.apply(tg, ctx.sub, ctx.shape)
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], g: Tensor, sub: str, shape: tuple[int, ...]) -> tuple[Tensor, int]:
+        """The batch is one more letter, in front, that is not repeated."""
+        letter = next(c for c in _LETTERS if c not in sub)
+        return EmbedDiagonal.apply(g, letter + sub, (g.shape[0], *shape)), 0
+
 
 def einsum(*args: Any) -> Tensor:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])`` or the
@@ -711,6 +717,7 @@ class MinorsAdjoint(Function[Tensor]):
 
     _backward_name = "MinorsAdjointBackward0"
     skips_without_gradient = True
+    vmap = unary_rule  # (it works on the last four dimensions; ``shape``'s last is all it reads)
 
     @staticmethod
     def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -1081,7 +1088,8 @@ def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
     ``expand``'s)."""
     if tuple(input.shape) != tuple(product.shape):
         try:
-            np.broadcast_to(input.array, tuple(product.shape))
+            if np.broadcast_shapes(tuple(input.shape), tuple(product.shape)) != tuple(product.shape):
+                raise ValueError
         except ValueError:
             input.expand(*product.shape)  # raises torch's message
     return product

@@ -25,6 +25,7 @@ from ctxgrad.autograd._batched import (
     dims_rule,
     expand_rule,
     into_zeros_rule,
+    leading_rule,
     permute_rule,
     repeat_rule,
     reshape_rule,
@@ -32,6 +33,7 @@ from ctxgrad.autograd._batched import (
     squeeze_rule,
     unary_rule,
 )
+from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
@@ -1665,6 +1667,10 @@ def repeat_interleave(
     """
     if axis is not None:
         dim = numpy_dim("repeat_interleave", dim, axis)
+    if repeats is None and isinstance(input, BatchedTensor):  # each sample's own counts
+        _repeat_counts(input, None)  # (its dtype and rank)
+        index: Tensor = RepeatIndex.apply(input, None)
+        return index.to(input.dtype)
     if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
         counts = _repeat_counts(input, None)
         out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
@@ -1678,11 +1684,55 @@ def repeat_interleave(
         if x.array.ndim == 0:
             x = Reshape.apply(x, (1,))
     size = x.array.shape[d]
+    if isinstance(repeats, BatchedTensor):  # each sample's own counts: its own positions
+        _repeat_counts(repeats, size)  # (its dtype, rank and size)
+        return IndexSelect.apply(x, d, RepeatIndex.apply(repeats, size))
     counts = _repeat_counts(repeats, size)
     if output_size is not None and int(output_size) != int(counts.sum()):
         raise RuntimeError("allocated size does not match required size")
     index = as_tensor(np.repeat(np.arange(size, dtype=np.int64), counts))
     return IndexSelect.apply(x, d, index)
+
+
+class RepeatIndex(Function[Tensor]):
+    """The positions ``0, 0, 1, ...`` each repeated as often as ``counts`` says (``size``:
+    the number of positions, when ``counts`` holds one count for all), each row of the
+    first ``keep`` dimensions of ``counts`` apart (a vmap batch: every sample must come to
+    the same total, as torch's per-sample fallback needs).  Not differentiable."""
+
+    _backward_name = "RepeatInterleaveBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(2)
+
+    @staticmethod
+    def forward(ctx: Any, counts: Tensor, size: int | None, keep: int = 0) -> Tensor:
+        data = counts.array
+        rows = data.reshape(int(np.prod(data.shape[:keep], dtype=np.int64)), -1).astype(np.int64)
+        if size is not None and rows.shape[1] == 1:
+            rows = np.repeat(rows, size, axis=1)
+        if rows.size and rows.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        total = same_lengths(rows.sum(1))
+        index = np.repeat(np.tile(np.arange(rows.shape[1], dtype=np.int64), rows.shape[0]), rows.reshape(-1))
+        out = as_tensor(index.reshape(data.shape[:keep] + (total,)))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+
+def same_lengths(lengths: np.ndarray[Any, Any]) -> int:
+    """The one length of every sample's result; torch's stacking error (its vmap runs these
+    ops once per sample) when they differ."""
+    flat = lengths.reshape(-1)
+    if flat.size and (flat != flat[0]).any():
+        k = int(np.argmax(flat != flat[0]))
+        raise RuntimeError(
+            f"stack expects each tensor to be equal size, but got [{flat[0]}] at entry 0 and [{flat[k]}] at entry {k}"
+        )
+    return int(flat[0]) if flat.size else 0
 
 
 def _repeat_counts(repeats: Any, size: int | None) -> np.ndarray[Any, Any]:
@@ -1693,9 +1743,16 @@ def _repeat_counts(repeats: Any, size: int | None) -> np.ndarray[Any, Any]:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts.ndim > 1:
             raise RuntimeError("repeats has to be Long or Int tensor")
+        if size is None and counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if size is not None and counts.ndim and counts.size not in (1, size):
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got "
+                f"repeats.size(0) = {counts.size} and input.size(0) = {size}"
+            )
+        if isinstance(repeats, BatchedTensor):
+            return counts  # (checked as far as its shape goes: RepeatIndex reads the counts)
         if size is None:
-            if counts.ndim != 1:
-                raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
             if counts.size and counts.min() < 0:
                 raise RuntimeError("repeats can not be negative")
             return counts
@@ -1841,6 +1898,33 @@ class BlockDiag(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, *tangents: Tensor) -> Tensor:
         return BlockDiag.apply(*tangents)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], *tensors: Tensor) -> tuple[Tensor, int]:
+        """Each sample's blocks on its own diagonal: every block (made a batch of matrices)
+        padded with zeros to the full width, the padded rows then stacked: one ``cat`` per
+        block and one for the rows, each over the whole batch."""
+        size = info.batch_size
+        dtype = _result_dtype([t.array for t in tensors])
+        mats = []
+        for i, (t, d) in enumerate(zip(tensors, in_dims)):
+            n = t.ndim - (d == 0)
+            if n > 2:
+                raise RuntimeError(
+                    f"ctxgrad.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {n} dimensions"
+                )
+            if d is None:
+                t = t.unsqueeze(0).expand(size, *t.shape)
+            mats.append((t.reshape(size, 1, -1) if n < 2 else t).to(dtype))
+        width = sum(m.shape[2] for m in mats)
+        rows, c = [], 0
+        for m in mats:
+            h, w = m.shape[1], m.shape[2]
+            left = as_tensor(np.zeros((size, h, c), dtype))
+            right = as_tensor(np.zeros((size, h, width - c - w), dtype))
+            rows.append(cat([left, m, right], -1))
+            c += w
+        return cat(rows, -2), 0
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -2003,6 +2087,16 @@ class StorageMap(Function[Tensor]):
     def jvp(ctx: Any, tv: Tensor, *_: None) -> Tensor:
         return StorageMap.apply(tv, *ctx.args)
 
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], values: Tensor, read: Any, write: Any, storage_size: int
+    ) -> tuple[Tensor, int]:
+        """Each sample its own storage, one after the other: the positions offset to it."""
+        start = np.arange(info.batch_size, dtype=np.int64) * storage_size
+        read = start.reshape((-1,) + (1,) * read.ndim) + read
+        write = start.reshape((-1,) + (1,) * write.ndim) + write
+        return StorageMap.apply(values, read, write, info.batch_size * storage_size), 0
+
 
 class AsStrided(Function[Tensor]):
     """The elements of ``x``'s row-major storage at ``storage_offset + sum(i_k * stride_k)``
@@ -2036,6 +2130,15 @@ class AsStrided(Function[Tensor]):
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         positions, own, size = ctx.args
         return StorageMap.apply(tx, positions, own, size)
+
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], x: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int
+    ) -> tuple[Tensor, int]:
+        """Each sample read from its own storage (as torch's rule does): the batch is one more
+        dimension, whose stride is the number of elements of a sample."""
+        n = int(np.prod(x.shape[1:], dtype=np.int64))
+        return AsStrided.apply(x, (x.shape[0], *size), (n, *stride), offset), 0
 
 
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:

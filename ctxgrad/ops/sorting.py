@@ -14,7 +14,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule
+from ctxgrad.autograd._batched import dims_rule, leading_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
@@ -188,42 +188,67 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
         return out.reshape(indices.array.shape), None
 
 
+def lower_median(data: np.ndarray[Any, Any], keep: int, skip_nan: bool) -> tuple[Any, Any]:
+    """The lower median of each sample's elements (a sample: the dimensions after the first
+    ``keep``), NaN where a sample has a NaN (``skip_nan``: where it has nothing else), and
+    each element's share of the gradient: even among the elements equal to the median."""
+    rows = data.reshape(data.shape[:keep] + (-1,))
+    n = rows.shape[-1]
+    floating = rows.dtype.kind == "f"
+    nan = np.isnan(rows) if floating else np.zeros(rows.shape, bool)
+    count = n - nan.sum(-1) if skip_nan else np.full(rows.shape[:-1], n)
+    if n == 0:
+        result = np.full(rows.shape[:-1], np.nan if floating else 0, rows.dtype)
+    else:
+        pick = (np.maximum(count, 1) - 1) // 2  # NaN sorts last
+        result = np.take_along_axis(np.sort(rows, axis=-1), pick[..., None], -1)[..., 0]
+        if floating:
+            result = np.where(nan.any(-1) if not skip_nan else count == 0, np.nan, result).astype(rows.dtype)
+    kept = result.reshape(result.shape + (1,) * (data.ndim - keep))
+    equal = np.isnan(data) & np.isnan(kept) if floating else np.zeros(data.shape, bool)
+    equal = equal | (data == kept)
+    ties = equal.reshape(rows.shape).sum(-1).reshape(kept.shape)
+    return result, (equal / np.maximum(ties, 1)).astype(data.dtype)
+
+
 class Median(Function[Tensor]):
     """The lower median of all elements (NaN if any is NaN); the gradient is shared evenly
-    among the elements equal to it."""
+    among the elements equal to it.  ``keep``: the first dimensions are kept apart, one
+    median each (how vmap applies it to a batch)."""
 
     _backward_name = "MedianBackward0"
     skips_without_gradient = True
+    vmap = leading_rule(1)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
+    def forward(ctx: Any, x: Tensor, keep: int = 0) -> Tensor:
         refuse_complex(ctx, x.array)
         data = x.array
         if data.dtype == np.bool_:
             raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
-        flat = data.reshape(-1)
-        if flat.size == 0:
-            out = np.asarray(np.nan, dtype=flat.dtype) if flat.dtype.kind == "f" else np.zeros((), flat.dtype)
-        elif flat.dtype.kind == "f" and np.isnan(flat).any():
-            out = np.asarray(np.nan, dtype=flat.dtype)
-        else:
-            out = np.sort(flat)[(flat.size - 1) // 2]
-        result = np.asarray(out, dtype=flat.dtype)
-        equal = data == result
-        if result.dtype.kind == "f" and np.isnan(result):
-            equal = np.isnan(data)
-        # The share of the gradient each element gets (an array: a ctx attribute may not hold a tensor).
-        ctx.share = (equal / max(int(equal.sum()), 1)).astype(data.dtype)
+        result, ctx.share = lower_median(data, keep, skip_nan=False)  # (an array: ctx holds no tensor)
+        ctx.keep = keep
         return as_tensor(result)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        out: Tensor = grad * as_tensor(ctx.share)
-        return out
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> tuple[Tensor, None]:
+        return spread(ctx, grad), None
 
     @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        return (tx * as_tensor(ctx.share)).sum()
+    def jvp(ctx: Any, tx: Tensor, *_: Any) -> Tensor:
+        return gather_shares(ctx, tx)
+
+
+def spread(ctx: Any, grad: Tensor) -> Tensor:
+    """The gradient of a reduction that shares it by ``ctx.share`` (its first ``ctx.keep``
+    dimensions kept apart)."""
+    out: Tensor = grad.reshape(grad.shape + (1,) * (ctx.share.ndim - ctx.keep)) * as_tensor(ctx.share)
+    return out
+
+
+def gather_shares(ctx: Any, tx: Tensor) -> Tensor:
+    """The forward-mode counterpart of :func:`spread`."""
+    return (tx * as_tensor(ctx.share)).sum(tuple(range(ctx.keep, ctx.share.ndim)))
 
 
 # --------------------------------------------------------------------------- frontends
@@ -372,8 +397,50 @@ def searchsorted(
                 "ctxgrad.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
                 f"{list(seq.shape)}and got sorter tensor {list(order.shape)}"
             )
-    out = _search(seq, values, "right" if right else "left", order)
-    return as_tensor(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+    given = input if not scalar else as_tensor(values)
+    out: Tensor = SearchSorted.apply(sorted_sequence, given, "right" if right else "left", sorter, bool(out_int32))
+    return out
+
+
+class SearchSorted(Function[Tensor]):
+    """Where each of ``values`` would go in ``sequence`` (searched along its last dimension;
+    ``sorter``: the order that sorts it), as int64 (``out_int32``: int32).  Not
+    differentiable.  Under vmap, each sample searches its own sequence: the batch is one
+    more leading dimension of both (a 1-D sequence's values flattened into one row)."""
+
+    _backward_name = "SearchsortedBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(
+        ctx: Any, sequence: Tensor, values: Tensor, side: str, sorter: Tensor | None, out_int32: bool
+    ) -> Tensor:
+        order = None if sorter is None else sorter.array
+        out = as_tensor(
+            np.asarray(_search(sequence.array, values.array, side, order), np.int32 if out_int32 else np.int64)
+        )
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None, None, None]:
+        return None, None, None, None, None
+
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], sequence: Tensor, values: Tensor, side: str, sorter: Any, out_int32: bool
+    ) -> tuple[Tensor, int]:
+        size = info.batch_size
+        if in_dims[0] is None and in_dims[3] is None and sequence.ndim == 1:
+            return SearchSorted.apply(sequence, values, side, sorter, out_int32), 0  # one sequence for all
+        seq, vals = (
+            t if d == 0 else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((sequence, values), in_dims)
+        )
+        order = sorter if sorter is None or in_dims[3] == 0 else sorter.unsqueeze(0).expand(size, *sorter.shape)
+        if seq.ndim == 2:  # one 1-D sequence per sample: its values searched as one row
+            out = SearchSorted.apply(seq, vals.reshape(size, -1), side, order, out_int32)
+            return out.reshape(vals.shape), 0
+        return SearchSorted.apply(seq, vals, side, order, out_int32), 0
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:

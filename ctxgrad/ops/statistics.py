@@ -20,7 +20,8 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule
+from ctxgrad.autograd._batched import dims_rule, leading_rule, unary_rule
+from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -28,8 +29,8 @@ from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, r
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
-from ctxgrad.ops.shape import Flip, Narrow, cat
-from ctxgrad.ops.sorting import Sort, stable_argsort
+from ctxgrad.ops.shape import Flip, Narrow, cat, same_lengths
+from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
 
 def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
@@ -144,7 +145,7 @@ def nanmean(
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
         )
-    count = _const(~np.isnan(x.array)).sum(_dims(dim), keepdim=keepdim)
+    count = x.isnan().logical_not().sum(_dims(dim), keepdim=keepdim)
     out: Tensor = nansum(x, dim, keepdim) / count
     return out
 
@@ -152,9 +153,8 @@ def nanmean(
 def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
     """The number of nonzero elements (over ``dim``), as int64."""
     dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
-    data = input.array
-    axes = _axes(_dims(dim), data.ndim)
-    return as_tensor(np.asarray(np.count_nonzero(data, axis=axes if dim is not None else None), dtype=np.int64))
+    out: Tensor = (input != 0).sum(_dims(dim))  # (an int64 count, as torch's; no gradient)
+    return out
 
 
 # --------------------------------------------------------------------------- aminmax
@@ -427,18 +427,20 @@ def var_mean(
 
 
 class SelectAlong(Function[tuple[Tensor, Tensor]]):
-    """The values at the given ``index`` (one per slice, in the kept shape) along ``dim``, and
-    the index: a value-selecting reduction whose choice was made by its frontend (``mode``,
-    ``nanmedian``).  The gradient goes to the selected element."""
+    """The value each slice along ``dim`` selects, and its index: the most frequent one
+    (``how="mode"``) or the lower median of those not NaN (``how="nanmedian"``).  The
+    gradient goes to the selected element."""
 
     _backward_name = "ModeBackward0"
     skips_without_gradient = True
+    vmap = dims_rule(2)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, index: np.ndarray[Any, Any], dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    def forward(ctx: Any, x: Tensor, how: str, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
         refuse_complex(ctx, x.array)
         data = x.array
         flat = data.reshape(1) if data.ndim == 0 else data
+        index = _mode_index(flat, dim) if how == "mode" else _nanmedian_index(flat, dim)
         values = np.take_along_axis(flat, index, dim)
         idx = index
         if data.ndim == 0:
@@ -506,42 +508,33 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = Non
     data = input.array
     _refuse_complex_input(data, "mode_cpu")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
-    flat = data.reshape(1) if data.ndim == 0 else data
-    if flat.shape[d] == 0:
+    if data.ndim and data.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    return _return_types.mode(*_MODE.apply(input, _mode_index(flat, d), d, bool(keepdim)))
+    return _return_types.mode(*_MODE.apply(input, "mode", d, bool(keepdim)))
 
 
 class Nanmedian(Function[Tensor]):
     """The lower median of the elements that are not NaN (NaN when all are); the gradient is
-    shared evenly among the elements equal to it."""
+    shared evenly among the elements equal to it (``keep`` as :class:`~ctxgrad.ops.sorting.Median`'s)."""
 
     _backward_name = "NanmedianBackward0"
     skips_without_gradient = True
+    vmap = leading_rule(1)
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
+    def forward(ctx: Any, x: Tensor, keep: int = 0) -> Tensor:
         refuse_complex(ctx, x.array)
-        data = x.array
-        flat = data.reshape(-1)
-        kept = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
-        if kept.size == 0:
-            result = np.asarray(np.nan if flat.dtype.kind == "f" else 0, dtype=flat.dtype)
-            equal = np.isnan(data) if flat.dtype.kind == "f" else np.zeros(data.shape, bool)
-        else:
-            result = np.asarray(np.sort(kept)[(kept.size - 1) // 2], dtype=flat.dtype)
-            equal = data == result
-        ctx.share = (equal / max(int(equal.sum()), 1)).astype(data.dtype)
+        result, ctx.share = lower_median(x.array, keep, skip_nan=True)
+        ctx.keep = keep
         return as_tensor(result)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        out: Tensor = grad * as_tensor(ctx.share)
-        return out
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> tuple[Tensor, None]:
+        return spread(ctx, grad), None
 
     @staticmethod
-    def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        return (tx * as_tensor(ctx.share)).sum()
+    def jvp(ctx: Any, tx: Tensor, *_: Any) -> Tensor:
+        return gather_shares(ctx, tx)
 
 
 def nanmedian(
@@ -554,20 +547,71 @@ def nanmedian(
     data = input.array
     _refuse_complex_input(data, "median_out")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
-    flat = data.reshape(1) if data.ndim == 0 else data
-    n = flat.shape[d]
-    if n == 0:
+    if data.ndim and data.shape[d] == 0:
         raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    order = stable_argsort(flat, d, False)  # NaN sorts last
-    count = (~np.isnan(flat)).sum(axis=d, keepdims=True) if flat.dtype.kind == "f" else np.full(1, n)
+    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, "nanmedian", d, bool(keepdim)))
+
+
+def _nanmedian_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
+    """Per slice along ``dim``: the position of the lower median of the values that are not
+    NaN (of the NaN when all are), in the kept shape."""
+    order = stable_argsort(data, dim, False)  # NaN sorts last
+    n = data.shape[dim]
+    count = (~np.isnan(data)).sum(axis=dim, keepdims=True) if data.dtype.kind == "f" else np.full(1, n)
     position = np.maximum(count - 1, 0) // 2
-    index = np.take_along_axis(order, np.broadcast_to(position, _kept_shape(flat.shape, (d,))).astype(np.intp), d)
-    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, index, d, bool(keepdim)))
+    return np.take_along_axis(order, np.broadcast_to(position, _kept_shape(data.shape, (dim,))).astype(np.intp), dim)
 
 
 # --------------------------------------------------------------------------- quantile
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+class QuantilePositions(Function[tuple[Tensor, Tensor, Tensor, Tensor]]):
+    """Where each quantile ``qs`` of every sorted slice (the last dimension of ``values``,
+    NaN last) lies: the positions of the values below and above it, the weight of the one
+    above, and whether the slice is all NaN (``skip_nan``: nanquantile), each with the
+    quantiles in a last dimension.  Not differentiable: a quantile's gradient flows through
+    the values these positions gather."""
+
+    _backward_name = "QuantilePositionsBackward0"
+    skips_without_gradient = True
+    vmap = unary_rule
+
+    @staticmethod
+    def forward(
+        ctx: Any, values: Tensor, qs: np.ndarray[Any, Any], interpolation: str, skip_nan: bool
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        sorted_data = values.array
+        n = sorted_data.shape[-1]
+        nan = np.isnan(sorted_data)
+        # The rank of the last value counted: NaN sorts last, and nanquantile leaves it out (a
+        # slice of NaN only gets -1, clipped below, and NaN at the end); quantile reads the NaN.
+        last = (n - nan.sum(-1, keepdims=True) - 1) if skip_nan else np.full(nan.shape[:-1] + (1,), n - 1)
+        ranks = qs * last.astype(np.float64)  # (..., q)
+        if not skip_nan:
+            ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
+        if interpolation == "lower":
+            ranks = np.floor(ranks)
+        elif interpolation == "higher":
+            ranks = np.ceil(ranks)
+        elif interpolation == "nearest":
+            ranks = np.round(ranks)
+        lo = np.clip(np.floor(ranks), 0, n - 1).astype(np.int64)
+        hi = np.clip(np.ceil(ranks), 0, n - 1).astype(np.int64)
+        weight = ranks - lo if interpolation != "midpoint" else np.where(hi > lo, 0.5, 0.0)
+        outs = (
+            as_tensor(lo),
+            as_tensor(hi),
+            as_tensor(weight.astype(sorted_data.dtype)),
+            as_tensor(np.ascontiguousarray(np.broadcast_to(nan.all(-1, keepdims=True), ranks.shape))),
+        )
+        ctx.mark_non_differentiable(*outs)
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple[None, None, None, None]:
+        return None, None, None, None
 
 
 def _quantile(
@@ -601,34 +645,12 @@ def _quantile(
         x = input.reshape(1) if data.ndim == 0 else input
     moved = x.movedim(d, -1)
     values = Sort.apply(moved, -1, False)[0]  # NaN sorts last
-    sorted_data = values.array
-    n = sorted_data.shape[-1]
-    nan = np.isnan(sorted_data)
-    # The rank of the last value counted: NaN sorts last, and nanquantile leaves it out (a
-    # slice of NaN only gets -1, clipped below, and NaN at the end); quantile reads the NaN.
-    last = (n - nan.sum(-1, keepdims=True) - 1) if skip_nan else np.full(nan.shape[:-1] + (1,), n - 1)
-    ranks = qs.reshape((-1,) + (1,) * sorted_data.ndim) * last.astype(np.float64)  # (q, ..., 1)
-    if not skip_nan:
-        ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
-    if interpolation == "lower":
-        ranks = np.floor(ranks)
-    elif interpolation == "higher":
-        ranks = np.ceil(ranks)
-    elif interpolation == "nearest":
-        ranks = np.round(ranks)
-    lo = np.clip(np.floor(ranks), 0, n - 1).astype(np.int64)
-    hi = np.clip(np.ceil(ranks), 0, n - 1).astype(np.int64)
-    weight = ranks - lo if interpolation != "midpoint" else np.where(hi > lo, 0.5, 0.0)
-    batch = (len(qs),) + sorted_data.shape[:-1] + (1,)
-    expanded = values.unsqueeze(0).expand((len(qs),) + sorted_data.shape)
-    below = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(lo, batch).copy()))
-    above = Gather.apply(expanded, -1, as_tensor(np.broadcast_to(hi, batch).copy()))
-    w = as_tensor(np.broadcast_to(weight, batch).astype(data.dtype))
-    out = below + (above - below) * w
+    lo, hi, weight, all_nan = QuantilePositions.apply(values, qs, interpolation, skip_nan)
+    below = Gather.apply(values, -1, lo)
+    out = below + (Gather.apply(values, -1, hi) - below) * weight  # (..., q)
     if skip_nan:  # a slice of NaN only: NaN
-        all_nan = as_tensor(np.broadcast_to(nan.all(-1, keepdims=True), batch).copy())
         out = Where.apply(all_nan, float("nan"), out)
-    out = out.squeeze(-1)  # (q, ...)
+    out = out.movedim(-1, 0)  # (q, ...)
     if keepdim:
         if dim is None:
             out = out.reshape((len(qs),) + (1,) * data.ndim)
@@ -791,6 +813,9 @@ def cov(
         )
     x = input.reshape(1, -1) if data.ndim < 2 else input
     observations = x.array.shape[1]
+    if isinstance(fweights, BatchedTensor) or isinstance(aweights, BatchedTensor):
+        # torch checks the weights' values (a comparison whose result differs per sample)
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
     w: Tensor | None = None
     if fweights is not None:
         f = fweights.array
@@ -914,9 +939,9 @@ class Renorm(Function[Tensor]):
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    def forward(ctx: Any, x: Tensor, p: float, dim: int, maxnorm: float, keep: int = 0) -> Tensor:
         data = x.array
-        others = tuple(i for i in range(data.ndim) if i != dim)
+        others = tuple(i for i in range(keep, data.ndim) if i != dim)  # (the first ``keep``: a vmap batch)
         magnitude = np.abs(data)
         if p == float("inf"):
             norm = np.max(magnitude, axis=others, keepdims=True) if data.size else np.zeros(1, data.dtype)
@@ -930,11 +955,16 @@ class Renorm(Function[Tensor]):
         return as_tensor(data * factor)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
         (x,) = ctx.saved_tensors
         factor, invnorm, direction = _renorm_parts(ctx, x)
         along = (x * grad).sum(ctx.args[1], keepdim=True) * direction
-        return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None
+        return Where.apply(_const(ctx.over), factor * (grad - invnorm * along), grad), None, None, None, None
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, p: float, dim: int, maxnorm: float, keep: int = 0) -> Any:
+        """The batch is one more dimension kept out of the norms."""
+        return Renorm.apply(x, p, dim + 1, maxnorm, keep + 1), 0
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
@@ -1060,6 +1090,7 @@ def unique(
     >>> values.tolist(), inverse.tolist()
     ([1, 2, 3], [2, 0, 2, 1])
     """
+    refuse_dynamic_shape("_unique2" if dim is None else "unique_dim", input)
     d = None if dim is None else _wrap_dim(dim, input.array.ndim)
     return _unique_result(Unique.apply(input, d, False), return_inverse, return_counts)
 
@@ -1068,6 +1099,7 @@ def unique_consecutive(
     input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
 ) -> Any:
     """The values with each run of equal consecutive values (slices along ``dim``) kept once."""
+    refuse_dynamic_shape("unique_consecutive", input)
     d = None if dim is None else _wrap_dim(dim, input.array.ndim)
     return _unique_result(_UNIQUE_CONSECUTIVE.apply(input, d, True), return_inverse, return_counts)
 
@@ -1083,20 +1115,62 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     data = input.array
     if data.dtype.kind not in "iu" or data.dtype == np.bool_:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{short_name(data.dtype)}'")
-    if data.ndim != 1 or (data.size and data.min() < 0):
+    if data.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        return as_tensor(np.bincount(data, minlength=int(minlength)).astype(np.int64))
-    w = weights.array
-    if w.dtype.kind == "c":  # torch casts the weights to double, as a copy does
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
-        w = w.real
-    if w.shape != data.shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    out_dtype = np.dtype(np.float32) if w.dtype == np.float32 else np.dtype(np.float64)
-    return as_tensor(np.bincount(data, weights=w.astype(np.float64), minlength=int(minlength)).astype(out_dtype))
+    if weights is not None:
+        if weights.array.dtype.kind == "c":  # torch casts the weights to double, as a copy does
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        if weights.array.shape != data.shape:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+    out: Tensor = Bincount.apply(input, weights, int(minlength))
+    return out
+
+
+class Bincount(Function[Tensor]):
+    """The counts (or weight sums) of the values ``0..max`` in the last dimension of ``x``,
+    at least ``minlength`` of them; the dimensions before the last (a vmap batch) count
+    apart, in one ``np.bincount`` over values offset to each row's own bins.  Not
+    differentiable."""
+
+    _backward_name = "BincountBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, weights: Tensor | None, minlength: int) -> Tensor:
+        data = x.array
+        if data.size and data.min() < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        rows = data.reshape(-1, data.shape[-1]) if data.ndim else data.reshape(1, 1)
+        tops = rows.max(axis=1) + 1 if rows.shape[1] else np.zeros(rows.shape[0], np.int64)
+        length = (
+            same_lengths(np.maximum(tops, minlength)) if data.ndim > 1 else int(max(tops.max(initial=0), minlength))
+        )
+        offset = (np.arange(rows.shape[0], dtype=np.int64) * length)[:, None]
+        w = None
+        if weights is not None:
+            w = weights.array.real if weights.array.dtype.kind == "c" else weights.array
+            out_dtype = np.dtype(np.float32) if w.dtype == np.float32 else np.dtype(np.float64)
+            w = w.reshape(rows.shape).astype(np.float64)
+        counts = np.bincount(
+            (rows + offset).reshape(-1), weights=None if w is None else w.reshape(-1), minlength=rows.shape[0] * length
+        )
+        result = as_tensor(counts.reshape(data.shape[:-1] + (length,)).astype(np.int64 if w is None else out_dtype))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, weights: Any, minlength: int) -> tuple[Tensor, int]:
+        size = info.batch_size
+        x, weights = (
+            t if d == 0 or t is None else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((x, weights), in_dims)
+        )
+        return Bincount.apply(x, weights, minlength), 0
 
 
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
@@ -1114,15 +1188,48 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{short_name(data.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo == hi and data.size:
-        lo, hi = float(data.min()), float(data.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
+    if float(min) > float(max):
         raise RuntimeError("ctxgrad.histc: max must be larger than min")
-    counts, _ = np.histogram(data.reshape(-1), bins=int(bins), range=(lo, hi))
-    return as_tensor(counts.astype(data.dtype))
+    out: Tensor = Histc.apply(input, int(bins), float(min), float(max))
+    return out
+
+
+class Histc(Function[Tensor]):
+    """``histc`` of all elements of ``x`` after its first ``keep`` dimensions (a vmap batch:
+    one histogram per sample, each with its own range when ``lo == hi``), in one pass:
+    NumPy's binning rule (``np.histogram``'s) on every row at once.  Not differentiable."""
+
+    _backward_name = "HistcBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(4)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, bins: int, lo: float, hi: float, keep: int = 0) -> Tensor:
+        data = x.array
+        rows = data.reshape(int(np.prod(data.shape[:keep], dtype=np.int64)), -1)
+        first = np.full((rows.shape[0], 1), lo)
+        last = np.full((rows.shape[0], 1), hi)
+        if lo == hi and rows.shape[1]:
+            first, last = rows.min(1, keepdims=True).astype(np.float64), rows.max(1, keepdims=True).astype(np.float64)
+        same = first == last
+        first, last = np.where(same, first - 1, first), np.where(same, last + 1, last)
+        if (first > last).any():
+            raise RuntimeError("ctxgrad.histc: max must be larger than min")
+        edges = first + np.arange(bins + 1) * ((last - first) / bins)  # (np.linspace, row by row)
+        edges[:, -1:] = last
+        inside = (rows >= first) & (rows <= last)
+        index = np.clip((((rows - first) / (last - first)) * bins).astype(np.intp), 0, bins - 1)
+        index -= rows < np.take_along_axis(edges, index, 1)
+        index += (rows >= np.take_along_axis(edges, index + 1, 1)) & (index != bins - 1)
+        flat = (index + np.arange(rows.shape[0])[:, None] * bins)[inside]
+        counts = np.bincount(flat, minlength=rows.shape[0] * bins).reshape(data.shape[:keep] + (bins,))
+        result = as_tensor(counts.astype(data.dtype))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None, None, None]:
+        return None, None, None, None, None
 
 
 # --------------------------------------------------------------------------- dist, gradient
@@ -1257,32 +1364,96 @@ def histogram(
     data = input.array
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{short_name(data.dtype)}'")
-    flat = data.reshape(-1)
+    edges: Any
+    lo_hi: tuple[float, float] | None = None
     if isinstance(bins, Tensor):
         edges = bins.array.astype(data.dtype).reshape(-1)
     else:
         if int(bins) <= 0:
             raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {int(bins)} for dimension 0")
+        edges = int(bins)
         if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-            if lo > hi:
+            lo_hi = float(range[0]), float(range[1])
+            if lo_hi[0] > lo_hi[1]:
                 raise RuntimeError(
-                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0"
+                    f"ctxgrad.histogramdd: min should not exceed max, but got min {lo_hi[0]:g} max {lo_hi[1]:g} "
+                    "for dimension 0"
                 )
+    hist, bin_edges = Histogram.apply(input, weight, edges, lo_hi, bool(density))
+    return _return_types.histogram(hist, bin_edges)
+
+
+class Histogram(Function[tuple[Tensor, Tensor]]):
+    """``(hist, bin_edges)`` of the elements of ``x`` after its first ``keep`` dimensions
+    (a vmap batch: one histogram per sample, each with its own edges when they come from its
+    range), over ``bins`` equal bins (an int; between ``lo_hi`` or the sample's extremes) or
+    the given edges, with ``weight`` and ``density``: NumPy's binning (an element on an edge
+    goes to the bin above it, the last edge to the last bin) on every sample at once.  Not
+    differentiable."""
+
+    _backward_name = "HistogramBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        weight: Tensor | None,
+        bins: Any,
+        lo_hi: tuple[float, float] | None,
+        density: bool,
+        keep: int = 0,
+    ) -> tuple[Tensor, Tensor]:
+        data = x.array
+        lead = data.shape[:keep]
+        rows = data.reshape(int(np.prod(lead, dtype=np.int64)), -1).astype(np.float64)
+        if isinstance(bins, int):
+            if lo_hi is not None:
+                first, last = np.full((rows.shape[0], 1), lo_hi[0]), np.full((rows.shape[0], 1), lo_hi[1])
+            elif rows.shape[1]:
+                first, last = rows.min(1, keepdims=True), rows.max(1, keepdims=True)
+            else:
+                first = last = np.zeros((rows.shape[0], 1))
+            same = first == last
+            first, last = np.where(same, first - 0.5, first), np.where(same, last + 0.5, last)
+            edges = first + np.arange(bins + 1) * ((last - first) / bins)  # (np.linspace, row by row)
+            edges[:, -1:] = last
+            edges = edges.astype(data.dtype)
         else:
-            lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 0.0)
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5  # numpy's and torch's widening of an empty range
-        edges = np.linspace(lo, hi, int(bins) + 1).astype(data.dtype)
-    w = None if weight is None else weight.array.reshape(-1).astype(np.float64)
-    if edges.size < 2 or np.any(np.diff(edges) < 0):
-        hist = np.zeros(max(edges.size - 1, 0), dtype=np.float64)
-    else:
-        hist, _ = np.histogram(flat.astype(np.float64), bins=edges.astype(np.float64), weights=w)
-        if density:
-            total = hist.sum()
-            hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist.astype(np.float64)
-    return _return_types.histogram(as_tensor(np.asarray(hist, dtype=data.dtype)), as_tensor(edges))
+            edges = np.broadcast_to(bins, (rows.shape[0], bins.size))
+        count = edges.shape[1] - 1
+        hist = np.zeros((rows.shape[0], max(count, 0)))
+        if count > 0 and not (np.diff(edges, axis=1) < 0).any():
+            e = edges.astype(np.float64)
+            index = (rows[:, :, None] >= e[:, None, :]).sum(-1) - 1  # (searchsorted "right", row by row)
+            index = np.where(rows == e[:, -1:], count - 1, index)
+            inside = (index >= 0) & (index < count)
+            flat = (index + np.arange(rows.shape[0])[:, None] * count)[inside]
+            w = None if weight is None else weight.array.reshape(rows.shape).astype(np.float64)[inside]
+            hist = np.bincount(flat, weights=w, minlength=rows.shape[0] * count).reshape(rows.shape[0], count)
+            if density:
+                total = hist.sum(1, keepdims=True)
+                hist = np.where(total > 0, hist / np.where(total > 0, total, 1) / np.diff(e, axis=1), hist)
+        outs = (
+            as_tensor(np.ascontiguousarray(hist.reshape(lead + (max(count, 0),)).astype(data.dtype))),
+            as_tensor(np.ascontiguousarray(edges.reshape(lead + (edges.shape[1],)))),
+        )
+        ctx.mark_non_differentiable(*outs)
+        return outs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple[None, ...]:
+        return (None,) * 6
+
+    @staticmethod
+    def vmap(
+        info: Any, in_dims: tuple[Any, ...], x: Tensor, weight: Any, bins: Any, lo_hi: Any, density: bool, keep: int = 0
+    ) -> tuple[tuple[Tensor, Tensor], int]:
+        size = info.batch_size
+        x, weight = (
+            t if d == 0 or t is None else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((x, weight), in_dims)
+        )
+        return Histogram.apply(x, weight, bins, lo_hi, density, keep + 1), 0
 
 
 def histogramdd(
