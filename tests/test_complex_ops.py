@@ -654,6 +654,8 @@ NOT_COMPLEX_IN_TORCH.update(
         "isin": lambda m, a: m.isin(a, a),
         "histogramdd": lambda m, a: m.histogramdd(a.reshape(-1, 1), 2),
         "hash_tensor": lambda m, a: m.hash_tensor(a),
+        "igamma": lambda m, a: m.igamma(a, a),
+        "igammac": lambda m, a: m.igammac(a, a),
     }
 )
 #: Where ctxgrad does not refuse as torch does (strict xfails: noticed when fixed); none now:

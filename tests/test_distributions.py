@@ -601,3 +601,26 @@ def test_gamma_rsample_forward_mode_matches_backward() -> None:
     np.testing.assert_allclose(primal.numpy(), x.detach().numpy())
     np.testing.assert_allclose(tangent.numpy(), a.grad.numpy())
     np.testing.assert_allclose(a.grad.numpy(), gamma_sample_grad(alpha, x.detach().numpy()))
+
+
+@pytest.mark.parametrize("randomness", ["error", "same", "different"])
+def test_the_gamma_draw_under_vmap_follows_torchs_randomness_modes(randomness: str) -> None:
+    """StandardGamma's batching rule: one draw for the batch under "different", torch's errors
+    for "error" and for "same" with batched shapes."""
+    from ctxgrad.distributions._functions import StandardGamma
+
+    alpha = [[1.0, 2.0], [3.0, 4.0]]
+    outcomes = []
+    for m, draw in ((ctxgrad, StandardGamma.apply), (torch, torch._standard_gamma)):
+        try:
+            outcomes.append(tuple(m.func.vmap(draw, randomness=randomness)(m.tensor(alpha)).shape))
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
+    if randomness == "different":
+        a = ctxgrad.tensor(alpha, dtype=ctxgrad.float64, requires_grad=True)
+        ctxgrad.manual_seed(3)
+        batched = ctxgrad.func.vmap(StandardGamma.apply, randomness="different")(a)
+        ctxgrad.manual_seed(3)
+        direct = StandardGamma.apply(a)
+        assert np.array_equal(batched.detach().numpy(), direct.detach().numpy())

@@ -852,3 +852,22 @@ def test_top_level_names_with_complex_inputs_match_torch(torch: Any, fn: Callabl
         assert (cg is None) == (tg is None)
         if tg is not None:
             np.testing.assert_allclose(cg, tg, rtol=1e-8, atol=1e-11)
+
+
+def test_the_checked_factorizations_batch_and_name_the_failed_sample_as_torch_under_vmap() -> None:
+    """linalg.cholesky and linalg.lu_factor check info under vmap too, naming the failed
+    sample by its place in the batch, with torch's types and messages."""
+    torch = pytest.importorskip("torch")
+    good = np.stack([np.eye(2) * 2, np.eye(2) * 3])
+    for op in ("cholesky", "lu_factor"):
+        ours = ctxgrad.func.vmap(getattr(ctxgrad.linalg, op))(ctxgrad.tensor(good))
+        theirs = torch.func.vmap(getattr(torch.linalg, op))(torch.tensor(good))
+        first = ours if op == "cholesky" else ours[0]
+        np.testing.assert_allclose(first.numpy(), (theirs if op == "cholesky" else theirs[0]).numpy())
+    for op, bad in (("cholesky", np.stack([np.eye(2), -np.eye(2)])), ("lu_factor", np.zeros((2, 2, 2)))):
+        raised = []
+        for m in (ctxgrad, torch):
+            with pytest.raises(RuntimeError) as info:
+                m.func.vmap(getattr(m.linalg, op))(m.tensor(bad))
+            raised.append((type(info.value).__name__.lstrip("_"), str(info.value)))
+        assert raised[0] == raised[1]

@@ -81,3 +81,10 @@ class StandardGamma(Function[Tensor]):
         (dsample,) = ctx.saved_tensors
         out: Tensor = tangent * dsample
         return out
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], alpha: Tensor) -> tuple[Tensor, int]:
+        """One draw for the whole batch of shapes (each element its own sample: ``"different"``
+        randomness); ``"error"`` refuses, and so does ``"same"`` for batched shapes, as torch."""
+        _sampling._random_mode_allows(info, batched_input=True)
+        return StandardGamma.apply(alpha), 0

@@ -246,6 +246,8 @@ _NO_COMPLEX: dict[str, tuple[type[Exception], str]] = {
     },
     "SpecialXlog1pyBackward0": (_NI, "\"xlog1py_cpu\" not implemented for '{dtype}'"),
     "NextafterBackward0": (_NI, "\"nextafter_cpu\" not implemented for '{dtype}'"),
+    "IgammaBackward0": (_NI, "\"igamma_cpu\" not implemented for '{dtype}'"),
+    "IgammacBackward0": (_NI, "\"igammac_cpu\" not implemented for '{dtype}'"),
     "FmaxBackward0": (_RT, "fmax not implemented for complex tensors."),
     "FminBackward0": (_RT, "fmin not implemented for complex tensors."),
     "NansumBackward0": (_RT, "nansum on CPU does not support complex inputs"),

@@ -26,6 +26,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import unary_rule
+from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._return_types import _lu_with_info
@@ -1054,7 +1055,17 @@ def qr(input: Tensor, some: bool = True) -> _return_types.qr:
     return _return_types.qr(*LinalgQr.apply(input, "reduced" if some else "complete"))
 
 
-def _raise_cholesky(info: np.ndarray[Any, Any], name: str) -> None:
+def _status(info: Tensor) -> np.ndarray[Any, Any]:
+    """The values of an ``info`` tensor, which the error checks read: inside vmap, every
+    sample's at once (so a failed sample is named by its place in the whole batch, as torch
+    names it)."""
+    while isinstance(info, BatchedTensor):
+        info = info.value
+    return info.array
+
+
+def _raise_cholesky(info_tensor: Tensor, name: str) -> None:
+    info = _status(info_tensor)
     bad = np.flatnonzero(info.reshape(-1))
     if bad.size:
         batch = f"(Batch element {bad[0]}): " if info.ndim else ""
@@ -1070,14 +1081,14 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -
     minor that is not positive-definite), without raising unless ``check_errors``."""
     factor, info = LinalgCholesky.apply(A, bool(upper))
     if check_errors:
-        _raise_cholesky(info.array, "linalg.cholesky_ex")
+        _raise_cholesky(info, "linalg.cholesky_ex")
     return _return_types.linalg_cholesky_ex(factor, info)
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The Cholesky factor of a Hermitian positive-definite matrix; :class:`LinAlgError` otherwise."""
     factor, info = LinalgCholesky.apply(A, bool(upper))
-    _raise_cholesky(info.array, "linalg.cholesky")
+    _raise_cholesky(info, "linalg.cholesky")
     return factor
 
 
@@ -1168,11 +1179,12 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, pivots, info = LinalgLuFactor.apply(A, True)
     if check_errors:
-        _raise_lu(info.array, "torch.linalg.lu_factor_ex")
+        _raise_lu(info, "torch.linalg.lu_factor_ex")
     return _return_types.linalg_lu_factor_ex(lu, pivots, info)
 
 
-def _raise_lu(info: np.ndarray[Any, Any], name: str) -> None:
+def _raise_lu(info_tensor: Tensor, name: str) -> None:
+    info = _status(info_tensor)
     bad = np.flatnonzero(info.reshape(-1))
     if bad.size:
         batch = f"(Batch element {bad[0]}): " if info.ndim else ""
@@ -1187,7 +1199,7 @@ def _raise_lu(info: np.ndarray[Any, Any], name: str) -> None:
 def lu_factor(A: Tensor, *, pivot: bool = True) -> _return_types.linalg_lu_factor:
     """``LU`` packed and ``pivots``; :class:`LinAlgError` for a zero pivot (a singular matrix)."""
     lu, pivots, info = lu_factor_ex(A, pivot=pivot)
-    _raise_lu(info.array, "torch.linalg.lu_factor")
+    _raise_lu(info, "torch.linalg.lu_factor")
     return _return_types.linalg_lu_factor(lu, pivots)
 
 
@@ -1232,7 +1244,7 @@ def lu(input: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     lu_, pivots, info = lu_factor_ex(input, pivot=pivot)
     if get_infos:
         return _lu_with_info(lu_, pivots, info)
-    _raise_lu(info.array, "torch.linalg.lu_factor")
+    _raise_lu(info, "torch.linalg.lu_factor")
     return lu_, pivots
 
 
