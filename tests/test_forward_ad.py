@@ -556,3 +556,32 @@ def test_jvp_and_vmapped_jvp_match_torch_func(torch: Any) -> None:
 
     for c, expected in zip(run(ctxgrad), run(torch), strict=True):
         np.testing.assert_allclose(c, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda y, x: y.mul_(x), id="mul_"),
+        pytest.param(lambda y, x: y.div_(x + 5), id="div_"),
+        pytest.param(lambda y, x: y.pow_(3), id="pow_"),
+        pytest.param(lambda y, x: y.sin_(), id="sin_"),
+        pytest.param(lambda y, x: y[1:].mul_(x[:3]), id="mul_-of-a-view"),
+    ],
+)
+def test_forward_over_reverse_through_an_in_place_op_matches_torch(torch: Any, write: Any) -> None:
+    """The old values an in-place op saves for backward keep their tangents: jacfwd(jacrev(f))
+    is the Hessian (it lost the old values' share before)."""
+
+    def hessians(m: Any) -> tuple[Any, Any]:
+        def f(x: Any) -> Any:
+            y = x * x
+            write(y, x)
+            return (y * x).sum()
+
+        x = m.tensor([0.5, 1.0, 1.5, 2.0], dtype=m.float64)
+        return m.func.jacfwd(m.func.jacrev(f))(x).numpy(), m.func.jacrev(m.func.jacrev(f))(x).numpy()
+
+    fwd_rev, rev_rev = hessians(ctxgrad)
+    expected, _ = hessians(torch)
+    np.testing.assert_allclose(fwd_rev, expected, rtol=1e-10)
+    np.testing.assert_allclose(rev_rev, expected, rtol=1e-10)

@@ -267,6 +267,10 @@ def _original(x: Tensor) -> Tensor:
     original._grad_fn = x._grad_fn if x._base is None else x._history()
     original._output_nr = x._output_nr
     original._requires_grad = x._requires_grad and original._grad_fn is not None
+    fw = x._fw if x._base is None else view_tangents(x)
+    if fw:  # and x's tangents as they were (forward over reverse differentiates backward's use of it)
+        for level, tangent in fw.items():
+            set_tangent(original, level, tangent)
     return original
 
 
