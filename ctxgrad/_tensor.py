@@ -123,6 +123,7 @@ class Tensor:
     _view_meta: tuple[int, str] | None = None  # a view torch guards (autograd/_outputs.py, view_meta)
     _view_version: int = 0  # a view: its version when its grad_fn was last derived from the base
     _fw: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
+    _fw_version: int = 0  # a view: its version when its tangents were last set or taken from the base
     # A leaf's ``grad_dtype``: the tensor's own dtype (_OWN_DTYPE), another dtype, or None (any).
     _grad_dtype: Any = "own"
 
@@ -253,6 +254,10 @@ class Tensor:
 
         def _write_base_tangent(self, level: int) -> None:
             """This view got a new tangent by an in-place change: its base's tangent follows."""
+
+        def _view_tangents(self) -> dict[int, Tensor] | None:
+            """This view's tangents, first taken again from the base's where the base was
+            changed in place since they were set (a view's tangent is a view of its base's)."""
 
     @property
     def is_leaf(self) -> bool:
@@ -708,7 +713,7 @@ class Tensor:
             suffixes.append(f"grad_fn=<{fn_name}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
-        fw = self._fw
+        fw = self._fw if self._base is None else self._view_tangents()
         if fw is not None and _state.fw_levels:
             tangent = fw.get(_state.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
             if tangent is not None:

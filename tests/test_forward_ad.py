@@ -374,3 +374,214 @@ def test_an_output_marked_non_differentiable_gets_no_tangent(torch: Any, tangent
             results.append((fw.unpack_dual(doubled).tangent.tolist(), fw.unpack_dual(rounded).tangent))
     if not tangent_for_rounded:
         assert results[0] == results[1] == ([2.0, 4.0], None)
+
+
+# --------------------------------------------------------------------------- views and in-place changes
+# Torch's rule: a view's tangent is a view of its base's tangent.  After an in-place change of
+# the base, every view of it reads the base's new tangent; after an in-place change of a view,
+# the base's tangent changes at the view's elements.  Each program takes the module and a dual
+# tensor of 4 elements, and returns the tensors whose tangents are compared.
+
+
+def _base_changed(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    v = y[1:]
+    y.mul_(3)
+    return [v, v * 2, y]
+
+
+def _view_then_base_changed(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    v = y[1:]
+    v += 1
+    w = v * 2
+    y.mul_(3)
+    return [v * 2, w, v, y]
+
+
+def _several_views(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    a, b, c = y[:2], y[1:], y[::2]
+    y.add_(x * x)
+    return [a, b, c, a * b[:2]]
+
+
+def _view_of_a_view(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    v = y[1:]
+    u = v[1:]
+    y.mul_(x)
+    first = u * 1
+    u.mul_(2)
+    return [first, u, v, y]
+
+
+def _one_view_changed_then_another_read(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    a, b = y[:3], y[1:]
+    a.mul_(x[1:])
+    after_a = b * 1
+    b.add_(x[:3] ** 2)
+    return [after_a, a, b, y]
+
+
+def _setitem_on_the_base(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    v = y[1:]
+    y[0] = x[3] * 5
+    y[1:3] = x[:2] ** 2
+    return [v, y]
+
+
+def _setitem_on_a_view(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    a, b = y[:2], y[1:]
+    a[1] = x[0] * 7
+    return [b, y]
+
+
+def _copy_into_the_base(m: Any, x: Any) -> list[Any]:
+    y = x * 1
+    v = y[::2]
+    y.copy_(x.exp())
+    return [v, v.sum()]
+
+
+def _transposed_views(m: Any, x: Any) -> list[Any]:
+    y = x.reshape(2, 2) * 1
+    t = y.t()
+    d = y.diagonal()
+    y.mul_(x.reshape(2, 2))
+    return [t, d, t @ y]
+
+
+def _base_without_a_tangent_gets_one(m: Any, x: Any) -> list[Any]:
+    y = m.ones(4, dtype=m.float64)
+    v = y[1:]
+    y.add_(x * 2)
+    return [v]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        _base_changed,
+        _view_then_base_changed,
+        _several_views,
+        _view_of_a_view,
+        _one_view_changed_then_another_read,
+        _setitem_on_the_base,
+        _setitem_on_a_view,
+        _copy_into_the_base,
+        _transposed_views,
+        _base_without_a_tangent_gets_one,
+    ],
+)
+def test_a_view_reads_its_base_tangent_after_in_place_changes_as_in_torch(
+    torch: Any, program: Callable[[Any, Any], list[Any]]
+) -> None:
+    def run(m: Any) -> list[tuple[Any, Any]]:
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(
+                m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64), m.tensor([1.0, -2.0, 0.5, 3.0], dtype=m.float64)
+            )
+            out = []
+            for r in program(m, x):
+                primal, tangent = fw.unpack_dual(r)
+                out.append((primal.detach().numpy().copy(), None if tangent is None else tangent.numpy().copy()))
+            return out
+
+    for (c_primal, c_tangent), (t_primal, t_tangent) in zip(run(ctxgrad), run(torch), strict=True):
+        np.testing.assert_allclose(c_primal, t_primal, rtol=1e-12)
+        assert c_tangent is not None and t_tangent is not None
+        np.testing.assert_allclose(c_tangent, t_tangent, rtol=1e-12)
+
+
+def test_the_smallest_case_by_hand() -> None:
+    """y = x * 1; v = y[1:]; y.mul_(3): v's tangent is 3 times x's (it was x's before the fix)."""
+    fw = ctxgrad.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(ctxgrad.tensor([1.0, 2.0, 3.0]), ctxgrad.tensor([1.0, 2.0, 4.0]))
+        y = x * 1
+        v = y[1:]
+        y.mul_(3)
+        assert fw.unpack_dual(v).tangent.tolist() == [6.0, 12.0]
+        assert fw.unpack_dual(v * 2).tangent.tolist() == [12.0, 24.0]
+
+
+def test_a_dual_view_keeps_its_tangent_when_its_plain_base_changes(torch: Any) -> None:
+    """make_dual's result is a view of a base without a tangent: a change of that base leaves
+    the view's own tangent (there is no base tangent to take it from), as in torch."""
+    for m in (ctxgrad, torch):
+        fw = m.autograd.forward_ad
+        x = m.tensor([1.0, 2.0, 3.0])
+        with fw.dual_level():
+            d = fw.make_dual(x, m.tensor([1.0, 1.0, 1.0]))
+            x.mul_(2)
+            assert fw.unpack_dual(x).tangent is None
+            assert fw.unpack_dual(d).tangent.tolist() == [1.0, 1.0, 1.0]
+            assert fw.unpack_dual(d * 1).primal.tolist() == [2.0, 4.0, 6.0]
+
+
+def _writes_through_views(m: Any, x: Any) -> Any:
+    y = x * 1
+    v = y[1:]
+    u = v[1:]
+    v += 1
+    w = v * 2
+    y.mul_(x)
+    y[0] = x[3] * 5
+    return m.cat([v * 2, w, u, y.exp()])
+
+
+def test_jacfwd_agrees_with_jacrev_and_with_torch_func(torch: Any) -> None:
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    c_fwd = ctxgrad.func.jacfwd(lambda t: _writes_through_views(ctxgrad, t))(ctxgrad.tensor(x))
+    c_rev = ctxgrad.func.jacrev(lambda t: _writes_through_views(ctxgrad, t))(ctxgrad.tensor(x))
+    t_fwd = torch.func.jacfwd(lambda t: _writes_through_views(torch, t))(torch.tensor(x))
+    np.testing.assert_allclose(c_fwd.numpy(), c_rev.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(c_fwd.numpy(), t_fwd.numpy(), rtol=1e-12)
+
+
+def test_jvp_and_vmapped_jvp_match_torch_func(torch: Any) -> None:
+    x = np.arange(1.0, 9.0).reshape(2, 4)
+    t = np.array([[1.0, 0.5, -1.0, 2.0], [0.0, 1.0, 3.0, -0.5]])
+
+    def run(m: Any) -> tuple[Any, Any]:
+        f = lambda a: _writes_through_views(m, a)  # noqa: E731
+        _, single = m.func.jvp(f, (m.tensor(x[0]),), (m.tensor(t[0]),))
+        batched = m.func.vmap(lambda a, b: m.func.jvp(f, (a,), (b,))[1])(m.tensor(x), m.tensor(t))
+        return single.numpy(), batched.numpy()
+
+    for c, expected in zip(run(ctxgrad), run(torch), strict=True):
+        np.testing.assert_allclose(c, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda y, x: y.mul_(x), id="mul_"),
+        pytest.param(lambda y, x: y.div_(x + 5), id="div_"),
+        pytest.param(lambda y, x: y.pow_(3), id="pow_"),
+        pytest.param(lambda y, x: y.sin_(), id="sin_"),
+        pytest.param(lambda y, x: y[1:].mul_(x[:3]), id="mul_-of-a-view"),
+    ],
+)
+def test_forward_over_reverse_through_an_in_place_op_matches_torch(torch: Any, write: Any) -> None:
+    """The old values an in-place op saves for backward keep their tangents: jacfwd(jacrev(f))
+    is the Hessian (it lost the old values' share before)."""
+
+    def hessians(m: Any) -> tuple[Any, Any]:
+        def f(x: Any) -> Any:
+            y = x * x
+            write(y, x)
+            return (y * x).sum()
+
+        x = m.tensor([0.5, 1.0, 1.5, 2.0], dtype=m.float64)
+        return m.func.jacfwd(m.func.jacrev(f))(x).numpy(), m.func.jacrev(m.func.jacrev(f))(x).numpy()
+
+    fwd_rev, rev_rev = hessians(ctxgrad)
+    expected, _ = hessians(torch)
+    np.testing.assert_allclose(fwd_rev, expected, rtol=1e-10)
+    np.testing.assert_allclose(rev_rev, expected, rtol=1e-10)

@@ -267,6 +267,10 @@ def _original(x: Tensor) -> Tensor:
     original._grad_fn = x._grad_fn if x._base is None else x._history()
     original._output_nr = x._output_nr
     original._requires_grad = x._requires_grad and original._grad_fn is not None
+    fw = x._fw if x._base is None else view_tangents(x)
+    if fw:  # and x's tangents as they were (forward over reverse differentiates backward's use of it)
+        for level, tangent in fw.items():
+            set_tangent(original, level, tangent)
     return original
 
 
@@ -449,9 +453,32 @@ def write_base_tangent(view: Tensor, level: int) -> None:
     set_tangent(base, level, ReplaceFlat.apply(old, positions, view._fw[level]))
 
 
+def view_tangents(view: Tensor) -> dict[int, Tensor] | None:
+    """``Tensor._view_tangents``: ``view``'s tangents by level.  When its base was changed in
+    place since they were set (its version moved on), every level at which the base has a
+    tangent first gives the view the elements it covers, as :func:`history` re-reads a view's
+    ``grad_fn``; a level at which the base has none keeps the view's own tangent."""
+    vc = view._get_vc()
+    if view._fw_version != vc.value:
+        view._fw_version = vc.value
+        base = view._base
+        if base is not None and base._fw is not None:
+            positions = view_positions(view._data, base._data)
+            levels = _state.fw_levels
+            for level, tangent in list(base._fw.items()):
+                _state.fw_levels = tuple(lv for lv in levels if lv != level)
+                try:
+                    again = TakeFlat.apply(tangent, positions)
+                finally:
+                    _state.fw_levels = levels
+                set_tangent(view, level, again)
+    return view._fw
+
+
 for _name, _method in [
     ("_history", history),
     ("_record_base_write", record_base_write),
     ("_write_base_tangent", write_base_tangent),
+    ("_view_tangents", view_tangents),
 ]:
     setattr(Tensor, _name, _method)

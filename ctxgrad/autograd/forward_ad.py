@@ -122,7 +122,16 @@ def set_tangent(t: Tensor, level: int, tangent: Tensor) -> None:
         t._fw = {level: tangent}
     else:
         fw[level] = tangent
+    if t._base is not None:
+        t._fw_version = t._get_vc().value  # a view's tangent as of now (see _tangents)
     _registry()[level].append(weakref.ref(t))
+
+
+def _tangents(t: Tensor) -> dict[int, Tensor] | None:
+    """``t``'s tangents by level.  A view's tangent is the base's tangent at the view's
+    elements (in torch it is a view of the base's tangent), so a view whose base was changed
+    in place since its tangents were set first takes them from the base again."""
+    return t._fw if t._base is None else t._view_tangents()
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
@@ -142,7 +151,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"this is not supported. Tensor is of size {list(tensor._data.shape)} while the given forward "
             f"gradient is of size {list(tangent._data.shape)}."
         )
-    if tensor._fw is not None and tensor._fw.get(lvl) is not None:
+    fw = _tangents(tensor)
+    if fw is not None and fw.get(lvl) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
             f"{_state.fw_levels.index(lvl)} is not supported."
@@ -163,7 +173,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         level = levels[-1] if levels else None
     else:
         level = levels[level] if 0 <= level < len(levels) else None
-    fw = tensor._fw
+    fw = _tangents(tensor)
     tangent = fw.get(level) if fw is not None and level is not None else None
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
@@ -190,8 +200,8 @@ def tangents_of(args: tuple[Any, ...], level: int) -> list[Any] | None:
     found = False
     out: list[Any] = []
     for a in args:
-        if isinstance(a, Tensor) and a._fw is not None:
-            t = a._fw.get(level)
+        if isinstance(a, Tensor) and (fw := _tangents(a)) is not None:
+            t = fw.get(level)
             if t is not None:
                 found = True
             out.append(t)
