@@ -1394,7 +1394,8 @@ class Softplus(Function[Tensor]):
         ctx.save_for_backward(x)
         ctx.params = (beta, threshold)
         soft = np.log1p(np.exp(np.minimum(z, threshold))) / beta
-        return as_tensor(np.where(z > threshold, data, soft))
+        # (astype: NumPy 1 widens a 0-d float32 times a Python float to float64; torch does not)
+        return as_tensor(np.where(z > threshold, data, soft).astype(data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
