@@ -33,6 +33,7 @@ from ctxgrad.autograd._batched import (
     unary_rule,
 )
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import keep_dtype
 from ctxgrad.ops.pointwise import _floating_only
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
@@ -582,7 +583,7 @@ class LogSigmoid(Function[Tensor]):
     def forward(ctx: Any, x: Tensor) -> Tensor:
         data = _floating_only(x, "log_sigmoid_cpu")
         ctx.save_for_backward(x)
-        return as_tensor(np.minimum(data, 0) - np.log1p(np.exp(-np.abs(data))))
+        return as_tensor(keep_dtype(np.minimum(data, 0) - np.log1p(np.exp(-np.abs(data))), data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:

@@ -1150,7 +1150,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         mask = (_factories.rand(*input.shape, dtype=np.float64) >= p).to(input.dtype) / (1.0 - p)
     else:
         keep = _factories._generator.random(input.shape) >= p
-        mask = Tensor(keep.astype(input.dtype) / (1.0 - p))
+        mask = Tensor((keep / (1.0 - p)).astype(input.dtype))  # (in the input dtype, as torch)
     return input.mul_(mask) if inplace else input * mask
 
 

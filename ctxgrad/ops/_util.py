@@ -43,6 +43,15 @@ def raw(value: Any) -> Any:
 _LEGACY_PROMOTION = np.lib.NumpyVersion(np.__version__) < "2.0.0"
 
 
+def keep_dtype(result: np.ndarray[Any, Any], dtype: Any) -> np.ndarray[Any, Any]:
+    """``result`` in ``dtype`` where NumPy 1 widened a 0-d operand mixed with a Python number
+    (``float32 0-d * 0.5`` is float64 there; torch, and NumPy 2, keep float32).  Free on NumPy 2
+    and for arrays of one dimension or more."""
+    if _LEGACY_PROMOTION and result.ndim == 0 and result.dtype != dtype:
+        return result.astype(dtype)
+    return result
+
+
 def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> tuple[Any, Any]:
     """The NumPy operands of a binary op on tensors or numbers, promoted as torch promotes.
 

@@ -20,7 +20,7 @@ from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import arrays, broadcast_error, named, raw, refuse_complex, write_out
+from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, named, raw, refuse_complex, write_out
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -75,7 +75,8 @@ class _Elementwise(Function[Tensor]):
         if x.array.dtype.kind == "c":  # (the common real case pays no call: a hot path)
             refuse_complex(ctx, x.array)
         cls = ctx.forward_cls
-        y = as_tensor(cls.ufunc(_floating(x)))
+        data = _floating(x)
+        y = as_tensor(keep_dtype(cls.ufunc(data), data.dtype))
         ctx.save_for_backward(y if cls.saves_output else x)
         return y
 
@@ -155,7 +156,8 @@ class Where(Function[Tensor]):
         a, b = promote_operands(a, b)
         ctx.save_for_backward(condition)
         try:
-            return as_tensor(np.where(condition.array, a, b))
+            out = np.where(condition.array, a, b)
+            return as_tensor(keep_dtype(out, result_dtype(a, b)) if out.ndim == 0 else out)
         except ValueError:
             raise _where_broadcast_error(condition.array, a, b) from None
 
@@ -305,7 +307,8 @@ class Rsqrt(_Elementwise):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        y = as_tensor(1 / np.sqrt(_floating(x)))
+        data = _floating(x)
+        y = as_tensor(keep_dtype(1 / np.sqrt(data), data.dtype))
         ctx.save_for_backward(y)
         return y
 
@@ -532,7 +535,8 @@ class Sigmoid(_Elementwise):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x << 0: the result, 0, is exact
-            y = as_tensor(1 / (1 + np.exp(-_floating(x))))
+            data = _floating(x)
+            y = as_tensor(keep_dtype(1 / (1 + np.exp(-data)), data.dtype))
         ctx.save_for_backward(y)
         return y
 
@@ -796,7 +800,7 @@ class Logit(Function[Tensor]):
             data = np.clip(data, eps, 1.0 - eps)
         ctx.save_for_backward(x)
         ctx.eps = eps
-        return as_tensor(np.log(data / (1 - data)))
+        return as_tensor(keep_dtype(np.log(data / (1 - data)), data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -1243,7 +1247,7 @@ class LeakyRelu(Function[Tensor]):
         data = _floating_only(x, "leaky_relu_cpu")
         ctx.save_for_backward(x)
         ctx.slope = negative_slope
-        return as_tensor(np.where(data > 0, data, data * negative_slope))
+        return as_tensor(keep_dtype(np.where(data > 0, data, data * negative_slope), data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -1277,7 +1281,7 @@ class Elu(Function[Tensor]):
     def forward(ctx: Any, x: Tensor, alpha: float) -> Tensor:
         data = _floating_only(x, "elu_cpu")
         positive = data > 0
-        y = as_tensor(np.where(positive, data, alpha * np.expm1(np.where(positive, 0.0, data))))
+        y = as_tensor(keep_dtype(np.where(positive, data, alpha * np.expm1(np.where(positive, 0.0, data))), data.dtype))
         ctx.save_for_backward(x, y)
         ctx.alpha = alpha
         return y
@@ -1319,8 +1323,8 @@ class Gelu(Function[Tensor]):
         ctx.approximate = approximate
         if approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (data + _GELU_KAPPA * data * data * data)
-            return as_tensor(0.5 * data * (1 + np.tanh(inner)))
-        return as_tensor(data * (0.5 * (1 + _per_element(math.erf, data * _SQRT1_2))))
+            return as_tensor(keep_dtype(0.5 * data * (1 + np.tanh(inner)), data.dtype))
+        return as_tensor(keep_dtype(data * (0.5 * (1 + _per_element(math.erf, data * _SQRT1_2))), data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -1356,7 +1360,7 @@ class Silu(Function[Tensor]):
         data = _floating_only(x, "silu_cpu")
         ctx.save_for_backward(x)
         with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x << 0: x / inf is the exact -0.0
-            return as_tensor(data / (1 + np.exp(-data)))
+            return as_tensor(keep_dtype(data / (1 + np.exp(-data)), data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -1394,8 +1398,7 @@ class Softplus(Function[Tensor]):
         ctx.save_for_backward(x)
         ctx.params = (beta, threshold)
         soft = np.log1p(np.exp(np.minimum(z, threshold))) / beta
-        # (astype: NumPy 1 widens a 0-d float32 times a Python float to float64; torch does not)
-        return as_tensor(np.where(z > threshold, data, soft).astype(data.dtype, copy=False))
+        return as_tensor(keep_dtype(np.where(z > threshold, data, soft), data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
