@@ -719,3 +719,52 @@ def test_histogramdd_refuses_as_torch(program: Any, in_dims: tuple[Any, ...]) ->
     with pytest.raises(RuntimeError) as caught:
         vmap(program(ctxgrad), in_dims=in_dims)(*[ctxgrad.tensor(a) for a in arrays])
     assert str(caught.value) == want
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 0)])
+def test_as_strided_scatter_refuses_as_torch(in_dims: tuple[Any, ...]) -> None:
+    """torch.func marks as_strided_scatter as needing special handling it does not have: both refuse."""
+    program = lambda lib: lambda x, s: lib.as_strided_scatter(x, s, (2,), (4,), 1)  # noqa: E731
+    x, s = np.zeros((2, 3, 3)), np.ones((2, 2))
+    arrays = [a if d == 0 else a[0] for a, d in zip((x, s), in_dims)]
+    want = _torch_error(program, *arrays, in_dims=in_dims)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(program(ctxgrad), in_dims=in_dims)(*[ctxgrad.tensor(a) for a in arrays])
+    assert str(caught.value) == want
+
+
+_DECOMPOSITIONS: list[Callable[[Any], Any]] = [
+    lambda lib: lib.linalg.qr,
+    lambda lib: lib.linalg.svd,
+    lambda lib: lib.linalg.svdvals,
+    lambda lib: lib.linalg.eigh,
+    lambda lib: lib.linalg.eigvalsh,
+    lambda lib: lib.linalg.eig,
+    lambda lib: lib.linalg.eigvals,
+    lambda lib: lib.linalg.cholesky,
+    lambda lib: lib.linalg.cholesky_ex,
+    lambda lib: lib.linalg.lu_factor,
+    lambda lib: lib.linalg.lu_factor_ex,
+    lambda lib: lib.linalg.lu,
+    lambda lib: lib.linalg.det,
+    lambda lib: lib.linalg.slogdet,
+    lambda lib: lib.geqrf,
+]
+
+
+@pytest.mark.parametrize(
+    ("program", "shape"),
+    [(p, (3, 4)) for p in _DECOMPOSITIONS]
+    + [
+        (lambda lib: lib.func.vmap(lib.linalg.lu_factor), (2, 3, 4)),  # torch prints the inner batch's shape
+        (lambda lib: lib.func.vmap(lib.linalg.qr), (2, 3, 4)),
+    ],
+)
+def test_a_decomposition_of_a_1d_sample_refuses_as_torch(program: Any, shape: tuple[int, ...]) -> None:
+    """The forward sees the whole batch, where a 1-D sample looks like a matrix: the rule
+    refuses it first, with torch's message (some of which print the batch's shape)."""
+    x = RNG.standard_normal(shape)
+    want = _torch_error(program, x)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(program(ctxgrad))(ctxgrad.tensor(x))
+    assert str(caught.value) == want
