@@ -1477,9 +1477,10 @@ def histogramdd(
     >>> hist.tolist(), edges[0].tolist()
     ([[0.0, 1.0], [2.0, 1.0]], [0.0, 1.0, 2.0])
     """
-    given = (input, weight, *(bins if isinstance(bins, (list, tuple)) else ()))
-    if any(isinstance(t, BatchedTensor) for t in given):  # torch.func has no rule (nor fallback) for it
-        overload = ".int_bins" if isinstance(bins, int) else ".TensorList_bins" if isinstance(bins[0], Tensor) else ""
+    tensors = (input, weight, *(bins if isinstance(bins, (list, tuple)) else ()))
+    if any(isinstance(t, BatchedTensor) for t in tensors):  # torch.func has no rule (nor fallback) for it
+        listed = any(isinstance(b, Tensor) for b in tensors[2:])
+        overload = ".int_bins" if isinstance(bins, int) else ".TensorList_bins" if listed else ""
         raise RuntimeError(
             f"Batching rule not implemented for aten::histogramdd{overload}. We could not generate a fallback."
         )
