@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _opcheck import Case, OpFamilyTests, any_
+from _opcheck import Case, OpFamilyTests, any_, make_inputs
 from _support import raised
 
 import ctxgrad
@@ -331,6 +331,32 @@ def test_results_match_torch(torch: Any, name: str) -> None:
             _pairs(ci, ti)
     else:
         _pairs(c, t)
+
+
+def _small_ints(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Integers 0..3 as floats: isin finds some, nonzero_static meets zeros."""
+    return rng.integers(0, 4, shape).astype(np.float64)
+
+
+#: Ops with bool, integer or hash results, so with no gradient for the kit table to check:
+#: their values against torch below, and under vmap against the per-sample loop
+#: (test_vmap_rules; histogramdd there is one of torch.func's refusals).
+NOT_DIFFERENTIABLE = [
+    Case("isin", lambda m, a, b: m.isin(a, b), [((2, 3), _small_ints), ((3,), _small_ints)]),
+    Case("isin-invert", lambda m, a, b: m.isin(a, b, invert=True), [((4,), _small_ints), ((2, 2), _small_ints)]),
+    Case("isin-number", lambda m, b: m.isin(2.0, b), [((3,), _small_ints)]),
+    Case("hash_tensor", lambda m, a: m.hash_tensor(a), any_((2, 3))),
+    Case("hash_tensor-dim", lambda m, a: m.hash_tensor(a, 1, keepdim=True), any_((2, 3))),
+    Case("nonzero_static", lambda m, a: m.nonzero_static(a, size=4), [((2, 3), _small_ints)]),
+    Case("nonzero_static-fill", lambda m, a: m.nonzero_static(a, size=3, fill_value=9), [((2,), _small_ints)]),
+    Case("histogramdd", lambda m, a: m.histogramdd(a, 2).hist, any_((4, 2))),
+]
+
+
+@pytest.mark.parametrize("case", NOT_DIFFERENTIABLE, ids=[c.id for c in NOT_DIFFERENTIABLE])
+def test_not_differentiable_cases_match_torch(torch: Any, case: Case) -> None:
+    arrays = make_inputs(case.inputs, case.seed)
+    _pairs(case.fn(ctxgrad, *map(ctxgrad.tensor, arrays)), case.fn(torch, *map(torch.tensor, arrays)))
 
 
 def test_mode_sends_the_gradient_to_the_index_it_returns(torch: Any) -> None:

@@ -659,3 +659,9 @@ def test_complex_inputs_match_torch() -> None:
             assert ours_values == (m_out, filled)
     x = ctxgrad.tensor(z, dtype=ctxgrad.complex128, requires_grad=True)
     assert ctxgrad.autograd.gradcheck(lambda t: ctxgrad.vander(t, N=3).abs().sum(), (x,))
+
+
+def test_a_0d_hash_and_the_lu_of_a_vector_match_torch() -> None:
+    ours, theirs = ctxgrad.hash_tensor(ctxgrad.tensor(2.5)), torch.hash_tensor(torch.tensor(2.5))
+    assert ours.tolist() == theirs.tolist() and tuple(ours.shape) == tuple(theirs.shape) == ()
+    assert raised(lambda: ctxgrad.linalg.lu(ctxgrad.zeros(4))) == raised(lambda: torch.linalg.lu(torch.zeros(4)))

@@ -633,3 +633,138 @@ def test_setitem_with_batched_integer_indices_as_torch() -> None:
     as_torch(program, RNG.standard_normal((3, 3, 4)), ROWS_I, COLS_J)
     with pytest.raises(NotImplementedError, match="only as integer tensors"):
         vmap(lambda x, m: x.__setitem__(m, 0.0))(ctxgrad.ones(2, 3), ctxgrad.tensor([[True, False, True]] * 2))
+
+
+# ----------------------------------------------------------------------------- isin, hash_tensor, nonzero_static
+#: small integers as floats (so that isin finds some), zeros (for nonzero_static), a NaN, a -0.0
+SMALL = np.array([[1.0, 0.0, 3.0, 3.0], [2.0, -0.0, np.nan, 0.0], [0.0, 2.0, 2.0, 1.0]])
+TESTS = np.array([[3.0, np.nan], [0.0, 2.0], [7.0, 1.0]])
+
+
+def exactly_as_torch(program: Callable[..., Any], *arrays: np.ndarray, in_dims: Any = 0) -> None:
+    """``vmap(program(lib))`` with ctxgrad and with torch.func: the same values exactly (as
+    lists, so that a uint64 hash is compared bit for bit), shapes and dtypes, and no sample loop
+    on ctxgrad's side."""
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # vmap's warning about a loop over the samples
+        got = vmap(program(ctxgrad), in_dims=in_dims)(*[ctxgrad.tensor(a) for a in arrays])
+    want = torch.func.vmap(program(torch), in_dims=in_dims)(*[torch.tensor(a) for a in arrays])
+    assert str(got.dtype) == str(want.dtype).replace("torch.", "ctxgrad.")
+    assert tuple(got.shape) == tuple(want.shape)
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda x, t: lib.isin(x, t), (0, 0)),
+        (lambda lib: lambda x, t: lib.isin(x, t), (0, None)),
+        (lambda lib: lambda x, t: lib.isin(x, t), (None, 0)),
+        (lambda lib: lambda x, t: lib.isin(x, t, invert=True), (0, 0)),
+        (lambda lib: lambda x, t: lib.isin(x, t, invert=True), (None, 0)),
+        (lambda lib: lambda x, t: lib.isin(x.reshape(2, 2), t[:1]), (0, 0)),
+        (lambda lib: lambda x, t: lib.isin(x.nan_to_num().long(), t), (0, 0)),
+        (lambda lib: lambda x, t: lib.isin(x, x[0]), (0, None)),
+        (lambda lib: lambda x, t: lib.isin(2.0, t), (None, 0)),
+        (lambda lib: lambda x, t: lib.isin(x, 2), (0, None)),
+        (lambda lib: lambda x, t: lib.isin(x[0], t), (0, 0)),
+    ],
+)
+def test_isin_batches_as_torch(program: Any, in_dims: tuple[Any, ...]) -> None:
+    exactly_as_torch(program, *[a if d == 0 else a[0] for a, d in zip((SMALL, TESTS), in_dims)], in_dims=in_dims)
+
+
+def test_isin_under_nested_vmap_pairs_each_sample_with_its_tests() -> None:
+    torch = pytest.importorskip("torch")
+    x, t = SMALL[:2].reshape(2, 2, 2), TESTS[:2].reshape(2, 2, 1)
+    got = vmap(vmap(ctxgrad.isin))(ctxgrad.tensor(x), ctxgrad.tensor(t))
+    assert got.tolist() == torch.func.vmap(torch.func.vmap(torch.isin))(torch.tensor(x), torch.tensor(t)).tolist()
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lambda x: lib.hash_tensor(x),
+        lambda lib: lambda x: lib.hash_tensor(x.reshape(2, 2), 1, keepdim=True),
+        lambda lib: lambda x: lib.hash_tensor(x.reshape(2, 2), (0, 1)),
+        lambda lib: lambda x: lib.hash_tensor(x.reshape(2, 2), ()),
+        lambda lib: lambda x: lib.hash_tensor(x.nan_to_num().long(), 0),
+        lambda lib: lambda x: lib.hash_tensor(x[0]),
+        lambda lib: lambda x: lib.nonzero_static(x, size=2),
+        lambda lib: lambda x: lib.nonzero_static(x.reshape(2, 2), size=5, fill_value=7),
+        lambda lib: lambda x: lib.nonzero_static(x[1], size=2),
+        lambda lib: lambda x: lib.nonzero_static(x[:0], size=1),
+    ],
+)
+def test_hash_tensor_and_nonzero_static_batch_as_torch(program: Any) -> None:
+    exactly_as_torch(program, SMALL)
+
+
+@pytest.mark.parametrize(
+    ("program", "in_dims"),
+    [
+        (lambda lib: lambda x, w: lib.histogramdd(x, 2), (0, None)),
+        (lambda lib: lambda x, w: lib.histogramdd(x, [2, 3]), (0, None)),
+        (lambda lib: lambda x, w: lib.histogramdd(x, [lib.tensor([0.0, 1.0]), lib.tensor([0.0, 2.0])]), (0, None)),
+        (lambda lib: lambda x, w: lib.histogramdd(x, 2, weight=w), (None, 0)),
+        (lambda lib: lambda x, w: lib.histogramdd(x.reshape(-1), 2), (0, None)),
+    ],
+)
+def test_histogramdd_refuses_as_torch(program: Any, in_dims: tuple[Any, ...]) -> None:
+    """torch.func has neither a rule nor its loop for histogramdd: both refuse, whatever is batched."""
+    x, w = SMALL[:, :, None].repeat(2, axis=2), np.ones((3, 4))
+    arrays = [a if d == 0 else a[0] for a, d in zip((x, w), in_dims)]
+    want = _torch_error(program, *arrays, in_dims=in_dims)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(program(ctxgrad), in_dims=in_dims)(*[ctxgrad.tensor(a) for a in arrays])
+    assert str(caught.value) == want
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 0)])
+def test_as_strided_scatter_refuses_as_torch(in_dims: tuple[Any, ...]) -> None:
+    """torch.func marks as_strided_scatter as needing special handling it does not have: both refuse."""
+    program = lambda lib: lambda x, s: lib.as_strided_scatter(x, s, (2,), (4,), 1)  # noqa: E731
+    x, s = np.zeros((2, 3, 3)), np.ones((2, 2))
+    arrays = [a if d == 0 else a[0] for a, d in zip((x, s), in_dims)]
+    want = _torch_error(program, *arrays, in_dims=in_dims)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(program(ctxgrad), in_dims=in_dims)(*[ctxgrad.tensor(a) for a in arrays])
+    assert str(caught.value) == want
+
+
+_DECOMPOSITIONS: list[Callable[[Any], Any]] = [
+    lambda lib: lib.linalg.qr,
+    lambda lib: lib.linalg.svd,
+    lambda lib: lib.linalg.svdvals,
+    lambda lib: lib.linalg.eigh,
+    lambda lib: lib.linalg.eigvalsh,
+    lambda lib: lib.linalg.eig,
+    lambda lib: lib.linalg.eigvals,
+    lambda lib: lib.linalg.cholesky,
+    lambda lib: lib.linalg.cholesky_ex,
+    lambda lib: lib.linalg.lu_factor,
+    lambda lib: lib.linalg.lu_factor_ex,
+    lambda lib: lib.linalg.lu,
+    lambda lib: lib.linalg.det,
+    lambda lib: lib.linalg.slogdet,
+    lambda lib: lib.geqrf,
+]
+
+
+@pytest.mark.parametrize(
+    ("program", "shape"),
+    [(p, (3, 4)) for p in _DECOMPOSITIONS]
+    + [
+        (lambda lib: lib.func.vmap(lib.linalg.lu_factor), (2, 3, 4)),  # torch prints the inner batch's shape
+        (lambda lib: lib.func.vmap(lib.linalg.qr), (2, 3, 4)),
+    ],
+)
+def test_a_decomposition_of_a_1d_sample_refuses_as_torch(program: Any, shape: tuple[int, ...]) -> None:
+    """The forward sees the whole batch, where a 1-D sample looks like a matrix: the rule
+    refuses it first, with torch's message (some of which print the batch's shape)."""
+    x = RNG.standard_normal(shape)
+    want = _torch_error(program, x)
+    with pytest.raises(RuntimeError) as caught:
+        vmap(program(ctxgrad))(ctxgrad.tensor(x))
+    assert str(caught.value) == want

@@ -376,6 +376,20 @@ elementwise_rule = classmethod(batch_elementwise)
 unary_rule = classmethod(batch_unary)
 
 
+def matrix_rule(message: str) -> Any:
+    """:data:`unary_rule` for an op on (batches of) matrices whose forward refuses fewer than 2
+    dimensions: the forward sees the whole batch, where a 1-D sample looks like a matrix, so
+    the rule refuses such a sample first, with ``message`` (torch's error under vmap; its
+    ``{shape}`` is the batch's shape, which some of torch's messages print)."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
+        if x.ndim < 3:
+            raise RuntimeError(message.format(shape=list(x.shape)))
+        return batch_unary(cls, info, in_dims, x, *rest)
+
+    return classmethod(rule)
+
+
 def _batch_matmul(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor) -> tuple[Any, Any]:
     """Matrix products: a vector becomes a one-row (one-column) matrix, a batched operand gets
     the sample dimensions of the wider one after its batch dimension, then one ``matmul``."""

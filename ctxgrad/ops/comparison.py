@@ -535,12 +535,64 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
             " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
             "Tensor out = None)\n"
         )
-    values = elements.array if isinstance(elements, Tensor) else np.asarray(elements)
-    tests = test_elements.array if isinstance(test_elements, Tensor) else np.asarray(test_elements)
-    for data in (values, tests):
-        if data.dtype.kind == "c":
-            raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(data.dtype)}")
-    return as_tensor(np.isin(values, tests, assume_unique=bool(assume_unique), invert=bool(invert)))
+    given = [t if isinstance(t, Tensor) else as_tensor(np.asarray(t)) for t in (elements, test_elements)]
+    for t in given:
+        if t.dtype.kind == "c":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(t.dtype)}")
+    out: Tensor = IsIn.apply(given[0], given[1], bool(assume_unique), bool(invert))
+    return out
+
+
+class IsIn(Function[Tensor]):
+    """Whether each of ``elements`` is among ``tests`` (``invert``: is not), as bools.  The
+    first ``keep`` dimensions of both (a vmap batch) pair each sample's elements with its own
+    tests: each value is replaced by its rank among all values (``np.unique``), the rank
+    offset by the sample's number, so that one ``np.isin`` answers for every sample (NaN is
+    never found, as in ``np.isin``).  Not differentiable."""
+
+    _backward_name = "IsinBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, elements: Tensor, tests: Tensor, assume_unique: bool, invert: bool, keep: int = 0) -> Tensor:
+        values, against = elements.array, tests.array
+        if keep == 0:
+            found = np.isin(values, against, assume_unique=assume_unique, invert=invert)
+        else:
+            rows = int(np.prod(values.shape[:keep], dtype=np.int64))
+            flat_v, flat_t = values.reshape(rows, -1), against.reshape(rows, -1)
+            both = np.concatenate([flat_v, flat_t], axis=1)
+            ranks = np.unique(both, return_inverse=True)[1].reshape(both.shape)
+            keys = ranks + np.arange(rows, dtype=np.int64)[:, None] * (int(ranks.max(initial=0)) + 1)
+            hit = np.isin(keys[:, : flat_v.shape[1]], keys[:, flat_v.shape[1] :], assume_unique=assume_unique)
+            if values.dtype.kind == "f":
+                hit &= ~np.isnan(flat_v)
+            found = (~hit if invert else hit).reshape(values.shape)
+        out = as_tensor(np.asarray(found))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * 5
+
+    @staticmethod
+    def vmap(
+        info: Any,
+        in_dims: tuple[Any, ...],
+        elements: Tensor,
+        tests: Tensor,
+        assume_unique: bool,
+        invert: bool,
+        keep: int = 0,
+    ) -> tuple[Tensor, int]:
+        if in_dims[1] is None and keep == 0:  # the same tests for every sample: one isin of the batch
+            return IsIn.apply(elements, tests, assume_unique, invert), 0
+        size = info.batch_size
+        elements, tests = (
+            t if d == 0 else t.unsqueeze(0).expand(size, *t.shape) for t, d in zip((elements, tests), in_dims)
+        )
+        return IsIn.apply(elements, tests, assume_unique, invert, keep + 1), 0
 
 
 def isposinf(input: Tensor) -> Tensor:

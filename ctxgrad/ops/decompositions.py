@@ -25,7 +25,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import unary_rule
+from ctxgrad.autograd._batched import matrix_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -93,7 +93,7 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
     ``S`` receives a gradient, ``gA = U diag(gS) Vh`` (no division: defined for repeated
     singular values too)."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.svd: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgSvdBackward0"
     skips_without_gradient = True
@@ -223,7 +223,7 @@ class LinalgEigh(Function[tuple[Tensor, Tensor]]):
     skew-Hermitian, ``gA = V (K / E + diag(gL)) Vᴴ``, ``E[i, j] = λ_j - λ_i``; eigenvalues
     alone: ``V diag(gL) Vᴴ``."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.eigh: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgEighBackward0"
     skips_without_gradient = True
@@ -285,7 +285,7 @@ class LinalgEig(Function[tuple[Tensor, Tensor]]):
     its real part for a real ``A``.  A loss that depends on the phase of the eigenvectors
     raises torch's error, as for :class:`LinalgEigh`."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.eig: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgEigBackward0"
     skips_without_gradient = True
@@ -355,7 +355,7 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
     diagonal halved; for ``m < n`` the first ``m`` columns as a square QR and the rest as
     ``Q gR[:, m:]``."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.qr: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgQrBackward0"
     skips_without_gradient = True
@@ -617,7 +617,7 @@ class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
     Gradient (torch's ``cholesky_backward``): ``gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹`` with ``Φ`` the lower
     triangle, symmetrised with its diagonal halved."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.cholesky: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgCholeskyExBackward0"
     skips_without_gradient = True
@@ -731,7 +731,7 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
     gradient of the packed ``LU``; a wide (tall) ``A`` adds the columns (rows) past the square
     part.  Pivots are chosen as LAPACK's (``|Re| + |Im|`` for complex numbers)."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("torch.lu_factor_ex: Expected tensor with 2 or more dimensions. Got size: {shape} instead")
 
     _backward_name = "LinalgLuFactorExBackward0"
     skips_without_gradient = True
@@ -847,7 +847,7 @@ class LinalgSlogdet(Function[tuple[Tensor, Tensor]]):
     Gradient: ``w A⁻ᴴ`` with ``w = g_logabsdet + i Im(g_sign conj(sign))`` (for real ``A``
     the sign is piecewise constant: ``w = g_logabsdet``)."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.slogdet: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgSlogdetBackward0"
     skips_without_gradient = True
@@ -1228,6 +1228,8 @@ def lu_unpack(
 
 def linalg_lu(A: Tensor, *, pivot: bool = True) -> _return_types.linalg_lu:
     """``P, L, U`` with ``A = P L U``."""
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
     lu, pivots, _ = lu_factor_ex(A, pivot=pivot)
     return _return_types.linalg_lu(*lu_unpack(lu, pivots))
 
@@ -1433,7 +1435,7 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
     """LAPACK's ``geqrf``: ``R`` on and above the diagonal, the Householder vectors below it,
     and their scales ``tau`` (NumPy's ``qr(mode='raw')``).  Not differentiable, as in torch."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("geqrf: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "GeqrfBackward0"
     skips_without_gradient = True

@@ -1259,11 +1259,39 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     of them followed by rows of ``fill_value``, so the shape does not depend on the values."""
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
-    found = nonzero(input).array
-    out = np.full((int(size), found.shape[1]), int(fill_value), dtype=np.int64)
-    n = min(int(size), found.shape[0])
-    out[:n] = found[:n]
-    return as_tensor(out)
+    out: Tensor = NonzeroStatic.apply(input, int(size), int(fill_value))
+    return out
+
+
+class NonzeroStatic(Function[Tensor]):
+    """The int64 indices of the first ``size`` nonzero elements of ``x`` (rows of
+    ``fill_value`` after the last one found), each sample of its first ``keep`` dimensions (a
+    vmap batch, ``leading_rule``) apart: a stable argsort of each flattened sample puts its
+    nonzero positions first, in order, then ``np.unravel_index`` turns them into indices.
+    Not differentiable."""
+
+    _backward_name = "NonzeroStaticBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(3)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, size: int, fill_value: int, keep: int = 0) -> Tensor:
+        data = x.array
+        lead, shape = data.shape[:keep], data.shape[keep:]
+        flat = (data != 0).reshape(lead + (-1,))
+        first = np.argsort(~flat, axis=-1, kind="stable")[..., :size]
+        out = np.full(lead + (size, len(shape)), fill_value, dtype=np.int64)
+        if shape:
+            found = np.stack(np.unravel_index(first, shape), axis=-1)
+            taken = np.arange(first.shape[-1]) < flat.sum(-1, keepdims=True)
+            out[..., : first.shape[-1], :] = np.where(taken[..., None], found, fill_value)
+        result = as_tensor(out)
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * 4
 
 
 def argwhere(input: Tensor) -> Tensor:

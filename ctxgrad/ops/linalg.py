@@ -22,7 +22,7 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import matmul_rule, unary_rule
+from ctxgrad.autograd._batched import matmul_rule, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul
@@ -642,7 +642,7 @@ class LinalgDet(Function[Tensor]):
     invertible ``A``.  When some matrix of the batch is singular, the cofactors are computed as
     signed determinants of the minors instead (still exact, and differentiable again)."""
 
-    vmap = unary_rule
+    vmap = matrix_rule("linalg.det: The input tensor A must have at least 2 dimensions.")
 
     _backward_name = "LinalgDetBackward0"
     holomorphic = True
