@@ -2182,11 +2182,6 @@ def as_strided_scatter(
     >>> ctxgrad.as_strided_scatter(ctxgrad.zeros(3, 3), ctxgrad.ones(2), (2,), (4,), 1).tolist()
     [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
     """
-    if isinstance(input, BatchedTensor) or isinstance(src, BatchedTensor):  # torch.func refuses it so
-        raise RuntimeError(
-            "Error: aten::as_strided_scatter requires special handling, and does not yet have a batching rule. "
-            "Feel free to file a github issue!"
-        )
     positions = as_tensor(np.arange(input.array.size).reshape(input.array.shape))
     where = as_strided(positions, size, stride, storage_offset).array  # as_strided's checks, on positions
     return embedded(_AS_STRIDED_SCATTER, input, src, where)
