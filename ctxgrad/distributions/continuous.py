@@ -76,9 +76,7 @@ class _LocScale(Distribution):
         batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def mode(self) -> Tensor:
@@ -242,9 +240,7 @@ class Uniform(Distribution):
         batch_shape = Size(batch_shape)
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def support(self) -> Any:
@@ -313,9 +309,7 @@ class Exponential(Distribution):
         new = self._get_checked_instance(Exponential, _instance)
         batch_shape = Size(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -384,9 +378,7 @@ class Gamma(Distribution):
         batch_shape = Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -446,9 +438,7 @@ class Beta(Distribution):
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = Size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def concentration1(self) -> Tensor:

@@ -108,9 +108,7 @@ class Bernoulli(_BinaryParameters):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = Size(batch_shape)
         self._expand_parameters(new, batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -192,9 +190,7 @@ class Categorical(Distribution):
             new.logits = self.logits.expand(param_shape)
             new._param = new.logits
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:
@@ -278,9 +274,7 @@ class OneHotCategorical(Distribution):
         new = self._get_checked_instance(OneHotCategorical, _instance)
         batch_shape = Size(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def _param(self) -> Tensor:

@@ -173,6 +173,14 @@ class Distribution:
             )
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expanded(self, new: Any, batch_shape: Size) -> Any:
+        """The end of every ``expand``: ``new`` (its parameters already expanded) gets
+        ``batch_shape`` and this distribution's event shape, unvalidated (the parameters were
+        checked when this one was made), and keeps this one's ``validate_args``."""
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     # ------------------------------------------------------------------ the family's facts
     @property
     def support(self) -> Any:

@@ -61,9 +61,7 @@ class Independent(Distribution):
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[: self.reinterpreted_batch_ndims])
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]

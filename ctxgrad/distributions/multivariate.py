@@ -53,9 +53,7 @@ class Dirichlet(Distribution):
         new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -200,9 +198,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @lazy_property
     def scale_tril(self) -> Tensor:

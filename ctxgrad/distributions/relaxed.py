@@ -61,9 +61,7 @@ class LogitRelaxedBernoulli(_BinaryParameters):
         batch_shape = Size(batch_shape)
         new.temperature = self.temperature
         self._expand_parameters(new, batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -104,9 +102,7 @@ class RelaxedBernoulli(Distribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def temperature(self) -> Tensor:
@@ -157,9 +153,7 @@ class ExpRelaxedCategorical(Distribution):
         batch_shape = Size(batch_shape)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def probs(self) -> Tensor:
@@ -212,9 +206,7 @@ class RelaxedOneHotCategorical(Distribution):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return self._expanded(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def temperature(self) -> Tensor:
