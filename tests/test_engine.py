@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import time
 import warnings
 import weakref
 from typing import Any
@@ -872,7 +871,6 @@ def test_million_op_chain_forward_backward_and_free_with_default_recursion_limit
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(1000)  # Python's default: nothing may recurse per node
     try:
-        start = time.perf_counter()
         x = ctxgrad.tensor(0.0, requires_grad=True)
         y = _Inc.apply(x)
         first = weakref.ref(y.grad_fn)  # the node deepest in the graph, nearest the leaf
@@ -885,10 +883,8 @@ def test_million_op_chain_forward_backward_and_free_with_default_recursion_limit
         del y
         assert first() is None
         assert last() is None
-        elapsed = time.perf_counter() - start
     finally:
         sys.setrecursionlimit(old_limit)
-    assert elapsed < 60, f"a million-op chain took {elapsed:.1f} s"
 
 
 def test_graph_memory_is_a_bounded_constant_per_node() -> None:

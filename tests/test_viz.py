@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -623,17 +622,14 @@ def test_the_text_of_a_tuple_is_one_tree_per_output_under_its_name() -> None:
     )
 
 
-def test_the_text_of_a_100000_node_graph_is_linear_in_size_and_fast() -> None:
+def test_the_text_of_a_100000_node_graph_is_linear_in_size() -> None:
     x = leaf(1)
     y = x
     for _ in range(100_000):
         y = y * 1.0
-    start = time.perf_counter()
     text = format_graph(y, max_nodes=None, show_saved=True, show_attrs=True)
-    seconds = time.perf_counter() - start
     lines = text.splitlines()
     notes = [line for line in lines if "the tree goes on at the left margin" in line]
     assert len(lines) == 100_001 + len(notes)  # 100,000 MulBackward0 and the AccumulateGrad
     assert len(notes) == 100_001 // 32
     assert max(len(line) for line in lines) < 200  # no quadratic indentation
-    assert seconds < 30  # (about a second on a quiet machine)
