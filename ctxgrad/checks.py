@@ -61,6 +61,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd._validate import Problem, gradient_problems
 from ctxgrad.autograd.errors import NoJvpError
 from ctxgrad.autograd.function import Function
@@ -317,17 +318,13 @@ class _Inputs:
 
 
 # --------------------------------------------------------------------------- helpers
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    return value if isinstance(value, tuple) else (value,)
-
-
 def _outputs_of(result: Any) -> list[tuple[int, Tensor]]:
     """The outputs that require grad, with their positions in forward's result."""
-    return [(q, o) for q, o in enumerate(_as_tuple(result)) if isinstance(o, Tensor) and o._requires_grad]
+    return [(q, o) for q, o in enumerate(as_tuple(result)) if isinstance(o, Tensor) and o._requires_grad]
 
 
 def _ctx_of(cls: type[Function], result: Any) -> Any:
-    for o in _as_tuple(result):
+    for o in as_tuple(result):
         fn = getattr(o, "_grad_fn", None) if isinstance(o, Tensor) else None
         if fn is not None and type(fn) is cls._backward_cls:
             return fn
@@ -349,13 +346,13 @@ def _raw_backward(cls: type[Function], ctx: Any, grads: list[Tensor | None]) -> 
     impl = cls._backward_impl
     with no_grad():
         result = impl(ctx, grads) if cls.boxed_grads_call else impl(ctx, *grads)
-    return _as_tuple(result)
+    return as_tuple(result)
 
 
 def _seeds(ctx: Any, result: Any, rng: np.random.Generator) -> list[Tensor | None]:
     """One grad_output per output of the node: random for a differentiable one, zeros
     for one that is not (as the engine materialises it), None for a non-tensor."""
-    outs = _as_tuple(result)
+    outs = as_tuple(result)
     seeds: list[Tensor | None] = []
     for q, m in enumerate(ctx._out_meta):
         if m is None:
@@ -443,7 +440,7 @@ class _Run:
         before = [np.array(a._data, copy=True) if isinstance(a, Tensor) else None for a in args]
         with no_grad():
             result = self.cls.apply(*args)
-        outs = _as_tuple(result)
+        outs = as_tuple(result)
         changed = [
             i
             for i, (a, b) in enumerate(zip(args, before))
@@ -789,7 +786,7 @@ class _Run:
 
     def _saved_intermediates(self, ctx: Any, args: tuple[Any, ...], result: Any) -> list[int]:
         saved = ctx._saved or ()
-        ours = [*args, *_as_tuple(result)]
+        ours = [*args, *as_tuple(result)]
         found = []
         for k, s in enumerate(saved):
             t = getattr(s, "_tensor", None) if s is not None else None

@@ -203,7 +203,7 @@ def vector_norm(
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
     _check_input(x, "linalg.vector_norm")
     x = _cast(x, dtype)
-    dims = _reduction._dims_arg(dim)
+    dims = _reduction.dims_tuple(dim)
     axes = _reduction._axes(dims, x._data.ndim)
     p = float(ord)
     if (p < 0 or math.isinf(p)) and x._data.size == 0:

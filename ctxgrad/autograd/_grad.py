@@ -21,16 +21,15 @@ from ctxgrad.autograd.values import ValueType, value_type_of
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
 
-__all__ = ["backward", "grad"]
+__all__ = ["as_tuple", "backward", "grad"]
 
 
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    """``value`` as a tuple: a tensor alone, or any iterable of them (a generator too, as in torch)."""
-    if value is None:
-        return ()
-    if isinstance(value, (list, tuple)):
-        return tuple(value)
-    if isinstance(value, Iterator):
+def as_tuple(value: Any) -> tuple[Any, ...]:
+    """``value`` as a tuple: a tuple as it is, a list or an iterator (a generator too, as in
+    torch) as its items, anything else (one tensor, one None) alone."""
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, (list, Iterator)):
         return tuple(value)
     return (value,)
 
@@ -132,11 +131,11 @@ def backward(
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
         grad_tensors = grad_variables
-    outputs = (tensors,) if isinstance(tensors, GradientEdge) else _as_tuple(tensors)
+    outputs = (tensors,) if isinstance(tensors, GradientEdge) else (() if tensors is None else as_tuple(tensors))
     outputs = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outputs)
     _check_outputs(outputs)
     if inputs is not None:
-        input_list = (inputs,) if isinstance(inputs, GradientEdge) else _as_tuple(inputs)
+        input_list = (inputs,) if isinstance(inputs, GradientEdge) else as_tuple(inputs)
         if not input_list:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for k, t in enumerate(input_list):
@@ -155,7 +154,7 @@ def backward(
             UserWarning,
             stacklevel=3,
         )
-    seeds = _make_seeds(outputs, _as_tuple(grad_tensors), create_graph)
+    seeds = _make_seeds(outputs, (() if grad_tensors is None else as_tuple(grad_tensors)), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
     run_backward(outputs, seeds, keep, create_graph, input_list, accumulate=True)
 
@@ -201,8 +200,8 @@ def grad(
     elif isinstance(inputs, GradientEdge):
         in_list = (inputs,)
     else:
-        in_list = _as_tuple(inputs)
-    outs = (outputs,) if isinstance(outputs, GradientEdge) else _as_tuple(outputs)
+        in_list = () if inputs is None else as_tuple(inputs)
+    outs = (outputs,) if isinstance(outputs, GradientEdge) else (() if outputs is None else as_tuple(outputs))
     out_list = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outs)
     if not in_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
@@ -210,7 +209,7 @@ def grad(
     for t in in_list:
         if not isinstance(t, GradientEdge) and not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    seeds = _make_seeds(out_list, _as_tuple(grad_outputs), create_graph)
+    seeds = _make_seeds(out_list, (() if grad_outputs is None else as_tuple(grad_outputs)), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
     result = run_backward(out_list, seeds, keep, create_graph, in_list, accumulate=False)
     for k, g in enumerate(result):
@@ -263,7 +262,7 @@ def _grad_batched(
     formulas under vmap) and stacks the results, keeping their history under ``create_graph``."""
     from ctxgrad.autograd._batched import stack_samples
 
-    cots = _as_tuple(grad_outputs)
+    cots = () if grad_outputs is None else as_tuple(grad_outputs)
     if not cots or any(c is None for c in cots):
         raise RuntimeError("grad(..., is_grads_batched=True) needs a batched grad_output for every output")
     size = cots[0].shape[0]

@@ -66,6 +66,7 @@ class ReshapeSizeError(RuntimeError):
     (torch's ``shape '[...]' is invalid for input of size n``)."""
 
 
-class SavedArrayWriteError(RuntimeError):
+class SavedArrayWriteError(RuntimeError, ValueError):
     """``forward`` wrote into an argument's array with NumPy while a graph holds that tensor
-    for backward (its array is read-only while it is saved)."""
+    for backward (its array is read-only while it is saved).  Also a ValueError, the type
+    of NumPy's own refusal, which it replaces."""

@@ -423,7 +423,8 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
 
     @staticmethod
     def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
-        """Batching rule (used by function transforms, which ctxgrad does not have yet)."""
+        """The batching rule under ``ctxgrad.func.vmap`` (see ``autograd/_batched.py``); this
+        default means none: ``apply`` then generates one or loops over the samples."""
         raise NotImplementedError("vmap is not implemented for this Function")
 
     @classmethod
@@ -440,23 +441,27 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
             return dual
         try:
             out: _Out = _run(cls, cls._backward_cls(), args)
-        except ValueError as exc:
-            if "read-only" in str(exc):
-                _explain_read_only(cls, args, exc)
+        except ValueError as exc:  # (NumPy's error for a write into a read-only array)
+            _explain_read_only(cls, args, exc)
             raise
         return out
 
 
 def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueError) -> None:
-    """NumPy refused a write into an argument's array that a graph holds for backward (read-only
-    while saved): say which, and what to do instead."""
+    """A ValueError in forward while an argument's array is read-only because a graph holds
+    it for backward (NumPy refuses a write there with a ValueError): say which argument, and
+    what to do instead.  Decided by the arguments' lock state, not by the error's text."""
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and (id(a._data) in _locks or id(a._data.base) in _locks):
+        if (
+            isinstance(a, Tensor)
+            and not a._data.flags.writeable
+            and (id(a._data) in _locks or id(a._data.base) in _locks)
+        ):
             raise SavedArrayWriteError(
-                f"{cls.__name__}.forward wrote into the array of argument {arg_label_of(cls, i)} with NumPy, "
-                "but a graph has saved that tensor for backward, so its array is read-only while it is saved "
-                "(a NumPy write there would make that backward silently wrong; torch finds out only at "
-                "backward, with a version error). Change it with ctxgrad's in-place ops (x.mul_(2), "
+                f"{cls.__name__}.forward failed ({type(exc).__name__}: {exc}) while the array of argument "
+                f"{arg_label_of(cls, i)} is read-only: a graph has saved that tensor for backward, so NumPy "
+                "refuses writes into it (a NumPy write there would make that backward silently wrong; torch finds "
+                "out only at backward, with a version error). Change it with ctxgrad's in-place ops (x.mul_(2), "
                 "x[...] = v: the version counter tracks them) and ctx.mark_dirty, or work on a clone."
             ) from exc
 

@@ -70,7 +70,7 @@ class _StrategyError(ValueError, AssertionError):
 
 
 # --------------------------------------------------------------------------- helpers
-def _as_tuple(value: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple[Tensor, ...]]:
+def _tensors_tuple(value: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple[Tensor, ...]]:
     """``(was_tuple, value as a tuple of Tensors)``; a non-Tensor element is a TypeError naming it."""
     is_tuple = isinstance(value, tuple)
     items: tuple[Any, ...] = value if is_tuple else (value,)
@@ -272,13 +272,13 @@ def vjp(
     (tensor([2., 7.]), (tensor([2., 2.]), tensor([3., 3.])))
     """
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
+        is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", "vjp")
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
-        is_outputs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "vjp")
+        is_outputs_tuple, outs = _tensors_tuple(func(*ins), "outputs of the user-provided function", "vjp")
         _check_requires_grad(outs, "outputs", strict=strict)
         vs: tuple[Tensor, ...] | None = None
         if v is not None:
-            _, vs = _as_tuple(v, "v", "vjp")
+            _, vs = _tensors_tuple(v, "v", "vjp")
             vs = _grad_preprocess(vs, create_graph=create_graph, need_graph=False)
             _validate_v(vs, outs, is_outputs_tuple)
         else:
@@ -316,16 +316,16 @@ def jvp(
     (tensor([1., 8.]), tensor([3., 6.]))
     """
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
+        is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", "jvp")
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
         vs: tuple[Tensor, ...] | None = None
         if v is not None:
-            _, vs = _as_tuple(v, "v", "jvp")
+            _, vs = _tensors_tuple(v, "v", "jvp")
             vs = _grad_preprocess(vs, create_graph=create_graph, need_graph=False)
             _validate_v(vs, ins, is_inputs_tuple)
         else:
             _check_v_none(ins, about_input=True)
-        is_outputs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jvp")
+        is_outputs_tuple, outs = _tensors_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _check_requires_grad(outs, "outputs", strict=strict)
         # The backward is linear in its seeds, so their value does not matter (zeros, not NaN).
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outs)
@@ -354,7 +354,7 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
             'ctxgrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not supported '
             'together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
         )
-    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", "jacobian")
     is_outputs_tuple = False
     primal_outs: tuple[Tensor, ...] = ()
     # columns[j][i]: the tangents of output i, one per element of input j.
@@ -367,7 +367,7 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
             for k, t in enumerate(ins):
                 tangent = tangent_of(k)
                 args.append(t if tangent is None else fwAD.make_dual(t, tangent))
-            is_outputs_tuple, outs = _as_tuple(func(*args), "outputs of the user-provided function", "jacobian")
+            is_outputs_tuple, outs = _tensors_tuple(func(*args), "outputs of the user-provided function", "jacobian")
             unpacked = [fwAD.unpack_dual(o) for o in outs]
             primal_outs = tuple(u.primal.detach() for u in unpacked)
             return tuple(None if u.tangent is None else u.tangent.detach() for u in unpacked)
@@ -464,9 +464,9 @@ def jacobian(
         return _jacfwd(func, inputs, strict)
 
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+        is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", "jacobian")
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
-        is_outputs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jacobian")
+        is_outputs_tuple, outs = _tensors_tuple(func(*ins), "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outs, "outputs", strict=strict)
         blocks: list[tuple[Tensor, ...]] = []
         for i, out in enumerate(outs):
@@ -511,7 +511,7 @@ def _vectorized_jacobian(func: Callable[..., Any], inputs: _InputsT, create_grap
             'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
         )
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+        is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", "jacobian")
         # with create_graph the blocks stay connected to the inputs; without, they start plain
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
         args = ins if create_graph else tuple(i.detach() for i in ins)
@@ -555,7 +555,7 @@ def hessian(
     tensor([[0., 0.],
             [0., 0.]])
     """
-    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
+    is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise _StrategyError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     if vectorize:
@@ -563,7 +563,7 @@ def hessian(
 
     def ensure_single_output_function(*inp: Tensor) -> Tensor:
         out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        is_out_tuple, t_out = _tensors_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict=strict)
         if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
@@ -630,16 +630,16 @@ def _scalar_function_prologue(
 ) -> tuple[bool, tuple[Tensor, ...], tuple[Tensor, ...] | None, bool, tuple[Tensor, ...], tuple[Tensor | None, ...]]:
     """What ``vhp`` and ``hvp`` share: checked inputs and ``v``, the one-element output, and
     its gradient with a graph (``jac``).  Runs with grad enabled."""
-    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", name)
+    is_inputs_tuple, ins = _tensors_tuple(inputs, "inputs", name)
     ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
     vs: tuple[Tensor, ...] | None = None
     if v is not None:
-        _, vs = _as_tuple(v, "v", name)
+        _, vs = _tensors_tuple(v, "v", name)
         vs = _grad_preprocess(vs, create_graph=create_graph, need_graph=False)
         _validate_v(vs, ins, is_inputs_tuple)
     else:
         _check_v_none(ins, about_input=True)
-    is_outputs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", name)
+    is_outputs_tuple, outs = _tensors_tuple(func(*ins), "outputs of the user-provided function", name)
     _check_requires_grad(outs, "outputs", strict=strict)
     if is_outputs_tuple:
         raise RuntimeError(f"The function given to {name} should return a single Tensor")

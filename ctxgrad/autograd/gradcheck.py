@@ -59,7 +59,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad as fwAD
-from ctxgrad.autograd._grad import grad
+from ctxgrad.autograd._grad import as_tuple, grad
 from ctxgrad.autograd._readonly import _locks, relock, writable
 from ctxgrad.autograd.errors import NoJvpError, OnceDifferentiableError
 from ctxgrad.autograd.function import Function
@@ -107,14 +107,6 @@ class _Checked:
 
     def short_name(self, i: int) -> str:
         return self.input_names[self.input_positions[i]]
-
-
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    if isinstance(value, tuple):
-        return value
-    if isinstance(value, list):
-        return tuple(value)
-    return (value,)
 
 
 def _differentiable_positions(result: tuple[Any, ...]) -> list[int]:
@@ -192,7 +184,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> list[int]:
 # --------------------------------------------------------------------------- numerical side
 def _values(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[np.ndarray[Any, Any] | None]:
     """The values of func's tensor results, copied (a result may share the input's array)."""
-    result = _as_tuple(func(*inputs))
+    result = as_tuple(func(*inputs))
     return [np.array(o._data, copy=True) if isinstance(o, Tensor) else None for o in result]
 
 
@@ -678,7 +670,7 @@ def _forward_jvp(
             x = checked.inputs[p]
             t = tangent if k == i else np.zeros_like(x._data)
             args[p] = fwAD.make_dual(x.detach(), _wrap(np.asarray(t, dtype=x._data.dtype).reshape(x._data.shape)))
-        result = _as_tuple(checked.func(*args))
+        result = as_tuple(checked.func(*args))
         out: list[np.ndarray[Any, Any]] = []
         for q in positions:
             primal, tan = fwAD.unpack_dual(result[q])
@@ -778,8 +770,8 @@ def _check_undefined_tangents(checked: _Checked, positions: list[int]) -> None:
                 ones = _wrap(np.ones_like(xk._data))
                 args_zero[pk] = fwAD.make_dual(xk.detach(), ones if k != i else _wrap(np.zeros_like(xk._data)))
                 args_none[pk] = fwAD.make_dual(xk.detach(), ones) if k != i else x.detach()
-            zero = _as_tuple(checked.func(*args_zero))
-            none = _as_tuple(checked.func(*args_none))
+            zero = as_tuple(checked.func(*args_zero))
+            none = as_tuple(checked.func(*args_none))
             for q in positions:
                 t0 = fwAD.unpack_dual(zero[q]).tangent
                 t1 = fwAD.unpack_dual(none[q]).tangent
@@ -842,7 +834,7 @@ def _check_backward_with_zero_and_undefined_grads(
     if len(positions) > 1:
         cases += [{q} for q in range(len(positions))]
     for undefined in cases:
-        fresh = _as_tuple(checked.func(*checked.inputs))
+        fresh = as_tuple(checked.func(*checked.inputs))
         outs = [_UndefinedGrad.apply(fresh[p]) if q in undefined else fresh[p] for q, p in enumerate(positions)]
         which = "every output" if len(undefined) == len(positions) else f"output {next(iter(undefined))}"
         try:
@@ -964,7 +956,7 @@ def gradcheck(
         raise ValueError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
         raise ValueError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    tupled = _as_tuple(inputs)
+    tupled = as_tuple(inputs)
     labels, names = _input_labels(func, tupled)
     checked = _Checked(func, tupled, _check_inputs(tupled), labels, names, None, complex_step=complex_step)
     if complex_step and any(t._data.dtype.kind == "c" for t in checked.tensors):
@@ -1008,7 +1000,7 @@ def _gradcheck(
 ) -> None:
     raw = checked.func(*checked.inputs)
     checked.returns_tuple = isinstance(raw, (tuple, list))
-    result = _as_tuple(raw)
+    result = as_tuple(raw)
     positions = _differentiable_positions(result)
     if not positions:
         _check_no_differentiable_outputs(checked, result, eps, fast_mode, nondet_tol)
@@ -1072,10 +1064,10 @@ def gradgradcheck(
         raise ValueError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     if check_batched_grad and not check_rev_over_rev:
         raise ValueError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
-    tupled_inputs = _as_tuple(inputs)
+    tupled_inputs = as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(_SEED)
-        outputs = [o for o in _as_tuple(func(*tupled_inputs)) if isinstance(o, Tensor) and o._requires_grad]
+        outputs = [o for o in as_tuple(func(*tupled_inputs)) if isinstance(o, Tensor) and o._requires_grad]
         made: list[Tensor] = []
         for o in outputs:
             dtype = o._data.dtype if o._data.dtype.kind in "fc" else np.dtype(np.float64)
@@ -1091,7 +1083,7 @@ def gradgradcheck(
             made.append(_wrap(arr).requires_grad_())
         tupled_grad_outputs: tuple[Any, ...] = tuple(made)
     else:
-        tupled_grad_outputs = _as_tuple(grad_outputs)
+        tupled_grad_outputs = as_tuple(grad_outputs)
     num_outputs = len(tupled_grad_outputs)
     diff_inputs = [i for i, x in enumerate(tupled_inputs) if isinstance(x, Tensor) and x._requires_grad]
     returned_for: list[int] = []  # which inputs the last call's gradients belong to
@@ -1102,7 +1094,7 @@ def gradgradcheck(
         # Forward-over-reverse passes detached dual tensors: make them require grad again.
         split = len(args) - num_outputs
         input_args = tuple(a.requires_grad_() if i in diff_inputs else a for i, a in enumerate(args[:split]))
-        outs = [o for o in _as_tuple(func(*input_args)) if isinstance(o, Tensor) and o._requires_grad]
+        outs = [o for o in as_tuple(func(*input_args)) if isinstance(o, Tensor) and o._requires_grad]
         seeds = tuple(g.requires_grad_() if k in diff_seeds else g for k, g in enumerate(args[split:]))
         grads = grad(outs, [input_args[i] for i in diff_inputs], seeds, create_graph=True, allow_unused=True)
         returned_for[:] = [p for p, g in zip(diff_inputs, grads) if g is not None]
@@ -1174,7 +1166,7 @@ def _check_batched(
         [_wrap(a._data * (1.0 + 1e-3 * k)).requires_grad_() if i in positions else a for i, a in enumerate(inputs)]
         for k in range(size)
     ]
-    per_sample = [_as_tuple(func(*s)) for s in samples]
+    per_sample = [as_tuple(func(*s)) for s in samples]
     batch = tuple(stack_samples([s[i] for s in samples]) if i in positions else a for i, a in enumerate(inputs))
     in_dims = tuple(0 if i in positions else None for i in range(len(inputs)))
     outs = map_over_batch(func, batch, in_dims, size)
@@ -1228,7 +1220,7 @@ def _check_batched(
                     else a
                     for i, a in enumerate(inputs)
                 )
-                want_t = [fwAD.unpack_dual(o).tangent for o in _as_tuple(func(*dk))]
+                want_t = [fwAD.unpack_dual(o).tangent for o in as_tuple(func(*dk))]
                 for j in diff:
                     gt, wt = got_t[j], want_t[j]
                     g_arr = np.zeros(outs[j]._data.shape[1:]) if gt is None else gt._data[k]
@@ -1266,11 +1258,11 @@ def get_numerical_jacobian(
     Deprecated in torch (a ``FutureWarning``), kept for code that still calls it.
     """
     _check_grad_out("get_numerical_jacobian", grad_out)
-    inputs = _as_tuple(inputs)
-    wrt = [t for t in _as_tuple(inputs if target is None else target) if isinstance(t, Tensor) and t.requires_grad]
+    inputs = as_tuple(inputs)
+    wrt = [t for t in as_tuple(inputs if target is None else target) if isinstance(t, Tensor) and t.requires_grad]
 
     def first_output() -> np.ndarray[Any, Any]:
-        out = _as_tuple(fn(inputs))[0]
+        out = as_tuple(fn(inputs))[0]
         return np.array(out._data, copy=True)
 
     jacobians: list[Tensor] = []
@@ -1307,7 +1299,7 @@ def get_analytical_jacobian(
     gradient has the wrong shape or dtype.  Deprecated in torch (a ``FutureWarning``).
     """
     _check_grad_out("get_analytical_jacobian", grad_out)
-    wrt = [t for t in _as_tuple(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    wrt = [t for t in as_tuple(inputs) if isinstance(t, Tensor) and t.requires_grad]
     n_out = output._data.size
     jacobians = [np.zeros((x._data.size, n_out), dtype=x._data.dtype) for x in wrt]
     again = [np.zeros_like(j) for j in jacobians]

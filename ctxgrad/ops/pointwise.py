@@ -3027,18 +3027,12 @@ def xlogy(input: Any, other: Any) -> Tensor:
 
 def igamma(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise regularized lower incomplete gamma function ``P(input, other)``."""
-    return Igamma.apply(input, _tensor_arg("igamma", "other", 2, other))
+    return Igamma.apply(input, tensor_arg("igamma", "other", 2, other))
 
 
 def igammac(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise regularized upper incomplete gamma function ``Q(input, other) = 1 - P``."""
-    return Igammac.apply(input, _tensor_arg("igammac", "other", 2, other))
-
-
-def _tensor_arg(fn: str, name: str, position: int, value: Any) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
-    return value
+    return Igammac.apply(input, tensor_arg("igammac", "other", 2, other))
 
 
 def copysign(input: Tensor, other: Any) -> Tensor:

@@ -1201,15 +1201,9 @@ def _as_int64(x: Tensor) -> Tensor:
     return x
 
 
-def _dims(dim: int | Sequence[int] | None) -> tuple[int, ...] | None:
-    if dim is None:
-        return None
-    if isinstance(dim, (int, np.integer)):
-        return (int(dim),)
-    return tuple(int(d) for d in dim)
-
-
-def _dims_arg(dim: Any) -> tuple[int, ...] | None:
+def dims_tuple(dim: Any) -> tuple[int, ...] | None:
+    """A ``dim`` argument (None, an int, a 0-d tensor or a sequence of ints) as the tuple of
+    dimensions a reduction's Function takes (None: every dimension)."""
     if dim is None:
         return None
     if isinstance(dim, (int, np.integer)) or (isinstance(dim, Tensor) and dim.array.ndim == 0):
@@ -1285,7 +1279,7 @@ def sum(
     kind = x.array.dtype.kind
     if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
         x = x.to(np.dtype(np.int64))
-    return Sum.apply(x, _dims(dim), keepdim)
+    return Sum.apply(x, dims_tuple(dim), keepdim)
 
 
 def mean(
@@ -1310,7 +1304,7 @@ def mean(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {short_name(x.array.dtype)}"
         )
-    return Mean.apply(x, _dims(dim), keepdim)
+    return Mean.apply(x, dims_tuple(dim), keepdim)
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
@@ -1357,7 +1351,7 @@ def _variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, corr
     if x.array.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     fn = Std if name == "std" else Var
-    return fn.apply(x, _dims_arg(dim), correction, keepdim)
+    return fn.apply(x, dims_tuple(dim), correction, keepdim)
 
 
 def var(
@@ -1400,11 +1394,7 @@ def std(
 def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool | None) -> Any:
     """``x.max()``, ``x.max(dim, keepdim)`` (a named tuple) or ``x.max(other)``."""
     if isinstance(dim, Tensor):
-        name = "maximum" if largest else "minimum"
-        fn = getattr(x, name, None)
-        if fn is None:
-            raise TypeError(f"{'max' if largest else 'min'}(other) needs Tensor.{name}, which ctxgrad does not have")
-        return fn(dim)
+        return x.maximum(dim) if largest else x.minimum(dim)
     name = "max" if largest else "min"
     if dim is None:
         if keepdim or keepdims is not None:
@@ -1451,7 +1441,7 @@ def amax(
         dim = numpy_dim("amax", dim, axis, ())
     if keepdims is not None:
         keepdim = numpy_keepdim("amax", keepdim, keepdims)
-    return Amax.apply(input, _dims_arg(dim) or (), keepdim)
+    return Amax.apply(input, dims_tuple(dim) or (), keepdim)
 
 
 def amin(
@@ -1467,7 +1457,7 @@ def amin(
         dim = numpy_dim("amin", dim, axis, ())
     if keepdims is not None:
         keepdim = numpy_keepdim("amin", keepdim, keepdims)
-    return Amin.apply(input, _dims_arg(dim) or (), keepdim)
+    return Amin.apply(input, dims_tuple(dim) or (), keepdim)
 
 
 def _index_dim(name: str, dim: Any) -> int | None:
@@ -1523,14 +1513,14 @@ def logsumexp(
         keepdim = numpy_keepdim("logsumexp", keepdim, keepdims)
     if dim is UNSET:
         raise missing("logsumexp", dim=dim)
-    return Logsumexp.apply(input, _dims_arg(dim) or (), keepdim)
+    return Logsumexp.apply(input, dims_tuple(dim) or (), keepdim)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm over up to two
     dimensions, as in torch)."""
     x = input
-    dims = _dims_arg(dim)
+    dims = dims_tuple(dim)
     if isinstance(p, str):
         if p == "fro" and (dims is None or len(dims) <= 2):
             p = 2.0
@@ -1617,7 +1607,7 @@ def all(
         dim = numpy_dim("all", dim, axis)
     if keepdims is not None:
         keepdim = numpy_keepdim("all", keepdim, keepdims)
-    return All.apply(input, _dims_arg(dim), keepdim)
+    return All.apply(input, dims_tuple(dim), keepdim)
 
 
 def any(
@@ -1633,4 +1623,4 @@ def any(
         dim = numpy_dim("any", dim, axis)
     if keepdims is not None:
         keepdim = numpy_keepdim("any", keepdim, keepdims)
-    return Any_.apply(input, _dims_arg(dim), keepdim)
+    return Any_.apply(input, dims_tuple(dim), keepdim)

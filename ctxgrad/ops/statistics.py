@@ -28,7 +28,7 @@ from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
-from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, mean, std, var
+from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
 from ctxgrad.ops.shape import Flip, Narrow, cat, same_lengths
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
@@ -59,14 +59,6 @@ def _numpy_args(
     if keepdims is not None:
         keepdim = numpy_keepdim(name, keepdim, keepdims)
     return dim, keepdim
-
-
-def _dims(dim: Any) -> tuple[int, ...] | None:
-    if dim is None:
-        return None
-    if isinstance(dim, (int, np.integer)):
-        return (int(dim),)
-    return tuple(int(d) for d in dim)
 
 
 def _const(arr: Any) -> Tensor:
@@ -126,7 +118,7 @@ def nansum(
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind in "biu":
         x = x.to(np.int64)
-    return Nansum.apply(x, _dims(dim), keepdim)
+    return Nansum.apply(x, dims_tuple(dim), keepdim)
 
 
 def nanmean(
@@ -145,7 +137,7 @@ def nanmean(
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
         )
-    count = x.isnan().logical_not().sum(_dims(dim), keepdim=keepdim)
+    count = x.isnan().logical_not().sum(dims_tuple(dim), keepdim=keepdim)
     out: Tensor = nansum(x, dim, keepdim) / count
     return out
 
@@ -153,7 +145,7 @@ def nanmean(
 def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
     """The number of nonzero elements (over ``dim``), as int64."""
     dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
-    out: Tensor = (input != 0).sum(_dims(dim))  # (an int64 count, as torch's; no gradient)
+    out: Tensor = (input != 0).sum(dims_tuple(dim))  # (an int64 count, as torch's; no gradient)
     return out
 
 

@@ -70,6 +70,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd.errors import NoJvpError
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.gradcheck import gradcheck, gradgradcheck
@@ -145,12 +146,6 @@ def _as_value(arg: Any) -> Any:
     if isinstance(arg, np.ndarray):
         return np.array(arg, copy=True)
     return arg
-
-
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,)
 
 
 def _names(positions: Sequence[int]) -> str:
@@ -297,7 +292,7 @@ class OpTestCase:
             tol = self._tolerance(self.tolerances, _DEFAULT_TOLERANCES, dtype)
             for case in self._cases(dtype):
                 try:
-                    outputs = _as_tuple(self._call(case.tensors()))
+                    outputs = as_tuple(self._call(case.tensors()))
                 except Exception as exc:
                     failures.add(case, [], f"the function raised {_problem(exc)}")
                     continue
@@ -379,7 +374,7 @@ class OpTestCase:
             if not case.differentiable:
                 continue
             try:
-                outputs = _as_tuple(self._call(case.tensors()))
+                outputs = as_tuple(self._call(case.tensors()))
             except Exception as exc:
                 failures.add(case, [], f"the function raised {_problem(exc)}")
                 continue
@@ -434,7 +429,7 @@ class OpTestCase:
             return None
         made = getattr(fn, "example_inputs", None)
         if callable(made):
-            return _as_tuple(made())
+            return as_tuple(made())
         attached = getattr(fn, "__ctxgrad_example__", None)
         if attached is None:
             return None
@@ -464,7 +459,7 @@ class OpTestCase:
             raw = [] if attached is None else [attached]
         cases = []
         for index, args in enumerate(raw):
-            values = tuple(_cast(_as_value(a), dtype) for a in _as_tuple(args))
+            values = tuple(_cast(_as_value(a), dtype) for a in as_tuple(args))
             differentiable = [p for p, v in enumerate(values) if isinstance(v, np.ndarray) and v.dtype.kind in "fc"]
             cases.append(_Case(index, dtype, values, differentiable))
         return cases
@@ -493,7 +488,7 @@ class OpTestCase:
                 )
         if not has_reference:
             return None
-        expected_values = _as_tuple(self.reference(*(_as_value(v) for v in case.values)))
+        expected_values = as_tuple(self.reference(*(_as_value(v) for v in case.values)))
         if len(expected_values) != len(outputs):
             return f"the function returned {len(outputs)} output(s), the reference {len(expected_values)}"
         for q, (out, ref) in enumerate(zip(outputs, expected_values)):
@@ -540,7 +535,7 @@ class OpTestCase:
         """The gradients of ``sum(output * w)`` with respect to the inputs at ``requires_grad``,
         through ``backward()``, so that ``.grad`` of the other inputs is seen too."""
         args = case.tensors(requires_grad)
-        outputs = _as_tuple(self._call(args))
+        outputs = as_tuple(self._call(args))
         weights = self._weights(outputs)
         terms = [(o * w).sum() for o, w in zip(outputs, weights) if w is not None]
         if not terms:  # no differentiable output (an argmax, say): no gradients to compare
@@ -562,7 +557,7 @@ class OpTestCase:
             for p in case.differentiable:
                 direction = rng.standard_normal(args[p].shape).astype(case.values[p].dtype)
                 args[p] = fwAD.make_dual(args[p], Tensor(direction))
-            outputs = _as_tuple(self._call(tuple(args)))
+            outputs = as_tuple(self._call(tuple(args)))
             tangents: list[np.ndarray[Any, Any] | None] = []
             for q, out in enumerate(outputs):
                 tangent = fwAD.unpack_dual(out).tangent if isinstance(out, Tensor) else None
