@@ -90,7 +90,7 @@ def _tensors(values: Any) -> list[Tensor]:
 UFUNCS: dict[str, str] = {
     # one operand
     "negative": "neg",
-    "positive": "__pos__",
+    "positive": "positive",
     "exp": "exp",
     "exp2": "exp2",
     "expm1": "expm1",
@@ -215,8 +215,6 @@ _UFUNC_METHODS: dict[tuple[str, str], str] = {
 def _spelling(ufunc_name: str) -> str:
     """How ctxgrad spells a mapped ufunc call: ``ctxgrad.exp(t)``, ``a.lt(b)``."""
     op = UFUNCS[ufunc_name]
-    if op == "__pos__":
-        return "+t"
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         return f"a.{op}(b)"
     return f"ctxgrad.{op}({'t' if getattr(np, ufunc_name).nin == 1 else 'a, b'})"

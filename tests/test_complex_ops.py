@@ -695,7 +695,7 @@ COVERED_BY = {
     "arctan2": "atan2", "clip": "clamp", "true_divide_": "div", "pow": "pow-tensor", "__add__": "add", "__sub__": "sub",
     "__rsub__": "rsub", "__mul__": "mul", "__truediv__": "div", "__rtruediv__": "rdiv", "__pow__": "pow-int",
     "__rpow__": "rpow", "__rfloordiv__": "floor_divide", "__rmod__": "remainder", "__rmatmul__": "matmul",
-    "__pos__": "pos", "__eq__": "eq", "__ne__": "ne", "__getitem__": "getitem-int", "__setitem__": "setitem",
+    "__eq__": "eq", "__ne__": "ne", "__getitem__": "getitem-int", "__setitem__": "setitem",
     **{name: "bitwise_and" for name in ("bitwise_or", "bitwise_xor", "bitwise_not", "__invert__")},
     **{name: "bitwise_and" for name in ("__rand__", "__ror__", "__rxor__")},
     # real inputs, or no gradient: tests/test_complex.py checks them against torch

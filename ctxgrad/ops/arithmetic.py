@@ -775,11 +775,6 @@ def rmod_operator(input: Tensor, other: Any) -> Tensor:
     return Remainder.apply(operand(other), input)
 
 
-def pos_operator(input: Tensor) -> Tensor:
-    """``+input``: the tensor itself."""
-    return input
-
-
 # --------------------------------------------------------------------------- in-place variants
 # Each is its op's Function made in place (ctxgrad.autograd._views.in_place: it writes into
 # ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
