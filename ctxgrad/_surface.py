@@ -108,7 +108,7 @@ def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
 
     signature = inspect.signature(frontend)
     params = list(signature.parameters.values())
-    extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Tensor | None")
     at = len(params) - (params[-1].kind is inspect.Parameter.VAR_KEYWORD if params else 0)
     setattr(function, "__signature__", signature.replace(parameters=[*params[:at], extra, *params[at:]]))  # noqa: B010
     return function
@@ -116,8 +116,8 @@ def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
 
 def out_functions() -> dict[str, Callable[..., Any]]:
     """The ``ctxgrad.*`` functions of :data:`~ctxgrad.ops.table.OUT_VARIANTS` whose frontend
-    has no ``out`` of its own, with it added (``ctxgrad/__init__.py`` puts them in place of
-    the frontends its generated block imports)."""
+    has no ``out`` of its own, with it added: the module ``ctxgrad._out_functions`` (written by
+    ``python -m ctxgrad._gen_methods``) holds them, typed for type checkers."""
     made: dict[str, Callable[..., Any]] = {}
     for op in OPS:
         if op.name in OUT_VARIANTS and "out" not in inspect.signature(op.frontend).parameters:

@@ -1,0 +1,761 @@
+"""The ``ctxgrad.*`` functions that take torch's ``out=`` through ``ctxgrad._surface.with_out``.
+
+Written by ``python -m ctxgrad._gen_methods`` from ``ctxgrad/ops/table.py`` (``OUT_VARIANTS``): do not
+edit.  Type checkers read the stubs, which are each frontend's signature with ``out`` added; at
+run time the module holds the functions ``ctxgrad._surface.out_functions`` makes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from ctxgrad._tensor import Tensor
+
+    def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def addbmm(
+        input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def addcdiv(
+        input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def addcmul(
+        input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def addmm(
+        input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def addmv(
+        input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def addr(
+        input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def all(
+        input: Tensor,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        axis: int | Sequence[int] | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def amax(
+        input: Tensor,
+        dim: int | Sequence[int] = (),
+        keepdim: bool = False,
+        *,
+        axis: int | Sequence[int] | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def amin(
+        input: Tensor,
+        dim: int | Sequence[int] = (),
+        keepdim: bool = False,
+        *,
+        axis: int | Sequence[int] | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def any(
+        input: Tensor,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        axis: int | Sequence[int] | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def arccos(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def arccosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def arcsin(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def arcsinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def arctan(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def arctan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def arctanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def argmax(
+        input: Tensor,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        axis: int | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def argmin(
+        input: Tensor,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        axis: int | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def atan(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def baddbmm(
+        input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def bitwise_and(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bitwise_left_shift(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bitwise_or(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bitwise_right_shift(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bitwise_xor(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def bucketize(
+        input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def cat(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+
+    def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor: ...
+
+    def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
+
+    def clamp_max(input: Tensor, max: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def clamp_min(input: Tensor, min: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
+
+    def column_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def concat(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+
+    def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None, out: Tensor | None = None) -> Tensor: ...
+
+    def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cumprod(
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def cumsum(
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+
+    def diff(
+        input: Tensor,
+        n: int = 1,
+        dim: int = -1,
+        prepend: Tensor | None = None,
+        append: Tensor | None = None,
+        *,
+        axis: Any = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def dstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def eq(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def floor(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def floor_divide(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def fmax(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def fmod(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def gather(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        *,
+        sparse_grad: bool = False,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def greater_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def gt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def histc(
+        input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def hstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def hypot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def index_select(
+        input: Tensor, dim: int = ..., index: Tensor = ..., *, axis: int | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def le(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def less(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def less_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def log(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def log_softmax(
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logcumsumexp(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
+
+    def logical_and(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logical_or(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logical_xor(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logit(input: Tensor, eps: Any = None, *, out: Tensor | None = None) -> Tensor: ...
+
+    def logsumexp(
+        input: Tensor,
+        dim: int | Sequence[int] = ...,
+        keepdim: bool = False,
+        *,
+        axis: int | Sequence[int] | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor: ...
+
+    def max(
+        input: Tensor,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Any: ...
+
+    def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def min(
+        input: Tensor,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Any: ...
+
+    def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def nan_to_num(
+        input: Tensor,
+        nan: float = 0.0,
+        posinf: float | None = None,
+        neginf: float | None = None,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def nanmean(
+        input: Tensor,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def nanquantile(
+        input: Tensor,
+        q: Any,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        interpolation: str = "linear",
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def nansum(
+        input: Tensor,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def ne(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def nonzero(input: Tensor, *, as_tuple: bool = False, out: Tensor | None = None) -> Any: ...
+
+    def norm(
+        input: Tensor,
+        p: Any = "fro",
+        dim: Any = None,
+        keepdim: bool = False,
+        dtype: Any = None,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def prod(
+        input: Tensor,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        axis: int | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def quantile(
+        input: Tensor,
+        q: Any,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        interpolation: str = "linear",
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor: ...
+
+    def row_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def searchsorted(
+        sorted_sequence: Tensor,
+        input: Any,
+        *,
+        out_int32: bool = False,
+        right: bool = False,
+        side: str | None = None,
+        sorter: Tensor | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def sin(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def slice_scatter(
+        input: Tensor,
+        src: Tensor,
+        dim: int = 0,
+        start: int | None = None,
+        end: int | None = None,
+        step: int = 1,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def softmax(
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def square(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def stack(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+
+    def std(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def take_along_dim(
+        input: Tensor, indices: Tensor, dim: int | None = None, *, axis: int | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Tensor | None = None) -> Tensor: ...
+
+    def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+
+    def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+
+    def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def var(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def vstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any: ...
+
+    def xlogy(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+else:
+    from ctxgrad._surface import out_functions
+
+    globals().update(out_functions())
+
+__all__ = [
+    "abs",
+    "acos",
+    "acosh",
+    "addbmm",
+    "addcdiv",
+    "addcmul",
+    "addmm",
+    "addmv",
+    "addr",
+    "all",
+    "amax",
+    "amin",
+    "angle",
+    "any",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "argmax",
+    "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "baddbmm",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "bmm",
+    "bucketize",
+    "cat",
+    "ceil",
+    "chain_matmul",
+    "clamp",
+    "clamp_max",
+    "clamp_min",
+    "clip",
+    "column_stack",
+    "complex",
+    "concat",
+    "concatenate",
+    "conj_physical",
+    "copysign",
+    "cos",
+    "cosh",
+    "cross",
+    "cumprod",
+    "cumsum",
+    "deg2rad",
+    "diag",
+    "diff",
+    "digamma",
+    "dot",
+    "dstack",
+    "eq",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "expm1",
+    "float_power",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "frac",
+    "gather",
+    "gcd",
+    "ge",
+    "ger",
+    "greater",
+    "greater_equal",
+    "gt",
+    "heaviside",
+    "histc",
+    "hstack",
+    "hypot",
+    "i0",
+    "igamma",
+    "igammac",
+    "index_select",
+    "inner",
+    "inverse",
+    "isneginf",
+    "isposinf",
+    "kron",
+    "lcm",
+    "ldexp",
+    "le",
+    "lerp",
+    "less",
+    "less_equal",
+    "lgamma",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "log_softmax",
+    "logaddexp",
+    "logaddexp2",
+    "logcumsumexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "logit",
+    "logsumexp",
+    "lt",
+    "masked_select",
+    "matrix_power",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "mm",
+    "msort",
+    "mv",
+    "nan_to_num",
+    "nanmean",
+    "nanquantile",
+    "nansum",
+    "ne",
+    "neg",
+    "nextafter",
+    "nonzero",
+    "norm",
+    "not_equal",
+    "outer",
+    "polar",
+    "polygamma",
+    "pow",
+    "prod",
+    "quantile",
+    "rad2deg",
+    "reciprocal",
+    "remainder",
+    "round",
+    "row_stack",
+    "rsqrt",
+    "searchsorted",
+    "sgn",
+    "sigmoid",
+    "sign",
+    "signbit",
+    "sin",
+    "sinc",
+    "sinh",
+    "slice_scatter",
+    "softmax",
+    "sqrt",
+    "square",
+    "stack",
+    "std",
+    "take_along_dim",
+    "tan",
+    "tanh",
+    "tensordot",
+    "tril",
+    "triu",
+    "trunc",
+    "var",
+    "vdot",
+    "vstack",
+    "where",
+    "xlogy",
+]
