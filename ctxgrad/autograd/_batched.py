@@ -52,6 +52,9 @@ __all__ = [
     "apply_batched",
     "batch_elementwise",
     "batch_unary",
+    "expand_unbatched",
+    "loop_over_samples",
+    "only_first_batched",
     "shift_dim",
     "shift_dims",
 ]
@@ -308,11 +311,12 @@ def _loop_rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], values: tuple
     return _loop(cls, VmapLevel(0, info.batch_size, info.randomness), in_dims, values)
 
 
-def _only_first(in_dims: tuple[Any, ...]) -> bool:
+def only_first_batched(in_dims: tuple[Any, ...]) -> bool:
+    """Whether only the first argument is batched (the case most op-specific rules batch)."""
     return in_dims[0] == 0 and all(d is None for d in in_dims[1:])
 
 
-def _expand_unbatched(args: tuple[Any, ...], in_dims: tuple[Any, ...], size: int) -> list[Any]:
+def expand_unbatched(args: tuple[Any, ...], in_dims: tuple[Any, ...], size: int) -> list[Any]:
     """Each unbatched tensor argument given the batch dimension (the same for every sample)."""
     return [
         a.unsqueeze(0).expand(size, *a.shape) if d is None and isinstance(a, Tensor) else a
@@ -332,7 +336,7 @@ def dims_rule(
 
     def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
         n = x.ndim - 1
-        if not _only_first(in_dims) or (n == 0 and not scalar_ok):
+        if not only_first_batched(in_dims) or (n == 0 and not scalar_ok):
             return _loop_rule(cls, info, in_dims, (x, *rest))
         scalar = n == 0 and not new_dim
         if scalar:
@@ -356,22 +360,6 @@ def _drop_last(t: Any) -> Any:
     return t.squeeze(-1) if isinstance(t, Tensor) and t.ndim == 2 else t
 
 
-def _batch_along(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], dim: int, *tensors: Tensor) -> tuple[Any, Any]:
-    """``cat``/``stack``: every tensor given the batch, the dimension moved past it."""
-    dims = in_dims[1:]
-    if not cls._stacks:  # torch's cat skips 1-d empty tensors beside tensors of other ranks
-        kept = [(t, d) for t, d in zip(tensors, dims) if tuple(t.shape[1:] if d == 0 else t.shape) != (0,)]
-        if kept and len(kept) < len(tensors):
-            tensors, dims = tuple(t for t, _ in kept), tuple(d for _, d in kept)
-    first = next((t for t, d in zip(tensors, dims) if d == 0), None)
-    if first is None:
-        return cls.apply(dim, *tensors), None  # only shared tensors are left
-    n = first.ndim - 1 + (1 if cls._stacks else 0)
-    moved = _expand_unbatched(tensors, dims, info.batch_size)
-    return cls.apply(shift_dim(dim, n), *moved), 0
-
-
-along_rule = classmethod(_batch_along)
 elementwise_rule = classmethod(batch_elementwise)
 unary_rule = classmethod(batch_unary)
 
@@ -390,164 +378,6 @@ def matrix_rule(message: str) -> Any:
     return classmethod(rule)
 
 
-def _batch_matmul(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor) -> tuple[Any, Any]:
-    """Matrix products: a vector becomes a one-row (one-column) matrix, a batched operand gets
-    the sample dimensions of the wider one after its batch dimension, then one ``matmul``."""
-    la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
-    if la == 1:
-        a = a.unsqueeze(-2)
-    if lb == 1:
-        b = b.unsqueeze(-1)
-    n = max(max(la, 2), max(lb, 2))
-    if in_dims[0] == 0 and max(la, 2) < n:
-        a = a.reshape((a.shape[0],) + (1,) * (n - max(la, 2)) + tuple(a.shape[1:]))
-    if in_dims[1] == 0 and max(lb, 2) < n:
-        b = b.reshape((b.shape[0],) + (1,) * (n - max(lb, 2)) + tuple(b.shape[1:]))
-    out = a @ b
-    if la == 1 and lb == 1:
-        out = out.squeeze(-1).squeeze(-1)
-    elif la == 1:
-        out = out.squeeze(-2)
-    elif lb == 1:
-        out = out.squeeze(-1)
-    return out, 0
-
-
-matmul_rule = classmethod(_batch_matmul)
-
-
-def _batch_index(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, index: Any) -> tuple[Any, Any]:
-    """Basic indexing (ints, slices, None, Ellipsis): the batch dimension is kept whole."""
-    if not _only_first(in_dims):
-        return _loop_rule(cls, info, in_dims, (x, index))
-    return cls.apply(x, (slice(None), *index)), 0
-
-
-index_rule = classmethod(_batch_index)
-
-
-def _batch_gather_like(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dim: int, *rest: Any
-) -> tuple[Any, Any]:
-    """``gather``/``scatter``: input, index (and source) of one shape, so each is given the
-    batch and ``dim`` moves past it."""
-    n = (x.ndim - 1) if in_dims[0] == 0 else x.ndim
-    args = _expand_unbatched((x, dim, *rest), in_dims, info.batch_size)
-    args[1] = shift_dim(dim, n)
-    return cls.apply(*args), 0
-
-
-gather_rule = classmethod(_batch_gather_like)
-
-
-def _batch_fold(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
-    """An op on a batch of images (``N, C, H, W``): the vmap batch folded into ``N``."""
-    if not _only_first(in_dims):
-        return _loop_rule(cls, info, in_dims, (x, *rest))
-    if x.ndim == 4:  # one sample is a (C, H, W) image: the vmap batch is N
-        return cls.apply(x, *rest), 0
-    size, n = x.shape[0], x.shape[1]
-    out = cls.apply(x.reshape(size * n, *x.shape[2:]), *rest)
-    return out.reshape(size, n, *out.shape[1:]), 0
-
-
-fold_rule = classmethod(_batch_fold)
-
-
-def _shape_rule(adjust: Callable[[Tensor, Any], Any]) -> Any:
-    """The rule of a shape op whose second argument describes one sample's result: the
-    same op on the batch, that argument made to describe the batch (``adjust``)."""
-
-    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, arg: Any) -> tuple[Any, Any]:
-        if not _only_first(in_dims):
-            return _loop_rule(cls, info, in_dims, (x, arg))
-        return cls.apply(x, adjust(x, arg)), 0
-
-    return classmethod(rule)
-
-
-def _pad_to(x: Tensor, n: int) -> Tensor:
-    """A batch whose samples have fewer than ``n`` dimensions given leading ones of size 1."""
-    k = x.ndim - 1
-    return x if k >= n else x.reshape((x.shape[0],) + (1,) * (n - k) + tuple(x.shape[1:]))
-
-
-permute_rule = _shape_rule(lambda x, dims: (0, *shift_dims(dims, x.ndim - 1)))
-reshape_rule = _shape_rule(lambda x, shape: (x.shape[0], *shape))
-squeeze_rule = _shape_rule(
-    lambda x, dims: (
-        tuple(i + 1 for i, s in enumerate(x.shape[1:]) if s == 1) if dims is None else shift_dims(dims, x.ndim - 1)
-    )
-)
-
-
-def _batch_expand(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, sizes: tuple[int, ...]
-) -> tuple[Any, Any]:
-    if not _only_first(in_dims):
-        return _loop_rule(cls, info, in_dims, (x, sizes))
-    return cls.apply(_pad_to(x, len(sizes)), (x.shape[0], *sizes)), 0
-
-
-def _batch_repeat(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, reps: tuple[int, ...]
-) -> tuple[Any, Any]:
-    if not _only_first(in_dims):
-        return _loop_rule(cls, info, in_dims, (x, reps))
-    return cls.apply(_pad_to(x, len(reps)), (1, *reps)), 0
-
-
-expand_rule = classmethod(_batch_expand)
-repeat_rule = classmethod(_batch_repeat)
-
-
-def _diagonal_rule(result_dims: bool) -> Any:
-    def rule(
-        cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, offset: int, d1: int, d2: int
-    ) -> tuple[Any, Any]:
-        if not _only_first(in_dims):
-            return _loop_rule(cls, info, in_dims, (x, offset, d1, d2))
-        n = x.ndim - 1 + (1 if result_dims else 0)
-        return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
-
-    return classmethod(rule)
-
-
-diagonal_rule = _diagonal_rule(False)
-diag_embed_rule = _diagonal_rule(True)
-
-
-def _batch_conv(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, w: Tensor, bias: Any, *rest: Any
-) -> tuple[Any, Any]:
-    """Convolution: a batch of inputs is folded into ``N``; a batch of weights (per-sample
-    gradients, ensembles) into the groups, one group of filters per sample."""
-    xd, wd, bd = in_dims[:3]
-    if wd is None and bd is None:
-        return _batch_fold(cls, info, in_dims, x, w, bias, *rest)
-    size = info.batch_size
-    if xd is None:
-        x = x.unsqueeze(0).expand(size, *x.shape)
-    single = x.ndim == 4  # one sample is one (C, H, W) image
-    if single:
-        x = x.unsqueeze(1)
-    if wd is None:
-        w = w.unsqueeze(0).expand(size, *w.shape)
-    stride, padding, dilation, groups = rest
-    n, c = x.shape[1], x.shape[2]
-    xs = x.movedim(0, 1).reshape(n, size * c, *x.shape[3:])
-    ws = w.reshape(size * w.shape[1], *w.shape[2:])
-    b = None
-    if bias is not None:
-        b = (bias if bd == 0 else bias.unsqueeze(0).expand(size, *bias.shape)).reshape(-1)
-    out = cls.apply(xs, ws, b, stride, padding, dilation, groups * size)
-    out = out.reshape(n, size, -1, *out.shape[2:]).movedim(1, 0)
-    return (out.squeeze(1) if single else out), 0
-
-
-conv_rule = classmethod(_batch_conv)
-
-
 def flat_rule(method: str) -> Any:
     """The rule of a reduction over every element (``max()``, ``prod()``): each sample
     flattened, then the reduction ``method`` over that dimension."""
@@ -556,19 +386,6 @@ def flat_rule(method: str) -> Any:
         return getattr(x.reshape(x.shape[0], -1), method)(1), 0
 
     return classmethod(rule)
-
-
-def _batch_argmax(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dim: Any, keepdim: bool
-) -> tuple[Any, Any]:
-    n = x.ndim - 1
-    if dim is not None:
-        return cls.apply(x, shift_dim(dim, n), keepdim), 0
-    out = cls.apply(x.reshape(x.shape[0], -1), 1, False)
-    return (out.reshape(x.shape[0], *([1] * n)) if keepdim else out), 0
-
-
-argmax_rule = classmethod(_batch_argmax)
 
 
 def map_over_batch(
@@ -593,44 +410,13 @@ def map_over_batch(
         close_level(lv)
 
 
-def _batch_roll(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]
-) -> tuple[Any, Any]:
-    if not _only_first(in_dims):
-        return _loop_rule(cls, info, in_dims, (x, shifts, dims))
-    n = x.ndim - 1
-    if not dims:  # a roll of each flattened sample
-        flat = x.reshape(x.shape[0], -1)
-        return cls.apply(flat, shifts, (1,)).reshape(x.shape), 0
-    return cls.apply(x, shifts, shift_dims(dims, n)), 0
-
-
-roll_rule = classmethod(_batch_roll)
-
-
-def _batch_sum_to_size(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: tuple[int, ...]
-) -> tuple[Any, Any]:
-    """``sum_to_size``: the leading sample dimensions ``shape`` lacks are summed first, so
-    that the batch dimension stays in front."""
-    if not _only_first(in_dims):
-        return _loop_rule(cls, info, in_dims, (x, shape))
-    extra = x.ndim - 1 - len(shape)
-    if extra > 0:
-        x = x.sum(tuple(range(1, extra + 1)))
-    return cls.apply(x, (x.shape[0], *shape)), 0
-
-
-sum_to_size_rule = classmethod(_batch_sum_to_size)
-
-
 def into_zeros_rule(shape_pos: int, dims: tuple[int, ...] = ()) -> Any:
     """The rule of a backward that writes a gradient into zeros of ``shape`` (argument
     ``shape_pos``): the batch gets zeros of ``(batch, *shape)``, and the dimensions at the
     argument positions ``dims`` move past the batch dimension."""
 
     def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], g: Tensor, *rest: Any) -> tuple[Any, Any]:
-        if not _only_first(in_dims):
+        if not only_first_batched(in_dims):
             return _loop_rule(cls, info, in_dims, (g, *rest))
         args = [g, *rest]
         shape = tuple(args[shape_pos])
@@ -657,7 +443,7 @@ def leading_rule(pos: int) -> Any:
 def _batch_every(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], *args: Any) -> tuple[Any, Any]:
     """The rule of an op that works on each of its tensors' last dimensions, whatever comes
     before them: each unbatched tensor given the batch, then the op once."""
-    return cls.apply(*_expand_unbatched(args, in_dims, info.batch_size)), 0
+    return cls.apply(*expand_unbatched(args, in_dims, info.batch_size)), 0
 
 
 every_batched_rule = classmethod(_batch_every)

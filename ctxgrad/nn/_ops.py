@@ -25,11 +25,11 @@ import numpy as np
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import (
-    conv_rule,
+    VmapInfo,
     elementwise_rule,
     every_batched_rule,
-    fold_rule,
     loop_over_samples,
+    only_first_batched,
     unary_rule,
 )
 from ctxgrad.autograd.function import Function
@@ -60,10 +60,22 @@ def _windows(
     return cols
 
 
+def _batch_images(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, *rest: Any) -> tuple[Any, Any]:
+    """The batching rule of an op on a batch of images (``N, C, H, W``): the vmap batch
+    folded into ``N``."""
+    if not only_first_batched(in_dims):
+        return loop_over_samples(cls, info, in_dims, x, *rest)
+    if x.ndim == 4:  # one sample is a (C, H, W) image: the vmap batch is N
+        return cls.apply(x, *rest), 0
+    size, n = x.shape[0], x.shape[1]
+    out = cls.apply(x.reshape(size * n, *x.shape[2:]), *rest)
+    return out.reshape(size, n, *out.shape[1:]), 0
+
+
 class Im2Col(Function[Tensor]):
     """``(N, C, H, W) -> (N, C*kh*kw, L)``: every window of the (padded) input as a column."""
 
-    vmap = fold_rule
+    vmap = classmethod(_batch_images)
 
     _backward_name = "Im2ColBackward0"
     skips_without_gradient = True
@@ -161,7 +173,33 @@ class Convolution(Function[Tensor]):
     ``grad_W = sum_n grad @ X_gᵀ``, ``grad_bias = grad.sum((0, 2, 3))``.
     """
 
-    vmap = conv_rule
+    @classmethod
+    def vmap(
+        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, w: Tensor, bias: Any, *rest: Any
+    ) -> tuple[Any, Any]:
+        """A batch of inputs is folded into ``N``; a batch of weights (per-sample gradients,
+        ensembles) into the groups, one group of filters per sample."""
+        xd, wd, bd = in_dims[:3]
+        if wd is None and bd is None:
+            return _batch_images(cls, info, in_dims, x, w, bias, *rest)
+        size = info.batch_size
+        if xd is None:
+            x = x.unsqueeze(0).expand(size, *x.shape)
+        single = x.ndim == 4  # one sample is one (C, H, W) image
+        if single:
+            x = x.unsqueeze(1)
+        if wd is None:
+            w = w.unsqueeze(0).expand(size, *w.shape)
+        stride, padding, dilation, groups = rest
+        n, c = x.shape[1], x.shape[2]
+        xs = x.movedim(0, 1).reshape(n, size * c, *x.shape[3:])
+        ws = w.reshape(size * w.shape[1], *w.shape[2:])
+        b = None
+        if bias is not None:
+            b = (bias if bd == 0 else bias.unsqueeze(0).expand(size, *bias.shape)).reshape(-1)
+        out = cls.apply(xs, ws, b, stride, padding, dilation, groups * size)
+        out = out.reshape(n, size, -1, *out.shape[2:]).movedim(1, 0)
+        return (out.squeeze(1) if single else out), 0
 
     _backward_name = "ConvolutionBackward0"
     skips_without_gradient = True
@@ -297,7 +335,7 @@ def max_pool2d_with_indices(
 class MaxPool2d(Function[Tensor]):
     """The maximum of each window; the gradient goes to the (first) position of each maximum."""
 
-    vmap = fold_rule
+    vmap = classmethod(_batch_images)
 
     _backward_name = "MaxPool2DWithIndicesBackward0"
     skips_without_gradient = True

@@ -13,7 +13,7 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import elementwise_rule, matmul_rule
+from ctxgrad.autograd._batched import VmapInfo, elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import (
@@ -495,6 +495,32 @@ def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
     return d_base, d_exponent
 
 
+def batch_matrix_product(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor
+) -> tuple[Tensor, int]:
+    """The batching rule of the matrix products (``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``):
+    a vector becomes a one-row (one-column) matrix, a batched operand gets the sample
+    dimensions of the wider one after its batch dimension, then one ``matmul``."""
+    la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
+    if la == 1:
+        a = a.unsqueeze(-2)
+    if lb == 1:
+        b = b.unsqueeze(-1)
+    n = max(max(la, 2), max(lb, 2))
+    if in_dims[0] == 0 and max(la, 2) < n:
+        a = a.reshape((a.shape[0],) + (1,) * (n - max(la, 2)) + tuple(a.shape[1:]))
+    if in_dims[1] == 0 and max(lb, 2) < n:
+        b = b.reshape((b.shape[0],) + (1,) * (n - max(lb, 2)) + tuple(b.shape[1:]))
+    out = a @ b
+    if la == 1 and lb == 1:
+        out = out.squeeze(-1).squeeze(-1)
+    elif la == 1:
+        out = out.squeeze(-2)
+    elif lb == 1:
+        out = out.squeeze(-1)
+    return out, 0
+
+
 class MatMul(Function[Tensor]):
     """``a @ b`` with NumPy's ``matmul`` rules: 1-D, 2-D and broadcast batches.
 
@@ -503,7 +529,7 @@ class MatMul(Function[Tensor]):
     are summed away by the engine.
     """
 
-    vmap = matmul_rule
+    vmap = classmethod(batch_matrix_product)
 
     _backward_name = "MmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {

@@ -22,16 +22,18 @@ import numpy as np
 from ctxgrad._dtypes import fill_value_as, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
+    VmapInfo,
     align_samples,
     batch_elementwise,
     dims_rule,
     elementwise_rule,
+    expand_unbatched,
     flat_positions_rule,
-    gather_rule,
-    index_rule,
     into_zeros_rule,
     leading_rule,
     loop_over_samples,
+    only_first_batched,
+    shift_dim,
 )
 from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
@@ -395,7 +397,12 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 class GetItem(Function[Tensor]):
     """``x[index]`` for basic indices (a view); the gradient is written into zeros of x's shape."""
 
-    vmap = index_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, index: Any) -> tuple[Any, Any]:
+        """Basic indexing (ints, slices, None, Ellipsis): the batch dimension is kept whole."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, index)
+        return cls.apply(x, (slice(None), *index)), 0
 
     _backward_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
@@ -624,10 +631,21 @@ def _check_gather(data: np.ndarray[Any, Any], dim: int, idx: np.ndarray[Any, Any
     _check_bounds(idx, dim, data.shape[dim])
 
 
+def _batch_gather_like(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dim: int, *rest: Any
+) -> tuple[Any, Any]:
+    """The batching rule of ``gather`` and the scatters: input, index (and source) of one
+    shape, so each is given the batch and ``dim`` moves past it."""
+    n = (x.ndim - 1) if in_dims[0] == 0 else x.ndim
+    args = expand_unbatched((x, dim, *rest), in_dims, info.batch_size)
+    args[1] = shift_dim(dim, n)
+    return cls.apply(*args), 0
+
+
 class Gather(Function[Tensor]):
     """``out[i][j] = x[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
 
-    vmap = gather_rule
+    vmap = classmethod(_batch_gather_like)
 
     _backward_name = "GatherBackward0"
     holomorphic = True  # linear, real coefficients
@@ -714,7 +732,7 @@ def _scatter_into(
 class Scatter(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` written at ``[i][index[i][j]]`` (for ``dim=1``)."""
 
-    vmap = gather_rule
+    vmap = classmethod(_batch_gather_like)
 
     _backward_name = "ScatterBackward0"
     holomorphic = True  # linear, real coefficients
@@ -751,7 +769,7 @@ def _pad(g: Tensor, shape: tuple[int, ...]) -> Tensor:
 class ScatterValue(Function[Tensor]):
     """A copy of ``x`` with the number ``value`` written at the positions ``index`` names."""
 
-    vmap = gather_rule
+    vmap = classmethod(_batch_gather_like)
 
     _backward_name = "ScatterBackward1"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0}
@@ -777,7 +795,7 @@ class ScatterAdd(Function[Tensor]):
     """A copy of ``x`` with ``src[i][j]`` added at ``[i][index[i][j]]`` (for ``dim=1``);
     repeated positions receive the sum."""
 
-    vmap = gather_rule
+    vmap = classmethod(_batch_gather_like)
 
     _backward_name = "ScatterAddBackward0"
     holomorphic = True  # linear, real coefficients

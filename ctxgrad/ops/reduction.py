@@ -19,7 +19,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import argmax_rule, dims_rule, flat_rule, sum_to_size_rule
+from ctxgrad.autograd._batched import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg, write_out
 from ctxgrad.ops.pointwise import Where, _floating
@@ -102,7 +102,16 @@ class SumToSize(Function[Tensor]):
     """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
     that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
 
-    vmap = sum_to_size_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        """The leading sample dimensions ``shape`` lacks summed first, so that the batch
+        dimension stays in front."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, shape)
+        extra = x.ndim - 1 - len(shape)
+        if extra > 0:
+            x = x.sum(tuple(range(1, extra + 1)))
+        return cls.apply(x, (x.shape[0], *shape)), 0
 
     skips_without_gradient = True
 
@@ -854,7 +863,14 @@ def _unkeep(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: b
 class ArgMax(Function[Tensor]):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
 
-    vmap = argmax_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dim: Any, keepdim: bool) -> tuple[Any, Any]:
+        """``dim`` moved past the batch dimension; without it, each flattened sample's."""
+        n = x.ndim - 1
+        if dim is not None:
+            return cls.apply(x, shift_dim(dim, n), keepdim), 0
+        out = cls.apply(x.reshape(x.shape[0], -1), 1, False)
+        return (out.reshape(x.shape[0], *([1] * n)) if keepdim else out), 0
 
     skips_without_gradient = True
 

@@ -19,18 +19,15 @@ import numpy as np
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
-    along_rule,
-    diag_embed_rule,
-    diagonal_rule,
+    VmapInfo,
     dims_rule,
-    expand_rule,
+    expand_unbatched,
     into_zeros_rule,
     leading_rule,
-    permute_rule,
-    repeat_rule,
-    reshape_rule,
-    roll_rule,
-    squeeze_rule,
+    loop_over_samples,
+    only_first_batched,
+    shift_dim,
+    shift_dims,
     unary_rule,
 )
 from ctxgrad.autograd._batched_tensor import BatchedTensor
@@ -69,10 +66,37 @@ def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
+def _pad_sample(x: Tensor, n: int) -> Tensor:
+    """A batch whose samples have fewer than ``n`` dimensions given leading ones of size 1."""
+    k = x.ndim - 1
+    return x if k >= n else x.reshape((x.shape[0],) + (1,) * (n - k) + tuple(x.shape[1:]))
+
+
+def _batch_along(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], dim: int, *tensors: Tensor) -> tuple[Any, Any]:
+    """The batching rule of ``cat`` and ``stack``: every tensor given the batch, the dimension
+    moved past it."""
+    dims = in_dims[1:]
+    if not cls._stacks:  # torch's cat skips 1-d empty tensors beside tensors of other ranks
+        kept = [(t, d) for t, d in zip(tensors, dims) if tuple(t.shape[1:] if d == 0 else t.shape) != (0,)]
+        if kept and len(kept) < len(tensors):
+            tensors, dims = tuple(t for t, _ in kept), tuple(d for _, d in kept)
+    first = next((t for t, d in zip(tensors, dims) if d == 0), None)
+    if first is None:
+        return cls.apply(dim, *tensors), None  # only shared tensors are left
+    n = first.ndim - 1 + (1 if cls._stacks else 0)
+    moved = expand_unbatched(tensors, dims, info.batch_size)
+    return cls.apply(shift_dim(dim, n), *moved), 0
+
+
 class Reshape(Function[Tensor]):
     """The same elements in a new shape: a view when the layout allows, else a copy."""
 
-    vmap = reshape_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: Any) -> tuple[Any, Any]:
+        """The batch reshaped to ``(batch, *shape)``."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, shape)
+        return cls.apply(x, (x.shape[0], *shape)), 0
 
     _backward_name = "ViewBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
@@ -153,7 +177,12 @@ class ViewDtype(Function[Tensor]):
 class Permute(Function[Tensor]):
     """Reorder dimensions; the gradient is permuted back by the inverse order."""
 
-    vmap = permute_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dims: Any) -> tuple[Any, Any]:
+        """The batch dimension stays first, the sample's dimensions move past it."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, dims)
+        return cls.apply(x, (0, *shift_dims(dims, x.ndim - 1))), 0
 
     _backward_name = "PermuteBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {}
@@ -190,7 +219,12 @@ class Expand(Function[Tensor]):
     """A broadcast view; its backward returns the gradient as it is, and the engine sums
     the broadcast dimensions away."""
 
-    vmap = expand_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, sizes: tuple[int, ...]) -> tuple[Any, Any]:
+        """The batch given the sample's new leading dimensions, then expanded with its size in front."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, sizes)
+        return cls.apply(_pad_sample(x, len(sizes)), (x.shape[0], *sizes)), 0
 
     _backward_name = "ExpandBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
@@ -292,7 +326,14 @@ def _writable_diagonal(data: np.ndarray[Any, Any], offset: int, dim1: int, dim2:
 class Squeeze(Function[Tensor]):
     """Drop the dimensions of size 1 (all of them, or those in ``dims``): a view."""
 
-    vmap = squeeze_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, dims: Any) -> tuple[Any, Any]:
+        """The sample's dimensions (all of size 1 when ``dims`` is None) moved past the batch's."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, dims)
+        if dims is None:
+            return cls.apply(x, tuple(i + 1 for i, s in enumerate(x.shape[1:]) if s == 1)), 0
+        return cls.apply(x, shift_dims(dims, x.ndim - 1)), 0
 
     _backward_name = "SqueezeBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": "shape"}
@@ -498,7 +539,7 @@ class Cat(Function[Tensor]):
     joined to tensors of any shape), though their dtype still takes part in the promotion.
     Each input's gradient is a narrow slice (a view) of the output's gradient."""
 
-    vmap = along_rule
+    vmap = classmethod(_batch_along)
     _stacks = False
 
     _backward_name = "CatBackward0"
@@ -553,7 +594,7 @@ class Cat(Function[Tensor]):
 class Stack(Function[Tensor]):
     """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
 
-    vmap = along_rule
+    vmap = classmethod(_batch_along)
     _stacks = True
 
     _backward_name = "StackBackward0"
@@ -614,7 +655,17 @@ class Roll(Function[Tensor]):
     """Shift the elements cyclically along ``dims`` (of the flattened tensor when ``dims``
     is empty); the gradient is rolled back."""
 
-    vmap = roll_rule
+    @classmethod
+    def vmap(
+        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]
+    ) -> tuple[Any, Any]:
+        """The dimensions moved past the batch's; without ``dims``, each flattened sample rolled."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, shifts, dims)
+        if not dims:
+            flat = x.reshape(x.shape[0], -1)
+            return cls.apply(flat, shifts, (1,)).reshape(x.shape), 0
+        return cls.apply(x, shifts, shift_dims(dims, x.ndim - 1)), 0
 
     _backward_name = "RollBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"shifts": lambda ctx: ctx.args[0], "dims": lambda ctx: ctx.args[1]}
@@ -643,7 +694,12 @@ class Repeat(Function[Tensor]):
     """Tile the tensor ``repeats[i]`` times along each dimension (leading repeats add
     dimensions); the gradient sums the copies."""
 
-    vmap = repeat_rule
+    @classmethod
+    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, reps: tuple[int, ...]) -> tuple[Any, Any]:
+        """The batch given the sample's new leading dimensions, then repeated once along its own."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, reps)
+        return cls.apply(_pad_sample(x, len(reps)), (1, *reps)), 0
 
     _backward_name = "RepeatBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"repeats": "repeats", "self_sym_sizes": "shape"}
@@ -739,7 +795,15 @@ class Diagonal(Function[Tensor]):
     """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2``, as a new last
     dimension: a view that can be written through, as in torch."""
 
-    vmap = diagonal_rule
+    @classmethod
+    def vmap(
+        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, offset: int, d1: int, d2: int
+    ) -> tuple[Any, Any]:
+        """The two dimensions moved past the batch's."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, offset, d1, d2)
+        n = x.ndim - 1
+        return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
 
     _backward_name = "DiagonalBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
@@ -814,7 +878,15 @@ class DiagEmbed(Function[Tensor]):
     """Matrices (in dimensions ``dim1`` and ``dim2`` of the result) whose ``offset``-th
     diagonal holds the last dimension of the input; zeros elsewhere."""
 
-    vmap = diag_embed_rule
+    @classmethod
+    def vmap(
+        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, offset: int, d1: int, d2: int
+    ) -> tuple[Any, Any]:
+        """The two dimensions (of the result, one more than the sample has) moved past the batch's."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, x, offset, d1, d2)
+        n = x.ndim
+        return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
 
     _backward_name = "DiagEmbedBackward0"
     holomorphic = True  # linear, real coefficients

@@ -16,8 +16,10 @@ their typed declarations into ``class Tensor`` and the function imports into
 Two rules are declared on the Function itself rather than on its row, because ``apply`` and
 the engine run Functions, not rows, and a user's Function declares them the same way: the
 complex-gradient rule (``holomorphic = True``) and the batching rule of ``vmap`` (its
-``vmap`` staticmethod, torch's API for custom Functions; the built-in ops use the shared
-rules of ``ctxgrad.autograd._batched``: ``vmap = elementwise_rule``, ``dims_rule(1)``, ...).
+``vmap`` staticmethod, torch's API for custom Functions: a built-in op either uses one of the
+generic rules of ``ctxgrad.autograd._batched`` (``vmap = elementwise_rule``, ``dims_rule(1)``,
+...) or declares its own beside it, as ``Roll.vmap`` and ``Convolution.vmap`` do; autograd/
+holds no op's rule, tests/test_autograd_mechanism_only.py).
 """
 
 from __future__ import annotations
