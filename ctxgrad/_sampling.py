@@ -35,7 +35,6 @@ from ctxgrad.autograd._batched_tensor import (
 )
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import named
 
 __all__ = [
     "bernoulli",
@@ -67,7 +66,7 @@ class Sampled(Function[Tensor]):
     (every sample its own values), ``"same"`` refuses a batched source (as torch does), and
     ``"error"`` refuses any random op."""
 
-    _backward_name = "NormalBackward3"
+    node_name = "NormalBackward3"
     skips_without_gradient = True
 
     @staticmethod
@@ -113,11 +112,24 @@ def _shape(*arrays: np.ndarray[Any, Any]) -> tuple[int, ...]:
     return np.broadcast_shapes(*(a.shape for a in arrays))
 
 
-_NORMAL_TENSOR_NUMBER = named(Sampled, "NormalBackward1")
-_NORMAL_NUMBER_TENSOR = named(Sampled, "NormalBackward2")
-_BERNOULLI = named(Sampled, "BernoulliBackward0")
-_POISSON = named(Sampled, "PoissonBackward0")
-_MULTINOMIAL = named(Sampled, "MultinomialBackward0")  # (its int64 result has no gradient, as in torch)
+class NormalTensorNumber(Sampled):
+    node_name = "NormalBackward1"
+
+
+class NormalNumberTensor(Sampled):
+    node_name = "NormalBackward2"
+
+
+class Bernoulli(Sampled):
+    node_name = "BernoulliBackward0"
+
+
+class Poisson(Sampled):
+    node_name = "PoissonBackward0"
+
+
+class Multinomial(Sampled):
+    node_name = "MultinomialBackward0"  # (its int64 result has no gradient, as in torch)
 
 
 class Overwritten(Function[Tensor]):
@@ -126,7 +138,7 @@ class Overwritten(Function[Tensor]):
     a zero gradient.  Under vmap, ``"same"`` randomness writes one sample's draw into every
     sample (and refuses batched probabilities, as torch), ``"different"`` draws for each."""
 
-    _backward_name = "UniformBackward0"
+    node_name = "UniformBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -189,7 +201,8 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: A
     return _fill(Overwritten, input, lambda shape: rng.uniform(low, float(to), shape))
 
 
-_NORMAL_ = named(Overwritten, "NormalBackward0")
+class NormalInPlace(Overwritten):
+    node_name = "NormalBackward0"
 
 
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -198,21 +211,25 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
     _floating("normal_", input, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
-    return _fill(_NORMAL_, input, lambda shape: rng.normal(float(mean), float(std), shape))
+    return _fill(NormalInPlace, input, lambda shape: rng.normal(float(mean), float(std), shape))
 
 
-_BERNOULLI_NUMBER_ = named(Overwritten, "BernoulliBackward2")
-_BERNOULLI_TENSOR_ = named(Overwritten, "BernoulliBackward1")
+class BernoulliNumberInPlace(Overwritten):
+    node_name = "BernoulliBackward2"
+
+
+class BernoulliTensorInPlace(Overwritten):
+    node_name = "BernoulliBackward1"
 
 
 def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
     rng = _rng(generator, "bernoulli_")
     if isinstance(p, Tensor):
-        return _fill(_BERNOULLI_TENSOR_, input, lambda shape, probs: _bernoulli_fill(rng, shape, probs), p)
+        return _fill(BernoulliTensorInPlace, input, lambda shape, probs: _bernoulli_fill(rng, shape, probs), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-    return _fill(_BERNOULLI_NUMBER_, input, lambda shape: rng.random(shape) < float(p))
+    return _fill(BernoulliNumberInPlace, input, lambda shape: rng.random(shape) < float(p))
 
 
 def _bernoulli_fill(
@@ -224,7 +241,8 @@ def _bernoulli_fill(
     return out
 
 
-_EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")
+class ExponentialInPlace(Overwritten):
+    node_name = "ExponentialBackward0"
 
 
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -233,10 +251,11 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
     _floating("exponential_", input, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    return _fill(_EXPONENTIAL_, input, lambda shape: rng.exponential(1.0 / float(lambd), shape))
+    return _fill(ExponentialInPlace, input, lambda shape: rng.exponential(1.0 / float(lambd), shape))
 
 
-_LOG_NORMAL_ = named(Overwritten, "LogNormalBackward0")
+class LogNormalInPlace(Overwritten):
+    node_name = "LogNormalBackward0"
 
 
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
@@ -245,10 +264,11 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
     _floating("log_normal_", input, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    return _fill(_LOG_NORMAL_, input, lambda shape: rng.lognormal(float(mean), float(std), shape))
+    return _fill(LogNormalInPlace, input, lambda shape: rng.lognormal(float(mean), float(std), shape))
 
 
-_CAUCHY_ = named(Overwritten, "CauchyBackward0")
+class CauchyInPlace(Overwritten):
+    node_name = "CauchyBackward0"
 
 
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -257,10 +277,11 @@ def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
     _floating("cauchy_", input, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
-    return _fill(_CAUCHY_, input, lambda shape: float(median) + float(sigma) * rng.standard_cauchy(shape))
+    return _fill(CauchyInPlace, input, lambda shape: float(median) + float(sigma) * rng.standard_cauchy(shape))
 
 
-_GEOMETRIC_ = named(Overwritten, "GeometricBackward0")
+class GeometricInPlace(Overwritten):
+    node_name = "GeometricBackward0"
 
 
 def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
@@ -268,12 +289,19 @@ def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     rng = _rng(generator, "geometric_")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
-    return _fill(_GEOMETRIC_, input, lambda shape: rng.geometric(float(p), shape))
+    return _fill(GeometricInPlace, input, lambda shape: rng.geometric(float(p), shape))
 
 
-_RANDOM_FROM_TO = named(Overwritten, "RandomBackward0")
-_RANDOM_TO = named(Overwritten, "RandomBackward1")
-_RANDOM = named(Overwritten, "RandomBackward2")
+class RandomFromTo(Overwritten):
+    node_name = "RandomBackward0"
+
+
+class RandomTo(Overwritten):
+    node_name = "RandomBackward1"
+
+
+class RandomInPlace(Overwritten):
+    node_name = "RandomBackward2"
 
 
 def _random_bound(dt: np.dtype[Any]) -> int:
@@ -297,7 +325,7 @@ def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> 
         low, high = args
     elif len(args) == 1:
         high = args[0]
-    fn = _RANDOM_FROM_TO if low is not None else _RANDOM_TO if high is not None else _RANDOM
+    fn = RandomFromTo if low is not None else RandomTo if high is not None else RandomInPlace
     lo = 0 if low is None else int(low)
     if high is None:
         hi = _random_bound(input.array.dtype) + 1
@@ -373,11 +401,11 @@ def normal(
     if mean_t:
         sd = float(std)
         return _sample(
-            _NORMAL_TENSOR_NUMBER, lambda m, *c: (m + sd * rng.standard_normal(_shape(m, *c))).astype(m.dtype), mean
+            NormalTensorNumber, lambda m, *c: (m + sd * rng.standard_normal(_shape(m, *c))).astype(m.dtype), mean
         )
     m = float(mean)
     return _sample(
-        _NORMAL_NUMBER_TENSOR,
+        NormalNumberTensor,
         lambda s, *c: (m + _checked_std(s) * rng.standard_normal(_shape(s, *c))).astype(s.dtype),
         std,
     )
@@ -409,7 +437,7 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
         return bernoulli_(target, p)
     if data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtypes.short_name(data.dtype)}'")
-    return _sample(_BERNOULLI, lambda data, *carrier: _bernoulli_draw(rng, data, *carrier), input)
+    return _sample(Bernoulli, lambda data, *carrier: _bernoulli_draw(rng, data, *carrier), input)
 
 
 def _bernoulli_draw(
@@ -429,7 +457,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     data = input.array
     if data.dtype.kind != "f":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtypes.short_name(data.dtype)}'")
-    return _sample(_POISSON, lambda data, *carrier: _poisson_draw(rng, data, *carrier), input)
+    return _sample(Poisson, lambda data, *carrier: _poisson_draw(rng, data, *carrier), input)
 
 
 def _poisson_draw(
@@ -462,7 +490,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     categories = data.shape[-1]
     if not replacement and n > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    out: Tensor = _sample(_MULTINOMIAL, _multinomial_draw(rng, n, bool(replacement)), input)
+    out: Tensor = _sample(Multinomial, _multinomial_draw(rng, n, bool(replacement)), input)
     return out
 
 

@@ -81,7 +81,7 @@ class FftC2C(Function[Tensor]):
     inverse, scaled by ``scaling``.  Its adjoint, the backward, is the transform in the other
     direction with the same scaling."""
 
-    _backward_name = "FftC2CBackward0"
+    node_name = "FftC2CBackward0"
     skips_without_gradient = True
     vmap = dims_rule(1)  # under vmap: the same transform of the batch, the dims moved past it
 
@@ -109,7 +109,7 @@ class FftR2C(Function[Tensor]):
     ``onesided`` only the first ``n // 2 + 1`` entries of the last dimension (the others are
     their complex conjugates)."""
 
-    _backward_name = "FftR2CBackward0"
+    node_name = "FftR2CBackward0"
     skips_without_gradient = True
     vmap = dims_rule(1)  # under vmap: the same transform of the batch, the dims moved past it
 
@@ -140,7 +140,7 @@ class FftC2R(Function[Tensor]):
     entries, scaled by ``scaling``.  The imaginary parts that a real output cannot have (of the
     first entry, and of the last when ``n`` is even) are ignored."""
 
-    _backward_name = "FftC2RBackward0"
+    node_name = "FftC2RBackward0"
     skips_without_gradient = True
     vmap = dims_rule(1)  # under vmap: the same transform of the batch, the dims moved past it
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from inspect import signature
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,23 +139,52 @@ def test_the_contributing_example_runs() -> None:
     assert not hasattr(Tensor, "cube")
 
 
-# The arguments after the tensor for rows whose frontend does not take (tensor, number).
-_NODE_NAME_ARGS: dict[str, tuple[int, ...]] = {
-    "t": (),
-    "transpose": (0, -1),
-    "swapaxes": (0, -1),
-    "swapdims": (0, -1),
-    "squeeze": (0,),
-    "split": (1,),
-    "chunk": (2,),
-    "median": (0,),
-    "sgn": (),
-}
+# The overloads torch names apart: each is a subclass of the op's Function that declares its
+# own ``node_name`` (the one way to name a node): (op, the arguments after the tensor, its node).
+_OVERLOAD_NODES: list[tuple[str, tuple[Any, ...], str]] = [
+    ("remainder", (3,), "RemainderBackward0"),
+    ("fmod", (3,), "FmodBackward0"),
+    ("t", (), "TBackward0"),
+    ("transpose", (0, -1), "TransposeBackward0"),
+    ("swapaxes", (0, -1), "TransposeBackward0"),
+    ("swapdims", (0, -1), "TransposeBackward0"),
+    ("squeeze", (0,), "SqueezeBackward1"),
+    ("split", (1,), "SplitBackward0"),
+    ("chunk", (2,), "SplitBackward0"),
+    ("median", (0,), "MedianBackward1"),
+    ("sgn", (), "SgnBackward0"),
+]
 
 
-@pytest.mark.parametrize("op", [op for op in OPS if op.node_name], ids=ids)
-def test_a_row_s_node_name_is_what_the_scalar_overload_records(op: Op) -> None:
-    out = op.frontend(ctxgrad.tensor([5.0, 7.0], requires_grad=True), *_NODE_NAME_ARGS.get(op.name, (3,)))
-    if isinstance(out, tuple):  # split, chunk: every piece is an output of the one node
-        out = out[0]
-    assert out.grad_fn.name() == type(out.grad_fn).__name__ == op.node_name
+@pytest.mark.parametrize(("name", "args", "node"), _OVERLOAD_NODES, ids=[c[0] for c in _OVERLOAD_NODES])
+def test_an_overload_torch_names_apart_records_torchs_node(
+    torch: Any, name: str, args: tuple[Any, ...], node: str
+) -> None:
+    values = [[5.0, 7.0], [1.0, 2.0]]
+    out = getattr(ctxgrad, name)(ctxgrad.tensor(values, requires_grad=True), *args)
+    theirs = getattr(torch, name)(torch.tensor(values, requires_grad=True), *args)
+    if isinstance(out, tuple):  # split, chunk, median: every piece is an output of the one node
+        out, theirs = out[0], theirs[0]
+    assert out.grad_fn.name() == type(out.grad_fn).__name__ == theirs.grad_fn.name() == node
+    assert type(out.grad_fn).forward_cls.node_name == node
+
+
+def test_node_name_is_a_declared_class_attribute_not_inherited() -> None:
+    class Base(ctxgrad.autograd.Function):
+        node_name = "MyOpBackward0"
+
+        @staticmethod
+        def forward(ctx: Any, x: Tensor) -> Tensor:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, grad: Tensor) -> Tensor:
+            return grad * 2
+
+    class Plain(Base):
+        pass
+
+    x = ctxgrad.ones(2, requires_grad=True)
+    assert type(Base.apply(x).grad_fn).__name__ == Base.node_name == "MyOpBackward0"
+    assert Base.apply(x).grad_fn.name() == "MyOpBackward0"
+    assert type(Plain.apply(x).grad_fn).__name__ == Plain.node_name == "PlainBackward"

@@ -11,6 +11,7 @@ The second part specifies that public API: ``Tensor.array``, ``ctxgrad.as_tensor
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,121 @@ def test_ops_use_no_private_attribute_of_a_tensor_or_a_ctx() -> None:
         "ctxgrad/ops uses private attributes; use the public API (x.array, ctxgrad.as_tensor, "
         "ctx.forward_cls, x.grad_fn, x.requires_grad, ...) or make what the op needs public:\n" + "\n".join(found)
     )
+
+
+# --- private imports and private class attributes ---------------------------------------------
+# What a built-in op takes from the autograd mechanism is public, so that a user's Function
+# can take the same: Function and its class attributes (``node_name``, ``vmap``, ...),
+# ``ctxgrad.autograd.batching`` (the generic batching rules and their helpers),
+# ``ctxgrad.autograd.inplace`` (an op's in-place twin: ``in_place``, ``write_in_place``),
+# the errors and the grad modes.  ``ctxgrad.ops`` may import its own helper modules
+# (``ctxgrad.ops._util``), as a user's package imports its own.
+
+#: The private names of the tensor library below autograd that ops still import, each with
+#: why (the test fails when an entry is no longer used: remove it then).
+TENSOR_LIBRARY_INTERNALS = {
+    ("ctxgrad._tensor", "_wrap_dim"): "torch's dimension wrapping and its IndexError, shared with Tensor",
+    ("ctxgrad._state", "_state"): "the thread's grad-mode and vmap state, read on the hot path",
+    ("ctxgrad", "_dtypes"): "the dtype table (names, promotion), which Tensor uses too",
+}
+
+
+def private_imports(source: str, filename: str) -> list[str]:
+    """``file:line: import`` for every import of a private module of ``ctxgrad.autograd``
+    and every private name imported from outside ``ctxgrad.ops`` (listed internals aside)."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ctxgrad"):
+            modules = [node.module]
+            names = [(node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names if alias.name.startswith("ctxgrad")]
+            names = []
+        else:
+            continue
+        for module in modules:
+            if module.startswith("ctxgrad.autograd.") and any(p.startswith("_") for p in module.split(".")[2:]):
+                found.append((node.lineno, ast.unparse(node)))
+        for module, name in names:
+            if module.startswith("ctxgrad.ops") or (module, name) in TENSOR_LIBRARY_INTERNALS:
+                continue
+            if name.startswith("_"):
+                found.append((node.lineno, f"from {module} import {name}"))
+    return [f"{filename}:{line}: {text}" for line, text in sorted(set(found))]
+
+
+def private_class_attributes(source: str, filename: str) -> list[str]:
+    """``file:line: Class.name`` for every private name a class body defines (``_name = ...``,
+    ``def _name``): a Function declares itself only through documented attributes."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for statement in node.body:
+            targets: list[str] = []
+            if isinstance(statement, ast.Assign):
+                targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+            elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                targets = [statement.target.id]
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                targets = [statement.name]
+            found += [(statement.lineno, f"{node.name}.{t}") for t in targets if _private(t)]
+    return [f"{filename}:{line}: {text}" for line, text in sorted(found)]
+
+
+def test_the_import_scan_finds_private_modules_and_names() -> None:
+    source = """\
+from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.autograd.batching import elementwise_rule
+import ctxgrad.autograd._batched
+from ctxgrad._dtypes import _BY_NUMPY, short_name
+from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad.ops._util import _private_helper
+"""
+    assert private_imports(source, "ops/f.py") == [
+        "ops/f.py:1: from ctxgrad.autograd._views import write_in_place",
+        "ops/f.py:4: import ctxgrad.autograd._batched",
+        "ops/f.py:5: from ctxgrad._dtypes import _BY_NUMPY",
+    ]
+
+
+def test_the_class_scan_finds_private_class_attributes() -> None:
+    source = """\
+class Op(Function):
+    node_name = "OpBackward0"
+    _secret = True
+    __doc__ = "fine"
+    _typed: int = 1
+
+    def _helper(self): ...
+    def forward(ctx, x): ...
+"""
+    assert private_class_attributes(source, "ops/f.py") == [
+        "ops/f.py:3: Op._secret",
+        "ops/f.py:5: Op._typed",
+        "ops/f.py:7: Op._helper",
+    ]
+
+
+def test_ops_import_only_the_public_op_author_api() -> None:
+    found = []
+    for path in op_modules():
+        found += private_imports(path.read_text(encoding="utf-8"), f"ctxgrad/ops/{path.name}")
+    assert found == []
+
+
+def test_every_listed_tensor_library_internal_is_still_imported() -> None:
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in op_modules())
+    for module, name in TENSOR_LIBRARY_INTERNALS:
+        assert re.search(rf"from {re.escape(module)} import[^\n]*\b{name}\b|^    {name},$", sources, re.M), name
+
+
+def test_ops_functions_declare_no_private_class_attribute() -> None:
+    found = []
+    for path in op_modules():
+        found += private_class_attributes(path.read_text(encoding="utf-8"), f"ctxgrad/ops/{path.name}")
+    assert found == []
 
 
 # --- Tensor.array ----------------------------------------------------------------------------

@@ -108,7 +108,7 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
     in_dims = tuple(0 if is_batched_at(a, top) else None for a in args)
     values = tuple(a.value if d == 0 else a for a, d in zip(args, in_dims))
     info = VmapInfo(lv.batch_size, lv.randomness)
-    writes = getattr(cls, "_writes_first_input", False)
+    writes = cls.writes_first_input
     if writes and in_dims[0] is None:
         _refuse_write_into_unbatched(cls, args)
     kind = _rule_kind(cls)
@@ -206,7 +206,7 @@ def _stack_samples_cls(function: Any) -> Any:
     class StackSamples(function):  # type: ignore[misc]
         """The samples a loop computed, stacked: each one's gradient is its slice."""
 
-        _backward_name = "StackBackward0"
+        node_name = "StackBackward0"
         skips_without_gradient = True
 
         @staticmethod

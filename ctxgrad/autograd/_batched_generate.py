@@ -145,7 +145,7 @@ def _batched_function(cls: Any) -> Any:
     namespace = {
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
-        "_backward_name": cls._backward_cls.__name__,
+        "node_name": cls._backward_cls.__name__,
         "generate_vmap_rule": True,  # (under an outer vmap as well)
         "__module__": cls.__module__,
         "__qualname__": f"{cls.__qualname__}.vmapped",

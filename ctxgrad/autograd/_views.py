@@ -106,7 +106,7 @@ class TakeFlat(Function[Tensor]):
     """The elements of ``x`` at flat ``positions`` (in the positions' shape): how a view
     that was written through is re-read from its base."""
 
-    _backward_name = "AsStridedBackward0"
+    node_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
     vmap = flat_positions_rule(None, 1)
@@ -131,7 +131,7 @@ class ReplaceFlat(Function[Tensor]):
     """A copy of ``x`` with the elements at flat ``positions`` replaced by ``values``
     (a tensor broadcast to the positions' shape, or a number)."""
 
-    _backward_name = "ReplaceFlatBackward0"
+    node_name = "ReplaceFlatBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
     vmap = flat_positions_rule(2, 1)
@@ -165,7 +165,7 @@ class CopySlices(Function[Tensor]):
     faster write); with ``values`` already in place (a view changed by a Function), the
     write only records."""
 
-    _backward_name = "CopySlices"
+    node_name = "CopySlices"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -321,8 +321,8 @@ def in_place(fn: type[_F]) -> type[_F]:
 
     namespace = {
         "forward": staticmethod(forward),
-        "_backward_name": fn._backward_cls.__name__,
-        "_writes_first_input": True,
+        "node_name": fn._backward_cls.__name__,
+        "writes_first_input": True,
         "__module__": fn.__module__,
         "__qualname__": f"in_place({fn.__qualname__})",
         "__doc__": f"In place: {fn.__doc__}" if fn.__doc__ else None,

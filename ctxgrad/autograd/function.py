@@ -282,6 +282,7 @@ class FunctionMeta(type):
     """Gives each Function subclass its node class ``<Name>Backward`` and a binding plan."""
 
     _backward_cls: type[BackwardCFunction]
+    node_name: str
     _plan: Plan
     _setup_style: bool
     _min_args: int
@@ -291,7 +292,8 @@ class FunctionMeta(type):
 
     def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
         super().__init__(name, bases, namespace)
-        node_name = namespace.get("_backward_name") or f"{name}Backward"
+        node_name = namespace.get("node_name") or f"{name}Backward"  # (declared by this class, not inherited)
+        cls.node_name = node_name
         cls._backward_cls = type(
             node_name,
             (BackwardCFunction,),
@@ -370,6 +372,16 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
     #: zeros, as in torch.
     skips_without_gradient: ClassVar[bool] = False
     generate_vmap_rule: ClassVar[bool] = False
+    #: The name of the node ``apply`` records: ``type(y.grad_fn).__name__`` and
+    #: ``y.grad_fn.name()``.  A class that does not declare one (a subclass neither: it is not
+    #: inherited) records ``<ClassName>Backward``, as torch names a custom Function's node; the
+    #: built-in ops declare torch's (``node_name = "SinBackward0"``), and an overload that torch
+    #: names apart is a subclass that declares its own (``remainder(tensor, number)``).
+    node_name: ClassVar[str]
+    #: ``forward`` writes into its first argument (and marks it dirty), as an in-place twin made
+    #: by :func:`ctxgrad.autograd.in_place` does: under ``vmap`` an unbatched first argument
+    #: with a batched other one is refused, as torch refuses it.
+    writes_first_input: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
@@ -569,7 +581,7 @@ class DelayedError(Function):
     """Stands in the graph where a once-differentiable backward's results were used;
     differentiating through it raises."""
 
-    _backward_name = "Error"  # torch's name for this node
+    node_name = "Error"  # torch's name for this node
     returns_views = True
 
     @staticmethod

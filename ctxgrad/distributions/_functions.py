@@ -58,7 +58,7 @@ class StandardGamma(Function[Tensor]):
     ctxgrad's generator, whose gradient with respect to ``alpha`` is the implicit
     reparameterisation gradient :func:`gamma_sample_grad` (torch's ``_standard_gamma``)."""
 
-    _backward_name = "StandardGammaBackward0"
+    node_name = "StandardGammaBackward0"
     skips_without_gradient = True
 
     @staticmethod

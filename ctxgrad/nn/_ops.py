@@ -24,7 +24,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import (
+from ctxgrad.autograd.batching import (
     VmapInfo,
     elementwise_rule,
     every_batched_rule,
@@ -77,7 +77,7 @@ class Im2Col(Function[Tensor]):
 
     vmap = classmethod(_batch_images)
 
-    _backward_name = "Im2ColBackward0"
+    node_name = "Im2ColBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -118,7 +118,7 @@ class Im2Col(Function[Tensor]):
 class Col2Im(Function[Tensor]):
     """``(N, C*kh*kw, L) -> (N, C, H, W)``: the adjoint of :class:`Im2Col` (overlaps add up)."""
 
-    _backward_name = "Col2ImBackward0"
+    node_name = "Col2ImBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -201,7 +201,7 @@ class Convolution(Function[Tensor]):
         out = out.reshape(n, size, -1, *out.shape[2:]).movedim(1, 0)
         return (out.squeeze(1) if single else out), 0
 
-    _backward_name = "ConvolutionBackward0"
+    node_name = "ConvolutionBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -337,7 +337,7 @@ class MaxPool2d(Function[Tensor]):
 
     vmap = classmethod(_batch_images)
 
-    _backward_name = "MaxPool2DWithIndicesBackward0"
+    node_name = "MaxPool2DWithIndicesBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -374,7 +374,7 @@ class Embedding(Function[Tensor]):
             return cls.apply(indices, weight, *rest), 0
         return loop_over_samples(cls, info, in_dims, indices, weight, *rest)
 
-    _backward_name = "EmbeddingBackward0"
+    node_name = "EmbeddingBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -422,7 +422,7 @@ class ConstantPad(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "ConstantPadNdBackward0"
+    node_name = "ConstantPadNdBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -459,7 +459,7 @@ class CrossEntropyWithIndices(Function[Tensor]):
     keepᵢ (softmax(xᵢ) - onehot(tᵢ)) (· 1/Σ keep).  The backward recomputes the softmax
     from the saved input with ctxgrad ops, so it can be differentiated again."""
 
-    _backward_name = "NllLossBackward0"
+    node_name = "NllLossBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -523,7 +523,7 @@ class ZeroSecondOrder(Function[Tensor]):
     penalty through one of them alone gives zeros; ctxgrad's gradients of these ops do not
     depend on the input's values, so this link stands for that connection."""
 
-    _backward_name = "ZeroSecondOrderBackward"
+    node_name = "ZeroSecondOrderBackward"
     skips_without_gradient = True
 
     @staticmethod
@@ -559,7 +559,7 @@ class BinaryCrossEntropy(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "BinaryCrossEntropyBackward0"
+    node_name = "BinaryCrossEntropyBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -590,7 +590,7 @@ class SecondOrderLink(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "SecondOrderLinkBackward"
+    node_name = "SecondOrderLinkBackward"
     returns_views = True
     skips_without_gradient = True
 
@@ -614,7 +614,7 @@ class LogSigmoid(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "LogSigmoidBackward0"
+    node_name = "LogSigmoidBackward0"
     skips_without_gradient = True
 
     @staticmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -139,25 +139,6 @@ def tangent_sum(*terms: Tensor | None) -> Tensor:
     if total is None:
         raise RuntimeError("tangent_sum: no tangent given (a jvp runs only when an input has one)")
     return total
-
-
-_F = TypeVar("_F")
-_NAMED: dict[tuple[type[Any], str], type[Any]] = {}
-
-
-def named(function: type[_F], node_name: str) -> type[_F]:
-    """``function`` recorded under another torch node name (``grad_fn.name()``), for an
-    overload that torch names apart (``remainder(tensor, number)`` is ``RemainderBackward0``).
-
-    The subclass is made once per name and only sets ``_backward_name``: the Function a reader
-    sees is the hand-written one.  The op table records the name in the row's ``node_name``."""
-    key = (function, node_name)
-    cls = _NAMED.get(key)
-    if cls is None:
-        namespace = {"_backward_name": node_name, "__module__": function.__module__, "__doc__": function.__doc__}
-        meta: Any = type(function)
-        cls = _NAMED[key] = meta(function.__name__, (function,), namespace)
-    return cls
 
 
 class _Unset:

@@ -13,14 +13,13 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import VmapInfo, elementwise_rule
-from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.batching import VmapInfo, elementwise_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops._util import (
     PLAIN_OPERANDS,
     arrays,
     broadcast_error,
-    named,
     operand,
     operands,
     raw,
@@ -36,7 +35,7 @@ class Add(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "AddBackward0"
+    node_name = "AddBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"alpha": lambda ctx: 1}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -64,7 +63,7 @@ class Sub(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "SubBackward0"
+    node_name = "SubBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"alpha": lambda ctx: 1}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -115,7 +114,7 @@ class Mul(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "MulBackward0"
+    node_name = "MulBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -146,7 +145,7 @@ class Div(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "DivBackward0"
+    node_name = "DivBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -191,7 +190,7 @@ class DivRounded(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "DivBackward2"
+    node_name = "DivBackward2"
     skips_without_gradient = True
 
     @staticmethod
@@ -242,7 +241,7 @@ class FloorDivide(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "torch::autograd::NotImplemented"
+    node_name = "torch::autograd::NotImplemented"
     skips_without_gradient = True
 
     @staticmethod
@@ -277,7 +276,7 @@ class Remainder(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "RemainderBackward1"
+    node_name = "RemainderBackward1"
     skips_without_gradient = True
 
     @staticmethod
@@ -299,7 +298,7 @@ class Remainder(Function[Tensor]):
 class Fmod(Remainder):
     """``fmod(a, b)``: the remainder with the sign of ``a`` (C's rule), ``a - trunc(a / b) * b``."""
 
-    _backward_name = "FmodBackward1"
+    node_name = "FmodBackward1"
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -348,7 +347,7 @@ class Neg(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "NegBackward0"
+    node_name = "NegBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -391,7 +390,7 @@ class Pow(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "PowBackward0"
+    node_name = "PowBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "exponent": lambda ctx: _pow_exponent(ctx)}
     holomorphic = True
     skips_without_gradient = True
@@ -531,7 +530,7 @@ class MatMul(Function[Tensor]):
 
     vmap = classmethod(batch_matrix_product)
 
-    _backward_name = "MmBackward0"
+    node_name = "MmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "self": 0,
         "mat2": 1,
@@ -602,9 +601,17 @@ class MatMul(Function[Tensor]):
 # or, reflected, on the right (``__radd__``); they take plain operands (tensors, ints, floats)
 # as they are, the hot path of ``x * 2.0 + 1.0``.
 _PLAIN = PLAIN_OPERANDS
-# torch names the (tensor, number) overloads' nodes apart (the table rows' node_name).
-_REMAINDER_SCALAR = named(Remainder, "RemainderBackward0")
-_FMOD_SCALAR = named(Fmod, "FmodBackward0")
+# torch names the (tensor, number) overloads' nodes apart: a subclass that declares torch's node_name.
+
+
+class RemainderScalar(Remainder):
+    node_name = "RemainderBackward0"
+
+
+class FmodScalar(Fmod):
+    node_name = "FmodBackward0"
+
+
 # Bound once: an operator is the hottest call in the library.
 _add, _sub, _mul, _div, _pow = Add.apply, Sub.apply, Mul.apply, Div.apply, Pow.apply
 
@@ -741,14 +748,14 @@ def remainder(input: Any, other: Any) -> Tensor:
         return out
     if isinstance(other, Tensor):
         return Remainder.apply(input, other)
-    return _REMAINDER_SCALAR.apply(input, operand(other))
+    return RemainderScalar.apply(input, operand(other))
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
     if isinstance(other, Tensor):
         return Fmod.apply(input, other)
-    return _FMOD_SCALAR.apply(input, operand(other))
+    return FmodScalar.apply(input, operand(other))
 
 
 def add_operator(input: Tensor, other: Any) -> Tensor:
@@ -802,7 +809,7 @@ def rmod_operator(input: Tensor, other: Any) -> Tensor:
 
 
 # --------------------------------------------------------------------------- in-place variants
-# Each is its op's Function made in place (ctxgrad.autograd._views.in_place: it writes into
+# Each is its op's Function made in place (ctxgrad.autograd.inplace.in_place: it writes into
 # ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: ``input + alpha * other`` (``+=``)."""

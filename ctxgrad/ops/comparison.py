@@ -13,9 +13,9 @@ import numpy as np
 
 from ctxgrad._dtypes import promote_operands, short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import elementwise_rule
-from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
 from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
 
@@ -550,7 +550,7 @@ class IsIn(Function[Tensor]):
     offset by the sample's number, so that one ``np.isin`` answers for every sample (NaN is
     never found, as in ``np.isin``).  Not differentiable."""
 
-    _backward_name = "IsinBackward0"
+    node_name = "IsinBackward0"
     skips_without_gradient = True
 
     @staticmethod

@@ -17,7 +17,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import elementwise_rule, unary_rule
+from ctxgrad.autograd.batching import elementwise_rule, unary_rule
 from ctxgrad.autograd.function import Function
 
 
@@ -36,7 +36,7 @@ class Real(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "RealBackward0"
+    node_name = "RealBackward0"
     returns_views = True
     skips_without_gradient = True
 
@@ -58,7 +58,7 @@ class Imag(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ImagBackward0"
+    node_name = "ImagBackward0"
     returns_views = True
     skips_without_gradient = True
 
@@ -80,7 +80,7 @@ class Conj(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ConjBackward0"
+    node_name = "ConjBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -102,7 +102,7 @@ class Angle(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "AngleBackward0"
+    node_name = "AngleBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     skips_without_gradient = True
 
@@ -142,7 +142,7 @@ class ComplexFromParts(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ComplexBackward0"
+    node_name = "ComplexBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -180,7 +180,7 @@ class ViewAsReal(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "ViewAsRealBackward0"
+    node_name = "ViewAsRealBackward0"
     returns_views = True
     skips_without_gradient = True
 
@@ -204,7 +204,7 @@ class ViewAsComplex(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "ViewAsComplexBackward0"
+    node_name = "ViewAsComplexBackward0"
     returns_views = True
     skips_without_gradient = True
 

@@ -10,7 +10,7 @@ import numpy as np
 from ctxgrad import _dtypes
 from ctxgrad._device import check_device, device
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import unary_rule
+from ctxgrad.autograd.batching import unary_rule
 from ctxgrad.autograd.function import Function
 
 
@@ -19,7 +19,7 @@ class Clone(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "CloneBackward0"
+    node_name = "CloneBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -39,7 +39,7 @@ class Clone(Function[Tensor]):
 class Contiguous(Clone):
     """A row-major copy of a tensor whose layout is not."""
 
-    _backward_name = "CloneBackward0"
+    node_name = "CloneBackward0"
     returns_views = True
 
     @staticmethod
@@ -53,7 +53,7 @@ class ToDtype(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "ToCopyBackward0"
+    node_name = "ToCopyBackward0"
     skips_without_gradient = True
 
     @staticmethod

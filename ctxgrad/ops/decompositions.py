@@ -25,8 +25,7 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import matrix_rule, unary_rule
-from ctxgrad.autograd._batched_tensor import BatchedTensor
+from ctxgrad.autograd.batching import BatchedTensor, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._return_types import _lu_with_info
@@ -95,7 +94,7 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
 
     vmap = matrix_rule("linalg.svd: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgSvdBackward0"
+    node_name = "LinalgSvdBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -225,7 +224,7 @@ class LinalgEigh(Function[tuple[Tensor, Tensor]]):
 
     vmap = matrix_rule("linalg.eigh: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgEighBackward0"
+    node_name = "LinalgEighBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -287,7 +286,7 @@ class LinalgEig(Function[tuple[Tensor, Tensor]]):
 
     vmap = matrix_rule("linalg.eig: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgEigBackward0"
+    node_name = "LinalgEigBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -357,7 +356,7 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
 
     vmap = matrix_rule("linalg.qr: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgQrBackward0"
+    node_name = "LinalgQrBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -496,7 +495,7 @@ class LinalgSolveTriangular(Function[Tensor]):
     grad_B = solve_triangular(Aᵀ, grad) (the other triangle); grad_A = -grad_B Xᵀ (left) or
     -Xᵀ grad_B, restricted to ``A``'s triangle."""
 
-    _backward_name = "LinalgSolveTriangularBackward0"
+    node_name = "LinalgSolveTriangularBackward0"
     holomorphic = True
     skips_without_gradient = True
 
@@ -619,7 +618,7 @@ class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
 
     vmap = matrix_rule("linalg.cholesky: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgCholeskyExBackward0"
+    node_name = "LinalgCholeskyExBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -733,7 +732,7 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
 
     vmap = matrix_rule("torch.lu_factor_ex: Expected tensor with 2 or more dimensions. Got size: {shape} instead")
 
-    _backward_name = "LinalgLuFactorExBackward0"
+    node_name = "LinalgLuFactorExBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -810,7 +809,7 @@ class PivotPermutation(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "PivotPermutationBackward0"
+    node_name = "PivotPermutationBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -849,7 +848,7 @@ class LinalgSlogdet(Function[tuple[Tensor, Tensor]]):
 
     vmap = matrix_rule("linalg.slogdet: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgSlogdetBackward0"
+    node_name = "LinalgSlogdetBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -898,7 +897,7 @@ class LinalgPinv(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "LinalgPinvBackward0"
+    node_name = "LinalgPinvBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1437,7 +1436,7 @@ class Geqrf(Function[tuple[Tensor, Tensor]]):
 
     vmap = matrix_rule("geqrf: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "GeqrfBackward0"
+    node_name = "GeqrfBackward0"
     skips_without_gradient = True
 
     @staticmethod

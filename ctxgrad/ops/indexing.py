@@ -21,7 +21,8 @@ import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import (
+from ctxgrad.autograd.batching import (
+    BatchedTensor,
     VmapInfo,
     align_samples,
     batch_elementwise,
@@ -33,13 +34,13 @@ from ctxgrad.autograd._batched import (
     leading_rule,
     loop_over_samples,
     only_first_batched,
+    refuse_dynamic_shape,
     shift_dim,
 )
-from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
-from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import is_grad_enabled
-from ctxgrad.ops._util import UNSET, broadcast_error, missing, named, numpy_dim
+from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.ops._util import UNSET, broadcast_error, missing, numpy_dim
 
 # --------------------------------------------------------------------------- index conversion
 
@@ -404,7 +405,7 @@ class GetItem(Function[Tensor]):
             return loop_over_samples(cls, info, in_dims, x, index)
         return cls.apply(x, (slice(None), *index)), 0
 
-    _backward_name = "SliceBackward0"
+    node_name = "SliceBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -433,7 +434,7 @@ class GetItem(Function[Tensor]):
 class SelectItem(GetItem):
     """Basic indexing whose last step is an int (torch's ``select``)."""
 
-    _backward_name = "SelectBackward0"
+    node_name = "SelectBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
 
@@ -441,7 +442,7 @@ class SelectItem(GetItem):
 class UnsqueezeItem(GetItem):
     """Basic indexing whose last step is None (torch's ``unsqueeze``)."""
 
-    _backward_name = "UnsqueezeBackward0"
+    node_name = "UnsqueezeBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
 
@@ -449,7 +450,7 @@ class UnsqueezeItem(GetItem):
 class AliasItem(GetItem):
     """Basic indexing that selects everything (``x[...]``, ``x[:, :]``): torch's ``alias``."""
 
-    _backward_name = "AliasBackward0"
+    node_name = "AliasBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
 
@@ -464,7 +465,7 @@ class IndexIntoZeros(Function[Tensor]):
             return cls.apply(values, shape, index), None
         return cls.apply(values, (values.shape[0], *shape), (slice(None), *index)), 0
 
-    _backward_name = "IndexIntoZerosBackward0"
+    node_name = "IndexIntoZerosBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -497,7 +498,7 @@ class Index(Function[Tensor]):
         whole, batch_at = _batched_index(index, tuple(x.shape[1:]), x.shape[0])
         return cls.apply(x, whole), batch_at
 
-    _backward_name = "IndexBackward0"
+    node_name = "IndexBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}  # (not yet its indices)
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -531,7 +532,7 @@ class IndexPutIntoZeros(Function[Tensor]):
         whole, batch_at = _batched_index(index, tuple(shape), values.shape[0])
         return cls.apply(values.movedim(0, batch_at), (values.shape[0], *shape), whole), 0
 
-    _backward_name = "IndexPutBackward0"
+    node_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -595,7 +596,7 @@ class ScatterPositions(Function[Tensor]):
     vmap batch): the positions in the whole batch, taken back to each sample's own (modulo
     the size of a sample), after the bounds check.  Not differentiable."""
 
-    _backward_name = "ScatterPositionsBackward0"
+    node_name = "ScatterPositionsBackward0"
     skips_without_gradient = True
     vmap = leading_rule(3)
 
@@ -647,7 +648,7 @@ class Gather(Function[Tensor]):
 
     vmap = classmethod(_batch_gather_like)
 
-    _backward_name = "GatherBackward0"
+    node_name = "GatherBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -734,7 +735,7 @@ class Scatter(Function[Tensor]):
 
     vmap = classmethod(_batch_gather_like)
 
-    _backward_name = "ScatterBackward0"
+    node_name = "ScatterBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -771,7 +772,7 @@ class ScatterValue(Function[Tensor]):
 
     vmap = classmethod(_batch_gather_like)
 
-    _backward_name = "ScatterBackward1"
+    node_name = "ScatterBackward1"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -797,7 +798,7 @@ class ScatterAdd(Function[Tensor]):
 
     vmap = classmethod(_batch_gather_like)
 
-    _backward_name = "ScatterAddBackward0"
+    node_name = "ScatterAddBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -825,7 +826,7 @@ class IndexSelect(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "IndexSelectBackward0"
+    node_name = "IndexSelectBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "index": 0, "self_sym_sizes": "shape"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -870,7 +871,7 @@ class IndexAddIntoZeros(Function[Tensor]):
 
     vmap = into_zeros_rule(1, (2,))
 
-    _backward_name = "IndexAddBackward0"
+    node_name = "IndexAddBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -910,7 +911,7 @@ class Take(Function[Tensor]):
         rows = rows + (rows < 0).to(rows.dtype) * flat.shape[1]
         return flat.gather(1, rows).reshape(idx.shape), 0
 
-    _backward_name = "TakeBackward0"
+    node_name = "TakeBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -972,7 +973,7 @@ class MaskedFill(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "MaskedFillBackward0"
+    node_name = "MaskedFillBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"mask": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -1008,7 +1009,7 @@ class MaskedFillTensor(Function[Tensor]):
             return batch_elementwise(cls, info, in_dims, x, mask, value)
         return loop_over_samples(cls, info, in_dims, x, mask, value)
 
-    _backward_name = "MaskedFillBackward1"
+    node_name = "MaskedFillBackward1"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -1047,7 +1048,7 @@ class MaskedFillTensor(Function[Tensor]):
 class MaskedSelect(Function[Tensor]):
     """The elements of ``x`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
 
-    _backward_name = "MaskedSelectBackward0"
+    node_name = "MaskedSelectBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -1288,7 +1289,7 @@ class NonzeroStatic(Function[Tensor]):
     nonzero positions first, in order, then ``np.unravel_index`` turns them into indices.
     Not differentiable."""
 
-    _backward_name = "NonzeroStaticBackward0"
+    node_name = "NonzeroStaticBackward0"
     skips_without_gradient = True
     vmap = leading_rule(3)
 
@@ -1340,7 +1341,7 @@ class PutFlat(Function[Tensor]):
     ``accumulate`` (repeated positions add up).  ``x``'s gradient is the output's (zero where
     written over); ``values`` gets the output's gradient read at ``pos``."""
 
-    _backward_name = "IndexPutBackward0"
+    node_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
     vmap = flat_positions_rule(1, 2)
@@ -1381,11 +1382,24 @@ class PutFlat(Function[Tensor]):
         return out
 
 
-_INDEX_ADD = named(PutFlat, "IndexAddBackward0")
-_INDEX_COPY = named(PutFlat, "IndexCopyBackward0")
-_INDEX_FILL = named(PutFlat, "IndexFillBackward1")
-_INDEX_FILL_NUMBER = named(PutFlat, "IndexFillBackward0")
-_MASKED_SCATTER = named(PutFlat, "MaskedScatterBackward0")
+class IndexAdd(PutFlat):
+    node_name = "IndexAddBackward0"
+
+
+class IndexCopy(PutFlat):
+    node_name = "IndexCopyBackward0"
+
+
+class IndexFill(PutFlat):
+    node_name = "IndexFillBackward1"
+
+
+class IndexFillNumber(PutFlat):
+    node_name = "IndexFillBackward0"
+
+
+class MaskedScatter(PutFlat):
+    node_name = "MaskedScatterBackward0"
 
 
 def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
@@ -1437,7 +1451,7 @@ class SlicePositions(Function[Tensor]):
     first ``keep`` dimensions of ``index`` apart (a vmap batch): what those ops read when
     their index is batched.  Not differentiable."""
 
-    _backward_name = "SlicePositionsBackward0"
+    node_name = "SlicePositionsBackward0"
     skips_without_gradient = True
     vmap = leading_rule(5)
 
@@ -1527,7 +1541,7 @@ def index_add(
     if any(a is UNSET for a in (dim, index, source)):
         raise missing("index_add", dim=dim, index=index, source=source)
     src, pos = _index_add_args(input, dim, index, source, alpha)
-    return _INDEX_ADD.apply(input, src, pos, True)
+    return IndexAdd.apply(input, src, pos, True)
 
 
 def index_add_(
@@ -1545,7 +1559,7 @@ def index_add_(
     if any(a is UNSET for a in (dim, index, source)):
         raise missing("index_add_", dim=dim, index=index, source=source)
     src, pos = _index_add_args(input, dim, index, source, alpha)
-    return write_in_place(_INDEX_ADD, input, src, pos, True)
+    return write_in_place(IndexAdd, input, src, pos, True)
 
 
 def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> tuple[Tensor, np.ndarray[Any, Any]]:
@@ -1565,7 +1579,7 @@ def index_copy(
     if any(a is UNSET for a in (dim, index, source)):
         raise missing("index_copy", dim=dim, index=index, source=source)
     src, pos = _index_copy_args(input, dim, index, source)
-    return _INDEX_COPY.apply(input, src, pos, False)
+    return IndexCopy.apply(input, src, pos, False)
 
 
 def index_copy_(
@@ -1577,7 +1591,7 @@ def index_copy_(
     if any(a is UNSET for a in (dim, index, source)):
         raise missing("index_copy_", dim=dim, index=index, source=source)
     src, pos = _index_copy_args(input, dim, index, source)
-    return write_in_place(_INDEX_COPY, input, src, pos, False)
+    return write_in_place(IndexCopy, input, src, pos, False)
 
 
 def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple[Any, Tensor, np.ndarray[Any, Any]]:
@@ -1590,10 +1604,10 @@ def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
                 f"{value.array.ndim} dimension(s)."
             )
         v = value if value.array.dtype == input.array.dtype else value.to(input.array.dtype)
-        return _INDEX_FILL, v, pos
+        return IndexFill, v, pos
     if type(value) is int:
         value = fill_value_as(value, input.array.dtype)
-    return _INDEX_FILL_NUMBER, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
+    return IndexFillNumber, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
 
 
 def index_fill(
@@ -1638,7 +1652,7 @@ class IndexPositions(Function[Tensor]):
     batch: each sample's positions in its own sample), after torch's bounds check.  Not
     differentiable."""
 
-    _backward_name = "IndexPositionsBackward0"
+    node_name = "IndexPositionsBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1751,7 +1765,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if isinstance(mask, BatchedTensor) and isinstance(source, Tensor):
         return _masked_scatter_per_sample(input, mask, source)
     src, pos = _masked_scatter_args(input, mask, source)
-    return _MASKED_SCATTER.apply(input, src, pos, False)
+    return MaskedScatter.apply(input, src, pos, False)
 
 
 def _masked_scatter_per_sample(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -1781,7 +1795,7 @@ class MaskedOrder(Function[Tensor]):
     takes.  Refuses a sample with more ones than the ``available`` source elements, as
     torch.  Not differentiable."""
 
-    _backward_name = "MaskedOrderBackward0"
+    node_name = "MaskedOrderBackward0"
     skips_without_gradient = True
     vmap = leading_rule(2)
 
@@ -1804,7 +1818,7 @@ class MaskedOrder(Function[Tensor]):
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """In place: ``source``'s first elements written where ``mask`` holds."""
     src, pos = _masked_scatter_args(input, mask, source)
-    return write_in_place(_MASKED_SCATTER, input, src, pos, False)
+    return write_in_place(MaskedScatter, input, src, pos, False)
 
 
 # --------------------------------------------------------------------------- scatter_reduce
@@ -1831,7 +1845,7 @@ class ScatterReduce(Function[Tensor]):
     attain it for ``amax``/``amin``) times the output's gradient at its position, written in
     ctxgrad ops so that it can be differentiated again."""
 
-    _backward_name = "ScatterReduceBackward0"
+    node_name = "ScatterReduceBackward0"
     skips_without_gradient = True
     vmap = flat_positions_rule(1, 2)
 
@@ -2007,7 +2021,7 @@ class ScatterWithReduce(Function[Tensor]):
     """``scatter(..., reduce="add" | "multiply")``: torch's older reducing scatter, which has
     no derivative (its backward raises, as torch's)."""
 
-    _backward_name = "NotImplemented"
+    node_name = "NotImplemented"
     skips_without_gradient = True
     vmap = flat_positions_rule(1, 2)
 
@@ -2079,11 +2093,26 @@ def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 # --------------------------------------------------------------------------- more writes at flat positions
-_INDEX_REDUCE = named(ScatterReduce, "IndexReduceBackward0")
-_PUT = named(PutFlat, "PutBackward0")
-_SELECT_SCATTER = named(PutFlat, "SelectScatterBackward0")
-_SLICE_SCATTER = named(PutFlat, "SliceScatterBackward0")
-_DIAGONAL_SCATTER = named(PutFlat, "DiagonalScatterBackward0")
+
+
+class IndexReduce(ScatterReduce):
+    node_name = "IndexReduceBackward0"
+
+
+class Put(PutFlat):
+    node_name = "PutBackward0"
+
+
+class SelectScatter(PutFlat):
+    node_name = "SelectScatterBackward0"
+
+
+class SliceScatter(PutFlat):
+    node_name = "SliceScatterBackward0"
+
+
+class DiagonalScatter(PutFlat):
+    node_name = "DiagonalScatterBackward0"
 
 
 def _index_reduce_args(
@@ -2123,7 +2152,7 @@ def index_reduce(
     if any(a is UNSET for a in (dim, index, source, reduce)):
         raise missing("index_reduce", dim=dim, index=index, source=source, reduce=reduce)
     src, pos = _index_reduce_args(input, dim, index, source, reduce)
-    return _INDEX_REDUCE.apply(input, src, pos, reduce, bool(include_self))
+    return IndexReduce.apply(input, src, pos, reduce, bool(include_self))
 
 
 def index_reduce_(
@@ -2142,7 +2171,7 @@ def index_reduce_(
     if any(a is UNSET for a in (dim, index, source, reduce)):
         raise missing("index_reduce_", dim=dim, index=index, source=source, reduce=reduce)
     src, pos = _index_reduce_args(input, dim, index, source, reduce)
-    return write_in_place(_INDEX_REDUCE, input, src, pos, reduce, bool(include_self))
+    return write_in_place(IndexReduce, input, src, pos, reduce, bool(include_self))
 
 
 def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, Any]:
@@ -2179,13 +2208,13 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     [[5.0, 0.0], [0.0, 6.0]]
     """
     src, pos = _put_args(input, index, source)
-    return _PUT.apply(input, src, pos, bool(accumulate))
+    return Put.apply(input, src, pos, bool(accumulate))
 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In place: ``source`` written (``accumulate``: added) at the flat positions ``index``."""
     src, pos = _put_args(input, index, source)
-    return write_in_place(_PUT, input, src, pos, bool(accumulate))
+    return write_in_place(Put, input, src, pos, bool(accumulate))
 
 
 def embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
@@ -2200,18 +2229,19 @@ def embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -
         )
     values = src if src.array.dtype == input.array.dtype else src.to(input.array.dtype)
     if (
-        fn in (_SELECT_SCATTER, _SLICE_SCATTER)
+        fn in (SelectScatter, SliceScatter)
         and input.array.dtype.kind == "c"
         and (input.requires_grad or values.requires_grad)
         and is_grad_enabled()
     ):
-        name = "select_scatter" if fn is _SELECT_SCATTER else "slice_scatter"
+        name = "select_scatter" if fn is SelectScatter else "slice_scatter"
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
     out: Tensor = fn.apply(input, values, np.ascontiguousarray(where), False)
     return out
 
 
-_FILL_DIAGONAL = named(PutFlat, "CopySlices")  # torch fills the diagonal view: CopySlices
+class FillDiagonal(PutFlat):
+    node_name = "CopySlices"  # torch fills the diagonal view: CopySlices
 
 
 def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
@@ -2230,7 +2260,7 @@ def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     value = as_tensor(np.asarray(fill_value_as(fill_value, data.dtype), dtype=data.dtype))
-    return write_in_place(_FILL_DIAGONAL, input, value, pos, False)
+    return write_in_place(FillDiagonal, input, value, pos, False)
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
@@ -2240,7 +2270,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     size = data.shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension {d}")
-    return embedded(_SELECT_SCATTER, input, src, np.take(_positions(data.shape), index % size, axis=d))
+    return embedded(SelectScatter, input, src, np.take(_positions(data.shape), index % size, axis=d))
 
 
 def slice_scatter(
@@ -2252,7 +2282,7 @@ def slice_scatter(
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     where = _positions(data.shape)[(slice(None),) * d + (slice(start, end, step),)]
-    return embedded(_SLICE_SCATTER, input, src, where)
+    return embedded(SliceScatter, input, src, where)
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -2262,7 +2292,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     where = np.diagonal(_positions(data.shape), offset, d1, d2)
-    return embedded(_DIAGONAL_SCATTER, input, src, where)
+    return embedded(DiagonalScatter, input, src, where)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:

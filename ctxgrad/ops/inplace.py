@@ -3,7 +3,7 @@
 Every in-place op is an ordinary Function that writes into its first argument and calls
 ``ctx.mark_dirty``, as a user's in-place Function does.  For an op that also exists out of
 place, that Function is made from the out-of-place one
-(:func:`~ctxgrad.autograd._views.in_place`): ``x.mul_(y)`` runs ``Mul``'s forward, writes
+(:func:`~ctxgrad.autograd.inplace.in_place`): ``x.mul_(y)`` runs ``Mul``'s forward, writes
 the product into ``x`` and marks it dirty, and its node is ``MulBackward0``, whose backward
 is ``Mul``'s.  The core does what follows from ``mark_dirty``: it bumps ``x``'s version,
 moves ``x``'s history onto the node, and, when ``x`` is a view, records the write on its
@@ -30,9 +30,9 @@ import numpy as np
 from ctxgrad._dtypes import fill_value_as
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import elementwise_rule
-from ctxgrad.autograd._batched_tensor import BatchedTensor
-from ctxgrad.autograd._views import (
+from ctxgrad.autograd.batching import BatchedTensor, elementwise_rule
+from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.inplace import (
     CopySlices,
     check_no_overlap,
     check_no_partial_overlap,
@@ -42,9 +42,8 @@ from ctxgrad.autograd._views import (
     write,
     write_in_place,
 )
-from ctxgrad.autograd.function import Function
 from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, reduction, shape
-from ctxgrad.ops._util import named, operand
+from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -54,9 +53,9 @@ class CopyFrom(Function[Tensor]):
     """The value ``x.copy_(src)`` writes: ``src`` broadcast to ``x``'s shape, in ``x``'s dtype."""
 
     vmap = elementwise_rule
-    _writes_first_input = True
+    writes_first_input = True
 
-    _backward_name = "CopyBackwards"
+    node_name = "CopyBackwards"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -87,9 +86,9 @@ class Fill(Function[Tensor]):
     """The value ``x.fill_(value)`` writes: ``value`` (a number or a 0-d tensor) everywhere."""
 
     vmap = elementwise_rule
-    _writes_first_input = True
+    writes_first_input = True
 
-    _backward_name = "FillBackward2"
+    node_name = "FillBackward2"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -119,9 +118,9 @@ class Zero(Function[Tensor]):
     """The value ``x.zero_()`` writes; its gradient is zero."""
 
     vmap = elementwise_rule
-    _writes_first_input = True
+    writes_first_input = True
 
-    _backward_name = "ZeroBackward0"
+    node_name = "ZeroBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -139,8 +138,14 @@ class Zero(Function[Tensor]):
 
 
 # torch names the 0-d tensor form of fill_ apart, and an advanced-index write IndexPut.
-_FILL_WITH_TENSOR = named(Fill, "FillBackward3")
-_INDEX_PUT = named(CopySlices, "IndexPutBackward0")
+
+
+class FillWithTensor(Fill):
+    node_name = "FillBackward3"
+
+
+class IndexPut(CopySlices):
+    node_name = "IndexPutBackward0"
 
 
 def zero_(input: Tensor) -> Tensor:
@@ -150,7 +155,7 @@ def zero_(input: Tensor) -> Tensor:
 
 def fill_(input: Tensor, value: Any) -> Tensor:
     """Fill with ``value`` (a number or a 0-d tensor), in place."""
-    return write_in_place(_FILL_WITH_TENSOR if isinstance(value, Tensor) else Fill, input, value)
+    return write_in_place(FillWithTensor if isinstance(value, Tensor) else Fill, input, value)
 
 
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -246,7 +251,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         # only a target whose own elements share memory is refused.
         if internal_overlap(data):
             check_no_overlap(view_positions(data, data))
-        _INDEX_PUT.apply(input, values, selected, None)
+        IndexPut.apply(input, values, selected, None)
 
 
 def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
@@ -388,14 +393,14 @@ def remainder_(input: Tensor, other: Any) -> Tensor:
     """In place: ``self % other``, with the sign of ``other``."""
     if isinstance(other, Tensor):
         return write_in_place(arithmetic.Remainder, input, other)
-    return write_in_place(named(arithmetic.Remainder, "RemainderBackward0"), input, operand(other))
+    return write_in_place(arithmetic.RemainderScalar, input, operand(other))
 
 
 def fmod_(input: Tensor, other: Any) -> Tensor:
     """In place: the remainder of ``self / other`` with the sign of ``self``."""
     if isinstance(other, Tensor):
         return write_in_place(arithmetic.Fmod, input, other)
-    return write_in_place(named(arithmetic.Fmod, "FmodBackward0"), input, operand(other))
+    return write_in_place(arithmetic.FmodScalar, input, operand(other))
 
 
 def _logical(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Tensor], Tensor]:
@@ -440,9 +445,9 @@ class CompareInPlace(Function[Tensor]):
     comparison's Function (made per comparison and node name by :func:`_compare`)."""
 
     vmap = elementwise_rule
-    _writes_first_input = True
+    writes_first_input = True
 
-    _backward_name = "EqBackward0"
+    node_name = "EqBackward0"
     skips_without_gradient = True
     compare: ClassVar[type[Function[Tensor]]]
 
@@ -478,7 +483,7 @@ def _compare(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tens
             namespace = {
                 "compare": fn,
                 "ufunc": fn.__dict__["ufunc"],  # what the comparison's forward reads from its class
-                "_backward_name": node,
+                "node_name": node,
                 "__module__": __name__,
                 "__doc__": CompareInPlace.__doc__,
             }
@@ -504,11 +509,17 @@ gt_ = _compare(comparison.Gt, "gt_", ">")
 ge_ = _compare(comparison.Ge, "ge_", ">=")
 
 
+class ConjPhysicalInPlace(complex_numbers.Conj):
+    """``conj_physical_``: ``conj`` in place, under torch's node name."""
+
+    node_name = "ConjPhysicalBackward1"
+
+
 def conj_physical_(input: Tensor) -> Tensor:
     """In place: the complex conjugate (a real tensor is left as it is)."""
     if not input.is_complex():
         return input
-    return write_in_place(named(complex_numbers.Conj, "ConjPhysicalBackward1"), input)
+    return write_in_place(ConjPhysicalInPlace, input)
 
 
 def true_divide_(input: Tensor, other: Any) -> Tensor:

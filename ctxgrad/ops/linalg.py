@@ -22,7 +22,7 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import matrix_rule, unary_rule
+from ctxgrad.autograd.batching import matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
@@ -85,7 +85,7 @@ class Mm(_MatrixProduct):
 
     vmap = classmethod(batch_matrix_product)
 
-    _backward_name = "MmBackward0"
+    node_name = "MmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "self": 0,
         "mat2": 1,
@@ -119,7 +119,7 @@ class Bmm(_MatrixProduct):
 
     vmap = classmethod(batch_matrix_product)
 
-    _backward_name = "BmmBackward0"
+    node_name = "BmmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "mat2": 1}
 
     @staticmethod
@@ -146,7 +146,7 @@ class Mv(Function[Tensor]):
 
     vmap = classmethod(batch_matrix_product)
 
-    _backward_name = "MvBackward0"
+    node_name = "MvBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "vec": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -201,7 +201,7 @@ class Dot(Function[Tensor]):
 
     vmap = classmethod(batch_matrix_product)
 
-    _backward_name = "DotBackward0"
+    node_name = "DotBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "tensor": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -229,7 +229,7 @@ class Dot(Function[Tensor]):
 class Vdot(Dot):
     """``dot`` with the first vector conjugated; for real vectors it is ``dot``."""
 
-    _backward_name = "VdotBackward0"
+    node_name = "VdotBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = False  # conj(a) . b: torch's formulas, conj(grad) * b and grad * a
 
@@ -438,7 +438,7 @@ class Einsum(Function[Tensor]):
         equation = ",".join(new_subs) + "->" + b + out_sub
         return cls.apply(_plan(equation, tuple(tuple(t.shape) for t in operands)), *operands), 0
 
-    _backward_name = "EinsumBackward0"
+    node_name = "EinsumBackward0"
     holomorphic = True
     returns_views = True
     skips_without_gradient = True
@@ -507,7 +507,7 @@ class EmbedDiagonal(Function[Tensor]):
     """Zeros of ``shape`` with ``g`` written on the generalised diagonal that ``sub`` names
     (``"ii"``: the diagonal of a matrix); the adjoint of einsum's ``"ii->i"``."""
 
-    _backward_name = "EmbedDiagonalBackward0"
+    node_name = "EmbedDiagonalBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -605,7 +605,7 @@ class LinalgInv(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "LinalgInvExBackward0"
+    node_name = "LinalgInvExBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"inverse": 0}
     holomorphic = True
     skips_without_gradient = True
@@ -644,7 +644,7 @@ class LinalgDet(Function[Tensor]):
 
     vmap = matrix_rule("linalg.det: The input tensor A must have at least 2 dimensions.")
 
-    _backward_name = "LinalgDetBackward0"
+    node_name = "LinalgDetBackward0"
     holomorphic = True
     skips_without_gradient = True
 
@@ -693,7 +693,7 @@ class Minors(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "MinorsBackward0"
+    node_name = "MinorsBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -715,7 +715,7 @@ class Minors(Function[Tensor]):
 class MinorsAdjoint(Function[Tensor]):
     """The adjoint of :class:`Minors`: each minor's entries summed back into ``shape``."""
 
-    _backward_name = "MinorsAdjointBackward0"
+    node_name = "MinorsAdjointBackward0"
     skips_without_gradient = True
     vmap = unary_rule  # (it works on the last four dimensions; ``shape``'s last is all it reads)
 
@@ -767,7 +767,7 @@ class LinalgSolve(Function[Tensor]):
         out = cls.apply(a, b, left)
         return (out.squeeze(-1) if vector else out), 0
 
-    _backward_name = "LinalgSolveExBackward0"
+    node_name = "LinalgSolveExBackward0"
     holomorphic = True
     skips_without_gradient = True
 
@@ -948,13 +948,13 @@ def einsum_args(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, ...]]:
 class MatMulUnsqueezed(MatMul):
     """``vector @ matrix``: torch computes it as ``(v[None] @ m)[0]``, hence its node name."""
 
-    _backward_name = "SqueezeBackward4"
+    node_name = "SqueezeBackward4"
 
 
 class BatchedMatMul(MatMul):
     """``@`` with a batch dimension on either side (broadcast as NumPy's ``matmul``)."""
 
-    _backward_name = "UnsafeViewBackward0"
+    node_name = "UnsafeViewBackward0"
 
 
 def _matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -1316,7 +1316,7 @@ class LinalgMatrixExp(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "LinalgMatrixExpBackward0"
+    node_name = "LinalgMatrixExpBackward0"
     holomorphic = True
     skips_without_gradient = True
 

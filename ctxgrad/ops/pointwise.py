@@ -16,11 +16,11 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd._batched import elementwise_rule
-from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, named, raw, refuse_complex, write_out
+from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, raw, refuse_complex, write_out
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -98,7 +98,7 @@ class _Elementwise(Function[Tensor]):
 class Exp(_Elementwise):
     """``e ** x``; its derivative is its own output, so the output is saved."""
 
-    _backward_name = "ExpBackward0"
+    node_name = "ExpBackward0"
     holomorphic = True
     ufunc = staticmethod(np.exp)
     saves_output = True
@@ -112,7 +112,7 @@ class Exp(_Elementwise):
 class Log(_Elementwise):
     """Natural logarithm; d/dx log x = 1 / x."""
 
-    _backward_name = "LogBackward0"
+    node_name = "LogBackward0"
     holomorphic = True
     ufunc = staticmethod(np.log)
 
@@ -125,7 +125,7 @@ class Log(_Elementwise):
 class Tanh(_Elementwise):
     """Hyperbolic tangent; d/dx tanh x = 1 - tanh² x, computed from the saved output."""
 
-    _backward_name = "TanhBackward0"
+    node_name = "TanhBackward0"
     holomorphic = True
     ufunc = staticmethod(np.tanh)
     saves_output = True
@@ -141,7 +141,7 @@ class Where(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "WhereBackward0"
+    node_name = "WhereBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"condition": 0}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -192,7 +192,7 @@ def _where_broadcast_error(*operands: Any) -> RuntimeError:
 class Abs(_Elementwise):
     """``|x|``; d/dx = sign(x) (0 at 0, as torch)."""
 
-    _backward_name = "AbsBackward0"
+    node_name = "AbsBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -221,7 +221,7 @@ class Sign(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "SignBackward0"
+    node_name = "SignBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -250,7 +250,7 @@ class Sgn(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "SgnBackward0"
+    node_name = "SgnBackward0"
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -287,7 +287,7 @@ _NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
 class Sqrt(_Elementwise):
     """Square root; d/dx sqrt x = 1 / (2 sqrt x), from the saved output."""
 
-    _backward_name = "SqrtBackward0"
+    node_name = "SqrtBackward0"
     holomorphic = True
     ufunc = staticmethod(np.sqrt)
     saves_output = True
@@ -301,7 +301,7 @@ class Sqrt(_Elementwise):
 class Rsqrt(_Elementwise):
     """``1 / sqrt(x)``; d/dx = -y³ / 2, from the saved output."""
 
-    _backward_name = "RsqrtBackward0"
+    node_name = "RsqrtBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
     holomorphic = True
 
@@ -321,7 +321,7 @@ class Rsqrt(_Elementwise):
 class Square(_Elementwise):
     """``x * x`` (integers stay integers); torch records it as ``pow(x, 2)``."""
 
-    _backward_name = "PowBackward0"
+    node_name = "PowBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "exponent": lambda ctx: 2}
     holomorphic = True
 
@@ -342,7 +342,7 @@ class Square(_Elementwise):
 class Reciprocal(_Elementwise):
     """``1 / x``; d/dx = -y², from the saved output."""
 
-    _backward_name = "ReciprocalBackward0"
+    node_name = "ReciprocalBackward0"
     holomorphic = True
     ufunc = staticmethod(np.reciprocal)
     saves_output = True
@@ -356,7 +356,7 @@ class Reciprocal(_Elementwise):
 class Exp2(_Elementwise):
     """``2 ** x``; d/dx = y ln 2."""
 
-    _backward_name = "Exp2Backward0"
+    node_name = "Exp2Backward0"
     holomorphic = True
     ufunc = staticmethod(np.exp2)
     saves_output = True
@@ -370,7 +370,7 @@ class Exp2(_Elementwise):
 class Expm1(_Elementwise):
     """``e ** x - 1``, accurate near 0; d/dx = y + 1."""
 
-    _backward_name = "Expm1Backward0"
+    node_name = "Expm1Backward0"
     holomorphic = True
     ufunc = staticmethod(np.expm1)
     saves_output = True
@@ -384,7 +384,7 @@ class Expm1(_Elementwise):
 class Log2(_Elementwise):
     """Base-2 logarithm; d/dx = 1 / (x ln 2)."""
 
-    _backward_name = "Log2Backward0"
+    node_name = "Log2Backward0"
     holomorphic = True
     ufunc = staticmethod(np.log2)
 
@@ -397,7 +397,7 @@ class Log2(_Elementwise):
 class Log10(_Elementwise):
     """Base-10 logarithm; d/dx = 1 / (x ln 10)."""
 
-    _backward_name = "Log10Backward0"
+    node_name = "Log10Backward0"
     holomorphic = True
     ufunc = staticmethod(np.log10)
 
@@ -410,7 +410,7 @@ class Log10(_Elementwise):
 class Log1p(_Elementwise):
     """``log(1 + x)``, accurate near 0; d/dx = 1 / (1 + x)."""
 
-    _backward_name = "Log1PBackward0"
+    node_name = "Log1PBackward0"
     holomorphic = True
     ufunc = staticmethod(np.log1p)
 
@@ -423,7 +423,7 @@ class Log1p(_Elementwise):
 class Sin(_Elementwise):
     """Sine; d/dx sin x = cos x."""
 
-    _backward_name = "SinBackward0"
+    node_name = "SinBackward0"
     holomorphic = True
     ufunc = staticmethod(np.sin)
 
@@ -436,7 +436,7 @@ class Sin(_Elementwise):
 class Cos(_Elementwise):
     """Cosine; d/dx cos x = -sin x."""
 
-    _backward_name = "CosBackward0"
+    node_name = "CosBackward0"
     holomorphic = True
     ufunc = staticmethod(np.cos)
 
@@ -449,7 +449,7 @@ class Cos(_Elementwise):
 class Tan(_Elementwise):
     """Tangent; d/dx tan x = 1 + tan² x, from the saved output."""
 
-    _backward_name = "TanBackward0"
+    node_name = "TanBackward0"
     holomorphic = True
     ufunc = staticmethod(np.tan)
     saves_output = True
@@ -463,7 +463,7 @@ class Tan(_Elementwise):
 class Asin(_Elementwise):
     """Arcsine; d/dx = 1 / sqrt(1 - x²)."""
 
-    _backward_name = "AsinBackward0"
+    node_name = "AsinBackward0"
     holomorphic = True
     ufunc = staticmethod(np.arcsin)
 
@@ -476,7 +476,7 @@ class Asin(_Elementwise):
 class Acos(_Elementwise):
     """Arccosine; d/dx = -1 / sqrt(1 - x²)."""
 
-    _backward_name = "AcosBackward0"
+    node_name = "AcosBackward0"
     holomorphic = True
     ufunc = staticmethod(np.arccos)
 
@@ -489,7 +489,7 @@ class Acos(_Elementwise):
 class Atan(_Elementwise):
     """Arctangent; d/dx = 1 / (1 + x²)."""
 
-    _backward_name = "AtanBackward0"
+    node_name = "AtanBackward0"
     holomorphic = True
     ufunc = staticmethod(np.arctan)
 
@@ -502,7 +502,7 @@ class Atan(_Elementwise):
 class Sinh(_Elementwise):
     """Hyperbolic sine; d/dx sinh x = cosh x."""
 
-    _backward_name = "SinhBackward0"
+    node_name = "SinhBackward0"
     holomorphic = True
     ufunc = staticmethod(np.sinh)
 
@@ -515,7 +515,7 @@ class Sinh(_Elementwise):
 class Cosh(_Elementwise):
     """Hyperbolic cosine; d/dx cosh x = sinh x."""
 
-    _backward_name = "CoshBackward0"
+    node_name = "CoshBackward0"
     holomorphic = True
     ufunc = staticmethod(np.cosh)
 
@@ -528,7 +528,7 @@ class Cosh(_Elementwise):
 class Sigmoid(_Elementwise):
     """``1 / (1 + e ** -x)``; d/dx = y (1 - y), from the saved output."""
 
-    _backward_name = "SigmoidBackward0"
+    node_name = "SigmoidBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
     holomorphic = True
 
@@ -549,7 +549,7 @@ class Sigmoid(_Elementwise):
 class Relu(_Elementwise):
     """``max(x, 0)`` (integers stay integers); the gradient passes where the output is positive."""
 
-    _backward_name = "ReluBackward0"
+    node_name = "ReluBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"result": 0}
 
     @staticmethod
@@ -599,7 +599,7 @@ class _Rounding(Function[Tensor]):
 class Floor(_Rounding):
     """Round down."""
 
-    _backward_name = "FloorBackward0"
+    node_name = "FloorBackward0"
     rounding = np.floor
     kernel = "floor_vml_cpu"
 
@@ -607,7 +607,7 @@ class Floor(_Rounding):
 class Ceil(_Rounding):
     """Round up."""
 
-    _backward_name = "CeilBackward0"
+    node_name = "CeilBackward0"
     rounding = np.ceil
     kernel = "ceil_vml_cpu"
 
@@ -615,7 +615,7 @@ class Ceil(_Rounding):
 class Round(_Rounding):
     """Round to the nearest integer, halves to even."""
 
-    _backward_name = "RoundBackward0"
+    node_name = "RoundBackward0"
     rounding = np.round
     kernel = "round_vml_cpu"
 
@@ -626,7 +626,7 @@ class RoundDecimals(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "RoundBackward1"
+    node_name = "RoundBackward1"
     skips_without_gradient = True
 
     @staticmethod
@@ -648,7 +648,7 @@ class RoundDecimals(Function[Tensor]):
 class Trunc(_Rounding):
     """Round toward zero."""
 
-    _backward_name = "TruncBackward0"
+    node_name = "TruncBackward0"
     rounding = np.trunc
     kernel = "trunc_vml_cpu"
 
@@ -658,7 +658,7 @@ class Frac(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "FracBackward0"
+    node_name = "FracBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -699,7 +699,7 @@ def _per_element(fn: Callable[[float], float], data: np.ndarray[Any, Any]) -> np
 class Erf(_Elementwise):
     """The error function; d/dx erf x = 2 / sqrt(pi) * exp(-x²)."""
 
-    _backward_name = "ErfBackward0"
+    node_name = "ErfBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -716,7 +716,7 @@ class Erf(_Elementwise):
 class Erfc(_Elementwise):
     """``1 - erf(x)``, accurate where it is tiny; d/dx = -2 / sqrt(pi) * exp(-x²)."""
 
-    _backward_name = "ErfcBackward0"
+    node_name = "ErfcBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -742,7 +742,7 @@ class Atan2(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "Atan2Backward0"
+    node_name = "Atan2Backward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
@@ -788,7 +788,7 @@ class Logit(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "LogitBackward0"
+    node_name = "LogitBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "eps": "eps"}
     skips_without_gradient = True
 
@@ -827,7 +827,7 @@ class Maximum(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "MaximumBackward0"
+    node_name = "MaximumBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
@@ -855,7 +855,7 @@ class Minimum(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "MinimumBackward0"
+    node_name = "MinimumBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     skips_without_gradient = True
 
@@ -910,7 +910,7 @@ class ClampScalar(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ClampBackward1"
+    node_name = "ClampBackward1"
     saved_fields: ClassVar[dict[str, Any]] = {
         "self": 0,
         "min": lambda ctx: ctx.bounds[0],
@@ -967,14 +967,14 @@ def _clamp_scalar_mask(ctx: Any, grad: Tensor) -> Tensor:
 class ClampMinScalar(ClampScalar):
     """``max(x, lo)`` for a number ``lo`` (``clamp_min``)."""
 
-    _backward_name = "ClampMinBackward0"
+    node_name = "ClampMinBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "min": lambda ctx: ctx.bounds[0]}
 
 
 class ClampMaxScalar(ClampScalar):
     """``min(x, hi)`` for a number ``hi`` (``clamp_max``)."""
 
-    _backward_name = "ClampMaxBackward0"
+    node_name = "ClampMaxBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "max": lambda ctx: ctx.bounds[1]}
 
 
@@ -987,7 +987,7 @@ class ClampTensor(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ClampBackward0"
+    node_name = "ClampBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1046,7 +1046,7 @@ class ClampMinTensor(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ClampMinBackward1"
+    node_name = "ClampMinBackward1"
     skips_without_gradient = True
 
     @staticmethod
@@ -1074,7 +1074,7 @@ class ClampMaxTensor(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "ClampMaxBackward1"
+    node_name = "ClampMaxBackward1"
     skips_without_gradient = True
 
     @staticmethod
@@ -1146,7 +1146,7 @@ class LerpScalar(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "LerpBackward0"
+    node_name = "LerpBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"weight": "weight"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -1179,7 +1179,7 @@ class LerpTensor(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "LerpBackward1"
+    node_name = "LerpBackward1"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -1238,7 +1238,7 @@ class LeakyRelu(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "LeakyReluBackward0"
+    node_name = "LeakyReluBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"negative_slope": "slope", "self": 0}
     skips_without_gradient = True
 
@@ -1274,7 +1274,7 @@ class Elu(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "EluBackward0"
+    node_name = "EluBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1312,7 +1312,7 @@ class Gelu(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "GeluBackward0"
+    node_name = "GeluBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"approximate": "approximate", "self": 0}
     skips_without_gradient = True
 
@@ -1346,12 +1346,24 @@ def _gelu_derivative(ctx: Any) -> Tensor:
     return cdf + x * pdf
 
 
+class LeakyReluInPlace(LeakyRelu):
+    """``leaky_relu(inplace=True)``'s Function, made in place: torch names its node apart."""
+
+    node_name = "LeakyReluBackward1"
+
+
+class EluInPlace(Elu):
+    """``elu(inplace=True)``'s Function, made in place: torch names its node apart."""
+
+    node_name = "EluBackward1"
+
+
 class Silu(Function[Tensor]):
     """``x * sigmoid(x)``; d/dx = s (1 + x (1 - s)) with s = sigmoid(x)."""
 
     vmap = elementwise_rule
 
-    _backward_name = "SiluBackward0"
+    node_name = "SiluBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     skips_without_gradient = True
 
@@ -1383,7 +1395,7 @@ class Softplus(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "SoftplusBackward0"
+    node_name = "SoftplusBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "beta": lambda ctx: ctx.params[0],
         "threshold": lambda ctx: ctx.params[1],
@@ -1771,7 +1783,7 @@ def _where_signature_error(*args: Any) -> str:
 
 
 # --------------------------------------------------------------------------- in-place variants
-# Each is its op's Function made in place (ctxgrad.autograd._views.in_place: it writes into
+# Each is its op's Function made in place (ctxgrad.autograd.inplace.in_place: it writes into
 # ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
 def exp_(input: Tensor) -> Tensor:
     """In place: elementwise ``e ** x``."""
@@ -1825,7 +1837,7 @@ class Acosh(_Elementwise):
     """Inverse hyperbolic cosine; d/dx acosh x = 1 / (sqrt(x - 1) sqrt(x + 1)) (for real x > 1,
     1 / sqrt(x² - 1); the product of two roots keeps the branch right for complex x)."""
 
-    _backward_name = "AcoshBackward0"
+    node_name = "AcoshBackward0"
     holomorphic = True
     ufunc = staticmethod(np.arccosh)
 
@@ -1841,7 +1853,7 @@ class Acosh(_Elementwise):
 class Asinh(_Elementwise):
     """Inverse hyperbolic sine; d/dx asinh x = 1 / sqrt(x² + 1)."""
 
-    _backward_name = "AsinhBackward0"
+    node_name = "AsinhBackward0"
     holomorphic = True
     ufunc = staticmethod(np.arcsinh)
 
@@ -1854,7 +1866,7 @@ class Asinh(_Elementwise):
 class Atanh(_Elementwise):
     """Inverse hyperbolic tangent; d/dx atanh x = 1 / (1 - x²)."""
 
-    _backward_name = "AtanhBackward0"
+    node_name = "AtanhBackward0"
     holomorphic = True
     ufunc = staticmethod(np.arctanh)
 
@@ -1888,7 +1900,7 @@ class _Scale(_Elementwise):
 class Deg2Rad(_Scale):
     """Degrees to radians, ``x * pi / 180``."""
 
-    _backward_name = "Deg2RadBackward0"
+    node_name = "Deg2RadBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {}
     ufunc = staticmethod(np.deg2rad)
     factor = math.pi / 180.0
@@ -1897,7 +1909,7 @@ class Deg2Rad(_Scale):
 class Rad2Deg(_Scale):
     """Radians to degrees, ``x * 180 / pi``."""
 
-    _backward_name = "Rad2DegBackward0"
+    node_name = "Rad2DegBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {}
     ufunc = staticmethod(np.rad2deg)
     factor = 180.0 / math.pi
@@ -1906,7 +1918,7 @@ class Rad2Deg(_Scale):
 class Sinc(_Elementwise):
     """The normalised sinc, ``sin(pi x) / (pi x)`` (1 at 0); d/dx = (cos(pi x) - sinc x) / x (0 at 0)."""
 
-    _backward_name = "SincBackward0"
+    node_name = "SincBackward0"
     holomorphic = True
     ufunc = staticmethod(np.sinc)
 
@@ -1930,7 +1942,7 @@ def _lgamma_scalar(v: float) -> float:
 class Lgamma(_Elementwise):
     """``log |Gamma(x)|``; d/dx = digamma(x)."""
 
-    _backward_name = "LgammaBackward0"
+    node_name = "LgammaBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -2013,7 +2025,7 @@ def _polygamma(n: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 class Digamma(_Elementwise):
     """The logarithmic derivative of Gamma, ``psi(x)``; d/dx = polygamma(1, x)."""
 
-    _backward_name = "DigammaBackward0"
+    node_name = "DigammaBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -2033,7 +2045,7 @@ class Polygamma(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "PolygammaBackward0"
+    node_name = "PolygammaBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"n": "n", "self": 0}
     skips_without_gradient = True
 
@@ -2090,7 +2102,7 @@ def _erfinv(y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 class Erfinv(_Elementwise):
     """The inverse of ``erf`` on ``(-1, 1)``; d/dx = sqrt(pi) / 2 * exp(erfinv(x)²) (the output is saved)."""
 
-    _backward_name = "ErfinvBackward0"
+    node_name = "ErfinvBackward0"
     saves_output = True
 
     @staticmethod
@@ -2164,7 +2176,7 @@ class _BesselI(_Elementwise):
 class I0(_BesselI):
     """The modified Bessel function of the first kind of order 0; d/dx = I_1(x)."""
 
-    _backward_name = "I0Backward0"
+    node_name = "I0Backward0"
     nu, scaled, kernel = 0, False, "i0_vml_cpu"
 
     @staticmethod
@@ -2176,7 +2188,7 @@ class I0(_BesselI):
 class I0e(_BesselI):
     """``exp(-|x|) I_0(x)``; d/dx = i1e(x) - sign(x) i0e(x)."""
 
-    _backward_name = "SpecialI0EBackward0"
+    node_name = "SpecialI0EBackward0"
     nu, scaled, kernel = 0, True, "i0e_cpu"
 
     @staticmethod
@@ -2200,7 +2212,7 @@ class I1(_BesselI):
     """The modified Bessel function of the first kind of order 1; d/dx = I_0(x) - I_1(x) / x
     (1/2 at 0)."""
 
-    _backward_name = "SpecialI1Backward0"
+    node_name = "SpecialI1Backward0"
     nu, scaled, kernel = 1, False, "i1_cpu"
 
     @staticmethod
@@ -2213,7 +2225,7 @@ class I1(_BesselI):
 class I1e(_BesselI):
     """``exp(-|x|) I_1(x)``; d/dx = i0e(x) - i1e(x) (sign(x) + 1 / x) (1/2 at 0)."""
 
-    _backward_name = "SpecialI1EBackward0"
+    node_name = "SpecialI1EBackward0"
     nu, scaled, kernel = 1, True, "i1e_cpu"
 
     @staticmethod
@@ -2255,7 +2267,7 @@ class LogNdtr(_Elementwise):
     """``log`` of the standard normal distribution function, accurate far in the left tail;
     d/dx = exp(-x²/2 - log_ndtr(x)) / sqrt(2 pi) (the output is saved)."""
 
-    _backward_name = "SpecialLogNdtrBackward0"
+    node_name = "SpecialLogNdtrBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -2307,7 +2319,7 @@ class Ndtri(_Elementwise):
     """The inverse of ``ndtr``: ``x`` with ``ndtr(x) = p``; d/dp = sqrt(2 pi) exp(x²/2) (the
     output is saved)."""
 
-    _backward_name = "SpecialNdtriBackward0"
+    node_name = "SpecialNdtriBackward0"
     saves_output = True
 
     @staticmethod
@@ -2330,7 +2342,7 @@ class NanToNum(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "NanToNumBackward0"
+    node_name = "NanToNumBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0}
     holomorphic = True  # a copy where it is differentiable
     skips_without_gradient = True
@@ -2428,7 +2440,7 @@ class _Binary(Function[Tensor]):
 class Hypot(_Binary):
     """``sqrt(a² + b²)`` without overflow; d/da = a / hypot, d/db = b / hypot."""
 
-    _backward_name = "HypotBackward0"
+    node_name = "HypotBackward0"
     kernel = "hypot_cpu"
     floating_only = True
     call = staticmethod(np.hypot)
@@ -2442,7 +2454,7 @@ class Hypot(_Binary):
 class Logaddexp(_Binary):
     """``log(e^a + e^b)`` without overflow; d/da = 1 / (1 + e^(b - a)), d/db = 1 / (1 + e^(a - b))."""
 
-    _backward_name = "LogaddexpBackward0"
+    node_name = "LogaddexpBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     holomorphic = True
     kernel = "logaddexp_cpu"
@@ -2462,7 +2474,7 @@ class Logaddexp(_Binary):
 class Logaddexp2(_Binary):
     """``log2(2^a + 2^b)`` without overflow; d/da = 1 / (1 + 2^(b - a)), d/db = 1 / (1 + 2^(a - b))."""
 
-    _backward_name = "Logaddexp2Backward0"
+    node_name = "Logaddexp2Backward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     kernel = "logaddexp2_cpu"
     floating_only = True
@@ -2481,7 +2493,7 @@ def _xlogy(x: Any, y: Any) -> Any:
 class Xlogy(_Binary):
     """``x * log(y)``, 0 where ``x == 0``; d/dx = log(y) (also at x == 0, as torch), d/dy = x / y."""
 
-    _backward_name = "XlogyBackward0"
+    node_name = "XlogyBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     floating = True
     call = staticmethod(_xlogy)
@@ -2500,7 +2512,7 @@ class Xlog1py(_Binary):
     """``x * log1p(y)``, 0 where ``x == 0`` (``ctxgrad.special.xlog1py``); d/dx = log1p(y) (also
     at x == 0, as torch), d/dy = x / (1 + y)."""
 
-    _backward_name = "SpecialXlog1pyBackward0"
+    node_name = "SpecialXlog1pyBackward0"
     floating = True
     call = staticmethod(_xlog1py)
 
@@ -2602,7 +2614,7 @@ class Igamma(_Binary):
     ``special.gammainc``); d/dx = ``x**(a-1) e**-x / Gamma(a)``; torch has no derivative in
     ``a`` (NotImplementedError when one is needed)."""
 
-    _backward_name = "IgammaBackward0"
+    node_name = "IgammaBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     floating_only = True
     kernel = "igamma_cpu"
@@ -2621,7 +2633,7 @@ class Igammac(Igamma):
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)`` (torch's
     ``igammac``, ``special.gammaincc``); d/dx = ``-x**(a-1) e**-x / Gamma(a)``."""
 
-    _backward_name = "IgammacBackward0"
+    node_name = "IgammacBackward0"
     kernel = "igammac_cpu"
     call = staticmethod(_igamma_of(upper=True))
     sign = -1.0
@@ -2631,7 +2643,7 @@ class Entr(_Elementwise):
     """The entropy term ``-x log x`` (``ctxgrad.special.entr``): 0 at 0, -inf below 0;
     d/dx = -(1 + log x)."""
 
-    _backward_name = "SpecialEntrBackward0"
+    node_name = "SpecialEntrBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
@@ -2654,7 +2666,7 @@ class Entr(_Elementwise):
 class Copysign(_Binary):
     """``|a|`` with the sign of ``b``; d/da = copysign(a, b) / a (0 at a == 0), d/db = 0."""
 
-    _backward_name = "CopysignBackward0"
+    node_name = "CopysignBackward0"
     floating = True
     call = staticmethod(np.copysign)
 
@@ -2670,7 +2682,7 @@ class Heaviside(_Binary):
     """The step function: 0 where ``x < 0``, ``values`` where ``x == 0``, 1 where ``x > 0``
     (not differentiable in torch)."""
 
-    _backward_name = "HeavisideBackward0"
+    node_name = "HeavisideBackward0"
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
@@ -2717,7 +2729,7 @@ class _NanExtremum(_Binary):
 class Fmax(_NanExtremum):
     """The larger of two tensors, ignoring NaN (NaN only where both are)."""
 
-    _backward_name = "FmaxBackward0"
+    node_name = "FmaxBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     call = staticmethod(np.fmax)
 
@@ -2725,7 +2737,7 @@ class Fmax(_NanExtremum):
 class Fmin(_NanExtremum):
     """The smaller of two tensors, ignoring NaN (NaN only where both are)."""
 
-    _backward_name = "FminBackward0"
+    node_name = "FminBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     call = staticmethod(np.fmin)
 
@@ -2734,7 +2746,7 @@ class Nextafter(_Binary):
     """The next floating-point value after ``a`` towards ``b``; d/da = 1 (0 where ``a == b``),
     d/db = 0 (torch's)."""
 
-    _backward_name = "NextafterBackward0"
+    node_name = "NextafterBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "other": 1}
     kernel = "nextafter_cpu"
     floating_only = True
@@ -2760,7 +2772,7 @@ class Frexp(Function[tuple[Tensor, Tensor]]):
 
     vmap = elementwise_rule
 
-    _backward_name = "FrexpBackward0"
+    node_name = "FrexpBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -2790,7 +2802,7 @@ class Addcmul(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "AddcmulBackward0"
+    node_name = "AddcmulBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"tensor1": 1, "tensor2": 2, "value": "value"}
     holomorphic = True
     skips_without_gradient = True
@@ -2823,7 +2835,7 @@ class Addcdiv(Function[Tensor]):
 
     vmap = elementwise_rule
 
-    _backward_name = "AddcdivBackward0"
+    node_name = "AddcdivBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"tensor1": 1, "tensor2": 2, "value": "value"}
     holomorphic = True
     skips_without_gradient = True
@@ -2953,9 +2965,15 @@ def polygamma_method(input: Tensor, n: int) -> Tensor:
     return Polygamma.apply(input, _order(n))
 
 
+class PolygammaInPlace(Polygamma):
+    """``polygamma_``: torch names its node apart."""
+
+    node_name = "PolygammaBackward1"
+
+
 def polygamma_(input: Tensor, n: int) -> Tensor:
     """In place: elementwise ``n``-th derivative of :func:`digamma` (torch's node: ``PolygammaBackward1``)."""
-    return write_in_place(named(Polygamma, "PolygammaBackward1"), input, _order(n))
+    return write_in_place(PolygammaInPlace, input, _order(n))
 
 
 def erfinv(input: Tensor) -> Tensor:
@@ -2975,9 +2993,15 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
+class SgnReal(Sign):
+    """``sgn`` of real numbers: ``sign``, under torch's node name."""
+
+    node_name = "SgnBackward0"
+
+
 def sgn(input: Tensor) -> Tensor:
     """The sign: ``z / |z|`` for complex numbers (0 at 0), ``sign`` for real ones."""
-    return Sgn.apply(input) if input.array.dtype.kind == "c" else named(Sign, "SgnBackward0").apply(input)
+    return Sgn.apply(input) if input.array.dtype.kind == "c" else SgnReal.apply(input)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
@@ -3117,7 +3141,7 @@ def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, ne
 
 def sgn_(input: Tensor) -> Tensor:
     """In place: the sign (``z / |z|`` for complex numbers)."""
-    return write_in_place(Sgn if input.array.dtype.kind == "c" else named(Sign, "SgnBackward0"), input)
+    return write_in_place(Sgn if input.array.dtype.kind == "c" else SgnReal, input)
 
 
 def hypot_(input: Tensor, other: Tensor) -> Tensor:

@@ -19,7 +19,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
+from ctxgrad.autograd.batching import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg, write_out
 from ctxgrad.ops.pointwise import Where, _floating
@@ -46,7 +46,7 @@ class Sum(Function[Tensor]):
 
     vmap = dims_rule(1, none_is_all=True)
 
-    _backward_name = "SumBackward0"
+    node_name = "SumBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -74,7 +74,7 @@ class Mean(Function[Tensor]):
 
     vmap = dims_rule(1, none_is_all=True)
 
-    _backward_name = "MeanBackward0"
+    node_name = "MeanBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0), "self_sym_numel": ("numel", 0)}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -181,7 +181,7 @@ class _Flip(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "FlipBackward0"
+    node_name = "FlipBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -205,7 +205,7 @@ class _Shift(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "CatBackward0"
+    node_name = "CatBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -286,7 +286,7 @@ class Prod(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "ProdBackward1"
+    node_name = "ProdBackward1"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "keepdim": "keepdim", "self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -320,7 +320,7 @@ class ProdAll(Function[Tensor]):
 
     vmap = flat_rule("prod")
 
-    _backward_name = "ProdBackward0"
+    node_name = "ProdBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -360,7 +360,7 @@ class Cumsum(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "CumsumBackward0"
+    node_name = "CumsumBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -417,7 +417,7 @@ class Cumprod(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "CumprodBackward0"
+    node_name = "CumprodBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "self": 0, "result": 1}
     holomorphic = True
     skips_without_gradient = True
@@ -506,7 +506,7 @@ class Var(Function[Tensor]):
 
     vmap = dims_rule(1, none_is_all=True)
 
-    _backward_name = "VarBackward0"
+    node_name = "VarBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -584,7 +584,7 @@ class Std(Function[Tensor]):
 
     vmap = dims_rule(1, none_is_all=True)
 
-    _backward_name = "StdBackward0"
+    node_name = "StdBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -656,7 +656,7 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "MaxBackward0"
+    node_name = "MaxBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "dim": "axis",
         "keepdim": "keepdim",
@@ -727,13 +727,13 @@ class _MaxDim(Function[tuple[Tensor, Tensor]]):
 class MaxDim(_MaxDim):
     """``max(dim)``."""
 
-    _backward_name = "MaxBackward0"
+    node_name = "MaxBackward0"
 
 
 class MinDim(_MaxDim):
     """``min(dim)``."""
 
-    _backward_name = "MinBackward0"
+    node_name = "MinBackward0"
     op_name = "min"
     pick = np.argmin
 
@@ -751,7 +751,7 @@ class MaxAll(Function[Tensor]):
 
     vmap = flat_rule("amax")
 
-    _backward_name = "MaxBackward1"
+    node_name = "MaxBackward1"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     skips_without_gradient = True
     op_name: ClassVar[str] = "max"
@@ -789,7 +789,7 @@ class MinAll(MaxAll):
 
     vmap = flat_rule("amin")
 
-    _backward_name = "MinBackward1"
+    node_name = "MinBackward1"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1}
     op_name = "min"
     reduce = np.min
@@ -800,7 +800,7 @@ class Amax(Function[Tensor]):
 
     vmap = dims_rule(1, empty_is_all=True)
 
-    _backward_name = "AmaxBackward0"
+    node_name = "AmaxBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dims", "keepdim": "keepdim", "result": 1, "self": 0}
     skips_without_gradient = True
     op_name: ClassVar[str] = "amax"
@@ -848,7 +848,7 @@ class Amax(Function[Tensor]):
 class Amin(Amax):
     """Smallest element over ``dims``."""
 
-    _backward_name = "AminBackward0"
+    node_name = "AminBackward0"
     op_name = "amin"
     reduce = np.min
 
@@ -923,7 +923,7 @@ class Logsumexp(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "LogsumexpBackward0"
+    node_name = "LogsumexpBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "result": 1, "dim": "axes", "keepdim": "keepdim"}
     skips_without_gradient = True
     holomorphic = True
@@ -978,7 +978,7 @@ class VectorNorm(Function[Tensor]):
 
     vmap = dims_rule(2, none_is_all=True)
 
-    _backward_name = "LinalgVectorNormBackward0"
+    node_name = "LinalgVectorNormBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1082,7 +1082,7 @@ class Softmax(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "SoftmaxBackward0"
+    node_name = "SoftmaxBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
     skips_without_gradient = True
 
@@ -1126,7 +1126,7 @@ class LogSoftmax(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "LogSoftmaxBackward0"
+    node_name = "LogSoftmaxBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
     skips_without_gradient = True
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import (
+from ctxgrad.autograd.batching import (
+    BatchedTensor,
     VmapInfo,
     dims_rule,
     expand_unbatched,
@@ -30,10 +31,9 @@ from ctxgrad.autograd._batched import (
     shift_dims,
     unary_rule,
 )
-from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, shape_arg
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg
 from ctxgrad.ops.complex_numbers import Conj
 from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
 
@@ -72,20 +72,24 @@ def _pad_sample(x: Tensor, n: int) -> Tensor:
     return x if k >= n else x.reshape((x.shape[0],) + (1,) * (n - k) + tuple(x.shape[1:]))
 
 
-def _batch_along(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], dim: int, *tensors: Tensor) -> tuple[Any, Any]:
-    """The batching rule of ``cat`` and ``stack``: every tensor given the batch, the dimension
-    moved past it."""
-    dims = in_dims[1:]
-    if not cls._stacks:  # torch's cat skips 1-d empty tensors beside tensors of other ranks
-        kept = [(t, d) for t, d in zip(tensors, dims) if tuple(t.shape[1:] if d == 0 else t.shape) != (0,)]
-        if kept and len(kept) < len(tensors):
-            tensors, dims = tuple(t for t, _ in kept), tuple(d for _, d in kept)
-    first = next((t for t, d in zip(tensors, dims) if d == 0), None)
-    if first is None:
-        return cls.apply(dim, *tensors), None  # only shared tensors are left
-    n = first.ndim - 1 + (1 if cls._stacks else 0)
-    moved = expand_unbatched(tensors, dims, info.batch_size)
-    return cls.apply(shift_dim(dim, n), *moved), 0
+def _along_rule(stacks: bool) -> Any:
+    """The batching rule of ``cat`` (``stacks=False``) and ``stack``: every tensor given the
+    batch, the dimension moved past it."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], dim: int, *tensors: Tensor) -> tuple[Any, Any]:
+        dims = in_dims[1:]
+        if not stacks:  # torch's cat skips 1-d empty tensors beside tensors of other ranks
+            kept = [(t, d) for t, d in zip(tensors, dims) if tuple(t.shape[1:] if d == 0 else t.shape) != (0,)]
+            if kept and len(kept) < len(tensors):
+                tensors, dims = tuple(t for t, _ in kept), tuple(d for _, d in kept)
+        first = next((t for t, d in zip(tensors, dims) if d == 0), None)
+        if first is None:
+            return cls.apply(dim, *tensors), None  # only shared tensors are left
+        n = first.ndim - 1 + (1 if stacks else 0)
+        moved = expand_unbatched(tensors, dims, info.batch_size)
+        return cls.apply(shift_dim(dim, n), *moved), 0
+
+    return classmethod(rule)
 
 
 class Reshape(Function[Tensor]):
@@ -98,7 +102,7 @@ class Reshape(Function[Tensor]):
             return loop_over_samples(cls, info, in_dims, x, shape)
         return cls.apply(x, (x.shape[0], *shape)), 0
 
-    _backward_name = "ViewBackward0"
+    node_name = "ViewBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -123,7 +127,7 @@ class Reshape(Function[Tensor]):
 class View(Reshape):
     """Like ``reshape`` but never copies: torch's error where no view is possible."""
 
-    _backward_name = "ViewBackward0"
+    node_name = "ViewBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
 
@@ -149,7 +153,7 @@ class ViewDtype(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "ViewBackward0"
+    node_name = "ViewBackward0"
     returns_views = True
     skips_without_gradient = True
 
@@ -184,7 +188,7 @@ class Permute(Function[Tensor]):
             return loop_over_samples(cls, info, in_dims, x, dims)
         return cls.apply(x, (0, *shift_dims(dims, x.ndim - 1))), 0
 
-    _backward_name = "PermuteBackward0"
+    node_name = "PermuteBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {}
     saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {"PermuteBackward0": {"dims": "dims"}}
     holomorphic = True  # linear, real coefficients
@@ -226,7 +230,7 @@ class Expand(Function[Tensor]):
             return loop_over_samples(cls, info, in_dims, x, sizes)
         return cls.apply(_pad_sample(x, len(sizes)), (x.shape[0], *sizes)), 0
 
-    _backward_name = "ExpandBackward0"
+    node_name = "ExpandBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -335,7 +339,7 @@ class Squeeze(Function[Tensor]):
             return cls.apply(x, tuple(i + 1 for i, s in enumerate(x.shape[1:]) if s == 1)), 0
         return cls.apply(x, shift_dims(dims, x.ndim - 1)), 0
 
-    _backward_name = "SqueezeBackward0"
+    node_name = "SqueezeBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": "shape"}
     saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {
         "SqueezeBackward1": {"dim": lambda ctx: ctx.dims[0], "self_sym_sizes": "shape"},
@@ -371,7 +375,7 @@ class Unsqueeze(Function[Tensor]):
 
     vmap = dims_rule(1, new_dim=True)
 
-    _backward_name = "UnsqueezeBackward0"
+    node_name = "UnsqueezeBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -384,7 +388,7 @@ class Unsqueeze(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return _SQUEEZE_DIM.apply(grad, (ctx.dim,)), None
+        return SqueezeDim.apply(grad, (ctx.dim,)), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
@@ -398,7 +402,7 @@ class Narrow(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "SliceBackward0"
+    node_name = "SliceBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "dim": lambda ctx: ctx.args[0],
         "start": lambda ctx: ctx.args[1],
@@ -432,7 +436,7 @@ class NarrowGrad(Function[Tensor]):
 
     vmap = into_zeros_rule(1, (2,))
 
-    _backward_name = "SliceBackwardBackward0"
+    node_name = "SliceBackwardBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -460,7 +464,7 @@ class Unbind(Function[tuple[Tensor, ...]]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "UnbindBackward0"
+    node_name = "UnbindBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     returns_views = True
@@ -487,7 +491,7 @@ class SplitWithSizes(Function[tuple[Tensor, ...]]):
 
     vmap = dims_rule(2)
 
-    _backward_name = "SplitWithSizesBackward0"
+    node_name = "SplitWithSizesBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "self_sym_sizes": ("sizes", 0), "split_sizes": "sizes"}
     saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {
         "SplitBackward0": {"dim": "dim", "self_sym_sizes": ("sizes", 0), "split_size": lambda ctx: ctx.sizes[0]}
@@ -539,10 +543,9 @@ class Cat(Function[Tensor]):
     joined to tensors of any shape), though their dtype still takes part in the promotion.
     Each input's gradient is a narrow slice (a view) of the output's gradient."""
 
-    vmap = classmethod(_batch_along)
-    _stacks = False
+    vmap = _along_rule(stacks=False)
 
-    _backward_name = "CatBackward0"
+    node_name = "CatBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -594,10 +597,9 @@ class Cat(Function[Tensor]):
 class Stack(Function[Tensor]):
     """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
 
-    vmap = classmethod(_batch_along)
-    _stacks = True
+    vmap = _along_rule(stacks=True)
 
-    _backward_name = "StackBackward0"
+    node_name = "StackBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -632,7 +634,7 @@ class Flip(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "FlipBackward0"
+    node_name = "FlipBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dims": "dims"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -667,7 +669,7 @@ class Roll(Function[Tensor]):
             return cls.apply(flat, shifts, (1,)).reshape(x.shape), 0
         return cls.apply(x, shifts, shift_dims(dims, x.ndim - 1)), 0
 
-    _backward_name = "RollBackward0"
+    node_name = "RollBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"shifts": lambda ctx: ctx.args[0], "dims": lambda ctx: ctx.args[1]}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -701,7 +703,7 @@ class Repeat(Function[Tensor]):
             return loop_over_samples(cls, info, in_dims, x, reps)
         return cls.apply(_pad_sample(x, len(reps)), (1, *reps)), 0
 
-    _backward_name = "RepeatBackward0"
+    node_name = "RepeatBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"repeats": "repeats", "self_sym_sizes": "shape"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -745,7 +747,7 @@ class Tril(Function[Tensor]):
 
     vmap = unary_rule
 
-    _backward_name = "TrilBackward0"
+    node_name = "TrilBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
@@ -775,7 +777,7 @@ class Triu(Tril):
     """The upper triangle (on and above the ``diagonal``-th diagonal) of the last two
     dimensions, zeros elsewhere."""
 
-    _backward_name = "TriuBackward0"
+    node_name = "TriuBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
     holomorphic = True  # linear, real coefficients
     keep = staticmethod(np.triu)
@@ -805,7 +807,7 @@ class Diagonal(Function[Tensor]):
         n = x.ndim - 1
         return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
 
-    _backward_name = "DiagonalBackward0"
+    node_name = "DiagonalBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "offset": lambda ctx: ctx.args[0],
         "dim1": lambda ctx: ctx.args[1],
@@ -835,7 +837,7 @@ class Diagonal(Function[Tensor]):
 class DiagCopy(Diagonal):
     """``diag`` of a matrix: the diagonal as a new tensor (a copy, as in torch)."""
 
-    _backward_name = "DiagonalBackward0_copy"
+    node_name = "DiagonalBackward0_copy"
     holomorphic = True  # linear, real coefficients
 
     @staticmethod
@@ -852,7 +854,7 @@ class DiagonalGrad(Function[Tensor]):
 
     vmap = into_zeros_rule(1, (3, 4))
 
-    _backward_name = "DiagonalBackwardBackward0"
+    node_name = "DiagonalBackwardBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -888,7 +890,7 @@ class DiagEmbed(Function[Tensor]):
         n = x.ndim
         return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
 
-    _backward_name = "DiagEmbedBackward0"
+    node_name = "DiagEmbedBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -992,12 +994,27 @@ def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> t
 # The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions;
 # a ``*_method`` frontend is the Tensor method where torch's method takes other arguments
 # (``x.reshape(2, 3)`` beside ``ctxgrad.reshape(x, (2, 3))``).
-# torch names some overloads' nodes apart (the table rows' node_name).
-_TRANSPOSE = named(Permute, "TransposeBackward0")
-_T = named(Permute, "TBackward0")
-_SQUEEZE_DIM = named(Squeeze, "SqueezeBackward1")
-_SQUEEZE_DIMS = named(Squeeze, "SqueezeBackward2")
-_SPLIT = named(SplitWithSizes, "SplitBackward0")
+# torch names some overloads' nodes apart: a subclass that declares torch's node_name.
+
+
+class Transpose(Permute):
+    node_name = "TransposeBackward0"
+
+
+class TransposeT(Permute):
+    node_name = "TBackward0"
+
+
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    node_name = "SqueezeBackward2"
+
+
+class Split(SplitWithSizes):
+    node_name = "SplitBackward0"
 
 
 def reshape(input: Tensor, shape: Any) -> Tensor:
@@ -1042,7 +1059,7 @@ def t(input: Tensor) -> Tensor:
     n = input.array.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return _T.apply(input, tuple(range(n - 1, -1, -1)))
+    return TransposeT.apply(input, tuple(range(n - 1, -1, -1)))
 
 
 def _swap(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -1050,7 +1067,7 @@ def _swap(input: Tensor, dim0: int, dim1: int) -> Tensor:
     perm = list(range(n))
     a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     perm[a], perm[b] = perm[b], perm[a]
-    return _TRANSPOSE.apply(input, tuple(perm))
+    return Transpose.apply(input, tuple(perm))
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -1139,8 +1156,8 @@ def squeeze(
     if dim is None:
         return Squeeze.apply(input, None)
     if isinstance(dim, (int, np.integer)):
-        return _SQUEEZE_DIM.apply(input, (_wrap_dim(dim, n),))
-    return _SQUEEZE_DIMS.apply(input, wrap_unique_dims(tuple(int(d) for d in dim), n))
+        return SqueezeDim.apply(input, (_wrap_dim(dim, n),))
+    return SqueezeDims.apply(input, wrap_unique_dims(tuple(int(d) for d in dim), n))
 
 
 def unsqueeze(input: Tensor, dim: int = UNSET, *, axis: int | None = None) -> Tensor:
@@ -1264,7 +1281,7 @@ def split_method(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         count = max(-(-size // step), 1) if step else 1
         sizes = (step,) * (count - 1) + (size - step * (count - 1),)
-        out = _SPLIT.apply(input, sizes, d)
+        out = Split.apply(input, sizes, d)
         return out
     sizes = tuple(int(s) for s in split_size)
     if any(s < 0 for s in sizes):
@@ -1705,11 +1722,11 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {ds[0]} and dim1 = {ds[1]}")
     k = int(k) % 4
     if k == 1:
-        return _TRANSPOSE.apply(Flip.apply(input, (d1,)), _swapped(n, d0, d1))
+        return Transpose.apply(Flip.apply(input, (d1,)), _swapped(n, d0, d1))
     if k == 2:
         return Flip.apply(input, (d0, d1))
     if k == 3:
-        return _TRANSPOSE.apply(Flip.apply(input, (d0,)), _swapped(n, d0, d1))
+        return Transpose.apply(Flip.apply(input, (d0,)), _swapped(n, d0, d1))
     return input.clone()
 
 
@@ -1772,7 +1789,7 @@ class RepeatIndex(Function[Tensor]):
     first ``keep`` dimensions of ``counts`` apart (a vmap batch: every sample must come to
     the same total, as torch's per-sample fallback needs).  Not differentiable."""
 
-    _backward_name = "RepeatInterleaveBackward0"
+    node_name = "RepeatInterleaveBackward0"
     skips_without_gradient = True
     vmap = leading_rule(2)
 
@@ -1929,7 +1946,7 @@ class BlockDiag(Function[Tensor]):
     """The tensors (each made a matrix: 0-d ``1 x 1``, 1-D a row) as the blocks down the
     diagonal of one matrix, zeros elsewhere, in the promoted dtype."""
 
-    _backward_name = "BlockDiagBackward0"
+    node_name = "BlockDiagBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -2056,7 +2073,7 @@ class Unfold(Function[Tensor]):
 
     vmap = dims_rule(1, scalar_ok=False)
 
-    _backward_name = "UnfoldBackward0"
+    node_name = "UnfoldBackward0"
     holomorphic = True  # linear, real coefficients
     returns_views = True
     skips_without_gradient = True
@@ -2085,7 +2102,7 @@ class UnfoldGrad(Function[Tensor]):
 
     vmap = into_zeros_rule(1, (2,))
 
-    _backward_name = "UnfoldBackwardBackward0"
+    node_name = "UnfoldBackwardBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -2136,7 +2153,7 @@ class StorageMap(Function[Tensor]):
     positions ``write``, then read back at the flat positions ``read``: the gradient of
     ``as_strided``, and (``read``/``write`` swapped) its own adjoint."""
 
-    _backward_name = "AsStridedBackward0"
+    node_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -2175,7 +2192,7 @@ class AsStrided(Function[Tensor]):
     for every index ``i`` of ``size``; the gradient adds each output's gradient to the input
     element it read."""
 
-    _backward_name = "AsStridedBackward0"
+    node_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -2241,7 +2258,8 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     return AsStrided.apply(input, sz, st, offset)
 
 
-_AS_STRIDED_SCATTER = named(PutFlat, "AsStridedScatterBackward0")
+class AsStridedScatter(PutFlat):
+    node_name = "AsStridedScatterBackward0"
 
 
 def as_strided_scatter(
@@ -2256,4 +2274,4 @@ def as_strided_scatter(
     """
     positions = as_tensor(np.arange(input.array.size).reshape(input.array.shape))
     where = as_strided(positions, size, stride, storage_offset).array  # as_strided's checks, on positions
-    return embedded(_AS_STRIDED_SCATTER, input, src, where)
+    return embedded(AsStridedScatter, input, src, where)

@@ -14,10 +14,10 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule, leading_rule
+from ctxgrad.autograd.batching import dims_rule, leading_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, Scatter
 
 
@@ -46,7 +46,7 @@ class Sort(Function[tuple[Tensor, Tensor]]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "SortBackward0"
+    node_name = "SortBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "indices": 0, "self_sym_sizes": "shape"}
     skips_without_gradient = True
 
@@ -82,7 +82,7 @@ class Topk(Function[tuple[Tensor, Tensor]]):
 
     vmap = dims_rule(2)
 
-    _backward_name = "TopkBackward0"
+    node_name = "TopkBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -129,7 +129,7 @@ class Kthvalue(Function[tuple[Tensor, Tensor]]):
 
     vmap = dims_rule(2)
 
-    _backward_name = "KthvalueBackward0"
+    node_name = "KthvalueBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
         "dim": "dim",
         "indices": 0,
@@ -216,7 +216,7 @@ class Median(Function[Tensor]):
     among the elements equal to it.  ``keep``: the first dimensions are kept apart, one
     median each (how vmap applies it to a batch)."""
 
-    _backward_name = "MedianBackward0"
+    node_name = "MedianBackward0"
     skips_without_gradient = True
     vmap = leading_rule(1)
 
@@ -254,9 +254,16 @@ def gather_shares(ctx: Any, tx: Tensor) -> Tensor:
 # --------------------------------------------------------------------------- frontends
 # One function per op, with torch's signature; the op table (ops/table.py) makes them the
 # Tensor methods and the ``ctxgrad.*`` functions.
-# torch names some overloads' nodes apart: ``sort(stable=)`` and ``median(dim)`` (the row's node_name).
-_SORT_STABLE = named(Sort, "SortBackward1")
-_MEDIAN_DIM = named(Kthvalue, "MedianBackward1")
+# torch names some overloads' nodes apart, ``sort(stable=)`` and ``median(dim)``: each is a
+# subclass that declares torch's node_name.
+
+
+class SortStable(Sort):
+    node_name = "SortBackward1"
+
+
+class MedianDim(Kthvalue):
+    node_name = "MedianBackward1"
 
 
 def sort(
@@ -265,7 +272,7 @@ def sort(
     """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
     if axis is not None:
         dim = numpy_dim("sort", dim, axis, -1)
-    cls = Sort if stable is None else _SORT_STABLE
+    cls = Sort if stable is None else SortStable
     return _return_types.sort(*cls.apply(input, dim, descending))
 
 
@@ -327,7 +334,7 @@ def median(
         if keepdim or keepdims is not None:  # torch's overload without dim takes no keepdim
             raise missing("median", dim=UNSET)
         return Median.apply(input)
-    return _return_types.median(*_MEDIAN_DIM.apply(input, None, dim, keepdim))
+    return _return_types.median(*MedianDim.apply(input, None, dim, keepdim))
 
 
 # --------------------------------------------------------------------------- searchsorted, bucketize
@@ -408,7 +415,7 @@ class SearchSorted(Function[Tensor]):
     differentiable.  Under vmap, each sample searches its own sequence: the batch is one
     more leading dimension of both (a 1-D sequence's values flattened into one row)."""
 
-    _backward_name = "SearchsortedBackward0"
+    node_name = "SearchsortedBackward0"
     skips_without_gradient = True
 
     @staticmethod

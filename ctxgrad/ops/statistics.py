@@ -20,12 +20,11 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule, leading_rule, unary_rule
-from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
-from ctxgrad.autograd._views import write_in_place
+from ctxgrad.autograd.batching import BatchedTensor, dims_rule, leading_rule, refuse_dynamic_shape, unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
@@ -73,7 +72,7 @@ class Nansum(Function[Tensor]):
 
     vmap = dims_rule(1, none_is_all=True)
 
-    _backward_name = "NansumBackward0"
+    node_name = "NansumBackward0"
     holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
@@ -158,7 +157,7 @@ class Aminmax(Function[tuple[Tensor, Tensor]]):
 
     vmap = dims_rule(1, none_is_all=True)
 
-    _backward_name = "AminmaxBackward0"
+    node_name = "AminmaxBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -228,7 +227,7 @@ class Cummax(Function[tuple[Tensor, Tensor]]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "CummaxBackward0"
+    node_name = "CummaxBackward0"
     skips_without_gradient = True
     largest = True
 
@@ -281,7 +280,7 @@ class Cummax(Function[tuple[Tensor, Tensor]]):
 class Cummin(Cummax):
     """The running minimum along ``dim`` and where it was attained (see :class:`Cummax`)."""
 
-    _backward_name = "CumminBackward0"
+    node_name = "CumminBackward0"
     largest = False
 
 
@@ -309,7 +308,7 @@ class Logcumsumexp(Function[Tensor]):
 
     vmap = dims_rule(1)
 
-    _backward_name = "LogcumsumexpBackward0"
+    node_name = "LogcumsumexpBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "self": 0, "result": 1}
     holomorphic = True  # analytic: a complex input's backward is the real formula, conjugated around
     skips_without_gradient = True
@@ -423,7 +422,7 @@ class SelectAlong(Function[tuple[Tensor, Tensor]]):
     (``how="mode"``) or the lower median of those not NaN (``how="nanmedian"``).  The
     gradient goes to the selected element."""
 
-    _backward_name = "ModeBackward0"
+    node_name = "ModeBackward0"
     skips_without_gradient = True
     vmap = dims_rule(2)
 
@@ -470,7 +469,10 @@ def _kept_without(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
 
 
 _MODE = SelectAlong
-_NANMEDIAN_DIM = named(SelectAlong, "NanmedianBackward1")
+
+
+class NanmedianDim(SelectAlong):
+    node_name = "NanmedianBackward1"
 
 
 def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
@@ -509,7 +511,7 @@ class Nanmedian(Function[Tensor]):
     """The lower median of the elements that are not NaN (NaN when all are); the gradient is
     shared evenly among the elements equal to it (``keep`` as :class:`~ctxgrad.ops.sorting.Median`'s)."""
 
-    _backward_name = "NanmedianBackward0"
+    node_name = "NanmedianBackward0"
     skips_without_gradient = True
     vmap = leading_rule(1)
 
@@ -541,7 +543,7 @@ def nanmedian(
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
     if data.ndim and data.shape[d] == 0:
         raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    return _return_types.nanmedian(*_NANMEDIAN_DIM.apply(input, "nanmedian", d, bool(keepdim)))
+    return _return_types.nanmedian(*NanmedianDim.apply(input, "nanmedian", d, bool(keepdim)))
 
 
 def _nanmedian_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
@@ -566,7 +568,7 @@ class QuantilePositions(Function[tuple[Tensor, Tensor, Tensor, Tensor]]):
     quantiles in a last dimension.  Not differentiable: a quantile's gradient flows through
     the values these positions gather."""
 
-    _backward_name = "QuantilePositionsBackward0"
+    node_name = "QuantilePositionsBackward0"
     skips_without_gradient = True
     vmap = unary_rule
 
@@ -927,7 +929,7 @@ class Renorm(Function[Tensor]):
     ``maxnorm / (norm + 1e-7)`` where its ``p``-norm exceeds ``maxnorm``; the gradient is
     torch's ``renorm_backward``, written in ctxgrad ops."""
 
-    _backward_name = "RenormBackward0"
+    node_name = "RenormBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1007,7 +1009,7 @@ class Unique(Function[tuple[Tensor, ...]]):
     """The sorted distinct values (or slices along ``dim``), with the inverse indices and the
     counts.  torch's node refuses a backward; so does this one."""
 
-    _backward_name = "Unique2Backward0"
+    node_name = "Unique2Backward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1048,11 +1050,12 @@ class Unique(Function[tuple[Tensor, ...]]):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        name = "unique_consecutive" if ctx.forward_cls is _UNIQUE_CONSECUTIVE else "_unique2"
+        name = "unique_consecutive" if ctx.forward_cls is UniqueConsecutive else "_unique2"
         raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
 
 
-_UNIQUE_CONSECUTIVE = named(Unique, "UniqueConsecutiveBackward0")
+class UniqueConsecutive(Unique):
+    node_name = "UniqueConsecutiveBackward0"
 
 
 def _unique_result(outs: tuple[Tensor, ...], return_inverse: bool, return_counts: bool) -> Any:
@@ -1093,7 +1096,7 @@ def unique_consecutive(
     """The values with each run of equal consecutive values (slices along ``dim``) kept once."""
     refuse_dynamic_shape("unique_consecutive", input)
     d = None if dim is None else _wrap_dim(dim, input.array.ndim)
-    return _unique_result(_UNIQUE_CONSECUTIVE.apply(input, d, True), return_inverse, return_counts)
+    return _unique_result(UniqueConsecutive.apply(input, d, True), return_inverse, return_counts)
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
@@ -1126,7 +1129,7 @@ class Bincount(Function[Tensor]):
     apart, in one ``np.bincount`` over values offset to each row's own bins.  Not
     differentiable."""
 
-    _backward_name = "BincountBackward0"
+    node_name = "BincountBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1191,7 +1194,7 @@ class Histc(Function[Tensor]):
     one histogram per sample, each with its own range when ``lo == hi``), in one pass:
     NumPy's binning rule (``np.histogram``'s) on every row at once.  Not differentiable."""
 
-    _backward_name = "HistcBackward0"
+    node_name = "HistcBackward0"
     skips_without_gradient = True
     vmap = leading_rule(4)
 
@@ -1383,7 +1386,7 @@ class Histogram(Function[tuple[Tensor, Tensor]]):
     goes to the bin above it, the last edge to the last bin) on every sample at once.  Not
     differentiable."""
 
-    _backward_name = "HistogramBackward0"
+    node_name = "HistogramBackward0"
     skips_without_gradient = True
 
     @staticmethod
@@ -1545,7 +1548,7 @@ class HashTensor(Function[Tensor]):
     empty), as ``uint64``: an ordinary reduction, so a vmap batch is one more dimension
     kept (``dims_rule``).  Not differentiable."""
 
-    _backward_name = "HashTensorBackward0"
+    node_name = "HashTensorBackward0"
     skips_without_gradient = True
     vmap = dims_rule(1, none_is_all=True, empty_is_all=True)
 

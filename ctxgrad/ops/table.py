@@ -17,7 +17,7 @@ Two rules are declared on the Function itself rather than on its row, because ``
 the engine run Functions, not rows, and a user's Function declares them the same way: the
 complex-gradient rule (``holomorphic = True``) and the batching rule of ``vmap`` (its
 ``vmap`` staticmethod, torch's API for custom Functions: a built-in op either uses one of the
-generic rules of ``ctxgrad.autograd._batched`` (``vmap = elementwise_rule``, ``dims_rule(1)``,
+generic rules of ``ctxgrad.autograd.batching`` (``vmap = elementwise_rule``, ``dims_rule(1)``,
 ...) or declares its own beside it, as ``Roll.vmap`` and ``Convolution.vmap`` do; autograd/
 holds no op's rule, tests/test_autograd_mechanism_only.py).
 """
@@ -56,13 +56,9 @@ class Op:
     method: bool = True
     function: bool = True
     #: The in-place variant's frontend (``pointwise.exp_``): the op's Function made in place
-    #: (``ctxgrad.autograd._views.in_place``), attached as the method of its own name.
+    #: (``ctxgrad.autograd.inplace.in_place``), attached as the method of its own name.
     inplace: Callable[..., Any] | None = None
     nn_functional: bool = False
-    #: torch's grad_fn name when the Function's own is not it (remainder's (tensor, number)
-    #: overload, transpose's ``TransposeBackward0`` of ``Permute``, squeeze's one-dim
-    #: ``SqueezeBackward1``, ...), applied as ``ops._util.named(Function, node_name)``.
-    node_name: str | None = None
     aliases: tuple[str, ...] = ()
     #: The Tensor method when it differs from the function (torch counts argument positions
     #: from ``self`` in methods, from ``input`` in functions, so some errors differ).
@@ -138,14 +134,8 @@ OPS: list[Op] = [
     Op("pow", arithmetic.pow, inplace=arithmetic.pow_, inplace_dunders=("__ipow__",)),
     Op("neg", arithmetic.neg, inplace=arithmetic.neg_, dunders=("__neg__",)),
     Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",), inplace=inplace.floor_divide_),
-    Op(
-        "remainder",
-        arithmetic.remainder,
-        dunders=("__mod__",),
-        node_name="RemainderBackward0",
-        inplace=inplace.remainder_,
-    ),
-    Op("fmod", arithmetic.fmod, node_name="FmodBackward0", inplace=inplace.fmod_),
+    Op("remainder", arithmetic.remainder, dunders=("__mod__",), inplace=inplace.remainder_),
+    Op("fmod", arithmetic.fmod, inplace=inplace.fmod_),
     Op("matmul", linalg.matmul, dunders=("__matmul__",)),
     # the operators that are not a named op's method (a reflected operand, a fast path)
     Op("__add__", arithmetic.add_operator, function=False, dunders=("__radd__",)),
@@ -254,23 +244,23 @@ OPS: list[Op] = [
     Op("reshape_as", shape.reshape_as, function=False),
     Op("expand", shape.expand, function=False),
     Op("expand_as", shape.expand_as, function=False),
-    Op("t", shape.t, node_name="TBackward0"),
-    Op("transpose", shape.transpose, node_name="TransposeBackward0"),
+    Op("t", shape.t),
+    Op("transpose", shape.transpose),
     Op("permute", shape.permute, method_frontend=shape.permute_method),
     Op("flatten", shape.flatten),
     Op("unflatten", shape.unflatten, method_frontend=shape.unflatten_method),
-    Op("squeeze", shape.squeeze, node_name="SqueezeBackward1"),
+    Op("squeeze", shape.squeeze),
     Op("unsqueeze", shape.unsqueeze),
-    Op("swapaxes", shape.swapaxes, node_name="TransposeBackward0"),
-    Op("swapdims", shape.swapdims, node_name="TransposeBackward0"),
+    Op("swapaxes", shape.swapaxes),
+    Op("swapdims", shape.swapdims),
     Op("movedim", shape.movedim),
     Op("moveaxis", shape.moveaxis),
     Op("broadcast_to", shape.broadcast_to, method_frontend=shape.broadcast_to_method),
     Op("narrow", shape.narrow),
     Op("unbind", shape.unbind),
     # torch's function is split(tensor, split_size_or_sections, dim), its method split(split_size, dim)
-    Op("split", shape.split, method_frontend=shape.split_method, node_name="SplitBackward0"),
-    Op("chunk", shape.chunk, node_name="SplitBackward0"),
+    Op("split", shape.split, method_frontend=shape.split_method),
+    Op("chunk", shape.chunk),
     Op("flip", shape.flip, method_frontend=shape.flip_method),
     Op("fliplr", shape.fliplr),
     Op("flipud", shape.flipud),
@@ -380,7 +370,7 @@ OPS: list[Op] = [
     Op("argsort", sorting.argsort),
     Op("topk", sorting.topk),
     Op("kthvalue", sorting.kthvalue),
-    Op("median", sorting.median, node_name="MedianBackward1"),
+    Op("median", sorting.median),
     # ----------------------------------------------------------------------- more of torch's functions
     _unary("acosh", inplace=pointwise.acosh_, aliases=("arccosh",)),
     _unary("asinh", inplace=pointwise.asinh_, aliases=("arcsinh",)),
@@ -394,7 +384,7 @@ OPS: list[Op] = [
     _unary("erfinv", inplace=pointwise.erfinv_),
     _unary("nan_to_num", inplace=pointwise.nan_to_num_),
     _unary("positive", dunders=("__pos__",)),
-    _unary("sgn", inplace=pointwise.sgn_, node_name="SgnBackward0"),
+    _unary("sgn", inplace=pointwise.sgn_),
     Op("hypot", pointwise.hypot, method_frontend=pointwise.hypot_method, inplace=pointwise.hypot_),
     Op("logaddexp", pointwise.logaddexp, method_frontend=pointwise.logaddexp_method),
     Op("logaddexp2", pointwise.logaddexp2, method_frontend=pointwise.logaddexp2_method),

@@ -66,7 +66,7 @@ class _BackwardHookNode(Function[tuple[Tensor, ...]]):
     all of them at once and hands them to ``on_grads``, which may replace them.  Module
     backward hooks put one in front of a module's inputs and one behind its outputs."""
 
-    _backward_name = "BackwardHookFunctionBackward"
+    node_name = "BackwardHookFunctionBackward"
 
     @staticmethod
     def forward(ctx: Any, on_grads: Callable[[tuple[Any, ...]], tuple[Any, ...]], *tensors: Tensor) -> Any:
