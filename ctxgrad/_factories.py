@@ -60,9 +60,27 @@ def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> 
     return t
 
 
-def _size(size: tuple[Any, ...], maker: str | None = None) -> tuple[int, ...]:
-    """The shape ``size`` (ints, or one sequence of them), refusing a negative dimension as
-    torch does (``zeros`` has a message of its own, named by ``maker``)."""
+class _NoSize:
+    """The default of torch's ``size=`` keyword of the factories that take ``*size``: not
+    given.  Its repr is ``...``, so the generated stubs read ``size: Any = ...``."""
+
+    def __repr__(self) -> str:
+        return "..."
+
+
+NO_SIZE: Any = _NoSize()
+
+
+def _size(size: tuple[Any, ...], maker: str | None = None, keyword: Any = NO_SIZE) -> tuple[int, ...]:
+    """The shape of a factory: ``size`` (ints, or one sequence of them) or torch's ``size=``
+    keyword (a sequence; ``zeros(size=[2, 3])``), one of the two; a negative dimension is
+    refused as torch does (``zeros`` has a message of its own, named by ``maker``)."""
+    if keyword is not NO_SIZE:
+        if size:
+            raise TypeError(f"{maker}() got multiple values for argument 'size'")
+        if not isinstance(keyword, (tuple, list, Size)):
+            raise TypeError(f"{maker}(): argument 'size' must be tuple of ints, not {type(keyword).__name__}")
+        size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     shape = tuple(int(s) for s in size)
@@ -93,19 +111,25 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     return as_tensor(array)
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(
+    *sizes: Any, size: Any = NO_SIZE, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A tensor of zeros."""
-    return _finish(np.zeros(_size(size, "zeros"), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(np.zeros(_size(sizes, "zeros", size), dtype=_dtype_or_default(dtype)), requires_grad, device)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(
+    *sizes: Any, size: Any = NO_SIZE, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A tensor of ones."""
-    return _finish(np.ones(_size(size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(np.ones(_size(sizes, "ones", size), dtype=_dtype_or_default(dtype)), requires_grad, device)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(
+    *sizes: Any, size: Any = NO_SIZE, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A tensor whose values are not initialised."""
-    return _finish(np.empty(_size(size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(np.empty(_size(sizes, "empty", size), dtype=_dtype_or_default(dtype)), requires_grad, device)
 
 
 def full(
@@ -191,7 +215,8 @@ def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
 
 
 def rand(
-    *size: Any,
+    *sizes: Any,
+    size: Any = NO_SIZE,
     generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
@@ -199,14 +224,16 @@ def rand(
 ) -> Tensor:
     """Uniform samples from [0, 1)."""
     draws = rng(generator, "rand")
-    if (batched := _under_vmap(_size(size), _draw(draws.random, _dtype_or_default(dtype)))) is not None:
+    shape = _size(sizes, "rand", size)
+    if (batched := _under_vmap(shape, _draw(draws.random, _dtype_or_default(dtype)))) is not None:
         return batched  # type: ignore[no-any-return]
-    arr = draws.random(_size(size)).astype(_dtype_or_default(dtype))
+    arr = draws.random(shape).astype(_dtype_or_default(dtype))
     return _finish(arr, requires_grad, device)
 
 
 def randn(
-    *size: Any,
+    *sizes: Any,
+    size: Any = NO_SIZE,
     generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
@@ -214,9 +241,10 @@ def randn(
 ) -> Tensor:
     """Standard normal samples."""
     draws = rng(generator, "randn")
-    if (batched := _under_vmap(_size(size), _draw(draws.standard_normal, _dtype_or_default(dtype)))) is not None:
+    shape = _size(sizes, "randn", size)
+    if (batched := _under_vmap(shape, _draw(draws.standard_normal, _dtype_or_default(dtype)))) is not None:
         return batched  # type: ignore[no-any-return]
-    arr = draws.standard_normal(_size(size)).astype(_dtype_or_default(dtype))
+    arr = draws.standard_normal(shape).astype(_dtype_or_default(dtype))
     return _finish(arr, requires_grad, device)
 
 
@@ -376,19 +404,43 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 # --------------------------------------------------------------------------- Tensor methods
 # (attached to Tensor by ctxgrad/_surface.py)
-def new_zeros(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_zeros(
+    input: Tensor,
+    *sizes: Any,
+    size: Any = NO_SIZE,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return zeros(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    dtype = input._data.dtype if dtype is None else dtype
+    return zeros(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def new_ones(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_ones(
+    input: Tensor,
+    *sizes: Any,
+    size: Any = NO_SIZE,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return ones(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    dtype = input._data.dtype if dtype is None else dtype
+    return ones(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def new_empty(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_empty(
+    input: Tensor,
+    *sizes: Any,
+    size: Any = NO_SIZE,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return empty(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    dtype = input._data.dtype if dtype is None else dtype
+    return empty(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def new_full(

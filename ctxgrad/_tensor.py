@@ -778,15 +778,15 @@ class Tensor:
         def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle: ...
 
         def new_zeros(
-            self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self, *sizes: Any, size: Any = ..., dtype: Any = None, device: Any = None, requires_grad: bool = False
         ) -> Tensor: ...
 
         def new_ones(
-            self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self, *sizes: Any, size: Any = ..., dtype: Any = None, device: Any = None, requires_grad: bool = False
         ) -> Tensor: ...
 
         def new_empty(
-            self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self, *sizes: Any, size: Any = ..., dtype: Any = None, device: Any = None, requires_grad: bool = False
         ) -> Tensor: ...
 
         def new_full(

@@ -4,8 +4,9 @@ Activations.  ``leaky_relu``, ``elu``, ``gelu``, ``silu`` and ``softplus`` exist
 in torch; ``relu``, ``sigmoid``, ``tanh``, ``softmax`` and ``log_softmax`` are the same ops as
 ``ctxgrad.relu`` and friends.  Each is an ordinary :class:`~ctxgrad.autograd.Function` in
 :mod:`ctxgrad.ops.pointwise`, with a backward that can itself be differentiated and a ``jvp``
-for forward mode.  ``inplace=True`` is accepted only where ctxgrad has the in-place op
-(``relu``; ``dropout`` too); elsewhere it raises ``NotImplementedError``.
+for forward mode.  ``inplace=True`` is the Function made in place
+(:func:`ctxgrad.autograd.inplace.write_in_place`: its forward, the result written into
+``input``, which is marked dirty), never a copy of its body.
 
 Layers as functions.  ``conv2d``, ``max_pool2d``, ``embedding``, ``unfold``/``fold`` and
 constant ``pad`` are Functions in :mod:`ctxgrad.nn._ops` (NumPy forward, backward in ctxgrad
@@ -40,6 +41,7 @@ from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.grad_mode import no_grad
+from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.nn import _ops
 from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
@@ -143,32 +145,26 @@ __all__ = [
 ]
 
 
-def _no_inplace(name: str) -> None:
-    raise NotImplementedError(f"ctxgrad.nn.functional.{name}: inplace=True is not supported; use the result instead")
-
-
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``max(x, 0)``."""
     if inplace:
-        relu_ = getattr(input, "relu_", None)
-        if relu_ is None:
-            _no_inplace("relu")
-        out: Tensor = relu_()  # type: ignore[misc]
-        return out
+        return write_in_place(_pointwise.Relu, input)
     return _pointwise.Relu.apply(input)
 
 
+# ``inplace=True``: the activation's Function made in place (``write_in_place``: its forward,
+# the result written into ``input``, marked dirty), under torch's node name for the in-place form.
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` for ``x > 0``, else ``negative_slope * x``."""
     if inplace:
-        _no_inplace("leaky_relu")
+        return write_in_place(_pointwise.LeakyReluInPlace, input, float(negative_slope))
     return _pointwise.LeakyRelu.apply(input, float(negative_slope))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` for ``x > 0``, else ``alpha * (e ** x - 1)``."""
     if inplace:
-        _no_inplace("elu")
+        return write_in_place(_pointwise.EluInPlace, input, float(alpha))
     return _pointwise.Elu.apply(input, float(alpha))
 
 
@@ -183,7 +179,7 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``x * sigmoid(x)`` (also called swish)."""
     if inplace:
-        _no_inplace("silu")
+        return write_in_place(_pointwise.Silu, input)
     return _pointwise.Silu.apply(input)
 
 
