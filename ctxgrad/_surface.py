@@ -73,6 +73,8 @@ def methods(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield dunder, method
     if op.inplace is not None:
         yield op.inplace.__name__, op.inplace
+        for alias in op.aliases:  # (``arcsin_`` is ``asin_``, as ``arcsin`` is ``asin``)
+            yield f"{alias}_", op.inplace
         for dunder in op.inplace_dunders:
             yield dunder, op.inplace
 

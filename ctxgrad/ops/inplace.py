@@ -22,6 +22,7 @@ Function.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -38,6 +39,7 @@ from ctxgrad.autograd._views import (
     check_no_partial_overlap,
     check_writable,
     internal_overlap,
+    view_in_place,
     view_positions,
     write,
     write_in_place,
@@ -153,9 +155,10 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     return write_in_place(_FILL_WITH_TENSOR if isinstance(value, Tensor) else Fill, input, value)
 
 
-def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast, converted to this dtype) into this tensor, in place."""
-    return write_in_place(CopyFrom, input, src)
+def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``other`` (broadcast, converted to this dtype) into this tensor, in place (torch's
+    parser names the source ``other``, though its docs say ``src``)."""
+    return write_in_place(CopyFrom, input, other)
 
 
 def _is_integer_index(item: Any) -> bool:
@@ -292,6 +295,26 @@ def _made_in_place(fn: type[Function[Tensor]], name: str, what: str) -> Callable
     return frontend
 
 
+def _view_made_in_place(view: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """``name``: the view op ``view`` made in place (``x.t_()``, ``x.unsqueeze_(0)``; see
+    :func:`~ctxgrad.autograd._views.view_in_place`)."""
+
+    def frontend(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return view_in_place(view, input, *args, **kwargs)
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: ``{view.__name__}``, this tensor taking the view's shape and strides."
+    setattr(frontend, "__signature__", inspect.signature(view))  # noqa: B010
+    return frontend
+
+
+t_ = _view_made_in_place(shape.t, "t_")
+transpose_ = _view_made_in_place(shape.transpose, "transpose_")
+swapaxes_ = _view_made_in_place(shape.swapaxes, "swapaxes_")
+swapdims_ = _view_made_in_place(shape.swapdims, "swapdims_")
+squeeze_ = _view_made_in_place(shape.squeeze, "squeeze_")
+unsqueeze_ = _view_made_in_place(shape.unsqueeze, "unsqueeze_")
+
 acos_ = _made_in_place(pointwise.Acos, "acos_", "arccosine")
 asin_ = _made_in_place(pointwise.Asin, "asin_", "arcsine")
 atan_ = _made_in_place(pointwise.Atan, "atan_", "arctangent")
@@ -367,6 +390,16 @@ def atan2_(input: Tensor, other: Tensor) -> Tensor:
 def arctan2_(input: Tensor, other: Tensor) -> Tensor:
     """In place: ``atan2_``."""
     return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("arctan2_", "other", 1, other))
+
+
+def igamma_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: the regularized lower incomplete gamma function ``P(self, other)``."""
+    return write_in_place(pointwise.Igamma, input, pointwise.tensor_arg("igamma_", "other", 1, other))
+
+
+def igammac_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: the regularized upper incomplete gamma function ``Q(self, other)``."""
+    return write_in_place(pointwise.Igammac, input, pointwise.tensor_arg("igammac_", "other", 1, other))
 
 
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -509,8 +542,3 @@ def conj_physical_(input: Tensor) -> Tensor:
     if not input.is_complex():
         return input
     return write_in_place(named(complex_numbers.Conj, "ConjPhysicalBackward1"), input)
-
-
-def true_divide_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self / other`` (``div_``)."""
-    return arithmetic.div_(input, other)

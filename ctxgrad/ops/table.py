@@ -253,15 +253,15 @@ OPS: list[Op] = [
     Op("reshape_as", shape.reshape_as, function=False),
     Op("expand", shape.expand, function=False),
     Op("expand_as", shape.expand_as, function=False),
-    Op("t", shape.t, node_name="TBackward0"),
-    Op("transpose", shape.transpose, node_name="TransposeBackward0"),
+    Op("t", shape.t, node_name="TBackward0", inplace=inplace.t_),
+    Op("transpose", shape.transpose, node_name="TransposeBackward0", inplace=inplace.transpose_),
     Op("permute", shape.permute, method_frontend=shape.permute_method),
     Op("flatten", shape.flatten),
     Op("unflatten", shape.unflatten, method_frontend=shape.unflatten_method),
-    Op("squeeze", shape.squeeze, node_name="SqueezeBackward1"),
-    Op("unsqueeze", shape.unsqueeze),
-    Op("swapaxes", shape.swapaxes, node_name="TransposeBackward0"),
-    Op("swapdims", shape.swapdims, node_name="TransposeBackward0"),
+    Op("squeeze", shape.squeeze, node_name="SqueezeBackward1", inplace=inplace.squeeze_),
+    Op("unsqueeze", shape.unsqueeze, inplace=inplace.unsqueeze_),
+    Op("swapaxes", shape.swapaxes, node_name="TransposeBackward0", inplace=inplace.swapaxes_),
+    Op("swapdims", shape.swapdims, node_name="TransposeBackward0", inplace=inplace.swapdims_),
     Op("movedim", shape.movedim),
     Op("moveaxis", shape.moveaxis),
     Op("broadcast_to", shape.broadcast_to, method_frontend=shape.broadcast_to_method),
@@ -357,7 +357,6 @@ OPS: list[Op] = [
     Op("zero_", inplace.zero_, function=False),
     Op("fill_", inplace.fill_, function=False),
     Op("copy_", inplace.copy_, function=False),
-    Op("true_divide_", inplace.true_divide_, function=False),
     Op("__setitem__", inplace.setitem, function=False),
     Op("argwhere", indexing.argwhere),
     # ----------------------------------------------------------------------- complex numbers
@@ -473,8 +472,8 @@ OPS: list[Op] = [
     Op("as_strided_scatter", shape.as_strided_scatter),
     Op("fill_diagonal_", indexing.fill_diagonal_, function=False),
     # ----------------------------------------------------------------------- incomplete gamma (issue 18)
-    Op("igamma", pointwise.igamma),
-    Op("igammac", pointwise.igammac),
+    Op("igamma", pointwise.igamma, inplace=inplace.igamma_),
+    Op("igammac", pointwise.igammac, inplace=inplace.igammac_),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
@@ -498,9 +497,10 @@ OPS: list[Op] = [
 ]
 
 # ----------------------------------------------------------------------- out= (torch's out variants)
-#: The ops whose ``ctxgrad.<name>`` function takes ``out=`` as torch's does (one result tensor;
-#: the methods take none, as in torch).  The surface adds it (``_surface.with_out``) to those
-#: whose frontend has no ``out`` parameter of its own; the rows stay as they are.
+#: The ops whose ``ctxgrad.<name>`` function takes ``out=`` as torch's does (a tensor, or a tuple
+#: of them for an op with several results; the methods take none, as in torch).  The surface
+#: adds it (``_surface.with_out``) to those whose frontend has no ``out`` parameter of its own;
+#: the rows stay as they are.
 OUT_VARIANTS = frozenset(
     """
     abs sign sqrt rsqrt square reciprocal exp2 expm1 log log2 log10 log1p sin cos tan asin arcsin acos
@@ -519,5 +519,8 @@ OUT_VARIANTS = frozenset(
     gather index_select masked_select take_along_dim nonzero slice_scatter
     mm bmm mv dot vdot outer ger inner kron cross tensordot addmm addmv addr baddbmm addbmm inverse
     matrix_power chain_matmul searchsorted bucketize igamma igammac
+    aminmax cummax cummin mode median nanmedian kthvalue sort argsort topk frexp histogram renorm narrow_copy
+    scatter scatter_add scatter_reduce index_add index_copy index_reduce take isin nonzero_static hash_tensor
+    svd qr cholesky cholesky_inverse cholesky_solve lu_unpack lu_solve geqrf slogdet triangular_solve orgqr ormqr
     """.split()
 )
