@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxgrad._surface import METHODS, functions, methods
+from ctxgrad._surface import METHODS, functions, made_functions, methods
 from ctxgrad.ops.table import OPS
 
 __all__ = ["BEGIN", "END", "generated_files", "init_block", "main", "render", "stub", "tensor_block"]
@@ -116,15 +116,26 @@ def tensor_block() -> str:
 
 
 def init_block() -> str:
-    """The generated imports and ``__all__`` entries of ``ctxgrad/__init__.py`` (markers included)."""
+    """The generated imports, typed declarations and ``__all__`` entries of
+    ``ctxgrad/__init__.py`` (markers included): a frontend written in a family module is
+    imported from it; one made from its row (:attr:`Op.made_from`) is declared for type
+    checkers, with ``out=`` where the op takes it, and bound at import from the table
+    (``_surface.made_functions``)."""
     by_module: dict[str, list[str]] = defaultdict(list)
+    declared: list[str] = []
     names: list[str] = []
+    made = made_functions()
     for op in OPS:
         for name, fn in functions(op):
+            names.append(name)
+            if op.made_from is not None:
+                declared.append(stub(name, made[name], "    ", as_method=False))
+                continue
             module = fn.__module__
             by_module[module].append(name if name == fn.__name__ else f"{fn.__name__} as {name}")
-            names.append(name)
-    lines = [BEGIN]
+    lines = [BEGIN, "if TYPE_CHECKING:", "    from ctxgrad._tensor import Tensor", ""]
+    lines.extend(declared)
+    lines.extend(["", ""])  # (two blank lines after a block that ends in a def, as ruff format has it)
     for module in sorted(by_module):
         plain = [item for item in by_module[module] if " as " not in item]
         lines.append(f"from {module} import (  # noqa: E402")
