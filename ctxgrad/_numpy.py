@@ -86,49 +86,20 @@ def _tensors(values: Any) -> list[Tensor]:
 
 # --------------------------------------------------------------------------- ufuncs
 
-#: NumPy ufunc name -> the ctxgrad op (a row of the op table) it runs.
+#: NumPy ufunc name -> the ctxgrad op (a row of the op table) it runs: the rows' ``numpy``
+#: names, and these.
 UFUNCS: dict[str, str] = {
+    **{ufunc: op.name for op in OPS for ufunc in op.numpy},
     # one operand
     "negative": "neg",
     "positive": "positive",
     "exp": "exp",
-    "exp2": "exp2",
-    "expm1": "expm1",
-    "log": "log",
-    "log2": "log2",
-    "log10": "log10",
-    "log1p": "log1p",
-    "sqrt": "sqrt",
-    "square": "square",
-    "reciprocal": "reciprocal",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "absolute": "abs",
-    "fabs": "abs",
-    "sign": "sign",
-    "floor": "floor",
-    "ceil": "ceil",
-    "trunc": "trunc",
     "rint": "round",
     "logical_not": "logical_not",
     "isnan": "isnan",
     "isinf": "isinf",
     "isfinite": "isfinite",
     "invert": "bitwise_not",
-    "arccosh": "acosh",
-    "arcsinh": "asinh",
-    "arctanh": "atanh",
-    "deg2rad": "deg2rad",
-    "radians": "deg2rad",
-    "rad2deg": "rad2deg",
-    "degrees": "rad2deg",
     "signbit": "signbit",
     # two operands, through the op's function (numbers become 0-d tensors where it needs tensors)
     "arctan2": "atan2",

@@ -21,7 +21,7 @@ from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops._util import write_out
 from ctxgrad.ops.table import OPS, OUT_VARIANTS, Op
 
-__all__ = ["METHODS", "attach", "functions", "methods", "out_functions", "with_out"]
+__all__ = ["METHODS", "attach", "functions", "made_functions", "methods", "with_out"]
 
 #: Tensor methods that are not ops (no Function behind them), made by the layers below and
 #: attached here with the ops' methods, so that ``Tensor`` (L1) imports none of them.
@@ -71,8 +71,10 @@ def methods(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
             yield alias, method
     for dunder in op.dunders:
         yield dunder, method
-    if op.inplace is not None:
+    if callable(op.inplace):
         yield op.inplace.__name__, op.inplace
+        for alias in op.aliases:  # (``arcsin_`` is ``asin_``, as ``arcsin`` is ``asin``)
+            yield f"{alias}_", op.inplace
         for dunder in op.inplace_dunders:
             yield dunder, op.inplace
 
@@ -114,15 +116,20 @@ def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def out_functions() -> dict[str, Callable[..., Any]]:
-    """The ``ctxgrad.*`` functions of :data:`~ctxgrad.ops.table.OUT_VARIANTS` whose frontend
-    has no ``out`` of its own, with it added: the module ``ctxgrad._out_functions`` (written by
-    ``python -m ctxgrad._gen_methods``) holds them, typed for type checkers."""
+def made_functions() -> dict[str, Callable[..., Any]]:
+    """The ``ctxgrad.*`` functions that are not imported as written: the frontends made from
+    rows (``ctxgrad.sin``), and those of :data:`~ctxgrad.ops.table.OUT_VARIANTS` whose frontend
+    has no ``out`` of its own, with it added.  The module ``ctxgrad._made_functions`` (written
+    by ``python -m ctxgrad._gen_methods``) holds them, typed for type checkers."""
     made: dict[str, Callable[..., Any]] = {}
     for op in OPS:
         if op.name in OUT_VARIANTS and "out" not in inspect.signature(op.frontend).parameters:
             function = with_out(op.name, op.frontend)
-            made.update((name, function) for name, _ in functions(op))
+        elif op.made_from is not None:
+            function = op.frontend
+        else:
+            continue
+        made.update((name, function) for name, _ in functions(op))
     return made
 
 

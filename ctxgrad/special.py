@@ -15,6 +15,7 @@ tensor([0.5000, 0.8413])
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,20 +31,13 @@ from ctxgrad.ops.pointwise import (
     LogNdtr,
     Ndtri,
     Xlog1py,
-    digamma,
-    erf,
-    erfc,
-    erfinv,
-    exp2,
-    expm1,
-    log1p,
     logit,
     polygamma,
     round,
-    sinc,
     xlogy,
 )
 from ctxgrad.ops.reduction import log_softmax, logsumexp, softmax
+from ctxgrad.ops.table import frontend as _frontend
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0",
@@ -52,15 +46,25 @@ __all__ = [
     "sinc", "softmax", "xlog1py", "xlogy",
 ]  # fmt: skip
 
+#: torch.special's names for ops of the table (the same functions as ``ctxgrad.erf``, ...).
+digamma: Callable[..., Tensor] = _frontend("digamma")
+erf: Callable[..., Tensor] = _frontend("erf")
+erfc: Callable[..., Tensor] = _frontend("erfc")
+erfinv: Callable[..., Tensor] = _frontend("erfinv")
+exp2: Callable[..., Tensor] = _frontend("exp2")
+expm1: Callable[..., Tensor] = _frontend("expm1")
+log1p: Callable[..., Tensor] = _frontend("log1p")
+sinc: Callable[..., Tensor] = _frontend("sinc")
+
 
 def expit(input: Tensor) -> Tensor:
     """The logistic sigmoid, ``1 / (1 + exp(-x))``: torch.special's name for ``sigmoid``."""
-    return _pointwise.sigmoid(input)
+    return _pointwise.Sigmoid.apply(input)
 
 
 def gammaln(input: Tensor) -> Tensor:
     """``log |Gamma(x)|``: torch.special's name for ``lgamma``."""
-    return _pointwise.lgamma(input)
+    return _pointwise.Lgamma.apply(input)
 
 
 def gammainc(input: Tensor, other: Tensor) -> Tensor:
@@ -75,7 +79,7 @@ def gammaincc(input: Tensor, other: Tensor) -> Tensor:
 
 def psi(input: Tensor) -> Tensor:
     """The digamma function: torch.special's second name for ``digamma``."""
-    return _pointwise.digamma(input)
+    return _pointwise.Digamma.apply(input)
 
 
 def xlog1py(input: Any, other: Any) -> Tensor:
@@ -92,7 +96,7 @@ def entr(input: Tensor) -> Tensor:
 
 def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 0 (``ctxgrad.i0``)."""
-    return _pointwise.i0(input)
+    return _pointwise.I0.apply(input)
 
 
 def i0e(input: Tensor) -> Tensor:
@@ -137,6 +141,6 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.array.dtype.kind == "f" else input.to(get_default_dtype())
     offsets = as_tensor(-np.arange(p, dtype=x.array.dtype) / 2)
-    total: Tensor = _pointwise.lgamma(x.unsqueeze(-1) + offsets).sum(-1)
+    total: Tensor = _pointwise.Lgamma.apply(x.unsqueeze(-1) + offsets).sum(-1)
     out: Tensor = total + p * (p - 1) / 4 * math.log(math.pi)
     return out

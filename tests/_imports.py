@@ -93,7 +93,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._factories": 4,
     "ctxgrad._sampling": 4,
     "ctxgrad._surface": 4,
-    "ctxgrad._out_functions": 4,
+    "ctxgrad._made_functions": 4,
     "ctxgrad._numpy": 4,
     "ctxgrad._legacy": 4,
     "ctxgrad._typeinfo": 4,

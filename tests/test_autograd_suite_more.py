@@ -304,7 +304,7 @@ def test_out_is_on_the_functions_not_the_methods_as_in_torch(torch: Any) -> None
     assert "out" in inspect.signature(ctxgrad.sin).parameters
     assert ctxgrad.sin.__wrapped__ is ctxgrad.Tensor.sin  # type: ignore[attr-defined]
     x = ctxgrad.ones(2, 3)
-    with pytest.raises(TypeError, match="returns 2 tensors"):
+    with pytest.raises(TypeError, match=r"max\(\): argument 'out' must be tuple of Tensors, not Tensor"):
         ctxgrad.max(x, 1, out=ctxgrad.empty(0))
     with pytest.raises(TypeError):
         torch.max(torch.ones(2, 3), 1, out=torch.empty(0))

@@ -54,7 +54,7 @@ def private_attribute_uses(source: str, filename: str) -> list[str]:
             and len(node.args) >= 2
             and isinstance(node.args[1], ast.Constant)
             and isinstance(node.args[1].value, str)
-            and node.args[1].value.startswith("_")
+            and _private(node.args[1].value)
         ):
             found.append((node.lineno, ast.unparse(node)))
     return [f"{filename}:{line}: {expression}" for line, expression in sorted(found)]

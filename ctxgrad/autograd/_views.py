@@ -25,6 +25,7 @@ imported, as torch's autograd registers its hooks with the tensor library below 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -383,6 +384,29 @@ def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     check_no_partial_overlap(x._data, args)
     out: Tensor = in_place(fn).apply(x, *args)
     return out
+
+
+def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The in-place view ops' body (``x.t_()`` is ``view_in_place(ctxgrad.t, x)``).
+
+    No value is written: ``x`` takes the shape and strides of ``view(x, ...)`` over the same
+    memory, and its node (``TBackward0``, whose edge leads to ``x``'s old history) as its
+    history; its version is bumped, as torch's in-place view ops do.
+    """
+    if isinstance(x, BatchedTensor):
+        raise NotImplementedError(f"{view.__name__}_: an in-place change of shape is not batched under vmap")
+    if _state.grad_enabled and x._requires_grad and x._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    out = view(x, *args, **kwargs)
+    x._data = out._data
+    x._bump_version()
+    if out._grad_fn is not None:
+        x._grad_fn, x._output_nr = out._grad_fn, out._output_nr
+    if out._fw is not None:
+        x._fw = out._fw
+    # (a view's history and tangents are current: nothing to re-read from its base)
+    x._view_version = x._fw_version = x._get_vc().value
+    return x
 
 
 # --------------------------------------------------------------------------- the Tensor methods

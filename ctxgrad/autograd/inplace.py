@@ -33,7 +33,8 @@ tensor([ 3., 12.])
 For writes through an index (``x[i] = v``) and views: :class:`CopySlices` (the node of a
 base written at flat positions), :func:`write`, :func:`view_positions`, and torch's checks
 :func:`check_writable`, :func:`check_no_overlap`, :func:`check_no_partial_overlap`,
-:func:`internal_overlap`.
+:func:`internal_overlap`.  :func:`view_in_place` is the body of the in-place view ops
+(``x.t_()``, ``x.unsqueeze_(0)``): the tensor takes the view's shape, strides and node.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from ctxgrad.autograd._views import (
     check_writable,
     in_place,
     internal_overlap,
+    view_in_place,
     view_positions,
     write,
     write_in_place,
@@ -57,6 +59,7 @@ __all__ = [
     "check_writable",
     "in_place",
     "internal_overlap",
+    "view_in_place",
     "view_positions",
     "write",
     "write_in_place",

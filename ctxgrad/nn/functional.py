@@ -32,7 +32,7 @@ tensor([[-0.2144,  0.1753,  0.0391]])
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,7 @@ from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.nn import _ops
 from ctxgrad.ops import pointwise as _pointwise
-from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
+from ctxgrad.ops.table import frontend as _frontend
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -143,6 +143,10 @@ __all__ = [
     "triplet_margin_with_distance_loss",
     "unfold",
 ]
+
+#: The op table's ``nn_functional`` rows: the same ops as ``ctxgrad.sigmoid`` and ``ctxgrad.tanh``.
+sigmoid: Callable[..., Tensor] = _frontend("sigmoid")
+tanh: Callable[..., Tensor] = _frontend("tanh")
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

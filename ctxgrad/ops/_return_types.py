@@ -5,9 +5,29 @@ decompositions return, named as torch's ``torch.return_types``; a module of thei
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ctxgrad._tensor import Tensor
+
+
+class max(NamedTuple):  # torch.return_types.max
+    """``(values, indices)`` of ``max(dim)``."""
+
+    values: Tensor
+    indices: Tensor
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.return_types.max(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+class min(NamedTuple):  # torch.return_types.min
+    """``(values, indices)`` of ``min(dim)``."""
+
+    values: Tensor
+    indices: Tensor
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.return_types.min(\nvalues={self.values!r},\nindices={self.indices!r})"
 
 
 class sort(NamedTuple):  # torch.return_types.sort
@@ -236,3 +256,24 @@ class linalg_eig(NamedTuple):  # torch.return_types.linalg_eig
 
     eigenvalues: Tensor
     eigenvectors: Tensor
+
+
+def out_type(result_type: type[tuple[Tensor, ...]]) -> type[tuple[Tensor, ...]]:
+    """The named tuple that the ``out=`` form of an op returns: torch's ``sort_out`` beside
+    ``sort``, with the same fields; made the first time it is asked for, and kept in this
+    module so that it pickles.
+
+    >>> out_type(sort).__name__, out_type(sort)._fields
+    ('sort_out', ('values', 'indices'))
+    """
+    name = f"{result_type.__name__}_out"
+    made: type[tuple[Tensor, ...]] | None = globals().get(name)
+    if made is None:
+        fields = list(result_type.__annotations__)  # (a NamedTuple's fields, in order)
+        # (NamedTuple called, not subclassed: mypy reads only the class form)
+        made = cast(Any, NamedTuple)(name, [(field, Tensor) for field in fields])
+        assert made is not None
+        made.__module__ = __name__
+        made.__doc__ = f"``{result_type.__name__}``'s fields, as its ``out=`` form returns them."
+        globals()[name] = made
+    return made

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +31,18 @@ def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
+
+
+def sizes_or_keyword(fn: str, sizes: tuple[Any, ...], keyword: str, value: Any) -> tuple[Any, ...]:
+    """A method's sizes, given spread (``x.view(2, 3)``) or as torch's one keyword
+    (``x.view(size=(2, 3))``), for :func:`shape_arg`."""
+    if value is None:
+        return sizes
+    if sizes:
+        raise TypeError(
+            f"{fn}() received an invalid combination of arguments - got sizes both positionally and as {keyword}="
+        )
+    return (value,)
 
 
 def raw(value: Any) -> Any:
@@ -266,18 +278,22 @@ def refuse_complex(ctx: Any, *operands: Any) -> None:
                 raise refusal[0](refusal[1].format(dtype=short_name(dt)))
 
 
-def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], Tensor]) -> Tensor:
+_Result = TypeVar("_Result")
+
+
+def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], _Result]) -> _Result:
     """The ``out=`` form of op ``name``: the result of ``compute()`` written into ``out``.
 
     As in torch, not differentiable: refused while grad mode is on and an argument or ``out``
     requires grad.  A result of another shape replaces ``out``'s values (with torch's
-    warning when ``out`` had elements); the result dtype must cast to ``out``'s safely.
+    warning when ``out`` had elements); the result dtype must cast to ``out``'s safely.  An op
+    with several results (``sort``, ``topk``, ``svd``) takes a tuple or list of as many
+    tensors, each of its result's dtype, and returns its named tuple of them, as torch does.
     """
-    import warnings
-
     from ctxgrad.autograd.grad_mode import is_grad_enabled
 
-    if not isinstance(out, Tensor):
+    several = isinstance(out, (tuple, list))
+    if not several and not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     flat = [b for a in (*args, out) for b in (a if isinstance(a, (list, tuple)) else (a,))]  # (cat's list)
     if is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in flat):
@@ -286,12 +302,40 @@ def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], 
             "the arguments requires grad."
         )
     result = compute()
-    if not isinstance(result, Tensor):
-        raise TypeError(
-            f"{name}(): this call returns {len(result)} tensors, so out= must be a tuple of them, which ctxgrad "
-            "does not take: call it without out="
-        )
+    if isinstance(result, Tensor):
+        if several:
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        return _write_one(out, result, exact_dtype=False)  # type: ignore[return-value]  # (a Tensor is _Result)
+    if not several:
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    assert isinstance(result, tuple)
+    if len(out) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for i, target in enumerate(out):
+        if not isinstance(target, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'out' must be tuple of Tensors, not element {i} of type {type(target).__name__}"
+            )
+    written = [_write_one(target, value, exact_dtype=True) for target, value in zip(out, result)]
+    if type(result) is tuple:  # (not one of the named tuples of ``_return_types``)
+        return tuple(written)  # type: ignore[return-value]  # (a tuple of tensors is _Result)
+    from ctxgrad.ops._return_types import out_type
+
+    return out_type(type(result))(*written)  # type: ignore[return-value]
+
+
+def _write_one(out: Tensor, result: Tensor, *, exact_dtype: bool) -> Tensor:
+    """``result`` written into ``out`` (resized with torch's warning when the shapes differ)."""
+    import warnings
+
+    from ctxgrad._dtypes import cpp_name
+
     dt = out.array.dtype
+    if exact_dtype and result.array.dtype != dt:
+        # (torch's kernels with several results check each dtype exactly)
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {cpp_name(result.array.dtype)}, but got {cpp_name(dt)} instead"
+        )
     if result.array.dtype != dt and not np.can_cast(result.array.dtype, dt, "same_kind"):
         raise RuntimeError(
             f"result type {short_name(result.array.dtype)} can't be cast to the desired output type {short_name(dt)}"
@@ -306,7 +350,7 @@ def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], 
             "and in a future release outputs will not be resized unless they have zero elements. You can "
             "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     out.set_(as_tensor(result.array.astype(dt)))
     return out

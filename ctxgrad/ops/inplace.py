@@ -22,6 +22,7 @@ Function.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -38,6 +39,7 @@ from ctxgrad.autograd.inplace import (
     check_no_partial_overlap,
     check_writable,
     internal_overlap,
+    view_in_place,
     view_positions,
     write,
     write_in_place,
@@ -158,9 +160,10 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     return write_in_place(FillWithTensor if isinstance(value, Tensor) else Fill, input, value)
 
 
-def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast, converted to this dtype) into this tensor, in place."""
-    return write_in_place(CopyFrom, input, src)
+def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``other`` (broadcast, converted to this dtype) into this tensor, in place (torch's
+    parser names the source ``other``, though its docs say ``src``)."""
+    return write_in_place(CopyFrom, input, other)
 
 
 def _is_integer_index(item: Any) -> bool:
@@ -297,30 +300,27 @@ def _made_in_place(fn: type[Function[Tensor]], name: str, what: str) -> Callable
     return frontend
 
 
-acos_ = _made_in_place(pointwise.Acos, "acos_", "arccosine")
-asin_ = _made_in_place(pointwise.Asin, "asin_", "arcsine")
-atan_ = _made_in_place(pointwise.Atan, "atan_", "arctangent")
-ceil_ = _made_in_place(pointwise.Ceil, "ceil_", "round up")
-cos_ = _made_in_place(pointwise.Cos, "cos_", "cosine")
-cosh_ = _made_in_place(pointwise.Cosh, "cosh_", "hyperbolic cosine")
-erf_ = _made_in_place(pointwise.Erf, "erf_", "error function")
-erfc_ = _made_in_place(pointwise.Erfc, "erfc_", "complementary error function")
-exp2_ = _made_in_place(pointwise.Exp2, "exp2_", "``2 ** x``")
-expm1_ = _made_in_place(pointwise.Expm1, "expm1_", "``e ** x - 1``")
-floor_ = _made_in_place(pointwise.Floor, "floor_", "round down")
-frac_ = _made_in_place(pointwise.Frac, "frac_", "fractional part")
-log10_ = _made_in_place(pointwise.Log10, "log10_", "base-10 logarithm")
-log1p_ = _made_in_place(pointwise.Log1p, "log1p_", "``log(1 + x)``")
-log2_ = _made_in_place(pointwise.Log2, "log2_", "base-2 logarithm")
-reciprocal_ = _made_in_place(pointwise.Reciprocal, "reciprocal_", "``1 / x``")
+def _view_made_in_place(view: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """``name``: the view op ``view`` made in place (``x.t_()``, ``x.unsqueeze_(0)``; see
+    :func:`~ctxgrad.autograd._views.view_in_place`)."""
+
+    def frontend(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return view_in_place(view, input, *args, **kwargs)
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: ``{view.__name__}``, this tensor taking the view's shape and strides."
+    setattr(frontend, "__signature__", inspect.signature(view))  # noqa: B010
+    return frontend
+
+
+t_ = _view_made_in_place(shape.t, "t_")
+transpose_ = _view_made_in_place(shape.transpose, "transpose_")
+swapaxes_ = _view_made_in_place(shape.swapaxes, "swapaxes_")
+swapdims_ = _view_made_in_place(shape.swapdims, "swapdims_")
+squeeze_ = _view_made_in_place(shape.squeeze, "squeeze_")
+unsqueeze_ = _view_made_in_place(shape.unsqueeze, "unsqueeze_")
+
 round_ = _made_in_place(pointwise.Round, "round_", "round to nearest, halves to even")
-rsqrt_ = _made_in_place(pointwise.Rsqrt, "rsqrt_", "``1 / sqrt(x)``")
-sign_ = _made_in_place(pointwise.Sign, "sign_", "sign")
-sin_ = _made_in_place(pointwise.Sin, "sin_", "sine")
-sinh_ = _made_in_place(pointwise.Sinh, "sinh_", "hyperbolic sine")
-square_ = _made_in_place(pointwise.Square, "square_", "``x ** 2``")
-tan_ = _made_in_place(pointwise.Tan, "tan_", "tangent")
-trunc_ = _made_in_place(pointwise.Trunc, "trunc_", "round toward zero")
 
 
 def logit_(input: Tensor, eps: Any = None) -> Tensor:
@@ -372,6 +372,16 @@ def atan2_(input: Tensor, other: Tensor) -> Tensor:
 def arctan2_(input: Tensor, other: Tensor) -> Tensor:
     """In place: ``atan2_``."""
     return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("arctan2_", "other", 1, other))
+
+
+def igamma_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: the regularized lower incomplete gamma function ``P(self, other)``."""
+    return write_in_place(pointwise.Igamma, input, pointwise.tensor_arg("igamma_", "other", 1, other))
+
+
+def igammac_(input: Tensor, other: Tensor) -> Tensor:
+    """In place: the regularized upper incomplete gamma function ``Q(self, other)``."""
+    return write_in_place(pointwise.Igammac, input, pointwise.tensor_arg("igammac_", "other", 1, other))
 
 
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -520,8 +530,3 @@ def conj_physical_(input: Tensor) -> Tensor:
     if not input.is_complex():
         return input
     return write_in_place(ConjPhysicalInPlace, input)
-
-
-def true_divide_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self / other`` (``div_``)."""
-    return arithmetic.div_(input, other)

@@ -20,6 +20,7 @@ from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, raw, refuse_complex, write_out
 
 
@@ -1497,156 +1498,11 @@ def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return Exp.apply(input)
 
 
-def log(input: Tensor) -> Tensor:
-    """Elementwise natural logarithm."""
-    return Log.apply(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """Elementwise hyperbolic tangent."""
-    return Tanh.apply(input)
-
-
-def abs(input: Tensor) -> Tensor:
-    """Elementwise absolute value."""
-    return Abs.apply(input)
-
-
-def sign(input: Tensor) -> Tensor:
-    """Elementwise sign: -1, 0 or 1."""
-    return Sign.apply(input)
-
-
-def sqrt(input: Tensor) -> Tensor:
-    """Elementwise square root."""
-    return Sqrt.apply(input)
-
-
-def rsqrt(input: Tensor) -> Tensor:
-    """Elementwise ``1 / sqrt(x)``."""
-    return Rsqrt.apply(input)
-
-
-def square(input: Tensor) -> Tensor:
-    """Elementwise ``x * x``."""
-    return Square.apply(input)
-
-
-def reciprocal(input: Tensor) -> Tensor:
-    """Elementwise ``1 / x``."""
-    return Reciprocal.apply(input)
-
-
-def exp2(input: Tensor) -> Tensor:
-    """Elementwise ``2 ** x``."""
-    return Exp2.apply(input)
-
-
-def expm1(input: Tensor) -> Tensor:
-    """Elementwise ``e ** x - 1``."""
-    return Expm1.apply(input)
-
-
-def log2(input: Tensor) -> Tensor:
-    """Elementwise base-2 logarithm."""
-    return Log2.apply(input)
-
-
-def log10(input: Tensor) -> Tensor:
-    """Elementwise base-10 logarithm."""
-    return Log10.apply(input)
-
-
-def log1p(input: Tensor) -> Tensor:
-    """Elementwise ``log(1 + x)``."""
-    return Log1p.apply(input)
-
-
-def sin(input: Tensor) -> Tensor:
-    """Elementwise sine."""
-    return Sin.apply(input)
-
-
-def cos(input: Tensor) -> Tensor:
-    """Elementwise cosine."""
-    return Cos.apply(input)
-
-
-def tan(input: Tensor) -> Tensor:
-    """Elementwise tangent."""
-    return Tan.apply(input)
-
-
-def asin(input: Tensor) -> Tensor:
-    """Elementwise arcsine."""
-    return Asin.apply(input)
-
-
-def acos(input: Tensor) -> Tensor:
-    """Elementwise arccosine."""
-    return Acos.apply(input)
-
-
-def atan(input: Tensor) -> Tensor:
-    """Elementwise arctangent."""
-    return Atan.apply(input)
-
-
-def sinh(input: Tensor) -> Tensor:
-    """Elementwise hyperbolic sine."""
-    return Sinh.apply(input)
-
-
-def cosh(input: Tensor) -> Tensor:
-    """Elementwise hyperbolic cosine."""
-    return Cosh.apply(input)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """Elementwise logistic sigmoid ``1 / (1 + e ** -x)``."""
-    return Sigmoid.apply(input)
-
-
-def relu(input: Tensor) -> Tensor:
-    """Elementwise ``max(x, 0)``."""
-    return Relu.apply(input)
-
-
-def floor(input: Tensor) -> Tensor:
-    """Elementwise round down."""
-    return Floor.apply(input)
-
-
-def ceil(input: Tensor) -> Tensor:
-    """Elementwise round up."""
-    return Ceil.apply(input)
-
-
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Elementwise round to nearest (to ``decimals`` decimal places), halves to even."""
     if decimals:
         return RoundDecimals.apply(input, int(decimals))
     return Round.apply(input)
-
-
-def trunc(input: Tensor) -> Tensor:
-    """Elementwise round toward zero."""
-    return Trunc.apply(input)
-
-
-def frac(input: Tensor) -> Tensor:
-    """Elementwise fractional part, ``x - trunc(x)``."""
-    return Frac.apply(input)
-
-
-def erf(input: Tensor) -> Tensor:
-    """Elementwise error function."""
-    return Erf.apply(input)
-
-
-def erfc(input: Tensor) -> Tensor:
-    """Elementwise complementary error function ``1 - erf(x)``."""
-    return Erfc.apply(input)
 
 
 def logit(input: Tensor, eps: Any = None) -> Tensor:
@@ -1788,36 +1644,6 @@ def _where_signature_error(*args: Any) -> str:
 def exp_(input: Tensor) -> Tensor:
     """In place: elementwise ``e ** x``."""
     return write_in_place(Exp, input)
-
-
-def log_(input: Tensor) -> Tensor:
-    """In place: elementwise natural logarithm."""
-    return write_in_place(Log, input)
-
-
-def tanh_(input: Tensor) -> Tensor:
-    """In place: elementwise hyperbolic tangent."""
-    return write_in_place(Tanh, input)
-
-
-def abs_(input: Tensor) -> Tensor:
-    """In place: elementwise absolute value."""
-    return write_in_place(Abs, input)
-
-
-def sqrt_(input: Tensor) -> Tensor:
-    """In place: elementwise square root."""
-    return write_in_place(Sqrt, input)
-
-
-def sigmoid_(input: Tensor) -> Tensor:
-    """In place: elementwise logistic sigmoid."""
-    return write_in_place(Sigmoid, input)
-
-
-def relu_(input: Tensor) -> Tensor:
-    """In place: elementwise ``max(x, 0)``."""
-    return write_in_place(Relu, input)
 
 
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -2907,46 +2733,6 @@ def _product_operands(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -
 
 
 # the frontends of the functions above, and their in-place variants
-def acosh(input: Tensor) -> Tensor:
-    """Elementwise inverse hyperbolic cosine."""
-    return Acosh.apply(input)
-
-
-def asinh(input: Tensor) -> Tensor:
-    """Elementwise inverse hyperbolic sine."""
-    return Asinh.apply(input)
-
-
-def atanh(input: Tensor) -> Tensor:
-    """Elementwise inverse hyperbolic tangent."""
-    return Atanh.apply(input)
-
-
-def deg2rad(input: Tensor) -> Tensor:
-    """Elementwise degrees to radians."""
-    return Deg2Rad.apply(input)
-
-
-def rad2deg(input: Tensor) -> Tensor:
-    """Elementwise radians to degrees."""
-    return Rad2Deg.apply(input)
-
-
-def sinc(input: Tensor) -> Tensor:
-    """Elementwise normalised sinc, ``sin(pi x) / (pi x)``."""
-    return Sinc.apply(input)
-
-
-def lgamma(input: Tensor) -> Tensor:
-    """Elementwise ``log |Gamma(x)|``."""
-    return Lgamma.apply(input)
-
-
-def digamma(input: Tensor) -> Tensor:
-    """Elementwise digamma, the derivative of :func:`lgamma`."""
-    return Digamma.apply(input)
-
-
 def _order(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
@@ -2974,11 +2760,6 @@ class PolygammaInPlace(Polygamma):
 def polygamma_(input: Tensor, n: int) -> Tensor:
     """In place: elementwise ``n``-th derivative of :func:`digamma` (torch's node: ``PolygammaBackward1``)."""
     return write_in_place(PolygammaInPlace, input, _order(n))
-
-
-def erfinv(input: Tensor) -> Tensor:
-    """Elementwise inverse error function."""
-    return Erfinv.apply(input)
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
@@ -3089,51 +2870,6 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     return Addcdiv.apply(input, tensor1, tensor2, number_or_tensor(value))
 
 
-def acosh_(input: Tensor) -> Tensor:
-    """In place: elementwise inverse hyperbolic cosine."""
-    return write_in_place(Acosh, input)
-
-
-def asinh_(input: Tensor) -> Tensor:
-    """In place: elementwise inverse hyperbolic sine."""
-    return write_in_place(Asinh, input)
-
-
-def atanh_(input: Tensor) -> Tensor:
-    """In place: elementwise inverse hyperbolic tangent."""
-    return write_in_place(Atanh, input)
-
-
-def deg2rad_(input: Tensor) -> Tensor:
-    """In place: elementwise degrees to radians."""
-    return write_in_place(Deg2Rad, input)
-
-
-def rad2deg_(input: Tensor) -> Tensor:
-    """In place: elementwise radians to degrees."""
-    return write_in_place(Rad2Deg, input)
-
-
-def sinc_(input: Tensor) -> Tensor:
-    """In place: elementwise normalised sinc."""
-    return write_in_place(Sinc, input)
-
-
-def lgamma_(input: Tensor) -> Tensor:
-    """In place: elementwise ``log |Gamma(x)|``."""
-    return write_in_place(Lgamma, input)
-
-
-def digamma_(input: Tensor) -> Tensor:
-    """In place: elementwise digamma."""
-    return write_in_place(Digamma, input)
-
-
-def erfinv_(input: Tensor) -> Tensor:
-    """In place: elementwise inverse error function."""
-    return write_in_place(Erfinv, input)
-
-
 def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """In place: NaN, +inf and -inf replaced by numbers."""
     return write_in_place(NanToNum, input, nan, posinf, neginf)
@@ -3189,11 +2925,46 @@ def frexp(input: Tensor) -> _return_types.frexp:
     return _return_types.frexp(*Frexp.apply(input))
 
 
-def i0(input: Tensor) -> Tensor:
-    """Elementwise modified Bessel function of the first kind of order 0."""
-    return I0.apply(input)
-
-
-def i0_(input: Tensor) -> Tensor:
-    """In place: elementwise modified Bessel function of the first kind of order 0."""
-    return write_in_place(I0, input)
+# --------------------------------------------------------------------------- rows
+#: The rows of the ops whose frontends are made from their Functions (``ctxgrad.ops._row``).
+ROWS: list[Op] = [
+    Op("log", Log, inplace=True, out=True, numpy=("log",)),
+    Op("tanh", Tanh, inplace=True, nn_functional=True, out=True, numpy=("tanh",)),
+    Op("abs", Abs, inplace=True, out=True, numpy=("absolute", "fabs"), dunders=("__abs__",)),
+    Op("sign", Sign, inplace=True, out=True, numpy=("sign",)),
+    Op("sqrt", Sqrt, inplace=True, out=True, numpy=("sqrt",)),
+    Op("rsqrt", Rsqrt, inplace=True, out=True),
+    Op("square", Square, inplace=True, out=True, numpy=("square",)),
+    Op("reciprocal", Reciprocal, inplace=True, out=True, numpy=("reciprocal",)),
+    Op("exp2", Exp2, inplace=True, out=True, numpy=("exp2",)),
+    Op("expm1", Expm1, inplace=True, out=True, numpy=("expm1",)),
+    Op("log2", Log2, inplace=True, out=True, numpy=("log2",)),
+    Op("log10", Log10, inplace=True, out=True, numpy=("log10",)),
+    Op("log1p", Log1p, inplace=True, out=True, numpy=("log1p",)),
+    Op("sin", Sin, inplace=True, out=True, numpy=("sin",)),
+    Op("cos", Cos, inplace=True, out=True, numpy=("cos",)),
+    Op("tan", Tan, inplace=True, out=True, numpy=("tan",)),
+    Op("asin", Asin, inplace=True, aliases=("arcsin",), out=True, numpy=("arcsin",)),
+    Op("acos", Acos, inplace=True, aliases=("arccos",), out=True, numpy=("arccos",)),
+    Op("atan", Atan, inplace=True, aliases=("arctan",), out=True, numpy=("arctan",)),
+    Op("sinh", Sinh, inplace=True, out=True, numpy=("sinh",)),
+    Op("cosh", Cosh, inplace=True, out=True, numpy=("cosh",)),
+    Op("sigmoid", Sigmoid, inplace=True, nn_functional=True, out=True),
+    Op("relu", Relu, inplace=True),
+    Op("floor", Floor, inplace=True, out=True, numpy=("floor",)),
+    Op("ceil", Ceil, inplace=True, out=True, numpy=("ceil",)),
+    Op("trunc", Trunc, inplace=True, out=True, numpy=("trunc",)),
+    Op("frac", Frac, inplace=True, out=True),
+    Op("erf", Erf, inplace=True, out=True),
+    Op("erfc", Erfc, inplace=True, out=True),
+    Op("acosh", Acosh, inplace=True, aliases=("arccosh",), out=True, numpy=("arccosh",)),
+    Op("asinh", Asinh, inplace=True, aliases=("arcsinh",), out=True, numpy=("arcsinh",)),
+    Op("atanh", Atanh, inplace=True, aliases=("arctanh",), out=True, numpy=("arctanh",)),
+    Op("deg2rad", Deg2Rad, inplace=True, out=True, numpy=("deg2rad", "radians")),
+    Op("rad2deg", Rad2Deg, inplace=True, out=True, numpy=("rad2deg", "degrees")),
+    Op("sinc", Sinc, inplace=True, out=True),
+    Op("lgamma", Lgamma, inplace=True, out=True),
+    Op("digamma", Digamma, inplace=True, out=True),
+    Op("erfinv", Erfinv, inplace=True, out=True),
+    Op("i0", I0, inplace=True, out=True),
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,7 +21,17 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg, write_out
+from ctxgrad.ops import _return_types
+from ctxgrad.ops._util import (
+    UNSET,
+    missing,
+    numpy_dim,
+    numpy_keepdim,
+    refuse_complex,
+    shape_arg,
+    sizes_or_keyword,
+    write_out,
+)
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -609,29 +619,6 @@ class Std(Function[Tensor]):
 
 
 # --------------------------------------------------------------------------- max, min, amax, amin
-
-
-class _ValuesIndices(NamedTuple):
-    values: Tensor
-    indices: Tensor
-
-
-class MaxResult(_ValuesIndices):
-    """``(values, indices)`` of ``max(dim)``, like ``torch.return_types.max``."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"ctxgrad.return_types.max(\nvalues={self.values!r},\nindices={self.indices!r})"
-
-
-class MinResult(_ValuesIndices):
-    """``(values, indices)`` of ``min(dim)``, like ``torch.return_types.min``."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"ctxgrad.return_types.min(\nvalues={self.values!r},\nindices={self.indices!r})"
 
 
 def _empty_check(name: str, data: Any, axes: tuple[int, ...] | None, exc: type[Exception] = RuntimeError) -> None:
@@ -1323,9 +1310,9 @@ def mean(
     return Mean.apply(x, dims_tuple(dim), keepdim)
 
 
-def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+def sum_to_size(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, shape_arg(size))
+    return SumToSize.apply(input, shape_arg(sizes_or_keyword("sum_to_size", sizes, "size", size)))
 
 
 def prod(
@@ -1417,11 +1404,17 @@ def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool |
             raise _keepdim_without_dim(name, keepdims)
         return (MaxAll if largest else MinAll).apply(x)
     values, indices = (MaxDim if largest else MinDim).apply(x, _int_dim(name, dim), keepdim)
-    return (MaxResult if largest else MinResult)(values, indices)
+    return (_return_types.max if largest else _return_types.min)(values, indices)
 
 
 def max(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    other: Tensor | None = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> Any:
     """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
     tensor, the elementwise ``maximum``."""
@@ -1429,11 +1422,19 @@ def max(
         dim = numpy_dim("max", dim, axis)
     if keepdims is not None:
         keepdim = numpy_keepdim("max", keepdim, keepdims)
+    if other is not None:  # (torch's ``max(input, other=t)`` overload)
+        dim = other
     return _max_min(input, dim, keepdim, True, keepdims)
 
 
 def min(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    other: Tensor | None = None,
+    axis: Any = None,
+    keepdims: bool | None = None,
 ) -> Any:
     """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
     tensor, the elementwise ``minimum``."""
@@ -1441,6 +1442,8 @@ def min(
         dim = numpy_dim("min", dim, axis)
     if keepdims is not None:
         keepdim = numpy_keepdim("min", keepdim, keepdims)
+    if other is not None:  # (torch's ``min(input, other=t)`` overload)
+        dim = other
     return _max_min(input, dim, keepdim, False, keepdims)
 
 

@@ -33,7 +33,7 @@ from ctxgrad.autograd.batching import (
 )
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_or_keyword
 from ctxgrad.ops.complex_numbers import Conj
 from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
 
@@ -1022,13 +1022,18 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
     return Reshape.apply(input, shape_arg((shape,)))
 
 
-def reshape_method(input: Tensor, *shape: Any) -> Tensor:
+def reshape_method(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """The same values in a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, shape_arg(shape))
+    return Reshape.apply(input, shape_arg(sizes_or_keyword("reshape", sizes, "shape", shape)))
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:
+def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Tensor:
     """A view with a new shape (or the same bytes as another dtype); fails, as in torch, where no view is possible."""
+    if dtype is not None:
+        if sizes or size is not None:
+            raise TypeError("view() received an invalid combination of arguments - got a size and dtype=")
+        return ViewDtype.apply(input, to_dtype(dtype))
+    shape = sizes_or_keyword("view", sizes, "size", size)
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
         return ViewDtype.apply(input, to_dtype(shape[0]))
     return View.apply(input, shape_arg(shape))
@@ -1044,9 +1049,10 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     return Reshape.apply(input, tuple(other.array.shape))
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:
-    """A broadcast view with the given sizes (``-1`` keeps a dimension)."""
-    return Expand.apply(input, shape_arg(sizes))
+def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
+    """A broadcast view with the given sizes (``-1`` keeps a dimension).  (``implicit`` is
+    torch's mark for an expansion its tracer inserted; it changes nothing.)"""
+    return Expand.apply(input, shape_arg(sizes_or_keyword("expand", sizes, "size", size)))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -1091,10 +1097,11 @@ def permute(input: Tensor, dims: Any) -> Tensor:
     return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg((dims,))))
 
 
-def permute_method(input: Tensor, *dims: Any) -> Tensor:
+def permute_method(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
     """Reorder the dimensions (a view)."""
     n = input.array.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg(dims)))
+    order = sizes_or_keyword("permute", order, "dims", dims)
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg(order)))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -1546,8 +1553,27 @@ def _slice_piece(x: Tensor, dim: int, start: int, end: int) -> Tensor:
     return Narrow.apply(x, dim, lo, max(hi - lo, 0))
 
 
+def _split_spec(name: str, positional: Any, **keywords: Any) -> Any:
+    """The one way of splitting given to ``name``: positionally, or by one of torch's keywords
+    (``sections=3``, ``indices=[1, 5]``, ``tensor_indices_or_sections=t``)."""
+    given = [value for value in (positional, *keywords.values()) if value is not None]
+    if len(given) != 1:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments: give the split positionally or as one of "
+            f"{', '.join(f'{k}=' for k in keywords)}, once"
+        )
+    return given[0]
+
+
 def tensor_split(
-    input: Tensor, indices_or_sections: Any, dim: int = 0, *, axis: int | None = None
+    input: Tensor,
+    indices_or_sections: Any = None,
+    dim: int = 0,
+    *,
+    sections: int | None = None,
+    indices: Sequence[int] | None = None,
+    tensor_indices_or_sections: Tensor | None = None,
+    axis: int | None = None,
 ) -> tuple[Tensor, ...]:
     """Views of ``input`` along ``dim``: ``n`` pieces as equal as can be (the first ones one
     longer), or the pieces between the given indices (Python's slice rules).
@@ -1566,7 +1592,13 @@ def tensor_split(
             f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {len(shape)} dims"
         )
     d = _wrap_dim(dim, len(shape))
-    spec = indices_or_sections
+    spec = _split_spec(
+        "tensor_split",
+        indices_or_sections,
+        sections=sections,
+        indices=indices,
+        tensor_indices_or_sections=tensor_indices_or_sections,
+    )
     if isinstance(spec, Tensor):
         if spec.array.dtype != np.int64:
             raise RuntimeError(
@@ -1613,19 +1645,28 @@ def _direction_split(name: str, input: Tensor, spec: Any, dim: int, min_dims: in
     return tensor_split(input, spec, dim)
 
 
-def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+def hsplit(
+    input: Tensor, indices_or_sections: Any = None, *, sections: int | None = None, indices: Sequence[int] | None = None
+) -> tuple[Tensor, ...]:
     """``tensor_split`` along dimension 1 (dimension 0 of a 1-D tensor); sections must divide it."""
-    return _direction_split("hsplit", input, indices_or_sections, 0 if input.array.ndim == 1 else 1, 1)
+    spec = _split_spec("hsplit", indices_or_sections, sections=sections, indices=indices)
+    return _direction_split("hsplit", input, spec, 0 if input.array.ndim == 1 else 1, 1)
 
 
-def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+def vsplit(
+    input: Tensor, indices_or_sections: Any = None, *, sections: int | None = None, indices: Sequence[int] | None = None
+) -> tuple[Tensor, ...]:
     """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions."""
-    return _direction_split("vsplit", input, indices_or_sections, 0, 2)
+    spec = _split_spec("vsplit", indices_or_sections, sections=sections, indices=indices)
+    return _direction_split("vsplit", input, spec, 0, 2)
 
 
-def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+def dsplit(
+    input: Tensor, indices_or_sections: Any = None, *, sections: int | None = None, indices: Sequence[int] | None = None
+) -> tuple[Tensor, ...]:
     """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions."""
-    return _direction_split("dsplit", input, indices_or_sections, 2, 3)
+    spec = _split_spec("dsplit", indices_or_sections, sections=sections, indices=indices)
+    return _direction_split("dsplit", input, spec, 2, 3)
 
 
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:

@@ -25,7 +25,6 @@ holds no op's rule, tests/test_autograd_mechanism_only.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ctxgrad.ops import (
@@ -43,32 +42,9 @@ from ctxgrad.ops import (
     sorting,
     statistics,
 )
+from ctxgrad.ops._row import Op
 
-__all__ = ["OPS", "OUT_VARIANTS", "Op"]
-
-
-@dataclass(frozen=True)
-class Op:
-    """One op and its surfaces (see the module docstring)."""
-
-    name: str
-    frontend: Callable[..., Any]
-    method: bool = True
-    function: bool = True
-    #: The in-place variant's frontend (``pointwise.exp_``): the op's Function made in place
-    #: (``ctxgrad.autograd.inplace.in_place``), attached as the method of its own name.
-    inplace: Callable[..., Any] | None = None
-    nn_functional: bool = False
-    aliases: tuple[str, ...] = ()
-    #: The Tensor method when it differs from the function (torch counts argument positions
-    #: from ``self`` in methods, from ``input`` in functions, so some errors differ).
-    method_frontend: Callable[..., Any] | None = None
-    #: Dunders (``"__add__"``) that are this op, each attached as the method is.
-    dunders: tuple[str, ...] = ()
-    #: Dunders (``"__iadd__"``) that are the in-place variant.
-    inplace_dunders: tuple[str, ...] = ()
-    #: The method is a property (``x.T``).
-    property: bool = False
+__all__ = ["OPS", "OUT_VARIANTS", "Op", "frontend"]
 
 
 def _unary(name: str, **fields: Any) -> Op:
@@ -78,37 +54,9 @@ def _unary(name: str, **fields: Any) -> Op:
 
 OPS: list[Op] = [
     # ----------------------------------------------------------------------- pointwise
+    *pointwise.ROWS,
     _unary("exp", inplace=pointwise.exp_),
-    _unary("log", inplace=pointwise.log_),
-    _unary("tanh", inplace=pointwise.tanh_, nn_functional=True),
-    _unary("abs", inplace=pointwise.abs_, dunders=("__abs__",)),
-    _unary("sign", inplace=inplace.sign_),
-    _unary("sqrt", inplace=pointwise.sqrt_),
-    _unary("rsqrt", inplace=inplace.rsqrt_),
-    _unary("square", inplace=inplace.square_),
-    _unary("reciprocal", inplace=inplace.reciprocal_),
-    _unary("exp2", inplace=inplace.exp2_),
-    _unary("expm1", inplace=inplace.expm1_),
-    _unary("log2", inplace=inplace.log2_),
-    _unary("log10", inplace=inplace.log10_),
-    _unary("log1p", inplace=inplace.log1p_),
-    _unary("sin", inplace=inplace.sin_),
-    _unary("cos", inplace=inplace.cos_),
-    _unary("tan", inplace=inplace.tan_),
-    _unary("asin", inplace=inplace.asin_, aliases=("arcsin",)),
-    _unary("acos", inplace=inplace.acos_, aliases=("arccos",)),
-    _unary("atan", inplace=inplace.atan_, aliases=("arctan",)),
-    _unary("sinh", inplace=inplace.sinh_),
-    _unary("cosh", inplace=inplace.cosh_),
-    _unary("sigmoid", inplace=pointwise.sigmoid_, nn_functional=True),
-    _unary("relu", inplace=pointwise.relu_),
-    _unary("floor", inplace=inplace.floor_),
-    _unary("ceil", inplace=inplace.ceil_),
     _unary("round", inplace=inplace.round_),
-    _unary("trunc", inplace=inplace.trunc_),
-    _unary("frac", inplace=inplace.frac_),
-    _unary("erf", inplace=inplace.erf_),
-    _unary("erfc", inplace=inplace.erfc_),
     _unary("logit", inplace=inplace.logit_),
     Op("atan2", pointwise.atan2, method_frontend=pointwise.atan2_method, inplace=inplace.atan2_),
     Op("arctan2", pointwise.arctan2, method_frontend=pointwise.arctan2_method, inplace=inplace.arctan2_),
@@ -244,15 +192,15 @@ OPS: list[Op] = [
     Op("reshape_as", shape.reshape_as, function=False),
     Op("expand", shape.expand, function=False),
     Op("expand_as", shape.expand_as, function=False),
-    Op("t", shape.t),
-    Op("transpose", shape.transpose),
+    Op("t", shape.t, inplace=inplace.t_),
+    Op("transpose", shape.transpose, inplace=inplace.transpose_),
     Op("permute", shape.permute, method_frontend=shape.permute_method),
     Op("flatten", shape.flatten),
     Op("unflatten", shape.unflatten, method_frontend=shape.unflatten_method),
-    Op("squeeze", shape.squeeze),
-    Op("unsqueeze", shape.unsqueeze),
-    Op("swapaxes", shape.swapaxes),
-    Op("swapdims", shape.swapdims),
+    Op("squeeze", shape.squeeze, inplace=inplace.squeeze_),
+    Op("unsqueeze", shape.unsqueeze, inplace=inplace.unsqueeze_),
+    Op("swapaxes", shape.swapaxes, inplace=inplace.swapaxes_),
+    Op("swapdims", shape.swapdims, inplace=inplace.swapdims_),
     Op("movedim", shape.movedim),
     Op("moveaxis", shape.moveaxis),
     Op("broadcast_to", shape.broadcast_to, method_frontend=shape.broadcast_to_method),
@@ -348,7 +296,6 @@ OPS: list[Op] = [
     Op("zero_", inplace.zero_, function=False),
     Op("fill_", inplace.fill_, function=False),
     Op("copy_", inplace.copy_, function=False),
-    Op("true_divide_", inplace.true_divide_, function=False),
     Op("__setitem__", inplace.setitem, function=False),
     Op("argwhere", indexing.argwhere),
     # ----------------------------------------------------------------------- complex numbers
@@ -372,16 +319,7 @@ OPS: list[Op] = [
     Op("kthvalue", sorting.kthvalue),
     Op("median", sorting.median),
     # ----------------------------------------------------------------------- more of torch's functions
-    _unary("acosh", inplace=pointwise.acosh_, aliases=("arccosh",)),
-    _unary("asinh", inplace=pointwise.asinh_, aliases=("arcsinh",)),
-    _unary("atanh", inplace=pointwise.atanh_, aliases=("arctanh",)),
-    _unary("deg2rad", inplace=pointwise.deg2rad_),
-    _unary("rad2deg", inplace=pointwise.rad2deg_),
-    _unary("sinc", inplace=pointwise.sinc_),
-    _unary("lgamma", inplace=pointwise.lgamma_),
-    _unary("digamma", inplace=pointwise.digamma_),
     Op("polygamma", pointwise.polygamma, method_frontend=pointwise.polygamma_method, inplace=pointwise.polygamma_),
-    _unary("erfinv", inplace=pointwise.erfinv_),
     _unary("nan_to_num", inplace=pointwise.nan_to_num_),
     _unary("positive", dunders=("__pos__",)),
     _unary("sgn", inplace=pointwise.sgn_),
@@ -393,7 +331,6 @@ OPS: list[Op] = [
     _unary("heaviside", inplace=pointwise.heaviside_),
     _unary("nextafter", inplace=pointwise.nextafter_),
     _unary("frexp"),
-    _unary("i0", inplace=pointwise.i0_),
     _unary("fmax"),
     _unary("fmin"),
     _unary("addcmul", inplace=pointwise.addcmul_),
@@ -464,8 +401,8 @@ OPS: list[Op] = [
     Op("as_strided_scatter", shape.as_strided_scatter),
     Op("fill_diagonal_", indexing.fill_diagonal_, function=False),
     # ----------------------------------------------------------------------- incomplete gamma (issue 18)
-    Op("igamma", pointwise.igamma),
-    Op("igammac", pointwise.igammac),
+    Op("igamma", pointwise.igamma, inplace=inplace.igamma_),
+    Op("igammac", pointwise.igammac, inplace=inplace.igammac_),
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int and bool hide the builtins in class Tensor after them
     Op("clone", copy.clone),
@@ -489,10 +426,11 @@ OPS: list[Op] = [
 ]
 
 # ----------------------------------------------------------------------- out= (torch's out variants)
-#: The ops whose ``ctxgrad.<name>`` function takes ``out=`` as torch's does (one result tensor;
-#: the methods take none, as in torch).  The surface adds it (``_surface.with_out``) to those
-#: whose frontend has no ``out`` parameter of its own; the rows stay as they are.
-OUT_VARIANTS = frozenset(
+#: The ops whose ``ctxgrad.<name>`` function takes ``out=`` as torch's does (a tensor, or a tuple
+#: of them for an op with several results; the methods take none, as in torch).  The surface
+#: adds it (``_surface.with_out``) to those whose frontend has no ``out`` parameter of its own;
+#: the rows stay as they are.
+OUT_VARIANTS = frozenset(op.name for op in OPS if op.out) | frozenset(
     """
     abs sign sqrt rsqrt square reciprocal exp2 expm1 log log2 log10 log1p sin cos tan asin arcsin acos
     arccos atan arctan sinh cosh tanh asinh arcsinh acosh arccosh atanh arctanh sigmoid logit floor ceil
@@ -510,5 +448,13 @@ OUT_VARIANTS = frozenset(
     gather index_select masked_select take_along_dim nonzero slice_scatter
     mm bmm mv dot vdot outer ger inner kron cross tensordot addmm addmv addr baddbmm addbmm inverse
     matrix_power chain_matmul searchsorted bucketize igamma igammac
+    aminmax cummax cummin mode median nanmedian kthvalue sort argsort topk frexp histogram renorm narrow_copy
+    scatter scatter_add scatter_reduce index_add index_copy index_reduce take isin nonzero_static hash_tensor
+    svd qr cholesky cholesky_inverse cholesky_solve lu_unpack lu_solve geqrf slogdet triangular_solve orgqr ormqr
     """.split()
 )
+
+
+def frontend(name: str) -> Callable[..., Any]:
+    """The frontend of the row named ``name`` (``ctxgrad.nn.functional.sigmoid`` is ``sigmoid``'s)."""
+    return next(op.frontend for op in OPS if op.name == name)

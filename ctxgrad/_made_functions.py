@@ -1,8 +1,9 @@
-"""The ``ctxgrad.*`` functions that take torch's ``out=`` through ``ctxgrad._surface.with_out``.
+"""The ``ctxgrad.*`` functions the surface makes: the frontends made from op rows, and torch's
+``out=`` added through ``ctxgrad._surface.with_out``.
 
-Written by ``python -m ctxgrad._gen_methods`` from ``ctxgrad/ops/table.py`` (``OUT_VARIANTS``): do not
-edit.  Type checkers read the stubs, which are each frontend's signature with ``out`` added; at
-run time the module holds the functions ``ctxgrad._surface.out_functions`` makes.
+Written by ``python -m ctxgrad._gen_methods`` from the op rows (``ctxgrad/ops/table.py``): do not
+edit.  Type checkers read the stubs (each frontend's signature, with ``out`` where the op takes
+it); at run time the module holds the functions ``ctxgrad._surface.made_functions`` makes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ctxgrad._tensor import Tensor
+    from ctxgrad.ops import _return_types
 
     def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -75,6 +77,16 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def aminmax(
+        input: Tensor,
+        *,
+        dim: int | None = None,
+        keepdim: bool = False,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Any: ...
+
     def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def any(
@@ -121,6 +133,16 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def argsort(
+        input: Tensor,
+        dim: int = -1,
+        descending: bool = False,
+        *,
+        stable: bool = False,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
     def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -159,6 +181,12 @@ if TYPE_CHECKING:
 
     def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor: ...
 
+    def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+
     def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
     def clamp_max(input: Tensor, max: Any, *, out: Tensor | None = None) -> Tensor: ...
@@ -184,6 +212,10 @@ if TYPE_CHECKING:
     def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
+
+    def cummax(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
+
+    def cummin(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
 
     def cumprod(
         input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
@@ -240,6 +272,8 @@ if TYPE_CHECKING:
 
     def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def frexp(input: Tensor, *, out: Tensor | None = None) -> _return_types.frexp: ...
+
     def gather(
         input: Tensor,
         dim: int = ...,
@@ -254,6 +288,8 @@ if TYPE_CHECKING:
 
     def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
+    def geqrf(input: Tensor, *, out: Tensor | None = None) -> _return_types.geqrf: ...
+
     def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
@@ -262,11 +298,25 @@ if TYPE_CHECKING:
 
     def gt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
+    def hash_tensor(
+        input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0, out: Tensor | None = None
+    ) -> Tensor: ...
+
     def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def histc(
         input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def histogram(
+        input: Tensor,
+        bins: Any,
+        *,
+        range: Sequence[float] | None = None,
+        weight: Tensor | None = None,
+        density: bool = False,
+        out: Tensor | None = None,
+    ) -> Any: ...
 
     def hstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -278,6 +328,39 @@ if TYPE_CHECKING:
 
     def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def index_add(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        source: Tensor = ...,
+        *,
+        alpha: Any = 1,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def index_copy(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        source: Tensor = ...,
+        *,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def index_reduce(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        source: Tensor = ...,
+        reduce: str = ...,
+        *,
+        include_self: bool = True,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
     def index_select(
         input: Tensor, dim: int = ..., index: Tensor = ..., *, axis: int | None = None, out: Tensor | None = None
     ) -> Tensor: ...
@@ -286,11 +369,31 @@ if TYPE_CHECKING:
 
     def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def isin(
+        elements: Any,
+        test_elements: Any,
+        *,
+        assume_unique: bool = False,
+        invert: bool = False,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
     def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def kthvalue(
+        input: Tensor,
+        k: int,
+        dim: int = -1,
+        keepdim: bool = False,
+        *,
+        axis: int | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.kthvalue: ...
 
     def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -346,6 +449,17 @@ if TYPE_CHECKING:
 
     def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
+    def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def lu_unpack(
+        LU_data: Tensor,
+        LU_pivots: Tensor,
+        unpack_data: bool = True,
+        unpack_pivots: bool = True,
+        *,
+        out: Tensor | None = None,
+    ) -> _return_types.lu_unpack: ...
+
     def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor: ...
@@ -355,6 +469,7 @@ if TYPE_CHECKING:
         dim: Any = None,
         keepdim: bool = False,
         *,
+        other: Tensor | None = None,
         axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
@@ -362,11 +477,22 @@ if TYPE_CHECKING:
 
     def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def median(
+        input: Tensor,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        axis: int | None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Any: ...
+
     def min(
         input: Tensor,
         dim: Any = None,
         keepdim: bool = False,
         *,
+        other: Tensor | None = None,
         axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
@@ -375,6 +501,16 @@ if TYPE_CHECKING:
     def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def mode(
+        input: Tensor,
+        dim: int = -1,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Any: ...
 
     def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -400,6 +536,16 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def nanmedian(
+        input: Tensor,
+        dim: int | None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Any: ...
+
     def nanquantile(
         input: Tensor,
         q: Any,
@@ -423,6 +569,8 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Tensor | None = None) -> Tensor: ...
+
     def ne(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -430,6 +578,8 @@ if TYPE_CHECKING:
     def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def nonzero(input: Tensor, *, as_tuple: bool = False, out: Tensor | None = None) -> Any: ...
+
+    def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1, out: Tensor | None = None) -> Tensor: ...
 
     def norm(
         input: Tensor,
@@ -442,6 +592,18 @@ if TYPE_CHECKING:
     ) -> Tensor: ...
 
     def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def orgqr(input: Tensor, input2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def ormqr(
+        input: Tensor,
+        input2: Tensor,
+        input3: Tensor,
+        left: bool = True,
+        transpose: bool = False,
+        *,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
 
     def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -462,6 +624,8 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def qr(input: Tensor, some: bool = True, *, out: Tensor | None = None) -> _return_types.qr: ...
+
     def quantile(
         input: Tensor,
         q: Any,
@@ -478,13 +642,51 @@ if TYPE_CHECKING:
 
     def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def relu(input: Tensor) -> Tensor: ...
+
     def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor: ...
 
     def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor: ...
 
     def row_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def scatter(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        src: Any = None,
+        *,
+        value: Any = None,
+        reduce: str | None = None,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def scatter_add(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        src: Tensor = ...,
+        *,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def scatter_reduce(
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        src: Tensor = ...,
+        reduce: str = ...,
+        *,
+        include_self: bool = True,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
 
     def searchsorted(
         sorted_sequence: Tensor,
@@ -522,9 +724,21 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def slogdet(input: Tensor, *, out: Tensor | None = None) -> _return_types.slogdet: ...
+
     def softmax(
         input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def sort(
+        input: Tensor,
+        dim: int = -1,
+        descending: bool = False,
+        *,
+        stable: bool | None = None,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.sort: ...
 
     def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -544,6 +758,12 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def svd(
+        input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Tensor | None = None
+    ) -> _return_types.svd: ...
+
+    def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
     def take_along_dim(
         input: Tensor, indices: Tensor, dim: int | None = None, *, axis: int | None = None, out: Tensor | None = None
     ) -> Tensor: ...
@@ -553,6 +773,27 @@ if TYPE_CHECKING:
     def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Tensor | None = None) -> Tensor: ...
+
+    def topk(
+        input: Tensor,
+        k: int,
+        dim: int = -1,
+        largest: bool = True,
+        sorted: bool = True,
+        *,
+        axis: int | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.topk: ...
+
+    def triangular_solve(
+        input: Tensor,
+        A: Tensor,
+        upper: bool = True,
+        transpose: bool = False,
+        unitriangular: bool = False,
+        *,
+        out: Tensor | None = None,
+    ) -> _return_types.triangular_solve: ...
 
     def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -580,9 +821,9 @@ if TYPE_CHECKING:
 
     def xlogy(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 else:
-    from ctxgrad._surface import out_functions
+    from ctxgrad._surface import made_functions
 
-    globals().update(out_functions())
+    globals().update(made_functions())
 
 __all__ = [
     "abs",
@@ -597,6 +838,7 @@ __all__ = [
     "all",
     "amax",
     "amin",
+    "aminmax",
     "angle",
     "any",
     "arccos",
@@ -608,6 +850,7 @@ __all__ = [
     "arctanh",
     "argmax",
     "argmin",
+    "argsort",
     "asin",
     "asinh",
     "atan",
@@ -625,6 +868,9 @@ __all__ = [
     "cat",
     "ceil",
     "chain_matmul",
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
     "clamp",
     "clamp_max",
     "clamp_min",
@@ -638,6 +884,8 @@ __all__ = [
     "cos",
     "cosh",
     "cross",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "deg2rad",
@@ -659,26 +907,35 @@ __all__ = [
     "fmin",
     "fmod",
     "frac",
+    "frexp",
     "gather",
     "gcd",
     "ge",
+    "geqrf",
     "ger",
     "greater",
     "greater_equal",
     "gt",
+    "hash_tensor",
     "heaviside",
     "histc",
+    "histogram",
     "hstack",
     "hypot",
     "i0",
     "igamma",
     "igammac",
+    "index_add",
+    "index_copy",
+    "index_reduce",
     "index_select",
     "inner",
     "inverse",
+    "isin",
     "isneginf",
     "isposinf",
     "kron",
+    "kthvalue",
     "lcm",
     "ldexp",
     "le",
@@ -701,37 +958,52 @@ __all__ = [
     "logit",
     "logsumexp",
     "lt",
+    "lu_solve",
+    "lu_unpack",
     "masked_select",
     "matrix_power",
     "max",
     "maximum",
+    "median",
     "min",
     "minimum",
     "mm",
+    "mode",
     "msort",
     "mv",
     "nan_to_num",
     "nanmean",
+    "nanmedian",
     "nanquantile",
     "nansum",
+    "narrow_copy",
     "ne",
     "neg",
     "nextafter",
     "nonzero",
+    "nonzero_static",
     "norm",
     "not_equal",
+    "orgqr",
+    "ormqr",
     "outer",
     "polar",
     "polygamma",
     "pow",
     "prod",
+    "qr",
     "quantile",
     "rad2deg",
     "reciprocal",
+    "relu",
     "remainder",
+    "renorm",
     "round",
     "row_stack",
     "rsqrt",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
     "searchsorted",
     "sgn",
     "sigmoid",
@@ -741,15 +1013,21 @@ __all__ = [
     "sinc",
     "sinh",
     "slice_scatter",
+    "slogdet",
     "softmax",
+    "sort",
     "sqrt",
     "square",
     "stack",
     "std",
+    "svd",
+    "take",
     "take_along_dim",
     "tan",
     "tanh",
     "tensordot",
+    "topk",
+    "triangular_solve",
     "tril",
     "triu",
     "trunc",
