@@ -42,6 +42,7 @@ from ctxgrad.autograd.graph import Node
 from ctxgrad.autograd.saved import relock, writable
 
 __all__ = [
+    "AddFlat",
     "CopySlices",
     "ReplaceFlat",
     "TakeFlat",
@@ -119,8 +120,10 @@ class TakeFlat(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        # Added, not written: an overlapping view (expand, unfold, as_strided) reads one
+        # position of the base more than once, and each reading passes on its gradient.
         zeros = _wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
-        return ReplaceFlat.apply(zeros, _positions(ctx), grad), None
+        return AddFlat.apply(zeros, _positions(ctx), grad), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
@@ -156,6 +159,33 @@ class ReplaceFlat(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor | None) -> Tensor:
         return ReplaceFlat.apply(tx, _positions(ctx), 0.0 if tv is None else tv)
+
+
+class AddFlat(Function[Tensor]):
+    """A copy of ``x`` with ``values`` (broadcast to the positions' shape) added at flat
+    ``positions``, a position given more than once receiving the sum: the adjoint of
+    :class:`TakeFlat` (a gather's backward is a scatter-add)."""
+
+    _backward_name = "AsStridedBackwardBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+    vmap = flat_positions_rule(2, 1)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Tensor) -> Tensor:
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
+        out = x._data.copy()
+        np.add.at(out.reshape(-1), positions.ravel(), np.broadcast_to(values._data, positions.shape).ravel())
+        return _wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
+        need_x, _, need_values = ctx.needs_input_grad
+        return (grad if need_x else None), None, (TakeFlat.apply(grad, _positions(ctx)) if need_values else None)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor) -> Tensor:
+        return AddFlat.apply(tx, _positions(ctx), tv)
 
 
 class CopySlices(Function[Tensor]):
