@@ -160,3 +160,40 @@ def test_double_backward_of_the_re_read_view_adds_at_repeated_positions() -> Non
         return g.tolist(), gg.tolist()
 
     assert_same(run(ctxgrad), run(torch))
+
+
+OVERLAP_MSG = "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
+
+
+@pytest.mark.parametrize("view", ["expand", "broadcast_to", "unfold", "as_strided"])
+def test_an_in_place_op_on_an_overlapping_view_is_refused(view: str) -> None:
+    # torch refuses a dimension of stride 0 (expand) with this error; into overlapping windows
+    # (unfold, as_strided) it writes element by element, each write seen by the later reads:
+    # values that are not 2 * x, and a gradient that does not describe them (ctxgrad refuses
+    # these too: docs/differences.md).
+    leaf = ctxgrad.tensor(START, requires_grad=True)
+    base = leaf.clone()
+    with pytest.raises(RuntimeError, match=OVERLAP_MSG):
+        VIEWS[view](base).mul_(2)
+    assert base.tolist() == START  # nothing written
+    if view in ("unfold", "as_strided"):
+        t_leaf = torch.tensor(START, requires_grad=True)
+        t_base = t_leaf.clone()
+        VIEWS[view](t_base).mul_(2)
+        assert t_base.tolist() != [2 * v for v in START]  # (torch's values depend on its order of writes)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [lambda b: b.unfold(0, 2, 2), lambda b: b.unfold(0, 2, 1)[1], lambda b: b.as_strided((2, 2), (1, 2))],
+    ids=["unfold_apart", "one_window", "as_strided_apart"],
+)
+def test_an_in_place_op_on_a_view_whose_elements_are_apart_matches_torch(view: Callable[[Any], Any]) -> None:
+    def run(lib: Any) -> tuple[Any, Any]:
+        leaf = lib.tensor(START, dtype=lib.float64, requires_grad=True)
+        base = leaf.clone()
+        view(base).mul_(2)
+        _loss(base).backward()
+        return base.tolist(), leaf.grad.tolist()
+
+    assert_same(run(ctxgrad), run(torch))

@@ -372,9 +372,21 @@ def _has_tangent(x: Tensor, args: tuple[Any, ...]) -> bool:
 
 
 def internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
-    """Some memory location holds more than one element of ``arr`` (a dimension of stride 0,
-    as ``expand`` makes): torch refuses to write into such a tensor."""
-    return any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides))
+    """Some memory location holds more than one element of ``arr``: a dimension of stride 0,
+    as ``expand`` makes, which torch refuses to write into, or windows that overlap
+    (``unfold`` with a step below the size, ``as_strided``), into which torch writes element
+    by element, each write seen by the later reads: a result that is neither the op's nor
+    what its gradient describes, so ctxgrad refuses those too (docs/differences.md)."""
+    if any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides)):
+        return True
+    # Provably apart when each dimension steps over the whole span of the finer ones.
+    span = arr.itemsize
+    for step, n in sorted((abs(stride), n) for n, stride in zip(arr.shape, arr.strides) if n > 1):
+        if step < span:
+            offsets = _element_offsets(arr).ravel()
+            return bool(np.unique(offsets).size != offsets.size)
+        span += step * (n - 1)
+    return False
 
 
 _PARTIAL_OVERLAP_MSG = (
