@@ -15,7 +15,10 @@ is asked for (:func:`history`).
 
 Positions: a view's elements are located in its base as flat (C-order) positions, computed
 from the two arrays' addresses and strides, so every kind of view (slices, transposes,
-diagonals, reshapes) is handled the same way.
+diagonals, reshapes) is handled the same way.  A view may read a position more than once
+(``expand``, overlapping ``unfold`` windows, ``as_strided``): the re-read is a gather
+(``TakeFlat``), so its gradient is a scatter-add (``AddFlat``), every reading passing its
+gradient on; writing into such a view is refused (:func:`internal_overlap`).
 
 This module is above :mod:`.function` (its nodes are Functions); it gives ``Tensor`` the two
 methods that need it, ``_history`` and ``_record_base_write``, when ``ctxgrad.autograd`` is
