@@ -88,6 +88,9 @@ def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int 
     ``pickle_module``, default :mod:`pickle`, and ``pickle_protocol``), and loads only with
     ``weights_only=False``.
 
+    Tensors (and arrays) that share memory, such as a tensor and views of it, are stored as
+    that memory once and load sharing it again, as torch keeps a storage shared.
+
     The file is an ``.npz`` archive whatever its name (no suffix is added).
     """
     arrays: dict[str, np.ndarray[Any, Any]] = {}
