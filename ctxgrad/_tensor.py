@@ -748,11 +748,12 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Fill ``.grad`` of this non-leaf during backward (a no-op on leaves)."""
+        fn = self._grad_fn if self._base is None else self._history()  # (a view re-read first, as for a hook)
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        if fn is None or self._retains_grad:
             return
-        self._grad_fn._add_retain_grad(self._output_nr, self)
+        fn._add_retain_grad(self._output_nr, self)
         self._retains_grad = True
 
     @property

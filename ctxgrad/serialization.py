@@ -11,7 +11,11 @@ passed.  ctxgrad does the same with a format in which weights never need pickle:
   as ``{"tensor": 0}``.
 
 A tensor referenced twice is stored once and comes back as one object. Tensors come back
-with their dtype, shape and values, as leaves that do not require grad.
+with their dtype, shape and values, as leaves that do not require grad.  Tensors that share
+memory (a tensor and views of it, as torch keeps tensors that share a storage) are stored as
+the bytes they span, once (the entry ``storage_0``, ...), and each as a view of them (its
+dtype, shape, byte strides and byte offset, under ``"views"`` in the JSON document; format
+version 3): after loading they share memory again, so a write into one is seen by the others.
 
 >>> import io
 >>> import ctxgrad
@@ -57,6 +61,8 @@ __all__ = ["load", "save"]
 FORMAT_NAME = "ctxgrad.save"
 FORMAT_VERSION = 1  #: the version of a file without pickle (what ctxgrad has always written)
 PICKLE_FORMAT_VERSION = 2  #: the version of a file whose object is a pickle
+SHARED_FORMAT_VERSION = 3  #: the version of a file in which tensors share memory (views)
+_NEWEST_VERSION = SHARED_FORMAT_VERSION
 _STRUCTURE_ENTRY = "__ctxgrad__"
 _PICKLE_ENTRY = "__pickle__"
 _FROM_TORCH = (
@@ -82,6 +88,9 @@ def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int 
     ``pickle_module``, default :mod:`pickle`, and ``pickle_protocol``), and loads only with
     ``weights_only=False``.
 
+    Tensors (and arrays) that share memory, such as a tensor and views of it, are stored as
+    that memory once and load sharing it again, as torch keeps a storage shared.
+
     The file is an ``.npz`` archive whatever its name (no suffix is added).
     """
     arrays: dict[str, np.ndarray[Any, Any]] = {}
@@ -92,6 +101,10 @@ def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int 
             "version": FORMAT_VERSION,
             "object": _encode(obj, "obj", arrays, {}, set()),
         }
+        views = _share_memory(arrays)
+        if views:
+            structure["version"] = SHARED_FORMAT_VERSION
+            structure["views"] = views
     except (TypeError, ValueError) as reason:  # not weights only: pickle the whole object
         module = pickle if pickle_module is None else pickle_module
         arrays = {_PICKLE_ENTRY: np.frombuffer(module.dumps(obj, protocol=pickle_protocol), dtype=np.uint8)}
@@ -151,6 +164,65 @@ def _encode(
         "without pickle; "
         "it stores Tensor, numpy.ndarray, dict, list, tuple, str, int, float, bool and None"
     )
+
+
+def _owner(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The array at the end of ``arr``'s chain of NumPy views (one memory block when contiguous)."""
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+def _address(arr: np.ndarray[Any, Any]) -> int:
+    """The address of ``arr``'s first element (index 0 in every dimension)."""
+    address: int = arr.__array_interface__["data"][0]
+    return address
+
+
+def _byte_span(arr: np.ndarray[Any, Any]) -> tuple[int, int]:
+    """The addresses of the first and one past the last byte that a non-empty ``arr`` reads."""
+    start = end = _address(arr)
+    for n, stride in zip(arr.shape, arr.strides):
+        if stride < 0:
+            start += (n - 1) * stride
+        else:
+            end += (n - 1) * stride
+    return start, end + arr.itemsize
+
+
+_ALIGN = 16  # a storage starts at this alignment of its memory, so the views keep their alignment
+
+
+def _share_memory(arrays: dict[str, np.ndarray[Any, Any]]) -> dict[str, dict[str, Any]]:
+    """Replace the arrays of ``arrays`` that share a memory block with that block's bytes (the
+    span they read, once, as ``storage_N``) and return how each reads it (a view's dtype, shape,
+    byte strides and byte offset, by entry name)."""
+    groups: dict[int, list[str]] = {}
+    owners: dict[int, np.ndarray[Any, Any]] = {}
+    for key, arr in arrays.items():
+        owner = _owner(arr)
+        if arr.size and (owner.flags.c_contiguous or owner.flags.f_contiguous):
+            groups.setdefault(id(owner), []).append(key)
+            owners[id(owner)] = owner
+    views: dict[str, dict[str, Any]] = {}
+    shared = [(owners[k], keys) for k, keys in groups.items() if len(keys) > 1]
+    for n, (owner, keys) in enumerate(shared):
+        spans = [_byte_span(arrays[key]) for key in keys]
+        origin = _address(owner)
+        start = origin + (min(lo for lo, _ in spans) - origin) // _ALIGN * _ALIGN
+        end = max(hi for _, hi in spans)
+        memory = owner.ravel(order="K").view(np.uint8)  # (a contiguous owner's bytes in memory order: no copy)
+        arrays[f"storage_{n}"] = memory[start - origin : end - origin]
+        for key in keys:
+            arr = arrays.pop(key)
+            views[key] = {
+                "storage": n,
+                "dtype": arr.dtype.str,
+                "shape": list(arr.shape),
+                "strides": list(arr.strides),
+                "offset": _address(arr) - start,
+            }
+    return views
 
 
 # --------------------------------------------------------------------------- load
@@ -246,7 +318,35 @@ def _load_from(file: IO[bytes], name: Any, unpickle: _Unpickle) -> Any:
         if _PICKLE_ENTRY not in arrays:
             raise RuntimeError(f"ctxgrad.load: {name} is damaged: the entry '{_PICKLE_ENTRY}' is missing")
         return unpickle(arrays[_PICKLE_ENTRY], structure["pickled"])
+    _make_views(structure.get("views", {}), arrays, name)
     return _decode(structure["object"], arrays, {}, name)
+
+
+def _make_views(views: Any, arrays: dict[str, np.ndarray[Any, Any]], name: Any) -> None:
+    """Add to ``arrays`` the arrays that the file stored as views of a shared storage (see
+    :func:`_share_memory`), each a view of one loaded copy of its storage's bytes."""
+    if not isinstance(views, dict):
+        raise RuntimeError(f"ctxgrad.load: {name} is damaged: 'views' is not a mapping")
+    storages: dict[int, np.ndarray[Any, Any]] = {}
+    for key, spec in views.items():
+        try:
+            n = spec["storage"]
+            raw = arrays[f"storage_{n}"]
+            if raw.dtype != np.uint8 or raw.ndim != 1:
+                raise ValueError(f"the storage {n} is not bytes")
+            dtype = np.dtype(spec["dtype"])
+            if dtype.kind not in "biufc":
+                raise ValueError(f"a view of dtype {dtype} is not a tensor's")
+            storage = storages.get(n)
+            if storage is None:  # (copied into memory of the alignment it was saved with)
+                aligned = np.empty(-(-raw.size // _ALIGN), dtype=np.complex128).view(np.uint8)
+                storage = storages[n] = aligned[: raw.size]
+                storage[...] = raw
+            shape = tuple(int(d) for d in spec["shape"])
+            strides = tuple(int(d) for d in spec["strides"])
+            arrays[key] = np.ndarray(shape, dtype, buffer=storage, offset=int(spec["offset"]), strides=strides)
+        except (KeyError, TypeError, ValueError) as error:
+            raise RuntimeError(f"ctxgrad.load: {name} is damaged: the view '{key}' cannot be read ({error})") from error
 
 
 def _read_structure(raw: np.ndarray[Any, Any], name: Any) -> dict[str, Any]:
@@ -261,10 +361,10 @@ def _read_structure(raw: np.ndarray[Any, Any], name: Any) -> dict[str, Any]:
     ):
         raise RuntimeError(f"ctxgrad.load: {name} has a '{_STRUCTURE_ENTRY}' entry that ctxgrad.save did not write")
     version = structure.get("version")
-    if not isinstance(version, int) or version > PICKLE_FORMAT_VERSION:
+    if not isinstance(version, int) or version > _NEWEST_VERSION:
         raise RuntimeError(
             f"ctxgrad.load: {name} was written in format version {version!r}; this ctxgrad reads versions up to "
-            f"{PICKLE_FORMAT_VERSION}: upgrade ctxgrad"
+            f"{_NEWEST_VERSION}: upgrade ctxgrad"
         )
     return structure
 

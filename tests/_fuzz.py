@@ -6,7 +6,9 @@ Two generators live here, with what each needs to run:
   pointwise functions on safe domains, broadcasting arithmetic, reductions, ``@``, shape
   ops and indexing, ``cat``/``stack``, ``where``, ``clamp``, ``softmax``, ``maximum``...,
   and in-place ops on views (``INPLACE_OPS``: through a view of a clone, or on the clone
-  after a view of it was taken).  Leaves get random shapes, dtypes (``dtypes``: float32 and
+  after a view of it was taken, among them views that read an element more than once:
+  ``expand``, ``expand_as``, ``broadcast_to``, ``unfold`` and ``as_strided`` with overlapping
+  windows).  Leaves get random shapes, dtypes (``dtypes``: float32 and
   float64 mixed in one graph, with ``REAL_DTYPES`` also int64 and bool leaves, with
   ``COMPLEX_DTYPES`` complex ones, over ``COMPLEX_OPS``), ``requires_grad`` flags (never for
   integer and bool leaves) and, with ``special=True``, special values (NaN, ±inf, ±0) among
@@ -139,8 +141,11 @@ REDUCTIONS = ("sum", "mean", "amax", "amin", "prod", "logsumexp", "norm", "max_d
 SHAPE_OPS = ("reshape", "transpose", "permute", "unsqueeze", "squeeze", "expand", "select", "slice", "take_rows")
 MULTI_OPS = ("matmul", "cat", "stack", "where")
 #: In-place ops on views: ``out = x.clone()``, then an in-place op on a view of ``out``
-#: (``out`` is the node's value), or on ``out`` itself after a view was taken (the view is).
+#: (``out`` is the node's value), or on ``out`` itself after a view was taken (the view is;
+#: then the view may be one that reads some elements of ``out`` more than once).
 INPLACE_OPS = ("inplace_on_view", "view_of_inplace")
+#: The kinds of view that read some elements of their base more than once (:func:`_overlapping_kinds`).
+OVERLAPPING_VIEWS = ("expand", "expand_as", "broadcast_to", "unfold", "as_strided")
 ALL_OPS = UNARY_OPS + BINARY_OPS + REDUCTIONS + SHAPE_OPS + MULTI_OPS + INPLACE_OPS
 #: The ops a graph of complex leaves draws: those torch takes complex inputs for, without the
 #: poles of ``tanh``/``sigmoid`` near the leaves (the branch cuts of ``log``, ``sqrt`` and
@@ -386,10 +391,12 @@ def _add_op(b: _Builder, op: str) -> int | None:
         out.insert(d if d >= 0 else d + ndim + 1, 2)
         return b.add(op, [x, y], (d,), tuple(out))
     if op in INPLACE_OPS:
-        view = _view_kind(draw, shape)
+        # (torch writes into an overlapping view element by element, in an order of its own:
+        # only the view of a changed base reads through one)
+        view = _view_kind(draw, shape, overlapping=op == "view_of_inplace")
         if view is None:
             return None
-        vshape = _view_shape(shape, view)
+        vshape = view_shape(shape, view)
         kind = draw(st.sampled_from(("mul_", "add_", "sub_", "div_", "copy_", "zero_", "neg_", "mul_scalar")))
         args = [x]
         if kind in ("mul_", "add_", "sub_", "div_", "copy_"):
@@ -417,25 +424,58 @@ def _add_op(b: _Builder, op: str) -> int | None:
     raise AssertionError(f"unknown op {op}")
 
 
-def _view_kind(draw: Any, shape: Shape) -> tuple[Any, ...] | None:
+def _view_kind(draw: Any, shape: Shape, overlapping: bool = False) -> tuple[Any, ...] | None:
     """A view to take of a value of ``shape``: a row, a slice with a step, a transpose or the
-    whole tensor (``view_as``); None for a 0-d value (only the whole)."""
+    whole tensor (``view_as``); with ``overlapping``, also one that reads elements more than
+    once (:func:`_overlapping_kinds`)."""
     kinds: list[tuple[Any, ...]] = [("whole",)]
     if len(shape) >= 1:
         start = int(draw(st.integers(0, 1))) if shape[0] > 1 else 0  # (never an empty slice)
         kinds += [("row", int(draw(st.integers(-shape[0], shape[0] - 1)))), ("step", start)]
     if len(shape) >= 2:
         kinds.append(("transpose",))
+    if overlapping:
+        kinds += _overlapping_kinds(draw, shape)
     return tuple(draw(st.sampled_from(kinds)))
 
 
-def _view_shape(shape: Shape, view: tuple[Any, ...]) -> Shape:
+def _overlapping_kinds(draw: Any, shape: Shape) -> list[tuple[Any, ...]]:
+    """Views of a value of ``shape`` that read some of its elements more than once: a new
+    leading dimension of 2 or 3 (``expand``, ``expand_as``, ``broadcast_to``), windows along a
+    dimension that overlap (``unfold`` with a step below the size), and rows of ``width``
+    consecutive elements ``step`` apart from ``offset`` (``as_strided`` of the flat elements)."""
+    kinds: list[tuple[Any, ...]] = []
+    n = _numel(shape)
+    copies = int(draw(st.integers(2, 3)))
+    if len(shape) < MAX_NDIM and copies * n <= MAX_NUMEL:
+        kinds += [(kind, copies) for kind in ("expand", "expand_as", "broadcast_to")]
+    long_dims = [d for d, size in enumerate(shape) if size >= 2]
+    if long_dims and len(shape) < MAX_NDIM:
+        d = int(draw(st.sampled_from(long_dims)))
+        size = int(draw(st.integers(2, shape[d])))
+        kinds.append(("unfold", d, size, int(draw(st.integers(1, size - 1)))))
+    if n >= 2:
+        width = int(draw(st.integers(2, min(n, 4))))
+        step = int(draw(st.integers(1, width - 1)))
+        offset = int(draw(st.integers(0, n - width)))
+        kinds.append(("as_strided", (n - offset - width) // step + 1, width, step, offset))
+    return kinds
+
+
+def view_shape(shape: Shape, view: tuple[Any, ...]) -> Shape:
     if view[0] == "row":
         return shape[1:]
     if view[0] == "step":
         return (len(range(view[1], shape[0], 2)), *shape[1:])
     if view[0] == "transpose":
         return (shape[1], shape[0], *shape[2:])
+    if view[0] in ("expand", "expand_as", "broadcast_to"):
+        return (view[1], *shape)
+    if view[0] == "unfold":
+        _, d, size, step = view
+        return (*shape[:d], (shape[d] - size) // step + 1, *shape[d + 1 :], size)
+    if view[0] == "as_strided":
+        return (view[1], view[2])
     return shape
 
 
@@ -454,6 +494,17 @@ def take_view(x: Any, view: tuple[Any, ...]) -> Any:
         return x[view[1] :: 2]
     if view[0] == "transpose":
         return x.transpose(0, 1)
+    if view[0] == "expand":
+        return x.expand(view[1], *x.shape)
+    if view[0] == "expand_as":
+        return x.expand_as(x.new_zeros((view[1], *x.shape)))
+    if view[0] == "broadcast_to":
+        return x.broadcast_to((view[1], *x.shape))
+    if view[0] == "unfold":
+        return x.unfold(*view[1:])
+    if view[0] == "as_strided":
+        _, rows, width, step, offset = view
+        return x.as_strided((rows, width), (step, 1), offset)  # (of a clone: its storage starts with it)
     return x.view_as(x)
 
 
@@ -667,7 +718,9 @@ def apply_op(lib: Any, node: Node, args: Sequence[Any]) -> Any:
         in_place(p[1], take_view(out, p[0]), y)
         return out
     if op == "view_of_inplace":
-        out = x.clone()
+        # (as_strided reads torch's memory, ctxgrad's elements in row-major order: the same
+        # for a contiguous tensor, which torch's clone of a transposed one is not)
+        out = x.contiguous().clone() if p[0][0] == "as_strided" else x.clone()
         view = take_view(out, p[0])
         in_place(p[1], out, y)
         return view

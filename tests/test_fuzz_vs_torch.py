@@ -37,6 +37,8 @@ from _fuzz import (
     ALL_OPS,
     COMPLEX_DTYPES,
     COMPLEX_OPS,
+    INPLACE_OPS,
+    OVERLAPPING_VIEWS,
     REAL_DTYPES,
     REDUCTIONS,
     FunctionSpec,
@@ -53,6 +55,7 @@ from _fuzz import (
     run_graph,
     spec_forward,
     spec_outputs,
+    view_shape,
 )
 from hypothesis import assume, event, given, note
 from hypothesis.control import currently_in_test_context
@@ -336,6 +339,8 @@ def compare_evaluations(graph: Graph, theirs: Evaluation, rtol: float) -> list[s
         record("complex leaves")
     if any(n.op in ("inplace_on_view", "view_of_inplace") for n in graph.nodes):
         record("in-place on a view")
+    if any(n.op == "view_of_inplace" and n.params[0][0] in OVERLAPPING_VIEWS for n in graph.nodes):
+        record("overlapping view of a changed base")
     return [
         "mixed float32 and float64" if len({leaf.dtype for leaf in graph.leaves}) > 1 else "one dtype",
         "second order compared" if any(h is not None for h in theirs.second) else "first order only",
@@ -386,6 +391,18 @@ COMPLEX_SPECIAL_OPS = tuple(op for op in COMPLEX_OPS if op not in ("pow_tensor",
 @given(graph=graphs(min_nodes=1, max_nodes=4, ops=COMPLEX_SPECIAL_OPS, dtypes=("complex128", "float64"), special=True))
 @fuzz_settings()
 def test_complex_special_values_match_torch(graph: Graph) -> None:
+    fuzz_graph(graph)
+
+
+#: The ops of the in-place graphs: the in-place ones, between a few that make and mix values.
+IN_PLACE_GRAPH_OPS = (*INPLACE_OPS, *INPLACE_OPS, "sin", "mul", "add", "sum", "expand", "transpose")
+
+
+@given(graph=graphs(min_nodes=1, max_nodes=5, ops=IN_PLACE_GRAPH_OPS, dtypes=("float64", "float32")))
+@fuzz_settings()
+def test_random_in_place_graph_matches_torch(graph: Graph) -> None:
+    """In-place changes through views and of bases whose views are read later, among them
+    views that read an element more than once (expand, unfold, as_strided, ...)."""
     fuzz_graph(graph)
 
 
@@ -783,3 +800,26 @@ def test_in_place_ops_on_views_and_integer_leaves_match_torch() -> None:
         5,
     )
     assert compare_graph(graph) == ["mixed float32 and float64", "second order compared"]
+
+
+@pytest.mark.parametrize(
+    "view",
+    [("expand", 3), ("expand_as", 2), ("broadcast_to", 2), ("unfold", 1, 2, 1), ("as_strided", 3, 3, 2, 1)],
+    ids=lambda v: v[0],
+)
+def test_an_overlapping_view_of_a_base_changed_in_place_matches_torch(view: tuple[Any, ...]) -> None:
+    """The class the in-place graphs draw since issue 25: a view that reads an element more
+    than once, taken of a clone that is then changed in place (its gradient, at first and
+    second order, adds every reading)."""
+    shape = (2, 4)
+    graph = Graph(
+        (
+            Leaf(shape, "float64", True),
+            Leaf(shape, "float64", True),
+            Node("view_of_inplace", (0, 1), (view, "mul_"), view_shape(shape, view)),
+            Node("mul", (2, 2), (), view_shape(shape, view)),
+        ),
+        (3,),
+        11,
+    )
+    assert compare_graph(graph) == ["one dtype", "second order compared"]

@@ -210,7 +210,7 @@ def _archive_with_structure(structure: Any, **arrays: Any) -> io.BytesIO:
         ({"format": "other"}, "'__ctxgrad__' entry that ctxgrad.save did not write"),
         (
             {"format": "ctxgrad.save", "version": 99, "object": None},
-            "format version 99; this ctxgrad reads versions up to 2",
+            "format version 99; this ctxgrad reads versions up to 3",
         ),
         ({"format": "ctxgrad.save", "version": 1, "object": {"tensor": 5}}, "the array 'tensor_5' is missing"),
         ({"format": "ctxgrad.save", "version": 1, "object": {"set": [1]}}, "unexpected structure node"),

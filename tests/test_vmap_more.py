@@ -336,13 +336,15 @@ POSITIONS = np.array([[4, 0], [5, 1]])
 
 @pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (None, 0)])
 def test_the_view_write_functions_batch(in_dims: tuple[Any, ...]) -> None:
-    from ctxgrad.autograd._views import CopySlices, ReplaceFlat, TakeFlat
+    from ctxgrad.autograd._views import AddFlat, CopySlices, ReplaceFlat, TakeFlat
 
     b, v = RNG.standard_normal((3, 2, 3)), RNG.standard_normal((3, 2))
     args = [a if d == 0 else a[0] for a, d in zip((b, v), in_dims)]
     same_as_loop(lambda x, s: TakeFlat.apply(x, POSITIONS) * s.sum(), *args, in_dims=in_dims)
     same_as_loop(lambda x, s: ReplaceFlat.apply(x, POSITIONS, s), *args, in_dims=in_dims)
     same_as_loop(lambda x, s: ReplaceFlat.apply(x, POSITIONS, 2.5) * s.sum(), *args, in_dims=in_dims)
+    repeated = np.array([[4, 0], [4, 4]])  # the scatter-add adds where a position repeats
+    same_as_loop(lambda x, s: AddFlat.apply(x, repeated, s), *args, in_dims=in_dims)
     if in_dims[0] == 0:
         same_as_loop(lambda x, s: CopySlices.apply(x * 1, s, POSITIONS, None), *args, in_dims=in_dims)
 

@@ -15,7 +15,10 @@ is asked for (:func:`history`).
 
 Positions: a view's elements are located in its base as flat (C-order) positions, computed
 from the two arrays' addresses and strides, so every kind of view (slices, transposes,
-diagonals, reshapes) is handled the same way.
+diagonals, reshapes) is handled the same way.  A view may read a position more than once
+(``expand``, overlapping ``unfold`` windows, ``as_strided``): the re-read is a gather
+(``TakeFlat``), so its gradient is a scatter-add (``AddFlat``), every reading passing its
+gradient on; writing into such a view is refused (:func:`internal_overlap`).
 
 This module is above :mod:`.function` (its nodes are Functions); it gives ``Tensor`` the two
 methods that need it, ``_history`` and ``_record_base_write``, when ``ctxgrad.autograd`` is
@@ -43,6 +46,7 @@ from ctxgrad.autograd.graph import Node
 from ctxgrad.autograd.saved import relock, writable
 
 __all__ = [
+    "AddFlat",
     "CopySlices",
     "ReplaceFlat",
     "TakeFlat",
@@ -120,8 +124,10 @@ class TakeFlat(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        # Added, not written: an overlapping view (expand, unfold, as_strided) reads one
+        # position of the base more than once, and each reading passes on its gradient.
         zeros = _wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
-        return ReplaceFlat.apply(zeros, _positions(ctx), grad), None
+        return AddFlat.apply(zeros, _positions(ctx), grad), None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
@@ -157,6 +163,33 @@ class ReplaceFlat(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor | None) -> Tensor:
         return ReplaceFlat.apply(tx, _positions(ctx), 0.0 if tv is None else tv)
+
+
+class AddFlat(Function[Tensor]):
+    """A copy of ``x`` with ``values`` (broadcast to the positions' shape) added at flat
+    ``positions``, a position given more than once receiving the sum: the adjoint of
+    :class:`TakeFlat` (a gather's backward is a scatter-add)."""
+
+    node_name = "AsStridedBackwardBackward0"
+    holomorphic = True  # linear, real coefficients
+    skips_without_gradient = True
+    vmap = flat_positions_rule(2, 1)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Tensor) -> Tensor:
+        ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
+        out = x._data.copy()
+        np.add.at(out.reshape(-1), positions.ravel(), np.broadcast_to(values._data, positions.shape).ravel())
+        return _wrap(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
+        need_x, _, need_values = ctx.needs_input_grad
+        return (grad if need_x else None), None, (TakeFlat.apply(grad, _positions(ctx)) if need_values else None)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor) -> Tensor:
+        return AddFlat.apply(tx, _positions(ctx), tv)
 
 
 class CopySlices(Function[Tensor]):
@@ -343,9 +376,21 @@ def _has_tangent(x: Tensor, args: tuple[Any, ...]) -> bool:
 
 
 def internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
-    """Some memory location holds more than one element of ``arr`` (a dimension of stride 0,
-    as ``expand`` makes): torch refuses to write into such a tensor."""
-    return any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides))
+    """Some memory location holds more than one element of ``arr``: a dimension of stride 0,
+    as ``expand`` makes, which torch refuses to write into, or windows that overlap
+    (``unfold`` with a step below the size, ``as_strided``), into which torch writes element
+    by element, each write seen by the later reads: a result that is neither the op's nor
+    what its gradient describes, so ctxgrad refuses those too (docs/differences.md)."""
+    if any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides)):
+        return True
+    # Provably apart when each dimension steps over the whole span of the finer ones.
+    span = arr.itemsize
+    for step, n in sorted((abs(stride), n) for n, stride in zip(arr.shape, arr.strides) if n > 1):
+        if step < span:
+            offsets = _element_offsets(arr).ravel()
+            return bool(np.unique(offsets).size != offsets.size)
+        span += step * (n - 1)
+    return False
 
 
 _PARTIAL_OVERLAP_MSG = (

@@ -251,10 +251,13 @@ def register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Remo
     tensor([10., 10.])
     >>> h.remove()
     """
+    # A view whose base was changed in place since is re-read first (as reading grad_fn does):
+    # the hook goes on its history as it is now, which the gradient will go through.
+    fn = self._grad_fn if self._base is None else self._history()
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if self._grad_fn is not None:
-        return self._grad_fn._add_tensor_hook(self._output_nr, hook)
+    if fn is not None:
+        return fn._add_tensor_hook(self._output_nr, hook)
     if self._hooks is None:
         self._hooks = []
     return RemovableHandle(self._hooks, hook)

@@ -33,6 +33,7 @@ from ctxgrad.autograd.batching import (
 )
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._strided import strided_view
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_or_keyword
 from ctxgrad.ops.complex_numbers import Conj
 from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
@@ -2125,8 +2126,8 @@ class Unfold(Function[Tensor]):
         ctx.args = (x.array.shape, dim, size, step)
         if data.ndim == 0:
             return as_tensor(data.reshape(1))
-        windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=dim, writeable=True)
-        return as_tensor(windows[_at(dim, slice(None, None, step))])
+        windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=dim)[_at(dim, slice(None, None, step))]
+        return as_tensor(strided_view(data, windows.shape, windows.strides))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -2230,16 +2231,17 @@ class StorageMap(Function[Tensor]):
 
 class AsStrided(Function[Tensor]):
     """The elements of ``x``'s row-major storage at ``storage_offset + sum(i_k * stride_k)``
-    for every index ``i`` of ``size``; the gradient adds each output's gradient to the input
-    element it read."""
+    for every index ``i`` of ``size`` (a view of a contiguous ``x``, else a copy); the gradient
+    adds each output's gradient to the input element it read."""
 
     node_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
+    returns_views = True
     skips_without_gradient = True
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
-        data = np.ascontiguousarray(x.array)
+        data = x.array
         positions = offset + sum(
             (
                 np.arange(n).reshape((-1,) + (1,) * (len(size) - k - 1)) * s
@@ -2249,7 +2251,12 @@ class AsStrided(Function[Tensor]):
         )
         positions = np.broadcast_to(positions, size).astype(np.int64)
         ctx.args = (positions, np.arange(data.size).reshape(data.shape), data.size)
-        return as_tensor(data.reshape(-1)[positions])
+        if (
+            data.flags.c_contiguous and positions.size
+        ):  # its elements in row-major order are its memory: a view, as torch's
+            item = data.itemsize
+            return as_tensor(strided_view(data.reshape(-1)[offset:], size, tuple(s * item for s in stride)))
+        return as_tensor(np.ascontiguousarray(data).reshape(-1)[positions])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -2273,7 +2280,8 @@ class AsStrided(Function[Tensor]):
 
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
     """The tensor of shape ``size`` that reads ``input``'s elements (in row-major order) with
-    the given element ``stride`` per dimension, from ``storage_offset``.
+    the given element ``stride`` per dimension, from ``storage_offset``: a view of a contiguous
+    ``input`` (its elements in row-major order are its memory), else a copy.
 
     >>> import ctxgrad
     >>> ctxgrad.arange(6).as_strided((2, 2), (1, 2)).tolist()
