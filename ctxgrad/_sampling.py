@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes, _factories
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import align_samples
 from ctxgrad.autograd._batched_tensor import (
@@ -177,6 +178,7 @@ def _fmt(value: float) -> str:
 # --------------------------------------------------------------------------- in place
 
 
+@replayed_whole
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> Tensor:
     """Fill with samples from the uniform distribution on ``[from, to)``, in place."""
     rng = _rng(generator, "uniform_")
@@ -192,6 +194,7 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: A
 _NORMAL_ = named(Overwritten, "NormalBackward0")
 
 
+@replayed_whole
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the normal distribution ``N(mean, std**2)``, in place."""
     rng = _rng(generator, "normal_")
@@ -205,6 +208,7 @@ _BERNOULLI_NUMBER_ = named(Overwritten, "BernoulliBackward2")
 _BERNOULLI_TENSOR_ = named(Overwritten, "BernoulliBackward1")
 
 
+@replayed_whole
 def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
     rng = _rng(generator, "bernoulli_")
@@ -227,6 +231,7 @@ def _bernoulli_fill(
 _EXPONENTIAL_ = named(Overwritten, "ExponentialBackward0")
 
 
+@replayed_whole
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the exponential distribution of rate ``lambd``, in place."""
     rng = _rng(generator, "exponential_")
@@ -239,6 +244,7 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
 _LOG_NORMAL_ = named(Overwritten, "LogNormalBackward0")
 
 
+@replayed_whole
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     """Fill with ``exp(N(mean, std**2))`` samples, in place."""
     rng = _rng(generator, "log_normal_")
@@ -251,6 +257,7 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 _CAUCHY_ = named(Overwritten, "CauchyBackward0")
 
 
+@replayed_whole
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the Cauchy distribution (``median``, scale ``sigma``), in place."""
     rng = _rng(generator, "cauchy_")
@@ -263,6 +270,7 @@ def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
 _GEOMETRIC_ = named(Overwritten, "GeometricBackward0")
 
 
+@replayed_whole
 def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...), in place."""
     rng = _rng(generator, "geometric_")
@@ -285,6 +293,7 @@ def _random_bound(dt: np.dtype[Any]) -> int:
     return int(np.iinfo(dt).max)
 
 
+@replayed_whole
 def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
     """Fill with integers drawn uniformly from ``[from, to)`` (``random_(to)``: from 0;
     ``random_()``: from 0 to the largest integer the dtype holds exactly), in place."""
@@ -317,6 +326,7 @@ def _shape_of(size: Any) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
+@replayed_whole
 def normal(
     mean: Any,
     std: Any = 1.0,
@@ -389,6 +399,7 @@ def _checked_std(s: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return s
 
 
+@replayed_whole
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     """1 with probability ``input`` (elementwise; or the number ``p``), else 0, in ``input``'s dtype.
 
@@ -423,6 +434,7 @@ def _bernoulli_draw(
     return (rng.random(_shape(data, *carrier)) < data).astype(data.dtype)
 
 
+@replayed_whole
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
     """Samples from the Poisson distribution with the rates ``input``, in ``input``'s dtype."""
     rng = _rng(generator, "poisson")
@@ -440,6 +452,7 @@ def _poisson_draw(
     return rng.poisson(np.broadcast_to(data, _shape(data, *carrier))).astype(data.dtype)
 
 
+@replayed_whole
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
     """``num_samples`` category indices drawn with the (unnormalised) weights ``input``, per
     row of a matrix; without ``replacement`` each category at most once.
@@ -492,6 +505,7 @@ def _multinomial_draw(rng: np.random.Generator, n: int, replacement: bool) -> Ca
     return draw
 
 
+@replayed_whole
 def randperm(
     n: int,
     *,
@@ -515,6 +529,7 @@ def randperm(
     return _factories._finish(rng.permutation(n).astype(dt), requires_grad, device)
 
 
+@replayed_whole
 def randint_like(
     input: Tensor,
     low: int = 0,

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, short_name
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import (
     align_samples,
@@ -379,13 +380,19 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     try:
         basic, cls = _basic(index)
     except _Advanced:
-        items = index if isinstance(index, tuple) else (index,)
-        if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
-            return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
-        found = numpy_index(index, input.array.shape)
-        if found.advanced is not None:
-            return Index.apply(input, found)
-        basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
+        return _advanced_getitem(input, index)
+    return cls.apply(input, basic)
+
+
+@replayed_whole  # (reads the index tensors' values: a trace's replay reads them again)
+def _advanced_getitem(input: Tensor, index: Any) -> Tensor:
+    items = index if isinstance(index, tuple) else (index,)
+    if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
+        return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
+    found = numpy_index(index, input.array.shape)
+    if found.advanced is not None:
+        return Index.apply(input, found)
+    basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
     return cls.apply(input, basic)
 
 
@@ -1240,6 +1247,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return Take.apply(input, index)
 
 
+@replayed_whole
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
     tensor per dimension)."""
@@ -1294,6 +1302,7 @@ class NonzeroStatic(Function[Tensor]):
         return (None,) * 4
 
 
+@replayed_whole
 def argwhere(input: Tensor) -> Tensor:
     """int64 indices of the nonzero elements, one row per element."""
     out: Tensor = nonzero(input)
@@ -1683,6 +1692,7 @@ def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> Any:
     return pos
 
 
+@replayed_whole
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy with ``values`` written (``accumulate``: added) at ``input[indices]``.
 
@@ -1694,6 +1704,7 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     return PutFlat.apply(input, values, _index_put_args(input, indices, values), bool(accumulate))
 
 
+@replayed_whole
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """In place: ``values`` written (``accumulate``: added) at ``input[indices]``."""
     return write_in_place(PutFlat, input, values, _index_put_args(input, indices, values), bool(accumulate))
