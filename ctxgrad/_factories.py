@@ -356,6 +356,7 @@ def _dtypes_cpp(dt: np.dtype[Any]) -> str:
     return _dtypes.short_name(dt)
 
 
+@replayed_whole
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities close only to
     themselves; NaN close to NaN only with ``equal_nan``), as a bool tensor."""

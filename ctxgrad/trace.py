@@ -227,6 +227,11 @@ class _Call:
         return self.frontend(*args[:n], **dict(zip(self.keywords, args[n:])))
 
 
+def _detach(t: Tensor) -> Tensor:
+    """What ``t.detach()`` (or ``t.data``) made while a trace recorded: replayed as ``detach``."""
+    return t.detach()
+
+
 def _rebuild(a: tuple[Any, ...] | list[Any], items: Iterator[Any]) -> Any:
     """A tuple or list like ``a`` (a NamedTuple too) holding ``items``."""
     make = getattr(type(a), "_make", None)
@@ -282,6 +287,7 @@ class _Recorder:
         self.slot_of: dict[int, int] = {}
         self.keep: list[Tensor] = []  # (holds every numbered tensor, so no id is reused)
         self.arrays: dict[int, int] = {}  # id of each traced array's owner -> its value number
+        self.same: dict[int, int] = {}  # id of each traced array -> the number of its latest tensor
         self.outside_numbers: list[int] = []  # the number of each tensor of graph.outside
         for t in inputs:
             self._number(t)
@@ -293,6 +299,7 @@ class _Recorder:
         self.keep.append(t)
         data = t._data
         self.arrays[id(data if data.base is None else data.base)] = i
+        self.same[id(data)] = i
         return i
 
     def ref(self, a: Any, where: str) -> Any:
@@ -302,10 +309,13 @@ class _Recorder:
             if i is None:
                 self.unknown_tensor()
                 data = a._data
+                same = self.same.get(id(data))
+                if same is not None:  # (detach(), .data: the replay detaches the replay's tensor)
+                    return _Slot(self._record_call(_Call(_detach, ()), (_Slot(same),), a))
                 if id(data if data.base is None else data.base) in self.arrays:
                     self.warn(
-                        f"{where} is a tensor made from a traced tensor without a Function (detach(), .data, "
-                        "a NumPy view): the trace keeps the values it had now, and a replay does not recompute it"
+                        f"{where} is a tensor made from a traced tensor without a Function (a NumPy view of its "
+                        "array): the trace keeps the values it had now, and a replay does not recompute it"
                     )
                 i = self._number(a)
                 self.graph.outside.append(a)
@@ -335,12 +345,17 @@ class _Recorder:
             out = frontend(*args, **kwargs)
         finally:
             _state.recorder = self
+        self._record_call(_Call(frontend, tuple(kwargs)), tmpl, out)
+        return out
+
+    def _record_call(self, call: _Call, tmpl: tuple[Any, ...], out: Any) -> int:
+        """Add a step that calls ``call`` again, made ``out``; the number of its last tensor."""
         tensors = _tensors_in(out)
         metas = tuple((t.shape, t._data.dtype) for t in tensors)
-        step = Step(_Call(frontend, tuple(kwargs)), tmpl, tuple(self._number(t) for t in tensors), metas, False)
+        step = Step(call, tmpl, tuple(self._number(t) for t in tensors), metas, False)
         step.nested = step.call = True
         self.graph.steps.append(step)
-        return out
+        return self.graph.n_values - 1
 
     def __call__(self, cls: type[Function], args: tuple[Any, ...]) -> Any:
         """Record ``cls.apply(*args)``, then make the call (with no recorder open, so that the

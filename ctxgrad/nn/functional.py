@@ -969,6 +969,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return rows @ input @ cols.mT
 
 
+@replayed_whole
 def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -> Any:
     """The maximum of each adaptive window of the last ``len(sizes)`` dimensions (and, with
     ``return_indices``, its flat position within those dimensions)."""
@@ -1258,6 +1259,7 @@ def embedding(
     )
 
 
+@replayed_whole
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -2405,6 +2407,7 @@ def _lengths(value: Any) -> list[int]:
     return [int(v) for v in value]
 
 
+@replayed_whole
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,
@@ -2466,6 +2469,7 @@ def ctc_loss(
     return per_sample.squeeze(0) if unbatched else per_sample
 
 
+@replayed_whole
 def multi_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -2501,6 +2505,7 @@ def multi_margin_loss(
     return _reduce(loss, reduction)
 
 
+@replayed_whole
 def multilabel_margin_loss(
     input: Tensor,
     target: Tensor,

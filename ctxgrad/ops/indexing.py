@@ -1497,6 +1497,7 @@ def _index_add_args(
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
+@replayed_whole
 def index_add(
     input: Tensor,
     dim: int = UNSET,
@@ -1521,6 +1522,7 @@ def index_add(
     return _INDEX_ADD.apply(input, src, pos, True)
 
 
+@replayed_whole
 def index_add_(
     input: Tensor,
     dim: int = UNSET,
@@ -1547,6 +1549,7 @@ def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
+@replayed_whole
 def index_copy(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1559,6 +1562,7 @@ def index_copy(
     return _INDEX_COPY.apply(input, src, pos, False)
 
 
+@replayed_whole
 def index_copy_(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1587,6 +1591,7 @@ def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
     return _INDEX_FILL_NUMBER, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
 
 
+@replayed_whole
 def index_fill(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1600,6 +1605,7 @@ def index_fill(
     return out
 
 
+@replayed_whole
 def index_fill_(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1733,6 +1739,7 @@ def _masked_scatter_args(input: Tensor, mask: Any, source: Any) -> tuple[Tensor,
     return (flat if flat.array.size == pos.size else flat[: pos.size]), pos
 
 
+@replayed_whole
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy with ``source``'s first elements, in order, written where ``mask`` holds.
 
@@ -1794,6 +1801,7 @@ class MaskedOrder(Function[Tensor]):
         return None, None, None
 
 
+@replayed_whole
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """In place: ``source``'s first elements written where ``mask`` holds."""
     src, pos = _masked_scatter_args(input, mask, source)
@@ -2093,6 +2101,7 @@ def _index_reduce_args(
     return (src.reshape(pos.shape) if src.array.shape != pos.shape else src), pos
 
 
+@replayed_whole
 def index_reduce(
     input: Tensor,
     dim: int = UNSET,
@@ -2119,6 +2128,7 @@ def index_reduce(
     return _INDEX_REDUCE.apply(input, src, pos, reduce, bool(include_self))
 
 
+@replayed_whole
 def index_reduce_(
     input: Tensor,
     dim: int = UNSET,
@@ -2163,6 +2173,7 @@ def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, Any
     return source.reshape(-1), pos
 
 
+@replayed_whole
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy with ``source``'s elements written (``accumulate``: added) at the positions
     ``index`` names in ``input`` read as 1-D.
@@ -2175,6 +2186,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     return _PUT.apply(input, src, pos, bool(accumulate))
 
 
+@replayed_whole
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In place: ``source`` written (``accumulate``: added) at the flat positions ``index``."""
     src, pos = _put_args(input, index, source)
@@ -2258,6 +2270,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     return embedded(_DIAGONAL_SCATTER, input, src, where)
 
 
+@replayed_whole
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
     """The coordinates in a tensor of ``shape`` of the flat ``indices`` (taken modulo the
     number of elements, as torch), one int64 tensor per dimension.

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import short_name
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import dims_rule, leading_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
@@ -1456,6 +1457,7 @@ class Histogram(Function[tuple[Tensor, Tensor]]):
         return Histogram.apply(x, weight, bins, lo_hi, density, keep + 1), 0
 
 
+@replayed_whole
 def histogramdd(
     input: Tensor,
     bins: Any,
