@@ -34,6 +34,12 @@ What is recorded, and what a replay uses:
   ``ctxgrad.tensor``/``ones``/...) are held by reference: a replay reads their current
   values, so an optimizer's in-place update between replays is seen, and gradients flow into
   those that require grad.  Rebinding a name (``self.w = new_tensor``) is not seen: trace again;
+* **ops that read tensor values or draw random numbers in Python** (``cross_entropy``'s
+  targets, ``x[mask]``, ``y[i] = v``, ``nonzero``, ``dropout``, ``randn``, ...: the frontends
+  decorated with :func:`ctxgrad._replayed.replayed_whole`) are one step each, which a replay
+  calls again on its own tensors: their labels, indices and masks are inputs of the replay,
+  and each replay draws from the generator anew (after ``manual_seed``, the same numbers as
+  eager calls); ``detach()`` and ``.data`` of a traced tensor replay as ``detach``;
 * **Python values** (numbers, shapes, flags) are constants of the trace, and so is every
   decision ``fn``'s Python code made: the branches an ``if`` took, the trips of a loop.
 
@@ -41,7 +47,9 @@ Guards: a call with new shapes or dtypes (or other Python values) traces ``fn`` 
 keeps both recordings; with ``strict=True`` it raises instead, naming the argument.
 Reading a value while tracing (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
 ``.numpy()``) warns with a :class:`TracerWarning` naming your line, since the replay will not
-read it again.
+read it again; so does a random draw outside any op a replay runs again, and a replay in
+which an op whose shape depends on the values (``nonzero``, ``x[mask]``) gives another shape
+than when traced (Python numbers ``fn`` computed from that shape are the trace's).
 
 A replay is part of the autograd graph: ``backward``, ``autograd.grad``, double backward,
 forward mode and ``vmap`` work through it wherever the recorded Functions support them.
