@@ -370,6 +370,14 @@ class _Recorder:
         calls inside its forward are not recorded)."""
         self._refuse_backward(cls.__name__)
         tmpl = tuple(self.ref(a, f"argument {k} of {cls.__name__}") for k, a in enumerate(args))
+        if cls.__module__.startswith("ctxgrad.") and any(_holds(a, np.ndarray) for a in args):
+            # (a built-in frontend computed an array: from shapes it is a constant, but from a
+            # tensor's values that frontend should be decorated with replayed_whole)
+            self.warn(
+                f"{cls.__name__} got a NumPy array that its frontend computed while {self.graph.name} was traced: "
+                "a replay uses that array as it is now, so if it came from a tensor's values the replay is wrong "
+                "on other inputs"
+            )
         _state.recorder = None
         try:
             out = cls.apply(*args)

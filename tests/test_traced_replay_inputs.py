@@ -80,6 +80,7 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "x[index tensor]": lambda lib, b: b["x"][b["p"]] * b["x"][b["t"]],
     "x[mask]": lambda lib, b: b["x"][b["m"]],
     "index_add": lambda lib, b: b["x"].index_add(0, b["t"], b["x"]),
+    "scatter_reduce": lambda lib, b: b["x"].scatter_reduce(1, b["t"][:, None], b["x"][:, :1], "amax"),
     "argsort": lambda lib, b: b["x"][b["x"][:, 0].argsort()],
     "detach": lambda lib, b: b["x"] * b["x"].detach().softmax(0),
 }
@@ -139,6 +140,18 @@ def test_a_random_draw_outside_any_replayed_op_warns() -> None:
 
     with pytest.warns(TracerWarning, match=r"init\(\) drew random numbers while f was traced"):
         ctxgrad.trace(f, ctxgrad.zeros(2))
+
+
+def test_a_built_in_function_given_a_numpy_array_while_tracing_warns() -> None:
+    # (the net under the frontends: one that computes an array and is not replayed whole)
+    from ctxgrad.ops.indexing import Index, numpy_index
+
+    def f(x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        return Index.apply(x, numpy_index(np.array([1, 0]), (2,)))
+
+    with pytest.warns(TracerWarning, match="Index got a NumPy array that its frontend computed while f was traced"):
+        traced = ctxgrad.trace(f, ctxgrad.tensor([1.0, 2.0]))
+    assert traced(ctxgrad.tensor([3.0, 4.0])).tolist() == [4.0, 3.0]
 
 
 # --------------------------------------------------------------------------- randomness

@@ -1958,6 +1958,7 @@ def _scatter_reduce_args(
     return part, pos
 
 
+@replayed_whole
 def scatter_reduce(
     input: Tensor,
     dim: int = UNSET,
@@ -1985,6 +1986,7 @@ def scatter_reduce(
     return ScatterReduce.apply(input, part, pos, reduce, bool(include_self))
 
 
+@replayed_whole
 def scatter_reduce_(
     input: Tensor,
     dim: int = UNSET,
