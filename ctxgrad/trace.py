@@ -235,6 +235,12 @@ class _Call:
         return self.frontend(*args[:n], **dict(zip(self.keywords, args[n:])))
 
 
+def _int_or_bool_array_in(a: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "biu"
+    return isinstance(a, (tuple, list)) and any(_int_or_bool_array_in(x) for x in a)
+
+
 def _detach(t: Tensor) -> Tensor:
     """What ``t.detach()`` (or ``t.data``) made while a trace recorded: replayed as ``detach``."""
     return t.detach()
@@ -371,13 +377,7 @@ class _Recorder:
         self._refuse_backward(cls.__name__)
         tmpl = tuple(self.ref(a, f"argument {k} of {cls.__name__}") for k, a in enumerate(args))
         if cls.__module__.startswith("ctxgrad.") and any(_holds(a, np.ndarray) for a in args):
-            # (a built-in frontend computed an array: from shapes it is a constant, but from a
-            # tensor's values that frontend should be decorated with replayed_whole)
-            self.warn(
-                f"{cls.__name__} got a NumPy array that its frontend computed while {self.graph.name} was traced: "
-                "a replay uses that array as it is now, so if it came from a tensor's values the replay is wrong "
-                "on other inputs"
-            )
+            self.array_argument(cls, args)
         _state.recorder = None
         try:
             out = cls.apply(*args)
@@ -432,6 +432,17 @@ class _Recorder:
             "frozen in the trace, and a replay will not read it again (its result may differ on other inputs)"
         )
 
+    def array_argument(self, cls: type[Function], args: tuple[Any, ...]) -> None:
+        """A built-in Function got a NumPy array that its frontend computed.  Computed from
+        shapes or numbers, it is a constant; an integer or bool one computed from a tensor's
+        values (positions, a mask) means that frontend should be decorated with replayed_whole."""
+        if any(_holds(a, np.ndarray) and _int_or_bool_array_in(a) for a in args):
+            self.warn(
+                f"{cls.__name__} got an integer or bool NumPy array that its frontend computed while "
+                f"{self.graph.name} was traced: a replay uses that array as it is now, so if it came from a "
+                "tensor's values the replay is wrong on other inputs"
+            )
+
     def random_draw(self, what: str) -> None:
         """Called by the generator when ``fn`` draws outside a Function or a frontend recorded whole."""
         self.warn(
@@ -467,6 +478,9 @@ class _BackwardRecorder(_Recorder):
 
     def random_draw(self, what: str) -> None:
         self.unsafe = True
+
+    def array_argument(self, cls: type[Function], args: tuple[Any, ...]) -> None:
+        self.unsafe = True  # (an array from one replay's ctx would be wrong in the next one)
 
 
 # --------------------------------------------------------------------------- the replay
