@@ -436,7 +436,7 @@ class _Recorder:
         """A built-in Function got a NumPy array that its frontend computed.  Computed from
         shapes or numbers, it is a constant; an integer or bool one computed from a tensor's
         values (positions, a mask) means that frontend should be decorated with replayed_whole."""
-        if any(_holds(a, np.ndarray) and _int_or_bool_array_in(a) for a in args):
+        if any(_int_or_bool_array_in(a) for a in args):
             self.warn(
                 f"{cls.__name__} got an integer or bool NumPy array that its frontend computed while "
                 f"{self.graph.name} was traced: a replay uses that array as it is now, so if it came from a "
@@ -451,10 +451,10 @@ class _Recorder:
         )
 
     def warn(self, message: str) -> None:
-        warn(message)
+        _warn(message)
 
 
-def warn(message: str) -> None:
+def _warn(message: str) -> None:
     """A :class:`TracerWarning` that names the innermost line outside ctxgrad."""
     filename, lineno = _user_frame()
     warnings.warn_explicit(f"ctxgrad.trace: {message}", TracerWarning, filename, lineno)
@@ -513,7 +513,7 @@ def _replay_steps(graph: Graph, values: list[Any]) -> list[Any]:
 def _warn_new_shape(graph: Graph, step: Step, tensors: list[Tensor]) -> None:
     now = ", ".join(str(list(t.shape)) for t in tensors)
     then = ", ".join(str(list(m[0])) for m in step.metas)
-    warn(
+    _warn(
         f"{step.cls.__name__} gave a result of shape {now} in this replay of {graph.name}, but of shape {then} "
         "when it was traced (its shape depends on the values): the values are this replay's, but any Python "
         "value that the traced function computed from that shape (x.shape[0], len(x), a loop over it) is the "
