@@ -14,6 +14,7 @@ import numpy as np
 from ctxgrad import _dtypes
 from ctxgrad._device import check_device
 from ctxgrad._generator import Generator, seed_value
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._state import _state
 from ctxgrad._tensor import Size, Tensor, _array_from, _check_requires_grad_dtype, _wrap
 
@@ -41,6 +42,8 @@ def manual_seed(seed: int) -> np.random.Generator:
 def rng(generator: Generator | None = None, caller: str = "rand") -> np.random.Generator:
     """The NumPy generator a draw comes from: ``generator``'s, or (None) the default one
     ``manual_seed`` seeds (read at each draw: seeding replaces it)."""
+    if _state.recorder is not None:  # (a draw that no replayed op of an open ctxgrad.trace makes)
+        _state.recorder.random_draw(f"{caller}()")
     if generator is None:
         return _generator
     if not isinstance(generator, Generator):
@@ -214,6 +217,7 @@ def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     return random_under_vmap(shape, draw)
 
 
+@replayed_whole
 def rand(
     *sizes: Any,
     size: Any = NO_SIZE,
@@ -231,6 +235,7 @@ def rand(
     return _finish(arr, requires_grad, device)
 
 
+@replayed_whole
 def randn(
     *sizes: Any,
     size: Any = NO_SIZE,
@@ -248,6 +253,7 @@ def randn(
     return _finish(arr, requires_grad, device)
 
 
+@replayed_whole
 def randint(
     low: int,
     high: Any = None,
@@ -291,6 +297,7 @@ def numel(input: Tensor) -> int:
     return int(input._data.size)
 
 
+@replayed_whole
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1) with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
@@ -301,6 +308,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_
     return _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
 
 
+@replayed_whole
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
@@ -376,6 +384,7 @@ def _dtypes_cpp(dt: np.dtype[Any]) -> str:
     return _dtypes.short_name(dt)
 
 
+@replayed_whole
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities close only to
     themselves; NaN close to NaN only with ``equal_nan``), as a bool tensor."""

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes, _factories
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import align_samples
 from ctxgrad.autograd._batched_tensor import (
@@ -189,6 +190,7 @@ def _fmt(value: float) -> str:
 # --------------------------------------------------------------------------- in place
 
 
+@replayed_whole
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> Tensor:
     """Fill with samples from the uniform distribution on ``[from, to)``, in place."""
     rng = _rng(generator, "uniform_")
@@ -205,6 +207,7 @@ class NormalInPlace(Overwritten):
     node_name = "NormalBackward0"
 
 
+@replayed_whole
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the normal distribution ``N(mean, std**2)``, in place."""
     rng = _rng(generator, "normal_")
@@ -222,6 +225,7 @@ class BernoulliTensorInPlace(Overwritten):
     node_name = "BernoulliBackward1"
 
 
+@replayed_whole
 def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcast to this one) or 0, in place."""
     rng = _rng(generator, "bernoulli_")
@@ -245,6 +249,7 @@ class ExponentialInPlace(Overwritten):
     node_name = "ExponentialBackward0"
 
 
+@replayed_whole
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the exponential distribution of rate ``lambd``, in place."""
     rng = _rng(generator, "exponential_")
@@ -258,6 +263,7 @@ class LogNormalInPlace(Overwritten):
     node_name = "LogNormalBackward0"
 
 
+@replayed_whole
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     """Fill with ``exp(N(mean, std**2))`` samples, in place."""
     rng = _rng(generator, "log_normal_")
@@ -271,6 +277,7 @@ class CauchyInPlace(Overwritten):
     node_name = "CauchyBackward0"
 
 
+@replayed_whole
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from the Cauchy distribution (``median``, scale ``sigma``), in place."""
     rng = _rng(generator, "cauchy_")
@@ -284,6 +291,7 @@ class GeometricInPlace(Overwritten):
     node_name = "GeometricBackward0"
 
 
+@replayed_whole
 def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...), in place."""
     rng = _rng(generator, "geometric_")
@@ -313,6 +321,7 @@ def _random_bound(dt: np.dtype[Any]) -> int:
     return int(np.iinfo(dt).max)
 
 
+@replayed_whole
 def random_(input: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
     """Fill with integers drawn uniformly from ``[from, to)`` (``random_(to)``: from 0;
     ``random_()``: from 0 to the largest integer the dtype holds exactly), in place."""
@@ -345,6 +354,7 @@ def _shape_of(size: Any) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
+@replayed_whole
 def normal(
     mean: Any,
     std: Any = 1.0,
@@ -417,6 +427,7 @@ def _checked_std(s: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return s
 
 
+@replayed_whole
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     """1 with probability ``input`` (elementwise; or the number ``p``), else 0, in ``input``'s dtype.
 
@@ -451,6 +462,7 @@ def _bernoulli_draw(
     return (rng.random(_shape(data, *carrier)) < data).astype(data.dtype)
 
 
+@replayed_whole
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
     """Samples from the Poisson distribution with the rates ``input``, in ``input``'s dtype."""
     rng = _rng(generator, "poisson")
@@ -468,6 +480,7 @@ def _poisson_draw(
     return rng.poisson(np.broadcast_to(data, _shape(data, *carrier))).astype(data.dtype)
 
 
+@replayed_whole
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
     """``num_samples`` category indices drawn with the (unnormalised) weights ``input``, per
     row of a matrix; without ``replacement`` each category at most once.
@@ -520,6 +533,7 @@ def _multinomial_draw(rng: np.random.Generator, n: int, replacement: bool) -> Ca
     return draw
 
 
+@replayed_whole
 def randperm(
     n: int,
     *,
@@ -543,6 +557,7 @@ def randperm(
     return _factories._finish(rng.permutation(n).astype(dt), requires_grad, device)
 
 
+@replayed_whole
 def randint_like(
     input: Tensor,
     low: int = 0,

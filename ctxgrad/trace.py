@@ -34,6 +34,12 @@ What is recorded, and what a replay uses:
   ``ctxgrad.tensor``/``ones``/...) are held by reference: a replay reads their current
   values, so an optimizer's in-place update between replays is seen, and gradients flow into
   those that require grad.  Rebinding a name (``self.w = new_tensor``) is not seen: trace again;
+* **ops that read tensor values or draw random numbers in Python** (``cross_entropy``'s
+  targets, ``x[mask]``, ``y[i] = v``, ``nonzero``, ``dropout``, ``randn``, ...: the frontends
+  decorated with :func:`ctxgrad._replayed.replayed_whole`) are one step each, which a replay
+  calls again on its own tensors: their labels, indices and masks are inputs of the replay,
+  and each replay draws from the generator anew (after ``manual_seed``, the same numbers as
+  eager calls); ``detach()`` and ``.data`` of a traced tensor replay as ``detach``;
 * **Python values** (numbers, shapes, flags) are constants of the trace, and so is every
   decision ``fn``'s Python code made: the branches an ``if`` took, the trips of a loop.
 
@@ -41,7 +47,9 @@ Guards: a call with new shapes or dtypes (or other Python values) traces ``fn`` 
 keeps both recordings; with ``strict=True`` it raises instead, naming the argument.
 Reading a value while tracing (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
 ``.numpy()``) warns with a :class:`TracerWarning` naming your line, since the replay will not
-read it again.
+read it again; so does a random draw outside any op a replay runs again, and a replay in
+which an op whose shape depends on the values (``nonzero``, ``x[mask]``) gives another shape
+than when traced (Python numbers ``fn`` computed from that shape are the trace's).
 
 A replay is part of the autograd graph: ``backward``, ``autograd.grad``, double backward,
 forward mode and ``vmap`` work through it wherever the recorded Functions support them.
@@ -101,7 +109,7 @@ class Step:
     trace went (tuples and lists of them kept as they were) and the Python values as they
     were; ``outs`` numbers the tensors of its result, in order."""
 
-    cls: type[Function]
+    cls: Any  # a Function class, or a _Call (a frontend recorded whole)
     args: tuple[Any, ...]
     outs: tuple[int, ...]
     metas: tuple[tuple[tuple[int, ...], np.dtype[Any]], ...]
@@ -112,6 +120,7 @@ class Step:
     replayable: bool = False  # one tensor out, not written in place: the fast replay may run it
     general_backward: bool = False  # run its backward through the node's own _run (boxed grads)
     nested: bool = False
+    call: bool = False  # a frontend recorded whole (a _Call): the replay calls it again
 
     def __post_init__(self) -> None:
         # (looked up once: the fast replay runs ``forward`` directly on a ctx of this class)
@@ -208,6 +217,48 @@ class Graph:
         return dot
 
 
+class _Call:
+    """A frontend recorded whole (``ctxgrad._replayed``): ``apply`` calls it again, with the
+    recorded positional arguments, then the recorded keyword arguments in order."""
+
+    _backward_cls = None
+    forward = None
+    _setup_style = False
+
+    def __init__(self, frontend: Callable[..., Any], keywords: tuple[str, ...]) -> None:
+        self.frontend = frontend
+        self.keywords = keywords
+        self.__name__ = frontend.__name__.lstrip("_")  # (a private helper's name, as a step's)
+
+    def apply(self, *args: Any) -> Any:
+        n = len(args) - len(self.keywords)
+        return self.frontend(*args[:n], **dict(zip(self.keywords, args[n:])))
+
+
+def _int_or_bool_array_in(a: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "biu"
+    return isinstance(a, (tuple, list)) and any(_int_or_bool_array_in(x) for x in a)
+
+
+def _detach(t: Tensor) -> Tensor:
+    """What ``t.detach()`` (or ``t.data``) made while a trace recorded: replayed as ``detach``."""
+    return t.detach()
+
+
+def _rebuild(a: tuple[Any, ...] | list[Any], items: Iterator[Any]) -> Any:
+    """A tuple or list like ``a`` (a NamedTuple too) holding ``items``."""
+    make = getattr(type(a), "_make", None)
+    return make(items) if make is not None else type(a)(items)
+
+
+def _holds(a: Any, kind: type) -> bool:
+    """Whether ``a`` is, or holds in its tuples and lists, an instance of ``kind``."""
+    if isinstance(a, kind):
+        return True
+    return isinstance(a, (tuple, list)) and any(_holds(x, kind) for x in a)
+
+
 def _show(a: Any) -> str:
     if isinstance(a, _Slot):
         return f"%{a.i}"
@@ -250,6 +301,7 @@ class _Recorder:
         self.slot_of: dict[int, int] = {}
         self.keep: list[Tensor] = []  # (holds every numbered tensor, so no id is reused)
         self.arrays: dict[int, int] = {}  # id of each traced array's owner -> its value number
+        self.same: dict[int, int] = {}  # id of each traced array -> the number of its latest tensor
         self.outside_numbers: list[int] = []  # the number of each tensor of graph.outside
         for t in inputs:
             self._number(t)
@@ -261,6 +313,7 @@ class _Recorder:
         self.keep.append(t)
         data = t._data
         self.arrays[id(data if data.base is None else data.base)] = i
+        self.same[id(data)] = i
         return i
 
     def ref(self, a: Any, where: str) -> Any:
@@ -270,29 +323,61 @@ class _Recorder:
             if i is None:
                 self.unknown_tensor()
                 data = a._data
+                same = self.same.get(id(data))
+                if same is not None:  # (detach(), .data: the replay detaches the replay's tensor)
+                    return _Slot(self._record_call(_Call(_detach, ()), (_Slot(same),), a))
                 if id(data if data.base is None else data.base) in self.arrays:
                     self.warn(
-                        f"{where} is a tensor made from a traced tensor without a Function (detach(), .data, "
-                        "a NumPy view): the trace keeps the values it had now, and a replay does not recompute it"
+                        f"{where} is a tensor made from a traced tensor without a Function (a NumPy view of its "
+                        "array): the trace keeps the values it had now, and a replay does not recompute it"
                     )
                 i = self._number(a)
                 self.graph.outside.append(a)
                 self.outside_numbers.append(i)
             return _Slot(i)
-        if isinstance(a, (tuple, list)) and any(isinstance(x, (Tensor, tuple, list)) for x in a):
-            return type(a)(self.ref(x, where) for x in a)
+        if isinstance(a, (tuple, list)) and _holds(a, Tensor):
+            return _rebuild(a, (self.ref(x, where) for x in a))
         return a
+
+    def _refuse_backward(self, name: str) -> None:
+        if _state.backward_runs and not self.in_backward:
+            raise RuntimeError(
+                f"ctxgrad.trace: {self.graph.name} ran a backward pass while being traced ({name} was "
+                "applied by it); a trace records forward computations only: call backward on the replay's "
+                "outputs instead"
+            )
+
+    def call(self, frontend: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Record a call of a frontend that reads tensor values or draws random numbers in
+        Python (``ctxgrad._replayed``) as one step, then make the call with no recorder open."""
+        name = frontend.__name__
+        self._refuse_backward(name)
+        values = (*args, *kwargs.values())
+        tmpl = tuple(self.ref(a, f"argument {k} of {name}") for k, a in enumerate(values))
+        _state.recorder = None
+        try:
+            out = frontend(*args, **kwargs)
+        finally:
+            _state.recorder = self
+        self._record_call(_Call(frontend, tuple(kwargs)), tmpl, out)
+        return out
+
+    def _record_call(self, call: _Call, tmpl: tuple[Any, ...], out: Any) -> int:
+        """Add a step that calls ``call`` again, made ``out``; the number of its last tensor."""
+        tensors = _tensors_in(out)
+        metas = tuple((t.shape, t._data.dtype) for t in tensors)
+        step = Step(call, tmpl, tuple(self._number(t) for t in tensors), metas, False)
+        step.nested = step.call = True
+        self.graph.steps.append(step)
+        return self.graph.n_values - 1
 
     def __call__(self, cls: type[Function], args: tuple[Any, ...]) -> Any:
         """Record ``cls.apply(*args)``, then make the call (with no recorder open, so that the
         calls inside its forward are not recorded)."""
-        if _state.backward_runs and not self.in_backward:
-            raise RuntimeError(
-                f"ctxgrad.trace: {self.graph.name} ran a backward pass while being traced ({cls.__name__} was "
-                "applied by it); a trace records forward computations only: call backward on the replay's "
-                "outputs instead"
-            )
+        self._refuse_backward(cls.__name__)
         tmpl = tuple(self.ref(a, f"argument {k} of {cls.__name__}") for k, a in enumerate(args))
+        if cls.__module__.startswith("ctxgrad.") and any(_holds(a, np.ndarray) for a in args):
+            self.array_argument(cls, args)
         _state.recorder = None
         try:
             out = cls.apply(*args)
@@ -347,9 +432,32 @@ class _Recorder:
             "frozen in the trace, and a replay will not read it again (its result may differ on other inputs)"
         )
 
+    def array_argument(self, cls: type[Function], args: tuple[Any, ...]) -> None:
+        """A built-in Function got a NumPy array that its frontend computed.  Computed from
+        shapes or numbers, it is a constant; an integer or bool one computed from a tensor's
+        values (positions, a mask) means that frontend should be decorated with replayed_whole."""
+        if any(_int_or_bool_array_in(a) for a in args):
+            self.warn(
+                f"{cls.__name__} got an integer or bool NumPy array that its frontend computed while "
+                f"{self.graph.name} was traced: a replay uses that array as it is now, so if it came from a "
+                "tensor's values the replay is wrong on other inputs"
+            )
+
+    def random_draw(self, what: str) -> None:
+        """Called by the generator when ``fn`` draws outside a Function or a frontend recorded whole."""
+        self.warn(
+            f"{what} drew random numbers while {self.graph.name} was traced, outside any op a replay runs again: "
+            "the trace keeps the numbers drawn now, and every replay uses them"
+        )
+
     def warn(self, message: str) -> None:
-        filename, lineno = _user_frame()
-        warnings.warn_explicit(f"ctxgrad.trace: {message}", TracerWarning, filename, lineno)
+        _warn(message)
+
+
+def _warn(message: str) -> None:
+    """A :class:`TracerWarning` that names the innermost line outside ctxgrad."""
+    filename, lineno = _user_frame()
+    warnings.warn_explicit(f"ctxgrad.trace: {message}", TracerWarning, filename, lineno)
 
 
 class _BackwardRecorder(_Recorder):
@@ -368,13 +476,19 @@ class _BackwardRecorder(_Recorder):
     def value_read(self, what: str) -> None:
         self.unsafe = True
 
+    def random_draw(self, what: str) -> None:
+        self.unsafe = True
+
+    def array_argument(self, cls: type[Function], args: tuple[Any, ...]) -> None:
+        self.unsafe = True  # (an array from one replay's ctx would be wrong in the next one)
+
 
 # --------------------------------------------------------------------------- the replay
 def _fill(a: Any, values: list[Any]) -> Any:
     if isinstance(a, _Slot):
         return values[a.i]
-    if isinstance(a, (tuple, list)):
-        return type(a)(_fill(x, values) for x in a)
+    if isinstance(a, (tuple, list)) and _holds(a, _Slot):
+        return _rebuild(a, (_fill(x, values) for x in a))
     return a
 
 
@@ -385,12 +499,26 @@ def _replay_steps(graph: Graph, values: list[Any]) -> list[Any]:
             [_fill(a, values) for a in s.args] if s.nested else [values[a.i] if type(a) is _Slot else a for a in s.args]
         )
         out = s.cls.apply(*args)
-        if len(s.outs) == 1 and type(out) is Tensor:
+        if len(s.outs) == 1 and type(out) is Tensor and not s.call:
             values[s.outs[0]] = out
         else:
-            for i, t in zip(s.outs, _tensors_in(out)):
+            tensors = _tensors_in(out)
+            for i, t in zip(s.outs, tensors):
                 values[i] = t
+            if s.call and any(t._data.shape != m[0] for t, m in zip(tensors, s.metas)):
+                _warn_new_shape(graph, s, tensors)
     return [values[r.i] if isinstance(r, _Slot) else r for r in graph.out_refs]
+
+
+def _warn_new_shape(graph: Graph, step: Step, tensors: list[Tensor]) -> None:
+    now = ", ".join(str(list(t.shape)) for t in tensors)
+    then = ", ".join(str(list(m[0])) for m in step.metas)
+    _warn(
+        f"{step.cls.__name__} gave a result of shape {now} in this replay of {graph.name}, but of shape {then} "
+        "when it was traced (its shape depends on the values): the values are this replay's, but any Python "
+        "value that the traced function computed from that shape (x.shape[0], len(x), a loop over it) is the "
+        "one from the trace"
+    )
 
 
 class _Run:
@@ -651,8 +779,8 @@ class TracedFunction:
         def move(a: Any) -> Any:
             if isinstance(a, _Slot):
                 return _Slot(new.get(a.i, a.i))
-            if isinstance(a, (tuple, list)):
-                return type(a)(move(x) for x in a)
+            if isinstance(a, (tuple, list)) and _holds(a, _Slot):
+                return _rebuild(a, (move(x) for x in a))
             return a
 
         for s in graph.steps:

@@ -81,6 +81,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._dtypes": 0,
     "ctxgrad._format": 0,
     "ctxgrad._device": 0,
+    "ctxgrad._replayed": 0,  # (the frontends a trace replays whole: it reads only _state)
     # L1: Tensor.
     "ctxgrad._tensor": 1,
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).

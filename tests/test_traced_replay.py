@@ -285,7 +285,20 @@ def test_each_kind_of_value_read_warns(read: Any) -> None:
 
 def test_a_tensor_made_from_a_traced_one_without_a_function_warns() -> None:
     with pytest.warns(TracerWarning, match="made from a traced tensor without a Function"):
-        ctxgrad.trace(lambda x: x * x.detach(), t64([1.0]))
+        ctxgrad.trace(lambda x: x[:1] * ctxgrad.as_tensor(x.array[1:]), t64([1.0, 2.0]))
+
+
+def test_detach_and_data_are_replayed_on_the_new_input() -> None:
+    def f(x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        return x * x.detach() + x.data
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        traced = ctxgrad.trace(f, t64([1.0, 2.0], requires_grad=True))
+    x = t64([3.0, -1.0], requires_grad=True)
+    traced(x).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [3.0, -1.0]  # (no gradient through the detached factor)
+    assert traced(x).tolist() == f(x).tolist() == [12.0, 0.0]
 
 
 def test_value_reads_inside_a_functions_forward_do_not_warn() -> None:

@@ -165,15 +165,25 @@ class _Call:
     """One construction of a loupe Function: the instance (forward reads it), then the state
     its backward needs (the instance's attributes; the inputs are saved tensors)."""
 
-    __slots__ = ("cls", "instance", "state")
+    __slots__ = ("cls", "initial", "instance", "state")
 
     def __init__(self, instance: Function) -> None:
         self.instance: Function | None = instance
         self.cls = type(instance)
+        self.initial = dict(vars(instance))  # (what a replay of a trace starts each run from)
         self.state: dict[str, Any] = {}
 
+    def again(self, inputs: tuple[Tensor, ...]) -> _Call:
+        """The same construction on ``inputs``: a fresh instance with the attributes this one
+        started with, each input replaced by the new one (as a loupe value).  What a replay of
+        ``ctxgrad.trace`` applies."""
+        new = {id(old): asarray(t) for old, t in zip(self.initial["_inputs"], inputs)}
+        instance = object.__new__(self.cls)
+        vars(instance).update({k: _swap(v, new) for k, v in self.initial.items()})
+        return _Call(instance)
 
-def _swap(value: Any, sinks: dict[int, _Sink]) -> Any:
+
+def _swap(value: Any, sinks: dict[int, Any]) -> Any:
     """``value`` with each input replaced by its sink (also inside a tuple or list)."""
     if isinstance(value, Tensor):
         return sinks.get(id(value), value)
@@ -187,9 +197,10 @@ class _LoupeCall(_CtxFunction):
 
     @staticmethod
     def forward(ctx: Any, call: _Call, *inputs: Tensor) -> Any:
+        if call.instance is None:  # run again (a replay of ctxgrad.trace): a fresh instance on these inputs
+            call = call.again(inputs)
         instance = call.instance
-        if instance is None:
-            raise RuntimeError(f"{call.cls.__name__}: one construction of a loupe Function was applied twice")
+        assert instance is not None
         call.instance = None  # the node keeps the state, not the result (no reference cycle)
         name = call.cls.__name__
         result = instance.forward()

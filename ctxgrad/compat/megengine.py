@@ -41,6 +41,8 @@ other op. Calling an instance runs that Function's ``apply``:
 Differences from MegEngine: the inputs are ctxgrad tensors (as in MegEngine, anything else
 is refused); calling an instance a second time raises instead of silently mixing two calls'
 state; attributes set by ``backward`` are not seen on the instance you hold (it ran on a copy).
+A function that calls instances can be traced (``ctxgrad.trace``): each replay runs ``forward``
+on a fresh copy of the instance as it was before its call.
 """
 
 from __future__ import annotations
@@ -57,14 +59,22 @@ class _Call:
     """What one call of an instance-style Function hands to its ctxgrad Function: the instance
     (forward reads it), then what backward needs to rebuild it (no tensors: those are saved)."""
 
-    __slots__ = ("cls", "input_shapes", "instance", "state", "tensor_names")
+    __slots__ = ("cls", "initial", "input_shapes", "instance", "state", "tensor_names")
 
     def __init__(self, instance: Function) -> None:
         self.instance: Function | None = instance
         self.cls = type(instance)
+        self.initial = dict(vars(instance))  # (what a replay of a trace starts each run from)
         self.state: dict[str, Any] = {}
         self.tensor_names: tuple[str, ...] = ()
         self.input_shapes: tuple[tuple[int, ...], ...] = ()
+
+    def again(self) -> _Call:
+        """The same call on a fresh instance with the attributes this one started with: what
+        a replay of ``ctxgrad.trace`` applies (each run keeps its own state for backward)."""
+        instance = object.__new__(self.cls)
+        vars(instance).update(self.initial)
+        return _Call(instance)
 
 
 class _InstanceCall(_CtxFunction):
@@ -72,9 +82,10 @@ class _InstanceCall(_CtxFunction):
 
     @staticmethod
     def forward(ctx: Any, call: _Call, *inputs: Tensor) -> Any:
+        if call.instance is None:  # run again (a replay of ctxgrad.trace): on a fresh instance
+            call = call.again()
         instance = call.instance
-        if instance is None:
-            raise RuntimeError(f"{call.cls.__name__}: one call of an instance-style Function was applied twice")
+        assert instance is not None
         call.instance = None  # the node keeps the state, not the object the caller holds
         ctx.set_materialize_grads(False)
         name = call.cls.__name__

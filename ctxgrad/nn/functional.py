@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _factories
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.grad_mode import no_grad
@@ -401,6 +402,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return _where(input > 0, input, slope * input)
 
 
+@replayed_whole
 def rrelu(
     input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False
 ) -> Tensor:
@@ -795,6 +797,7 @@ def _pool_args(kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple[int, 
     return kernel, st, pad
 
 
+@replayed_whole
 def max_pool2d(
     input: Tensor,
     kernel_size: Any,
@@ -886,6 +889,7 @@ def avg_pool1d(
     return out.squeeze(-2)
 
 
+@replayed_whole
 def max_pool1d(
     input: Tensor,
     kernel_size: Any,
@@ -965,6 +969,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return rows @ input @ cols.mT
 
 
+@replayed_whole
 def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -> Any:
     """The maximum of each adaptive window of the last ``len(sizes)`` dimensions (and, with
     ``return_indices``, its flat position within those dimensions)."""
@@ -1034,6 +1039,7 @@ def _pool3d_args(
     return kernel, st, pd
 
 
+@replayed_whole
 def max_pool3d(
     input: Tensor,
     kernel_size: Any,
@@ -1137,6 +1143,7 @@ def _unbatch(out: Tensor, unbatched: bool) -> Tensor:
     return out.squeeze(0) if unbatched else out
 
 
+@replayed_whole
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training
     only; the identity otherwise).  The mask comes from ctxgrad's generator (``ctxgrad.manual_seed``)."""
@@ -1252,6 +1259,7 @@ def embedding(
     )
 
 
+@replayed_whole
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -1352,6 +1360,7 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
             weight[index] = weight[index] * Tensor(scale[:, None])
 
 
+@replayed_whole
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``(*, num_classes)`` int64 with a 1 at each value of the integer ``tensor``."""
     data = tensor._data
@@ -1615,6 +1624,7 @@ def _apply_dropout(input: Tensor, p: float, inplace: bool, alpha: bool, shape: t
     return input.mul_(scale).add_(shift) if inplace else input * scale + shift
 
 
+@replayed_whole
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` (or ``(C, L)``) input with probability ``p``, scaling
     the rest by ``1 / (1 - p)`` (training only)."""
@@ -1637,6 +1647,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace, False)
 
 
+@replayed_whole
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` input with probability ``p``, scaling the rest by
     ``1 / (1 - p)`` (training only); a 3-D input is taken as ``(N, C, L)``, as torch does."""
@@ -1663,6 +1674,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace, False)
 
 
+@replayed_whole
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with probability
     ``p``, scaling the rest by ``1 / (1 - p)`` (training only)."""
@@ -1687,6 +1699,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace, False)
 
 
+@replayed_whole
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
     an affine map keeps the mean and variance (training only)."""
@@ -1699,6 +1712,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     return _apply_dropout(input, p, inplace, True, tuple(input.shape))
 
 
+@replayed_whole
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """:func:`alpha_dropout` of whole channels (one draw per sample and channel)."""
     if p < 0.0 or p > 1.0:
@@ -2001,6 +2015,7 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
     return ignored
 
 
+@replayed_whole
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -2067,6 +2082,7 @@ def _type_name(t: Tensor) -> str:
     return _dtypes.short_name(t.dtype)
 
 
+@replayed_whole
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -2391,6 +2407,7 @@ def _lengths(value: Any) -> list[int]:
     return [int(v) for v in value]
 
 
+@replayed_whole
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,
@@ -2452,6 +2469,7 @@ def ctc_loss(
     return per_sample.squeeze(0) if unbatched else per_sample
 
 
+@replayed_whole
 def multi_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -2487,6 +2505,7 @@ def multi_margin_loss(
     return _reduce(loss, reduction)
 
 
+@replayed_whole
 def multilabel_margin_loss(
     input: Tensor,
     target: Tensor,

@@ -67,8 +67,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 def _generator(generator: Any) -> np.random.Generator:
     if generator is None:
-        rng: np.random.Generator = _factories._generator
-        return rng
+        return _factories.rng(None, "init")
     if isinstance(generator, np.random.Generator):
         return generator
     return _factories.rng(generator, "init")

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import short_name
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
@@ -1383,6 +1384,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     return _return_types.linalg_lstsq(solution, as_tensor(np.empty((0,), real)), rank, as_tensor(np.empty((0,), real)))
 
 
+@replayed_whole
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> _return_types.linalg_inv_ex:
     """The inverse and LAPACK's ``info`` (the first zero pivot, 1-based; 0 when invertible)."""
     x = A.array
@@ -1405,6 +1407,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> _return_types.linalg_inv
         return _return_types.linalg_inv_ex(linalg_lu_solve(lu_, pivots, _eye_like(A)), as_tensor(info))
 
 
+@replayed_whole
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> _return_types.linalg_solve_ex:
     """The solution of ``A X = B`` and LAPACK's ``info`` (0, or the first zero pivot, 1-based)."""
     x = A.array

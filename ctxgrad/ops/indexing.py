@@ -20,6 +20,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, short_name
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import (
     BatchedTensor,
@@ -382,13 +383,19 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     try:
         basic, cls = _basic(index)
     except _Advanced:
-        items = index if isinstance(index, tuple) else (index,)
-        if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
-            return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
-        found = numpy_index(index, input.array.shape)
-        if found.advanced is not None:
-            return Index.apply(input, found)
-        basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
+        return _advanced_getitem(input, index)
+    return cls.apply(input, basic)
+
+
+@replayed_whole  # (reads the index tensors' values: a trace's replay reads them again)
+def _advanced_getitem(input: Tensor, index: Any) -> Tensor:
+    items = index if isinstance(index, tuple) else (index,)
+    if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
+        return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
+    found = numpy_index(index, input.array.shape)
+    if found.advanced is not None:
+        return Index.apply(input, found)
+    basic, cls = _basic(found.basic)  # a list read as a tuple of basic items
     return cls.apply(input, basic)
 
 
@@ -1259,6 +1266,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return Take.apply(input, index)
 
 
+@replayed_whole
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """int64 indices of the nonzero elements: one row per element (``as_tuple``: one 1-D
     tensor per dimension)."""
@@ -1313,6 +1321,7 @@ class NonzeroStatic(Function[Tensor]):
         return (None,) * 4
 
 
+@replayed_whole
 def argwhere(input: Tensor) -> Tensor:
     """int64 indices of the nonzero elements, one row per element."""
     out: Tensor = nonzero(input)
@@ -1520,6 +1529,7 @@ def _index_add_args(
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
+@replayed_whole
 def index_add(
     input: Tensor,
     dim: int = UNSET,
@@ -1544,6 +1554,7 @@ def index_add(
     return IndexAdd.apply(input, src, pos, True)
 
 
+@replayed_whole
 def index_add_(
     input: Tensor,
     dim: int = UNSET,
@@ -1570,6 +1581,7 @@ def _index_copy_args(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     return src.reshape(pos.shape) if src.array.shape != pos.shape else src, pos
 
 
+@replayed_whole
 def index_copy(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1582,6 +1594,7 @@ def index_copy(
     return IndexCopy.apply(input, src, pos, False)
 
 
+@replayed_whole
 def index_copy_(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, source: Tensor = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1610,6 +1623,7 @@ def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
     return IndexFillNumber, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
 
 
+@replayed_whole
 def index_fill(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1623,6 +1637,7 @@ def index_fill(
     return out
 
 
+@replayed_whole
 def index_fill_(
     input: Tensor, dim: int = UNSET, index: Tensor = UNSET, value: Any = UNSET, *, axis: int | None = None
 ) -> Tensor:
@@ -1715,6 +1730,7 @@ def _index_put_args(input: Tensor, indices: Any, values: Tensor) -> Any:
     return pos
 
 
+@replayed_whole
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy with ``values`` written (``accumulate``: added) at ``input[indices]``.
 
@@ -1726,6 +1742,7 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     return PutFlat.apply(input, values, _index_put_args(input, indices, values), bool(accumulate))
 
 
+@replayed_whole
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """In place: ``values`` written (``accumulate``: added) at ``input[indices]``."""
     return write_in_place(PutFlat, input, values, _index_put_args(input, indices, values), bool(accumulate))
@@ -1754,6 +1771,7 @@ def _masked_scatter_args(input: Tensor, mask: Any, source: Any) -> tuple[Tensor,
     return (flat if flat.array.size == pos.size else flat[: pos.size]), pos
 
 
+@replayed_whole
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy with ``source``'s first elements, in order, written where ``mask`` holds.
 
@@ -1815,6 +1833,7 @@ class MaskedOrder(Function[Tensor]):
         return None, None, None
 
 
+@replayed_whole
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """In place: ``source``'s first elements written where ``mask`` holds."""
     src, pos = _masked_scatter_args(input, mask, source)
@@ -1971,6 +1990,7 @@ def _scatter_reduce_args(
     return part, pos
 
 
+@replayed_whole
 def scatter_reduce(
     input: Tensor,
     dim: int = UNSET,
@@ -1998,6 +2018,7 @@ def scatter_reduce(
     return ScatterReduce.apply(input, part, pos, reduce, bool(include_self))
 
 
+@replayed_whole
 def scatter_reduce_(
     input: Tensor,
     dim: int = UNSET,
@@ -2129,6 +2150,7 @@ def _index_reduce_args(
     return (src.reshape(pos.shape) if src.array.shape != pos.shape else src), pos
 
 
+@replayed_whole
 def index_reduce(
     input: Tensor,
     dim: int = UNSET,
@@ -2155,6 +2177,7 @@ def index_reduce(
     return IndexReduce.apply(input, src, pos, reduce, bool(include_self))
 
 
+@replayed_whole
 def index_reduce_(
     input: Tensor,
     dim: int = UNSET,
@@ -2199,6 +2222,7 @@ def _put_args(input: Tensor, index: Tensor, source: Tensor) -> tuple[Tensor, Any
     return source.reshape(-1), pos
 
 
+@replayed_whole
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy with ``source``'s elements written (``accumulate``: added) at the positions
     ``index`` names in ``input`` read as 1-D.
@@ -2211,6 +2235,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     return Put.apply(input, src, pos, bool(accumulate))
 
 
+@replayed_whole
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In place: ``source`` written (``accumulate``: added) at the flat positions ``index``."""
     src, pos = _put_args(input, index, source)
@@ -2295,6 +2320,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     return embedded(DiagonalScatter, input, src, where)
 
 
+@replayed_whole
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
     """The coordinates in a tensor of ``shape`` of the flat ``indices`` (taken modulo the
     number of elements, as torch), one int64 tensor per dimension.

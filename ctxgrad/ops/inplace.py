@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import fill_value_as
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, elementwise_rule
@@ -221,6 +222,7 @@ def indexing_view_op(index: Any, shape: tuple[int, ...]) -> str | None:
     return made
 
 
+@replayed_whole
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: a write at the elements the index selects (``CopySlices``
     for a basic index, ``IndexPutBackward0`` for an advanced one), which marks ``input``

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import short_name, to_dtype
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import (
     BatchedTensor,
@@ -1778,6 +1779,7 @@ def _swapped(n: int, d0: int, d1: int) -> tuple[int, ...]:
     return tuple(perm)
 
 
+@replayed_whole
 def repeat_interleave(
     input: Tensor,
     repeats: Any = None,

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import short_name
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import dims_rule, leading_rule
 from ctxgrad.autograd.function import Function
@@ -276,6 +277,7 @@ def sort(
     return _return_types.sort(*cls.apply(input, dim, descending))
 
 
+@replayed_whole
 def argsort(
     input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, axis: int | None = None
 ) -> Tensor:
@@ -358,6 +360,7 @@ def _search(
     return shaped
 
 
+@replayed_whole
 def searchsorted(
     sorted_sequence: Tensor,
     input: Any,

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import short_name
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, dims_rule, leading_rule, refuse_dynamic_shape, unary_rule
 from ctxgrad.autograd.function import Function
@@ -1451,6 +1452,7 @@ class Histogram(Function[tuple[Tensor, Tensor]]):
         return Histogram.apply(x, weight, bins, lo_hi, density, keep + 1), 0
 
 
+@replayed_whole
 def histogramdd(
     input: Tensor,
     bins: Any,
