@@ -27,6 +27,7 @@ MECHANISM = {
     "CopySlices": "an in-place write into a view, recorded on its base (autograd/_views.py)",
     "TakeFlat": "a view read at flat positions of its base (autograd/_views.py)",
     "ReplaceFlat": "a write at flat positions of a base (autograd/_views.py)",
+    "AddFlat": "the adjoint of TakeFlat: a scatter-add at flat positions (autograd/_views.py)",
     "InplaceFunction": "torch's base class of in-place Functions",
     "NestedIOFunction": "torch's legacy base class",
     "DelayedError": "torch's Function that raises at backward",
