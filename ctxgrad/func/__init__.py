@@ -38,7 +38,7 @@ from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._batched import stack_samples
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, close_level, level_info, open_level
 from ctxgrad.autograd._grad import grad as autograd_grad
-from ctxgrad.autograd.grad_mode import enable_grad
+from ctxgrad.autograd.grad_mode import enable_grad, no_grad
 from ctxgrad.autograd.graph import AccumulateGrad
 from ctxgrad.func._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
 from ctxgrad.ops.shape import cat
@@ -267,6 +267,24 @@ def _to_levels(t: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
     return root
 
 
+def _own_root(t: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
+    """:func:`_to_levels`, in memory of its own where that had to give ``t`` batch
+    dimensions: an expanded tensor's samples share their elements, so an in-place write into
+    one sample (into a jvp's primal, under ``jacfwd``) would land in all of them."""
+    root = _to_levels(t, levels)
+    return root if root is _unwrap_all(t)[0] else root.clone()
+
+
+def _write_back(t: Tensor, root: Tensor, levels: tuple[VmapLevel, ...]) -> None:
+    """The primal ``t`` was changed in place through its copy ``root`` (:func:`_own_root`):
+    ``t`` takes the new values, one sample's at each level it is not batched at (as in torch,
+    where such a write changes the input itself)."""
+    plain, have = _unwrap_all(t)
+    index = tuple(slice(None) if lv.level in have else 0 for lv in levels)
+    with no_grad():
+        plain.copy_(forward_ad.unpack_dual(root).primal[index])
+
+
 def _rewrap(root: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
     t = root
     for lv in levels:
@@ -277,7 +295,10 @@ def _rewrap(root: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
 def _as_input(root: Tensor) -> Tensor:
     """A tensor to differentiate by: a new node (so that only this transform's uses count)
     that requires grad, keeping any forward-mode tangent."""
-    if root._inference:  # (made in inference mode: no history, and no tangent, to keep)
+    if root._inference or not (root.requires_grad or _state.fw_levels):
+        # No history and no tangent to keep: a leaf of its own over the same memory, so that
+        # an in-place write into it or a view of it is refused as torch refuses it (a view of
+        # ``root`` would be a view of a tensor that does not require grad, and allowed).
         inp = _wrap(root._data).requires_grad_()
     else:
         inp = root.view_as(root)
@@ -645,11 +666,15 @@ def jvp(
     tracked = _tracked()
     depth = _state.func_transforms + 1
     with _transform_running(), forward_ad.dual_level():
+        roots = [_own_root(p, levels) for p in p_leaves]
         duals = [
-            forward_ad.make_dual(_to_levels(p, levels), _to_levels(t, levels).to(p.dtype))
-            for p, t in zip(p_leaves, t_leaves)
+            forward_ad.make_dual(r, _to_levels(t, levels).to(p.dtype)) for r, p, t in zip(roots, p_leaves, t_leaves)
         ]
+        versions = [r._version for r in roots]
         out = func(*tree_unflatten([_rewrap(d, levels) for d in duals], p_spec))
+        for p, r, v in zip(p_leaves, roots, versions):
+            if r._version != v and r is not _to_levels(p, ()):
+                _write_back(p, r, levels)
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise RuntimeError(
