@@ -22,7 +22,7 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import matmul_rule, matrix_rule, unary_rule
+from ctxgrad.autograd._batched import matrix_rule, product_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul
@@ -83,7 +83,7 @@ class _MatrixProduct(Function[Tensor]):
 class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
-    vmap = matmul_rule
+    vmap = product_rule("mm")
 
     _backward_name = "MmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
@@ -117,7 +117,7 @@ class Mm(_MatrixProduct):
 class Bmm(_MatrixProduct):
     """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
 
-    vmap = matmul_rule
+    vmap = product_rule("bmm")
 
     _backward_name = "BmmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "mat2": 1}
@@ -144,7 +144,7 @@ class Bmm(_MatrixProduct):
 class Mv(Function[Tensor]):
     """Matrix times vector; grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
 
-    vmap = matmul_rule
+    vmap = product_rule("mv")
 
     _backward_name = "MvBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "vec": 1}
@@ -199,7 +199,7 @@ def _check_vectors(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
 class Dot(Function[Tensor]):
     """The inner product of two vectors (a 0-d tensor)."""
 
-    vmap = matmul_rule
+    vmap = product_rule("dot")
 
     _backward_name = "DotBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "tensor": 1}
