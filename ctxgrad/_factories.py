@@ -6,7 +6,7 @@ Random tensors come from one NumPy ``Generator`` that ``manual_seed`` resets.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -120,19 +120,42 @@ def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
     return t._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
 
 
+def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tensor:
+    """A new tensor made from ``input`` (``zeros_like``, ``new_ones``, ...): ``make(lead)``
+    with ``lead`` the batch dimensions ``input`` has inside vmap (``()`` outside), the result
+    batched as ``input`` is, so that each sample has its own (as torch's batching rules
+    give it: an in-place write or a random fill of one sample does not reach the others)."""
+    if not _state.vmap_levels:
+        return make(())
+    from ctxgrad.autograd._batched_tensor import BatchedTensor
+
+    levels = []
+    root = input
+    while isinstance(root, BatchedTensor):
+        levels.append(root.level)
+        root = root.value
+    out = make(tuple(root._data.shape[: len(levels)]))
+    for level in reversed(levels):  # (the root holds the outermost level's dimension first)
+        out = BatchedTensor(out, level)
+    return out
+
+
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
-    return _finish(np.zeros(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return batched_as(input, lambda lead: _finish(np.zeros(lead + input._data.shape, dt), requires_grad, device))
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
-    return _finish(np.ones(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return batched_as(input, lambda lead: _finish(np.ones(lead + input._data.shape, dt), requires_grad, device))
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
-    return _finish(np.empty(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return batched_as(input, lambda lead: _finish(np.empty(lead + input._data.shape, dt), requires_grad, device))
 
 
 def full_like(
@@ -140,7 +163,8 @@ def full_like(
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return _finish(np.full(input._data.shape, _fill(fill_value, dt), dtype=dt), requires_grad, device)
+    value = _fill(fill_value, dt)
+    return batched_as(input, lambda lead: _finish(np.full(lead + input._data.shape, value, dt), requires_grad, device))
 
 
 def _fill(value: Any, dt: Any) -> Any:
@@ -376,19 +400,30 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 # --------------------------------------------------------------------------- Tensor methods
 # (attached to Tensor by ctxgrad/_surface.py)
+def _new(make: Callable[..., Tensor], input: Tensor, size: tuple[Any, ...], dtype: Any, **kwargs: Any) -> Tensor:
+    """``make(*size, dtype=...)`` for ``input.new_*``: inside vmap, one per sample of
+    ``input`` (:func:`batched_as`)."""
+    dt = input._data.dtype if dtype is None else dtype
+
+    def per_sample(lead: tuple[int, ...]) -> Tensor:
+        return make(lead + _size(size), dtype=dt, **kwargs) if lead else make(*size, dtype=dt, **kwargs)
+
+    return batched_as(input, per_sample)
+
+
 def new_zeros(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return zeros(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    return _new(zeros, input, size, dtype, device=device, requires_grad=requires_grad)
 
 
 def new_ones(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return ones(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    return _new(ones, input, size, dtype, device=device, requires_grad=requires_grad)
 
 
 def new_empty(input: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return empty(*size, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    return _new(empty, input, size, dtype, device=device, requires_grad=requires_grad)
 
 
 def new_full(
@@ -403,13 +438,13 @@ def new_full(
     """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    return full(
-        size,
-        fill_value,
-        dtype=input._data.dtype if dtype is None else dtype,
-        device=device,
-        requires_grad=requires_grad,
-    )
+    dt = input._data.dtype if dtype is None else dtype
+
+    def per_sample(lead: tuple[int, ...]) -> Tensor:
+        shape = lead + _size((size,)) if lead else size
+        return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
+
+    return batched_as(input, per_sample)
 
 
 def new_tensor(

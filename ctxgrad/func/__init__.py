@@ -31,6 +31,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ctxgrad import _factories
 from ctxgrad._factories import eye, ones_like, zeros_like
 from ctxgrad._state import _state
 from ctxgrad._tensor import Size, Tensor, _wrap
@@ -168,8 +169,13 @@ def _vmap_call(
     if chunk_size is None or chunk_size >= size:
         return _vmap_once(func, name, leaves, dims, spec, out_dims, size, randomness, args, kwargs)
     chunks = []
+    # "same" randomness is one draw for the whole batch: every chunk draws from the default
+    # generator's state as it was before the first (torch restores its RNG state the same way).
+    before = _factories._generator.bit_generator.state if randomness == "same" else None
     for start in range(0, size, chunk_size):
         stop = min(start + chunk_size, size)
+        if before is not None:
+            _factories._generator.bit_generator.state = before
         part = [leaf.narrow(d, start, stop - start) if d is not None else leaf for leaf, d in zip(leaves, dims)]
         chunks.append(_vmap_once(func, name, part, dims, spec, out_dims, stop - start, randomness, args, kwargs))
     out_leaves = [tree_flatten(c)[0] for c in chunks]
