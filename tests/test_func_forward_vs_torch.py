@@ -177,3 +177,24 @@ def test_a_generated_vmap_rule_runs_the_functions_own_jvp_as_torch(scale: float,
         )
 
     _both(program)
+
+
+def test_a_per_sample_write_into_an_unbatched_primal_raises_as_torch() -> None:
+    """Torch refuses the write itself; ctxgrad computes each sample apart and refuses when it
+    would have to put several samples' values into the one primal (the primal is unchanged)."""
+
+    def program(lib: Any, fn: Any, primal: Any) -> Any:
+        def per_sample(y: Any) -> Any:
+            return fn.jvp(lambda b: b.mul_(y) * 1, (primal,), (lib.ones(3),))[1]
+
+        return fn.vmap(per_sample)(lib.tensor([[2.0, 2.0, 2.0], [3.0, 3.0, 3.0]]))
+
+    messages = {}
+    for lib, fn in ((ctxgrad, ctxgrad.func), (torch, torch_func)):
+        primal = lib.tensor([1.0, 2.0, 3.0])
+        with pytest.raises(RuntimeError) as err:
+            program(lib, fn, primal)
+        np.testing.assert_array_equal(primal.numpy(), [1.0, 2.0, 3.0])
+        messages[lib.__name__] = str(err.value)
+    assert "not possible because there exists a Tensor `other` in extra_args" in messages["torch"]
+    assert "changed a primal in place with values that differ per sample" in messages["ctxgrad"]

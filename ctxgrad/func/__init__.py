@@ -31,6 +31,8 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from ctxgrad import _factories
 from ctxgrad._factories import eye, ones_like, zeros_like
 from ctxgrad._state import _state
@@ -287,8 +289,17 @@ def _write_back(t: Tensor, root: Tensor, levels: tuple[VmapLevel, ...]) -> None:
     where such a write changes the input itself)."""
     plain, have = _unwrap_all(t)
     index = tuple(slice(None) if lv.level in have else 0 for lv in levels)
+    written = forward_ad.unpack_dual(root).primal
+    one = written[index]
+    keep = tuple(slice(None) if lv.level in have else None for lv in levels)
+    if not np.array_equal(written._data, np.broadcast_to(one._data[keep], written.shape), equal_nan=True):
+        raise RuntimeError(
+            "vmap: jvp(f, primals, tangents): f changed a primal in place with values that differ per sample, but "
+            "that primal is not batched (vmapped over) there: it has room for one sample's values. Please use "
+            "out-of-place operators instead of in-place ones on that primal."
+        )
     with no_grad():
-        plain.copy_(forward_ad.unpack_dual(root).primal[index])
+        plain.copy_(one)
 
 
 def _rewrap(root: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
