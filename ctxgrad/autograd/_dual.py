@@ -8,6 +8,7 @@ tangents derived from its ``backward`` (:func:`_jvp_from_backward`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -142,8 +143,9 @@ def _write_through(view: Tensor, level: int) -> None:
     """``view`` was changed in place and has its new tangent at ``level``: the tensor that
     owns the tangent it is part of takes it at the view's elements (its base, unless a
     dual tensor made by ``make_dual`` owns it)."""
-    from ctxgrad.autograd._views import ReplaceFlat, view_positions
-
+    # (looked up rather than imported: _views imports function, which imports this module;
+    # _views is loaded by then, as it gives Tensor the view methods used above)
+    views = sys.modules["ctxgrad.autograd._views"]
     ref = view.__dict__.get(forward_ad.TANGENT_OWNER, {}).get(level)
     owner = None if ref is None else ref()
     if owner is None:
@@ -155,9 +157,9 @@ def _write_through(view: Tensor, level: int) -> None:
     old = tangents.get(level) if tangents is not None else None
     if old is None:
         old = _wrap(np.zeros_like(owner._data))
-    positions = view_positions(view._data, owner._data)
+    positions = views.view_positions(view._data, owner._data)
     assert view._fw is not None
-    forward_ad.set_tangent(owner, level, ReplaceFlat.apply(old, positions, view._fw[level]))
+    forward_ad.set_tangent(owner, level, views.ReplaceFlat.apply(old, positions, view._fw[level]))
 
 
 def _jvp_from_backward(
