@@ -235,3 +235,67 @@ def _under_inference_mode(lib: Any, fn: Any) -> Any:
 def test_transforms_under_inference_mode_as_torch() -> None:
     got, want = _run(_under_inference_mode)
     _close(got, want)
+
+
+# ----------------------------------------------------------------------------- compositions
+def _aux_closed_over(lib: Any, fn: Any) -> Any:
+    w = lib.tensor([1.0, -2.0], requires_grad=True)
+    out, vjp_fn, aux = fn.vjp(lambda p: ((p * p).sum(), p * w), lib.tensor([0.5, 1.5]), has_aux=True)
+    g, aux2 = fn.grad(lambda p: ((p * p).sum(), p * w), has_aux=True)(lib.tensor([0.5, 1.5]))
+    return out, aux, vjp_fn(lib.tensor(1.0))[0], g, aux2
+
+
+def _second_order_closed_over(lib: Any, fn: Any) -> Any:
+    w = lib.tensor(2.0, requires_grad=True)
+    x = lib.tensor([0.5, 1.5])
+
+    def f(z: Any) -> Any:
+        return (z**3 * w).sum()
+
+    per_sample = fn.vmap(fn.jacrev(lambda p: p * w * p))(lib.stack([x, x * 2]))
+    results = (
+        fn.hessian(f)(x),
+        fn.jacfwd(fn.jacrev(f))(x),
+        fn.jacrev(fn.jacfwd(f))(x),
+        fn.jacrev(fn.jacrev(lambda p: p * w * p * p))(x).sum(0),
+        per_sample,
+    )
+    (dw,) = lib.autograd.grad(sum(r.sum() for r in results), w)
+    return (*results, dw)
+
+
+def _forward_mode_ignores_no_grad(lib: Any, fn: Any) -> Any:
+    x = lib.tensor([0.5, 1.5])
+    w = lib.tensor(2.0, requires_grad=True)
+
+    def f(z: Any) -> Any:
+        with lib.no_grad():
+            return fn.grad(lambda y: (y**3).sum())(z)
+
+    with lib.no_grad():
+        quiet = fn.jvp(lambda z: z * w, (x,), (lib.ones(2),))
+    return (*fn.jvp(f, (x,), (lib.ones(2),)), *fn.jvp(lambda z: z * w, (x,), (lib.ones(2),)), *quiet)
+
+
+def _transforms_of_transforms(lib: Any, fn: Any) -> Any:
+    x = lib.tensor([0.5, 1.5])
+
+    def inner_vjp(z: Any) -> Any:
+        _, vjp_fn = fn.vjp(lib.sin, z)
+        return vjp_fn(lib.ones(2))[0].sum()
+
+    _, cube_vjp = fn.vjp(lambda z: z**3, x)
+    return (
+        fn.grad(lambda z: fn.grad(lambda y: (y**3).sum())(z).sum())(x),
+        fn.grad(inner_vjp)(x),
+        fn.jacrev(lambda t: cube_vjp(t)[0])(lib.ones(2)),
+        fn.vmap(lambda t: cube_vjp(t)[0])(lib.eye(2)),
+    )
+
+
+@pytest.mark.parametrize(
+    "program", [_aux_closed_over, _second_order_closed_over, _forward_mode_ignores_no_grad, _transforms_of_transforms]
+)
+def test_compositions_keep_what_outer_code_differentiates_as_torch(program: Any) -> None:
+    got, want = _run(program)
+    _close(got, want)

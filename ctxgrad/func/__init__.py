@@ -568,7 +568,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     else:
         value = tree_unflatten([o.detach() for o in out_leaves], out_spec)
     if has_aux:
-        return value, vjp_fn, (aux if forward_outside else _outer_part(aux, ins, depth) if nested else _detached(aux))
+        return value, vjp_fn, (aux if forward_outside else _outer_part(aux, ins, depth) if tracked else _detached(aux))
     return value, vjp_fn
 
 
