@@ -198,3 +198,15 @@ def test_a_per_sample_write_into_an_unbatched_primal_raises_as_torch() -> None:
         messages[lib.__name__] = str(err.value)
     assert "not possible because there exists a Tensor `other` in extra_args" in messages["torch"]
     assert "changed a primal in place with values that differ per sample" in messages["ctxgrad"]
+
+
+def test_jacfwd_of_a_write_of_one_input_into_another_as_torch() -> None:
+    def program(lib: Any, fn: Any) -> Any:
+        def body(b: Any, y: Any) -> Any:
+            b[::2].mul_(y)
+            return b.exp()
+
+        b = lib.tensor([1.0, 2.0, 3.0, 4.0])
+        return (*fn.jacfwd(body, argnums=(0, 1))(b, lib.tensor([0.5, -0.7])), b)
+
+    _both(program)
