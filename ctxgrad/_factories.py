@@ -6,7 +6,7 @@ Random tensors come from one NumPy ``Generator`` that ``manual_seed`` resets.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -147,19 +147,42 @@ def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
     return t._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
 
 
+def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tensor:
+    """A new tensor made from ``input`` (``zeros_like``, ``new_ones``, ...): ``make(lead)``
+    with ``lead`` the batch dimensions ``input`` has inside vmap (``()`` outside), the result
+    batched as ``input`` is, so that each sample has its own (as torch's batching rules
+    give it: an in-place write or a random fill of one sample does not reach the others)."""
+    if not _state.vmap_levels:
+        return make(())
+    from ctxgrad.autograd._batched_tensor import BatchedTensor
+
+    levels = []
+    root = input
+    while isinstance(root, BatchedTensor):
+        levels.append(root.level)
+        root = root.value
+    out = make(tuple(root._data.shape[: len(levels)]))
+    for level in reversed(levels):  # (the root holds the outermost level's dimension first)
+        out = BatchedTensor(out, level)
+    return out
+
+
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
-    return _finish(np.zeros(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return batched_as(input, lambda lead: _finish(np.zeros(lead + input._data.shape, dt), requires_grad, device))
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
-    return _finish(np.ones(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return batched_as(input, lambda lead: _finish(np.ones(lead + input._data.shape, dt), requires_grad, device))
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
-    return _finish(np.empty(input._data.shape, dtype=_like(input, dtype)), requires_grad, device)
+    dt = _like(input, dtype)
+    return batched_as(input, lambda lead: _finish(np.empty(lead + input._data.shape, dt), requires_grad, device))
 
 
 def full_like(
@@ -167,7 +190,8 @@ def full_like(
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return _finish(np.full(input._data.shape, _fill(fill_value, dt), dtype=dt), requires_grad, device)
+    value = _fill(fill_value, dt)
+    return batched_as(input, lambda lead: _finish(np.full(lead + input._data.shape, value, dt), requires_grad, device))
 
 
 def _fill(value: Any, dt: Any) -> Any:
@@ -413,6 +437,20 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 # --------------------------------------------------------------------------- Tensor methods
 # (attached to Tensor by ctxgrad/_surface.py)
+def _new(
+    make: Callable[..., Tensor], input: Tensor, sizes: tuple[Any, ...], size: Any, dtype: Any, **kwargs: Any
+) -> Tensor:
+    """``make(shape, dtype=...)`` for ``input.new_*`` (the shape spread or torch's ``size=``):
+    inside vmap, one per sample of ``input`` (:func:`batched_as`)."""
+    dt = input._data.dtype if dtype is None else dtype
+    shape = _size(sizes, make.__name__, size)
+
+    def per_sample(lead: tuple[int, ...]) -> Tensor:
+        return make(lead + shape, dtype=dt, **kwargs)
+
+    return batched_as(input, per_sample)
+
+
 def new_zeros(
     input: Tensor,
     *sizes: Any,
@@ -422,8 +460,7 @@ def new_zeros(
     requires_grad: bool = False,
 ) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    dtype = input._data.dtype if dtype is None else dtype
-    return zeros(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _new(zeros, input, sizes, size, dtype, device=device, requires_grad=requires_grad)
 
 
 def new_ones(
@@ -435,8 +472,7 @@ def new_ones(
     requires_grad: bool = False,
 ) -> Tensor:
     """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    dtype = input._data.dtype if dtype is None else dtype
-    return ones(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _new(ones, input, sizes, size, dtype, device=device, requires_grad=requires_grad)
 
 
 def new_empty(
@@ -448,8 +484,7 @@ def new_empty(
     requires_grad: bool = False,
 ) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    dtype = input._data.dtype if dtype is None else dtype
-    return empty(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _new(empty, input, sizes, size, dtype, device=device, requires_grad=requires_grad)
 
 
 def new_full(
@@ -464,13 +499,13 @@ def new_full(
     """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    return full(
-        size,
-        fill_value,
-        dtype=input._data.dtype if dtype is None else dtype,
-        device=device,
-        requires_grad=requires_grad,
-    )
+    dt = input._data.dtype if dtype is None else dtype
+
+    def per_sample(lead: tuple[int, ...]) -> Tensor:
+        shape = lead + _size((size,)) if lead else size
+        return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
+
+    return batched_as(input, per_sample)
 
 
 def new_tensor(

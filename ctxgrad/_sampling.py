@@ -573,6 +573,9 @@ def randint_like(
         low, high = 0, low
     if int(low) >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={int(low)} >= to={int(high)}")
-    dt = input.array.dtype if dtype is None else _dtypes.to_dtype(dtype)
+    dt = input._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
+    draw = _factories._draw(lambda shape: _rng().integers(int(low), int(high), shape), dt)
+    if (batched := _factories._under_vmap(tuple(input.shape), draw)) is not None:
+        return batched  # type: ignore[no-any-return]
     values = _rng().integers(int(low), int(high), input.array.shape).astype(dt)
     return _factories._finish(values, requires_grad, device)

@@ -34,6 +34,9 @@ class _ModeState(threading.local):
     fw_dual_tensors: dict[int, list[Any]] | None = None
     # The open vmap levels (``autograd/_batched.py``), innermost last.
     vmap_levels: tuple[Any, ...] = ()
+    # The grad/vjp/jvp transforms (``ctxgrad.func``) running: inside one, a tensor made in
+    # inference mode may be saved for backward, as torch's transforms allow.
+    func_transforms: int = 0
     # The backward calls running in this thread, innermost last (what multi-grad hooks ask).
     backward_runs: tuple[Any, ...] = ()
     # The recorder of an open ``ctxgrad.trace`` (ctxgrad/trace.py): ``Function.apply`` hands it

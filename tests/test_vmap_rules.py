@@ -73,6 +73,7 @@ WITHOUT_RULE = {
     "_UndefinedGrad": "gradcheck's undefined-gradient probe",
     # data-dependent output shapes: torch refuses these under vmap too (so does ctxgrad, with torch's message)
     "Unique": "the number of unique values differs per sample",
+    "UniqueConsecutive": "the number of unique values differs per sample (unique_consecutive's node)",
 }
 
 #: Functions the op-table cases below may still see fall back to the loop: those without a

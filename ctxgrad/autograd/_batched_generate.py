@@ -6,7 +6,8 @@ takes the whole batch: its ``forward`` opens a vmap level of its own, hands the 
 ``forward`` batched tensors (so every op inside it runs its batching rule) and returns the
 batch; its ``backward`` does the same for the user's ``backward``.  What the user's
 ``forward`` keeps for ``backward`` (``save_for_backward``, ctx attributes) is kept as the
-whole batch and handed back batched at the level that ``backward`` opens.
+whole batch and handed back batched at the level that ``backward`` opens.  A Function
+with a ``jvp`` of its own gets one here too, run the same way, so that forward mode uses it.
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ class _BatchedCtx:
     """The ctx the user's ``forward``/``backward`` sees: the real ctx, with the tensors kept
     for backward stored as whole batches and read back batched at the current level."""
 
-    def __init__(self, ctx: Any, lv: VmapLevel, n_lead: int) -> None:
+    def __init__(self, ctx: Any, lv: VmapLevel, n_lead: int, forward_mode: bool = False) -> None:
         object.__setattr__(self, "_ctx", ctx)
         object.__setattr__(self, "_lv", lv)
         object.__setattr__(self, "_n_lead", n_lead)
+        object.__setattr__(self, "_forward_mode", forward_mode)  # (inside jvp: save_for_forward's tensors)
 
     def _keep(self, t: Any) -> tuple[Any, bool]:
         lv: VmapLevel = object.__getattribute__(self, "_lv")
@@ -65,10 +67,18 @@ class _BatchedCtx:
         ctx._vmap_saved_batched = tuple(b for _, b in kept)
         ctx.save_for_backward(*[v for v, _ in kept])
 
+    def save_for_forward(self, *tensors: Any) -> None:
+        kept = [self._keep(t) for t in tensors]
+        ctx = object.__getattribute__(self, "_ctx")
+        ctx._vmap_fw_saved_batched = tuple(b for _, b in kept)
+        ctx.save_for_forward(*[v for v, _ in kept])
+
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
         ctx = object.__getattribute__(self, "_ctx")
         flags = getattr(ctx, "_vmap_saved_batched", ())
+        if object.__getattribute__(self, "_forward_mode"):  # jvp reads what save_for_forward kept, if anything
+            flags = getattr(ctx, "_vmap_fw_saved_batched", flags)
         return tuple(self._read((t, b)) for t, b in zip(ctx.saved_tensors, flags))
 
     @property
@@ -142,6 +152,18 @@ def _batched_function(cls: Any) -> Any:
             close_level(lv)
         return tuple(out)
 
+    def jvp(ctx: Any, _info: None, _in_dims: None, *tangents: Any) -> Any:
+        info, in_dims = ctx._vmap_info
+        lv = open_level(info.batch_size, info.randomness)
+        try:
+            inner = _BatchedCtx(ctx, lv, 2, forward_mode=True)
+            batched = [BatchedTensor(t, lv.level) if d == 0 and t is not None else t for t, d in zip(tangents, in_dims)]
+            res = cls.jvp(inner, *batched)
+            out = tuple(_to_batch(r, lv) for r in res) if isinstance(res, tuple) else _to_batch(res, lv)
+        finally:
+            close_level(lv)
+        return out
+
     namespace = {
         "forward": staticmethod(forward),
         "backward": staticmethod(backward),
@@ -151,5 +173,7 @@ def _batched_function(cls: Any) -> Any:
         "__qualname__": f"{cls.__qualname__}.vmapped",
         "__doc__": f"{cls.__name__} on a whole vmap batch (generate_vmap_rule).",
     }
+    if cls._has_jvp:  # forward mode (jvp, jacfwd, hessian) runs the user's jvp on the batch too
+        namespace["jvp"] = staticmethod(jvp)
     meta: Any = type(function)
     return meta(cls.__name__, (function,), namespace)

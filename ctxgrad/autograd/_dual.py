@@ -8,6 +8,7 @@ tangents derived from its ``backward`` (:func:`_jvp_from_backward`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -109,8 +110,12 @@ def apply_dual(
                     del ctx._saved
         _attach_tangents(cls, outs, result, lv, non_diff)
         for o in outs:
-            if isinstance(o, Tensor) and o._base is not None and o._fw and lv in o._fw and any(o is a for a in args):
-                o._write_base_tangent(lv)  # a view changed in place: its base's tangent follows
+            if not isinstance(o, Tensor) or o._base is None:
+                continue
+            if o._fw and lv in o._fw and any(o is a for a in args):
+                _write_through(o, lv)  # a view changed in place: its base's tangent follows
+            else:
+                _keep_tangent_owner(o, args, lv)
     saved = ctx._saved
     if saved:
         # A saved output is rebuilt from its array when unpacked; give it its tangents back,
@@ -121,6 +126,40 @@ def apply_dual(
                     if isinstance(o, Tensor) and o._data is s._data and o._fw is not None:
                         s._fw = o._fw
     return out
+
+
+def _keep_tangent_owner(view: Tensor, args: tuple[Any, ...], level: int) -> None:
+    """``view`` was just taken of an argument whose tangent at ``level`` belongs to a dual
+    tensor made by ``make_dual`` (:data:`forward_ad.TANGENT_OWNER`): so does its own."""
+    for a in args:
+        if isinstance(a, Tensor) and view._base is (a._base if a._base is not None else a):
+            owner = a.__dict__.get(forward_ad.TANGENT_OWNER, {}).get(level)
+            if owner is not None:
+                view.__dict__.setdefault(forward_ad.TANGENT_OWNER, {})[level] = owner
+                return
+
+
+def _write_through(view: Tensor, level: int) -> None:
+    """``view`` was changed in place and has its new tangent at ``level``: the tensor that
+    owns the tangent it is part of takes it at the view's elements (its base, unless a
+    dual tensor made by ``make_dual`` owns it)."""
+    # (looked up rather than imported: _views imports function, which imports this module;
+    # _views is loaded by then, as it gives Tensor the view methods used above)
+    views = sys.modules["ctxgrad.autograd._views"]
+    ref = view.__dict__.get(forward_ad.TANGENT_OWNER, {}).get(level)
+    owner = None if ref is None else ref()
+    if owner is None:
+        view._write_base_tangent(level)
+        return
+    if owner is view:
+        return  # the dual tensor itself: its tangent is the one just set
+    tangents = forward_ad._tangents(owner)
+    old = tangents.get(level) if tangents is not None else None
+    if old is None:
+        old = _wrap(np.zeros_like(owner._data))
+    positions = views.view_positions(view._data, owner._data)
+    assert view._fw is not None
+    forward_ad.set_tangent(owner, level, views.ReplaceFlat.apply(old, positions, view._fw[level]))
 
 
 def _jvp_from_backward(

@@ -298,7 +298,7 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
                 f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
                 "of ctx instead."
             )
-        if t is not None and t._inference:
+        if t is not None and t._inference and not _state.func_transforms:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
                 "inference mode in computation tracked by autograd. To work around this, you can make a "

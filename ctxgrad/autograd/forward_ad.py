@@ -134,6 +134,13 @@ def _tangents(t: Tensor) -> dict[int, Tensor] | None:
     return t._fw if t._base is None else t._view_tangents()
 
 
+# A dual tensor is a view of its primal, but its tangent is its own (in torch, a forward-mode
+# base by itself): it, and each view taken of it, keeps a weak reference to it per level
+# under this name, so that an in-place write into one of them changes the dual tensor's
+# tangent (``_dual.py``), not the primal's, which has none.
+TANGENT_OWNER = "_tangent_owner"
+
+
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
     """A view of ``tensor`` that carries ``tangent`` (same shape, floating point)."""
     from ctxgrad._tensor import Tensor
@@ -159,6 +166,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     dual = tensor.view_as(tensor)
     set_tangent(dual, lvl, tangent)
+    dual.__dict__[TANGENT_OWNER] = {lvl: weakref.ref(dual)}
     return dual
 
 

@@ -24,19 +24,25 @@ How they work, in ctxgrad's terms:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
+from ctxgrad import _factories
 from ctxgrad._factories import eye, ones_like, zeros_like
 from ctxgrad._state import _state
-from ctxgrad._tensor import Size, Tensor
+from ctxgrad._tensor import Size, Tensor, _wrap
 from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._batched import stack_samples
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, close_level, level_info, open_level
 from ctxgrad.autograd._grad import grad as autograd_grad
-from ctxgrad.autograd.grad_mode import enable_grad
+from ctxgrad.autograd.grad_mode import enable_grad, no_grad
+from ctxgrad.autograd.graph import AccumulateGrad
 from ctxgrad.func._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
 from ctxgrad.ops.shape import cat
 
@@ -165,8 +171,13 @@ def _vmap_call(
     if chunk_size is None or chunk_size >= size:
         return _vmap_once(func, name, leaves, dims, spec, out_dims, size, randomness, args, kwargs)
     chunks = []
+    # "same" randomness is one draw for the whole batch: every chunk draws from the default
+    # generator's state as it was before the first (torch restores its RNG state the same way).
+    before = _factories._generator.bit_generator.state if randomness == "same" else None
     for start in range(0, size, chunk_size):
         stop = min(start + chunk_size, size)
+        if before is not None:
+            _factories._generator.bit_generator.state = before
         part = [leaf.narrow(d, start, stop - start) if d is not None else leaf for leaf, d in zip(leaves, dims)]
         chunks.append(_vmap_once(func, name, part, dims, spec, out_dims, stop - start, randomness, args, kwargs))
     out_leaves = [tree_flatten(c)[0] for c in chunks]
@@ -264,6 +275,33 @@ def _to_levels(t: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
     return root
 
 
+def _own_root(t: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
+    """:func:`_to_levels`, in memory of its own where that had to give ``t`` batch
+    dimensions: an expanded tensor's samples share their elements, so an in-place write into
+    one sample (into a jvp's primal, under ``jacfwd``) would land in all of them."""
+    root = _to_levels(t, levels)
+    return root if root is _unwrap_all(t)[0] else root.clone()
+
+
+def _write_back(t: Tensor, root: Tensor, levels: tuple[VmapLevel, ...]) -> None:
+    """The primal ``t`` was changed in place through its copy ``root`` (:func:`_own_root`):
+    ``t`` takes the new values, one sample's at each level it is not batched at (as in torch,
+    where such a write changes the input itself)."""
+    plain, have = _unwrap_all(t)
+    index = tuple(slice(None) if lv.level in have else 0 for lv in levels)
+    written = forward_ad.unpack_dual(root).primal
+    one = written[index]
+    keep = tuple(slice(None) if lv.level in have else None for lv in levels)
+    if not np.array_equal(written._data, np.broadcast_to(one._data[keep], written.shape), equal_nan=True):
+        raise RuntimeError(
+            "vmap: jvp(f, primals, tangents): f changed a primal in place with values that differ per sample, but "
+            "that primal is not batched (vmapped over) there: it has room for one sample's values. Please use "
+            "out-of-place operators instead of in-place ones on that primal."
+        )
+    with no_grad():
+        plain.copy_(one)
+
+
 def _rewrap(root: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
     t = root
     for lv in levels:
@@ -274,9 +312,18 @@ def _rewrap(root: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
 def _as_input(root: Tensor) -> Tensor:
     """A tensor to differentiate by: a new node (so that only this transform's uses count)
     that requires grad, keeping any forward-mode tangent."""
-    inp = root.view_as(root)
-    if not inp.requires_grad:
-        inp.requires_grad_()
+    if root._inference or not (root.requires_grad or _state.fw_levels):
+        # No history and no tangent to keep: a leaf of its own over the same memory, so that
+        # an in-place write into it or a view of it is refused as torch refuses it (a view of
+        # ``root`` would be a view of a tensor that does not require grad, and allowed).
+        inp = _wrap(root._data).requires_grad_()
+    else:
+        inp = root.view_as(root)
+        if not inp.requires_grad:
+            inp.requires_grad_()
+    if inp.is_leaf:
+        _INPUT_DEPTH[id(inp)] = _state.func_transforms
+        weakref.finalize(inp, _INPUT_DEPTH.pop, id(inp), None)
     return inp
 
 
@@ -289,6 +336,78 @@ def _detached(tree: Any) -> Any:
 def _nested() -> bool:
     """Whether an outer transform will differentiate what this one computes."""
     return _depth.grad > 0 or bool(_state.fw_levels)
+
+
+def _tracked() -> bool:
+    """Whether the code around this transform records for reverse mode: under ``no_grad``
+    or ``inference_mode`` a transform's results are constants to everything outside it
+    (an outer ``grad`` included), as in torch."""
+    return _state.grad_enabled and not _state.inference
+
+
+@contextlib.contextmanager
+def _transform_running() -> Iterator[None]:
+    """The body of ``vjp``/``jvp``: out of inference mode (a transform differentiates even
+    there, and its results are not inference tensors, as torch's), and marked as running, so
+    that a tensor made in inference mode may be saved for its backward."""
+    inference = _state.inference
+    _state.inference = False
+    _state.func_transforms += 1
+    try:
+        yield
+    finally:
+        _state.func_transforms -= 1
+        _state.inference = inference
+
+
+# The inputs a grad/vjp transform differentiates by (leaves of its own), with the depth of
+# the transform that made them (1: outermost): for a transform at depth d, those made at
+# depth d or deeper are constants to everything outside it.  (By id, each entry dropped when
+# its tensor dies: a tensor's == is elementwise, so it cannot key a WeakKeyDictionary.)
+_INPUT_DEPTH: dict[int, int] = {}
+
+
+def _reaches_outside(tensors: Sequence[Any], private: Sequence[Tensor], depth: int) -> bool:
+    """Whether the history of ``tensors`` reaches a tensor that requires grad outside the
+    transform at ``depth`` whose inputs are ``private``: an input of an outer transform, or a
+    tensor closed over by the function (a MAML meta-parameter), which outer differentiation
+    must reach; the inputs of this transform and of the ones inside it are not."""
+    own = {id(p) for p in private}
+
+    def outside(leaf: Tensor) -> bool:
+        return id(leaf) not in own and _INPUT_DEPTH.get(id(leaf), 0) < depth
+
+    seen: set[int] = set()
+    todo: list[Any] = []
+    for t in tensors:
+        if isinstance(t, Tensor) and t.requires_grad:
+            if t.grad_fn is None:
+                if outside(t):
+                    return True
+            else:
+                todo.append(t.grad_fn)
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            if outside(node.variable):
+                return True
+            continue
+        todo.extend(n for n, _ in node.next_functions if n is not None)
+    return False
+
+
+def _outer_part(tree: Any, private: Sequence[Tensor], depth: int) -> Any:
+    """The tensors of ``tree`` as outer code sees them: with their history where it reaches
+    outside the transform (:func:`_reaches_outside`), detached where it reaches only the
+    transform's own inputs (a constant to the code around it)."""
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten(
+        [x.detach() if isinstance(x, Tensor) and not _reaches_outside([x], private, depth) else x for x in leaves],
+        spec,
+    )
 
 
 # ------------------------------------------------------------------------------ grad and vjp
@@ -306,6 +425,9 @@ def _diff_args(args: tuple[Any, ...], argnums: int | tuple[int, ...], who: str) 
     for a in nums:
         if not -len(args) <= a < len(args):
             raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
+    positive = tuple(a % len(args) for a in nums)
+    if len(set(positive)) != len(positive):  # one input twice would get one of its gradients
+        raise RuntimeError(f"argnums elements must be unique, got {positive}")
     return nums
 
 
@@ -395,12 +517,13 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     (tensor([1.0000, 0.5403]),)
     """
     levels = _state.vmap_levels
-    nested = _nested()
-    with enable_grad():
+    tracked = _tracked()
+    forward_outside = bool(_state.fw_levels)
+    depth = _state.func_transforms + 1
+    with _transform_running(), enable_grad():
         leaves, spec = tree_flatten(primals)
         _check_tensors(leaves)
         roots = [_to_levels(x, levels) for x in leaves]
-        nested = nested or any(r.requires_grad for r in roots)
         ins = [_as_input(r) for r in roots]
         _depth.grad += 1
         try:
@@ -420,6 +543,10 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                     f"vjp(f, *primals): Expected f(*primals) to return only tensors, got unsupported type {type(o)}"
                 )
         root_outs = [_to_levels(o, levels) for o in out_leaves]
+    # Outer code differentiates what this computes when it records (not under no_grad) and
+    # the outputs reach a tensor that requires grad outside: an outer transform's input, or
+    # one the function closed over; an outer jvp always does (forward mode ignores no_grad).
+    nested = forward_outside or (tracked and _reaches_outside(root_outs, ins, depth))
 
     def vjp_fn(*cotangents: Any) -> tuple[Any, ...]:
         ct = cotangents[0] if len(cotangents) == 1 and out_spec.kind == "leaf" else cotangents
@@ -431,11 +558,17 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                 f"Expected pytree structure of cotangents to be the same as pytree structure of outputs to the "
                 f"function. cotangents: {ct_spec}, primal output: {out_spec}"
             )
-        return _vjp_apply(ct_leaves, root_outs, ins, levels, spec, nested)
+        with _transform_running():
+            return _vjp_apply(ct_leaves, root_outs, ins, levels, spec, nested, forward_outside or _tracked())
 
-    value = out if nested else tree_unflatten([o.detach() for o in out_leaves], out_spec)
+    if forward_outside:
+        value = out
+    elif nested:
+        value = _outer_part(out, ins, depth)
+    else:
+        value = tree_unflatten([o.detach() for o in out_leaves], out_spec)
     if has_aux:
-        return value, vjp_fn, (aux if nested else _detached(aux))
+        return value, vjp_fn, (aux if forward_outside else _outer_part(aux, ins, depth) if tracked else _detached(aux))
     return value, vjp_fn
 
 
@@ -446,7 +579,11 @@ def _vjp_apply(
     levels: tuple[VmapLevel, ...],
     spec: TreeSpec,
     nested: bool,
+    tracked: bool,
 ) -> tuple[Any, ...]:
+    """The vector-Jacobian products of ``cts`` (``tracked``: the code calling ``vjp_fn``
+    records, so a cotangent that requires grad, as one made inside an outer ``grad``, keeps
+    its history in the result)."""
     known = {lv.level for lv in levels}
     new = [lvl for c in cts if isinstance(c, Tensor) for lvl in _unwrap_all(c)[1] if lvl not in known]
     if new:
@@ -458,7 +595,7 @@ def _vjp_apply(
         rows = []
         for i in range(lv.batch_size):
             sample = [c.value[i] if isinstance(c, BatchedTensor) and c.level == top else c for c in cts]
-            rows.append(tree_flatten(_vjp_apply(sample, root_outs, ins, levels, spec, nested))[0])
+            rows.append(tree_flatten(_vjp_apply(sample, root_outs, ins, levels, spec, nested, tracked))[0])
         cols = [BatchedTensor(stack_samples([r[k] for r in rows]), top) for k in range(len(rows[0]))]
         return tuple(tree_unflatten(cols, spec))
     root_cts = []
@@ -473,6 +610,7 @@ def _vjp_apply(
             )
         root_cts.append(rc)
     pairs = [(o, c) for o, c in zip(root_outs, root_cts) if o.requires_grad]
+    through_cotangents = tracked and any(c.requires_grad for _, c in pairs)
     with enable_grad():
         if pairs:
             grads = autograd_grad(
@@ -480,11 +618,14 @@ def _vjp_apply(
                 ins,
                 [c for _, c in pairs],
                 retain_graph=True,
-                create_graph=nested,
+                create_graph=nested or through_cotangents,
                 allow_unused=True,
             )
         else:
             grads = (None,) * len(ins)
+    if (nested or through_cotangents) and not _state.fw_levels:
+        depth = _state.func_transforms
+        grads = tuple(g if g is None or _reaches_outside([g], ins, depth) else g.detach() for g in grads)
     gs = [_rewrap(zeros_like(i) if g is None else g, levels) for g, i in zip(grads, ins)]
     return tuple(tree_unflatten(gs, spec))
 
@@ -536,13 +677,21 @@ def jvp(
                 f"{p.shape} and {t.shape}"
             )
     levels = _state.vmap_levels
-    outer = _nested() or any(p.requires_grad or t.requires_grad for p, t in zip(p_leaves, t_leaves))
-    with forward_ad.dual_level():
+    # What outer code differentiates keeps its history: an outer jvp's tangents always, and
+    # reverse-mode history unless the code around records nothing (no_grad, inference_mode).
+    forward_outside = bool(_state.fw_levels)
+    tracked = _tracked()
+    depth = _state.func_transforms + 1
+    with _transform_running(), forward_ad.dual_level():
+        roots = [_own_root(p, levels) for p in p_leaves]
         duals = [
-            forward_ad.make_dual(_to_levels(p, levels), _to_levels(t, levels).to(p.dtype))
-            for p, t in zip(p_leaves, t_leaves)
+            forward_ad.make_dual(r, _to_levels(t, levels).to(p.dtype)) for r, p, t in zip(roots, p_leaves, t_leaves)
         ]
+        versions = [r._version for r in roots]
         out = func(*tree_unflatten([_rewrap(d, levels) for d in duals], p_spec))
+        for p, r, v in zip(p_leaves, roots, versions):
+            if r._version != v and r is not _to_levels(p, ()):
+                _write_back(p, r, levels)
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise RuntimeError(
@@ -561,13 +710,13 @@ def jvp(
             root = _to_levels(o, levels)
             p, t = forward_ad.unpack_dual(root)
             t = zeros_like(p) if t is None else t
-            if not outer:
-                p, t = p.detach(), t.detach()
+            if not forward_outside:
+                p, t = (x if tracked and _reaches_outside([x], (), depth) else x.detach() for x in (p, t))
             primal_out.append(_rewrap(p, levels))
             tangent_out.append(_rewrap(t, levels))
     result = (tree_unflatten(primal_out, o_spec), tree_unflatten(tangent_out, o_spec))
     if has_aux:
-        return (*result, aux if outer else _detached(aux))
+        return (*result, aux if forward_outside else _outer_part(aux, (), depth) if tracked else _detached(aux))
     return result
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd.batching import matrix_rule, unary_rule
+from ctxgrad.autograd.batching import VmapInfo, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
@@ -56,6 +56,59 @@ def _not_for_bool(x: np.ndarray[Any, Any], kernel: str) -> None:
 
 
 # --------------------------------------------------------------------------- products
+# --------------------------------------------------------------------------- vmap of mm, mv, dot, bmm
+# The dimensions of one sample that mm, mv, dot and bmm take (a, b).
+_PRODUCT_DIMS = {"mm": (2, 2), "mv": (2, 1), "dot": (1, 1), "bmm": (3, 3)}
+
+
+def product_rule(op: str) -> Any:
+    """The rule of ``op`` (``mm``, ``mv``, ``dot`` or ``bmm``): torch's checks of one sample's
+    shapes first, since the batched ``matmul`` (:func:`batch_matrix_product`) would take (and
+    broadcast) shapes the op refuses, then that ``matmul``."""
+
+    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor) -> tuple[Any, Any]:
+        check_product_shapes(op, info.batch_size, in_dims, a, b)
+        return batch_matrix_product(cls, info, in_dims, a, b)
+
+    return classmethod(rule)
+
+
+def check_product_shapes(op: str, size: int, in_dims: tuple[Any, ...], a: Tensor, b: Tensor) -> None:
+    """Torch's errors under vmap for samples ``op`` cannot multiply: its messages name the
+    shapes of the calls it lowers the batch to (``bmm``, or ``mm``/``mv`` of the folded
+    batch), so they are reproduced here from the batch size ``size`` and one sample's shapes."""
+    sa = tuple(a.shape[1:]) if in_dims[0] == 0 else tuple(a.shape)
+    sb = tuple(b.shape[1:]) if in_dims[1] == 0 else tuple(b.shape)
+    dims = _PRODUCT_DIMS[op]
+    if (len(sa), len(sb)) != dims:
+        if op == "dot":
+            raise RuntimeError("Got wrong shapes for dot")
+        raise RuntimeError(
+            f"Shape mismatch: Got incorrect dims for {op}(a, b). a has dim {len(sa)}and b has dim {len(sb)}but "
+            f"expected them to have dim {dims[0]} and dim {dims[1]}"
+        )
+    if op == "bmm" and sa[0] != sb[0] and 1 not in (sa[0], sb[0]):
+        raise RuntimeError(
+            f"The size of tensor a ({sa[0]}) must match the size of tensor b ({sb[0]}) at non-singleton dimension 1"
+        )
+    inner_a, inner_b = sa[-1], sb[-2] if len(sb) >= 2 else sb[0]
+    if inner_a == inner_b:
+        return
+    if op == "bmm" or (in_dims[0] == 0) == (in_dims[1] == 0) or (op == "mm" and in_dims[0] is None):
+        n = size * max(sa[0], sb[0]) if op == "bmm" else size
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {inner_a}] but got: "
+            f"[{n}, {inner_b}]."
+        )
+    if in_dims[0] == 0:  # the batch of a folded into its rows, b shared
+        rows = size * sa[0] if op != "dot" else size
+        if op == "mm":
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner_a} and {inner_b}x{sb[1]})")
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{inner_a}), vec ({inner_b})")
+    rows = sa[0] if op == "mv" else 1  # the batch of b as the columns of one matrix
+    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner_a} and {inner_b}x{size})")
+
+
 class _MatrixProduct(Function[Tensor]):
     """``a @ b`` for matrices (or batches of them), the class's ``forward`` checking the
     shapes its torch op accepts: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad, and the tangent
@@ -83,7 +136,7 @@ class _MatrixProduct(Function[Tensor]):
 class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
-    vmap = classmethod(batch_matrix_product)
+    vmap = product_rule("mm")
 
     node_name = "MmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {
@@ -117,7 +170,7 @@ class Mm(_MatrixProduct):
 class Bmm(_MatrixProduct):
     """A batch of matrix products: ``a[i] @ b[i]`` for 3-D ``a`` and ``b`` (no broadcasting)."""
 
-    vmap = classmethod(batch_matrix_product)
+    vmap = product_rule("bmm")
 
     node_name = "BmmBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "mat2": 1}
@@ -144,7 +197,7 @@ class Bmm(_MatrixProduct):
 class Mv(Function[Tensor]):
     """Matrix times vector; grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
 
-    vmap = classmethod(batch_matrix_product)
+    vmap = product_rule("mv")
 
     node_name = "MvBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "vec": 1}
@@ -199,7 +252,7 @@ def _check_vectors(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
 class Dot(Function[Tensor]):
     """The inner product of two vectors (a 0-d tensor)."""
 
-    vmap = classmethod(batch_matrix_product)
+    vmap = product_rule("dot")
 
     node_name = "DotBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self": 0, "tensor": 1}
