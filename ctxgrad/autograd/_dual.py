@@ -46,7 +46,8 @@ def apply_dual(
 ) -> Any:
     """``apply`` while a dual level is open: ``run`` (the body of ``apply``) with the levels
     whose tangents it computes switched off, then ``jvp`` once per level at which an
-    argument has a tangent."""
+    argument has a tangent.  Four steps: run forward on plain values, find what ``jvp`` may
+    read as saved, compute and attach each level's tangents, and give saved outputs theirs."""
     levels = _state.fw_levels
     per_level = [(lv, ts) for lv in levels if (ts := forward_ad.tangents_of(args, lv)) is not None]
     ctx = cls._backward_cls()
@@ -54,78 +55,126 @@ def apply_dual(
     ctx._metadata = None
     if not per_level:
         return run(cls, ctx, args)
-    active = {lv for lv, _ in per_level}
+    out, non_diff = _forward_on_plain_values(cls, ctx, args, run, {lv for lv, _ in per_level})
+    outs = out if type(out) is tuple else (out,)
+    if not any(
+        isinstance(o, Tensor) and o._data.dtype.kind in "fc" and not any(o is n for n in non_diff) for o in outs
+    ):
+        return out  # integer, bool or non-differentiable results (comparisons, indices) carry no tangent
+    view = _saved_for_jvp(ctx)
+    for lv, tangents in per_level:
+        full = tuple(
+            (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
+            for a, t in zip(args, tangents)
+        )
+        result = _tangents_at(lv, cls, ctx, args, outs, full, view, non_diff)
+        _attach_tangents(cls, outs, result, lv, non_diff)
+        _follow_views(args, outs, lv)
+    _give_saved_outputs_their_tangents(ctx, outs)
+    return out
+
+
+def _forward_on_plain_values(
+    cls: type[Function],
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    run: Callable[[type[Function], BackwardCFunction, tuple[Any, ...]], Any],
+    active: set[int],
+) -> tuple[Any, tuple[Any, ...]]:
+    """``run`` with the ``active`` levels switched off, so that ``forward`` sees plain values;
+    its result and the outputs it marked non-differentiable."""
+    levels = _state.fw_levels
     _state.fw_levels = tuple(lv for lv in levels if lv not in active)
-    ctx.__dict__["_dual"] = True  # keeps ctx._non_diff for the tangents below
+    ctx.__dict__["_dual"] = True  # keeps ctx._non_diff for the tangents
     try:
         out = run(cls, ctx, args)
     finally:
         _state.fw_levels = levels
         del ctx.__dict__["_dual"]
     non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
-    saved_forward = ctx._fw_saved
+    return out, tuple(non_diff)
+
+
+def _saved_for_jvp(ctx: BackwardCFunction) -> tuple[Any, ...] | None:
+    """What ``saved_tensors`` hands ``jvp``: the tensors of ``save_for_forward``; those of
+    ``save_for_backward`` as given when nothing was recorded; None when the node was recorded
+    (``saved_tensors`` unpacks the packed ones)."""
+    saved_forward: tuple[Any, ...] | None = ctx._fw_saved
     if saved_forward is not None:
-        view: tuple[Any, ...] | None = saved_forward
-    elif "to_save" in ctx.__dict__:
-        view = ctx.to_save  # not recorded: the tensors as given
-    else:
-        view = None  # recorded: saved_tensors unpacks the packed ones
-    outs = out if type(out) is tuple else (out,)
-    if not any(
-        isinstance(o, Tensor) and o._data.dtype.kind in "fc" and not any(o is n for n in non_diff) for o in outs
-    ):
-        return out  # integer, bool or non-differentiable results (comparisons, indices) carry no tangent
-    for lv, tangents in per_level:
-        full = tuple(
-            (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
-            for a, t in zip(args, tangents)
-        )
-        _state.fw_levels = tuple(x for x in levels if x != lv)
-        had_saved = "_saved" in ctx.__dict__
-        old_saved = ctx._saved
+        return saved_forward
+    if "to_save" in ctx.__dict__:
+        to_save: tuple[Any, ...] | None = ctx.to_save  # not recorded: the tensors as given
+        return to_save
+    return None
+
+
+def _tangents_at(
+    level: int,
+    cls: type[Function],
+    ctx: BackwardCFunction,
+    args: tuple[Any, ...],
+    outs: tuple[Any, ...],
+    full: tuple[Any, ...],
+    view: tuple[Any, ...] | None,
+    non_diff: tuple[Any, ...],
+) -> Any:
+    """The outputs' tangents at ``level``, from the inputs' (``full``): ``cls.jvp`` run with
+    that level switched off (checked for a user's in-place and view outputs), or derived from
+    ``backward`` where the Function has no ``jvp``."""
+    levels = _state.fw_levels
+    _state.fw_levels = tuple(x for x in levels if x != level)
+    had_saved = "_saved" in ctx.__dict__
+    old_saved = ctx._saved
+    if view is not None:
+        ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
+    # A user's Function that changed an input in place (and returns it) must change that
+    # input's tangent in place too, as torch requires (the built-in in-place ops, which
+    # compute out of place and write, set the tangent themselves).
+    dirty = [i for i, a in enumerate(args) if isinstance(a, Tensor) and any(o is a for o in outs)]
+    check_dirty = bool(dirty) and cls._has_jvp and not cls.skips_without_gradient
+    versions = {i: t._version for i in dirty if (t := full[i]) is not None} if check_dirty else {}
+    try:
+        if cls._has_jvp:
+            result = cls.jvp(ctx, *full)
+            if check_dirty:
+                _check_dirty_tangents(args, outs, full, result, versions)
+            if not cls.skips_without_gradient:
+                _check_view_tangents(args, outs, result)
+            return result
+        derived = _jvp_from_backward(cls, ctx, args, outs, full)
+        return tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
+    finally:
+        _state.fw_levels = levels
         if view is not None:
-            ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
-        # A user's Function that changed an input in place (and returns it) must change that
-        # input's tangent in place too, as torch requires (the built-in in-place ops, which
-        # compute out of place and write, set the tangent themselves).
-        dirty = [i for i, a in enumerate(args) if isinstance(a, Tensor) and any(o is a for o in outs)]
-        check_dirty = bool(dirty) and cls._has_jvp and not cls.skips_without_gradient
-        versions = {i: t._version for i in dirty if (t := full[i]) is not None} if check_dirty else {}
-        try:
-            if cls._has_jvp:
-                result = cls.jvp(ctx, *full)
-                if check_dirty:
-                    _check_dirty_tangents(args, outs, full, result, versions)
-                if not cls.skips_without_gradient:
-                    _check_view_tangents(args, outs, result)
+            if had_saved:
+                ctx._saved = old_saved
             else:
-                derived = _jvp_from_backward(cls, ctx, args, outs, full)
-                result = tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
-        finally:
-            _state.fw_levels = levels
-            if view is not None:
-                if had_saved:
-                    ctx._saved = old_saved
-                else:
-                    del ctx._saved
-        _attach_tangents(cls, outs, result, lv, non_diff)
-        for o in outs:
-            if not isinstance(o, Tensor) or o._base is None:
-                continue
-            if o._fw and lv in o._fw and any(o is a for a in args):
-                _write_through(o, lv)  # a view changed in place: its base's tangent follows
-            else:
-                _keep_tangent_owner(o, args, lv)
+                del ctx._saved
+
+
+def _follow_views(args: tuple[Any, ...], outs: tuple[Any, ...], level: int) -> None:
+    """Each output that is a view: changed in place, its base's tangent follows; otherwise its
+    tangent is kept apart from its base's."""
+    for o in outs:
+        if not isinstance(o, Tensor) or o._base is None:
+            continue
+        if o._fw and level in o._fw and any(o is a for a in args):
+            _write_through(o, level)
+        else:
+            _keep_tangent_owner(o, args, level)
+
+
+def _give_saved_outputs_their_tangents(ctx: BackwardCFunction, outs: tuple[Any, ...]) -> None:
+    """A saved output is rebuilt from its array when unpacked; give it its tangents back, so
+    that a backward built with create_graph carries them (forward over reverse)."""
     saved = ctx._saved
-    if saved:
-        # A saved output is rebuilt from its array when unpacked; give it its tangents back,
-        # so that a backward built with create_graph carries them (forward over reverse).
-        for s in saved:
-            if s is not None and s._tensor is None and s._data is not None:
-                for o in outs:
-                    if isinstance(o, Tensor) and o._data is s._data and o._fw is not None:
-                        s._fw = o._fw
-    return out
+    if not saved:
+        return
+    for s in saved:
+        if s is not None and s._tensor is None and s._data is not None:
+            for o in outs:
+                if isinstance(o, Tensor) and o._data is s._data and o._fw is not None:
+                    s._fw = o._fw
 
 
 def _keep_tangent_owner(view: Tensor, args: tuple[Any, ...], level: int) -> None:
