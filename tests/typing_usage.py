@@ -22,7 +22,7 @@ m += 1.0
 m.mul_(2.0).zero_()
 fresh: Tensor = x.new_zeros(2)
 close: bool = x.allclose(fresh)
-x.requires_grad_().register_hook(lambda g: g * 2.0).remove()
+ctxgrad.ones(2).requires_grad_().register_hook(lambda g: g * 2.0).remove()
 buffer = ctxgrad.empty(2)
 sines: Tensor = ctxgrad.sin(x, out=buffer)  # out= of the op table's OUT_VARIANTS (ctxgrad/_made_functions.py)
 arcsines: Tensor = ctxgrad.arcsin(x, out=None)
