@@ -965,8 +965,8 @@ class MaskedFill(Function[Tensor]):
         m = _check_mask("masked_fill", mask)
         _broadcast_shape(m, data)
         ctx.save_for_backward(mask)
-        if type(value) is int:
-            value = fill_value_as(value, data.dtype)  # torch's RuntimeError for an int the dtype cannot hold
+        if type(value) in (int, float):  # torch's RuntimeError for a number the dtype cannot hold
+            value = fill_value_as(value, data.dtype)
         return as_tensor(np.where(m, value, data).astype(data.dtype, copy=False))
 
     @staticmethod
@@ -1573,7 +1573,7 @@ def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
             )
         v = value if value.array.dtype == input.array.dtype else value.to(input.array.dtype)
         return _INDEX_FILL, v, pos
-    if type(value) is int:
+    if type(value) in (int, float):
         value = fill_value_as(value, input.array.dtype)
     return _INDEX_FILL_NUMBER, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
 

@@ -1741,6 +1741,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     elif condition.dtype != np.bool_:
         name = short_name(condition.dtype)
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {name}")
+    # A NumPy scalar counts as the Python number it holds, as torch reads it (np.int64(3) with
+    # an int32 tensor gives int32, not NumPy's int64 or the default float).
+    input, other = (v.item() if isinstance(v, np.generic) else v for v in (input, other))
     return Where.apply(condition, input, other)
 
 

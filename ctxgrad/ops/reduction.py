@@ -21,7 +21,16 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd._batched import argmax_rule, dims_rule, flat_rule, sum_to_size_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex, shape_arg, write_out
+from ctxgrad.ops._util import (
+    UNSET,
+    missing,
+    numpy_dim,
+    numpy_keepdim,
+    refuse_complex,
+    shape_arg,
+    tensor_input,
+    write_out,
+)
 from ctxgrad.ops.pointwise import Where, _floating
 
 
@@ -1251,9 +1260,13 @@ def _keepdim_without_dim(name: str, keepdims: bool | None, dtype: Any = None) ->
     )
 
 
-def _sum_dims(name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, dtype: Any) -> tuple[Any, bool]:
+def _sum_dims(
+    name: str, input: Any, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, dtype: Any
+) -> tuple[Any, bool]:
     """``sum``'s and ``mean``'s ``(dim, keepdim)``: NumPy's ``axis=``/``keepdims=`` read as
-    torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does."""
+    torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does;
+    an ``input`` that is not a tensor refused with torch's TypeError."""
+    tensor_input(name, input)
     if axis is not None:
         dim = numpy_dim(name, dim, axis, UNSET)
     if keepdims is not None:
@@ -1280,7 +1293,7 @@ def sum(
         return write_out(
             "sum", out, (input,), lambda: sum(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
         )
-    dim, keepdim = _sum_dims("sum", dim, keepdim, axis, keepdims, dtype)
+    dim, keepdim = _sum_dims("sum", input, dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
     if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
@@ -1303,7 +1316,7 @@ def mean(
         return write_out(
             "mean", out, (input,), lambda: mean(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
         )
-    dim, keepdim = _sum_dims("mean", dim, keepdim, axis, keepdims, dtype)
+    dim, keepdim = _sum_dims("mean", input, dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(

@@ -1,0 +1,126 @@
+"""Bad input refused as torch 2.13 refuses it: each case runs the same code on ctxgrad and on
+torch, and both must raise the same exception type with a message holding the same key
+words (the function, the argument, what was expected and what came)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from _support import raised
+
+import ctxgrad
+
+torch = pytest.importorskip("torch")
+
+Call = Callable[[Any], Any]
+
+
+def assert_refused_as_torch(call: Call, *words: str) -> None:
+    """``call(lib)`` raises the same exception type for torch and ctxgrad, and both messages
+    hold every one of ``words``."""
+    theirs = raised(lambda: call(torch), torch)
+    ours = raised(lambda: call(ctxgrad), ctxgrad)
+    assert ours[0] == theirs[0], (ours, theirs)
+    for word in words:
+        assert word in theirs[1], (word, theirs)
+        assert word in ours[1], (word, ours)
+
+
+# --------------------------------------------------------------------------- the constructor
+CONSTRUCTOR: list[tuple[str, Call, tuple[str, ...]]] = [
+    ("int past uint64", lambda m: m.tensor(2**64), ("Overflow when unpacking long long",)),
+    ("int past int64", lambda m: m.tensor(2**63), ("Overflow when unpacking long long",)),
+    ("int below int64", lambda m: m.tensor([-(2**63) - 1]), ("Overflow when unpacking long long",)),
+    ("list with 2**63", lambda m: m.tensor([1, 2**63]), ("Overflow when unpacking long long",)),
+    ("nested big int", lambda m: m.tensor([[1], [2**64]]), ("Overflow when unpacking long long",)),
+    ("big int as int64", lambda m: m.tensor([2**64], dtype=m.int64), ("Overflow when unpacking long long",)),
+    ("nan as int64", lambda m: m.tensor(float("nan"), dtype=m.int64), ("value cannot be converted", "int64")),
+    ("inf as int64", lambda m: m.tensor([1.0, float("inf")], dtype=m.int64), ("cannot be converted", "int64")),
+    ("nan as uint8", lambda m: m.tensor([float("nan")], dtype=m.uint8), ("cannot be converted to type uint8",)),
+    ("300 as uint8", lambda m: m.tensor([300], dtype=m.uint8), ("cannot be converted to type uint8",)),
+    ("-300 as uint8", lambda m: m.tensor([-300], dtype=m.uint8), ("cannot be converted to type uint8",)),
+    ("256.0 as uint8", lambda m: m.tensor([256.0], dtype=m.uint8), ("cannot be converted to type uint8",)),
+    ("nan as_tensor", lambda m: m.as_tensor([float("nan")], dtype=m.int32), ("cannot be converted", "int32")),
+    ("as_tensor big", lambda m: m.as_tensor([2**64]), ("Overflow when unpacking long long",)),
+    ("datetime64", lambda m: m.tensor(np.array(["2020-01-01"], dtype="datetime64[D]")), ("numpy.datetime64",)),
+    ("datetime64 scalar", lambda m: m.tensor(np.datetime64("2020-01-01")), ("numpy.datetime64", "supported")),
+    ("timedelta64", lambda m: m.tensor(np.array([1], dtype="timedelta64[s]")), ("numpy.timedelta64",)),
+    ("longdouble", lambda m: m.tensor(np.array([1.0], dtype=np.longdouble)), ("numpy.longdouble", "supported")),
+    ("longdouble scalar", lambda m: m.tensor(np.longdouble(1)), ("numpy.longdouble",)),
+    ("longdouble in list", lambda m: m.tensor([np.longdouble(1)]), ("numpy.longdouble",)),
+    ("clongdouble", lambda m: m.tensor(np.array([1j], dtype=np.clongdouble)), ("numpy.clongdouble",)),
+    ("byte order", lambda m: m.tensor(np.array([1], dtype=">i4")), ("byte order",)),
+]
+
+
+@pytest.mark.parametrize(("call", "words"), [c[1:] for c in CONSTRUCTOR], ids=[c[0] for c in CONSTRUCTOR])
+def test_constructor_refuses_as_torch(call: Call, words: tuple[str, ...]) -> None:
+    assert_refused_as_torch(call, *words)
+
+
+CONVERTED: list[tuple[str, Call]] = [
+    ("big int with a float", lambda m: m.tensor([1.0, 2**70])),
+    ("float then big int", lambda m: m.tensor([2**70, 1.5])),
+    ("big int as float32", lambda m: m.tensor([2**64], dtype=m.float32)),
+    ("-1 as uint8 wraps", lambda m: m.tensor([-1, -255], dtype=m.uint8)),
+    ("1.7 as int64 truncates", lambda m: m.tensor([1.7, -1.7], dtype=m.int64)),
+    ("int64 bounds", lambda m: m.tensor([2**63 - 1, -(2**63)])),
+    ("nan as bool", lambda m: m.tensor([float("nan"), 0.0], dtype=m.bool)),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in CONVERTED], ids=[c[0] for c in CONVERTED])
+def test_constructor_converts_as_torch(call: Call) -> None:
+    ours, theirs = call(ctxgrad), call(torch)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    assert ours.tolist() == theirs.tolist()
+
+
+# --------------------------------------------------------------------------- the factories
+FACTORIES: list[tuple[str, Call, tuple[str, ...]]] = [
+    ("zeros float", lambda m: m.zeros(2.5), ("zeros()", "'size'", "tuple of ints", "float")),
+    ("ones bool", lambda m: m.ones(True), ("ones()", "'size'", "tuple of ints", "bool")),
+    ("empty None", lambda m: m.empty(None), ("empty()", "'size'", "tuple of ints", "NoneType")),
+    ("zeros str element", lambda m: m.zeros(("a",)), ("zeros()", "'size'", "tuple of ints", "str")),
+    ("zeros float element", lambda m: m.zeros((2, 2.0)), ("zeros()", "'size'", "tuple of ints", "float")),
+    ("rand float element", lambda m: m.rand(2, 3.0), ("rand()", "'size'", "tuple of ints", "float")),
+    ("full str", lambda m: m.full((2,), "a"), ("full()", "'fill_value'", "must be Number", "str")),
+    ("full None", lambda m: m.full((2,), None), ("full()", "'fill_value'", "must be Number", "NoneType")),
+    ("full_like str", lambda m: m.full_like(m.zeros(1), "a"), ("full_like()", "'fill_value'", "Number, not str")),
+    ("new_full str", lambda m: m.zeros(1).new_full((1,), "a"), ("new_full()", "'fill_value'", "Number, not str")),
+    ("full nan int", lambda m: m.full((1,), float("nan"), dtype=m.int64), ("cannot be converted", "int64_t")),
+    ("full -1.0 uint8", lambda m: m.full((1,), -1.0, dtype=m.uint8), ("cannot be converted", "uint8_t")),
+    ("fill_ inf int32", lambda m: m.zeros(2, dtype=m.int32).fill_(float("inf")), ("cannot be converted", "int")),
+    ("masked_fill 1e10", lambda m: m.zeros(2, dtype=m.int32).masked_fill(m.tensor([True, False]), 1e10), ("int",)),
+    ("index_fill nan", lambda m: m.zeros(2, dtype=m.int32).index_fill(0, m.tensor([0]), float("nan")), ("int",)),
+    ("rand int64", lambda m: m.rand(2, dtype=m.int64), ('"check_uniform_bounds" not implemented for', "'Long'")),
+    ("rand bool", lambda m: m.rand(2, dtype=m.bool), ('"check_uniform_bounds" not implemented for', "'Bool'")),
+    ("randn int64", lambda m: m.randn(2, dtype=m.int64), ('"normal_kernel_cpu" not implemented for', "'Long'")),
+    ("arange to nan", lambda m: m.arange(0, float("nan")), ("unsupported range: 0 -> nan",)),
+    ("arange from -inf", lambda m: m.arange(float("-inf"), 0), ("unsupported range: -inf -> 0",)),
+    ("arange to inf", lambda m: m.arange(0.5, float("inf")), ("unsupported range: 0.5 -> inf",)),
+    ("sum str", lambda m: m.sum("a"), ("sum()", "argument 'input'", "must be Tensor, not str")),
+    ("sum list", lambda m: m.sum([1, 2]), ("sum()", "argument 'input'", "must be Tensor, not list")),
+    ("mean str", lambda m: m.mean("a"), ("mean()", "argument 'input'", "must be Tensor, not str")),
+]
+
+
+@pytest.mark.parametrize(("call", "words"), [c[1:] for c in FACTORIES], ids=[c[0] for c in FACTORIES])
+def test_factories_refuse_as_torch(call: Call, words: tuple[str, ...]) -> None:
+    assert_refused_as_torch(call, *words)
+
+
+SHAPES: list[tuple[str, Call]] = [
+    ("numpy int", lambda m: m.zeros(np.int64(2))),
+    ("0-d int tensor", lambda m: m.ones(m.tensor(2))),
+    ("bool in a tuple", lambda m: m.zeros((2, True))),
+    ("empty tuple", lambda m: m.zeros(())),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in SHAPES], ids=[c[0] for c in SHAPES])
+def test_factories_take_the_sizes_torch_takes(call: Call) -> None:
+    assert tuple(call(ctxgrad).shape) == tuple(call(torch).shape)
