@@ -124,3 +124,100 @@ SHAPES: list[tuple[str, Call]] = [
 @pytest.mark.parametrize("call", [c[1] for c in SHAPES], ids=[c[0] for c in SHAPES])
 def test_factories_take_the_sizes_torch_takes(call: Call) -> None:
     assert tuple(call(ctxgrad).shape) == tuple(call(torch).shape)
+
+
+# --------------------------------------------------------------------------- torch's types
+def _leaf(m: Any) -> Any:
+    return m.ones(2, requires_grad=True)
+
+
+TYPES: list[tuple[str, Call, tuple[str, ...]]] = [
+    (
+        "grad of a float",
+        lambda m: m.autograd.grad((_leaf(m) * 2).sum(), [1.0]),
+        ("all inputs have to be Tensors or GradientEdges, but got float",),
+    ),
+    (
+        "backward inputs int",
+        lambda m: (_leaf(m) * 2).sum().backward(inputs=[2]),
+        ("all inputs have to be Tensors or GradientEdges, but got int",),
+    ),
+    (
+        "complex scalar backward",
+        lambda m: (_leaf(m) * 1j).sum().backward(),
+        ("grad can be implicitly created only for real scalar outputs but got", ".complex64"),
+    ),
+    (
+        "complex scalar grad",
+        lambda m: m.autograd.grad((_leaf(m) * 1j).sum(), _leaf(m)),
+        ("grad can be implicitly created only for real scalar outputs",),
+    ),
+    ("index_select 1-d", lambda m: m.index_select(m.ones(3), 0, m.tensor([5])), ("index out of range in self",)),
+    ("index_select negative", lambda m: m.ones(3).index_select(0, m.tensor([-1])), ("index out of range in self",)),
+    ("index_select dim 0", lambda m: m.ones(3, 2).index_select(0, m.tensor([3])), ("index out of range in self",)),
+    ("index_select dim 1", lambda m: m.ones(3, 2).index_select(1, m.tensor([2])), ("id=2 axis_dim=2",)),
+    ("index_add 1-d", lambda m: m.ones(3).index_add(0, m.tensor([5]), m.ones(1)), ("index out of range in self",)),
+    ("index_add negative", lambda m: m.ones(3).index_add(0, m.tensor([-1]), m.ones(1)), ("index out of range",)),
+    (
+        "index_add 2-d",
+        lambda m: m.ones(3, 2).index_add(0, m.tensor([-1]), m.ones(1, 2)),
+        ("index -1 is out of bounds for dimension 0 with size 3",),
+    ),
+    (
+        "index_copy negative",
+        lambda m: m.ones(3).index_copy(0, m.tensor([-1]), m.ones(1)),
+        ("index_copy_(): index -1 is out of bounds for dimension 0 with size 3",),
+    ),
+    (
+        "avg_pool2d kernel 0",
+        lambda m: m.nn.functional.avg_pool2d(m.ones(1, 1, 4, 4), 0),
+        ("stride should not be zero",),
+    ),
+    (
+        "avg_pool2d kernel 0 stride 1",
+        lambda m: m.nn.functional.avg_pool2d(m.ones(1, 1, 4, 4), 0, 1),
+        ("kernel size should be greater than zero, but got kH: 0 kW: 0",),
+    ),
+    (
+        "max_pool2d stride -1",
+        lambda m: m.nn.functional.max_pool2d(m.ones(1, 1, 4, 4), 2, -1),
+        ("stride should be greater than zero, but got dH: -1 dW: -1",),
+    ),
+    ("avg_pool1d kernel 0", lambda m: m.nn.functional.avg_pool1d(m.ones(1, 1, 4), 0), ("stride should not be zero",)),
+    (
+        "max_pool1d kernel 0",
+        lambda m: m.nn.functional.max_pool1d(m.ones(1, 1, 4), 0),
+        ("max_pool1d() kernel_size must be greater than zero, but got 0",),
+    ),
+    ("avg_pool3d kernel 0", lambda m: m.nn.functional.avg_pool3d(m.ones(1, 1, 2, 2, 2), 0), ("stride should not",)),
+    ("fft of empty", lambda m: m.fft.fft(m.zeros(0)), ("Invalid number of data points (0) specified",)),
+    ("rfft of empty", lambda m: m.fft.rfft(m.zeros(2, 0)), ("Invalid number of data points (0) specified",)),
+    ("fftn of empty", lambda m: m.fft.fftn(m.zeros(2, 0)), ("Invalid number of data points (0) specified",)),
+    ("ihfft of empty", lambda m: m.fft.ihfft(m.zeros(0)), ("Invalid number of data points (0) specified",)),
+    ("irfft of empty", lambda m: m.fft.irfft(m.zeros(0)), ("Invalid number of data points (-2) specified",)),
+    (
+        "conv2d padding full",
+        lambda m: m.nn.functional.conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 2, 2), padding="full"),
+        ("Invalid padding string", "'full'"),
+    ),
+    (
+        "conv3d padding full",
+        lambda m: m.nn.functional.conv3d(m.ones(1, 1, 3, 3, 3), m.ones(1, 1, 2, 2, 2), padding="full"),
+        ("Invalid padding string", "'full'"),
+    ),
+    (
+        "Conv2d padding full",
+        lambda m: m.nn.Conv2d(1, 1, 2, padding="full"),
+        ("Invalid padding string 'full', should be one of", "'valid'", "'same'"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "words"), [c[1:] for c in TYPES], ids=[c[0] for c in TYPES])
+def test_torch_exception_types(call: Call, words: tuple[str, ...]) -> None:
+    assert_refused_as_torch(call, *words)
+
+
+def test_fft_of_empty_with_a_length_works_as_torch() -> None:
+    ours, theirs = ctxgrad.fft.fft(ctxgrad.zeros(0), n=3), torch.fft.fft(torch.zeros(0), n=3)
+    assert ours.tolist() == theirs.tolist()

@@ -497,6 +497,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
+def _padding_string_error(padding: str) -> RuntimeError:
+    """Torch's error for a convolution's ``padding`` string other than 'valid' or 'same' (the
+    functional form's RuntimeError; the module's constructor raises a ValueError)."""
+    return RuntimeError(f"Invalid padding string: '{padding}' (expected 'valid' or 'same')")
+
+
 def _conv_padding(
     padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stride: tuple[int, int]
 ) -> _ops.Pads4:
@@ -505,7 +511,7 @@ def _conv_padding(
         if padding == "valid":
             return 0, 0, 0, 0
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise _padding_string_error(padding)
         if stride != (1, 1):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads: list[int] = []
@@ -613,7 +619,7 @@ def conv3d(
     kernel = (weight.shape[2], weight.shape[3], weight.shape[4])
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise _padding_string_error(padding)
         if padding == "same" and st != (1, 1, 1):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         totals = [d * (k - 1) if padding == "same" else 0 for k, d in zip(kernel, dl)]
@@ -783,10 +789,24 @@ def conv_transpose1d(
     return out.squeeze(-2)
 
 
+def _check_window(kernel: tuple[int, ...], stride: tuple[int, ...], axes: str) -> None:
+    """Torch's refusals of a pooling window: a zero stride (also the default stride of a zero
+    kernel), a kernel or stride not positive (named per axis: ``kH: 0 kW: 0``)."""
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    if min(kernel) <= 0:
+        sizes = " ".join(f"k{a}: {k}" for a, k in zip(axes, kernel))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {sizes}")
+    if min(stride) <= 0:
+        steps = " ".join(f"d{a}: {d}" for a, d in zip(axes, stride))
+        raise RuntimeError(f"stride should be greater than zero, but got {steps}")
+
+
 def _pool_args(kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
     kernel = _pair(kernel_size, "kernel_size")
     st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride, "stride")
     pad = _pair(padding, "padding")
+    _check_window(kernel, st, "HW")
     if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
         raise RuntimeError(
             f"pad should be at most half of effective kernel size, but got pad={max(pad)}, "
@@ -903,6 +923,8 @@ def max_pool1d(
             f"got:{list(input.shape)}"
         )
     k = _single(kernel_size)
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
     s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _single(stride)
     result = max_pool2d(
         input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices
@@ -1026,6 +1048,7 @@ def _pool3d_args(
     kernel = _triple(kernel_size, "kernel_size")
     st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride, "stride")
     pd = _triple(padding, "padding")
+    _check_window(kernel, st, "THW")
     if any(p > k // 2 for p, k in zip(pd, kernel)):
         raise RuntimeError(
             f"pad should be at most half of effective kernel size, but got pad={max(pd)}, "
