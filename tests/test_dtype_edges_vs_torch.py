@@ -20,10 +20,10 @@ def _name(dtype: Any) -> str:
     return str(dtype).split(".")[-1]
 
 
-def assert_same_tensor(ours: Any, theirs: Any, rtol: float = 1e-6) -> None:
+def assert_same_tensor(ours: Any, theirs: Any, rtol: float = 1e-6, atol: float = 0.0) -> None:
     assert _name(ours.dtype) == _name(theirs.dtype)
     assert tuple(ours.shape) == tuple(theirs.shape)
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, equal_nan=True)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol, equal_nan=True)
 
 
 def assert_same(call: Call, rtol: float = 1e-6) -> None:
@@ -61,3 +61,76 @@ NUMPY_SCALARS: list[tuple[str, Call]] = [
 @pytest.mark.parametrize("call", [c[1] for c in NUMPY_SCALARS], ids=[c[0] for c in NUMPY_SCALARS])
 def test_numpy_scalars_count_as_python_numbers(call: Call) -> None:
     assert_same(call)
+
+
+NAN = float("nan")
+
+# torch's LAPACK substitutes without skipping zero terms: a NaN anywhere in A makes the whole
+# inverse (or solution) NaN, a NaN in a column of B that column of the solution.
+NAN_SOLVES: list[tuple[str, Call]] = [
+    ("inv nan first", lambda m: m.linalg.inv(m.tensor([[NAN, 0.0], [0.0, 1.0]]))),
+    ("inv nan last", lambda m: m.linalg.inv(m.tensor([[2.0, 1.0, 0.0], [1.0, 3.0, 0.0], [0.0, 0.0, NAN]]))),
+    ("inv nan float64", lambda m: m.inverse(m.tensor([[2.0, 0.0, 0.0], [0.0, NAN, 0.0], [0.0, 0.0, 3.0]]).double())),
+    ("inv batch", lambda m: m.linalg.inv(m.tensor([[[NAN, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 1.0]]]))),
+    ("inv complex", lambda m: m.linalg.inv(m.tensor([[1 + 1j, NAN], [0, 1]], dtype=m.complex64))),
+    ("inv inf", lambda m: m.linalg.inv(m.tensor([[float("inf"), 0.0], [0.0, 1.0]]))),
+    ("solve nan in A", lambda m: m.linalg.solve(m.tensor([[NAN, 0.0], [0.0, 1.0]]), m.ones(2))),
+    (
+        "solve nan in B",
+        lambda m: m.linalg.solve(m.tensor([[2.0, 1.0], [1.0, 3.0]]), m.tensor([[NAN, 1.0], [1.0, 1.0]])),
+    ),
+    (
+        "solve right nan in B",
+        lambda m: m.linalg.solve(m.tensor([[2.0, 1.0], [1.0, 3.0]]), m.tensor([[NAN, 1.0], [1.0, 1.0]]), left=False),
+    ),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in NAN_SOLVES], ids=[c[0] for c in NAN_SOLVES])
+def test_inverse_and_solve_spread_nan_as_torch(call: Call) -> None:
+    ours, theirs = call(ctxgrad), call(torch)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, equal_nan=True)
+    if ours.is_complex():  # NaN in both parts, as torch's
+        np.testing.assert_array_equal(np.isnan(ours.numpy().imag), np.isnan(theirs.numpy().imag))
+
+
+INTERPOLATIONS: list[tuple[str, tuple[int, ...], Any, str]] = [
+    ("2-d, twice as wide by 2.042", (1, 1, 7, 3), (2.303, 2.042), "nearest"),
+    ("2-d, as long by 1.1", (1, 1, 3, 4), (1.1, 0.4), "nearest"),
+    ("2-d, 1.7", (1, 1, 5, 5), 1.7, "nearest"),
+    ("2-d, 0.6 by 1.3", (2, 3, 5, 5), (0.6, 1.3), "nearest"),
+    ("2-d exact, 2.042", (1, 1, 3, 3), (1.0, 2.042), "nearest-exact"),
+    ("1-d, twice as long by 2.042", (1, 1, 3), 2.042, "nearest"),
+    ("1-d, as long by 1.1", (1, 2, 3), 1.1, "nearest"),
+    ("3-d, twice as deep by 2.042", (1, 1, 3, 2, 2), (2.042, 1.0, 1.5), "nearest"),
+    ("linear, as long by 1.009", (1, 1, 2), 1.009, "linear"),
+    ("bilinear, as wide by 1.09", (1, 1, 7, 4), (3.452, 1.09), "bilinear"),
+]
+
+
+@pytest.mark.parametrize(
+    ("shape", "scale", "mode"), [c[1:] for c in INTERPOLATIONS], ids=[c[0] for c in INTERPOLATIONS]
+)
+def test_interpolate_with_a_scale_factor_picks_torch_sources(shape: tuple[int, ...], scale: Any, mode: str) -> None:
+    data = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+    def run(m: Any) -> Any:
+        extra = {} if mode.startswith("nearest") else {"align_corners": False}
+        return m.nn.functional.interpolate(m.tensor(data), scale_factor=scale, mode=mode, **extra)
+
+    assert_same(run)
+
+
+def test_interpolate_scale_factors_fuzzed_against_torch() -> None:
+    rng = np.random.default_rng(25)
+    for _ in range(60):
+        dims = int(rng.integers(1, 4))
+        shape = (1, 1, *(int(n) for n in rng.integers(1, 8, size=dims)))
+        scale = [float(np.round(rng.uniform(1.01 / n, 3.2), 3)) for n in shape[2:]]  # (an output of 1 or more)
+        modes = ["nearest", "nearest-exact"] + (["bilinear"] if dims == 2 else ["linear"] if dims == 1 else [])
+        mode = str(rng.choice(modes))
+        data = rng.standard_normal(shape).astype(np.float32)
+        extra: dict[str, Any] = {} if mode.startswith("nearest") else {"align_corners": False}
+        theirs = torch.nn.functional.interpolate(torch.tensor(data), scale_factor=scale, mode=mode, **extra)
+        ours = ctxgrad.nn.functional.interpolate(ctxgrad.tensor(data), scale_factor=scale, mode=mode, **extra)
+        assert_same_tensor(ours, theirs, rtol=1e-5, atol=1e-5)  # (same sources; float32 blends)

@@ -1211,6 +1211,11 @@ class Histc(Function[Tensor]):
         last = np.full((rows.shape[0], 1), hi)
         if lo == hi and rows.shape[1]:
             first, last = rows.min(1, keepdims=True).astype(np.float64), rows.max(1, keepdims=True).astype(np.float64)
+        finite = np.isfinite(first) & np.isfinite(last)  # a NaN in the data makes its range NaN
+        if not finite.all():
+            at = np.flatnonzero(~finite.reshape(-1))[0]
+            low, high = first.reshape(-1)[at], last.reshape(-1)[at]
+            raise RuntimeError(f"ctxgrad.histc: range of [{low:g}, {high:g}] is not finite")
         same = first == last
         first, last = np.where(same, first - 1, first), np.where(same, last + 1, last)
         if (first > last).any():
@@ -1218,7 +1223,8 @@ class Histc(Function[Tensor]):
         edges = first + np.arange(bins + 1) * ((last - first) / bins)  # (np.linspace, row by row)
         edges[:, -1:] = last
         inside = (rows >= first) & (rows <= last)
-        index = np.clip((((rows - first) / (last - first)) * bins).astype(np.intp), 0, bins - 1)
+        with np.errstate(invalid="ignore"):  # a NaN element: outside every bin, not counted
+            index = np.clip((((rows - first) / (last - first)) * bins).astype(np.intp), 0, bins - 1)
         index -= rows < np.take_along_axis(edges, index, 1)
         index += (rows >= np.take_along_axis(edges, index + 1, 1)) & (index != bins - 1)
         flat = (index + np.arange(rows.shape[0])[:, None] * bins)[inside]
