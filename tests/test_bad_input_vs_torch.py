@@ -4,6 +4,8 @@ words (the function, the argument, what was expected and what came)."""
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -339,3 +341,43 @@ def test_cholesky_ex_reports_a_nan_pivot_as_torch(matrix: list[list[float]]) -> 
     theirs = torch.linalg.cholesky_ex(torch.tensor(matrix))
     assert int(ours.info) == int(theirs.info) > 0
     np.testing.assert_array_equal(ours.L.numpy(), theirs.L.numpy())  # (NaN where torch has NaN)
+
+
+# --------------------------------------------------------------------------- crafted files
+def _crafted_archive(array: np.ndarray, kind: str = "tensor") -> io.BytesIO:
+    """A file in ctxgrad.save's format whose one object is ``array`` stored as a ``kind``."""
+    buffer = io.BytesIO()
+    structure = {"format": "ctxgrad.save", "version": 1, "object": {kind: 0}}
+    np.savez(buffer, __ctxgrad__=np.frombuffer(json.dumps(structure).encode(), dtype=np.uint8), tensor_0=array)
+    buffer.seek(0)
+    return buffer
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.array(["a", "b"]),
+        np.array([b"x"]),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        np.array([1], dtype="timedelta64[s]"),
+        np.zeros(2, dtype=[("a", "i4")]),
+        np.zeros(2, dtype="V4"),
+        np.array([1.0], dtype=np.longdouble),
+    ],
+    ids=["str", "bytes", "datetime64", "timedelta64", "record", "void", "longdouble"],
+)
+def test_load_refuses_a_crafted_tensor_of_a_dtype_no_tensor_holds(array: np.ndarray) -> None:
+    with pytest.raises(RuntimeError, match=r"ctxgrad\.load: .* is damaged: the tensor 'tensor_0' has dtype") as info:
+        ctxgrad.load(_crafted_archive(array))
+    assert array.dtype.name in str(info.value)
+    assert "which a tensor cannot hold" in str(info.value)
+
+
+def test_load_reads_a_tensor_stored_in_the_other_byte_order() -> None:
+    loaded = ctxgrad.load(_crafted_archive(np.array([1.5, -2.0], dtype=">f4")))
+    assert loaded.dtype == ctxgrad.float32
+    assert loaded.tolist() == [1.5, -2.0]
+
+
+def test_load_keeps_a_numpy_array_of_strings() -> None:  # (save writes arrays as they are)
+    assert ctxgrad.load(_crafted_archive(np.array(["a"]), "ndarray")).tolist() == ["a"]
