@@ -381,3 +381,16 @@ def test_load_reads_a_tensor_stored_in_the_other_byte_order() -> None:
 
 def test_load_keeps_a_numpy_array_of_strings() -> None:  # (save writes arrays as they are)
     assert ctxgrad.load(_crafted_archive(np.array(["a"]), "ndarray")).tolist() == ["a"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.normal(m.zeros(2, dtype=m.int64), m.ones(2)),
+        lambda m: m.normal(m.zeros(2, dtype=m.int64), 1.0),
+        lambda m: m.normal(0.0, m.ones(2, dtype=m.int64)),
+    ],
+    ids=["int mean and std", "int mean", "int std"],
+)
+def test_normal_refuses_integer_samples_as_torch(call: Call) -> None:
+    assert_refused_as_torch(call, '"normal_kernel_cpu" not implemented for', "'Long'")

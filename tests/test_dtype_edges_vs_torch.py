@@ -134,3 +134,74 @@ def test_interpolate_scale_factors_fuzzed_against_torch() -> None:
         theirs = torch.nn.functional.interpolate(torch.tensor(data), scale_factor=scale, mode=mode, **extra)
         ours = ctxgrad.nn.functional.interpolate(ctxgrad.tensor(data), scale_factor=scale, mode=mode, **extra)
         assert_same_tensor(ours, theirs, rtol=1e-5, atol=1e-5)  # (same sources; float32 blends)
+
+
+def _u8(m: Any) -> Any:
+    return m.tensor([1, 2], dtype=m.uint8)
+
+
+# Integer operands of the ops that compute in float are each converted from their own values.
+INTEGERS_AS_FLOAT: list[tuple[str, Call]] = [
+    ("atan2 uint8, -2", lambda m: m.atan2(_u8(m), m.tensor(-2))),
+    ("atan2 -2, uint8", lambda m: m.atan2(m.tensor(-2), _u8(m))),
+    ("atan2 uint8, int8", lambda m: m.atan2(_u8(m), m.tensor([-3, 4], dtype=m.int8))),
+    ("copysign uint8, -2", lambda m: m.copysign(_u8(m), -2)),
+    ("copysign uint8, tensor -2", lambda m: m.copysign(_u8(m), m.tensor(-2))),
+    ("xlogy uint8, -2", lambda m: m.xlogy(_u8(m), -2)),
+    ("xlogy -2, uint8", lambda m: m.xlogy(-2, _u8(m))),
+    ("special.xlogy", lambda m: m.special.xlogy(_u8(m), m.tensor(-2))),
+    ("special.xlog1py", lambda m: m.special.xlog1py(m.tensor(-2), _u8(m))),
+    ("div uint8, -2", lambda m: m.div(_u8(m), m.tensor(-2))),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in INTEGERS_AS_FLOAT], ids=[c[0] for c in INTEGERS_AS_FLOAT])
+def test_integer_operands_become_floats_from_their_own_values(call: Call) -> None:
+    assert_same(call, rtol=1e-6)
+
+
+def _f16(m: Any) -> Any:
+    return m.tensor([[300.0, 310.0, 290.0], [1e4, 1.0, 2.0]], dtype=m.float16)
+
+
+# float16 norms accumulate in float32: no overflow for a norm that float16 holds.
+HALF_NORMS: list[tuple[str, Call]] = [
+    ("norm", lambda m: _f16(m)[0].norm()),
+    ("vector_norm 2", lambda m: m.linalg.vector_norm(_f16(m), dim=1)),
+    ("vector_norm 3", lambda m: m.linalg.vector_norm(_f16(m)[0], 3)),
+    ("vector_norm 0.5", lambda m: m.linalg.vector_norm(_f16(m)[0], 0.5)),
+    ("vector_norm 1", lambda m: m.linalg.vector_norm(_f16(m), 1, dim=0)),
+    ("norm dim 0", lambda m: m.norm(_f16(m), dim=0)),
+    ("linalg.norm", lambda m: m.linalg.norm(_f16(m)[:, :2])),
+    ("matrix_norm", lambda m: m.linalg.matrix_norm(_f16(m)[:, :2])),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in HALF_NORMS], ids=[c[0] for c in HALF_NORMS])
+def test_half_norms_accumulate_in_float32(call: Call) -> None:
+    assert_same(call, rtol=1e-3)
+
+
+def test_half_norm_gradient_matches_torch() -> None:
+    def grad(m: Any) -> Any:
+        x = m.tensor([300.0, 310.0, 290.0], dtype=m.float16, requires_grad=True)
+        x.norm().backward()
+        return x.grad
+
+    assert_same(grad, rtol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("mean", "std"), [("float32", "float64"), ("float64", "float32"), ("float16", "float32"), ("float32", "float32")]
+)
+def test_normal_of_two_tensors_has_the_dtype_of_the_mean(mean: str, std: str) -> None:
+    def dtypes(m: Any) -> tuple[str, ...]:
+        mu = m.zeros(2, dtype=getattr(m, mean), requires_grad=True)
+        sigma = m.ones(2, dtype=getattr(m, std), requires_grad=True)
+        sample = m.normal(mu, sigma)
+        sample.sum().backward()
+        broadcast = m.normal(m.zeros((), dtype=getattr(m, mean)), m.ones(3, dtype=getattr(m, std)))
+        return tuple(_name(t.dtype) for t in (sample, mu.grad, sigma.grad, broadcast))
+
+    assert dtypes(ctxgrad) == dtypes(torch)
+    assert dtypes(ctxgrad)[0] == mean

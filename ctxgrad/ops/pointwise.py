@@ -20,7 +20,16 @@ from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, named, raw, refuse_complex, write_out
+from ctxgrad.ops._util import (
+    arrays,
+    as_default_float,
+    broadcast_error,
+    keep_dtype,
+    named,
+    raw,
+    refuse_complex,
+    write_out,
+)
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -751,7 +760,7 @@ class Atan2(Function[Tensor]):
         x, y = arrays(a, b)
         refuse_complex(ctx, x, y)
         if x.dtype.kind in "iub":
-            x, y = x.astype(get_default_dtype()), y.astype(get_default_dtype())
+            x, y = as_default_float(a, b)
         ctx.save_for_backward(a, b)
         try:
             return as_tensor(np.arctan2(x, y))
@@ -2384,7 +2393,7 @@ class _Binary(Function[Tensor]):
         if kind in "iub" and (cls.floating_only or cls.floating):
             if cls.floating_only:
                 raise NotImplementedError(f"\"{cls.kernel}\" not implemented for '{short_name(np.result_type(x, y))}'")
-            x, y = np.asarray(x, get_default_dtype()), np.asarray(y, get_default_dtype())
+            x, y = as_default_float(a, b)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
         ctx.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
         try:

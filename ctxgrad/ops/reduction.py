@@ -982,7 +982,9 @@ class VectorNorm(Function[Tensor]):
         ctx.axes = axes
         ctx.shape = data.shape
         ctx.keepdim = keepdim
-        a = np.abs(data)
+        magnitudes = np.abs(data)
+        # float16 sums and powers in float32, as torch accumulates (|[300, 310, 290]| is 520, not inf)
+        a = magnitudes.astype(np.float32) if magnitudes.dtype == np.float16 else magnitudes
         if (p < 0 or np.isinf(p)) and data.size == 0:  # min and max have no identity
             if dims is None or len(dims) == 0:
                 raise RuntimeError(
@@ -1008,7 +1010,7 @@ class VectorNorm(Function[Tensor]):
                 out = np.sum(a != 0, axis=axes, keepdims=keepdim).astype(data.dtype)
             else:
                 out = np.sum(a**p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-        y = as_tensor(np.asarray(out, dtype=a.dtype))  # real for complex x
+        y = as_tensor(np.asarray(out, dtype=magnitudes.dtype))  # real for complex x
         ctx.save_for_backward(x, y)
         return y
 
