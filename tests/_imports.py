@@ -81,6 +81,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._dtypes": 0,
     "ctxgrad._format": 0,
     "ctxgrad._device": 0,
+    "ctxgrad._pydata": 0,
     # L1: Tensor.
     "ctxgrad._tensor": 1,
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).

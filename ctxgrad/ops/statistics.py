@@ -25,6 +25,7 @@ from ctxgrad.autograd._batched_tensor import BatchedTensor, refuse_dynamic_shape
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._stdsort import std_sort
 from ctxgrad.ops._util import UNSET, missing, named, numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
@@ -481,13 +482,34 @@ _MODE = SelectAlong
 _NANMEDIAN_DIM = named(SelectAlong, "NanmedianBackward1")
 
 
+def _mode_as_torch_sorts(row: list[float]) -> int:
+    """The index torch's ``mode`` reports for a row: it sorts ``(value, index)`` pairs with
+    ``std::sort`` by ``<`` and keeps the last element of the first longest run of equal
+    values.  With a NaN in the row, ``<`` cannot order it, so the result is what that sort
+    does (:func:`~ctxgrad.ops._stdsort.std_sort`); and each NaN is a run of its own."""
+    order = std_sort(list(range(len(row))), lambda i, j: row[i] < row[j])
+    best, picked, run = 0, 0, 0
+    for k, i in enumerate(order):
+        run += 1
+        if k == len(order) - 1 or row[i] != row[order[k + 1]]:
+            if run > best:
+                best, picked = run, i
+            run = 0
+    return picked
+
+
 def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
-    """Per slice along ``dim``: the last position of the most frequent value (the smallest
-    of equally frequent values), in the kept shape."""
+    """Per slice along ``dim``: the position torch reports of the most frequent value (the
+    smallest of equally frequent values), in the kept shape.  Up to 16 elements without NaN
+    torch's sort is stable, and that is the value's last position; past that, or with a NaN,
+    its order is ``std::sort``'s, run in Python (about 1 s per 100,000 elements)."""
     moved = np.moveaxis(data, dim, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     picks = np.empty(rows.shape[0], dtype=np.int64)
     for r, row in enumerate(rows):
+        if row.size > 16 or (row.dtype.kind == "f" and np.isnan(row).any()):  # (below: insertion sort, stable)
+            picks[r] = _mode_as_torch_sorts(row.tolist())
+            continue
         values, counts = np.unique(row, return_counts=True)
         best = values[np.argmax(counts)]  # np.unique sorts, so argmax finds the smallest of the ties
         hits = np.nonzero((row == best) | (np.isnan(row) & np.isnan(best)) if row.dtype.kind == "f" else row == best)
@@ -497,7 +519,8 @@ def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None) -> Any:
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of ties) and
-    its last position.
+    the position of it torch reports (the last one, in a row of at most 16 elements without
+    NaN; a NaN is never equal to another).
 
     >>> import ctxgrad
     >>> result = ctxgrad.tensor([3, 1, 3, 1, 2]).mode()
@@ -1011,6 +1034,24 @@ def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 # --------------------------------------------------------------------------- counting (not differentiable)
 
 
+def _unique_flat(flat: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...]:
+    """``np.unique``'s values, inverse and counts, with every NaN a value of its own (NaN is not
+    equal to NaN, as torch's unique has it): the NaNs come last, each counted once, in the order
+    they appear (torch's unstable sort may order them otherwise past 16 elements)."""
+    nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, dtype=bool)
+    if not nan.any():
+        return tuple(np.unique(flat, return_inverse=True, return_counts=True))
+    values, kept_inverse, counts = np.unique(flat[~nan], return_inverse=True, return_counts=True)
+    inverse = np.empty(flat.size, dtype=np.int64)
+    inverse[~nan] = kept_inverse.reshape(-1)
+    inverse[nan] = values.size + np.arange(int(nan.sum()))
+    return (
+        np.concatenate([values, flat[nan]]),
+        inverse,
+        np.concatenate([counts, np.ones(int(nan.sum()), dtype=counts.dtype)]),
+    )
+
+
 class Unique(Function[tuple[Tensor, ...]]):
     """The sorted distinct values (or slices along ``dim``), with the inverse indices and the
     counts.  torch's node refuses a backward; so does this one."""
@@ -1031,7 +1072,7 @@ class Unique(Function[tuple[Tensor, ...]]):
                 inverse = np.cumsum(starts) - 1
                 counts = np.diff(np.append(np.nonzero(starts)[0], flat.size))
             else:
-                values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+                values, inverse, counts = _unique_flat(flat)
             inverse = inverse.reshape(data.shape)
         else:
             moved = np.moveaxis(data, dim, 0)
