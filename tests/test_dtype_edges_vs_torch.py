@@ -276,3 +276,17 @@ def test_searchsorted_with_nan_fuzzed() -> None:
         theirs = torch.searchsorted(torch.tensor(sequence), torch.tensor(values), right=right)
         ours = ctxgrad.searchsorted(ctxgrad.tensor(sequence), ctxgrad.tensor(values), right=right)
         assert ours.tolist() == theirs.tolist(), (sequence.tolist(), values.tolist(), right)
+
+
+def test_unique_with_nan_fuzzed() -> None:
+    """Every NaN a value of its own, and past 16 elements the NaNs' slots in the inverse in the
+    order torch's unstable sort leaves them."""
+    rng = np.random.default_rng(25)
+    for _ in range(60):
+        data = rng.integers(0, 5, size=(2, int(rng.integers(1, 40)))).astype(np.float64)
+        data[rng.random(data.shape) < 0.4] = np.nan
+
+        def run(m: Any, values: np.ndarray = data) -> Any:
+            return m.unique(m.tensor(values), return_inverse=True, return_counts=True)
+
+        assert_same(run)

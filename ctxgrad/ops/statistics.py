@@ -1037,14 +1037,21 @@ def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 def _unique_flat(flat: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...]:
     """``np.unique``'s values, inverse and counts, with every NaN a value of its own (NaN is not
     equal to NaN, as torch's unique has it): the NaNs come last, each counted once, in the order
-    they appear (torch's unstable sort may order them otherwise past 16 elements)."""
+    torch's sort leaves them (``std::sort`` with NaN last: the order they appear in, up to 16
+    elements)."""
     nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, dtype=bool)
     if not nan.any():
         return tuple(np.unique(flat, return_inverse=True, return_counts=True))
     values, kept_inverse, counts = np.unique(flat[~nan], return_inverse=True, return_counts=True)
     inverse = np.empty(flat.size, dtype=np.int64)
     inverse[~nan] = kept_inverse.reshape(-1)
-    inverse[nan] = values.size + np.arange(int(nan.sum()))
+    row = flat.tolist()
+
+    def less(i: int, j: int) -> bool:
+        return bool(row[i] < row[j] or (not nan[i] and nan[j]))
+
+    nan_order = [i for i in std_sort(list(range(flat.size)), less) if nan[i]]
+    inverse[nan_order] = values.size + np.arange(len(nan_order))
     return (
         np.concatenate([values, flat[nan]]),
         inverse,
