@@ -2052,7 +2052,11 @@ def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
     elif isinstance(data, (np.ndarray, np.generic)):
         if data.dtype not in _DTYPES:  # strings, objects, datetimes, longdouble, other byte order
             raise _dtype_error(data.dtype)
-        arr = np.array(data, dtype=dt, copy=True)  # a NumPy scalar keeps its dtype, as in torch
+        if isinstance(data, np.generic) and dt is not None and dt.kind in "iu":  # converted as a number
+            arr = _pydata.numbers_array(data.item(), dt)
+        else:
+            with np.errstate(invalid="ignore"):  # NaN to an integer dtype: torch's cast, without a warning
+                arr = np.array(data, dtype=dt, copy=True)  # a NumPy scalar keeps its dtype, as in torch
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
         arr = np.array([_array_from(v, None) for v in data], dtype=dt)
     else:

@@ -55,6 +55,9 @@ CONSTRUCTOR: list[tuple[str, Call, tuple[str, ...]]] = [
     ("longdouble in list", lambda m: m.tensor([np.longdouble(1)]), ("numpy.longdouble",)),
     ("clongdouble", lambda m: m.tensor(np.array([1j], dtype=np.clongdouble)), ("numpy.clongdouble",)),
     ("byte order", lambda m: m.tensor(np.array([1], dtype=">i4")), ("byte order",)),
+    ("numpy nan as int64", lambda m: m.tensor(np.float64("nan"), dtype=m.int64), ("cannot be converted", "int64")),
+    ("numpy 300 as uint8", lambda m: m.tensor(np.int64(300), dtype=m.uint8), ("cannot be converted", "uint8")),
+    ("numpy 2**63 as int64", lambda m: m.tensor(np.uint64(2**63), dtype=m.int64), ("Overflow when unpacking",)),
 ]
 
 
@@ -71,6 +74,9 @@ CONVERTED: list[tuple[str, Call]] = [
     ("1.7 as int64 truncates", lambda m: m.tensor([1.7, -1.7], dtype=m.int64)),
     ("int64 bounds", lambda m: m.tensor([2**63 - 1, -(2**63)])),
     ("nan as bool", lambda m: m.tensor([float("nan"), 0.0], dtype=m.bool)),
+    ("numpy -1 as uint8", lambda m: m.tensor(np.int64(-1), dtype=m.uint8)),
+    ("numpy 2.7 as int32", lambda m: m.tensor(np.float64(2.7), dtype=m.int32)),
+    ("numpy array nan as int64", lambda m: m.tensor(np.array([1.0, np.nan]), dtype=m.int64)),
 ]
 
 
