@@ -172,9 +172,9 @@ def _fill(value: Any, dt: Any) -> Any:
 
 
 def _fill_number(value: Any, maker: str) -> Any:
-    """The fill value of ``maker`` as a Python number (from a NumPy scalar or a one-element
-    tensor, as torch reads them), refusing anything else with torch's TypeError."""
-    if isinstance(value, (np.generic, Tensor)) and np.size(value) == 1:
+    """The fill value of ``maker`` as a Python number (from a NumPy scalar or a 0-d tensor, as
+    torch reads them), refusing anything else with torch's TypeError."""
+    if isinstance(value, np.generic) or (isinstance(value, Tensor) and value._data.ndim == 0):
         value = value.item()
     if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"{maker}(): argument 'fill_value' (position 2) must be Number, not {type(value).__name__}")

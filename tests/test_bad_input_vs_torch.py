@@ -97,6 +97,7 @@ FACTORIES: list[tuple[str, Call, tuple[str, ...]]] = [
     ("rand float element", lambda m: m.rand(2, 3.0), ("rand()", "'size'", "tuple of ints", "float")),
     ("full str", lambda m: m.full((2,), "a"), ("full()", "'fill_value'", "must be Number", "str")),
     ("full None", lambda m: m.full((2,), None), ("full()", "'fill_value'", "must be Number", "NoneType")),
+    ("full 1-d tensor", lambda m: m.full((2,), m.tensor([4])), ("full()", "'fill_value'", "Number, not Tensor")),
     ("full_like str", lambda m: m.full_like(m.zeros(1), "a"), ("full_like()", "'fill_value'", "Number, not str")),
     ("new_full str", lambda m: m.zeros(1).new_full((1,), "a"), ("new_full()", "'fill_value'", "Number, not str")),
     ("full nan int", lambda m: m.full((1,), float("nan"), dtype=m.int64), ("cannot be converted", "int64_t")),
@@ -126,12 +127,17 @@ SHAPES: list[tuple[str, Call]] = [
     ("0-d int tensor", lambda m: m.ones(m.tensor(2))),
     ("bool in a tuple", lambda m: m.zeros((2, True))),
     ("empty tuple", lambda m: m.zeros(())),
+    ("full 0-d int tensor", lambda m: m.full((2,), m.tensor(3))),
+    ("full 0-d float tensor", lambda m: m.full((2,), m.tensor(2.5))),
 ]
 
 
 @pytest.mark.parametrize("call", [c[1] for c in SHAPES], ids=[c[0] for c in SHAPES])
-def test_factories_take_the_sizes_torch_takes(call: Call) -> None:
-    assert tuple(call(ctxgrad).shape) == tuple(call(torch).shape)
+def test_factories_take_the_sizes_and_values_torch_takes(call: Call) -> None:
+    ours, theirs = call(ctxgrad), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    assert ours.tolist() == theirs.tolist()
 
 
 # --------------------------------------------------------------------------- torch's types
