@@ -123,7 +123,7 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, req
 
 
 def _strided(size: Sequence[int], stride: Sequence[int], dt: np.dtype[Any]) -> np.ndarray[Any, Any]:
-    shape, steps = _size((size,)), tuple(int(s) for s in stride)
+    shape, steps = _size((size,), "empty_strided"), tuple(int(s) for s in stride)
     if len(shape) != len(steps):
         raise RuntimeError(
             f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides ({len(steps)})"
@@ -179,7 +179,7 @@ def empty_permuted(
 ) -> Tensor:
     """An uninitialised tensor of ``size`` whose dimensions lie in memory in the order
     ``physical_layout`` (outermost first): ``empty(size permuted).permute(inverse)``."""
-    shape, order = _size((size,)), [int(d) for d in physical_layout]
+    shape, order = _size((size,), "empty_permuted"), [int(d) for d in physical_layout]
     if len(shape) != len(order):
         raise RuntimeError(
             "Number of dimensions in size does not match the length of the physical_layout; i.e. "

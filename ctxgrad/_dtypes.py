@@ -399,11 +399,12 @@ def fill_value_as(value: object, dt: np.dtype[Any]) -> Any:
     """A Python number as a NumPy scalar of ``dt`` for an op that fills with it (``full``,
     ``fill_``, ``masked_fill``, ``where``, ``clamp``'s bounds, ``pow``'s exponent), where
     torch checks the int fits: a signed dtype takes its range, an unsigned one also the
-    negatives down to ``-max`` (they wrap: ``full((1,), -1, dtype=uint8)`` is 255)."""
-    if dt.kind in "iu" and type(value) is builtins.int:
+    negatives down to ``-max`` (they wrap: ``full((1,), -1, dtype=uint8)`` is 255); a float
+    must be finite and within the dtype's range."""
+    if dt.kind in "iu" and isinstance(value, (builtins.int, builtins.float)) and type(value) is not builtins.bool:
         info = np.iinfo(dt)
-        low = -int(info.max) if dt.kind == "u" else int(info.min)
-        if not low <= value <= info.max:
+        low = -int(info.max) if dt.kind == "u" and type(value) is builtins.int else int(info.min)
+        if not low <= value <= info.max:  # False for NaN
             raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dt]} without overflow")
     return scalar_as(value, dt)
 

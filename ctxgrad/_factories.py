@@ -5,6 +5,7 @@ Random tensors come from one NumPy ``Generator`` that ``manual_seed`` resets.
 
 from __future__ import annotations
 
+import operator
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -74,25 +75,44 @@ class _NoSize:
 NO_SIZE: Any = _NoSize()
 
 
-def _size(size: tuple[Any, ...], maker: str | None = None, keyword: Any = NO_SIZE) -> tuple[int, ...]:
+def _size(size: tuple[Any, ...], maker: str, keyword: Any = NO_SIZE) -> tuple[int, ...]:
     """The shape of a factory: ``size`` (ints, or one sequence of them) or torch's ``size=``
-    keyword (a sequence; ``zeros(size=[2, 3])``), one of the two; a negative dimension is
-    refused as torch does (``zeros`` has a message of its own, named by ``maker``)."""
+    keyword (a sequence; ``zeros(size=[2, 3])``), one of the two, given to the factory
+    ``maker``; what is not an int (a float, a string, a lone bool) is refused with torch's
+    TypeError and a negative dimension with its RuntimeError (``zeros`` has a message of its own)."""
     if keyword is not NO_SIZE:
         if size:
             raise TypeError(f"{maker}() got multiple values for argument 'size'")
         if not isinstance(keyword, (tuple, list, Size)):
             raise TypeError(f"{maker}(): argument 'size' must be tuple of ints, not {type(keyword).__name__}")
         size = (keyword,)
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+    whole = len(size) == 1 and isinstance(size[0], (tuple, list, Size))
+    if len(size) == 1 and not whole and (isinstance(size[0], bool) or not _is_int(size[0])):
+        got = type(size[0]).__name__
+        raise TypeError(f"{maker}(): argument 'size' (position 1) must be tuple of ints, not {got}")
+    if whole:
         size = tuple(size[0])
-    shape = tuple(int(s) for s in size)
+    for at, n in enumerate(size):
+        if not _is_int(n):
+            raise TypeError(
+                f"{maker}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                f"{type(n).__name__} at pos {at}"
+            )
+    shape = tuple(operator.index(n) for n in size)
     for n in shape:
         if n < 0:
             if maker == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
     return shape
+
+
+def _is_int(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _dtype_or_default(dtype: Any) -> np.dtype[Any]:
@@ -138,9 +158,11 @@ def empty(
 def full(
     size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
-    """A tensor filled with ``fill_value``; its dtype follows the value, as in torch."""
+    """A tensor filled with ``fill_value``; its dtype follows the value, as in torch (a NumPy
+    scalar counts as the Python number it holds: ``np.int64(7)`` gives int64)."""
+    fill_value = _fill_number(fill_value, "full")
     dt = _dtypes.scalar_dtype(fill_value) if dtype is None else _dtypes.to_dtype(dtype)
-    return _finish(np.full(_size((size,)), _fill(fill_value, dt), dtype=dt), requires_grad, device)
+    return _finish(np.full(_size((size,), "full"), _fill(fill_value, dt), dtype=dt), requires_grad, device)
 
 
 def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
@@ -189,14 +211,25 @@ def full_like(
     input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
+    fill_value = _fill_number(fill_value, "full_like")
     dt = _like(input, dtype)
     value = _fill(fill_value, dt)
     return batched_as(input, lambda lead: _finish(np.full(lead + input._data.shape, value, dt), requires_grad, device))
 
 
 def _fill(value: Any, dt: Any) -> Any:
-    """A Python int checked (and wrapped) as torch converts a fill value; the rest as it is."""
-    return _dtypes.fill_value_as(value, dt) if type(value) is int else value
+    """A Python int or float checked (an int wrapped) as torch converts a fill value."""
+    return _dtypes.fill_value_as(value, dt) if type(value) in (int, float) else value
+
+
+def _fill_number(value: Any, maker: str) -> Any:
+    """The fill value of ``maker`` as a Python number (from a NumPy scalar or a 0-d tensor, as
+    torch reads them), refusing anything else with torch's TypeError."""
+    if isinstance(value, np.generic) or (isinstance(value, Tensor) and value._data.ndim == 0):
+        value = value.item()
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TypeError(f"{maker}(): argument 'fill_value' (position 2) must be Number, not {type(value).__name__}")
+    return value
 
 
 def arange(
@@ -212,6 +245,8 @@ def arange(
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if any(isinstance(v, float) and not np.isfinite(v) for v in values[:2]):
+        raise RuntimeError(f"unsupported range: {values[0]} -> {values[1]}")
     if values[2] == 0:
         raise RuntimeError("step must be nonzero")
     if (values[1] - values[0]) * values[2] < 0:
@@ -230,6 +265,18 @@ def _draw(sample: Any, dt: Any) -> Any:
         return _finish(np.asarray(sample(shape)).astype(dt), False)
 
     return draw
+
+
+# The names of torch's kernels in its refusal of a random draw of an integer or bool dtype.
+_UNIFORM, _NORMAL = "check_uniform_bounds", "normal_kernel_cpu"
+
+
+def _floating(dt: np.dtype[Any], kernel: str) -> np.dtype[Any]:
+    """``dt``, refused with torch's NotImplementedError unless floating or complex (a
+    uniform or normal draw has no integer or bool form)."""
+    if dt.kind not in "fc":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtypes.short_name(dt)}'")
+    return dt
 
 
 def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
@@ -253,9 +300,10 @@ def rand(
     """Uniform samples from [0, 1)."""
     draws = rng(generator, "rand")
     shape = _size(sizes, "rand", size)
-    if (batched := _under_vmap(shape, _draw(draws.random, _dtype_or_default(dtype)))) is not None:
+    dt = _floating(_dtype_or_default(dtype), _UNIFORM)
+    if (batched := _under_vmap(shape, _draw(draws.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    arr = draws.random(shape).astype(_dtype_or_default(dtype))
+    arr = draws.random(shape).astype(dt)
     return _finish(arr, requires_grad, device)
 
 
@@ -271,9 +319,10 @@ def randn(
     """Standard normal samples."""
     draws = rng(generator, "randn")
     shape = _size(sizes, "randn", size)
-    if (batched := _under_vmap(shape, _draw(draws.standard_normal, _dtype_or_default(dtype)))) is not None:
+    dt = _floating(_dtype_or_default(dtype), _NORMAL)
+    if (batched := _under_vmap(shape, _draw(draws.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    arr = draws.standard_normal(shape).astype(_dtype_or_default(dtype))
+    arr = draws.standard_normal(shape).astype(dt)
     return _finish(arr, requires_grad, device)
 
 
@@ -299,9 +348,11 @@ def randint(
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt = _dtypes.int64 if dtype is None else _dtypes.to_dtype(dtype)
     draws = rng(generator, "randint")
-    if (batched := _under_vmap(_size((size,)), _draw(lambda s: draws.integers(low, high, size=s), dt))) is not None:
+    if (
+        batched := _under_vmap(_size((size,), "randint"), _draw(lambda s: draws.integers(low, high, size=s), dt))
+    ) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(draws.integers(low, high, size=_size((size,))).astype(dt), False, device)
+    return _finish(draws.integers(low, high, size=_size((size,), "randint")).astype(dt), False, device)
 
 
 def is_tensor(obj: object) -> bool:
@@ -324,9 +375,7 @@ def numel(input: Tensor) -> int:
 @replayed_whole
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1) with ``input``'s shape and dtype."""
-    dt = _like(input, dtype)
-    if dt.kind not in "fc":
-        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtypes.short_name(dt)}'")
+    dt = _floating(_like(input, dtype), _UNIFORM)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
     return _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
@@ -335,9 +384,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_
 @replayed_whole
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype."""
-    dt = _like(input, dtype)
-    if dt.kind not in "fc":
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtypes.short_name(dt)}'")
+    dt = _floating(_like(input, dtype), _NORMAL)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
     return _finish(_generator.standard_normal(input._data.shape).astype(dt), requires_grad, device)
@@ -499,10 +546,11 @@ def new_full(
     """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    fill_value = _fill_number(fill_value, "new_full")
     dt = input._data.dtype if dtype is None else dtype
 
     def per_sample(lead: tuple[int, ...]) -> Tensor:
-        shape = lead + _size((size,)) if lead else size
+        shape = lead + _size((size,), "new_full") if lead else size
         return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
 
     return batched_as(input, per_sample)

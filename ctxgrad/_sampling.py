@@ -392,6 +392,7 @@ def normal(
         return _factories._finish(rng.normal(m, sd, shape).astype(dt), requires_grad, device)
     if not std_t and float(std) < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    _floating("normal", mean if mean_t else std, "normal_kernel_cpu")  # the samples' dtype is this one's
     if mean_t and std_t:
         try:
             np.broadcast_shapes(mean.array.shape, std.array.shape)
@@ -401,7 +402,7 @@ def normal(
                 f"The size of tensor a ({a[-1] if a else 1}) must match the size of tensor b "
                 f"({b[-1] if b else 1}) at non-singleton dimension {max(len(a), len(b)) - 1}"
             ) from None
-        dt = _dtypes.result_dtype(mean.array, std.array)
+        dt = mean.array.dtype  # torch's: the mean's, whatever the std's (float64 std, float32 mean: float32)
         return _sample(
             Sampled,
             lambda m, s, *c: (m + _checked_std(s) * rng.standard_normal(_shape(m, s, *c))).astype(dt),

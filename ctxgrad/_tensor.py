@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 
-from ctxgrad import _dtypes
+from ctxgrad import _dtypes, _pydata
 from ctxgrad._device import check_device, device
 from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
@@ -2120,13 +2120,20 @@ def _array_from(data: Any, dtype: Any) -> np.ndarray[Any, Any]:
     if isinstance(data, Tensor):
         arr = np.array(data._data, dtype=dt, copy=True)
     elif isinstance(data, (np.ndarray, np.generic)):
-        if data.dtype.kind in "OUSV":  # strings or objects: not numbers
+        if data.dtype not in _DTYPES:  # strings, objects, datetimes, longdouble, other byte order
             raise _dtype_error(data.dtype)
-        arr = np.array(data, dtype=dt, copy=True)  # a NumPy scalar keeps its dtype, as in torch
+        if isinstance(data, np.generic) and dt is not None and dt.kind in "iu":  # converted as a number
+            arr = _pydata.numbers_array(data.item(), dt)
+        else:
+            with np.errstate(invalid="ignore"):  # NaN to an integer dtype: torch's cast, without a warning
+                arr = np.array(data, dtype=dt, copy=True)  # a NumPy scalar keeps its dtype, as in torch
     elif isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
         arr = np.array([_array_from(v, None) for v in data], dtype=dt)
     else:
-        arr = np.array(data, dtype=dt)
+        refused = (v.dtype for v in _pydata.items(data) if isinstance(v, np.generic) and v.dtype not in _DTYPES)
+        if (refused_dtype := next(refused, None)) is not None:
+            raise _dtype_error(refused_dtype)
+        arr = _pydata.numbers_array(data, dt)
         if arr.dtype.kind in "OUS":
             _refuse_elements(data)
         if dt is None and arr.dtype.kind in "fc":

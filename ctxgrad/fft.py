@@ -224,7 +224,16 @@ def _dims_and_sizes(
     sizes: list[int | None] = [None] * len(dims)
     if s is not None:
         sizes = [None if int(n) == -1 else _check_size(int(n)) for n in s]
+    _check_lengths(x, dims, sizes)
     return tuple(dims), sizes
+
+
+def _check_lengths(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> None:
+    """Torch's refusal of an empty dimension transformed at its own length (NumPy's is a
+    ValueError)."""
+    for d, n in zip(dims, sizes):
+        if n is None:
+            _check_size(x.shape[d])
 
 
 def _one_dim(x: Tensor, n: int | None, dim: int) -> tuple[tuple[int, ...], list[int | None]]:
@@ -234,6 +243,7 @@ def _one_dim(x: Tensor, n: int | None, dim: int) -> tuple[tuple[int, ...], list[
 
 
 def _c2c(x: Tensor, dims: tuple[int, ...], sizes: list[int | None], norm: str | None, forward: bool) -> Tensor:
+    _check_lengths(x, dims, sizes)
     x = _floating(x)
     scaling = _scaling(norm, forward)
     for d, n in zip(dims, sizes):
@@ -257,6 +267,7 @@ def _r2c(
         if name == "rfftn":
             raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {short_name(x.array.dtype)}")
         raise RuntimeError(f"Only supports floating-point dtypes, but found: {short_name(x.array.dtype)}")
+    _check_lengths(x, dims, sizes)
     x = _floating(x)
     for d, n in zip(dims, sizes):
         if n is not None:

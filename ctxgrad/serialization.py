@@ -54,7 +54,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad._tensor import _DTYPES, Tensor, _wrap
 
 __all__ = ["load", "save"]
 
@@ -369,6 +369,19 @@ def _read_structure(raw: np.ndarray[Any, Any], name: Any) -> dict[str, Any]:
     return structure
 
 
+def _tensor_of(array: np.ndarray[Any, Any], entry: str, name: Any) -> Tensor:
+    """The tensor stored as ``array``: one of a dtype a tensor holds (in the other byte order:
+    converted), else the file is refused (``save`` never writes strings, datetimes or records
+    as a tensor; a crafted file can)."""
+    native = array.dtype.newbyteorder("=")
+    if native not in _DTYPES:
+        raise RuntimeError(
+            f"ctxgrad.load: {name} is damaged: the tensor '{entry}' has dtype {array.dtype.str!r} "
+            f"({array.dtype.name}), which a tensor cannot hold (expected bool, an integer, float or complex dtype)"
+        )
+    return _wrap(array if array.dtype == native else array.astype(native))
+
+
 def _decode(node: Any, arrays: dict[str, np.ndarray[Any, Any]], made: dict[tuple[str, int], Any], name: Any) -> Any:
     """The object that the JSON ``node`` describes (one object per stored array)."""
     if node is None or isinstance(node, (bool, int, float, str)):
@@ -381,7 +394,7 @@ def _decode(node: Any, arrays: dict[str, np.ndarray[Any, Any]], made: dict[tuple
                 entry = f"tensor_{value}"
                 if entry not in arrays:
                     raise RuntimeError(f"ctxgrad.load: {name} is damaged: the array '{entry}' is missing")
-                made[key] = _wrap(arrays[entry]) if kind == "tensor" else arrays[entry]
+                made[key] = _tensor_of(arrays[entry], entry, name) if kind == "tensor" else arrays[entry]
             return made[key]
         if kind in ("list", "tuple") and isinstance(value, list):
             items = [_decode(v, arrays, made, name) for v in value]

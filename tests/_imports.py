@@ -82,6 +82,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._format": 0,
     "ctxgrad._device": 0,
     "ctxgrad._replayed": 0,  # (the frontends a trace replays whole: it reads only _state)
+    "ctxgrad._pydata": 0,
     # L1: Tensor.
     "ctxgrad._tensor": 1,
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).

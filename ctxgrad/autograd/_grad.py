@@ -53,6 +53,11 @@ def _make_seeds(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], create_grap
                     "grad can be implicitly created only for scalar outputs (this output has shape "
                     f"{list(out._data.shape)}: pass a gradient of that shape, or reduce it first, e.g. with .sum())"
                 )
+            if out._data.dtype.kind == "c":  # which real direction to seed is the caller's choice
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{_dtypes.dtype_repr(out._data.dtype)}"
+                )
             seeds.append(_wrap(np.ones(out._data.shape, dtype=out._data.dtype)))
             continue
         if not isinstance(g, Tensor):
@@ -115,6 +120,14 @@ def _check_outputs(outputs: tuple[Any, ...]) -> None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
+def _check_inputs(inputs: tuple[Any, ...]) -> None:
+    from ctxgrad._tensor import Tensor
+
+    for t in inputs:
+        if not isinstance(t, (Tensor, GradientEdge)):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+
+
 def backward(
     tensors: Tensor | GradientEdge | Sequence[Tensor | GradientEdge],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
@@ -138,6 +151,7 @@ def backward(
         input_list = (inputs,) if isinstance(inputs, GradientEdge) else as_tuple(inputs)
         if not input_list:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        _check_inputs(input_list)
         for k, t in enumerate(input_list):
             if not isinstance(t, GradientEdge) and not t._requires_grad:
                 raise RuntimeError(
@@ -205,6 +219,7 @@ def grad(
     out_list = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outs)
     if not in_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    _check_inputs(in_list)
     _check_outputs(out_list)
     for t in in_list:
         if not isinstance(t, GradientEdge) and not t._requires_grad:

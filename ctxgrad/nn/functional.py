@@ -499,6 +499,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
+def _padding_string_error(padding: str) -> RuntimeError:
+    """Torch's error for a convolution's ``padding`` string other than 'valid' or 'same' (the
+    functional form's RuntimeError; the module's constructor raises a ValueError)."""
+    return RuntimeError(f"Invalid padding string: '{padding}' (expected 'valid' or 'same')")
+
+
 def _conv_padding(
     padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stride: tuple[int, int]
 ) -> _ops.Pads4:
@@ -507,7 +513,7 @@ def _conv_padding(
         if padding == "valid":
             return 0, 0, 0, 0
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise _padding_string_error(padding)
         if stride != (1, 1):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads: list[int] = []
@@ -615,7 +621,7 @@ def conv3d(
     kernel = (weight.shape[2], weight.shape[3], weight.shape[4])
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise _padding_string_error(padding)
         if padding == "same" and st != (1, 1, 1):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         totals = [d * (k - 1) if padding == "same" else 0 for k, d in zip(kernel, dl)]
@@ -785,10 +791,24 @@ def conv_transpose1d(
     return out.squeeze(-2)
 
 
+def _check_window(kernel: tuple[int, ...], stride: tuple[int, ...], axes: str) -> None:
+    """Torch's refusals of a pooling window: a zero stride (also the default stride of a zero
+    kernel), a kernel or stride not positive (named per axis: ``kH: 0 kW: 0``)."""
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    if min(kernel) <= 0:
+        sizes = " ".join(f"k{a}: {k}" for a, k in zip(axes, kernel))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {sizes}")
+    if min(stride) <= 0:
+        steps = " ".join(f"d{a}: {d}" for a, d in zip(axes, stride))
+        raise RuntimeError(f"stride should be greater than zero, but got {steps}")
+
+
 def _pool_args(kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
     kernel = _pair(kernel_size, "kernel_size")
     st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride, "stride")
     pad = _pair(padding, "padding")
+    _check_window(kernel, st, "HW")
     if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
         raise RuntimeError(
             f"pad should be at most half of effective kernel size, but got pad={max(pad)}, "
@@ -907,6 +927,8 @@ def max_pool1d(
             f"got:{list(input.shape)}"
         )
     k = _single(kernel_size)
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
     s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _single(stride)
     result = max_pool2d(
         input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices
@@ -1031,6 +1053,7 @@ def _pool3d_args(
     kernel = _triple(kernel_size, "kernel_size")
     st = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride, "stride")
     pd = _triple(padding, "padding")
+    _check_window(kernel, st, "THW")
     if any(p > k // 2 for p, k in zip(pd, kernel)):
         raise RuntimeError(
             f"pad should be at most half of effective kernel size, but got pad={max(pd)}, "
@@ -1259,6 +1282,24 @@ def embedding(
     )
 
 
+def _check_bag_offsets(starts: np.ndarray[Any, Any], total: int) -> None:
+    """Torch's refusals of ``embedding_bag`` offsets past the input or going back (a negative
+    one reads before the input: IndexError)."""
+    if starts.size and starts[-1] > total:
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {total} but got offsets[-1] of {starts[-1]}"
+        )
+    if starts.size and starts.min() < 0:
+        raise IndexError(f"index out of range in self (embedding_bag: offsets has a negative value, {starts.min()})")
+    back = np.flatnonzero(np.diff(starts) < 0)
+    if back.size:
+        k = int(back[0]) + 1
+        raise RuntimeError(
+            f"embedding_bag: offsets have to be non-decreasing, but got offsets[{k}] = {starts[k]} after "
+            f"offsets[{k - 1}] = {starts[k - 1]}"
+        )
+
+
 @replayed_whole
 def embedding_bag(
     input: Tensor,
@@ -1312,6 +1353,7 @@ def embedding_bag(
             f"However, got {starts[0]}"
         )
     total = flat.shape[0]
+    _check_bag_offsets(starts, total)
     ends = np.append(starts[1:], total) if not include_last_offset else starts[1:]
     starts = starts if not include_last_offset else starts[:-1]
     ends = np.minimum(ends, total)
@@ -1753,12 +1795,30 @@ def _interp_sizes(input: Tensor, size: Any, scale_factor: Any, recompute: bool |
             f"dimensions of {spatial} and scale_factor of shape {tuple(factors)}. Please provide input tensor in "
             "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
         )
-    sizes = [int(np.floor(float(n) * f)) for n, f in zip(spatial, factors)]
+    sizes = [int(float(n) * f) for n, f in zip(spatial, factors)]  # toward zero, as torch's C++ cast
     return sizes, ([None] * dims if recompute else factors)
 
 
-def _nearest_indices(size: int, out: int, factor: float | None, exact: bool) -> np.ndarray[Any, Any]:
-    """torch's nearest source index of each output position (computed in float32, as its kernel)."""
+def _check_interp_sizes(spatial: Sequence[int], sizes: Sequence[int]) -> None:
+    """Torch's refusal of an empty input or an output size below 1 (a negative scale)."""
+    if min(spatial) > 0 and min(sizes) > 0:
+        return
+    axes = "DHW"[-len(sizes) :]
+    given = ", ".join(f"{a}: {n}" for a, n in zip(axes, spatial))
+    made = ", ".join(f"{a}: {n}" for a, n in zip(axes, sizes))
+    joint = " and output" if len(sizes) == 1 else " output"
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}){joint} ({made})")
+
+
+def _nearest_indices(size: int, out: int, factor: float | None, exact: bool, planar: bool) -> np.ndarray[Any, Any]:
+    """torch's nearest source index of each output position (computed in float32, as its kernel).
+
+    torch's 2-d ``nearest`` kernel (``planar``) takes two short cuts whatever the scale factor:
+    an output as long as the input copies it, one twice as long repeats each element twice
+    (``scale_factor=2.042`` from 3 to 6 gives 0 0 1 1 2 2, where the formula gives 0 0 0 1 1 2)."""
+    if planar and not exact and out in (size, 2 * size):
+        steps: np.ndarray[Any, Any] = np.arange(out, dtype=np.int64) // (out // size)
+        return steps
     scale = np.float32(size / out) if factor is None else np.float32(1.0 / factor)
     dst = np.arange(out, dtype=np.float32)
     src = np.floor((dst + np.float32(0.5)) * scale) if exact else np.floor(dst * scale)
@@ -1769,8 +1829,12 @@ def _nearest_indices(size: int, out: int, factor: float | None, exact: bool) -> 
 def _linear_weights(
     size: int, out: int, factor: float | None, align_corners: bool
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """For each output position: the two source positions and the weight of the second."""
+    """For each output position: the two source positions and the weight of the second (an
+    output as long as the input copies it whatever the scale factor, as torch's kernels do)."""
     dst = np.arange(out, dtype=np.float64)
+    if out == size:
+        same = dst.astype(np.int64)
+        return same, same, np.zeros(out)
     if align_corners:
         src = dst * ((size - 1) / (out - 1) if out > 1 else 0.0)
     else:
@@ -1813,11 +1877,13 @@ def interpolate(
     if mode in ("bicubic", "trilinear", "area"):
         raise NotImplementedError(f"ctxgrad.nn.functional.interpolate: mode={mode!r} is not supported yet")
     sizes, factors = _interp_sizes(input, size, scale_factor, recompute_scale_factor)
+    _check_interp_sizes(input.shape[2:], sizes)
     out = input
     for axis, (n, o, f) in enumerate(zip(input.shape[2:], sizes, factors)):
         dim = axis + 2
         if mode in ("nearest", "nearest-exact"):
-            out = out.index_select(dim, Tensor(_nearest_indices(n, o, f, mode == "nearest-exact")))
+            planar = input.ndim == 4
+            out = out.index_select(dim, Tensor(_nearest_indices(n, o, f, mode == "nearest-exact", planar)))
             continue
         lower, upper, weight = _linear_weights(n, o, f, bool(align_corners))
         shape = (o,) + (1,) * (input.ndim - dim - 1)
@@ -2169,9 +2235,9 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is deprecated. "
             "Please ensure they have the same size."
         )
-    data = input._data
-    if data.size and (np.any(data < 0) or np.any(data > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    for name, values in (("input", input._data), ("target", target._data)):
+        if not np.all((values >= 0) & (values <= 1)):  # NaN too
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     return _pointwise_loss(_ops.BinaryCrossEntropy.apply(input, target), weight, reduction)
 
 

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ctxgrad._dtypes import promote_operands, short_name
+from ctxgrad._dtypes import get_default_dtype, promote_operands, short_name
 from ctxgrad._tensor import Size, Tensor, as_tensor
 
 # Operand types that binary ops take as they are.
@@ -24,6 +24,13 @@ def operand(other: Any) -> Any:
     if isinstance(other, np.ndarray):
         return as_tensor(other)
     return Tensor(other, dtype=None)
+
+
+def tensor_input(name: str, input: Any) -> Tensor:
+    """``input``, refused with torch's TypeError unless a tensor (``sum('a')``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input
 
 
 def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
@@ -53,6 +60,15 @@ def raw(value: Any) -> Any:
 #: NumPy before 2.0 promotes a 0-d array with a Python number by value (``float32 0-d * 2`` is
 #: float64); torch, and NumPy 2, keep the array's dtype.
 _LEGACY_PROMOTION = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
+def as_default_float(a: Any, b: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Integer or bool operands (tensors or numbers) in the default float dtype, each from its
+    own values: torch's rule for the ops that compute integers as floats (``atan2``,
+    ``xlogy``, ``copysign``), where going through the common integer dtype first would make
+    ``-2`` with a ``uint8`` tensor 254."""
+    dt = get_default_dtype()
+    return np.asarray(raw(a), dt), np.asarray(raw(b), dt)
 
 
 def keep_dtype(result: np.ndarray[Any, Any], dtype: Any) -> np.ndarray[Any, Any]:

@@ -578,17 +578,22 @@ def _not_positive_definite(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     mats = x.reshape(-1, *x.shape[-2:])
     info = np.zeros(len(mats), dtype=np.int32)
     for i, mat in enumerate(mats):
-        try:
-            np.linalg.cholesky(mat)
-        except np.linalg.LinAlgError:
-            for k in range(1, mat.shape[-1] + 1):
-                try:
-                    np.linalg.cholesky(mat[:k, :k])
-                except np.linalg.LinAlgError:
-                    info[i] = k
-                    break
+        if _factors(mat):
+            continue
+        info[i] = next(k for k in range(1, mat.shape[-1] + 1) if not _factors(mat[:k, :k]))
     out: np.ndarray[Any, Any] = info.reshape(x.shape[:-2])
     return out
+
+
+def _factors(mat: np.ndarray[Any, Any]) -> bool:
+    """Whether LAPACK's ``potrf`` factors ``mat``: it stops at a pivot that is not positive, a
+    NaN one included (NumPy's cholesky raises only for the first and returns NaNs for the
+    second)."""
+    try:
+        factor = np.linalg.cholesky(mat)
+    except np.linalg.LinAlgError:
+        return False
+    return not np.isnan(np.diagonal(factor, axis1=-2, axis2=-1)).any()
 
 
 def _partial_cholesky(lower: np.ndarray[Any, Any], info: int) -> np.ndarray[Any, Any]:
@@ -633,6 +638,8 @@ class LinalgCholesky(Function[tuple[Tensor, Tensor]]):
         try:
             factor = np.linalg.cholesky(hermitian)
             info = np.zeros(x.shape[:-2], dtype=np.int32)
+            if np.isnan(np.diagonal(factor, axis1=-2, axis2=-1)).any():
+                raise np.linalg.LinAlgError("a NaN pivot")  # LAPACK stops there (see _factors)
         except np.linalg.LinAlgError:
             info = _not_positive_definite(hermitian)
             mats, lows = hermitian.reshape(-1, *x.shape[-2:]), lower.reshape(-1, *x.shape[-2:])

@@ -853,8 +853,12 @@ class IndexSelect(Function[Tensor]):
         size = data.shape[dim]
         idx = idx.reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= size):
-            bad = idx[(idx < 0) | (idx >= size)][0]
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} axis_dim={size}")
+            bad = int(idx[(idx < 0) | (idx >= size)][0])
+            if dim == 0:  # torch's IndexError along the first dimension, its RuntimeError along the others
+                raise IndexError(
+                    f"{_OUT_OF_RANGE} (index_select(): index {bad} is out of bounds for dimension 0 with size {size})"
+                )
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         ctx.shape = array.shape
         ctx.dim = dim
         ctx.save_for_backward(index)
@@ -991,8 +995,8 @@ class MaskedFill(Function[Tensor]):
         m = _check_mask("masked_fill", mask)
         _broadcast_shape(m, data)
         ctx.save_for_backward(mask)
-        if type(value) is int:
-            value = fill_value_as(value, data.dtype)  # torch's RuntimeError for an int the dtype cannot hold
+        if type(value) in (int, float):  # torch's RuntimeError for a number the dtype cannot hold
+            value = fill_value_as(value, data.dtype)
         return as_tensor(np.where(m, value, data).astype(data.dtype, copy=False))
 
     @staticmethod
@@ -1437,18 +1441,29 @@ def _slice_positions(op: str, shape: tuple[int, ...], dim: int, index: Tensor, b
     return _positions_along(op, shape, dim, idx, bounds_error)
 
 
+# The ops where torch refuses a negative index (index_fill_, put_ and indexing count it from
+# the end), and its message for an index out of range in some of them.
+_NO_NEGATIVE_INDEX = frozenset({"index_add_", "index_copy_", "index_reduce_"})
+_OUT_OF_RANGE = "index out of range in self"
+
+
 def _positions_along(
     op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception], keep: int = 0
 ) -> np.ndarray[Any, Any]:
     """:func:`_slice_positions` of an index array, whose first ``keep`` dimensions are apart
     (samples): they come first in the result."""
     size = shape[dim] if shape else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx[(idx < -size) | (idx >= size)][0]
+    low = 0 if op in _NO_NEGATIVE_INDEX else -size
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        bad = int(idx[(idx < low) | (idx >= size)][0])
         if op == "put_":
-            raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {size} elements.")
-        prefix = "index_copy_(): " if op == "index_copy_" else ""
-        raise bounds_error(f"{prefix}index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} elements.")
+        detail = f"index {bad} is out of bounds for dimension {dim} with size {size}"
+        if op == "index_copy_":
+            raise IndexError(f"index_copy_(): {detail}")
+        if op == "index_reduce_" or (op == "index_add_" and len(shape) <= 1):
+            raise IndexError(f"{_OUT_OF_RANGE} ({op}(): {detail})")
+        raise bounds_error(detail)
     idx = np.where(idx < 0, idx + size, idx).reshape(idx.shape[:keep] + (-1,)).astype(np.int64)
     taken = np.take(_positions(shape if shape else (1,)), idx, axis=dim)
     return np.moveaxis(taken, tuple(range(dim, dim + keep)), tuple(range(keep)))
@@ -1618,7 +1633,7 @@ def _index_fill_args(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
             )
         v = value if value.array.dtype == input.array.dtype else value.to(input.array.dtype)
         return IndexFill, v, pos
-    if type(value) is int:
+    if type(value) in (int, float):
         value = fill_value_as(value, input.array.dtype)
     return IndexFillNumber, as_tensor(np.asarray(value, dtype=input.array.dtype)), pos
 

@@ -103,8 +103,8 @@ class Fill(Function[Tensor]):
                     f"fill_ only supports 0-dimension value tensor but got tensor with {value.array.ndim} dimensions."
                 )
             value = value.array
-        elif type(value) is int:
-            value = fill_value_as(value, x.array.dtype)  # torch's RuntimeError for an int the dtype cannot hold
+        elif type(value) in (int, float):  # torch's RuntimeError for a number the dtype cannot hold
+            value = fill_value_as(value, x.array.dtype)
         return as_tensor(np.full(x.array.shape, value, dtype=x.array.dtype))
 
     @staticmethod

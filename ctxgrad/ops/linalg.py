@@ -653,6 +653,23 @@ _INV_SINGULAR = (
 )
 
 
+def _spread_nan(
+    solution: np.ndarray[Any, Any], a: np.ndarray[Any, Any], b: np.ndarray[Any, Any] | None = None
+) -> np.ndarray[Any, Any]:
+    """``solution`` of ``A X = B`` (``B`` the identity for an inverse) with NaN where torch's has
+    it: its LAPACK substitutes without skipping zero terms, so a NaN in ``A`` makes the whole
+    solution NaN, and one in a column of ``B`` that column of it (NumPy's skips the zeros and
+    keeps some numbers: the inverse of [[nan, 0], [0, 1]] ends in 0, 1)."""
+    bad = np.isnan(a).any(axis=(-2, -1))[..., None, None]
+    if b is not None:
+        bad = bad | np.isnan(b).any(axis=-2, keepdims=True)
+    if not bad.any():
+        return solution
+    nan = complex(np.nan, np.nan) if solution.dtype.kind == "c" else np.nan
+    spread: np.ndarray[Any, Any] = np.where(bad, nan, solution).astype(solution.dtype, copy=False)
+    return spread
+
+
 class LinalgInv(Function[Tensor]):
     """The inverse of a (batch of) square matrices; grad = -A⁻ᵀ @ grad @ A⁻ᵀ."""
 
@@ -669,7 +686,7 @@ class LinalgInv(Function[Tensor]):
         _check_square(x, "linalg.inv")
         _check_floating(x, "linalg.inv")
         try:
-            out = np.linalg.inv(x)
+            out = _spread_nan(np.linalg.inv(x), x)
         except np.linalg.LinAlgError:
             raise _singular_error(x, "linalg.inv", _INV_SINGULAR) from None
         result = as_tensor(out)
@@ -851,12 +868,10 @@ class LinalgSolve(Function[Tensor]):
             raise broadcast_error(np.empty(y2.shape[:-2]), np.empty(x.shape[:-2])) from None
         xa = np.broadcast_to(x, batch + x.shape[-2:])
         ya = np.broadcast_to(y2, batch + y2.shape[-2:])
+        lhs, rhs = (xa, ya) if left else (np.swapaxes(xa, -1, -2), np.swapaxes(ya, -1, -2))
         try:
-            out = (
-                np.linalg.solve(xa, ya)
-                if left
-                else np.swapaxes(np.linalg.solve(np.swapaxes(xa, -1, -2), np.swapaxes(ya, -1, -2)), -1, -2)
-            )
+            out = _spread_nan(np.linalg.solve(lhs, rhs), lhs, rhs)
+            out = out if left else np.swapaxes(out, -1, -2)
         except np.linalg.LinAlgError:
             raise _singular_error(xa, "ctxgrad.linalg.solve", _SOLVE_SINGULAR) from None
         if vector:

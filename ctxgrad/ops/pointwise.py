@@ -21,7 +21,15 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._row import Op
-from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, raw, refuse_complex, write_out
+from ctxgrad.ops._util import (
+    arrays,
+    as_default_float,
+    broadcast_error,
+    keep_dtype,
+    raw,
+    refuse_complex,
+    write_out,
+)
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -752,7 +760,7 @@ class Atan2(Function[Tensor]):
         x, y = arrays(a, b)
         refuse_complex(ctx, x, y)
         if x.dtype.kind in "iub":
-            x, y = x.astype(get_default_dtype()), y.astype(get_default_dtype())
+            x, y = as_default_float(a, b)
         ctx.save_for_backward(a, b)
         try:
             return as_tensor(np.arctan2(x, y))
@@ -1609,6 +1617,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     elif condition.dtype != np.bool_:
         name = short_name(condition.dtype)
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {name}")
+    # A NumPy scalar counts as the Python number it holds, as torch reads it (np.int64(3) with
+    # an int32 tensor gives int32, not NumPy's int64 or the default float).
+    input, other = (v.item() if isinstance(v, np.generic) else v for v in (input, other))
     return Where.apply(condition, input, other)
 
 
@@ -2219,7 +2230,7 @@ class _Binary(Function[Tensor]):
         if kind in "iub" and (cls.floating_only or cls.floating):
             if cls.floating_only:
                 raise NotImplementedError(f"\"{cls.kernel}\" not implemented for '{short_name(np.result_type(x, y))}'")
-            x, y = np.asarray(x, get_default_dtype()), np.asarray(y, get_default_dtype())
+            x, y = as_default_float(a, b)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
         ctx.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
         try:

@@ -30,6 +30,7 @@ from ctxgrad.ops._util import (
     refuse_complex,
     shape_arg,
     sizes_or_keyword,
+    tensor_input,
     write_out,
 )
 from ctxgrad.ops.pointwise import Where, _floating
@@ -976,7 +977,9 @@ class VectorNorm(Function[Tensor]):
         ctx.axes = axes
         ctx.shape = data.shape
         ctx.keepdim = keepdim
-        a = np.abs(data)
+        magnitudes = np.abs(data)
+        # float16 sums and powers in float32, as torch accumulates (|[300, 310, 290]| is 520, not inf)
+        a = magnitudes.astype(np.float32) if magnitudes.dtype == np.float16 else magnitudes
         if (p < 0 or np.isinf(p)) and data.size == 0:  # min and max have no identity
             if dims is None or len(dims) == 0:
                 raise RuntimeError(
@@ -1002,7 +1005,7 @@ class VectorNorm(Function[Tensor]):
                 out = np.sum(a != 0, axis=axes, keepdims=keepdim).astype(data.dtype)
             else:
                 out = np.sum(a**p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-        y = as_tensor(np.asarray(out, dtype=a.dtype))  # real for complex x
+        y = as_tensor(np.asarray(out, dtype=magnitudes.dtype))  # real for complex x
         ctx.save_for_backward(x, y)
         return y
 
@@ -1248,9 +1251,13 @@ def _keepdim_without_dim(name: str, keepdims: bool | None, dtype: Any = None) ->
     )
 
 
-def _sum_dims(name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, dtype: Any) -> tuple[Any, bool]:
+def _sum_dims(
+    name: str, input: Any, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, dtype: Any
+) -> tuple[Any, bool]:
     """``sum``'s and ``mean``'s ``(dim, keepdim)``: NumPy's ``axis=``/``keepdims=`` read as
-    torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does."""
+    torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does;
+    an ``input`` that is not a tensor refused with torch's TypeError."""
+    tensor_input(name, input)
     if axis is not None:
         dim = numpy_dim(name, dim, axis, UNSET)
     if keepdims is not None:
@@ -1277,7 +1284,7 @@ def sum(
         return write_out(
             "sum", out, (input,), lambda: sum(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
         )
-    dim, keepdim = _sum_dims("sum", dim, keepdim, axis, keepdims, dtype)
+    dim, keepdim = _sum_dims("sum", input, dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
     if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
@@ -1300,7 +1307,7 @@ def mean(
         return write_out(
             "mean", out, (input,), lambda: mean(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
         )
-    dim, keepdim = _sum_dims("mean", dim, keepdim, axis, keepdims, dtype)
+    dim, keepdim = _sum_dims("mean", input, dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(

@@ -343,13 +343,16 @@ def median(
 def _search(
     sequence: np.ndarray[Any, Any], values: np.ndarray[Any, Any], side: str, sorter: np.ndarray[Any, Any] | None
 ) -> np.ndarray[Any, Any]:
-    """``np.searchsorted`` along the last dimension, row by row for a sequence of more than one dimension."""
+    """``np.searchsorted`` along the last dimension, row by row for a sequence of more than one
+    dimension; torch's own search where a NaN is involved (see :func:`_bisect`)."""
+    if sequence.dtype.kind == "f" and (np.isnan(sequence).any() or np.isnan(values).any()):
+        return _bisect(sequence, values, side, sorter)
     if sequence.ndim == 1:
         found: np.ndarray[Any, Any] = np.asarray(np.searchsorted(sequence, values, side=side, sorter=sorter))  # type: ignore[call-overload]
         return found
-    rows_seq = sequence.reshape(-1, sequence.shape[-1])
+    rows_seq = sequence.reshape(int(np.prod(sequence.shape[:-1])), sequence.shape[-1])
     rows_val = values.reshape(-1, values.shape[-1] if values.ndim else 1)
-    rows_sort = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
+    rows_sort = None if sorter is None else sorter.reshape(rows_seq.shape)
     out: np.ndarray[Any, Any] = np.stack(
         [
             np.searchsorted(s, v, side=side, sorter=None if rows_sort is None else rows_sort[i])  # type: ignore[call-overload]
@@ -358,6 +361,29 @@ def _search(
     )
     shaped: np.ndarray[Any, Any] = out.reshape(values.shape)
     return shaped
+
+
+def _bisect(
+    sequence: np.ndarray[Any, Any], values: np.ndarray[Any, Any], side: str, sorter: np.ndarray[Any, Any] | None
+) -> np.ndarray[Any, Any]:
+    """torch's binary search, step for step (its ``cus_lower_bound``/``cus_upper_bound``): go
+    right unless ``sequence[mid] >= value`` (``>`` for the right side).  A comparison with NaN
+    is false, so a NaN sends the search right wherever it meets one, which NumPy's search
+    (NaN sorted last, equal to NaN) does not do: a NaN value lands past the end."""
+    n = sequence.shape[-1]
+    ordered = sequence if sorter is None else np.take_along_axis(sequence, sorter, -1)
+    rows = ordered.reshape(int(np.prod(ordered.shape[:-1])), n)
+    targets = values.reshape(rows.shape[0], -1)
+    start = np.zeros(targets.shape, dtype=np.int64)
+    end = np.full(targets.shape, n, dtype=np.int64)
+    while (active := start < end).any():
+        mid = start + ((end - start) >> 1)
+        at_mid = np.take_along_axis(rows, np.minimum(mid, n - 1), 1)
+        right = ~(at_mid > targets) if side == "right" else ~(at_mid >= targets)
+        start = np.where(active & right, mid + 1, start)
+        end = np.where(active & ~right, mid, end)
+    found: np.ndarray[Any, Any] = start.reshape(values.shape)
+    return found
 
 
 @replayed_whole
