@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
+from typing_extensions import overload
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
@@ -1414,6 +1415,19 @@ def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool |
     return (MaxResult if largest else MinResult)(values, indices)
 
 
+# Typed by what the call returns: a tensor, or with a dimension the named tuple.
+@overload
+def max(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def max(input: Tensor, dim: Tensor) -> Tensor: ...
+@overload
+def max(
+    input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
+) -> MaxResult: ...
+@overload
+def max(
+    input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+) -> MaxResult: ...
 def max(
     input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
 ) -> Any:
@@ -1426,6 +1440,19 @@ def max(
     return _max_min(input, dim, keepdim, True, keepdims)
 
 
+# Typed by what the call returns: a tensor, or with a dimension the named tuple.
+@overload
+def min(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def min(input: Tensor, dim: Tensor) -> Tensor: ...
+@overload
+def min(
+    input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
+) -> MinResult: ...
+@overload
+def min(
+    input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+) -> MinResult: ...
 def min(
     input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
 ) -> Any:
