@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import get_overloads
+
 from ctxgrad._surface import METHODS, functions, made_functions, methods
 from ctxgrad.ops.table import OPS
 
@@ -112,6 +114,13 @@ def stub(name: str, fn: Callable[..., Any], indent: str, as_method: bool = True)
     return f"{indent}def {name}(\n{body}{indent}){returns}: ...{ignore}"
 
 
+def stubs(name: str, fn: Callable[..., Any], indent: str) -> list[str]:
+    """The stub of ``fn``, after one ``@overload`` stub per overload when it has them
+    (``max``: a tensor, or with a dimension the named tuple)."""
+    overloads = [f"{indent}@overload\n{stub(name, variant, indent)}" for variant in get_overloads(fn)]
+    return [*overloads, stub(name, fn, indent)]
+
+
 def tensor_block() -> str:
     """The generated lines inside ``class Tensor`` (markers included)."""
     lines = [f"    {BEGIN}", "    if TYPE_CHECKING:"]
@@ -125,7 +134,7 @@ def tensor_block() -> str:
             lines.append("")
             if op.property:
                 lines.append("        @property")
-            lines.append(stub(name, fn, "        "))
+            lines.extend(stubs(name, fn, "        "))
     lines.append(f"    {END}")
     return "\n".join(lines) + "\n"
 

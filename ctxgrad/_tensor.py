@@ -28,7 +28,7 @@ import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
@@ -612,19 +612,21 @@ class Tensor:
             arr = arr.copy()
         return arr
 
-    def item(self) -> Any:
-        """The single value as a Python number."""
+    def item(self) -> int | float | bool:
+        """The single value as a Python number (a complex one for a complex tensor, which
+        the annotation leaves out, as torch's does)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         if _state.recorder is not None:
             _state.recorder.value_read("item()")
-        return self._data.reshape(()).item()
+        return self._data.reshape(()).item()  # type: ignore[no-any-return]
 
-    def tolist(self) -> Any:
-        """The values as (nested) Python lists."""
+    def tolist(self) -> list[Any]:
+        """The values as (nested) Python lists (a 0-d tensor's as a number, which the
+        annotation leaves out, as torch's does)."""
         if _state.recorder is not None:
             _state.recorder.value_read("tolist()")
-        return self._data.tolist()
+        return self._data.tolist()  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
         self._check_one_element()
@@ -1347,6 +1349,20 @@ class Tensor:
             keepdims: bool | None = None,
         ) -> Tensor: ...
 
+        @overload
+        def max(self, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+        @overload
+        def max(self, dim: Tensor) -> Tensor: ...
+        @overload
+        def max(self, *, other: Tensor) -> Tensor: ...
+        @overload
+        def max(
+            self, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
+        ) -> _return_types.max: ...
+        @overload
+        def max(
+            self, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+        ) -> _return_types.max: ...
         def max(
             self,
             dim: Any = None,
@@ -1357,6 +1373,20 @@ class Tensor:
             keepdims: bool | None = None,
         ) -> Any: ...
 
+        @overload
+        def min(self, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+        @overload
+        def min(self, dim: Tensor) -> Tensor: ...
+        @overload
+        def min(self, *, other: Tensor) -> Tensor: ...
+        @overload
+        def min(
+            self, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
+        ) -> _return_types.min: ...
+        @overload
+        def min(
+            self, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+        ) -> _return_types.min: ...
         def min(
             self,
             dim: Any = None,

@@ -7,6 +7,9 @@ only the one named after ``::``.  The output is one line per check, the findings
 fixes and a summary per Function, then a total line; ``--json`` prints the same as one JSON
 object.
 
+The file (or the module's file) is run from its source text, as a fresh module, each time:
+no bytecode cache is read or written, so a check right after an edit runs the edited code.
+
 Exit codes: 0 when every Function passes (hints allowed), 1 when some check fails, 2 when
 the command cannot run (no such file, a file that does not import, no Function in it).
 """
@@ -14,13 +17,14 @@ the command cannot run (no such file, a file that does not import, no Function i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -72,28 +76,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _import_target(path: str) -> ModuleType:
-    """Import a file by path, or a module by name; every failure becomes a _UsageError."""
+    """Load a file by path, or a module by name, from its source; every failure becomes a
+    _UsageError.  Call it inside :func:`_checking_from`."""
     if os.path.exists(path):
         if os.path.isdir(path):
             raise _UsageError(f"{path} is a directory; give a Python file inside it (or a module name).")
-        name = "_ctxgrad_check_" + os.path.splitext(os.path.basename(path))[0]
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
+        if not path.endswith(".py"):
             raise _UsageError(f"cannot import {path}: it is not a Python file (expected a name ending in .py).")
-        module = importlib.util.module_from_spec(spec)
-        # Its own folder first, so that the file can import its neighbours as when run directly.
-        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except SyntaxError as exc:
-            raise _UsageError(
-                f"cannot import {path}: it has a syntax error at line {exc.lineno}: {exc.msg}. "
-                "Fix the file (run `python " + path + "` to see it) and check again."
-            ) from exc
-        except Exception as exc:
-            raise _UsageError(_import_failure(path, exc)) from exc
-        return module
+        return _run_source(path, _module_name(path), os.path.abspath(path), package="")
     looks_like_module = path.replace(".", "").replace("_", "").isalnum() and not path.endswith(".py")
     if not looks_like_module:
         raise _UsageError(
@@ -102,7 +92,14 @@ def _import_target(path: str) -> ModuleType:
             "my_package.ops), optionally followed by ::FunctionName."
         )
     try:
-        return importlib.import_module(path)
+        spec = importlib.util.find_spec(path)  # imports the parent packages, not the module
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {path!r}", name=path)
+        if spec.origin is not None and spec.origin.endswith(".py"):
+            return _run_source(path, path, spec.origin, package=spec.parent or "")
+        return importlib.import_module(path)  # a compiled extension or a namespace package
+    except _UsageError:
+        raise
     except ModuleNotFoundError as exc:
         if exc.name is not None and path.startswith(exc.name):
             raise _UsageError(
@@ -116,6 +113,65 @@ def _import_target(path: str) -> ModuleType:
         ) from exc
     except Exception as exc:
         raise _UsageError(_import_failure(path, exc)) from exc
+
+
+def _run_source(path: str, name: str, filename: str, package: str) -> ModuleType:
+    """Compile the text of ``filename`` and run it in a fresh module called ``name``.
+
+    Not through the import system: its bytecode cache judges a file by modification time
+    and size, so a file rewritten at the same size within the same second would run its
+    old code, and a second check in the same process would get the module already
+    imported.  The module is in ``sys.modules`` while it is checked (dataclasses, pickling
+    and ``inspect`` look it up there).
+    """
+    try:
+        with open(filename, "rb") as file:
+            code = compile(file.read(), filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise _UsageError(
+            f"cannot import {path}: it has a syntax error at line {exc.lineno}: {exc.msg}. "
+            "Fix the file (run `python " + filename + "` to see it) and check again."
+        ) from exc
+    except (OSError, ValueError) as exc:  # unreadable, or a NUL byte in it
+        raise _UsageError(f"cannot import {path}: {exc}.") from exc
+    module = ModuleType(name)
+    module.__file__ = filename
+    module.__package__ = package
+    sys.modules[name] = module  # (its earlier entry is restored by _checking_from)
+    try:
+        exec(code, module.__dict__)
+    except Exception as exc:
+        raise _UsageError(_import_failure(path, exc)) from exc
+    return module
+
+
+def _module_name(path: str) -> str:
+    """The name the checked module runs under: a file's is private, a module keeps its own."""
+    if os.path.exists(path):
+        return "_ctxgrad_check_" + os.path.splitext(os.path.basename(path))[0]
+    return path
+
+
+@contextlib.contextmanager
+def _checking_from(path: str) -> Iterator[None]:
+    """While a target is loaded and checked: the folder of a file first on ``sys.path`` (so
+    that it imports its neighbours as when run directly), no bytecode written for what it
+    imports.  Afterwards ``sys.path``, ``sys.dont_write_bytecode`` and the checked module's
+    entry in ``sys.modules`` are as they were, so that checking again piles nothing up."""
+    name = _module_name(path)
+    saved_path, saved_flag, saved_module = list(sys.path), sys.dont_write_bytecode, sys.modules.get(name)
+    if os.path.isfile(path):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        sys.dont_write_bytecode = saved_flag
+        if saved_module is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = saved_module
 
 
 def _import_failure(path: str, exc: BaseException) -> str:
@@ -159,19 +215,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     target: str = args.target
     path, _, name = target.partition("::")
-    try:
-        module = _import_target(path)
-        functions = _functions_in(module, path, name or None)
-    except _UsageError as exc:
-        message = str(exc)
-        if args.json:
-            print(json.dumps({"ok": False, "error": message}, indent=2))
-        print(f"{_prog()} check: error: {message}", file=sys.stderr)
-        return _USAGE_ERROR
-    reports = [
-        check_function(fn, double=args.double, forward=args.forward, dtype=args.dtype, seed=args.seed)
-        for fn in functions
-    ]
+    with _checking_from(path):
+        try:
+            module = _import_target(path)
+            functions = _functions_in(module, path, name or None)
+        except _UsageError as exc:
+            message = str(exc)
+            if args.json:
+                print(json.dumps({"ok": False, "error": message}, indent=2))
+            print(f"{_prog()} check: error: {message}", file=sys.stderr)
+            return _USAGE_ERROR
+        reports = [
+            check_function(fn, double=args.double, forward=args.forward, dtype=args.dtype, seed=args.seed)
+            for fn in functions
+        ]
     ok = all(r.ok for r in reports)
     if args.json:
         payload: dict[str, Any] = {

@@ -8,7 +8,8 @@
 - ``AccumulateGrad``: the node of a leaf; it adds its gradient into ``leaf.grad``
   (ctxgrad/autograd/graph.py).
 - ``backward``: count the edges pointing at each node, then run a node once all of them
-  have delivered (a ready queue, no recursion) (ctxgrad/autograd/engine.py).
+  have delivered, a ``None`` gradient included (a ready queue, no recursion)
+  (ctxgrad/autograd/engine.py).
 
 ctxgrad adds checks of what backward returns, version counters, views, double backward,
 forward mode and hooks on top; the idea stays this one. Run ``python mini_ctxgrad.py``.
@@ -145,11 +146,13 @@ def backward(root: Tensor) -> None:
     ready = [root.grad_fn]
     while ready:
         node = ready.pop()
-        grads = node.run(buffers.pop(node))
+        grad_in = buffers.pop(node, None)  # None: every edge into it delivered no gradient
+        grads = node.run(grad_in) if grad_in is not None else (None,) * len(node.next_functions)
         for child, grad in zip(node.next_functions, grads):
-            if child is None or grad is None:
+            if child is None:
                 continue
-            buffers[child] = buffers[child] + grad if child in buffers else grad
+            if grad is not None:  # a None gradient adds nothing, but its edge has delivered
+                buffers[child] = buffers[child] + grad if child in buffers else grad
             deps[child] -= 1
             if deps[child] == 0:
                 ready.append(child)

@@ -12,7 +12,9 @@ tests over ``double_cases``).  Each case is checked for
 
 * values against NumPy in float64 (``ref`` when NumPy spells the op differently);
 * values, dtype, shape, requires_grad, grad_fn presence and gradients against torch in
-  float64, and again (looser) in float32;
+  float64, and again (looser) in float32; the float64 comparison also against torch's
+  results stored in ``tests/torch_reference/`` (``_torch_reference.py`` writes them), so
+  that it runs without torch;
 * gradients against central differences in float64;
 * forward mode: the tangent of a dual input against torch's forward AD and against a
   central difference along the tangent;
@@ -37,6 +39,7 @@ from typing import Any
 import numpy as np
 import pytest
 from _support import dtype_name, to_numpy
+from _torch_reference import stored as stored_reference
 
 import ctxgrad
 
@@ -158,6 +161,19 @@ def assert_same(ct: Any, tt: Any, rtol: float = 1e-10, atol: float = 1e-12) -> N
         np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
     else:
         np.testing.assert_array_equal(a, b)
+
+
+def assert_same_as_stored(ct: Any, values: np.ndarray, dtype: str, requires_grad: bool, where: str) -> None:
+    """``assert_same`` against torch's stored results: shape, dtype name, requires_grad, values."""
+    assert isinstance(ct, ctxgrad.Tensor), type(ct)
+    assert tuple(ct.shape) == values.shape, where
+    assert dtype_name(ct.dtype) == dtype, where
+    assert ct.requires_grad == requires_grad, where
+    a = to_numpy(ct)
+    if a.dtype.kind in "fc":
+        np.testing.assert_allclose(a, values, rtol=1e-10, atol=1e-12, equal_nan=True, err_msg=where)
+    else:
+        np.testing.assert_array_equal(a, values, err_msg=where)
 
 
 def as_array(t: Any) -> np.ndarray:
@@ -297,6 +313,26 @@ class OpFamilyTests:
             if tg is not None:
                 assert_same(cg, tg)
 
+    def test_values_and_gradients_match_stored_torch(self, case: Case) -> None:
+        """The comparison above against torch's results stored by tests/_torch_reference.py,
+        so that it runs without torch too."""
+        reference = stored_reference(type(self), case.id)
+        if reference is None:
+            pytest.skip(f"no stored torch values for {case.id}: run python tests/_torch_reference.py --write")
+        meta, (t_out, *t_grads) = reference
+        assert t_out is not None
+        arrays = make_inputs(case.inputs, case.seed)
+        out, *grads = grads_of(ctxgrad, case.fn, arrays, "float64", case.seed)
+        stale = " (or the stored values are stale: python tests/_torch_reference.py --write)"
+        assert_same_as_stored(out, t_out, meta["dtypes"][0], meta["requires_grad"], stale)
+        assert out.is_leaf == meta["is_leaf"]
+        assert (out.grad_fn is not None) == meta["has_grad_fn"]
+        assert len(grads) == len(t_grads), stale
+        for i, (g, t_g, t_dtype) in enumerate(zip(grads, t_grads, meta["dtypes"][1:])):
+            assert (g is None) == (t_g is None), f"input {i}"
+            if g is not None and t_g is not None:
+                assert_same_as_stored(g, t_g, t_dtype, False, f"input {i}{stale}")
+
     def test_float32_matches_torch(self, torch: Any, case: Case) -> None:
         arrays = make_inputs(case.inputs, case.seed)
         c = grads_of(ctxgrad, case.fn, arrays, "float32", case.seed)
@@ -381,6 +417,7 @@ class OpFamilyTests:
 CHECKS = {
     "test_values_match_numpy": "numpy",
     "test_values_and_gradients_match_torch": "torch",
+    "test_values_and_gradients_match_stored_torch": "torch",
     "test_float32_matches_torch": "float32",
     "test_gradients_match_central_differences": "numerical",
     "test_jvp_matches_torch": "jvp",

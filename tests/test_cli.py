@@ -220,3 +220,95 @@ def test_the_console_script_names_itself_in_errors(capsys: pytest.CaptureFixture
         sys.argv[0] = argv0
     assert code == 2
     assert capsys.readouterr().err.startswith("ctxgrad check: error: no_such_file.py does not exist.")
+
+
+# Loading from the source: a check right after an edit runs the edited code.
+
+_CUBE = """\
+import ctxgrad
+from ctxgrad.autograd import Function
+from ctxgrad.checks import example
+from {helper} import FACTOR
+
+
+@example(ctxgrad.tensor([0.5, -1.0, 2.0]))
+class Cube(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return FACTOR * x * x * grad
+"""
+
+
+def _check_in_process(capsys: pytest.CaptureFixture[str], target: str) -> tuple[int, str]:
+    from ctxgrad.cli import main
+
+    code = main(["check", target])
+    return code, capsys.readouterr().out
+
+
+def test_a_file_rewritten_at_the_same_size_within_a_second_is_checked_anew(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bytecode cache judges a source by its modification time (in whole seconds) and
+    size: the edit below keeps both, so a loader that used the cache would run the old code."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as in a user's shell
+    (tmp_path / "cube_helper.py").write_text("FACTOR = 1\n", encoding="utf-8")
+    ops = tmp_path / "my_ops.py"
+    ops.write_text(_CUBE.format(helper="cube_helper").replace("FACTOR * x", "2 * x"), encoding="utf-8")
+    stamp = ops.stat().st_mtime_ns
+    code, out = _check_in_process(capsys, str(ops))
+    assert code == 1
+    assert "Cube: 7 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED" in out
+
+    ops.write_text(_CUBE.format(helper="cube_helper").replace("FACTOR * x", "3 * x"), encoding="utf-8")
+    os.utime(ops, ns=(stamp, stamp))  # the same size and the same time: only the text differs
+    code, out = _check_in_process(capsys, str(ops))
+    assert code == 0, out
+    assert "Cube: 8 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in out
+
+
+def test_checking_leaves_no_bytecode_and_the_interpreter_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``__pycache__`` beside the file or the neighbour it imports; ``sys.path``,
+    ``sys.dont_write_bytecode`` and ``sys.modules``' entry for the module as before, however
+    often the same file or module is checked."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # so that `my_ops` is importable by name
+    (tmp_path / "neighbour_factor.py").write_text("FACTOR = 3\n", encoding="utf-8")
+    (tmp_path / "my_ops.py").write_text(_CUBE.format(helper="neighbour_factor"), encoding="utf-8")
+    path_before = list(sys.path)
+    for target in ("my_ops.py", str(tmp_path / "my_ops.py"), "my_ops", "my_ops.py::Cube"):
+        code, out = _check_in_process(capsys, target)
+        assert code == 0, out
+        assert out.splitlines()[-1] == "1 Function checked: 1 OK, 0 failed"
+        assert sys.path == path_before
+        assert sys.dont_write_bytecode is False
+        assert "my_ops" not in sys.modules and "_ctxgrad_check_my_ops" not in sys.modules
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_ops.py", "neighbour_factor.py"]
+    sys.modules.pop("neighbour_factor", None)
+
+
+def test_a_module_name_already_imported_is_checked_from_its_source_and_left_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "edited_factor.py").write_text("FACTOR = 2\n", encoding="utf-8")
+    (tmp_path / "edited_ops.py").write_text(_CUBE.format(helper="edited_factor"), encoding="utf-8")
+    import edited_ops  # type: ignore[import-not-found]
+
+    monkeypatch.setitem(sys.modules, "edited_ops", edited_ops)
+    (tmp_path / "edited_ops.py").write_text(
+        _CUBE.format(helper="edited_factor").replace("FACTOR * x", "3 * x"), encoding="utf-8"
+    )
+    code, out = _check_in_process(capsys, "edited_ops")
+    assert code == 0, out
+    assert sys.modules["edited_ops"] is edited_ops
+    sys.modules.pop("edited_factor", None)

@@ -115,7 +115,9 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
 
 def config_id(config: tuple[str, dict[str, Any]]) -> str:
     name, kwargs = config
-    return name + "-" + "-".join(f"{k}={v}" for k, v in kwargs.items())
+    # A function by its name, not its repr: the address in that differs between processes
+    # (pytest-xdist's workers must collect the same ids).
+    return name + "-" + "-".join(f"{k}={v.__name__ if callable(v) else v}" for k, v in kwargs.items())
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)

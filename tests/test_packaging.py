@@ -44,6 +44,8 @@ def test_metadata_names_urls_pythons_and_audiences() -> None:
     meta = project()
     urls = meta["urls"]
     assert isinstance(urls, dict) and set(urls) == {"Homepage", "Documentation", "Changelog", "Issues"}
+    # The documentation as a site (built from docs/ as .readthedocs.yaml says), not Markdown in a tree.
+    assert urls.pop("Documentation") == "https://ctxgrad.readthedocs.io/"
     assert all(url.startswith(REPO) for url in urls.values())
     classifiers = meta["classifiers"]
     assert isinstance(classifiers, list)

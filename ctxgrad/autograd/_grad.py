@@ -8,10 +8,11 @@ outputs, checked against the outputs' shapes and dtypes) and call
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from typing_extensions import overload
 
 from ctxgrad import _dtypes
 from ctxgrad.autograd.engine import run_backward
@@ -19,7 +20,15 @@ from ctxgrad.autograd.graph import GradientEdge
 from ctxgrad.autograd.values import ValueType, value_type_of
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from typing_extensions import TypeVar
+
     from ctxgrad._tensor import Tensor
+
+    _K = TypeVar("_K")
+    _Edges: TypeAlias = "Tensor | GradientEdge | Sequence[Tensor | GradientEdge]"
+    _Seeds: TypeAlias = "Tensor | Sequence[Tensor | None] | None"
 
 __all__ = ["as_tuple", "backward", "grad"]
 
@@ -173,17 +182,94 @@ def backward(
     run_backward(outputs, seeds, keep, create_graph, input_list, accumulate=True)
 
 
+# Typed by what comes back: a tuple of tensors (a dict for a dict of inputs), with None for
+# an unused input only where allow_unused=True lets one through (materialize_grads=True
+# fills those with zeros).
+@overload
 def grad(
-    outputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge],
-    inputs: Tensor | GradientEdge | Sequence[Tensor | GradientEdge] | dict[Any, Tensor | GradientEdge],
-    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    outputs: _Edges,
+    inputs: _Edges,
+    grad_outputs: _Seeds = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: Literal[False] | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Tensor, ...]: ...
+@overload
+def grad(
+    outputs: _Edges,
+    inputs: _Edges,
+    grad_outputs: _Seeds = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    *,
+    materialize_grads: Literal[True],
+) -> tuple[Tensor, ...]: ...
+@overload
+def grad(
+    outputs: _Edges,
+    inputs: _Edges,
+    grad_outputs: _Seeds = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
     only_inputs: bool = True,
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> Any:
+) -> tuple[Tensor | None, ...]: ...
+@overload
+def grad(
+    outputs: _Edges,
+    inputs: Mapping[_K, Tensor | GradientEdge],
+    grad_outputs: _Seeds = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: Literal[False] | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> dict[_K, Tensor]: ...
+@overload
+def grad(
+    outputs: _Edges,
+    inputs: Mapping[_K, Tensor | GradientEdge],
+    grad_outputs: _Seeds = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    *,
+    materialize_grads: Literal[True],
+) -> dict[_K, Tensor]: ...
+@overload
+def grad(
+    outputs: _Edges,
+    inputs: Mapping[_K, Tensor | GradientEdge],
+    grad_outputs: _Seeds = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> dict[_K, Tensor | None]: ...
+def grad(
+    outputs: _Edges,
+    inputs: _Edges | Mapping[Any, Tensor | GradientEdge],
+    grad_outputs: _Seeds = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...] | dict[Any, Any]:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     ``inputs`` may be tensors, ``GradientEdge`` objects (``graph.get_gradient_edge``), or a
@@ -208,7 +294,7 @@ def grad(
         return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     allow = bool(allow_unused) or materialize_grads
     keys: list[Any] | None = None
-    if isinstance(inputs, dict):
+    if isinstance(inputs, Mapping):
         keys = list(inputs)
         in_list: tuple[Any, ...] = tuple(inputs.values())
     elif isinstance(inputs, GradientEdge):
@@ -270,7 +356,7 @@ def _grad_batched(
     create_graph: bool,
     allow_unused: bool | None,
     materialize_grads: bool,
-) -> Any:
+) -> tuple[Tensor | None, ...] | dict[Any, Any]:
     """``grad(..., is_grads_batched=True)``: each ``grad_outputs`` holds a batch of
     cotangents in its first dimension, and each gradient a batch of results.  ctxgrad runs
     one backward per cotangent (the graph was built for one sample; torch runs its backward

@@ -47,7 +47,7 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 import numpy as np
 from typing_extensions import TypeVar
@@ -133,6 +133,11 @@ class BackwardCFunction(Node):
     _saved: tuple[SavedTensor | None, ...] | None = ()
     _cleared_on_access: bool = False
 
+    if TYPE_CHECKING:  # a user's ctx attributes (ctx.scale = 2), for type checkers: any name, Any
+
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
     # ------------------------------------------------------------------ the ctx API
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep tensors (inputs, outputs, intermediates or None) for ``backward``.
@@ -155,10 +160,12 @@ class BackwardCFunction(Node):
         self._fw_saved = tensors
 
     @property
-    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+    def saved_tensors(self) -> tuple[Tensor, ...]:
         """The tensors given to ``save_for_backward``, checked for in-place changes.
 
-        Empty inside ``forward``; after a backward without ``retain_graph`` it raises.
+        Empty inside ``forward``; after a backward without ``retain_graph`` it raises.  A
+        ``None`` saved comes back as None (typed as torch types it: tensors, so that a
+        backward need not check each one).
         """
         saved = self._saved
         if saved is None:
@@ -175,10 +182,10 @@ class BackwardCFunction(Node):
         if self._forward_cls.clear_saved_tensors_on_access:
             self._saved = None
             self._cleared_on_access = True
-        return out
+        return out  # type: ignore[return-value]  # (the Nones saved, typed as tensors: see above)
 
     @property
-    def saved_variables(self) -> tuple[Tensor | None, ...]:
+    def saved_variables(self) -> tuple[Tensor, ...]:
         """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
         over values that are not arrays, see :mod:`.values`)."""
         if not any(e is not None and is_value_dtype(e[3]) for e in getattr(self, "_edges", ())):
@@ -416,26 +423,30 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         """Fill the ctx from the inputs and output, for a ``forward`` that takes no ctx."""
         raise NotImplementedError("setup_context is not implemented.")
 
+    # The methods a subclass defines take ``*args: Any, **kwargs: Any`` here, so that a type
+    # checker accepts any signature a subclass gives them (pyright checks overrides).
     @staticmethod
-    def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        """Gradients of the inputs, one per forward argument, from one per output."""
+    def backward(*args: Any, **kwargs: Any) -> Any:
+        """``backward(ctx, *grad_outputs)``: gradients of the inputs, one per forward
+        argument, from one per output."""
         raise NotImplementedError(_BACKWARD_MISSING)
 
     @staticmethod
-    def vjp(ctx: Any, *grad_outputs: Any) -> Any:
-        """Another name for ``backward``; define one of the two."""
+    def vjp(*args: Any, **kwargs: Any) -> Any:
+        """``vjp(ctx, *grad_outputs)``: another name for ``backward``; define one of the two."""
         raise NotImplementedError(_BACKWARD_MISSING)
 
     @staticmethod
-    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        """Forward-mode derivative: one tangent per output from one per input."""
+    def jvp(*args: Any, **kwargs: Any) -> Any:
+        """``jvp(ctx, *grad_inputs)``: the forward-mode derivative, one tangent per output
+        from one per input."""
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
         )
 
     @staticmethod
-    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
-        """The batching rule under ``ctxgrad.func.vmap`` (see ``autograd/_batched.py``); this
+    def vmap(*args: Any, **kwargs: Any) -> Any:
+        """``vmap(info, in_dims, *args)``: the batching rule under ``ctxgrad.func.vmap``; this
         default means none: ``apply`` then generates one or loops over the samples."""
         raise NotImplementedError("vmap is not implemented for this Function")
 

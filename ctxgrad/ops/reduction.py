@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from typing_extensions import overload
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
@@ -1414,6 +1415,21 @@ def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool |
     return (_return_types.max if largest else _return_types.min)(values, indices)
 
 
+# Typed by what the call returns: a tensor, or with a dimension the named tuple.
+@overload
+def max(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def max(input: Tensor, dim: Tensor) -> Tensor: ...
+@overload
+def max(input: Tensor, *, other: Tensor) -> Tensor: ...
+@overload
+def max(
+    input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
+) -> _return_types.max: ...
+@overload
+def max(
+    input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+) -> _return_types.max: ...
 def max(
     input: Tensor,
     dim: Any = None,
@@ -1434,6 +1450,21 @@ def max(
     return _max_min(input, dim, keepdim, True, keepdims)
 
 
+# Typed by what the call returns: a tensor, or with a dimension the named tuple.
+@overload
+def min(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def min(input: Tensor, dim: Tensor) -> Tensor: ...
+@overload
+def min(input: Tensor, *, other: Tensor) -> Tensor: ...
+@overload
+def min(
+    input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
+) -> _return_types.min: ...
+@overload
+def min(
+    input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+) -> _return_types.min: ...
 def min(
     input: Tensor,
     dim: Any = None,
