@@ -3,11 +3,15 @@ subset (``-m quick``)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _opcheck import CHECKS, OpFamilyTests, case_params
+
+import ctxgrad
 
 # The quick subset, for the inner loop (`python -m pytest -m quick`): the teaching core, the
 # checker and the teaching file whole, less the tests that take seconds each; and one case of
@@ -62,6 +66,18 @@ def _is_quick(item: pytest.Item) -> bool:
         return False
     names = QUICK_TESTS[item.path.name]
     return names is None or name in names
+
+
+@pytest.fixture(autouse=True)
+def _default_dtypes_restored() -> Iterator[None]:
+    """Each test starts from float32, ctxgrad's and torch's default dtype, whatever an earlier
+    test in the same process (under xdist, any earlier test) left set."""
+    yield
+    if ctxgrad.get_default_dtype() != ctxgrad.float32:
+        ctxgrad.set_default_dtype(ctxgrad.float32)
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_default_dtype() != torch.float32:
+        torch.set_default_dtype(torch.float32)
 
 
 @pytest.fixture(scope="session")

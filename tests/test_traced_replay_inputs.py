@@ -9,7 +9,7 @@ fuzzer at the end draws small programs over those ops and compares replay with e
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -86,10 +86,21 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_a_replay_on_new_inputs_equals_eager_and_torch(name: str) -> None:
+@pytest.fixture
+def torch64() -> Iterator[Any]:
+    """torch with float64 as its default dtype for one test (restored after it)."""
     torch = pytest.importorskip("torch")
+    previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
+    try:
+        yield torch
+    finally:
+        torch.set_default_dtype(previous)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_replay_on_new_inputs_equals_eager_and_torch(name: str, torch64: Any) -> None:
+    torch = torch64
     case = CASES[name]
     first, second = batch(ctxgrad, 1), batch(ctxgrad, 2)
     with warnings.catch_warnings():
