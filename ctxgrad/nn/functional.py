@@ -42,7 +42,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.autograd.inplace import write_in_place
-from ctxgrad.nn import _ops
+from ctxgrad.nn import _activations, _ops
 from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.pointwise import sigmoid, tanh  # the op table's nn_functional rows
 
@@ -215,24 +215,27 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 
 # =========================================================================== more activations
-# Composed from existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...), so gradients,
-# double backward, forward mode and vmap come from those ops; only ``logsigmoid`` is a
-# Function of its own (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
-# ``inplace=True`` computes the result from a copy and writes it into ``input`` (``copy_``), so
-# autograd sees an in-place op as torch's does (a leaf that requires grad refuses it).
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+# Formulas of existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...): those that take
+# ``inplace=`` are recorded as one node each, torch's (ctxgrad/nn/_activations.py), their
+# gradients, double backward, forward mode and vmap coming from the ops of the formula, and
+# ``inplace=True`` is that Function made in place.  ``logsigmoid`` is a Function of its own
+# (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
 
 
-def _written_into(input: Tensor, out: Tensor) -> Tensor:
-    """``out`` written into ``input`` (the ``inplace=True`` form of an activation)."""
-    return input.copy_(out)
+def _activated(function: Any, in_place: Any, input: Tensor, inplace: bool, *params: Any) -> Tensor:
+    """``function`` applied to ``input``, or with ``inplace`` its in-place form ``in_place``
+    (``function`` itself, or a subclass under torch's in-place node name) made in place."""
+    if inplace:
+        return write_in_place(in_place, input, *params)
+    out: Tensor = function.apply(input, *params)
+    return out
 
 
 def _activation(input: Tensor, inplace: bool, fn: Any) -> Tensor:
-    """``fn(input)``, or with ``inplace`` ``fn`` of a copy written back into ``input``."""
+    """``fn(input)``, or with ``inplace`` ``fn`` of a copy written back into ``input``
+    (``rrelu``, whose training form draws its slopes per call)."""
     if inplace:
-        return _written_into(input, fn(input.clone()))
+        return input.copy_(fn(input.clone()))
     out: Tensor = fn(input)
     return out
 
@@ -251,18 +254,11 @@ def _where(condition: Tensor, input: Any, other: Any) -> Tensor:
     return out
 
 
-def _strict_clamp(input: Tensor, min_val: float, max_val: float) -> Tensor:
-    """``clamp(x, min_val, max_val)`` with no gradient at the bounds themselves (torch's
-    ``hardtanh``: the gradient passes only where ``min_val < x < max_val``)."""
-    inside = (input > min_val).logical_and(input < max_val)
-    return _where(inside, input, input.detach().clamp(min_val, max_val))
-
-
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """Elementwise ``clamp(x, min_val, max_val)``; the gradient is 1 strictly inside, 0 elsewhere."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _activation(input, inplace, lambda x: _strict_clamp(x, min_val, max_val))
+    return _activated(_activations.Hardtanh, _activations.Hardtanh, input, inplace, float(min_val), float(max_val))
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -278,7 +274,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``scale * elu(x, alpha)`` with the self-normalising constants
     ``alpha = 1.6732632...`` and ``scale = 1.0507009...``."""
-    return _activation(input, inplace, lambda x: _pointwise.Elu.apply(x, _SELU_ALPHA) * _SELU_SCALE)
+    return _activated(_activations.Selu, _activations.SeluInPlace, input, inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -286,30 +282,26 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
-    def fn(x: Tensor) -> Tensor:
-        _floating(x, "elu_cpu")
-        negative = (x.clamp(max=0.0) / alpha).expm1() * alpha  # no overflow where x > 0
-        return _where(x > 0, x, negative)
-
-    return _activation(input, inplace, fn)
+    _floating(input, "elu_cpu")
+    return _activated(_activations.Celu, _activations.CeluInPlace, input, inplace, float(alpha))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``x * tanh(softplus(x))``."""
     _floating(input, "mish_cpu")
-    return _activation(input, inplace, lambda x: x * _pointwise.Softplus.apply(x, 1.0, 20.0).tanh())
+    return _activated(_activations.Mish, _activations.Mish, input, inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``x * relu6(x + 3) / 6``."""
     _floating(input, "hardswish_cpu")
-    return _activation(input, inplace, lambda x: x * _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+    return _activated(_activations.Hardswish, _activations.Hardswish, input, inplace)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between."""
     _floating(input, "hardsigmoid_cpu")
-    return _activation(input, inplace, lambda x: _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+    return _activated(_activations.Hardsigmoid, _activations.Hardsigmoid, input, inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -355,7 +347,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` where ``x > threshold``, else ``value``."""
-    return _activation(input, inplace, lambda x: _where(x > threshold, x, value))
+    return _activated(_activations.Threshold, _activations.ThresholdInPlace, input, inplace, threshold, value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
