@@ -79,6 +79,7 @@ ACTIVATIONS: list[tuple[str, Callable[..., Any], Callable[..., Any]]] = [
     ("mish", lambda m, x, i: m.mish(x, inplace=i), lambda nn, i: nn.Mish(inplace=i)),
     ("hardswish", lambda m, x, i: m.hardswish(x, inplace=i), lambda nn, i: nn.Hardswish(inplace=i)),
     ("hardsigmoid", lambda m, x, i: m.hardsigmoid(x, inplace=i), lambda nn, i: nn.Hardsigmoid(inplace=i)),
+    ("rrelu", lambda m, x, i: m.rrelu(x, 0.2, 0.4, inplace=i), lambda nn, i: nn.RReLU(0.2, 0.4, inplace=i).eval()),
     (
         "threshold",
         lambda m, x, i: m.threshold(x, 0.3, -1.5, inplace=i),
@@ -149,3 +150,20 @@ def test_inplace_on_a_leaf_that_requires_grad_is_refused_as_torch(name: str, fun
     theirs = _outcome(lambda: functional(TF, torch.tensor(VALUES, requires_grad=True), True))
     assert ours == theirs
     assert ours[0] == "RuntimeError"
+
+
+def test_rrelu_in_training_in_place_draws_the_same_slopes_as_out_of_place() -> None:
+    results = []
+    for inplace in (False, True):
+        ctxgrad.manual_seed(5)
+        leaf = ctxgrad.tensor(VALUES, dtype=ctxgrad.float64, requires_grad=True)
+        x = leaf * 1.0
+        out = F.rrelu(x, 0.1, 0.3, training=True, inplace=inplace)
+        assert (out is x) == inplace
+        assert out.grad_fn.name() == ("RreluWithNoiseBackward1" if inplace else "RreluWithNoiseBackward0")
+        out.sum().backward()
+        results.append((out.detach().numpy(), leaf.grad.numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    slopes = results[0][1][np.array(VALUES) < 0]
+    assert ((0.1 <= slopes) & (slopes <= 0.3)).all()

@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ctxgrad._tensor import Tensor
+import numpy as np
+
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd import Function, enable_grad, grad, is_grad_enabled
 from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.ops import pointwise as _pointwise
@@ -29,6 +31,8 @@ __all__ = [
     "Hardswish",
     "Hardtanh",
     "Mish",
+    "Rrelu",
+    "RreluInPlace",
     "Selu",
     "SeluInPlace",
     "Threshold",
@@ -127,3 +131,18 @@ class Threshold(Composite):
 
 class ThresholdInPlace(Threshold):
     node_name = "ThresholdBackward1"
+
+
+def _rrelu(x: Tensor, slope: Any) -> Tensor:
+    if isinstance(slope, np.ndarray):  # training: a slope drawn for each element (a constant)
+        return _where(x >= 0, x, x * as_tensor(slope))
+    return _pointwise.LeakyRelu.apply(x, slope)  # evaluation: the mean slope
+
+
+class Rrelu(Composite):
+    node_name = "RreluWithNoiseBackward0"
+    formula = staticmethod(_rrelu)
+
+
+class RreluInPlace(Rrelu):
+    node_name = "RreluWithNoiseBackward1"

@@ -231,15 +231,6 @@ def _activated(function: Any, in_place: Any, input: Tensor, inplace: bool, *para
     return out
 
 
-def _activation(input: Tensor, inplace: bool, fn: Any) -> Tensor:
-    """``fn(input)``, or with ``inplace`` ``fn`` of a copy written back into ``input``
-    (``rrelu``, whose training form draws its slopes per call)."""
-    if inplace:
-        return input.copy_(fn(input.clone()))
-    out: Tensor = fn(input)
-    return out
-
-
 def _floating(input: Tensor, kernel: str) -> None:
     """torch's refusal of integer and bool inputs to a floating-point kernel."""
     if not _under_vmap(input):
@@ -396,10 +387,10 @@ def rrelu(
     uniformly from ``[lower, upper]`` (ctxgrad's generator); in evaluation the slope is their mean."""
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if not training:
-        return _activation(input, inplace, lambda x: _pointwise.LeakyRelu.apply(x, (lower + upper) / 2))
-    slopes = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
-    return _activation(input, inplace, lambda x: _where(x >= 0, x, x * Tensor(slopes)))
+    slope: Any = (lower + upper) / 2
+    if training:
+        slope = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
+    return _activated(_activations.Rrelu, _activations.RreluInPlace, input, inplace, slope)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
