@@ -39,7 +39,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
-from ctxgrad.autograd._batched_tensor import BatchedTensor
+from ctxgrad.autograd.batching import BatchedTensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.nn import _activations, _ops
