@@ -167,3 +167,25 @@ def test_rrelu_in_training_in_place_draws_the_same_slopes_as_out_of_place() -> N
     np.testing.assert_array_equal(results[0][1], results[1][1])
     slopes = results[0][1][np.array(VALUES) < 0]
     assert ((0.1 <= slopes) & (slopes <= 0.3)).all()
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("relu_", ()),
+        ("elu_", (0.7,)),
+        ("leaky_relu_", (0.1,)),
+        ("selu_", ()),
+        ("celu_", (0.6,)),
+        ("hardtanh_", (-0.5, 0.5)),
+        ("threshold_", (0.3, -1.0)),
+    ],
+)
+def test_the_in_place_functions_of_nn_functional_match_torch(name: str, args: tuple[Any, ...]) -> None:
+    ours = _run(ctxgrad, lambda: lambda x: getattr(F, name)(x, *args), lambda t: t)
+    theirs = _run(torch, lambda: lambda x: getattr(TF, name)(x, *args), lambda t: t)
+    assert ours[0] is ours[1] and theirs[0] is theirs[1]
+    np.testing.assert_allclose(ours[1].detach().numpy(), theirs[1].detach().numpy(), rtol=1e-6)
+    assert ours[2] == theirs[2] == 1
+    assert ours[3] == theirs[3]
+    np.testing.assert_allclose(ours[4].numpy(), theirs[4].numpy(), rtol=1e-6)

@@ -62,6 +62,7 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "celu_",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -76,6 +77,7 @@ __all__ = [
     "dropout2d",
     "dropout3d",
     "elu",
+    "elu_",
     "embedding",
     "embedding_bag",
     "feature_alpha_dropout",
@@ -97,6 +99,7 @@ __all__ = [
     "l1_loss",
     "layer_norm",
     "leaky_relu",
+    "leaky_relu_",
     "linear",
     "local_response_norm",
     "log_softmax",
@@ -120,12 +123,14 @@ __all__ = [
     "poisson_nll_loss",
     "prelu",
     "relu",
+    "relu_",
     "relu6",
     "rms_norm",
     "rrelu",
     "rrelu_",
     "scaled_dot_product_attention",
     "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -255,6 +260,32 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In place: :func:`hardtanh`."""
     return hardtanh(input, min_val, max_val, inplace=True)
+
+
+# torch's in-place functions of the activations: the ``inplace=True`` form of each.
+def relu_(input: Tensor) -> Tensor:
+    """In place: :func:`relu`."""
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In place: :func:`elu`."""
+    return elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In place: :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In place: :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In place: :func:`celu`."""
+    return celu(input, alpha, inplace=True)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
