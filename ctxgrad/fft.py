@@ -40,7 +40,7 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._dtypes import get_default_dtype, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._batched import dims_rule
+from ctxgrad.autograd.batching import dims_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops.shape import cat
 

@@ -40,10 +40,10 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
-from ctxgrad.autograd._batched_tensor import BatchedTensor
+from ctxgrad.autograd.batching import BatchedTensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.autograd.inplace import write_in_place
-from ctxgrad.nn import _ops
+from ctxgrad.nn import _activations, _ops
 from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops.table import frontend as _frontend
 
@@ -63,6 +63,7 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "celu_",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -77,6 +78,7 @@ __all__ = [
     "dropout2d",
     "dropout3d",
     "elu",
+    "elu_",
     "embedding",
     "embedding_bag",
     "feature_alpha_dropout",
@@ -98,6 +100,7 @@ __all__ = [
     "l1_loss",
     "layer_norm",
     "leaky_relu",
+    "leaky_relu_",
     "linear",
     "local_response_norm",
     "log_softmax",
@@ -121,12 +124,14 @@ __all__ = [
     "poisson_nll_loss",
     "prelu",
     "relu",
+    "relu_",
     "relu6",
     "rms_norm",
     "rrelu",
     "rrelu_",
     "scaled_dot_product_attention",
     "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -220,25 +225,19 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 
 # =========================================================================== more activations
-# Composed from existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...), so gradients,
-# double backward, forward mode and vmap come from those ops; only ``logsigmoid`` is a
-# Function of its own (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
-# ``inplace=True`` computes the result from a copy and writes it into ``input`` (``copy_``), so
-# autograd sees an in-place op as torch's does (a leaf that requires grad refuses it).
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+# Formulas of existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...): those that take
+# ``inplace=`` are recorded as one node each, torch's (ctxgrad/nn/_activations.py), their
+# gradients, double backward, forward mode and vmap coming from the ops of the formula, and
+# ``inplace=True`` is that Function made in place.  ``logsigmoid`` is a Function of its own
+# (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
 
 
-def _written_into(input: Tensor, out: Tensor) -> Tensor:
-    """``out`` written into ``input`` (the ``inplace=True`` form of an activation)."""
-    return input.copy_(out)
-
-
-def _activation(input: Tensor, inplace: bool, fn: Any) -> Tensor:
-    """``fn(input)``, or with ``inplace`` ``fn`` of a copy written back into ``input``."""
+def _activated(function: Any, in_place: Any, input: Tensor, inplace: bool, *params: Any) -> Tensor:
+    """``function`` applied to ``input``, or with ``inplace`` its in-place form ``in_place``
+    (``function`` itself, or a subclass under torch's in-place node name) made in place."""
     if inplace:
-        return _written_into(input, fn(input.clone()))
-    out: Tensor = fn(input)
+        return write_in_place(in_place, input, *params)
+    out: Tensor = function.apply(input, *params)
     return out
 
 
@@ -256,23 +255,42 @@ def _where(condition: Tensor, input: Any, other: Any) -> Tensor:
     return out
 
 
-def _strict_clamp(input: Tensor, min_val: float, max_val: float) -> Tensor:
-    """``clamp(x, min_val, max_val)`` with no gradient at the bounds themselves (torch's
-    ``hardtanh``: the gradient passes only where ``min_val < x < max_val``)."""
-    inside = (input > min_val).logical_and(input < max_val)
-    return _where(inside, input, input.detach().clamp(min_val, max_val))
-
-
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """Elementwise ``clamp(x, min_val, max_val)``; the gradient is 1 strictly inside, 0 elsewhere."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _activation(input, inplace, lambda x: _strict_clamp(x, min_val, max_val))
+    return _activated(_activations.Hardtanh, _activations.Hardtanh, input, inplace, float(min_val), float(max_val))
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In place: :func:`hardtanh`."""
     return hardtanh(input, min_val, max_val, inplace=True)
+
+
+# torch's in-place functions of the activations: the ``inplace=True`` form of each.
+def relu_(input: Tensor) -> Tensor:
+    """In place: :func:`relu`."""
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In place: :func:`elu`."""
+    return elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In place: :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In place: :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In place: :func:`celu`."""
+    return celu(input, alpha, inplace=True)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -283,7 +301,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``scale * elu(x, alpha)`` with the self-normalising constants
     ``alpha = 1.6732632...`` and ``scale = 1.0507009...``."""
-    return _activation(input, inplace, lambda x: _pointwise.Elu.apply(x, _SELU_ALPHA) * _SELU_SCALE)
+    return _activated(_activations.Selu, _activations.SeluInPlace, input, inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -291,30 +309,26 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
-    def fn(x: Tensor) -> Tensor:
-        _floating(x, "elu_cpu")
-        negative = (x.clamp(max=0.0) / alpha).expm1() * alpha  # no overflow where x > 0
-        return _where(x > 0, x, negative)
-
-    return _activation(input, inplace, fn)
+    _floating(input, "elu_cpu")
+    return _activated(_activations.Celu, _activations.CeluInPlace, input, inplace, float(alpha))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``x * tanh(softplus(x))``."""
     _floating(input, "mish_cpu")
-    return _activation(input, inplace, lambda x: x * _pointwise.Softplus.apply(x, 1.0, 20.0).tanh())
+    return _activated(_activations.Mish, _activations.Mish, input, inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``x * relu6(x + 3) / 6``."""
     _floating(input, "hardswish_cpu")
-    return _activation(input, inplace, lambda x: x * _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+    return _activated(_activations.Hardswish, _activations.Hardswish, input, inplace)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between."""
     _floating(input, "hardsigmoid_cpu")
-    return _activation(input, inplace, lambda x: _strict_clamp(x + 3.0, 0.0, 6.0) / 6.0)
+    return _activated(_activations.Hardsigmoid, _activations.Hardsigmoid, input, inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -360,7 +374,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` where ``x > threshold``, else ``value``."""
-    return _activation(input, inplace, lambda x: _where(x > threshold, x, value))
+    return _activated(_activations.Threshold, _activations.ThresholdInPlace, input, inplace, threshold, value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -410,10 +424,10 @@ def rrelu(
     uniformly from ``[lower, upper]`` (ctxgrad's generator); in evaluation the slope is their mean."""
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if not training:
-        return _activation(input, inplace, lambda x: _pointwise.LeakyRelu.apply(x, (lower + upper) / 2))
-    slopes = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
-    return _activation(input, inplace, lambda x: _where(x >= 0, x, x * Tensor(slopes)))
+    slope: Any = (lower + upper) / 2
+    if training:
+        slope = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
+    return _activated(_activations.Rrelu, _activations.RreluInPlace, input, inplace, slope)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
