@@ -14,6 +14,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE / "_ext") not in sys.path:
     sys.path.insert(0, str(HERE / "_ext"))  # the local extension, run_examples
 
+import api_homes  # noqa: E402
+
 import ctxgrad  # noqa: E402  (installed: pip install -e .[docs])
 
 project = "ctxgrad"
@@ -29,17 +31,20 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "run_examples",
+    "graph_pictures",
+    "api_reference",
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_graphs"]
 templates_path = ["_templates"]
 
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 
 html_theme = "furo"
+html_static_path = ["_static"]
 html_title = f"ctxgrad {release}"
 
 autosummary_generate = True
@@ -54,3 +59,13 @@ nitpicky = False
 # Links from the guides to files of the repository outside docs/ (examples, benchmarks,
 # README) point at the repository.
 repository_url = "https://github.com/ctxgrad/ctxgrad/blob/main/"
+
+# One home per object (_ext/api_homes.py): each module page leaves out, and links to, the
+# names it exports that another page describes; the built-in ops' pages link their source.
+_documented = api_homes.listed_modules(HERE / "api.rst")
+_source_only = api_homes.listed_modules(HERE / "api.rst", source_only=True)
+autosummary_context = {
+    "elsewhere": api_homes.documented_elsewhere(_documented),
+    "source_paths": {name: api_homes.source_path(name, HERE.parent) for name in _source_only},
+    "repository_url": repository_url,
+}
