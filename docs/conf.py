@@ -45,6 +45,10 @@ myst_heading_anchors = 3
 
 html_theme = "furo"
 html_static_path = ["_static"]
+# The sidebar and contents list pages, not each of the API's ~2,000 objects: furo copies the
+# whole table of contents into every page, which with the objects in it took most of the
+# build's time.  Each API page lists its own objects.
+toc_object_entries = False
 html_title = f"ctxgrad {release}"
 
 autosummary_generate = True

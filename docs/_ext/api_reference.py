@@ -1,8 +1,9 @@
 """The API reference's own rules, applied while Sphinx reads it.
 
-- A builtin's name in a type (``type[Function]``, ``int``) names the builtin: never an
-  attribute that happens to be called the same (``ctxgrad.dtype.type``), which autodoc's
-  fuzzy lookup of type fields would otherwise pick, or warn about as ambiguous.
+- A builtin's name in a type (``type[Function]``, ``int``) names the builtin, and a type
+  variable (``T``) names nothing: never an attribute that happens to be called the same
+  (``ctxgrad.dtype.type``, ``ctxgrad.Tensor.T``), which Sphinx's loose lookup of the names
+  in annotations and type fields would otherwise pick, or warn about as ambiguous.
 - Each ``[docs]`` link of a highlighted source page (``sphinx.ext.viewcode``) goes to the
   description of that object.  viewcode builds every link of a source file from the module
   the first of its objects was described under, so when the objects of one file are
@@ -15,6 +16,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (imported by Sphinx only: pytest collects this file without Sphinx installed)
@@ -24,12 +26,26 @@ if TYPE_CHECKING:  # (imported by Sphinx only: pytest collects this file without
 BUILTIN_TYPES = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type))
 
 
-def unlink_builtin_types(doctree: nodes.document) -> None:
-    """A fuzzy (type-field) reference to a builtin type becomes its text."""
+CLASS_TYPES = frozenset({"class", "exception", "type", "module"})
+
+
+def unlink_loose_names(doctree: nodes.document, objects: Mapping[str, Any]) -> None:
+    """A bare name in a type that Sphinx would look up loosely (any object whose name ends
+    with it) becomes its text when it is a builtin type, or when it matches no class but
+    only attributes and methods that happen to share it (``T``, a type variable, is not
+    ``ctxgrad.Tensor.T``).  ``objects``: the Python domain's objects, by full name."""
     from sphinx.addnodes import pending_xref
 
     for ref in list(doctree.findall(pending_xref)):
-        if ref.get("refdomain") == "py" and ref.get("refspecific") and ref.get("reftarget") in BUILTIN_TYPES:
+        target = ref.get("reftarget", "")
+        if ref.get("refdomain") != "py" or not ref.hasattr("refspecific") or "." in target:
+            continue
+        module, cls = ref.get("py:module"), ref.get("py:class")
+        exact = [n for n in (target, f"{module}.{target}", f"{module}.{cls}.{target}") if n in objects]
+        if exact and target not in BUILTIN_TYPES:
+            continue
+        loose = [entry for name, entry in objects.items() if name.endswith("." + target)]
+        if target in BUILTIN_TYPES or (loose and not any(e.objtype in CLASS_TYPES for e in loose)):
             ref.replace_self(ref.children)
 
 
@@ -100,13 +116,13 @@ def fix_backlinks(app: Sphinx, pagename: str, templatename: str, context: dict[s
 def setup(app: Sphinx) -> dict[str, Any]:
     from sphinx.transforms.post_transforms import SphinxPostTransform
 
-    class UnlinkBuiltinTypes(SphinxPostTransform):
+    class UnlinkLooseNames(SphinxPostTransform):
         default_priority = 5  # before the references are resolved (10)
 
         def run(self, **kwargs: Any) -> None:
-            unlink_builtin_types(self.document)
+            unlink_loose_names(self.document, self.env.get_domain("py").objects)  # type: ignore[attr-defined]
 
-    app.add_post_transform(UnlinkBuiltinTypes)
+    app.add_post_transform(UnlinkLooseNames)
     app.connect("doctree-read", record_descriptions)
     app.connect("env-purge-doc", forget_descriptions)
     app.connect("html-page-context", fix_backlinks)
