@@ -190,9 +190,15 @@ def make_dot(
             name = idents[key] = str(len(idents))
         return name
 
-    def tensor_label(shape: tuple[int, ...], name: str | None, t: Tensor | None = None) -> str:
+    def tensor_label(shape: tuple[int, ...], name: str | None, value: object = None) -> str:
+        """``value``: the tensor drawn, or a saved entry that keeps only its values."""
         label = f"{name or ''}\n {_size_text(shape)}"
-        return label + "\n" + _values_text(t, max_attr_chars) if show_values and t is not None else label
+        if not show_values or value is None:
+            return label
+        if isinstance(value, Tensor):
+            return label + "\n" + _values_text(value, max_attr_chars)
+        data = getattr(value, "_data", None)  # a saved output: its values, and no grad of its own
+        return label if data is None else f"{label}\ndata {_value_text(data, max_attr_chars)}"
 
     def node_label(fn: Node) -> str:
         label = _attribute_table(fn.name(), attributes_of(fn), max_attr_chars) if show_attrs else fn.name()
@@ -230,7 +236,7 @@ def make_dot(
                         dot.edge(ident(key), ident(fn), dir="none")
                         dot.node(
                             ident(key),
-                            tensor_label(shape, None if t is None else tensor_name(t), t),
+                            tensor_label(shape, None if t is None else tensor_name(t), key),
                             fillcolor="orange",
                         )
                 continue
@@ -244,9 +250,7 @@ def make_dot(
                         key = entry[0] if entry[0] is not None else fn._saved[i]  # type: ignore[attr-defined]
                         seen.add(id(key))
                         dot.edge(ident(fn), ident(key), dir="none")
-                        dot.node(
-                            ident(key), tensor_label(entry[1], f"saved_tensors[{i}]", entry[0]), fillcolor="orange"
-                        )
+                        dot.node(ident(key), tensor_label(entry[1], f"saved_tensors[{i}]", key), fillcolor="orange")
             if isinstance(fn, AccumulateGrad):
                 leaf = fn.variable
                 seen.add(id(leaf))

@@ -325,6 +325,31 @@ def test_show_values_cuts_long_values_to_max_attr_chars(backend: str) -> None:
     assert ("x| (100)|data [ 0., 1.,...|grad None", "lightblue") in nodes
 
 
+class SavesItsOutput(Function):
+    """exp, saving its output: a node that keeps the values, not the tensor."""
+
+    @staticmethod
+    def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+def test_show_values_shows_the_values_a_node_saved(backend: str) -> None:
+    x = ctxgrad.tensor([0.0, 1.0], dtype=ctxgrad.float64, requires_grad=True)
+    y = SavesItsOutput.apply(x)
+    nodes, edges = structure(make_dot(y.sum(), params={"x": x}, show_values=True).source)
+    assert ("| (2)|data [1. , 2.7183]", "orange") in nodes
+    assert ("| (2)|data [1. , 2.7183]", "SavesItsOutputBackward", "dir=none") in edges
+    # without show_values, the same box without the numbers
+    assert ("| (2)", "orange") in structure(make_dot(y.sum(), params={"x": x}).source)[0]
+
+
 def test_show_values_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match=r"make_dot: show_values must be a bool, got str"):
         make_dot(leaf(1) * 2.0, show_values="yes")  # type: ignore[arg-type]
