@@ -241,3 +241,45 @@ def test_the_built_pages_show_their_graph_pictures(built_site: Path, page: str) 
         shown = " ".join(re.findall(r"<text[^>]*>([^<]+)</text>", dict(figures)["visualising-show-values"]))
         for text in ("AddBackward0", "data 4.", "grad &#45;2.", "data 2.", "grad 6."):
             assert text in shown, text
+
+
+@pytest.fixture(scope="module")
+def full_site() -> Path:
+    """The CI docs leg's full build (``CTXGRAD_DOCS_HTML``), API reference included."""
+    given = os.environ.get("CTXGRAD_DOCS_HTML")
+    if not given or not (Path(given) / "api" / "generated").is_dir():
+        pytest.skip("CTXGRAD_DOCS_HTML names no full build of the site")
+    return Path(given)
+
+
+def test_no_link_of_the_site_points_at_a_missing_anchor(full_site: Path) -> None:
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for page in sorted(full_site.rglob("*.html")):
+        for path, anchor in re.findall(r'href="([^"#:]*\.html)?#([^"]+)"', page.read_text(encoding="utf-8")):
+            target = (page.parent / path).resolve() if path else page.resolve()
+            if target not in ids:
+                text = target.read_text(encoding="utf-8") if target.is_file() else ""
+                ids[target] = set(re.findall(r'id="([^"]+)"', text))
+            if anchor not in ids[target]:
+                broken.append(f"{page.relative_to(full_site)}: {path}#{anchor}")
+    assert broken == []
+    assert len(list((full_site / "_modules").rglob("*.html"))) > 50  # the source pages were checked too
+
+
+def test_each_name_a_module_exports_links_to_its_one_description(full_site: Path) -> None:
+    pages = sorted((full_site / "api" / "generated").glob("*.html"))
+    assert {p.stem for p in pages} >= set(api_homes.listed_modules(API))
+    links = 0
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        start = html.find("Also exported here")
+        if start < 0:
+            continue
+        for item in re.findall(r"<li>(.*?)</li>", html[start : html.find("</ul>", start)], re.S):
+            assert 'class="reference internal"' in item, f"{page.name}: {re.sub('<[^>]+>', '', item)}"
+            links += 1
+    assert links > 300
+    # a module shadowed by a function of the same name (ctxgrad.trace) has its own page
+    trace_page = (full_site / "api" / "generated" / "ctxgrad.trace.html").read_text(encoding="utf-8")
+    assert 'id="ctxgrad.trace.TracedFunction"' in trace_page and 'id="ctxgrad.trace.trace"' in trace_page

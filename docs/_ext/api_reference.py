@@ -36,16 +36,26 @@ def unlink_loose_names(doctree: nodes.document, objects: Mapping[str, Any]) -> N
     ``ctxgrad.Tensor.T``).  ``objects``: the Python domain's objects, by full name."""
     from sphinx.addnodes import pending_xref
 
-    for ref in list(doctree.findall(pending_xref)):
-        target = ref.get("reftarget", "")
-        if ref.get("refdomain") != "py" or not ref.hasattr("refspecific") or "." in target:
+    refs = [
+        ref
+        for ref in doctree.findall(pending_xref)
+        if ref.get("refdomain") == "py" and ref.hasattr("refspecific") and "." not in ref.get("reftarget", "")
+    ]
+    if not refs:
+        return
+    kinds_by_last_name: dict[str, set[str]] = {}  # "T" -> the kinds of the objects named *.T
+    for name, entry in objects.items():
+        kinds_by_last_name.setdefault(name.rpartition(".")[2], set()).add(entry.objtype)
+    for ref in refs:
+        target = ref["reftarget"]
+        if target in BUILTIN_TYPES:
+            ref.replace_self(ref.children)
             continue
         module, cls = ref.get("py:module"), ref.get("py:class")
-        exact = [n for n in (target, f"{module}.{target}", f"{module}.{cls}.{target}") if n in objects]
-        if exact and target not in BUILTIN_TYPES:
+        if any(n in objects for n in (target, f"{module}.{target}", f"{module}.{cls}.{target}")):
             continue
-        loose = [entry for name, entry in objects.items() if name.endswith("." + target)]
-        if target in BUILTIN_TYPES or (loose and not any(e.objtype in CLASS_TYPES for e in loose)):
+        kinds = kinds_by_last_name.get(target, set())
+        if kinds and not kinds & CLASS_TYPES:
             ref.replace_self(ref.children)
 
 
