@@ -162,7 +162,7 @@ def test_every_public_class_and_function_is_described_once_under_one_name() -> N
 # --------------------------------------------------------------------------- graph pictures
 
 PICTURE = re.compile(r"^```\{ctxgrad-graph\} .+\n:name: ([a-z0-9-]+)\n(?::mask: .+\n)?:alt: .+\n```$", re.MULTILINE)
-PICTURED_PAGES = {"visualising", "engine", "first-custom-op", "trace"}
+PICTURED_PAGES = {"quickstart", "visualising", "engine", "first-custom-op", "trace"}
 
 
 def _pictures() -> dict[str, list[str]]:
