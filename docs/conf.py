@@ -2,7 +2,10 @@
 
 Build it with ``sphinx-build -W --keep-going -b html docs <out>`` (``pip install -e .[docs]``).
 Every ``>>>`` example of every page, and of every docstring the API reference shows, runs
-during the build (``_ext/run_examples.py``); a wrong output fails the build.
+during the build (``_ext/run_examples.py``); a wrong output fails the build.  The graph
+pictures (``_ext/graph_pictures.py``) are drawn by Graphviz's ``dot`` program when it is
+installed, else the committed ones of ``_graphs/`` are shown.  A second build reuses the
+doctrees of the first (``<out>/.doctrees``) and reads only what changed.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 if str(HERE / "_ext") not in sys.path:
-    sys.path.insert(0, str(HERE / "_ext"))  # the local extension, run_examples
+    sys.path.insert(0, str(HERE / "_ext"))  # the local extensions
 
 import api_homes  # noqa: E402
 
