@@ -14,6 +14,11 @@ to ``from ctxgrad.viz import make_dot``: the same signature, the same boxes and 
 - green: each tensor passed in ``var``; dark green: the base of an output that is a view,
   with a dotted arrow to the view.
 
+With ``show_values=True`` (micrograd's picture; not in torchviz) each box also shows the
+numbers: ``data`` and ``grad`` of every tensor drawn (outputs, leaves, saved tensors), and
+of the output of each grey node when that output is in ``var`` or ``params`` or called
+``retain_grad()`` before the backward (``grad None`` where backward has not filled it).
+
 Arrows point the way the forward pass went, from the inputs to the outputs.
 
 With the ``graphviz`` package installed (``pip install 'ctxgrad[viz]'``, plus Graphviz's
@@ -50,6 +55,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd._dot import DotGraph
@@ -90,6 +97,44 @@ def _attribute_table(name: str, attrs: dict[str, Any], max_attr_chars: int) -> s
     return "\n".join([name, rule, *rows])
 
 
+def _value_text(data: Any, max_chars: int) -> str:
+    """An array's numbers on one line, 4 significant digits, cut to ``max_chars``."""
+    try:
+        text = np.array2string(np.asarray(data), precision=4, separator=", ", threshold=64)
+    except (TypeError, ValueError):  # a dtype NumPy cannot print as numbers
+        text = str(data)
+    text = " ".join(text.split())
+    limit = max(max_chars, 3)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _values_text(t: Tensor, max_chars: int, prefix: str = "") -> str:
+    """``data ...`` and ``grad ...`` lines of ``t`` (its ``.grad`` read without the
+    non-leaf warning: None is shown as None)."""
+    grad = t._grad
+    grad_text = "None" if grad is None else _value_text(grad._data, max_chars)
+    return f"data{prefix} {_value_text(t._data, max_chars)}\ngrad{prefix} {grad_text}"
+
+
+def _named_outputs(params: Mapping[str, Tensor] | None) -> dict[int, dict[int, Tensor]]:
+    """``id(node) -> {output_nr: tensor}`` for the non-leaf tensors of ``params`` (those
+    that called ``retain_grad()`` are found on their node)."""
+    found: dict[int, dict[int, Tensor]] = {}
+    for t in (params or {}).values():
+        if t.grad_fn is not None:
+            found.setdefault(id(t.grad_fn), {})[t._output_nr] = t
+    return found
+
+
+def _retained_outputs(node: Node) -> dict[int, Tensor]:
+    """The outputs of ``node`` that called ``retain_grad()`` and are still alive."""
+    hooks = node._hooks
+    if hooks is None:
+        return {}
+    alive = {nr: ref() for nr, ref in hooks.retain.items()}
+    return {nr: t for nr, t in alive.items() if t is not None}
+
+
 def _outputs(var: Any) -> tuple[Tensor, ...]:
     if isinstance(var, Tensor):
         return (var,)
@@ -104,6 +149,8 @@ def make_dot(
     show_attrs: bool = False,
     show_saved: bool = False,
     max_attr_chars: int = 50,
+    *,
+    show_values: bool = False,
 ) -> Any:
     """The backward graph of ``var`` (a tensor or a tuple of tensors) as a Graphviz graph.
 
@@ -111,13 +158,19 @@ def make_dot(
     leaves, outputs and saved tensors it holds; ``show_attrs`` shows the attributes each
     ``forward`` set on its ctx, cut to ``max_attr_chars`` characters; ``show_saved`` shows
     what ctxgrad's own ops saved for backward (a user's Function's saved tensors are always
-    shown).  Returns a ``graphviz.Digraph`` when the ``graphviz`` package is installed, else
-    a :class:`DotGraph` with the same DOT source.  See the module docstring for the colours.
+    shown); ``show_values`` shows the ``data`` and ``grad`` of each tensor drawn and of the
+    nodes' outputs it can see (micrograd's picture: see the module docstring).  Returns a
+    ``graphviz.Digraph`` when the ``graphviz`` package is installed, else a
+    :class:`DotGraph` with the same DOT source.  See the module docstring for the colours.
 
     The walk uses an explicit stack, so a graph of any depth is drawn.
     """
     outputs = _outputs(var)
     names = param_names(params, "make_dot")
+    if not isinstance(show_values, bool):
+        raise TypeError(f"make_dot: show_values must be a bool, got {type(show_values).__name__}")
+    node_outputs = _named_outputs(params) if show_values else {}
+    drawn_outputs = {id(t) for t in outputs}  # shown in their own green box
     text = format_graph(
         var if isinstance(var, Tensor) else outputs,
         max_nodes=50,
@@ -137,8 +190,28 @@ def make_dot(
             name = idents[key] = str(len(idents))
         return name
 
-    def tensor_label(shape: tuple[int, ...], name: str | None) -> str:
-        return f"{name or ''}\n {_size_text(shape)}"
+    def tensor_label(shape: tuple[int, ...], name: str | None, value: object = None) -> str:
+        """``value``: the tensor drawn, or a saved entry that keeps only its values."""
+        label = f"{name or ''}\n {_size_text(shape)}"
+        if not show_values or value is None:
+            return label
+        if isinstance(value, Tensor):
+            return label + "\n" + _values_text(value, max_attr_chars)
+        data = getattr(value, "_data", None)  # a saved output: its values, and no grad of its own
+        return label if data is None else f"{label}\ndata {_value_text(data, max_attr_chars)}"
+
+    def node_label(fn: Node) -> str:
+        label = _attribute_table(fn.name(), attributes_of(fn), max_attr_chars) if show_attrs else fn.name()
+        if not show_values or isinstance(fn, AccumulateGrad):
+            return label
+        known = {**_retained_outputs(fn), **node_outputs.get(id(fn), {})}
+        several = len(getattr(fn, "_out_meta", ())) > 1
+        lines = [
+            _values_text(t, max_attr_chars, f"[{nr}]" if several else "")
+            for nr, t in sorted(known.items())
+            if id(t) not in drawn_outputs
+        ]
+        return "\n".join([label, *lines])
 
     def tensor_name(t: Tensor) -> str | None:
         return names.get(id(t))
@@ -162,7 +235,9 @@ def make_dot(
                         seen.add(id(key))
                         dot.edge(ident(key), ident(fn), dir="none")
                         dot.node(
-                            ident(key), tensor_label(shape, None if t is None else tensor_name(t)), fillcolor="orange"
+                            ident(key),
+                            tensor_label(shape, None if t is None else tensor_name(t), key),
+                            fillcolor="orange",
                         )
                 continue
             if id(fn) in seen:
@@ -175,14 +250,13 @@ def make_dot(
                         key = entry[0] if entry[0] is not None else fn._saved[i]  # type: ignore[attr-defined]
                         seen.add(id(key))
                         dot.edge(ident(fn), ident(key), dir="none")
-                        dot.node(ident(key), tensor_label(entry[1], f"saved_tensors[{i}]"), fillcolor="orange")
+                        dot.node(ident(key), tensor_label(entry[1], f"saved_tensors[{i}]", key), fillcolor="orange")
             if isinstance(fn, AccumulateGrad):
                 leaf = fn.variable
                 seen.add(id(leaf))
-                dot.node(ident(leaf), tensor_label(tuple(leaf.shape), tensor_name(leaf)), fillcolor="lightblue")
+                dot.node(ident(leaf), tensor_label(tuple(leaf.shape), tensor_name(leaf), leaf), fillcolor="lightblue")
                 dot.edge(ident(leaf), ident(fn))
-            label = _attribute_table(fn.name(), attributes_of(fn), max_attr_chars) if show_attrs else fn.name()
-            dot.node(ident(fn), label)
+            dot.node(ident(fn), node_label(fn))
             if not builtin and not isinstance(fn, AccumulateGrad):
                 stack.append(("exit", fn, None))
             children = [c for c, _ in fn.next_functions if c is not None]
@@ -194,7 +268,7 @@ def make_dot(
         t = out
         while id(t) not in seen:
             seen.add(id(t))
-            dot.node(ident(t), tensor_label(tuple(t.shape), tensor_name(t)), fillcolor=color)
+            dot.node(ident(t), tensor_label(tuple(t.shape), tensor_name(t), t), fillcolor=color)
             fn = t.grad_fn
             if fn is not None:
                 add_nodes(fn)

@@ -257,6 +257,103 @@ def test_bad_arguments_name_make_dot() -> None:
         make_dot(leaf(1) * 2.0, params={"w": 3})  # type: ignore[dict-item]
 
 
+# --------------------------------------------------------------------------- show_values
+
+
+def micrograd_example() -> dict[str, ctxgrad.Tensor]:
+    """micrograd's first picture: L = (a * b + c) * f, every intermediate keeping its grad."""
+    a, b, c, f = (ctxgrad.tensor(v, dtype=ctxgrad.float64, requires_grad=True) for v in (2.0, -3.0, 10.0, -2.0))
+    e = a * b
+    d = e + c
+    loss = d * f
+    for t in (e, d, loss):
+        t.retain_grad()
+    loss.backward()
+    return {"a": a, "b": b, "c": c, "f": f, "e": e, "d": d, "L": loss}
+
+
+def test_show_values_puts_data_and_grad_in_every_box_as_micrograd_draws(backend: str) -> None:
+    t = micrograd_example()
+    leaves = {k: t[k] for k in "abcf"}
+    nodes, edges = structure(make_dot(t["L"], params=leaves, show_values=True).source)
+    # dL/da = b f = 6, dL/db = a f = -4, dL/dc = f = -2, dL/df = d = 4, dL/de = dL/dd = f = -2
+    assert nodes == [
+        ("AccumulateGrad", ""),
+        ("AccumulateGrad", ""),
+        ("AccumulateGrad", ""),
+        ("AccumulateGrad", ""),
+        ("AddBackward0|data 4.|grad -2.", ""),  # d, retained
+        ("MulBackward0", ""),  # L's node: L is drawn in its own green box
+        ("MulBackward0|data -6.|grad -2.", ""),  # e, retained
+        ("a| ()|data 2.|grad 6.", "lightblue"),
+        ("b| ()|data -3.|grad -4.", "lightblue"),
+        ("c| ()|data 10.|grad -2.", "lightblue"),
+        ("f| ()|data -2.|grad 4.", "lightblue"),
+        ("| ()|data -8.|grad 1.", "darkolivegreen1"),
+    ]
+    assert ("AddBackward0|data 4.|grad -2.", "MulBackward0", "") in edges
+    # Without show_values the same graph has the plain labels.
+    plain, plain_edges = structure(make_dot(t["L"], params=leaves).source)
+    assert ("a| ()", "lightblue") in plain and ("AddBackward0", "") in plain
+    assert len(plain_edges) == len(edges)
+
+
+def test_show_values_shows_an_intermediate_named_in_params_and_grad_none_before_backward(backend: str) -> None:
+    x = ctxgrad.tensor([1.0, 2.0], dtype=ctxgrad.float64, requires_grad=True)
+    h = x * 3.0
+    y = h.sum()
+    nodes, _ = structure(make_dot(y, params={"x": x, "h": h}, show_values=True).source)
+    assert ("MulBackward0|data [3., 6.]|grad None", "") in nodes
+    assert ("x| (2)|data [1., 2.]|grad None", "lightblue") in nodes
+    assert ("| ()|data 9.|grad None", "darkolivegreen1") in nodes
+
+
+def test_show_values_numbers_each_output_of_a_node_with_several(backend: str) -> None:
+    x = ctxgrad.tensor([1.0, 2.0], dtype=ctxgrad.float64, requires_grad=True)
+    first, second = (x * 1.0).unbind(0)
+    first.retain_grad()
+    second.retain_grad()
+    (first * 5.0 + second).backward()
+    nodes, _ = structure(make_dot(first * 5.0 + second, show_values=True).source)
+    assert ("UnbindBackward0|data[0] 1.|grad[0] 5.|data[1] 2.|grad[1] 1.", "") in nodes
+
+
+def test_show_values_cuts_long_values_to_max_attr_chars(backend: str) -> None:
+    x = ctxgrad.arange(100, dtype=ctxgrad.float64).requires_grad_()
+    nodes, _ = structure(make_dot(x * 2.0, params={"x": x}, show_values=True, max_attr_chars=12).source)
+    assert ("x| (100)|data [ 0., 1.,...|grad None", "lightblue") in nodes
+
+
+class SavesItsOutput(Function):
+    """exp, saving its output: a node that keeps the values, not the tensor."""
+
+    @staticmethod
+    def forward(ctx: Any, x: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: ctxgrad.Tensor) -> ctxgrad.Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+def test_show_values_shows_the_values_a_node_saved(backend: str) -> None:
+    x = ctxgrad.tensor([0.0, 1.0], dtype=ctxgrad.float64, requires_grad=True)
+    y = SavesItsOutput.apply(x)
+    nodes, edges = structure(make_dot(y.sum(), params={"x": x}, show_values=True).source)
+    assert ("| (2)|data [1. , 2.7183]", "orange") in nodes
+    assert ("| (2)|data [1. , 2.7183]", "SavesItsOutputBackward", "dir=none") in edges
+    # without show_values, the same box without the numbers
+    assert ("| (2)", "orange") in structure(make_dot(y.sum(), params={"x": x}).source)[0]
+
+
+def test_show_values_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match=r"make_dot: show_values must be a bool, got str"):
+        make_dot(leaf(1) * 2.0, show_values="yes")  # type: ignore[arg-type]
+
+
 def test_a_graph_100000_nodes_deep_is_drawn_without_recursion(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_dot, "_digraph_class", False)  # (the walk is the same with graphviz)
     x = leaf(1)

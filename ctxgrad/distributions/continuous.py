@@ -229,6 +229,7 @@ class Uniform(Distribution):
 
     @property
     def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
+        """``low < high``: each bound is constrained by the other, so the dict is made per instance."""
         return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:

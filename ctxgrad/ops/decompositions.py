@@ -1334,7 +1334,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 
 
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None) -> Tensor:
-    """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * s_max)``."""
+    """The number of singular values (with ``hermitian``, absolute eigenvalues) above ``max(atol, rtol * s_max)``."""
     x = A
     if x.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
