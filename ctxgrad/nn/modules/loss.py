@@ -15,6 +15,7 @@ from typing import Any
 
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
+from ctxgrad.nn._functional_losses import _reduction
 from ctxgrad.nn.modules.module import Module
 
 __all__ = [
@@ -50,7 +51,7 @@ class _Loss(Module):
         if size_average is not None or reduce is not None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                reduction = F._reduction(size_average, reduce, reduction)
+                reduction = _reduction(size_average, reduce, reduction)
             warnings.warn(
                 f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
                 UserWarning,

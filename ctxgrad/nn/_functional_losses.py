@@ -1,0 +1,696 @@
+"""The losses of ``ctxgrad.nn.functional`` (see there)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ctxgrad import _factories
+from ctxgrad._replayed import replayed_whole
+from ctxgrad._tensor import Tensor
+from ctxgrad.autograd.grad_mode import no_grad
+from ctxgrad.nn import _ops
+from ctxgrad.nn._functional_activations import _under_vmap, _where, logsigmoid, pairwise_distance, softplus
+from ctxgrad.nn._functional_layers import _stack, pad
+
+
+# =========================================================================== losses
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """The reduction, honouring the deprecated ``size_average`` / ``reduce`` pair as torch does."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _pointwise_loss(loss: Tensor, weight: Tensor | None, reduction: str) -> Tensor:
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """``(input - target) ** 2``, reduced."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    diff = input - target
+    return _pointwise_loss(diff * diff, weight, reduction)
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """``|input - target|``, reduced."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _pointwise_loss((input - target).abs(), weight, reduction)
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """``0.5 d² / beta`` where ``|d| < beta``, else ``|d| - beta / 2`` (``d = input - target``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_size(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    diff = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(diff, reduction)
+    from ctxgrad.ops.pointwise import where
+
+    loss = where(diff < beta, diff * diff * (0.5 / beta), diff - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
+) -> Tensor:
+    """``0.5 d²`` where ``|d| < delta``, else ``delta (|d| - delta / 2)``."""
+    reduction = _reduction(None, None, reduction)
+    _warn_size(input, target)
+    from ctxgrad.ops.pointwise import where
+
+    diff = (input - target).abs()
+    loss = where(diff < delta, diff * diff * 0.5, (diff - 0.5 * delta) * delta)
+    return _pointwise_loss(loss, weight, reduction)
+
+
+def _class_dim(input: Tensor) -> int:
+    return 0 if input.ndim == 1 else 1
+
+
+def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Any:
+    """torch's checks of an ``nll_loss`` target (shape, dtype, bounds) and weight; returns
+    the mask of the ignored targets."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    expected = input.shape[:cdim] + input.shape[cdim + 1 :]
+    if input.ndim >= 2 and target.shape[:1] != input.shape[:1]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
+        )
+    if tuple(target.shape) != tuple(expected):
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    tdata = target._data
+    if tdata.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    if weight is not None and tuple(weight.shape) != (n_classes,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
+            f"tensor of shape: {list(weight.shape)}"
+        )
+    ignored = tdata == ignore_index
+    bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(tdata[bad].flat[0])} is out of bounds.")
+    return ignored
+
+
+@replayed_whole
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-weight[t] * input[t]`` for each target class ``t`` (``input`` holds log-probabilities,
+    classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
+    reduction = _reduction(size_average, reduce, reduction)
+    cdim = _class_dim(input) if input.ndim >= 1 else 0
+    if _under_vmap(input, target, weight):
+        return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)
+    ignored = _check_nll_target(input, target, weight, ignore_index)
+    tdata = target._data
+    safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
+    if input.requires_grad:
+        input = _ops.SecondOrderLink.apply(input)
+    picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    keep = Tensor((~ignored).astype(input.dtype))
+    w = keep if weight is None else weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * keep
+    loss = picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    total = w.sum()
+    if float(total) == 0.0:  # every target ignored: the mean is NaN, its gradient 0, as in torch
+        return loss.sum() * 0.0 + float("nan")
+    return loss.sum() / total
+
+
+def _nll_loss_of_batch(
+    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str, cdim: int
+) -> Tensor:
+    """``nll_loss`` inside vmap, in ops that have batching rules.  The checks that read the
+    targets' values (bounds) cannot run on a batch: an out-of-range target fails in ``gather``."""
+    from ctxgrad.ops.pointwise import where
+
+    if target.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    ignored = target == ignore_index
+    safe = where(ignored, 0, target)
+    picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    keep = (~ignored).to(input.dtype)
+    w = keep if weight is None else weight.gather(0, safe.reshape(-1)).reshape(safe.shape) * keep
+    loss = picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def _type_name(t: Tensor) -> str:
+    from ctxgrad import _dtypes
+
+    return _dtypes.short_name(t.dtype)
+
+
+@replayed_whole
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices; for class probabilities
+    (a floating ``target`` shaped like ``input``) ``-sum_c weight[c] target[c] log_softmax(input)[c]``.
+
+    ``label_smoothing = ε`` mixes the target with the uniform distribution: ``(1 - ε) target + ε / C``.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    if (
+        not target.is_floating_point()
+        and label_smoothing == 0.0
+        and weight is None
+        and input.ndim == 2
+        and reduction != "none"
+        and input.is_floating_point()
+        and not _under_vmap(input, target)
+    ):
+        # The common case, fused into one Function; the target gets nll_loss's checks first.
+        _check_nll_target(input, target, None, ignore_index)
+        keep = target._data != ignore_index
+        rows = np.where(keep, target._data, 0).astype(np.intp)
+        return _ops.CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
+    logp = input.log_softmax(cdim)
+    wshape = [1] * input.ndim
+    wshape[cdim] = n_classes
+    if target.is_floating_point():
+        if target.shape != input.shape:
+            raise RuntimeError(
+                f"Expected floating point type target to have the same shape as input, got {list(target.shape)} "
+                f"and {list(input.shape)}"
+            )
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight.reshape(wshape)
+        if reduction == "none":
+            return -terms.sum(cdim)
+        if reduction == "sum":
+            return -terms.sum()
+        return -terms.sum() / (input.numel() / n_classes)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    ignored = Tensor(target._data == ignore_index)
+    smooth = -(logp * weight.reshape(wshape)).sum(cdim) if weight is not None else -logp.sum(cdim)
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            safe = Tensor(np.where(ignored._data, 0, target._data).astype(np.int64))
+            denominator = (weight.index_select(0, safe.reshape(-1)) * (~ignored).reshape(-1).to(weight.dtype)).sum()
+            ret = smooth.sum() / denominator
+        else:
+            ret = smooth.sum() / float((~ignored._data).sum())
+    else:
+        ret = _reduce(smooth, reduction)
+    return nll * (1.0 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``x``, each log clamped at -100 as in torch."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is deprecated. "
+            "Please ensure they have the same size."
+        )
+    for name, values in (("input", input._data), ("target", target._data)):
+        if not np.all((values >= 0) & (values <= 1)):  # NaN too
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    return _pointwise_loss(_ops.BinaryCrossEntropy.apply(input, target), weight, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """``binary_cross_entropy(sigmoid(input), target)`` computed stably from the logits:
+    ``(1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    log_sig_neg = softplus(-input)  # -log(sigmoid(x)), without overflow
+    if pos_weight is not None:
+        loss = (1.0 - target) * input + (1.0 + (pos_weight - 1.0) * target) * log_sig_neg
+    else:
+        loss = (1.0 - target) * input + log_sig_neg
+    return _pointwise_loss(loss, weight, reduction)
+
+
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """``target * (log(target) - input)`` with ``input`` log-probabilities (0 where ``target`` is 0);
+    ``log_target=True`` takes the target as log-probabilities.  ``reduction='batchmean'`` divides the
+    sum by the batch size (the mathematical KL divergence)."""
+    if reduction == "mean" and size_average is None and reduce is None:
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    batchmean = reduction == "batchmean"
+    reduction = "sum" if batchmean else _reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        from ctxgrad.ops.pointwise import where
+
+        positive = target > 0
+        safe = where(positive, target, 1.0)
+        loss = target * safe.log() - target * input
+    out = _reduce(loss, reduction)
+    if batchmean and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+# --------------------------------------------------------------------------- ranking, embedding and likelihood losses
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 ranks ``input1`` higher, -1 lower."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (a distance loss)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    hinge = _where(target != 1, (margin - input).clamp_min(0), 0.0)
+    return _reduce(hinge + _where(target != -1, input, 0.0), reduction)
+
+
+def soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``log(1 + exp(-target * input))``: the logistic loss for targets ±1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce((-input * target).exp().log1p(), reduction)
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where it is -1
+    (cosine along the last dimension)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = input1.ndim - 1
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + 1e-12
+    mag2 = (input2 * input2).sum(dim) + 1e-12
+    cos = prod / (mag1 * mag2).sqrt()
+    loss = _where(target == 1, 1 - cos, 0.0) + _where(target == -1, (cos - margin).clamp_min(0), 0.0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the ``p``-norm :func:`pairwise_distance`
+    (``swap`` also uses ``d(p, n)`` when it is smaller)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        from ctxgrad.ops.pointwise import minimum
+
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The mean over classes of the binary logistic loss of each class (targets 0 or 1)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average: bool | None = None,
+    eps: float = 1e-8,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under a Poisson of rate ``exp(input)``
+    (``log_input``) or ``input``; ``full`` adds Stirling's term where ``target > 1``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        safe = _where(target > 1, target, 1.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * np.pi * safe).log()
+        loss = loss + _where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor | float,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under a normal of mean ``input`` and variance
+    ``var``: ``0.5 (log(var) + (input - target)² / var)`` (+ ``0.5 log(2π)`` with ``full``);
+    ``var`` is clamped to ``eps`` for stability, without cutting its gradient, as torch does."""
+    if not isinstance(var, Tensor):
+        var = _factories.full(tuple(input.shape), float(var), dtype=input.dtype)
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * float(np.log(2 * np.pi))
+    return _reduce(loss, reduction)
+
+
+_NEG = -1e300  # "log 0" for the CTC recursion: finite, so that logsumexp's gradient stays 0, not NaN
+
+
+def _lengths(value: Any) -> list[int]:
+    if isinstance(value, Tensor):
+        return [int(v) for v in value.detach().numpy().reshape(-1)]
+    return [int(v) for v in value]
+
+
+@replayed_whole
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
+    """Connectionist temporal classification: ``-log`` of the total probability of every
+    alignment of each target (blanks between and around its labels, repeats merged) under
+    ``log_probs`` ``(T, N, C)``.  The forward (alpha) recursion is written in ctxgrad ops
+    (``logsumexp`` over the three ways into each position), so the gradient is its derivative.
+    ``reduction='mean'`` divides each loss by its target length, then averages."""
+    reduction = _reduction(None, None, reduction)
+    unbatched = log_probs.ndim == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    batch = lp.shape[1]
+    in_lengths, tg_lengths = _lengths(input_lengths), _lengths(target_lengths)
+    flat_targets = targets.detach().numpy().astype(np.int64)
+    if unbatched:
+        flat_targets = flat_targets.reshape(1, -1)
+    losses = []
+    position = 0
+    for n in range(batch):
+        length, t_len = in_lengths[n], tg_lengths[n]
+        if flat_targets.ndim == 2:
+            labels = flat_targets[n, :t_len]
+        else:
+            labels = flat_targets[position : position + t_len]
+            position += t_len
+        extended = np.full(2 * t_len + 1, blank, dtype=np.int64)
+        extended[1::2] = labels
+        size = extended.size
+        skip = np.zeros(size, dtype=bool)  # may come from two back: a label differing from the one before
+        skip[3::2] = labels[1:] != labels[:-1]
+        emissions = lp[:length, n].index_select(1, Tensor(extended))  # (T, 2S+1)
+        start = np.full(size, _NEG)
+        start[0] = 0.0
+        if size > 1:
+            start[1] = 0.0
+        alpha = emissions[0] + Tensor(np.where(start == 0.0, 0.0, _NEG).astype(emissions.dtype))
+        skip_t = Tensor(skip)
+        for t in range(1, length):
+            one_back = pad(alpha, (1, 0), value=_NEG)[:size]
+            two_back = _where(skip_t, pad(alpha, (2, 0), value=_NEG)[:size], _NEG)
+            alpha = _stack([alpha, one_back, two_back], 0).logsumexp(0) + emissions[t]
+        ends = alpha[-2:] if size > 1 else alpha[-1:]
+        loss = -ends.logsumexp(0)
+        if float(loss.detach()) > 1e299:  # no alignment fits: the loss is infinite
+            loss = loss * 0.0 if zero_infinity else loss * 0.0 + float("inf")
+        losses.append(loss)
+    per_sample = _stack(losses, 0)
+    if reduction == "mean":
+        divisors = Tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
+        return (per_sample / divisors).mean()
+    if reduction == "sum":
+        return per_sample.sum()
+    return per_sample.squeeze(0) if unbatched else per_sample
+
+
+@replayed_whole
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-class hinge loss: ``sum over i != y of max(0, margin - x[y] + x[i]) ** p / C``
+    (times ``weight[y]``), for class-index targets ``y``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input.unsqueeze(0) if input.ndim == 1 else input
+    labels = target.detach().numpy().astype(np.int64).reshape(-1)
+    classes = x.shape[1]
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        raise RuntimeError("target out of range")
+    index = Tensor(labels.reshape(-1, 1))
+    correct = x.gather(1, index)
+    hinge = (x - correct + margin).clamp_min(0)
+    if p == 2:
+        hinge = hinge * hinge
+    others = Tensor(np.arange(classes)[None, :] != labels[:, None])
+    hinge = _where(others, hinge, 0.0)
+    if weight is not None:
+        hinge = hinge * weight.index_select(0, Tensor(labels)).unsqueeze(1)
+    loss = hinge.sum(1) / classes
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+@replayed_whole
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-label hinge loss: for each target class ``j`` (the leading entries of the row,
+    up to the first -1) and each other class ``i``, ``max(0, 1 - (x[j] - x[i])) / C``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    x = input.unsqueeze(0) if input.ndim == 1 else input
+    rows = target.detach().numpy().astype(np.int64).reshape(x.shape[0], -1)
+    classes = x.shape[1]
+    chosen = np.zeros((x.shape[0], classes), dtype=bool)
+    pairs: np.ndarray[Any, Any] = np.zeros(
+        (x.shape[0], classes, classes), dtype=x.dtype
+    )  # [n, j, i]: j a target, i not
+    for n, row in enumerate(rows):
+        stop = np.nonzero(row < 0)[0]
+        labels = row[: stop[0]] if stop.size else row
+        chosen[n, labels] = True
+        for j in labels:
+            pairs[n, j] = 1.0
+        pairs[n][:, chosen[n]] = 0.0
+    hinge = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [n, j, i]
+    loss = (hinge * Tensor(pairs)).sum((1, 2)) / classes
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Any = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """:func:`triplet_margin_loss` with any ``distance_function`` (default
+    :func:`pairwise_distance`)."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        from ctxgrad.ops.pointwise import minimum
+
+        d_neg = minimum(d_neg, distance(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), _reduction(None, None, reduction))
