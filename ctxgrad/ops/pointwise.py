@@ -20,7 +20,16 @@ from ctxgrad.autograd._batched import elementwise_rule
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import arrays, broadcast_error, keep_dtype, named, raw, refuse_complex, write_out
+from ctxgrad.ops._util import (
+    arrays,
+    broadcast_error,
+    keep_dtype,
+    named,
+    raw,
+    refuse_complex,
+    save_for_gradients,
+    write_out,
+)
 
 
 def _floating(x: Tensor) -> np.ndarray[Any, Any]:
@@ -1188,7 +1197,7 @@ class LerpTensor(Function[Tensor]):
         x, y = _lerp_operands(start, end, weight)
         w = weight.array
         _check_broadcast(x, y, w)
-        ctx.save_for_backward(start, end, weight)
+        save_for_gradients(ctx, (start, end, weight), ((2,), (2,), (0, 1)))
         with np.errstate(invalid="ignore"):  # both branches are computed; only the chosen one is kept
             return as_tensor(np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w)))
 
@@ -2839,7 +2848,8 @@ class Addcdiv(Function[Tensor]):
                 "is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
         _check_three(x, t1, t2)
-        ctx.save_for_backward(x, t1, t2)
+        # (input is read by no gradient; tensor1 by tensor2's, tensor2 by both)
+        save_for_gradients(ctx, (None, t1, t2), ((), (2,), (1, 2)))
         ctx.value = value
         y1, y2 = promote_operands(t1.array, t2.array)
         try:
@@ -2885,7 +2895,8 @@ def _check_three(x: Tensor, t1: Tensor, t2: Tensor) -> None:
 def _product_operands(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> np.ndarray[Any, Any]:
     """Save addcmul's operands and return ``tensor1 * tensor2`` promoted as torch promotes."""
     _check_three(x, t1, t2)
-    ctx.save_for_backward(x, t1, t2)
+    # (input is read by no gradient; each factor by the other's)
+    save_for_gradients(ctx, (None, t1, t2), ((), (2,), (1,)))
     ctx.value = value
     y1, y2 = promote_operands(t1.array, t2.array)
     try:
