@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ctxgrad import _dtypes
+from ctxgrad._state import _state
 from ctxgrad.autograd.engine import run_backward
+from ctxgrad.autograd.errors import OnceDifferentiableError
 from ctxgrad.autograd.graph import GradientEdge
 from ctxgrad.autograd.values import ValueType, value_type_of
 
@@ -113,7 +115,16 @@ def _check_outputs(outputs: tuple[Any, ...]) -> None:
         if not isinstance(out, Tensor):
             raise TypeError(f"element {i} of tensors is a {type(out).__name__}, not a Tensor")
         if not out._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            message = f"element {i} of tensors does not require grad and does not have a grad_fn"
+            if _state.once_dropped is not None:
+                raise OnceDifferentiableError(
+                    f"{message} (the last backward, run with create_graph=True, went through "
+                    f"{_state.once_dropped}, whose backward is marked @once_differentiable: as in torch, the "
+                    "gradients it gave do not require grad and cannot be differentiated again; write that "
+                    "backward in differentiable ctxgrad operations to allow higher-order gradients)"
+                )
+            raise RuntimeError(message)
+    _state.once_dropped = None  # (what the backward about to run notes)
 
 
 def backward(

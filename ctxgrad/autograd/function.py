@@ -49,7 +49,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic
 
-import numpy as np
 from typing_extensions import TypeVar
 
 from ctxgrad._state import _state
@@ -578,26 +577,25 @@ class DelayedError(Function):
         raise OnceDifferentiableError(ctx.message)
 
 
-def _phantom(edge: Any) -> Tensor:
-    """A data-less stand-in tensor whose history is ``edge``: lets DelayedError link to it."""
-    node, nr, shape, dtype = edge
-    t = _wrap(np.broadcast_to(np.zeros((), dtype=dtype), shape))
-    if isinstance(node, Node) and node.name() == "AccumulateGrad":
-        return node.variable  # type: ignore[attr-defined,no-any-return]
-    t._grad_fn = node
-    t._output_nr = nr
-    t._requires_grad = True
-    return t
+def once_differentiable_message(name: str) -> str:
+    """The error for differentiating what the ``once_differentiable`` backward of ``name`` gave."""
+    return (
+        f"trying to differentiate twice a function that was marked with @once_differentiable ({name}); "
+        "write its backward in differentiable ctxgrad operations to allow higher-order gradients"
+    )
 
 
 def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     """Mark a ``backward`` that cannot itself be differentiated (NumPy inside, say).
 
-    It runs under ``no_grad``.  When a graph of the backward is being built
-    (``create_graph=True``), its results are linked to the node's inputs through an
-    ``Error`` node (torch's name), so any later attempt to differentiate them, through
-    ``.backward()`` or through ``autograd.grad``, raises ``trying to differentiate twice a
-    function that was marked with @once_differentiable`` instead of giving zeros.
+    It runs under ``no_grad``.  As in torch, when a graph of the backward is being built
+    (``create_graph=True``) and a gradient it gets requires grad, its results are linked to
+    those through an ``Error`` node (torch's name), so differentiating them raises ``trying
+    to differentiate twice a function that was marked with @once_differentiable``; otherwise
+    they do not require grad (``x.grad`` after ``backward(create_graph=True)``).  Where the
+    node's inputs require grad, the node is noted (``_state.once_dropped``, ``once_watch``):
+    the functional API's Hessians raise the same error rather than give zeros (torch's
+    silent answer), and differentiating such a gradient names the node.
     """
 
     @functools.wraps(fn)
@@ -610,15 +608,14 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         if not positions:
             return outputs
-        links = [_phantom(e) for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
-        links += [g for g in args if isinstance(g, Tensor) and g._requires_grad]
+        links = [g for g in args if isinstance(g, Tensor) and g._requires_grad]
         if not links:
+            if any(e is not None and e[0] is not None for e in getattr(ctx, "_edges", ())):
+                _state.once_dropped = ctx.name()
+                if _state.once_watch is not None:
+                    _state.once_watch.append(ctx.name())
             return outputs
-        message = (
-            "trying to differentiate twice a function that was marked with @once_differentiable "
-            f"({ctx.name()}); write its backward in differentiable ctxgrad operations to allow "
-            "higher-order gradients"
-        )
+        message = once_differentiable_message(ctx.name())
         made = DelayedError.apply(message, len(positions), *(outs[i] for i in positions), *links)
         for i, t in zip(positions, made):
             outs[i] = t

@@ -44,9 +44,10 @@ return zeros.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -56,6 +57,8 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
 from ctxgrad.autograd._grad import grad as autograd_grad
+from ctxgrad.autograd.errors import OnceDifferentiableError
+from ctxgrad.autograd.function import once_differentiable_message
 from ctxgrad.autograd.grad_mode import enable_grad, set_grad_enabled
 from ctxgrad.ops.shape import stack
 
@@ -190,6 +193,23 @@ def _autograd_grad(
         retain_graph=retain_graph,
     )
     return result
+
+
+@contextlib.contextmanager
+def _second_derivative() -> Iterator[None]:
+    """Around a derivative of a derivative: a ``once_differentiable`` backward that ran under
+    ``create_graph`` with inputs that require grad gave a first derivative without a graph,
+    so the second would silently be zero there (torch's answer); raise its error instead."""
+    outer = _state.once_watch
+    _state.once_watch = seen = []
+    try:
+        yield
+    finally:
+        _state.once_watch = outer
+    if outer is not None:
+        outer.extend(seen)
+    if seen:
+        raise OnceDifferentiableError(once_differentiable_message(seen[0]))
 
 
 # torch's strict-mode message for a missing derivative, by the function that found it
@@ -580,9 +600,9 @@ def hessian(
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    res = jacobian(
-        jac_func, ins, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=outer_jacobian_strategy
-    )
+    with _second_derivative():
+        strategy = outer_jacobian_strategy
+        res = jacobian(jac_func, ins, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
@@ -617,7 +637,7 @@ def _vectorized_hessian(
         )
     argnums = tuple(range(len(ins)))
     outer = jacfwd if outer_jacobian_strategy == "forward-mode" else jacrev
-    with enable_grad():
+    with enable_grad(), _second_derivative():
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
         args = ins if create_graph else tuple(i.detach() for i in ins)
         hess = outer(jacrev(single, argnums), argnums)(*args)
@@ -669,7 +689,7 @@ def vhp(
     >>> vhp(lambda x: x.pow(3).sum(), ctxgrad.tensor([1.0, 2.0]), ctxgrad.ones(2))
     (tensor(9.), tensor([ 6., 12.]))
     """
-    with enable_grad():
+    with enable_grad(), _second_derivative():
         is_inputs_tuple, ins, vs, is_outputs_tuple, outs, jac = _scalar_function_prologue(
             "vhp", func, inputs, v, create_graph, strict
         )
@@ -701,7 +721,7 @@ def hvp(
     >>> hvp(lambda x: x.pow(3).sum(), ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([1.0, 0.0]))
     (tensor(9.), tensor([6., 0.]))
     """
-    with enable_grad():
+    with enable_grad(), _second_derivative():
         is_inputs_tuple, ins, vs, is_outputs_tuple, outs, jac = _scalar_function_prologue(
             "hvp", func, inputs, v, create_graph, strict
         )
