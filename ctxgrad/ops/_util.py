@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ctxgrad._dtypes import promote_operands, short_name
+from ctxgrad._dtypes import can_cast, promote_operands, short_name
 from ctxgrad._tensor import Size, Tensor, as_tensor
 
 # Operand types that binary ops take as they are.
@@ -342,7 +342,7 @@ def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], 
             "does not take: call it without out="
         )
     dt = out.array.dtype
-    if result.array.dtype != dt and not np.can_cast(result.array.dtype, dt, "same_kind"):
+    if result.array.dtype != dt and not can_cast(result.array.dtype, dt):
         raise RuntimeError(
             f"result type {short_name(result.array.dtype)} can't be cast to the desired output type {short_name(dt)}"
         )
