@@ -201,7 +201,8 @@ def _second_derivative() -> Iterator[None]:
     ``create_graph`` with inputs that require grad gave a first derivative without a graph,
     so the second would silently be zero there (torch's answer); raise its error instead."""
     outer = _state.once_watch
-    _state.once_watch = seen = []
+    seen: list[str] = []
+    _state.once_watch = seen
     try:
         yield
     finally:

@@ -83,15 +83,16 @@ class _ConvNd(Module):
         self.padding_mode = padding_mode
         # F.pad's order (last dimension first, before and after each): what a padding_mode
         # other than "zeros" pads with before convolving without padding, as torch does.
+        pads: list[int]
         if isinstance(padding, str):
             pads = [0, 0] * n
             if padding == "same":
                 for i, (d, k) in enumerate(zip(self.dilation, self.kernel_size)):
                     total = d * (k - 1)
                     pads[2 * (n - 1 - i)], pads[2 * (n - 1 - i) + 1] = total // 2, total - total // 2
-            self._reversed_padding_repeated_twice = pads
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
+            pads = [p for p in reversed(_ntuple(padding, n)) for _ in range(2)]
+        self._reversed_padding_repeated_twice = pads
         self.output_padding = _ntuple(getattr(self, "_output_padding", 0), n)
         self.transposed = self._transposed
         shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
