@@ -91,13 +91,21 @@ def save_for_gradients(ctx: Any, tensors: tuple[Any, ...], read_by: tuple[tuple[
     of ``x`` afterwards (``h[0] = h[2] @ w``) leaves backward working, and nothing is kept
     alive for a gradient that is never computed.  In forward mode (``jvp`` runs right after
     ``forward`` and reads every operand) all are kept."""
-    needs = ctx._needs
     if "_dual" in ctx.__dict__:
         ctx.save_for_backward(*tensors)
-    elif True in needs:  # (otherwise nothing is recorded: nothing to save)
-        ctx.save_for_backward(
-            *[None if t is None or True not in [needs[i] for i in users] else t for t, users in zip(tensors, read_by)]
-        )
+        return
+    needs = ctx._needs
+    kept: list[Any] | None = None  # (None while nothing is kept: x * 2.0 saves nothing, cheaply)
+    for k, t in enumerate(tensors):
+        if t is not None:
+            for i in read_by[k]:
+                if needs[i]:
+                    if kept is None:
+                        kept = [None] * len(tensors)
+                    kept[k] = t
+                    break
+    if kept is not None:
+        ctx.save_for_backward(*kept)
 
 
 #: A product's operands: each read only by the other's gradient (``a * b``, ``a @ b``).
