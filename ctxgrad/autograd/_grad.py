@@ -7,6 +7,7 @@ outputs, checked against the outputs' shapes and dtypes) and call
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -106,6 +107,25 @@ def _edge_as_output(edge: GradientEdge) -> Tensor:
     t._output_nr = nr
     t._requires_grad = True
     return t
+
+
+@contextlib.contextmanager
+def differentiated_again() -> Iterator[list[str]]:
+    """Around the computation of a derivative that the library itself will differentiate
+    again (the functional API's Hessians, ``ctxgrad.func``'s nested transforms): a
+    ``once_differentiable`` backward met there links its results to its node's inputs, so
+    that the next derivative raises its error instead of silently leaving out its terms
+    (where, as torch, it would otherwise give results without a graph).  Yields the names
+    of those nodes."""
+    outer = _state.once_watch
+    seen: list[str] = []
+    _state.once_watch = seen
+    try:
+        yield seen
+    finally:
+        _state.once_watch = outer
+        if outer is not None:
+            outer.extend(seen)
 
 
 def _check_outputs(outputs: tuple[Any, ...]) -> None:

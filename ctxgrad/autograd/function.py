@@ -49,6 +49,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic
 
+import numpy as np
 from typing_extensions import TypeVar
 
 from ctxgrad._state import _state
@@ -577,6 +578,18 @@ class DelayedError(Function):
         raise OnceDifferentiableError(ctx.message)
 
 
+def _phantom(edge: Any) -> Tensor:
+    """A data-less stand-in tensor whose history is ``edge``: lets DelayedError link to it."""
+    node, nr, shape, dtype = edge
+    if isinstance(node, Node) and node.name() == "AccumulateGrad":
+        return node.variable  # type: ignore[attr-defined,no-any-return]
+    t = _wrap(np.broadcast_to(np.zeros((), dtype=dtype), shape))
+    t._grad_fn = node
+    t._output_nr = nr
+    t._requires_grad = True
+    return t
+
+
 def once_differentiable_message(name: str) -> str:
     """The error for differentiating what the ``once_differentiable`` backward of ``name`` gave."""
     return (
@@ -593,9 +606,11 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     those through an ``Error`` node (torch's name), so differentiating them raises ``trying
     to differentiate twice a function that was marked with @once_differentiable``; otherwise
     they do not require grad (``x.grad`` after ``backward(create_graph=True)``).  Where the
-    node's inputs require grad, the node is noted (``_state.once_dropped``, ``once_watch``):
-    the functional API's Hessians raise the same error rather than give zeros (torch's
-    silent answer), and differentiating such a gradient names the node.
+    node's inputs require grad, the node is noted (``_state.once_dropped``): differentiating
+    such a gradient names it; and where the library differentiates the derivative again
+    itself (:func:`~ctxgrad.autograd._grad.differentiated_again`: the functional API's
+    Hessians, nested ``ctxgrad.func`` transforms), the results are linked to the node's
+    inputs, so that this raises rather than give zeros (torch's silent answer).
     """
 
     @functools.wraps(fn)
@@ -609,11 +624,14 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         if not positions:
             return outputs
         links = [g for g in args if isinstance(g, Tensor) and g._requires_grad]
+        inputs = [e for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
+        if not links and inputs:
+            _state.once_dropped = ctx.name()
+            watch = _state.once_watch
+            if watch is not None:  # (the library differentiates this derivative again)
+                watch.append(ctx.name())
+                links = [_phantom(e) for e in inputs]
         if not links:
-            if any(e is not None and e[0] is not None for e in getattr(ctx, "_edges", ())):
-                _state.once_dropped = ctx.name()
-                if _state.once_watch is not None:
-                    _state.once_watch.append(ctx.name())
             return outputs
         message = once_differentiable_message(ctx.name())
         made = DelayedError.apply(message, len(positions), *(outs[i] for i in positions), *links)

@@ -56,6 +56,7 @@ from ctxgrad._factories import zeros_like
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.errors import OnceDifferentiableError
 from ctxgrad.autograd.function import once_differentiable_message
@@ -197,18 +198,10 @@ def _autograd_grad(
 
 @contextlib.contextmanager
 def _second_derivative() -> Iterator[None]:
-    """Around a derivative of a derivative: a ``once_differentiable`` backward that ran under
-    ``create_graph`` with inputs that require grad gave a first derivative without a graph,
-    so the second would silently be zero there (torch's answer); raise its error instead."""
-    outer = _state.once_watch
-    seen: list[str] = []
-    _state.once_watch = seen
-    try:
+    """Around a derivative of a derivative: a ``once_differentiable`` backward met on the
+    way raises its error (torch's answer is zeros for the terms it leaves out)."""
+    with differentiated_again() as seen:
         yield
-    finally:
-        _state.once_watch = outer
-    if outer is not None:
-        outer.extend(seen)
     if seen:
         raise OnceDifferentiableError(once_differentiable_message(seen[0]))
 

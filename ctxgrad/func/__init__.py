@@ -24,6 +24,7 @@ How they work, in ctxgrad's terms:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections.abc import Callable, Sequence
@@ -35,6 +36,7 @@ from ctxgrad._tensor import Size, Tensor
 from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._batched import stack_samples
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, close_level, level_info, open_level
+from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad
 from ctxgrad.func._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
@@ -473,7 +475,7 @@ def _vjp_apply(
             )
         root_cts.append(rc)
     pairs = [(o, c) for o, c in zip(root_outs, root_cts) if o.requires_grad]
-    with enable_grad():
+    with enable_grad(), differentiated_again() if nested else contextlib.nullcontext():
         if pairs:
             grads = autograd_grad(
                 [o for o, _ in pairs],

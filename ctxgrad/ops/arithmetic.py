@@ -477,7 +477,6 @@ def _integer_power(a: Any, b: Any, x: Any, y: Any) -> Any:
 
 def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
     """d(a**b)/da and d(a**b)/db (those asked for), with torch's values at the special points."""
-    from ctxgrad._factories import zeros_like
     from ctxgrad.ops.pointwise import Log, Where
 
     base, exponent, out = operands(ctx)
@@ -487,7 +486,7 @@ def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
             zero_exponent = as_tensor(exponent.array == 0)
             d_base = Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
         elif exponent == 0:
-            d_base = zeros_like(base)  # a**0 is 1 everywhere (also at inf)
+            d_base = as_tensor(np.zeros_like(base.array))  # a**0 is 1 everywhere (also at inf)
         else:
             d_base = exponent * base ** (exponent - 1)
     if need_b:
