@@ -220,6 +220,14 @@ def category(dt: np.dtype[Any]) -> int:
     return _CATEGORY[dt.kind]
 
 
+def can_cast(source: np.dtype[Any], target: np.dtype[Any]) -> bool:
+    """Torch's ``can_cast``, the rule for writing a result into an existing tensor (in-place
+    ops, ``out=``): anything but a cast to a lower category (complex to real, floating to
+    integer, anything to bool).  Integers cast among themselves, wrapping (``uint8 += int8``),
+    where NumPy's "same_kind" refuses signed to unsigned."""
+    return _CATEGORY[source.kind] <= _CATEGORY[target.kind] or (source.kind in "ui" and target.kind in "ui")
+
+
 def get_default_dtype() -> np.dtype[Any]:
     """The dtype of floating tensors made from Python floats (float32 unless changed)."""
     return _default_dtype

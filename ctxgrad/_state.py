@@ -37,6 +37,12 @@ class _ModeState(threading.local):
     # The grad/vjp/jvp transforms (``ctxgrad.func``) running: inside one, a tensor made in
     # inference mode may be saved for backward, as torch's transforms allow.
     func_transforms: int = 0
+    # The ``once_differentiable`` backward (its node's name) that, in the last backward call,
+    # gave results without a graph under ``create_graph`` although its inputs require grad,
+    # as torch does (a derivative of them is silently zero): an error then names it.  And
+    # while the functional API computes a second derivative, the list of all such nodes.
+    once_dropped: str | None = None
+    once_watch: list[str] | None = None
     # The backward calls running in this thread, innermost last (what multi-grad hooks ask).
     backward_runs: tuple[Any, ...] = ()
     # The recorder of an open ``ctxgrad.trace`` (ctxgrad/trace.py): ``Function.apply`` hands it

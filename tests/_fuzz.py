@@ -146,7 +146,14 @@ MULTI_OPS = ("matmul", "cat", "stack", "where")
 INPLACE_OPS = ("inplace_on_view", "view_of_inplace")
 #: The kinds of view that read some elements of their base more than once (:func:`_overlapping_kinds`).
 OVERLAPPING_VIEWS = ("expand", "expand_as", "broadcast_to", "unfold", "as_strided")
-ALL_OPS = UNARY_OPS + BINARY_OPS + REDUCTIONS + SHAPE_OPS + MULTI_OPS + INPLACE_OPS
+#: An operand changed in place after a binary op used it (``t = x * 1.0; out = t * y;
+#: t.add_(0.5)``), often with the other operand a leaf that does not require grad: backward
+#: works where the op did not save ``t`` (no needed gradient reads it, as torch decides) and
+#: raises torch's version error where it did.  Params ``(binop, side, kind)``; the binop is
+#: one of :data:`SAVED_OPERAND_BINOPS`.
+SAVED_OPERAND_OPS = ("mutate_after_use",)
+SAVED_OPERAND_BINOPS = ("mul", "div", "add", "sub", "atan2", "maximum", "matmul", "addcmul")
+ALL_OPS = UNARY_OPS + BINARY_OPS + REDUCTIONS + SHAPE_OPS + MULTI_OPS + INPLACE_OPS + SAVED_OPERAND_OPS
 #: The ops a graph of complex leaves draws: those torch takes complex inputs for, without the
 #: poles of ``tanh``/``sigmoid`` near the leaves (the branch cuts of ``log``, ``sqrt`` and
 #: ``pow`` are kept at a distance by :func:`kink_margin`).
@@ -182,9 +189,12 @@ class _Builder:
     def node_count(self) -> int:
         return sum(isinstance(v, Node) for v in self.values)
 
-    def leaf(self, shape: Shape) -> int:
+    def leaf(self, shape: Shape, frozen: bool = False) -> int:
+        """A new leaf of ``shape``; ``frozen``: one that does not require grad."""
         dtype = self.draw(st.sampled_from(tuple(self.dtypes)))
-        requires_grad = self.draw(st.sampled_from((True, True, False))) and dtype not in ("int64", "bool")
+        requires_grad = (
+            not frozen and self.draw(st.sampled_from((True, True, False))) and dtype not in ("int64", "bool")
+        )
         special = bool(self.draw(st.booleans())) if self.special else False
         self.values.append(Leaf(shape, dtype, requires_grad, special))
         return len(self.values) - 1
@@ -198,13 +208,16 @@ class _Builder:
             return int(candidates[-1])
         return int(self.draw(st.sampled_from(candidates)))
 
-    def partner(self, shape: Shape, ok: Callable[[Shape], bool], make: Callable[[], Shape]) -> int:
-        """An existing value with an ``ok`` shape (maybe), else a new leaf shaped ``make()``."""
+    def partner(
+        self, shape: Shape, ok: Callable[[Shape], bool], make: Callable[[], Shape], frozen: bool = False
+    ) -> int:
+        """An existing value with an ``ok`` shape (maybe), else a new leaf shaped ``make()``
+        (``frozen``: not requiring grad)."""
         if self.draw(st.booleans()):
             found = self.pick(ok)
             if found is not None:
                 return found
-        return self.leaf(make())
+        return self.leaf(make(), frozen)
 
     def add(self, op: str, args: Sequence[int], params: tuple[Any, ...], shape: Shape) -> int:
         self.values.append(Node(op, tuple(args), params, shape))
@@ -349,6 +362,27 @@ def _add_op(b: _Builder, op: str) -> int | None:
         if _numel((len(rows), *shape[1:])) > MAX_NUMEL:
             return None
         return b.add(op, [x], (rows,), (len(rows), *shape[1:]))
+    if op == "mutate_after_use":
+        binop = draw(st.sampled_from(SAVED_OPERAND_BINOPS))
+        params = (binop, draw(st.sampled_from(("left", "right"))), draw(st.sampled_from(("add_", "mul_"))))
+        frozen = bool(draw(st.booleans()))  # the other operand a leaf that does not require grad, often
+        if binop == "matmul":
+            # (matrices and vectors only: with a batch, torch's matmul may save a copy of an
+            # operand it folded or broadcast, so changing that operand later is harmless there;
+            # ctxgrad raises: test_fuzz_vs_torch.test_batched_matmul_operand_changed_after_use)
+            if ndim == 0 or ndim > 2:
+                return None
+            other = _matmul_partner_shape(draw, shape)[-2:]
+            y = b.partner(shape, lambda s: s == other, lambda: other, frozen)
+            out = tuple(np.matmul(np.zeros(shape), np.zeros(b.shapes[y])).shape)
+        else:
+            y = b.partner(shape, lambda s: _broadcasts(shape, s), lambda: _broadcastable_to(draw, shape), frozen)
+            if not _broadcasts(shape, b.shapes[y]):
+                return None
+            out = tuple(np.broadcast_shapes(shape, b.shapes[y]))
+        if _numel(out) > MAX_NUMEL:
+            return None
+        return b.add(op, [x, y], params, out)
     if op == "matmul":
         if ndim == 0:
             return None
@@ -422,6 +456,15 @@ def _add_op(b: _Builder, op: str) -> int | None:
         args = [c, x, y] if draw(st.booleans()) else [c, y, x]
         return b.add(op, args, (), out)
     raise AssertionError(f"unknown op {op}")
+
+
+def _matmul_partner_shape(draw: Any, shape: Shape) -> Shape:
+    """The shape of a right operand of ``@`` for a left one of ``shape`` (at least 1-D)."""
+    k = shape[-1]
+    m = int(draw(st.integers(1, 4)))
+    if len(shape) == 1:
+        return tuple(draw(st.sampled_from([(k,), (k, m), (2, k, m)])))
+    return tuple(draw(st.sampled_from([(k,), (k, m), (*shape[:-2], k, m)])))
 
 
 def _view_kind(draw: Any, shape: Shape, overlapping: bool = False) -> tuple[Any, ...] | None:
@@ -724,7 +767,41 @@ def apply_op(lib: Any, node: Node, args: Sequence[Any]) -> Any:
         view = take_view(out, p[0])
         in_place(p[1], out, y)
         return view
+    if op == "mutate_after_use":
+        return _mutate_after_use(lib, p, x, y)
     raise AssertionError(f"unknown op {op}")
+
+
+def _mutate_after_use(lib: Any, params: tuple[Any, ...], x: Any, y: Any) -> Any:
+    """``binop(left, right)``, then the operand on ``side`` (a fresh tensor made from ``x``
+    or ``y``) changed in place (``kind``: ``add_(0.5)`` or ``mul_(-1.5)``); a denominator
+    (``div``, ``atan2``) is ``y * y + 0.5``."""
+    binop, side, kind = params
+    right = _pos(y) if binop in ("div", "atan2") else y
+    left = x * 1.0 if side == "left" else x
+    if side == "right" and binop not in ("div", "atan2"):
+        right = right * 1.0
+    if binop == "matmul" and left.dtype != right.dtype:
+        wide = lib.complex128 if left.is_complex() or right.is_complex() else lib.float64
+        left, right = left.to(wide), right.to(wide)  # (promoting makes a fresh tensor: mutate that one)
+    if binop == "addcmul" and left.dtype != right.dtype:
+        left, right = left.to(lib.float64), right.to(lib.float64)
+    out = {
+        "mul": lambda: left * right,
+        "div": lambda: left / right,
+        "add": lambda: left + right,
+        "sub": lambda: left - right,
+        "atan2": lambda: lib.atan2(left, right),
+        "maximum": lambda: lib.maximum(left, right),
+        "matmul": lambda: lib.matmul(left, right),
+        "addcmul": lambda: lib.addcmul(lib.zeros((), dtype=left.dtype), left, right, value=0.5),
+    }[binop]()
+    changed = left if side == "left" else right
+    if kind == "add_":
+        changed.add_(0.5)
+    else:
+        changed.mul_(-1.5)
+    return out
 
 
 def run_graph(lib: Any, graph: Graph, leaves: Sequence[Any], promote: bool = False) -> list[Any]:
@@ -784,7 +861,7 @@ def kink_margin(node: Node, args: Sequence[np.ndarray]) -> float:
         return _gap(x, np.zeros(()))
     if op == "clamp":
         return min(_gap(x, np.asarray(bound)) for bound in p if bound is not None)
-    if op in ("maximum", "minimum"):
+    if op in ("maximum", "minimum") or (op == "mutate_after_use" and p[0] == "maximum"):
         return _gap(x, args[1])
     if op == "where":
         return _gap(args[0], np.zeros(()))

@@ -989,11 +989,11 @@ CATALOGUE: tuple[Misuse, ...] = (
         once_differentiable_twice_through_grad,
         RuntimeError,
         OnceDifferentiableError,
-        "trying to differentiate twice a function that was marked with @once_differentiable (NumpySquareBackward); ...",
+        "element 0 of tensors does not require grad and does not have a grad_fn (the last backward, run with "
+        "create_graph=True, went through NumpySquareBackward, whose backward is marked @once_differentiable: ...",
         ("NumpySquareBackward",),
         "Write the backward in differentiable ctxgrad ops and drop `@once_differentiable`.",
         torch_message="element 0 of tensors does not require grad and does not have a grad_fn",
-        difference="5 (torch's error here does not mention `once_differentiable`)",
     ),
     # Hooks.
     Misuse(

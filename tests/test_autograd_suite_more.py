@@ -404,7 +404,6 @@ _SAVED_DIFFER = {
     "masked_select": "keeps only the mask",
     "slice_scatter": "one scatter Function for every *_scatter",
     "matrix_power": "multiplies in another order, so its last mm keeps other operands",
-    "nanmean": "its division keeps the numerator, which torch's does not",
     "tril-1": "torch shows a negative int it kept as its unsigned 64-bit value (18446744073709551615)",
     # other node names (docs/differences.md, section 13)
     "conj_physical": "a copy of a real tensor is a CloneBackward0 node (torch: no node)",

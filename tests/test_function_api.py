@@ -16,6 +16,7 @@ import pytest
 
 import ctxgrad
 from ctxgrad.autograd import Function, GradientTypeError, once_differentiable
+from ctxgrad.autograd.errors import OnceDifferentiableError
 from ctxgrad.autograd.graph import AccumulateGrad, Node, increment_version
 
 
@@ -1790,10 +1791,55 @@ def test_once_differentiable_second_derivative_through_grad_raises():
         ctxgrad.autograd.grad(g.sum(), x)
 
 
-def test_once_differentiable_raises_even_when_incoming_gradient_has_no_history():
+def _once_square_in(lib: Any) -> Any:
+    class TwiceX(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return lib.tensor(2 * x.numpy() * g.numpy())
+
+    return TwiceX
+
+
+@pytest.mark.parametrize("how", ["backward", "grad"])
+def test_once_differentiable_gradient_under_create_graph_does_not_require_grad_as_in_torch(how: str) -> None:
+    torch = pytest.importorskip("torch")
+
+    def run(lib: Any) -> Any:
+        x = lib.tensor([3.0, -1.0], requires_grad=True)
+        y = _once_square_in(lib).apply(x).sum()
+        if how == "backward":
+            y.backward(create_graph=True)
+            g = x.grad
+        else:
+            (g,) = lib.autograd.grad(y, x, create_graph=True)
+        return g.requires_grad, g.grad_fn is None, g.detach().numpy()
+
+    ours, theirs = run(ctxgrad), run(torch)
+    assert ours[:2] == theirs[:2] == (False, True)
+    np.testing.assert_allclose(ours[2], theirs[2])
+
+
+def test_once_differentiable_gradient_without_history_differentiated_again_names_the_function() -> None:
+    torch = pytest.importorskip("torch")
+    no_history = "element 0 of tensors does not require grad and does not have a grad_fn"
+    for lib, error in ((ctxgrad, OnceDifferentiableError), (torch, RuntimeError)):
+        x = lib.tensor([3.0], requires_grad=True)
+        (g,) = lib.autograd.grad(_once_square_in(lib).apply(x).sum(), x, create_graph=True)
+        with pytest.raises(error, match=no_history):
+            lib.autograd.grad(g.sum(), x)
     x = leaf([3.0])
-    (g,) = ctxgrad.autograd.grad(OnceSquare.apply(x).sum(), x, create_graph=True)
-    with pytest.raises(RuntimeError, match="trying to differentiate twice"):
+    (g,) = ctxgrad.autograd.grad(_once_square_in(ctxgrad).apply(x).sum(), x, create_graph=True)
+    with pytest.raises(OnceDifferentiableError, match=r"went through TwiceXBackward, whose backward is marked @once_d"):
+        ctxgrad.autograd.grad(g.sum(), x)
+    ctxgrad.autograd.grad((x * 2).sum(), x)  # a later backward forgets it
+    with pytest.raises(RuntimeError, match=f"^{no_history}$"):
         ctxgrad.autograd.grad(g.sum(), x)
 
 

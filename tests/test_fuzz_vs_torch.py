@@ -41,6 +41,7 @@ from _fuzz import (
     OVERLAPPING_VIEWS,
     REAL_DTYPES,
     REDUCTIONS,
+    SAVED_OPERAND_OPS,
     FunctionSpec,
     Graph,
     Leaf,
@@ -362,6 +363,20 @@ def test_random_graph_matches_torch(graph: Graph) -> None:
 @given(graph=graphs(min_nodes=1, max_nodes=4, dtypes=REAL_DTYPES))
 @fuzz_settings()
 def test_small_random_graph_matches_torch(graph: Graph) -> None:
+    fuzz_graph(graph)
+
+
+#: The ops of the saved-operand graphs: an operand changed in place after use, among the
+#: ops that feed it and the ones that use the result.
+SAVED_OPERAND_GRAPH_OPS = (*SAVED_OPERAND_OPS, *SAVED_OPERAND_OPS, "mul", "matmul", "sin", "reshape", "select", "sum")
+
+
+@given(graph=graphs(min_nodes=1, max_nodes=5, ops=SAVED_OPERAND_GRAPH_OPS, dtypes=REAL_DTYPES))
+@fuzz_settings()
+def test_random_graph_changing_a_used_operand_in_place_matches_torch(graph: Graph) -> None:
+    """Inputs that do not require grad mixed in, and an operand changed in place after an op
+    used it: backward works exactly where torch's does (each op keeps what its needed
+    gradients read), and raises torch's version error elsewhere."""
     fuzz_graph(graph)
 
 
@@ -823,3 +838,66 @@ def test_an_overlapping_view_of_a_base_changed_in_place_matches_torch(view: tupl
         11,
     )
     assert compare_graph(graph) == ["one dtype", "second order compared"]
+
+
+@pytest.mark.parametrize(
+    "binop,side,frozen,works",
+    [
+        ("mul", "left", True, True),
+        ("matmul", "left", True, True),
+        ("div", "left", True, True),
+        ("matmul", "right", True, False),
+        ("mul", "left", False, False),
+        ("atan2", "left", True, False),
+    ],
+)
+def test_an_operand_changed_in_place_after_use_matches_torch(binop: str, side: str, frozen: bool, works: bool) -> None:
+    """Found by the saved-operand graphs (the first one on the first run): ``t = x * 1.0;
+    out = t * c; t.add_(0.5)`` with ``c`` a leaf that does not require grad raised a version
+    error at backward where torch, which saves only ``c``, gives the gradient.  Where a needed
+    gradient reads the changed operand (the other one requires grad, or ``atan2`` reads
+    both), both raise."""
+    right_shape = (3,)
+    out_shape = (2,) if binop == "matmul" else (2, 3)
+    graph = Graph(
+        (
+            Leaf((2, 3), "float64", True),
+            Leaf(right_shape, "float64", not frozen),
+            Node("mutate_after_use", (0, 1), (binop, side, "add_"), out_shape),
+            Node("sin", (2,), (), out_shape),
+        ),
+        (3,),
+        7,
+    )
+    if works:
+        assert compare_graph(graph)[1] == "second order compared"
+    else:
+        with pytest.raises(AssertionError, match="the fixed example is not a safe one"):
+            compare_graph(graph)  # torch refuses it (a version error), and so does ctxgrad
+    theirs_error = None
+    try:
+        evaluate(torch, graph)
+    except RuntimeError as exc:
+        theirs_error = str(exc)
+    assert (theirs_error is None) == works
+    if not works:
+        assert theirs_error is not None and "modified by an inplace operation" in theirs_error
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="torch's matmul of a vector and a batch of matrices folds the batch into one matrix, a copy, and "
+    "saves that copy: changing the batch in place after the product is harmless there; ctxgrad saves the "
+    "operand itself and raises its version error (loud, never a wrong gradient)",
+)
+def test_batched_matmul_operand_changed_after_use() -> None:
+    graph = Graph(
+        (
+            Leaf((2,), "float64", True),
+            Leaf((2, 2, 2), "float64", False),
+            Node("mutate_after_use", (0, 1), ("matmul", "right", "add_"), (2, 2)),
+        ),
+        (2,),
+        0,
+    )
+    assert compare_graph(graph)[1] == "first order only"

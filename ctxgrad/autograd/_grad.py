@@ -7,6 +7,7 @@ outputs, checked against the outputs' shapes and dtypes) and call
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -15,7 +16,9 @@ import numpy as np
 from typing_extensions import overload
 
 from ctxgrad import _dtypes
+from ctxgrad._state import _state
 from ctxgrad.autograd.engine import run_backward
+from ctxgrad.autograd.errors import OnceDifferentiableError
 from ctxgrad.autograd.graph import GradientEdge
 from ctxgrad.autograd.values import ValueType, value_type_of
 
@@ -119,6 +122,25 @@ def _edge_as_output(edge: GradientEdge) -> Tensor:
     return t
 
 
+@contextlib.contextmanager
+def differentiated_again() -> Iterator[list[str]]:
+    """Around the computation of a derivative that the library itself will differentiate
+    again (the functional API's Hessians, ``ctxgrad.func``'s nested transforms): a
+    ``once_differentiable`` backward met there links its results to its node's inputs, so
+    that the next derivative raises its error instead of silently leaving out its terms
+    (where, as torch, it would otherwise give results without a graph).  Yields the names
+    of those nodes."""
+    outer = _state.once_watch
+    seen: list[str] = []
+    _state.once_watch = seen
+    try:
+        yield seen
+    finally:
+        _state.once_watch = outer
+        if outer is not None:
+            outer.extend(seen)
+
+
 def _check_outputs(outputs: tuple[Any, ...]) -> None:
     from ctxgrad._tensor import Tensor
 
@@ -126,7 +148,16 @@ def _check_outputs(outputs: tuple[Any, ...]) -> None:
         if not isinstance(out, Tensor):
             raise TypeError(f"element {i} of tensors is a {type(out).__name__}, not a Tensor")
         if not out._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            message = f"element {i} of tensors does not require grad and does not have a grad_fn"
+            if _state.once_dropped is not None:
+                raise OnceDifferentiableError(
+                    f"{message} (the last backward, run with create_graph=True, went through "
+                    f"{_state.once_dropped}, whose backward is marked @once_differentiable: as in torch, the "
+                    "gradients it gave do not require grad and cannot be differentiated again; write that "
+                    "backward in differentiable ctxgrad operations to allow higher-order gradients)"
+                )
+            raise RuntimeError(message)
+    _state.once_dropped = None  # (what the backward about to run notes)
 
 
 def _check_inputs(inputs: tuple[Any, ...]) -> None:

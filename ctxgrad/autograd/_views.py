@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name
+from ctxgrad._dtypes import can_cast, short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule
@@ -287,7 +287,7 @@ def _check_result(x: Tensor, out: Tensor) -> None:
         raise RuntimeError(
             f"output with shape {list(x._data.shape)} doesn't match the broadcast shape {list(out._data.shape)}"
         )
-    if out._data.dtype != x._data.dtype and not np.can_cast(out._data.dtype, x._data.dtype, "same_kind"):
+    if out._data.dtype != x._data.dtype and not can_cast(out._data.dtype, x._data.dtype):
         raise RuntimeError(
             f"result type {short_name(out._data.dtype)} can't be cast to the desired output type "
             f"{short_name(x._data.dtype)}"

@@ -609,23 +609,36 @@ class DelayedError(Function):
 def _phantom(edge: Any) -> Tensor:
     """A data-less stand-in tensor whose history is ``edge``: lets DelayedError link to it."""
     node, nr, shape, dtype = edge
-    t = _wrap(np.broadcast_to(np.zeros((), dtype=dtype), shape))
     if isinstance(node, Node) and node.name() == "AccumulateGrad":
         return node.variable  # type: ignore[attr-defined,no-any-return]
+    t = _wrap(np.broadcast_to(np.zeros((), dtype=dtype), shape))
     t._grad_fn = node
     t._output_nr = nr
     t._requires_grad = True
     return t
 
 
+def once_differentiable_message(name: str) -> str:
+    """The error for differentiating what the ``once_differentiable`` backward of ``name`` gave."""
+    return (
+        f"trying to differentiate twice a function that was marked with @once_differentiable ({name}); "
+        "write its backward in differentiable ctxgrad operations to allow higher-order gradients"
+    )
+
+
 def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     """Mark a ``backward`` that cannot itself be differentiated (NumPy inside, say).
 
-    It runs under ``no_grad``.  When a graph of the backward is being built
-    (``create_graph=True``), its results are linked to the node's inputs through an
-    ``Error`` node (torch's name), so any later attempt to differentiate them, through
-    ``.backward()`` or through ``autograd.grad``, raises ``trying to differentiate twice a
-    function that was marked with @once_differentiable`` instead of giving zeros.
+    It runs under ``no_grad``.  As in torch, when a graph of the backward is being built
+    (``create_graph=True``) and a gradient it gets requires grad, its results are linked to
+    those through an ``Error`` node (torch's name), so differentiating them raises ``trying
+    to differentiate twice a function that was marked with @once_differentiable``; otherwise
+    they do not require grad (``x.grad`` after ``backward(create_graph=True)``).  Where the
+    node's inputs require grad, the node is noted (``_state.once_dropped``): differentiating
+    such a gradient names it; and where the library differentiates the derivative again
+    itself (:func:`~ctxgrad.autograd._grad.differentiated_again`: the functional API's
+    Hessians, nested ``ctxgrad.func`` transforms), the results are linked to the node's
+    inputs, so that this raises rather than give zeros (torch's silent answer).
     """
 
     @functools.wraps(fn)
@@ -638,15 +651,17 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         if not positions:
             return outputs
-        links = [_phantom(e) for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
-        links += [g for g in args if isinstance(g, Tensor) and g._requires_grad]
+        links = [g for g in args if isinstance(g, Tensor) and g._requires_grad]
+        inputs = [e for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
+        if not links and inputs:
+            _state.once_dropped = ctx.name()
+            watch = _state.once_watch
+            if watch is not None:  # (the library differentiates this derivative again)
+                watch.append(ctx.name())
+                links = [_phantom(e) for e in inputs]
         if not links:
             return outputs
-        message = (
-            "trying to differentiate twice a function that was marked with @once_differentiable "
-            f"({ctx.name()}); write its backward in differentiable ctxgrad operations to allow "
-            "higher-order gradients"
-        )
+        message = once_differentiable_message(ctx.name())
         made = DelayedError.apply(message, len(positions), *(outs[i] for i in positions), *links)
         for i, t in zip(positions, made):
             outs[i] = t

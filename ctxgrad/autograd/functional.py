@@ -44,9 +44,10 @@ return zeros.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -55,7 +56,10 @@ from ctxgrad._factories import zeros_like
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
+from ctxgrad.autograd.errors import OnceDifferentiableError
+from ctxgrad.autograd.function import once_differentiable_message
 from ctxgrad.autograd.grad_mode import enable_grad, set_grad_enabled
 from ctxgrad.ops.shape import stack
 
@@ -190,6 +194,16 @@ def _autograd_grad(
         retain_graph=retain_graph,
     )
     return result
+
+
+@contextlib.contextmanager
+def _second_derivative() -> Iterator[None]:
+    """Around a derivative of a derivative: a ``once_differentiable`` backward met on the
+    way raises its error (torch's answer is zeros for the terms it leaves out)."""
+    with differentiated_again() as seen:
+        yield
+    if seen:
+        raise OnceDifferentiableError(once_differentiable_message(seen[0]))
 
 
 # torch's strict-mode message for a missing derivative, by the function that found it
@@ -580,9 +594,9 @@ def hessian(
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    res = jacobian(
-        jac_func, ins, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=outer_jacobian_strategy
-    )
+    with _second_derivative():
+        strategy = outer_jacobian_strategy
+        res = jacobian(jac_func, ins, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
@@ -617,7 +631,7 @@ def _vectorized_hessian(
         )
     argnums = tuple(range(len(ins)))
     outer = jacfwd if outer_jacobian_strategy == "forward-mode" else jacrev
-    with enable_grad():
+    with enable_grad(), _second_derivative():
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
         args = ins if create_graph else tuple(i.detach() for i in ins)
         hess = outer(jacrev(single, argnums), argnums)(*args)
@@ -669,7 +683,7 @@ def vhp(
     >>> vhp(lambda x: x.pow(3).sum(), ctxgrad.tensor([1.0, 2.0]), ctxgrad.ones(2))
     (tensor(9.), tensor([ 6., 12.]))
     """
-    with enable_grad():
+    with enable_grad(), _second_derivative():
         is_inputs_tuple, ins, vs, is_outputs_tuple, outs, jac = _scalar_function_prologue(
             "vhp", func, inputs, v, create_graph, strict
         )
@@ -701,7 +715,7 @@ def hvp(
     >>> hvp(lambda x: x.pow(3).sum(), ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([1.0, 0.0]))
     (tensor(9.), tensor([6., 0.]))
     """
-    with enable_grad():
+    with enable_grad(), _second_derivative():
         is_inputs_tuple, ins, vs, is_outputs_tuple, outs, jac = _scalar_function_prologue(
             "hvp", func, inputs, v, create_graph, strict
         )

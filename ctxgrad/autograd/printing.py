@@ -241,7 +241,7 @@ def format_graph(
     >>> print(format_graph(loss, params={"w": w, "loss": loss}, show_saved=True))
     loss: shape [], float32
     SumBackward0
-    └─ MulBackward0 (saved: w [2] float32, w [2] float32, None)
+    └─ MulBackward0 (saved: w [2] float32, w [2] float32)
        ├─ AccumulateGrad [#1] (leaf w: shape [2], float32)
        └─ AccumulateGrad [#1] (see above)
     """

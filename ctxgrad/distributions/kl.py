@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxgrad._tensor import Tensor
-from ctxgrad.distributions.continuous import Beta, Exponential, Gamma, Laplace, Normal, Uniform
+from ctxgrad.distributions.continuous import Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
 from ctxgrad.distributions.discrete import Bernoulli, Categorical, OneHotCategorical
 from ctxgrad.distributions.distribution import Distribution
 from ctxgrad.distributions.independent import Independent, _sum_rightmost
@@ -167,6 +167,21 @@ def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
 def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
     rate_ratio = q.rate / p.rate
     out: Tensor = -rate_ratio.log() + rate_ratio - 1
+    return out
+
+
+# The Euler-Mascheroni constant, the mean of the standard Gumbel distribution.
+_EULER_GAMMA = 0.57721566490153286060
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    q_loc, p_loc = q.loc / q.scale, p.loc / q.scale
+    t1 = -scale_ratio.log() - q_loc + p_loc
+    t2 = scale_ratio * _EULER_GAMMA
+    t3 = (q_loc + (1 + scale_ratio).lgamma() - p_loc).exp()
+    out: Tensor = t1 + t2 + t3 - (1 + _EULER_GAMMA)
     return out
 
 

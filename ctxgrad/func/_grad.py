@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +13,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._batched import stack_samples
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, level_info
+from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad
 from ctxgrad.func._common import (
@@ -232,7 +234,7 @@ def _vjp_apply(
         root_cts.append(rc)
     pairs = [(o, c) for o, c in zip(root_outs, root_cts) if o.requires_grad]
     through_cotangents = tracked and any(c.requires_grad for _, c in pairs)
-    with enable_grad():
+    with enable_grad(), differentiated_again() if nested else contextlib.nullcontext():
         if pairs:
             grads = autograd_grad(
                 [o for o, _ in pairs],

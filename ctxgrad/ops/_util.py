@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ctxgrad._dtypes import get_default_dtype, promote_operands, short_name
+from ctxgrad._dtypes import can_cast, get_default_dtype, promote_operands, short_name
 from ctxgrad._tensor import Size, Tensor, as_tensor
 
 # Operand types that binary ops take as they are.
@@ -110,30 +110,69 @@ def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> 
     return promote_operands(x, y)
 
 
-def save_operands(ctx: Any, a: Any, b: Any, out: Tensor | None = None, *, linear: bool = False) -> None:
-    """Save a binary op's tensor operands (and ``out``, if given) for backward, keeping a
+def save_for_gradients(ctx: Any, tensors: tuple[Any, ...], read_by: tuple[tuple[int, ...], ...]) -> None:
+    """``ctx.save_for_backward(*tensors)``, keeping ``tensors[k]`` only when the gradient of
+    an input in ``read_by[k]`` (the inputs whose gradient formulas read it) is needed.
+
+    Torch's generated nodes save this way (per ``needs_input_grad``), as a user's Function
+    would: ``y = x @ w`` with ``w`` frozen keeps ``w`` but not ``x``, so an in-place change
+    of ``x`` afterwards (``h[0] = h[2] @ w``) leaves backward working, and nothing is kept
+    alive for a gradient that is never computed.  In forward mode (``jvp`` runs right after
+    ``forward`` and reads every operand) all are kept."""
+    if "_dual" in ctx.__dict__:
+        ctx.save_for_backward(*tensors)
+        return
+    needs = ctx._needs
+    kept: list[Any] | None = None  # (None while nothing is kept: x * 2.0 saves nothing, cheaply)
+    for k, t in enumerate(tensors):
+        if t is not None:
+            for i in read_by[k]:
+                if needs[i]:
+                    if kept is None:
+                        kept = [None] * len(tensors)
+                    kept[k] = t
+                    break
+    if kept is not None:
+        ctx.save_for_backward(*kept)
+
+
+#: A product's operands: each read only by the other's gradient (``a * b``, ``a @ b``).
+READ_BY_OTHER = ((1,), (0,))
+#: Each of ``(a, b, out)`` read by both gradients.
+_READ_BY_BOTH = ((0, 1), (0, 1), (0, 1))
+
+
+def save_operands(
+    ctx: Any, a: Any, b: Any, out: Tensor | None = None, *, read_by: tuple[tuple[int, ...], ...] = _READ_BY_BOTH
+) -> None:
+    """Save a binary op's tensor operands (and ``out``, if given) for backward, each only
+    where a needed gradient reads it (``read_by``, see :func:`save_for_gradients`), keeping a
     Python-number operand as ``ctx.scalars``; :func:`operands` puts them back together.
 
-    ``linear``: the op is linear in each side (``*``, ``/``), so with a number on one side
-    the tensor side is not needed (its gradient is the gradient times a number) and is not
-    saved: nothing to keep alive, nothing to check for in-place changes."""
-    if isinstance(b, Tensor):
-        if isinstance(a, Tensor):
-            ctx.save_for_backward(a, b, out)
-            return
-        if not linear or out is not None:
-            ctx.save_for_backward(None, b, out)
-        ctx.scalars = (a, None)
-    else:
-        if not linear or out is not None:
-            ctx.save_for_backward(a, None, out)
+    ``x * 2.0`` thus saves nothing (``x``'s gradient reads only the number): nothing to keep
+    alive, nothing to check for in-place changes."""
+    if not isinstance(b, Tensor):
         ctx.scalars = (None, b)
+        b = None
+    elif not isinstance(a, Tensor):
+        ctx.scalars = (a, None)
+        a = None
+    if out is None:
+        save_for_gradients(ctx, (a, b), read_by)
+    else:
+        save_for_gradients(ctx, (a, b, out), read_by)
 
 
 def operands(ctx: Any) -> tuple[Any, Any, Any]:
-    """``(a, b, out)`` as saved by :func:`save_operands`, numbers back in their places."""
+    """``(a, b, out)`` as saved by :func:`save_operands` (None where not saved), numbers back
+    in their places."""
     saved = ctx.saved_tensors
-    a, b, out = saved if saved else (None, None, None)
+    if not saved:  # (a forward that saved nothing: no gradient needed)
+        a = b = out = None
+    elif len(saved) == 2:
+        (a, b), out = saved, None
+    else:
+        a, b, out = saved
     scalars = getattr(ctx, "scalars", None)
     if scalars is not None:
         if a is None:
@@ -352,7 +391,7 @@ def _write_one(out: Tensor, result: Tensor, *, exact_dtype: bool) -> Tensor:
         raise RuntimeError(
             f"Expected out tensor to have dtype {cpp_name(result.array.dtype)}, but got {cpp_name(dt)} instead"
         )
-    if result.array.dtype != dt and not np.can_cast(result.array.dtype, dt, "same_kind"):
+    if result.array.dtype != dt and not can_cast(result.array.dtype, dt):
         raise RuntimeError(
             f"result type {short_name(result.array.dtype)} can't be cast to the desired output type {short_name(dt)}"
         )

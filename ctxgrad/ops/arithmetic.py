@@ -18,12 +18,14 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops._util import (
     PLAIN_OPERANDS,
+    READ_BY_OTHER,
     arrays,
     broadcast_error,
     operand,
     operands,
     raw,
     refuse_complex,
+    save_for_gradients,
     save_operands,
     tangent_sum,
     write_out,
@@ -122,7 +124,7 @@ class Mul(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Tensor:
         x, y = arrays(a, b)
-        save_operands(ctx, a, b, linear=True)
+        save_operands(ctx, a, b, read_by=READ_BY_OTHER)
         try:
             return as_tensor(x * y)
         except ValueError:
@@ -162,7 +164,7 @@ class Div(Function[Tensor]):
             out = np.true_divide(x, y)
         except ValueError:
             raise broadcast_error(x, y) from None
-        save_operands(ctx, a, b, linear=not isinstance(b, Tensor))  # a / number is linear in a
+        save_operands(ctx, a, b, read_by=((1,), (0, 1)))  # grad / b and -grad * a / b**2
         return as_tensor(out)
 
     @staticmethod
@@ -317,7 +319,7 @@ def _remainder(ctx: Any, a: Any, b: Any, rounding: str) -> Tensor:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
     if dt.kind in "iu" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
-    save_operands(ctx, a, b)
+    save_operands(ctx, a, b, read_by=((1,), (1,)))  # grad and -grad * quotient(a, b)
     ctx.rounding = rounding
     try:
         return as_tensor(values(x, y))
@@ -402,7 +404,7 @@ class Pow(Function[Tensor]):
         exact = _EXACT_POWERS.get(y) if floating and type(y) in (int, float) else None
         if exact is not None:
             out = as_tensor(exact(x))
-            save_operands(ctx, a, b, out)
+            save_operands(ctx, a, b, out, read_by=_POW_READ_BY)
             return out
         if np.asarray(x).dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub":
             out = as_tensor(_integer_power(a, b, x, y))
@@ -411,7 +413,7 @@ class Pow(Function[Tensor]):
                 out = as_tensor(np.power(x, y))
             except ValueError:
                 raise broadcast_error(x, y) from None
-        save_operands(ctx, a, b, out)
+        save_operands(ctx, a, b, out, read_by=_POW_READ_BY)
         return out
 
     @staticmethod
@@ -430,6 +432,10 @@ class Pow(Function[Tensor]):
             None if ta is None else ta * d_base,
             None if tb is None else tb * d_exponent,
         )
+
+
+#: The base and the exponent feed both derivatives; the result only the exponent's.
+_POW_READ_BY = ((0, 1), (0, 1), (1,))
 
 
 def _pow_exponent(ctx: Any) -> Any:
@@ -479,7 +485,7 @@ def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
             zero_exponent = as_tensor(exponent.array == 0)
             d_base = Where.apply(zero_exponent, 0.0, exponent * base ** (exponent - 1))
         elif exponent == 0:
-            d_base = out * 0.0  # a**0 is 1 everywhere (also at inf)
+            d_base = as_tensor(np.zeros_like(base.array))  # a**0 is 1 everywhere (also at inf)
         else:
             d_base = exponent * base ** (exponent - 1)
     if need_b:
@@ -556,7 +562,7 @@ class MatMul(Function[Tensor]):
                 f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, x.shape))} and "
                 f"{'x'.join(map(str, y.shape))})"
             )
-        ctx.save_for_backward(a, b)
+        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         try:
             return as_tensor(np.matmul(x, y))
         except ValueError:
@@ -564,14 +570,13 @@ class MatMul(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_tensors  # (each saved only where the other's gradient is needed)
         need_a, need_b = ctx.needs_input_grad
-        a_vec, b_vec = a.ndim == 1, b.ndim == 1
+        edge_a, edge_b = ctx._edges  # (fn, output_nr, shape, dtype) of each input
+        a_vec, b_vec = len(edge_a[2]) == 1, len(edge_b[2]) == 1
         if a_vec and b_vec:
             return (grad * b if need_a else None, grad * a if need_b else None)
         # Lift vectors to matrices so that one rule covers every case.
-        a2 = a.reshape(1, -1) if a_vec else a
-        b2 = b.reshape(-1, 1) if b_vec else b
         g2 = grad
         if a_vec:
             g2 = g2.reshape(*g2.shape[:-1], 1, g2.shape[-1])
@@ -579,11 +584,11 @@ class MatMul(Function[Tensor]):
             g2 = g2.reshape(*g2.shape, 1)
         grad_a = grad_b = None
         if need_a:
-            grad_a = g2 @ b2.mT
+            grad_a = g2 @ (b.reshape(-1, 1) if b_vec else b).mT
             if a_vec:
                 grad_a = grad_a.reshape(*grad_a.shape[:-2], grad_a.shape[-1])
         if need_b:
-            grad_b = a2.mT @ g2
+            grad_b = (a.reshape(1, -1) if a_vec else a).mT @ g2
             if b_vec:
                 grad_b = grad_b.reshape(*grad_b.shape[:-1])
         return grad_a, grad_b

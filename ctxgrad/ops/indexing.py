@@ -50,6 +50,41 @@ class _Advanced(Exception):
     """Raised inside the basic-index parser when an item needs the advanced path."""
 
 
+class _Ellipses(_Advanced):
+    """Raised inside the basic-index parser at a second Ellipsis: :func:`numpy_index` spells
+    the index with one (:func:`_single_ellipsis`)."""
+
+
+def _single_ellipsis(index: tuple[Any, ...], ndim: int) -> tuple[Any, ...]:
+    """An index holding several Ellipses as torch reads it, without them: each stands for
+    the dimensions the other items leave (``x[..., ...]`` is ``x``, ``x[..., 0, ...]`` is
+    ``x[..., 0]``), the dimensions it would pass beyond the last dropped (torch only moves
+    its position there).  NumPy refuses a second Ellipsis."""
+    specified = 0
+    for item in index:
+        if item is None or item is Ellipsis or type(item) is bool:
+            continue
+        if isinstance(item, (Tensor, np.ndarray)) and item.dtype == np.bool_:
+            specified += item.ndim
+        else:
+            specified += 1
+    skipped = ndim - specified
+    out: list[Any] = []
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
+            out.extend([slice(None)] * max(min(skipped, ndim - dim), 0))
+            dim += skipped
+            continue
+        if item is None and dim > ndim:
+            expected = f"[-{ndim + 1}, {ndim}]"
+            raise IndexError(f"Dimension out of range (expected to be in range of {expected}, but got {dim})")
+        out.append(item)
+        if not (item is None or type(item) is bool):
+            dim += item.ndim if isinstance(item, (Tensor, np.ndarray)) and item.dtype == np.bool_ else 1
+    return tuple(out)
+
+
 _ZERO_DIM_INDEX = (
     "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
     "to convert a 0-dim tensor to a number"
@@ -144,6 +179,8 @@ def _basic(index: Any) -> tuple[tuple[Any, ...], type[GetItem]]:
         elif item is None:
             cls = UnsqueezeItem
         elif item is Ellipsis:
+            if ellipsis:
+                raise _Ellipses
             ellipsis = True
         else:
             as_int = _as_int(item)
@@ -272,6 +309,8 @@ def numpy_index(index: Any, shape: tuple[int, ...]) -> NumpyIndex:
                 second.append(slice(None))
             continue
         if item is Ellipsis:
+            if ellipsis:
+                return numpy_index(_single_ellipsis(_items(index), len(shape)), shape)
             ellipsis = True
             first.append(item)
             second.append(item)

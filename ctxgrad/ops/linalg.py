@@ -24,7 +24,7 @@ from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
+from ctxgrad.ops._util import READ_BY_OTHER, broadcast_error, save_for_gradients, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
 from ctxgrad.ops.reduction import cumprod
 from ctxgrad.ops.shape import cat, flip
@@ -163,7 +163,7 @@ class Mm(_MatrixProduct):
                 f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
             )
         _not_for_bool(x, "addmm_impl_cpu_")
-        ctx.save_for_backward(a, b)
+        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         return as_tensor(x @ y)
 
 
@@ -190,7 +190,7 @@ class Bmm(_MatrixProduct):
         if x.dtype != y.dtype:
             raise RuntimeError(f"expected scalar type {short_name(x.dtype)} but found {short_name(y.dtype)}")
         _not_for_bool(x, "bmm")
-        ctx.save_for_backward(a, b)
+        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         return as_tensor(np.matmul(x, y))
 
 
@@ -217,7 +217,7 @@ class Mv(Function[Tensor]):
             vec, mat = short_name(y.dtype), short_name(x.dtype)
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")
         _not_for_bool(x, "addmv_impl_cpu")
-        ctx.save_for_backward(a, v)
+        save_for_gradients(ctx, (a, v), READ_BY_OTHER)
         return as_tensor(x @ y)
 
     @staticmethod
@@ -264,7 +264,7 @@ class Dot(Function[Tensor]):
         x, y = a.array, b.array
         _check_vectors(x, y)
         _not_for_bool(x, "dot")
-        ctx.save_for_backward(a, b)
+        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         return as_tensor(np.dot(x, y))
 
     @staticmethod
@@ -291,7 +291,7 @@ class Vdot(Dot):
         x, y = a.array, b.array
         _check_vectors(x, y)
         _not_for_bool(x, "dot")
-        ctx.save_for_backward(a, b)
+        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         return as_tensor(np.asarray(np.vdot(x, y)) if x.dtype.kind == "c" else np.dot(x, y))
 
     @staticmethod
@@ -506,7 +506,10 @@ class Einsum(Function[Tensor]):
                 raise RuntimeError(f"expected scalar type {short_name(dtype)} but found {short_name(a.dtype)}")
         _not_for_bool(arrays[0], "bmm")
         ctx.plan = plan
-        ctx.save_for_backward(*operands)
+        # Operand k is read by the gradients of the others (argument j + 1: the plan is first).
+        save_for_gradients(
+            ctx, operands, tuple(tuple(j + 1 for j in range(len(operands)) if j != k) for k in range(len(operands)))
+        )
         out = np.einsum(equation, *arrays, optimize=len(arrays) > 2)
         if type(out) is not np.ndarray or (out.base is not None and not out.flags.writeable):
             out = np.array(out)  # a read-only view of a broadcast operand: copy it

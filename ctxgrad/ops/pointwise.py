@@ -28,6 +28,7 @@ from ctxgrad.ops._util import (
     keep_dtype,
     raw,
     refuse_complex,
+    save_for_gradients,
     write_out,
 )
 
@@ -1197,7 +1198,7 @@ class LerpTensor(Function[Tensor]):
         x, y = _lerp_operands(start, end, weight)
         w = weight.array
         _check_broadcast(x, y, w)
-        ctx.save_for_backward(start, end, weight)
+        save_for_gradients(ctx, (start, end, weight), ((2,), (2,), (0, 1)))
         with np.errstate(invalid="ignore"):  # both branches are computed; only the chosen one is kept
             return as_tensor(np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w)))
 
@@ -2688,7 +2689,8 @@ class Addcdiv(Function[Tensor]):
                 "is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
         _check_three(x, t1, t2)
-        ctx.save_for_backward(x, t1, t2)
+        # (input is read by no gradient; tensor1 by tensor2's, tensor2 by both)
+        save_for_gradients(ctx, (None, t1, t2), ((), (2,), (1, 2)))
         ctx.value = value
         y1, y2 = promote_operands(t1.array, t2.array)
         try:
@@ -2734,7 +2736,8 @@ def _check_three(x: Tensor, t1: Tensor, t2: Tensor) -> None:
 def _product_operands(ctx: Any, x: Tensor, t1: Tensor, t2: Tensor, value: Any) -> np.ndarray[Any, Any]:
     """Save addcmul's operands and return ``tensor1 * tensor2`` promoted as torch promotes."""
     _check_three(x, t1, t2)
-    ctx.save_for_backward(x, t1, t2)
+    # (input is read by no gradient; each factor by the other's)
+    save_for_gradients(ctx, (None, t1, t2), ((), (2,), (1,)))
     ctx.value = value
     y1, y2 = promote_operands(t1.array, t2.array)
     try:

@@ -1074,7 +1074,8 @@ def _swap(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = input.array.ndim
     perm = list(range(n))
     a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    perm[a], perm[b] = perm[b], perm[a]
+    if n:  # (a 0-d tensor takes dims 0 and -1, as torch: a view of itself)
+        perm[a], perm[b] = perm[b], perm[a]
     return Transpose.apply(input, tuple(perm))
 
 

@@ -1187,6 +1187,7 @@ class Bincount(Function[Tensor]):
         if data.size and data.min() < 0:
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
         rows = data.reshape(-1, data.shape[-1]) if data.ndim else data.reshape(1, 1)
+        rows = rows.astype(np.int64, copy=False)  # (an int8 127 + 1 would wrap to -128)
         tops = rows.max(axis=1) + 1 if rows.shape[1] else np.zeros(rows.shape[0], np.int64)
         length = (
             same_lengths(np.maximum(tops, minlength)) if data.ndim > 1 else int(max(tops.max(initial=0), minlength))

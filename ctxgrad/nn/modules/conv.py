@@ -23,6 +23,8 @@ from ctxgrad.nn.parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
 
 def _ntuple(value: Any, n: int) -> tuple[int, ...]:
     if isinstance(value, int):
@@ -66,8 +68,11 @@ class _ConvNd(Module):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"ctxgrad: padding_mode '{padding_mode}' is not supported (only 'zeros')")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(
+                "padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)
@@ -76,6 +81,18 @@ class _ConvNd(Module):
         self.dilation = _ntuple(dilation, n)
         self.groups = groups
         self.padding_mode = padding_mode
+        # F.pad's order (last dimension first, before and after each): what a padding_mode
+        # other than "zeros" pads with before convolving without padding, as torch does.
+        pads: list[int]
+        if isinstance(padding, str):
+            pads = [0, 0] * n
+            if padding == "same":
+                for i, (d, k) in enumerate(zip(self.dilation, self.kernel_size)):
+                    total = d * (k - 1)
+                    pads[2 * (n - 1 - i)], pads[2 * (n - 1 - i) + 1] = total // 2, total - total // 2
+        else:
+            pads = [p for p in reversed(_ntuple(padding, n)) for _ in range(2)]
+        self._reversed_padding_repeated_twice = pads
         self.output_padding = _ntuple(getattr(self, "_output_padding", 0), n)
         self.transposed = self._transposed
         shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
@@ -108,7 +125,17 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+    def _padded(self, input: Tensor) -> tuple[Tensor, Any]:
+        """The input and the padding to convolve it with: for a ``padding_mode`` other than
+        ``"zeros"``, the input padded by :func:`~ctxgrad.nn.functional.pad` in that mode, and
+        no further padding (torch's ``_conv_forward``)."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), 0
 
 
 class Conv2d(_ConvNd):
@@ -117,7 +144,8 @@ class Conv2d(_ConvNd):
     _dims = 2
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        input, padding = self._padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
@@ -126,7 +154,8 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        input, padding = self._padded(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv3d(_ConvNd):
@@ -135,7 +164,8 @@ class Conv3d(_ConvNd):
     _dims = 3
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        input, padding = self._padded(input)
+        return F.conv3d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class _ConvTransposeNd(_ConvNd):
