@@ -23,7 +23,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["adopt_view", "lock_array", "relock", "unlock_array", "writable"]
+from ctxgrad.autograd._validate import arg_label_of
+from ctxgrad.autograd.errors import SavedArrayWriteError
+
+__all__ = ["adopt_view", "explain_read_only", "lock_array", "relock", "unlock_array", "writable"]
 
 # Per owning array: [array, how many saved tensors hold it, whether it was writeable before,
 # weak references to the views of it that are read-only because of the lock, to give back
@@ -162,3 +165,22 @@ def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
 def relock(flipped: list[np.ndarray[Any, Any]]) -> None:
     for a in reversed(flipped):
         a.flags.writeable = False
+
+
+def explain_read_only(cls: Any, args: tuple[Any, ...], exc: ValueError) -> None:
+    """A ValueError in forward while an argument's array is read-only because a graph holds
+    it for backward (NumPy refuses a write there with a ValueError): say which argument, and
+    what to do instead.  Decided by the arguments' lock state, not by the error's text."""
+    for i, a in enumerate(args):
+        if (
+            isinstance(getattr(a, "_data", None), np.ndarray)
+            and not a._data.flags.writeable
+            and (id(a._data) in _locks or id(a._data.base) in _locks)
+        ):
+            raise SavedArrayWriteError(
+                f"{cls.__name__}.forward failed ({type(exc).__name__}: {exc}) while the array of argument "
+                f"{arg_label_of(cls, i)} is read-only: a graph has saved that tensor for backward, so NumPy "
+                "refuses writes into it (a NumPy write there would make that backward silently wrong; torch finds "
+                "out only at backward, with a version error). Change it with ctxgrad's in-place ops (x.mul_(2), "
+                "x[...] = v: the version counter tracks them) and ctx.mark_dirty, or work on a clone."
+            ) from exc

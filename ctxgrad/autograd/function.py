@@ -65,10 +65,10 @@ from ctxgrad.autograd._outputs import (
     warn_tensor_attributes,
     wire_outputs,
 )
-from ctxgrad.autograd._readonly import _locks
-from ctxgrad.autograd._validate import GradientTypeError, arg_label_of, check_all_tensors, check_grads
+from ctxgrad.autograd._readonly import explain_read_only
+from ctxgrad.autograd._validate import GradientTypeError, check_all_tensors, check_grads
 from ctxgrad.autograd.anomaly_mode import record_forward
-from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError, SavedArrayWriteError
+from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
@@ -465,28 +465,9 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         try:
             out: _Out = _run(cls, cls._backward_cls(), args)
         except ValueError as exc:  # (NumPy's error for a write into a read-only array)
-            _explain_read_only(cls, args, exc)
+            explain_read_only(cls, args, exc)
             raise
         return out
-
-
-def _explain_read_only(cls: type[Function], args: tuple[Any, ...], exc: ValueError) -> None:
-    """A ValueError in forward while an argument's array is read-only because a graph holds
-    it for backward (NumPy refuses a write there with a ValueError): say which argument, and
-    what to do instead.  Decided by the arguments' lock state, not by the error's text."""
-    for i, a in enumerate(args):
-        if (
-            isinstance(a, Tensor)
-            and not a._data.flags.writeable
-            and (id(a._data) in _locks or id(a._data.base) in _locks)
-        ):
-            raise SavedArrayWriteError(
-                f"{cls.__name__}.forward failed ({type(exc).__name__}: {exc}) while the array of argument "
-                f"{arg_label_of(cls, i)} is read-only: a graph has saved that tensor for backward, so NumPy "
-                "refuses writes into it (a NumPy write there would make that backward silently wrong; torch finds "
-                "out only at backward, with a version error). Change it with ctxgrad's in-place ops (x.mul_(2), "
-                "x[...] = v: the version counter tracks them) and ctx.mark_dirty, or work on a clone."
-            ) from exc
 
 
 def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:

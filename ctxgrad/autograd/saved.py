@@ -22,7 +22,16 @@ from ctxgrad.autograd._readonly import lock_array, relock, unlock_array, writabl
 from ctxgrad.autograd.graph import Node, _accumulator_of
 from ctxgrad.autograd.values import wrap_like
 
-__all__ = ["SavedTensor", "SavedValue", "lock_array", "relock", "unlock_array", "writable"]
+__all__ = [
+    "READ_BY_OTHER",
+    "SavedTensor",
+    "SavedValue",
+    "lock_array",
+    "relock",
+    "save_for_gradients",
+    "unlock_array",
+    "writable",
+]
 
 
 # --------------------------------------------------------------------------- saved tensors
@@ -201,3 +210,56 @@ def _op_name(node: Node) -> str:
     name = node.name()
     stem = name.rstrip("0123456789")
     return stem[: -len("Backward")] if stem.endswith("Backward") and len(stem) > len("Backward") else name
+
+
+# --------------------------------------------------------------------------- saving per needed gradient
+#: A product's operands: each read only by the other's gradient (``a * b``, ``a @ b``).
+READ_BY_OTHER = ((1,), (0,))
+
+
+def save_for_gradients(ctx: Any, tensors: tuple[Any, ...], read_by: tuple[tuple[int, ...], ...]) -> None:
+    """``ctx.save_for_backward(*tensors)``, keeping ``tensors[k]`` only when the gradient of
+    an input in ``read_by[k]`` (the inputs whose gradient formulas read it) is needed.
+
+    Torch's generated nodes save this way (per ``needs_input_grad``), as a user's Function
+    would: ``y = x @ w`` with ``w`` frozen keeps ``w`` but not ``x``, so an in-place change
+    of ``x`` afterwards (``h[0] = h[2] @ w``) leaves backward working, and nothing is kept
+    alive for a gradient that is never computed.  In forward mode (``jvp`` runs right after
+    ``forward`` and reads every operand) all are kept.  The built-in products use it, and a
+    user's Function can too:
+
+    >>> import ctxgrad
+    >>> from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
+    >>> class Mul(ctxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, a, b):
+    ...         save_for_gradients(ctx, (a, b), READ_BY_OTHER)  # a only for b's gradient
+    ...         return a * b
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         a, b = ctx.saved_tensors
+    ...         return grad * b if b is not None else None, grad * a if a is not None else None
+    >>> x, w = ctxgrad.ones(2, requires_grad=True), ctxgrad.tensor([2.0, 3.0])
+    >>> h = x * 1
+    >>> y = Mul.apply(h, w)  # w needs no gradient, so h is not kept
+    >>> h.add_(1)  # and may change afterwards
+    tensor([2., 2.], grad_fn=<AddBackward0>)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([2., 3.])
+    """
+    if "_dual" in ctx.__dict__:  # (set by apply while forward mode computes tangents)
+        ctx.save_for_backward(*tensors)
+        return
+    needs = ctx.needs_input_grad
+    kept: list[Any] | None = None  # (None while nothing is kept: x * 2.0 saves nothing, cheaply)
+    for k, t in enumerate(tensors):
+        if t is not None:
+            for i in read_by[k]:
+                if needs[i]:
+                    if kept is None:
+                        kept = [None] * len(tensors)
+                    kept[k] = t
+                    break
+    if kept is not None:
+        ctx.save_for_backward(*kept)

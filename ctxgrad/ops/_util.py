@@ -9,6 +9,7 @@ import numpy as np
 
 from ctxgrad._dtypes import can_cast, get_default_dtype, promote_operands, short_name
 from ctxgrad._tensor import Size, Tensor, as_tensor
+from ctxgrad.autograd.saved import save_for_gradients
 
 # Operand types that binary ops take as they are.
 PLAIN_OPERANDS = frozenset({Tensor, int, float})
@@ -110,34 +111,6 @@ def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> 
     return promote_operands(x, y)
 
 
-def save_for_gradients(ctx: Any, tensors: tuple[Any, ...], read_by: tuple[tuple[int, ...], ...]) -> None:
-    """``ctx.save_for_backward(*tensors)``, keeping ``tensors[k]`` only when the gradient of
-    an input in ``read_by[k]`` (the inputs whose gradient formulas read it) is needed.
-
-    Torch's generated nodes save this way (per ``needs_input_grad``), as a user's Function
-    would: ``y = x @ w`` with ``w`` frozen keeps ``w`` but not ``x``, so an in-place change
-    of ``x`` afterwards (``h[0] = h[2] @ w``) leaves backward working, and nothing is kept
-    alive for a gradient that is never computed.  In forward mode (``jvp`` runs right after
-    ``forward`` and reads every operand) all are kept."""
-    if "_dual" in ctx.__dict__:
-        ctx.save_for_backward(*tensors)
-        return
-    needs = ctx._needs
-    kept: list[Any] | None = None  # (None while nothing is kept: x * 2.0 saves nothing, cheaply)
-    for k, t in enumerate(tensors):
-        if t is not None:
-            for i in read_by[k]:
-                if needs[i]:
-                    if kept is None:
-                        kept = [None] * len(tensors)
-                    kept[k] = t
-                    break
-    if kept is not None:
-        ctx.save_for_backward(*kept)
-
-
-#: A product's operands: each read only by the other's gradient (``a * b``, ``a @ b``).
-READ_BY_OTHER = ((1,), (0,))
 #: Each of ``(a, b, out)`` read by both gradients.
 _READ_BY_BOTH = ((0, 1), (0, 1), (0, 1))
 

@@ -16,16 +16,15 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._util import (
     PLAIN_OPERANDS,
-    READ_BY_OTHER,
     arrays,
     broadcast_error,
     operand,
     operands,
     raw,
     refuse_complex,
-    save_for_gradients,
     save_operands,
     tangent_sum,
     write_out,
@@ -563,6 +562,7 @@ class MatMul(Function[Tensor]):
                 f"{'x'.join(map(str, y.shape))})"
             )
         save_for_gradients(ctx, (a, b), READ_BY_OTHER)
+        ctx.vectors = (x.ndim == 1, y.ndim == 1)  # (backward lifts a vector to a matrix)
         try:
             return as_tensor(np.matmul(x, y))
         except ValueError:
@@ -572,8 +572,7 @@ class MatMul(Function[Tensor]):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors  # (each saved only where the other's gradient is needed)
         need_a, need_b = ctx.needs_input_grad
-        edge_a, edge_b = ctx._edges  # (fn, output_nr, shape, dtype) of each input
-        a_vec, b_vec = len(edge_a[2]) == 1, len(edge_b[2]) == 1
+        a_vec, b_vec = ctx.vectors
         if a_vec and b_vec:
             return (grad * b if need_a else None, grad * a if need_b else None)
         # Lift vectors to matrices so that one rule covers every case.

@@ -24,7 +24,8 @@ from ctxgrad._dtypes import cpp_name, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import READ_BY_OTHER, broadcast_error, save_for_gradients, tangent_sum, write_out
+from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
+from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
 from ctxgrad.ops.reduction import cumprod
 from ctxgrad.ops.shape import cat, flip

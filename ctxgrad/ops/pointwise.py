@@ -19,6 +19,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.autograd.saved import save_for_gradients
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import (
@@ -28,7 +29,6 @@ from ctxgrad.ops._util import (
     keep_dtype,
     raw,
     refuse_complex,
-    save_for_gradients,
     write_out,
 )
 
