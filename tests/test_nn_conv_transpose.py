@@ -80,10 +80,14 @@ def test_modules_match_torch(
     t_mod = getattr(torch.nn, name)(*args, **kwargs).double()
     c_mod = getattr(nn, name)(*args, **kwargs).double()
     assert repr(c_mod) == repr(t_mod)
+    # torch's init draws weight and bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in from the
+    # weight's dimension 1 and kernel (its reset_parameters); ctxgrad's stay in that range too
+    weight = c_mod.weight
+    fan_in = weight.shape[1] * int(np.prod(weight.shape[2:]))
     for (cn, cp), (tn, tp) in zip(c_mod.named_parameters(), t_mod.named_parameters()):
         assert cn == tn and tuple(cp.shape) == tuple(tp.shape)
-        bound = float(tp.detach().abs().max()) * 1.5 + 1e-3  # same U(-1/sqrt(fan_in), ...) range as torch
-        assert float(cp.detach().abs().max()) <= bound
+        assert float(cp.detach().abs().max()) <= fan_in**-0.5
+        assert float(tp.detach().abs().max()) <= fan_in**-0.5
     c_mod.load_state_dict({k: ctxgrad.tensor(v.detach().numpy()) for k, v in t_mod.state_dict().items()})
     data = randn(*shape)
     c_x, t_x = ctxgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
