@@ -146,7 +146,7 @@ class ReplaceFlat(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Any) -> Tensor:
         ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
-        out = np.array(x._data, copy=True)  # (an ndarray even for a 0-d input)
+        out = np.array(x._data, order="C")  # (a C-ordered copy, an ndarray even of a NumPy scalar)
         v = values._data if isinstance(values, Tensor) else values
         out.flat[positions.ravel()] = np.broadcast_to(v, positions.shape).ravel()
         return _wrap(out)
@@ -178,7 +178,7 @@ class AddFlat(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, positions: np.ndarray[Any, Any], values: Tensor) -> Tensor:
         ctx.save_for_backward(_wrap(positions))  # freed by backward, unlike an attribute
-        out = np.array(x._data, copy=True)  # (an ndarray even for a 0-d input)
+        out = np.array(x._data, order="C")  # (a C-ordered copy, an ndarray even of a NumPy scalar)
         np.add.at(out.reshape(-1), positions.ravel(), np.broadcast_to(values._data, positions.shape).ravel())
         return _wrap(out)
 
