@@ -123,6 +123,13 @@ def fix_backlinks(app: Sphinx, pagename: str, templatename: str, context: dict[s
     context["body"] = BACKLINK.sub(link, context["body"])
 
 
+def skip_rule_objects(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """The generic batching rules (``ctxgrad.autograd.batching.elementwise_rule``, ...) are
+    classmethod objects, set as ``vmap = rule`` on a Function: autodoc would take them for
+    functions and find no signature.  Their module's docstring describes them."""
+    return True if isinstance(obj, classmethod) else None
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -136,4 +143,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", record_descriptions)
     app.connect("env-purge-doc", forget_descriptions)
     app.connect("html-page-context", fix_backlinks)
+    app.connect("autodoc-skip-member", skip_rule_objects)
     return {"version": "1", "parallel_read_safe": False}
