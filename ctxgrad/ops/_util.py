@@ -126,9 +126,13 @@ def save_operands(
     alive, nothing to check for in-place changes."""
     if not isinstance(b, Tensor):
         ctx.scalars = (None, b)
+        if out is None and read_by[0] == (1,):
+            return  # (the tensor is read only by the number's gradient: x * 2.0 keeps nothing)
         b = None
     elif not isinstance(a, Tensor):
         ctx.scalars = (a, None)
+        if out is None and read_by[1] == (0,):
+            return
         a = None
     if out is None:
         save_for_gradients(ctx, (a, b), read_by)
