@@ -23,7 +23,7 @@ from typing import Any
 
 from typing_extensions import get_overloads
 
-from ctxgrad._surface import METHODS, functions, made_functions, methods
+from ctxgrad._surface import METHODS, functions, made_functions, methods, with_out
 from ctxgrad.ops.table import OPS
 
 __all__ = [
@@ -189,15 +189,22 @@ def made_module() -> str:
         "",
         "if TYPE_CHECKING:",
         "    from collections.abc import Sequence",
-        "    from typing import Any",
+        "    from typing import Any, overload",
         "",
         "    from ctxgrad._tensor import Tensor",
         "    from ctxgrad.ops import _return_types",
     ]
     made = made_functions()
     for name in sorted(made, key=_natural):
+        function = made[name]
+        frontend = getattr(function, "__wrapped__", function)
+        # (a frontend's overloads, ``max``'s: each with ``out`` added where the function has it)
+        for variant in get_overloads(frontend):
+            typed = with_out(name, variant) if function is not frontend else variant
+            lines.append("")
+            lines.append(f"    @overload\n{stub(name, typed, '    ', as_method=False)}")
         lines.append("")
-        lines.append(stub(name, made[name], "    ", as_method=False))
+        lines.append(stub(name, function, "    ", as_method=False))
     lines.append("else:")
     lines.append("    from ctxgrad._surface import made_functions")
     lines.append("")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+    from typing import Any, overload
 
     from ctxgrad._tensor import Tensor
     from ctxgrad.ops import _return_types
@@ -464,6 +464,39 @@ if TYPE_CHECKING:
 
     def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor: ...
 
+    @overload
+    def max(
+        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    @overload
+    def max(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    @overload
+    def max(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
+
+    @overload
+    def max(
+        input: Tensor,
+        dim: int,
+        keepdim: bool = False,
+        *,
+        axis: None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.max: ...
+
+    @overload
+    def max(
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: int,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.max: ...
+
     def max(
         input: Tensor,
         dim: Any = None,
@@ -486,6 +519,39 @@ if TYPE_CHECKING:
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Any: ...
+
+    @overload
+    def min(
+        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    @overload
+    def min(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    @overload
+    def min(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
+
+    @overload
+    def min(
+        input: Tensor,
+        dim: int,
+        keepdim: bool = False,
+        *,
+        axis: None = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.min: ...
+
+    @overload
+    def min(
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: int,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> _return_types.min: ...
 
     def min(
         input: Tensor,
