@@ -14,7 +14,8 @@ name (``"self"``, ``"other"``, ``"result"``, ``"self_sym_sizes"``, ...) to where
 * ``("sizes", k)`` / ``("numel", k)``: the shape / number of elements of forward argument ``k``;
 * a callable: ``f(ctx)``.
 
-A Function recorded under several torch node names (``ops._util.named``) may also declare
+A Function whose subclasses record other torch node names (``Transpose`` of ``Permute``, each
+with its own ``node_name``) may also declare
 ``saved_fields_of_node``, a dict from the node name to the fields of that node.
 
 ``grad_fn._saved_<name>`` gives the value; for a saved tensor, ``grad_fn._raw_saved_<name>``

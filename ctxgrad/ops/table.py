@@ -1,13 +1,16 @@
-"""The op table: each built-in op declared once, as one row.
+"""The op table: each built-in op declared once, as one row (:class:`~ctxgrad.ops._row.Op`).
 
 A row names an op (torch's name), its *frontend* (the function in its family's module that
-takes torch's arguments, normalises them and calls ``SomeFunction.apply``) and where it
-appears: a Tensor method of the same name, its in-place variant (``exp_``), a
-``ctxgrad.<name>`` function, an alias in ``ctxgrad.nn.functional``, dunders (``__add__``)
-and other names (``aliases``).  ``ctxgrad._surface`` (L4) walks :data:`OPS` once, when
-``ctxgrad`` is imported, and attaches the methods; ``python -m ctxgrad._gen_methods`` writes
-their typed declarations into ``class Tensor`` and the function imports into
-``ctxgrad/__init__.py``, and a test fails when those are stale.
+takes torch's arguments, normalises them and calls ``SomeFunction.apply``, or the Function
+itself, from which the frontend is made) and where it appears: a Tensor method of the same
+name, its in-place variant (``exp_``), a ``ctxgrad.<name>`` function with or without
+``out=``, an alias in ``ctxgrad.nn.functional``, dunders (``__add__``), NumPy ufuncs and
+other names (``aliases``).  Rows moved beside their Functions live in their family's
+``ROWS`` (``ops.pointwise.ROWS``); :data:`OPS` gathers them with the rest.
+``ctxgrad._surface`` (L4) walks :data:`OPS` once, when ``ctxgrad`` is imported, and attaches
+the methods; ``python -m ctxgrad._gen_methods`` writes their typed declarations into
+``class Tensor``, the made functions' stubs into ``ctxgrad/_made_functions.py`` and the
+function imports into ``ctxgrad/__init__.py``, and a test fails when those are stale.
 
 >>> from ctxgrad.ops.table import OPS
 >>> [op for op in OPS if op.name == "exp"][0].inplace.__name__
