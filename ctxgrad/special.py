@@ -36,7 +36,8 @@ from ctxgrad.ops.pointwise import (
     round,
     xlogy,
 )
-from ctxgrad.ops.reduction import log_softmax, logsumexp, softmax
+from ctxgrad.ops.reduction import logsumexp
+from ctxgrad.ops.softmax import log_softmax, softmax
 from ctxgrad.ops.table import frontend as _frontend
 
 __all__ = [

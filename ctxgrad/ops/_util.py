@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import can_cast, get_default_dtype, promote_operands, short_name
-from ctxgrad._tensor import Size, Tensor, as_tensor
+from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.saved import save_for_gradients
 
 # Operand types that binary ops take as they are.
@@ -386,3 +386,28 @@ def _write_one(out: Tensor, result: Tensor, *, exact_dtype: bool) -> Tensor:
         )
     out.set_(as_tensor(result.array.astype(dt)))
     return out
+
+
+def _const(arr: Any) -> Tensor:
+    """A constant tensor (a mask or a count) that takes part in a backward as a plain operand."""
+    return as_tensor(np.asarray(arr))
+
+
+def _move_last(perm_axis: int, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The permutation that moves ``perm_axis`` last, and its inverse."""
+    perm = tuple(i for i in range(ndim) if i != perm_axis) + (perm_axis,)
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return perm, inverse
+
+
+def _one_dim(dim: Any, ndim: int) -> int:
+    """A single dimension, wrapped (a 0-d tensor takes 0 and -1)."""
+    return 0 if ndim == 0 and _wrap_dim(dim, 0) == 0 else _wrap_dim(dim, ndim)
+
+
+def _as_int64(x: Tensor) -> Tensor:
+    """Integer and bool inputs of ``prod``, ``cumsum`` and ``cumprod`` compute in int64, as torch."""
+    kind = x.array.dtype.kind
+    if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
+        return x.to(np.dtype(np.int64))
+    return x

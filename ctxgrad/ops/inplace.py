@@ -45,7 +45,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, reduction, shape
+from ctxgrad.ops import arithmetic, comparison, complex_numbers, cumulative, pointwise, shape
 from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
@@ -348,12 +348,12 @@ def clamp_max_(input: Tensor, max: Any) -> Tensor:
 
 def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In place: the running sum along ``dim``."""
-    return write_in_place(reduction.Cumsum, input, int(dim))
+    return write_in_place(cumulative.Cumsum, input, int(dim))
 
 
 def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In place: the running product along ``dim``."""
-    return write_in_place(reduction.Cumprod, input, int(dim))
+    return write_in_place(cumulative.Cumprod, input, int(dim))
 
 
 def tril_(input: Tensor, diagonal: int = 0) -> Tensor:

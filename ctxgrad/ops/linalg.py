@@ -27,7 +27,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._util import broadcast_error, tangent_sum, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
-from ctxgrad.ops.reduction import cumprod
+from ctxgrad.ops.cumulative import cumprod
 from ctxgrad.ops.shape import cat, flip
 
 

@@ -1,0 +1,141 @@
+"""``softmax`` and ``log_softmax`` along a dimension, computed stably (their Functions and
+frontends; ``nn.functional`` takes them from here)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ctxgrad._dtypes import short_name
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd.batching import dims_rule
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import (
+    UNSET,
+    _one_dim,
+    missing,
+    numpy_dim,
+    refuse_complex,
+)
+
+
+class Softmax(Function[Tensor]):
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed around the maximum."""
+
+    vmap = dims_rule(1)
+
+    node_name = "SoftmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        axis = ctx.axis = _one_dim(dim, data.ndim)
+        if data.ndim == 0:
+            y = as_tensor(np.ones_like(data))
+        elif data.size == 0:
+            y = as_tensor(data.copy())
+        else:
+            wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
+            with np.errstate(invalid="ignore"):
+                e = np.exp(wide - np.max(wide, axis=axis, keepdims=True))
+                y = as_tensor((e / np.sum(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (y,) = ctx.saved_tensors
+        if y.array.ndim == 0:  # y is 1: the same formula, without the sum (zero, but a function of y)
+            zero: Tensor = y * (grad - grad * y)
+            return zero, None
+        out: Tensor = y * (grad - (grad * y).sum(ctx.axis, keepdim=True))
+        return out, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        (y,) = ctx.saved_tensors
+        if y.array.ndim == 0:
+            return tx * 0.0
+        out: Tensor = y * (tx - (tx * y).sum(ctx.axis, keepdim=True))
+        return out
+
+
+class LogSoftmax(Function[Tensor]):
+    """``x - logsumexp(x)`` along ``dim``, computed around the maximum."""
+
+    vmap = dims_rule(1)
+
+    node_name = "LogSoftmaxBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"dim": "axis", "result": 0}
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        refuse_complex(ctx, x.array)
+        data = x.array
+        axis = ctx.axis = _one_dim(dim, data.ndim)
+        if data.ndim == 0:
+            y = as_tensor(np.zeros_like(data))
+        elif data.size == 0:
+            y = as_tensor(data.copy())
+        else:
+            wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shifted = wide - np.max(wide, axis=axis, keepdims=True)
+                out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+                y = as_tensor(out.astype(data.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (y,) = ctx.saved_tensors
+        if y.array.ndim == 0:  # y is 0: the same formula, without the sum (zero, but a function of y)
+            zero: Tensor = grad - y.exp() * grad
+            return zero, None
+        out: Tensor = grad - y.exp() * grad.sum(ctx.axis, keepdim=True)
+        return out, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        (y,) = ctx.saved_tensors
+        if y.array.ndim == 0:
+            return tx * 0.0
+        out: Tensor = tx - (tx * y.exp()).sum(ctx.axis, keepdim=True)
+        return out
+
+
+def _softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
+    """``softmax`` / ``log_softmax``; floating inputs only, as torch."""
+    if dtype is not None:
+        x = x.to(dtype)
+    data = x.array
+    d = _one_dim(dim, data.ndim)
+    if data.dtype.kind not in "fc":
+        kernel = "lastdim_kernel_impl" if d == data.ndim - 1 or data.ndim == 0 else "kernel_impl"
+        raise NotImplementedError(
+            f"\"{'log_softmax' if log else 'softmax'}_{kernel}\" not implemented for '{short_name(data.dtype)}'"
+        )
+    return (LogSoftmax if log else Softmax).apply(x, d)
+
+
+def softmax(input: Tensor, dim: int = UNSET, dtype: Any = None, *, axis: int | None = None) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``, computed stably."""
+    if axis is not None:
+        dim = numpy_dim("softmax", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("softmax", dim=dim)
+    return _softmax(input, dim, dtype, False)
+
+
+def log_softmax(input: Tensor, dim: int = UNSET, dtype: Any = None, *, axis: int | None = None) -> Tensor:
+    """``input - input.logsumexp(dim)``, computed stably."""
+    if axis is not None:
+        dim = numpy_dim("log_softmax", dim, axis, UNSET)
+    if dim is UNSET:
+        raise missing("log_softmax", dim=dim)
+    return _softmax(input, dim, dtype, True)
