@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -26,11 +26,11 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._stdsort import std_sort
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops._util import numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
-from ctxgrad.ops.shape import Flip, Narrow, cat, same_lengths
+from ctxgrad.ops.shape import Narrow, cat, same_lengths
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
 
@@ -39,15 +39,6 @@ def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
     works on the values before its Function runs."""
     if data.dtype.kind == "c":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
-
-
-def _required_dim(name: str, dim: Any, axis: Any) -> int:
-    """A ``dim`` torch requires, or ``axis=`` in its place; torch's TypeError for neither."""
-    if axis is not None:
-        dim = numpy_dim(name, dim, axis, UNSET)
-    if dim is UNSET:
-        raise missing(name, dim=dim)
-    return int(dim)
 
 
 def _numpy_args(
@@ -218,169 +209,6 @@ def aminmax(
     """
     dim, keepdim = _numpy_args("aminmax", dim, keepdim, axis, keepdims)
     return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
-
-
-# --------------------------------------------------------------------------- cummax, cummin, logcumsumexp
-
-
-class Cummax(Function[tuple[Tensor, Tensor]]):
-    """The running maximum along ``dim`` and where it was attained (the latest of equal
-    values; NaN, once met, stays); the gradient goes to that index."""
-
-    vmap = dims_rule(1)
-
-    node_name = "CummaxBackward0"
-    skips_without_gradient = True
-    largest = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
-        refuse_complex(ctx, x.array)
-        data = x.array
-        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
-        flat = data.reshape(1) if data.ndim == 0 else data
-        moved = np.moveaxis(flat, d, -1)
-        values = np.empty_like(moved)
-        indices = np.zeros(moved.shape, dtype=np.int64)
-        if moved.shape[-1]:
-            cur, at = moved[..., 0].copy(), np.zeros(moved.shape[:-1], dtype=np.int64)
-            floating = data.dtype.kind == "f"
-            for i in range(moved.shape[-1]):
-                v = moved[..., i]
-                better = v >= cur if ctx.forward_cls.largest else v <= cur
-                if floating:
-                    better = np.isnan(v) | (~np.isnan(cur) & better)
-                cur = np.where(better, v, cur)
-                at = np.where(better, i, at)
-                values[..., i], indices[..., i] = cur, at
-        values, indices = np.moveaxis(values, -1, d), np.moveaxis(indices, -1, d)
-        if data.ndim == 0:
-            values, indices = values.reshape(()), indices.reshape(())
-        idx = as_tensor(np.array(indices, order="C"))
-        ctx.mark_non_differentiable(idx)
-        ctx.save_for_backward(idx)
-        ctx.shape = data.shape
-        ctx.dim = d
-        return as_tensor(np.array(values, order="C")), idx
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None]:
-        (idx,) = ctx.saved_tensors
-        if not ctx.shape:
-            return grad, None
-        zeros = as_tensor(np.zeros(ctx.shape, dtype=grad.array.dtype))
-        return ScatterAdd.apply(zeros, ctx.dim, idx, grad), None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> tuple[Tensor, None]:
-        (idx,) = ctx.saved_tensors
-        if not ctx.shape:
-            return tx.clone(), None
-        return Gather.apply(tx, ctx.dim, idx), None
-
-
-class Cummin(Cummax):
-    """The running minimum along ``dim`` and where it was attained (see :class:`Cummax`)."""
-
-    node_name = "CumminBackward0"
-    largest = False
-
-
-def cummax(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
-    """``(values, indices)``: the running maximum along ``dim`` and where it was attained.
-
-    >>> import ctxgrad
-    >>> ctxgrad.tensor([1, 3, 2, 5]).cummax(0).values.tolist()
-    [1, 3, 3, 5]
-    """
-    dim = _required_dim("cummax", dim, axis)
-    return _return_types.cummax(*Cummax.apply(input, int(dim)))
-
-
-def cummin(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
-    """``(values, indices)``: the running minimum along ``dim`` and where it was attained."""
-    dim = _required_dim("cummin", dim, axis)
-    return _return_types.cummin(*Cummin.apply(input, int(dim)))
-
-
-class Logcumsumexp(Function[Tensor]):
-    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow (complex inputs too);
-    the gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
-    logarithm, for stability)."""
-
-    vmap = dims_rule(1)
-
-    node_name = "LogcumsumexpBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "self": 0, "result": 1}
-    holomorphic = True  # analytic: a complex input's backward is the real formula, conjugated around
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
-        data = x.array
-        d = _wrap_dim(dim, data.ndim) if data.ndim else 0
-        ctx.dim = d
-        if data.ndim == 0 or data.size == 0:
-            out = data.copy()
-        elif data.dtype.kind == "c":
-            shift = _slice_max(data, d)
-            with np.errstate(divide="ignore"):
-                out = shift + np.log(np.cumsum(np.exp(data - shift), axis=d))
-        else:
-            out = np.logaddexp.accumulate(data, axis=d)
-        result = as_tensor(np.asarray(out, dtype=data.dtype))
-        ctx.save_for_backward(x, result)
-        return result
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        x, out = ctx.saved_tensors
-        if x.array.ndim == 0:
-            return grad, None
-        d = ctx.dim
-        if x.array.dtype.kind == "c":
-            # sum_{j >= i} grad_j exp(x_i - out_j), as for real numbers (the engine conjugates)
-            c = _const(_slice_max(x.array, d))
-            return (x - c).exp() * Flip.apply(Flip.apply(grad * (c - out).exp(), (d,)).cumsum(d), (d,)), None
-        # torch's stand-in for log(0) is the lowest float; a quarter of it keeps the sums below
-        # finite (exp of either is 0), and log reads 1 where the gradient is 0 (no log(0))
-        lowest = float(np.finfo(grad.array.dtype).min) / 4
-        log_abs = Where.apply(_const(grad.array != 0), grad.abs(), 1.0).log()
-        positive = Where.apply(_const(grad.array > 0), log_abs, lowest)
-        negative = Where.apply(_const(grad.array < 0), log_abs, lowest)
-
-        def reverse(t: Tensor) -> Tensor:
-            return Flip.apply(Logcumsumexp.apply(Flip.apply(t, (d,)), d), (d,))
-
-        out_pos = (reverse(positive - out) + x).exp()
-        out_neg = (reverse(negative - out) + x).exp()
-        return out_pos - out_neg, None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        x, out = ctx.saved_tensors
-        if x.array.ndim == 0:
-            return tx.clone()
-        # sum_{i <= j} exp(x_i - out_j) t_i, with |exp(x_i - c)| <= 1 for c the slice's largest real part
-        c = _const(_slice_max(x.array, ctx.dim)) if x.array.size else _const(0.0)
-        out_t: Tensor = (tx * (x - c).exp()).cumsum(ctx.dim) * (c - out).exp()
-        return out_t
-
-
-def _slice_max(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
-    """The largest real part of each slice along ``dim`` (kept as size 1): a shift that keeps
-    ``exp`` from overflowing (0 where a slice holds only infinities or NaN)."""
-    real = data.real if data.dtype.kind == "c" else data
-    with np.errstate(invalid="ignore"):
-        top = np.max(real, axis=dim, keepdims=True)
-    shift: np.ndarray[Any, Any] = np.where(np.isfinite(top), top, 0.0).astype(real.dtype)
-    return shift
-
-
-def logcumsumexp(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Tensor:
-    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
-    dim = _required_dim("logcumsumexp", dim, axis)
-    return Logcumsumexp.apply(input, int(dim))
 
 
 # --------------------------------------------------------------------------- std_mean, var_mean
