@@ -568,6 +568,9 @@ from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
     pinverse,
 )
+from ctxgrad.ops.einsum import (  # noqa: E402
+    einsum,
+)
 from ctxgrad.ops.indexing import (  # noqa: E402
     argwhere,
     diagonal_scatter,
@@ -584,7 +587,6 @@ from ctxgrad.ops.linalg import (  # noqa: E402
     cdist,
     det,
     dist,
-    einsum,
     logdet,
     matmul,
     matrix_exp,

@@ -23,7 +23,7 @@ import numpy as np
 
 from ctxgrad._factories import arange, from_numpy
 from ctxgrad._tensor import Tensor
-from ctxgrad.ops.linalg import einsum
+from ctxgrad.ops.einsum import einsum
 from ctxgrad.ops.shape import cat, stack
 
 if TYPE_CHECKING:

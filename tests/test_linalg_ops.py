@@ -949,7 +949,7 @@ def test_matrix_norms_of_empty_matrices(torch: Any, ord: Any, shape: tuple[int, 
 
 
 def test_einsum_keeps_the_plan_cache_small() -> None:
-    from ctxgrad.ops.linalg import _plan
+    from ctxgrad.ops.einsum import _plan
 
     for n in range(1, 6):
         ctxgrad.einsum("ij,jk->ik", ctxgrad.ones(2, n), ctxgrad.ones(n, 2))

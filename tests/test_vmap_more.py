@@ -138,7 +138,7 @@ def test_block_diag_refuses_a_sample_of_three_dimensions() -> None:
 
 # ----------------------------------------------------------------------------- backward-only Functions
 def test_embed_diagonal_batches() -> None:
-    from ctxgrad.ops.linalg import EmbedDiagonal
+    from ctxgrad.ops.einsum import EmbedDiagonal
 
     same_as_loop(lambda g: EmbedDiagonal.apply(g, "iji", (3, 2, 3)), RNG.standard_normal((4, 3, 2)))
 

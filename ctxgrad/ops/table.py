@@ -37,6 +37,7 @@ from ctxgrad.ops import (
     copy,
     cumulative,
     decompositions,
+    einsum,
     indexing,
     inplace,
     linalg,
@@ -271,7 +272,7 @@ OPS: list[Op] = [
     Op("outer", linalg.outer, aliases=("ger",)),
     Op("inverse", linalg.inverse),
     Op("det", linalg.det),
-    Op("einsum", linalg.einsum, method=False),
+    Op("einsum", einsum.einsum, method=False),
     Op("tensordot", linalg.tensordot, method=False),
     # ----------------------------------------------------------------------- indexing
     Op("gather", indexing.gather),
