@@ -49,6 +49,7 @@ import numpy as np
 from ctxgrad._dtypes import cpp_name, short_name, to_dtype
 from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.ops import decompositions as _dec
+from ctxgrad.ops import householder as _householder
 from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
@@ -119,7 +120,7 @@ lstsq = _dec.lstsq
 inv_ex = _dec.inv_ex
 solve_ex = _dec.solve_ex
 matrix_power = _ops.matrix_power
-householder_product = _dec.householder_product
+householder_product = _householder.householder_product
 
 
 def inv(A: Tensor) -> Tensor:
