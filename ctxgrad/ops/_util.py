@@ -41,18 +41,6 @@ def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-def sizes_or_keyword(fn: str, sizes: tuple[Any, ...], keyword: str, value: Any) -> tuple[Any, ...]:
-    """A method's sizes, given spread (``x.view(2, 3)``) or as torch's one keyword
-    (``x.view(size=(2, 3))``), for :func:`shape_arg`."""
-    if value is None:
-        return sizes
-    if sizes:
-        raise TypeError(
-            f"{fn}() received an invalid combination of arguments - got sizes both positionally and as {keyword}="
-        )
-    return (value,)
-
-
 def raw(value: Any) -> Any:
     """The array of a tensor; anything else (a Python number) as it is."""
     return value.array if isinstance(value, Tensor) else value
@@ -411,3 +399,25 @@ def _as_int64(x: Tensor) -> Tensor:
     if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
         return x.to(np.dtype(np.int64))
     return x
+
+
+# --------------------------------------------------------------------------- argument handling
+def int_or_ints(value: Any) -> tuple[int, ...]:
+    """An int, or a sequence of ints (a tensor method's ``*dims`` given as one tuple or list)."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    if len(value) == 1 and isinstance(value[0], (tuple, list)):
+        value = value[0]
+    return tuple(int(v) for v in value)
+
+
+def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> tuple[int, ...]:
+    """A method's ints given as ``*args`` (``x.flip(0, 1)``, ``x.flip((0, 1))``) or as the keyword
+    (``x.flip(dims=(0, 1))``), with torch's error when there are none."""
+    if value is not None:
+        if args:
+            raise TypeError(f"{method}() got multiple values for argument '{keyword}'")
+        return int_or_ints(value)
+    if not args:
+        raise TypeError(f'{method}() missing 1 required positional arguments: "{keyword}"')
+    return int_or_ints(args)

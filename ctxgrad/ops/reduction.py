@@ -32,8 +32,7 @@ from ctxgrad.ops._util import (
     numpy_dim,
     numpy_keepdim,
     refuse_complex,
-    shape_arg,
-    sizes_or_keyword,
+    sizes_arg,
     tensor_input,
     write_out,
 )
@@ -1060,7 +1059,7 @@ def mean(
 
 def sum_to_size(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, shape_arg(sizes_or_keyword("sum_to_size", sizes, "size", size)))
+    return SumToSize.apply(input, sizes_arg(sizes, size, "sum_to_size", "size"))
 
 
 def prod(

@@ -35,7 +35,7 @@ from ctxgrad.autograd.batching import (
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._strided import strided_view
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_or_keyword
+from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_arg
 from ctxgrad.ops.complex_numbers import Conj
 from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
 
@@ -917,16 +917,6 @@ class DiagEmbed(Function[Tensor]):
         return DiagEmbed.apply(tx, *ctx.args)
 
 
-# --------------------------------------------------------------------------- argument handling
-def int_or_ints(value: Any) -> tuple[int, ...]:
-    """An int, or a sequence of ints (a tensor method's ``*dims`` given as one tuple or list)."""
-    if isinstance(value, (int, np.integer)):
-        return (int(value),)
-    if len(value) == 1 and isinstance(value[0], (tuple, list)):
-        value = value[0]
-    return tuple(int(v) for v in value)
-
-
 def wrap_unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
     """``dims`` wrapped for a tensor of ``ndim`` dimensions; torch's error for a repeated one."""
     wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
@@ -979,18 +969,6 @@ def broadcast_shape(*shapes: Any) -> tuple[int, ...]:
     return tuple(result)
 
 
-def sizes_arg(args: tuple[Any, ...], value: Any, method: str, keyword: str) -> tuple[int, ...]:
-    """A method's ints given as ``*args`` (``x.flip(0, 1)``, ``x.flip((0, 1))``) or as the keyword
-    (``x.flip(dims=(0, 1))``), with torch's error when there are none."""
-    if value is not None:
-        if args:
-            raise TypeError(f"{method}() got multiple values for argument '{keyword}'")
-        return int_or_ints(value)
-    if not args:
-        raise TypeError(f'{method}() missing 1 required positional arguments: "{keyword}"')
-    return int_or_ints(args)
-
-
 # --------------------------------------------------------------------------- frontends
 # One function per op, with torch's signature: the argument handling, then ``Function.apply``.
 # The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions;
@@ -1026,7 +1004,7 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
 
 def reshape_method(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """The same values in a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, shape_arg(sizes_or_keyword("reshape", sizes, "shape", shape)))
+    return Reshape.apply(input, sizes_arg(sizes, shape, "reshape", "shape"))
 
 
 def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Tensor:
@@ -1035,10 +1013,11 @@ def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Ten
         if sizes or size is not None:
             raise TypeError("view() received an invalid combination of arguments - got a size and dtype=")
         return ViewDtype.apply(input, to_dtype(dtype))
-    shape = sizes_or_keyword("view", sizes, "size", size)
-    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Size)):
-        return ViewDtype.apply(input, to_dtype(shape[0]))
-    return View.apply(input, shape_arg(shape))
+    if size is not None:
+        return View.apply(input, sizes_arg(sizes, size, "view", "size"))
+    if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer, tuple, list, Size)):
+        return ViewDtype.apply(input, to_dtype(sizes[0]))
+    return View.apply(input, shape_arg(sizes))
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
@@ -1054,7 +1033,7 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
     """A broadcast view with the given sizes (``-1`` keeps a dimension).  (``implicit`` is
     torch's mark for an expansion its tracer inserted; it changes nothing.)"""
-    return Expand.apply(input, shape_arg(sizes_or_keyword("expand", sizes, "size", size)))
+    return Expand.apply(input, sizes_arg(sizes, size, "expand", "size"))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -1103,8 +1082,7 @@ def permute(input: Tensor, dims: Any) -> Tensor:
 def permute_method(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
     """Reorder the dimensions (a view)."""
     n = input.array.ndim
-    order = sizes_or_keyword("permute", order, "dims", dims)
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg(order)))
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in sizes_arg(order, dims, "permute", "dims")))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
