@@ -27,13 +27,6 @@ def operand(other: Any) -> Any:
     return Tensor(other, dtype=None)
 
 
-def tensor_input(name: str, input: Any) -> Tensor:
-    """``input``, refused with torch's TypeError unless a tensor (``sum('a')``)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    return input
-
-
 def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     """A shape given as ints (``reshape(2, 3)``) or as one sequence (``reshape((2, 3))``)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):

@@ -33,11 +33,10 @@ from ctxgrad.ops._util import (
     numpy_keepdim,
     refuse_complex,
     sizes_arg,
-    tensor_input,
     write_out,
 )
 from ctxgrad.ops.cumulative import Cumprod
-from ctxgrad.ops.pointwise import Where, _floating
+from ctxgrad.ops.pointwise import Where, _floating, tensor_arg
 
 
 def _axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
@@ -997,7 +996,7 @@ def _sum_dims(
     """``sum``'s and ``mean``'s ``(dim, keepdim)``: NumPy's ``axis=``/``keepdims=`` read as
     torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does;
     an ``input`` that is not a tensor refused with torch's TypeError."""
-    tensor_input(name, input)
+    tensor_arg(name, "input", 1, input)  # (sum('a'): torch's TypeError)
     if axis is not None:
         dim = numpy_dim(name, dim, axis, UNSET)
     if keepdims is not None:
