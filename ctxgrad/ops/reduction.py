@@ -32,6 +32,7 @@ from ctxgrad.ops._util import (
     numpy_dim,
     numpy_keepdim,
     refuse_complex,
+    shape_arg,
     sizes_arg,
     write_out,
 )
@@ -1058,7 +1059,7 @@ def mean(
 
 def sum_to_size(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, sizes_arg(sizes, size, "sum_to_size", "size"))
+    return SumToSize.apply(input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, "sum_to_size", "size"))
 
 
 def prod(

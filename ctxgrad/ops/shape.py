@@ -1004,7 +1004,7 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
 
 def reshape_method(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """The same values in a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, sizes_arg(sizes, shape, "reshape", "shape"))
+    return Reshape.apply(input, shape_arg(sizes) if shape is None else sizes_arg(sizes, shape, "reshape", "shape"))
 
 
 def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Tensor:
@@ -1033,7 +1033,7 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
     """A broadcast view with the given sizes (``-1`` keeps a dimension).  (``implicit`` is
     torch's mark for an expansion its tracer inserted; it changes nothing.)"""
-    return Expand.apply(input, sizes_arg(sizes, size, "expand", "size"))
+    return Expand.apply(input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, "expand", "size"))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -1082,7 +1082,8 @@ def permute(input: Tensor, dims: Any) -> Tensor:
 def permute_method(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
     """Reorder the dimensions (a view)."""
     n = input.array.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in sizes_arg(order, dims, "permute", "dims")))
+    given = shape_arg(order) if dims is None else sizes_arg(order, dims, "permute", "dims")
+    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in given))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
