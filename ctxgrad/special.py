@@ -31,7 +31,6 @@ from ctxgrad.ops.pointwise import (
     LogNdtr,
     Ndtri,
     Xlog1py,
-    logit,
     polygamma,
     round,
     xlogy,
@@ -55,6 +54,7 @@ erfinv: Callable[..., Tensor] = _frontend("erfinv")
 exp2: Callable[..., Tensor] = _frontend("exp2")
 expm1: Callable[..., Tensor] = _frontend("expm1")
 log1p: Callable[..., Tensor] = _frontend("log1p")
+logit: Callable[..., Tensor] = _frontend("logit")
 sinc: Callable[..., Tensor] = _frontend("sinc")
 
 

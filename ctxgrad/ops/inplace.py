@@ -325,11 +325,6 @@ unsqueeze_ = _view_made_in_place(shape.unsqueeze, "unsqueeze_")
 round_ = _made_in_place(pointwise.Round, "round_", "round to nearest, halves to even")
 
 
-def logit_(input: Tensor, eps: Any = None) -> Tensor:
-    """In place: elementwise ``log(x / (1 - x))`` (x clamped to ``[eps, 1 - eps]`` when given)."""
-    return write_in_place(pointwise.Logit, input, None if eps is None else float(eps))
-
-
 def clamp_min_(input: Tensor, min: Any) -> Tensor:
     """In place: elementwise ``max(x, min)``."""
     lo = pointwise.number_or_tensor(min)

@@ -1514,9 +1514,9 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     return Round.apply(input)
 
 
-def logit(input: Tensor, eps: Any = None) -> Tensor:
-    """Elementwise ``log(x / (1 - x))``, with x clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    return Logit.apply(input, None if eps is None else float(eps))
+def logit_args(name: str, input: Tensor, eps: float | None = None) -> tuple[Tensor, float | None]:
+    """``logit``'s arguments (``eps`` a number, or None for no clamping)."""
+    return input, None if eps is None else float(eps)
 
 
 def _binary_tensor_args(fn: str, input: Any, other: Any) -> Tensor:
@@ -2981,4 +2981,5 @@ ROWS: list[Op] = [
     Op("digamma", Digamma, inplace=True, out=True),
     Op("erfinv", Erfinv, inplace=True, out=True),
     Op("i0", I0, inplace=True, out=True),
+    Op("logit", Logit, args=logit_args, inplace=True, out=True),
 ]

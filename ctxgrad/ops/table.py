@@ -64,7 +64,6 @@ OPS: list[Op] = [
     *pointwise.ROWS,
     _unary("exp", inplace=pointwise.exp_),
     _unary("round", inplace=inplace.round_),
-    _unary("logit", inplace=inplace.logit_),
     Op("atan2", pointwise.atan2, method_frontend=pointwise.atan2_method, inplace=inplace.atan2_),
     Op("arctan2", pointwise.arctan2, method_frontend=pointwise.arctan2_method, inplace=inplace.arctan2_),
     Op("maximum", pointwise.maximum, method_frontend=pointwise.maximum_method),
