@@ -22,7 +22,6 @@ Function.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -40,12 +39,11 @@ from ctxgrad.autograd.inplace import (
     check_no_partial_overlap,
     check_writable,
     internal_overlap,
-    view_in_place,
     view_positions,
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, complex_numbers, cumulative, pointwise, shape
+from ctxgrad.ops import arithmetic, comparison, complex_numbers, cumulative, pointwise
 from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
@@ -302,26 +300,6 @@ def _made_in_place(fn: type[Function[Tensor]], name: str, what: str) -> Callable
     return frontend
 
 
-def _view_made_in_place(view: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    """``name``: the view op ``view`` made in place (``x.t_()``, ``x.unsqueeze_(0)``; see
-    :func:`~ctxgrad.autograd._views.view_in_place`)."""
-
-    def frontend(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return view_in_place(view, input, *args, **kwargs)
-
-    frontend.__name__ = frontend.__qualname__ = name
-    frontend.__doc__ = f"In place: ``{view.__name__}``, this tensor taking the view's shape and strides."
-    setattr(frontend, "__signature__", inspect.signature(view))  # noqa: B010
-    return frontend
-
-
-t_ = _view_made_in_place(shape.t, "t_")
-transpose_ = _view_made_in_place(shape.transpose, "transpose_")
-swapaxes_ = _view_made_in_place(shape.swapaxes, "swapaxes_")
-swapdims_ = _view_made_in_place(shape.swapdims, "swapdims_")
-squeeze_ = _view_made_in_place(shape.squeeze, "squeeze_")
-unsqueeze_ = _view_made_in_place(shape.unsqueeze, "unsqueeze_")
-
 round_ = _made_in_place(pointwise.Round, "round_", "round to nearest, halves to even")
 
 
@@ -349,16 +327,6 @@ def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In place: the running product along ``dim``."""
     return write_in_place(cumulative.Cumprod, input, int(dim))
-
-
-def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In place: zero everything above diagonal ``diagonal`` of the last two dimensions."""
-    return write_in_place(shape.Tril, input, int(diagonal))
-
-
-def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In place: zero everything below diagonal ``diagonal`` of the last two dimensions."""
-    return write_in_place(shape.Triu, input, int(diagonal))
 
 
 def atan2_(input: Tensor, other: Tensor) -> Tensor:

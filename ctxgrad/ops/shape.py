@@ -34,6 +34,7 @@ from ctxgrad.autograd.batching import (
 )
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._strided import strided_view
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_arg
 from ctxgrad.ops.complex_numbers import Conj
@@ -744,8 +745,9 @@ class Repeat(Function[Tensor]):
 
 # --------------------------------------------------------------------------- triangles and diagonals
 class Tril(Function[Tensor]):
-    """The lower triangle (on and below the ``diagonal``-th diagonal) of the last two
-    dimensions, zeros elsewhere.  A mask, so its backward and jvp apply the same mask."""
+    """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere.
+
+    A mask, so its backward and jvp apply the same mask."""
 
     vmap = unary_rule
 
@@ -776,8 +778,7 @@ class Tril(Function[Tensor]):
 
 
 class Triu(Tril):
-    """The upper triangle (on and above the ``diagonal``-th diagonal) of the last two
-    dimensions, zeros elsewhere."""
+    """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
 
     node_name = "TriuBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
@@ -1454,14 +1455,9 @@ def tile_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     return _tile(input, sizes_arg(args, dims, "tile", "dims"))
 
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere."""
-    return Tril.apply(input, int(diagonal))
-
-
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
-    return Triu.apply(input, int(diagonal))
+def triangle_args(name: str, input: Tensor, diagonal: int = 0) -> tuple[Tensor, int]:
+    """The arguments of :class:`Tril` and :class:`Triu` (``tril``, ``triu_``)."""
+    return input, int(diagonal)
 
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -2306,3 +2302,79 @@ def as_strided_scatter(
     positions = as_tensor(np.arange(input.array.size).reshape(input.array.shape))
     where = as_strided(positions, size, stride, storage_offset).array  # as_strided's checks, on positions
     return embedded(AsStridedScatter, input, src, where)
+
+
+ROWS: list[Op] = [
+    Op("reshape", reshape, method_frontend=reshape_method),
+    Op("view", view, function=False),
+    Op("view_as", view_as, function=False),
+    Op("reshape_as", reshape_as, function=False),
+    Op("expand", expand, function=False),
+    Op("expand_as", expand_as, function=False),
+    Op("t", t, view=True, inplace=True),
+    Op("transpose", transpose, view=True, inplace=True),
+    Op("permute", permute, method_frontend=permute_method),
+    Op("flatten", flatten),
+    Op("unflatten", unflatten, method_frontend=unflatten_method),
+    Op("squeeze", squeeze, view=True, inplace=True),
+    Op("unsqueeze", unsqueeze, view=True, inplace=True),
+    Op("swapaxes", swapaxes, view=True, inplace=True),
+    Op("swapdims", swapdims, view=True, inplace=True),
+    Op("movedim", movedim),
+    Op("moveaxis", moveaxis),
+    Op("broadcast_to", broadcast_to, method_frontend=broadcast_to_method),
+    Op("narrow", narrow),
+    Op("unbind", unbind),
+    # torch's function is split(tensor, split_size_or_sections, dim), its method split(split_size, dim)
+    Op("split", split, method_frontend=split_method),
+    Op("chunk", chunk),
+    Op("flip", flip, method_frontend=flip_method),
+    Op("fliplr", fliplr),
+    Op("flipud", flipud),
+    Op("roll", roll),
+    Op("repeat", repeat, function=False),
+    Op("tile", tile, method_frontend=tile_method),
+    Op("tril", Tril, args=triangle_args, inplace=True, out=True),
+    Op("triu", Triu, args=triangle_args, inplace=True, out=True),
+    Op("diagonal", diagonal),
+    Op("diag", diag, out=True),
+    Op("diag_embed", diag_embed),
+    # the functions of several tensors (torch has no such Tensor methods)
+    Op("cat", cat, method=False, out=True),
+    Op("concat", concat, method=False, out=True),
+    Op("concatenate", concatenate, method=False, out=True),
+    Op("stack", stack, method=False, out=True),
+    Op("hstack", hstack, method=False, out=True),
+    Op("vstack", vstack, method=False, out=True),
+    Op("broadcast_tensors", broadcast_tensors, method=False),
+    Op("broadcast_shapes", broadcast_shapes, method=False),
+    Op("tensor_split", tensor_split),
+    Op("hsplit", hsplit),
+    Op("vsplit", vsplit),
+    Op("dsplit", dsplit),
+    Op("split_with_sizes", split_with_sizes),
+    Op("atleast_1d", atleast_1d, method=False),
+    Op("atleast_2d", atleast_2d, method=False),
+    Op("atleast_3d", atleast_3d, method=False),
+    Op("column_stack", column_stack, method=False, out=True),
+    Op("row_stack", row_stack, method=False, out=True),
+    Op("dstack", dstack, method=False, out=True),
+    Op("ravel", ravel),
+    Op("rot90", rot90),
+    Op("repeat_interleave", repeat_interleave),
+    Op("meshgrid", meshgrid, method=False),
+    Op("cartesian_prod", cartesian_prod, method=False),
+    Op("combinations", combinations, method=False),
+    Op("block_diag", block_diag, method=False),
+    Op("diagflat", diagflat),
+    Op("tril_indices", tril_indices, method=False),
+    Op("triu_indices", triu_indices, method=False),
+    Op("narrow_copy", narrow_copy, out=True),
+    Op("unfold", unfold, function=False),
+    Op("as_strided", as_strided),
+    Op("T", reversed_dims, function=False, property=True),
+    Op("mT", matrix_transpose, function=False, property=True),
+    Op("mH", matrix_adjoint, function=False, property=True),
+    Op("adjoint", adjoint),
+    Op("as_strided_scatter", as_strided_scatter),
+]
