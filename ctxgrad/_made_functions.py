@@ -143,6 +143,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def as_strided(
+        input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+    ) -> Tensor: ...
+
     def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -169,13 +173,17 @@ if TYPE_CHECKING:
 
     def bitwise_xor(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
+    def block_diag(*tensors: Tensor) -> Tensor: ...
+
     def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def broadcast_to(input: Tensor, size: Any) -> Tensor: ...
 
     def bucketize(
         input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Tensor | None = None
     ) -> Tensor: ...
 
-    def cat(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cat(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
     def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -186,6 +194,8 @@ if TYPE_CHECKING:
     def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
 
     def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+
+    def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
 
     def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -199,7 +209,7 @@ if TYPE_CHECKING:
 
     def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def concat(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+    def concat(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
     def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None, out: Tensor | None = None) -> Tensor: ...
 
@@ -229,6 +239,10 @@ if TYPE_CHECKING:
 
     def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
+    def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
+
+    def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
+
     def diff(
         input: Tensor,
         n: int = 1,
@@ -257,6 +271,12 @@ if TYPE_CHECKING:
     def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def flip(input: Tensor, dims: Any) -> Tensor: ...
+
+    def fliplr(input: Tensor) -> Tensor: ...
+
+    def flipud(input: Tensor) -> Tensor: ...
 
     def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -578,6 +598,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Any: ...
 
+    def moveaxis(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
+    def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
     def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -635,6 +659,8 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def narrow(input: Tensor, dim: int = ..., start: Any = ..., length: int = ...) -> Tensor: ...
+
     def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Tensor | None = None) -> Tensor: ...
 
     def ne(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
@@ -673,6 +699,8 @@ if TYPE_CHECKING:
 
     def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def permute(input: Tensor, dims: Any) -> Tensor: ...
+
     def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -706,6 +734,8 @@ if TYPE_CHECKING:
 
     def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def ravel(input: Tensor) -> Tensor: ...
+
     def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def relu(input: Tensor) -> Tensor: ...
@@ -713,6 +743,14 @@ if TYPE_CHECKING:
     def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor: ...
+
+    def repeat_interleave(
+        input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+    ) -> Tensor: ...
+
+    def reshape(input: Tensor, shape: Any) -> Tensor: ...
+
+    def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor: ...
 
     def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor: ...
 
@@ -810,7 +848,9 @@ if TYPE_CHECKING:
 
     def square(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def stack(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+    def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor: ...
+
+    def stack(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
     def std(
         input: Tensor,
@@ -838,7 +878,19 @@ if TYPE_CHECKING:
 
     def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def tensor_split(
+        input: Tensor,
+        indices_or_sections: Any = None,
+        dim: int = 0,
+        *,
+        sections: int | None = None,
+        indices: Sequence[int] | None = None,
+        tensor_indices_or_sections: Tensor | None = None,
+    ) -> tuple[Tensor, ...]: ...
+
     def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Tensor | None = None) -> Tensor: ...
+
+    def tile(input: Tensor, dims: Any) -> Tensor: ...
 
     def topk(
         input: Tensor,
@@ -866,6 +918,12 @@ if TYPE_CHECKING:
     def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
     def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]: ...
+
+    def unflatten(input: Tensor, dim: int = ..., sizes: Sequence[int] = ...) -> Tensor: ...
+
+    def unsqueeze(input: Tensor, dim: int = ...) -> Tensor: ...
 
     def var(
         input: Tensor,
@@ -917,6 +975,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "as_strided",
     "asin",
     "asinh",
     "atan",
@@ -929,7 +988,9 @@ __all__ = [
     "bitwise_or",
     "bitwise_right_shift",
     "bitwise_xor",
+    "block_diag",
     "bmm",
+    "broadcast_to",
     "bucketize",
     "cat",
     "ceil",
@@ -937,6 +998,7 @@ __all__ = [
     "cholesky",
     "cholesky_inverse",
     "cholesky_solve",
+    "chunk",
     "clamp",
     "clamp_max",
     "clamp_min",
@@ -956,6 +1018,8 @@ __all__ = [
     "cumsum",
     "deg2rad",
     "diag",
+    "diag_embed",
+    "diagonal",
     "diff",
     "digamma",
     "dot",
@@ -966,6 +1030,9 @@ __all__ = [
     "erfinv",
     "exp2",
     "expm1",
+    "flip",
+    "fliplr",
+    "flipud",
     "float_power",
     "floor",
     "floor_divide",
@@ -1035,6 +1102,8 @@ __all__ = [
     "minimum",
     "mm",
     "mode",
+    "moveaxis",
+    "movedim",
     "msort",
     "mv",
     "nan_to_num",
@@ -1042,6 +1111,7 @@ __all__ = [
     "nanmedian",
     "nanquantile",
     "nansum",
+    "narrow",
     "narrow_copy",
     "ne",
     "neg",
@@ -1053,6 +1123,7 @@ __all__ = [
     "orgqr",
     "ormqr",
     "outer",
+    "permute",
     "polar",
     "polygamma",
     "pow",
@@ -1060,10 +1131,14 @@ __all__ = [
     "qr",
     "quantile",
     "rad2deg",
+    "ravel",
     "reciprocal",
     "relu",
     "remainder",
     "renorm",
+    "repeat_interleave",
+    "reshape",
+    "roll",
     "round",
     "row_stack",
     "rsqrt",
@@ -1084,6 +1159,7 @@ __all__ = [
     "sort",
     "sqrt",
     "square",
+    "squeeze",
     "stack",
     "std",
     "svd",
@@ -1091,12 +1167,17 @@ __all__ = [
     "take_along_dim",
     "tan",
     "tanh",
+    "tensor_split",
     "tensordot",
+    "tile",
     "topk",
     "triangular_solve",
     "tril",
     "triu",
     "trunc",
+    "unbind",
+    "unflatten",
+    "unsqueeze",
     "var",
     "vdot",
     "vstack",

@@ -36,7 +36,7 @@ from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._strided import strided_view
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_arg
+from ctxgrad.ops._util import UNSET, missing, shape_arg, sizes_arg
 from ctxgrad.ops.complex_numbers import Conj
 from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
 
@@ -223,8 +223,9 @@ class Permute(Function[Tensor]):
 
 
 class Expand(Function[Tensor]):
-    """A broadcast view; its backward returns the gradient as it is, and the engine sums
-    the broadcast dimensions away."""
+    """A broadcast view with the given sizes (``-1`` keeps a dimension).
+
+    Its backward returns the gradient as it is, and the engine sums the broadcast dimensions away."""
 
     @classmethod
     def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, sizes: tuple[int, ...]) -> tuple[Any, Any]:
@@ -400,8 +401,9 @@ class Unsqueeze(Function[Tensor]):
 
 # --------------------------------------------------------------------------- slices and pieces
 class Narrow(Function[Tensor]):
-    """``length`` elements from ``start`` along ``dim``: a view.  The gradient is the output's
-    gradient placed into zeros of the input's shape (:class:`NarrowGrad`)."""
+    """``length`` elements from ``start`` along ``dim`` (a view; ``start`` may be negative or a tensor).
+
+    The gradient is the output's gradient placed into zeros of the input's shape (:class:`NarrowGrad`)."""
 
     vmap = dims_rule(1)
 
@@ -657,8 +659,9 @@ class Flip(Function[Tensor]):
 
 
 class Roll(Function[Tensor]):
-    """Shift the elements cyclically along ``dims`` (of the flattened tensor when ``dims``
-    is empty); the gradient is rolled back."""
+    """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None).
+
+    The gradient is rolled back."""
 
     @classmethod
     def vmap(
@@ -696,8 +699,9 @@ class Roll(Function[Tensor]):
 
 
 class Repeat(Function[Tensor]):
-    """Tile the tensor ``repeats[i]`` times along each dimension (leading repeats add
-    dimensions); the gradient sums the copies."""
+    """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions).
+
+    The gradient sums the copies."""
 
     @classmethod
     def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, reps: tuple[int, ...]) -> tuple[Any, Any]:
@@ -797,8 +801,9 @@ def check_diagonal_dims(dim1: int, dim2: int, ndim: int) -> tuple[int, int]:
 
 
 class Diagonal(Function[Tensor]):
-    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2``, as a new last
-    dimension: a view that can be written through, as in torch."""
+    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view).
+
+    A view that can be written through, as in torch."""
 
     @classmethod
     def vmap(
@@ -880,8 +885,9 @@ class DiagonalGrad(Function[Tensor]):
 
 
 class DiagEmbed(Function[Tensor]):
-    """Matrices (in dimensions ``dim1`` and ``dim2`` of the result) whose ``offset``-th
-    diagonal holds the last dimension of the input; zeros elsewhere."""
+    """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``.
+
+    Zeros elsewhere."""
 
     @classmethod
     def vmap(
@@ -998,9 +1004,9 @@ class Split(SplitWithSizes):
     node_name = "SplitBackward0"
 
 
-def reshape(input: Tensor, shape: Any) -> Tensor:
-    """``input`` with a new shape (a view when the layout allows)."""
-    return Reshape.apply(input, shape_arg((shape,)))
+def reshape_args(name: str, input: Tensor, shape: Any) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Reshape` for ``reshape(input, shape)``."""
+    return input, shape_arg((shape,))
 
 
 def reshape_method(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
@@ -1021,25 +1027,17 @@ def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Ten
     return View.apply(input, shape_arg(sizes))
 
 
-def view_as(input: Tensor, other: Tensor) -> Tensor:
-    """A view with ``other``'s shape."""
-    return View.apply(input, tuple(other.array.shape))
+def other_shape_args(name: str, input: Tensor, other: Tensor) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of ``view_as``, ``reshape_as`` and ``expand_as``: ``other``'s shape."""
+    return input, tuple(other.array.shape)
 
 
-def reshape_as(input: Tensor, other: Tensor) -> Tensor:
-    """Reshape to ``other``'s shape."""
-    return Reshape.apply(input, tuple(other.array.shape))
-
-
-def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
-    """A broadcast view with the given sizes (``-1`` keeps a dimension).  (``implicit`` is
-    torch's mark for an expansion its tracer inserted; it changes nothing.)"""
-    return Expand.apply(input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, "expand", "size"))
-
-
-def expand_as(input: Tensor, other: Tensor) -> Tensor:
-    """A broadcast view with ``other``'s shape."""
-    return Expand.apply(input, tuple(other.array.shape))
+def expand_args(
+    name: str, input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False
+) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Expand` for ``x.expand(*sizes)`` (``-1`` keeps a dimension).
+    (``implicit`` is torch's mark for an expansion its tracer inserted; it changes nothing.)"""
+    return input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, name, "size")
 
 
 def t(input: Tensor) -> Tensor:
@@ -1074,10 +1072,10 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _swap(input, dim0, dim1)
 
 
-def permute(input: Tensor, dims: Any) -> Tensor:
-    """Reorder the dimensions (a view)."""
+def permute_args(name: str, input: Tensor, dims: Any) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Permute` for ``permute(input, dims)``: the dimensions wrapped."""
     n = input.array.ndim
-    return Permute.apply(input, tuple(_wrap_dim(d, n) for d in shape_arg((dims,))))
+    return input, tuple(_wrap_dim(d, n) for d in shape_arg((dims,)))
 
 
 def permute_method(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
@@ -1105,18 +1103,25 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return Reshape.apply(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
-def unflatten(input: Tensor, dim: int = UNSET, sizes: Sequence[int] = UNSET, *, axis: int | None = None) -> Tensor:
-    """Split dimension ``dim`` (or NumPy's ``axis=``) into ``sizes`` (one of them may be -1)."""
-    if axis is not None:
-        dim = numpy_dim("unflatten", dim, axis, UNSET)
+def unflatten_args(
+    name: str, input: Tensor, dim: int = UNSET, sizes: Sequence[int] = UNSET
+) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Reshape` for ``unflatten``: dimension ``dim`` split into
+    ``sizes`` (one of them may be -1).  (``dim`` has a default because the row's ``axis=`` may
+    give it instead.)"""
     if dim is UNSET or sizes is UNSET:
-        raise missing("unflatten", dim=dim, sizes=sizes)
-    return unflatten_method(input, dim, sizes)
+        raise missing(name, dim=dim, sizes=sizes)
+    return input, _unflattened(input, dim, sizes)
 
 
 def unflatten_method(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dimension ``dim`` into ``sizes`` (one of them may be -1); torch's method, a Python
     function, takes no ``axis=``."""
+    return Reshape.apply(input, _unflattened(input, dim, sizes))
+
+
+def _unflattened(input: Tensor, dim: int, sizes: Sequence[int]) -> tuple[int, ...]:
+    """``input``'s shape with dimension ``dim`` split into ``sizes``, with torch's errors."""
     shape = input.array.shape
     if not shape:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
@@ -1133,15 +1138,12 @@ def unflatten_method(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
         ) from None
     except RuntimeError as exc:
         raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
-    return Reshape.apply(input, shape[:d] + resolved + shape[d + 1 :])
+    unflattened: tuple[int, ...] = shape[:d] + resolved + shape[d + 1 :]
+    return unflattened
 
 
-def squeeze(
-    input: Tensor, dim: int | Sequence[int] | None = None, *, axis: int | Sequence[int] | None = None
-) -> Tensor:
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Drop dimensions of size 1: all of them, or those of ``dim`` that are 1 (a view)."""
-    if axis is not None:
-        dim = numpy_dim("squeeze", dim, axis)
     n = input.array.ndim
     if dim is None:
         return Squeeze.apply(input, None)
@@ -1150,10 +1152,9 @@ def squeeze(
     return SqueezeDims.apply(input, wrap_unique_dims(tuple(int(d) for d in dim), n))
 
 
-def unsqueeze(input: Tensor, dim: int = UNSET, *, axis: int | None = None) -> Tensor:
-    """Insert a dimension of size 1 at ``dim`` (a view); ``dim`` counts the dimensions of the result."""
-    if axis is not None:
-        dim = numpy_dim("unsqueeze", dim, axis, UNSET)
+def unsqueeze(input: Tensor, dim: int = UNSET) -> Tensor:
+    """Insert a dimension of size 1 at ``dim`` (a view); ``dim`` counts the dimensions of the result.
+    (``dim`` has a default because the row's ``axis=`` may give it instead.)"""
     if dim is UNSET:
         raise missing("unsqueeze", dim=dim)
     if not isinstance(dim, (int, np.integer)):
@@ -1161,9 +1162,13 @@ def unsqueeze(input: Tensor, dim: int = UNSET, *, axis: int | None = None) -> Te
     return Unsqueeze.apply(input, _wrap_dim(dim, input.array.ndim + 1))
 
 
-def _movedim(x: Tensor, source: Any, destination: Any, name: str) -> Tensor:
-    """``movedim`` / ``moveaxis`` as a permutation (``PermuteBackward0``, as in torch)."""
-    n = x.array.ndim
+def movedim_args(
+    name: str, input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]
+) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Permute` for ``movedim``/``moveaxis``: dimensions ``source``
+    moved to positions ``destination``, the others keeping their order (``PermuteBackward0``,
+    as in torch)."""
+    n = input.array.ndim
     src_int = isinstance(source, (int, np.integer))
     dst_int = isinstance(destination, (int, np.integer))
     if src_int != dst_int:
@@ -1172,8 +1177,8 @@ def _movedim(x: Tensor, source: Any, destination: Any, name: str) -> Tensor:
             f"{type(destination).__name__}), but expected one of:\n * (int source, int destination)\n"
             " * (tuple of ints source, tuple of ints destination)"
         )
-    src = (int(source),) if src_int else tuple(int(s) for s in source)
-    dst = (int(destination),) if dst_int else tuple(int(s) for s in destination)
+    src = (int(source),) if isinstance(source, (int, np.integer)) else tuple(int(s) for s in source)
+    dst = (int(destination),) if isinstance(destination, (int, np.integer)) else tuple(int(s) for s in destination)
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same "
@@ -1188,22 +1193,12 @@ def _movedim(x: Tensor, source: Any, destination: Any, name: str) -> Tensor:
     order = [d for d in range(n) if d not in ws]
     for to, frm in sorted(zip(wd, ws)):
         order.insert(to, frm)
-    return Permute.apply(x, tuple(order))
+    return input, tuple(order)
 
 
-def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-    """Move dimensions ``source`` to positions ``destination``, the others keeping their order (a view)."""
-    return _movedim(input, source, destination, "movedim")
-
-
-def moveaxis(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-    """``movedim``."""
-    return _movedim(input, source, destination, "moveaxis")
-
-
-def broadcast_to(input: Tensor, size: Any) -> Tensor:
-    """A broadcast view of ``input`` with shape ``size`` (``expand``)."""
-    return Expand.apply(input, sizes_arg((size,), None, "broadcast_to", "size"))
+def broadcast_to_args(name: str, input: Tensor, size: Any) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Expand` for ``broadcast_to(input, size)``."""
+    return input, sizes_arg((size,), None, name, "size")
 
 
 def broadcast_to_method(input: Tensor, *args: Any, size: Any = None) -> Tensor:
@@ -1211,14 +1206,13 @@ def broadcast_to_method(input: Tensor, *args: Any, size: Any = None) -> Tensor:
     return Expand.apply(input, sizes_arg(args, size, "broadcast_to", "size"))
 
 
-def narrow(
-    input: Tensor, dim: int = UNSET, start: Any = UNSET, length: int = UNSET, *, axis: int | None = None
-) -> Tensor:
-    """``length`` elements from ``start`` along ``dim`` (a view; ``start`` may be negative or a tensor)."""
-    if axis is not None:
-        dim = numpy_dim("narrow", dim, axis, UNSET)
+def narrow_args(
+    name: str, input: Tensor, dim: int = UNSET, start: Any = UNSET, length: int = UNSET
+) -> tuple[Tensor, int, int, int]:
+    """The arguments of :class:`Narrow`: ``start`` may be negative or a tensor.  (``dim`` has a
+    default because the row's ``axis=`` may give it instead.)"""
     if dim is UNSET or start is UNSET or length is UNSET:
-        raise missing("narrow", dim=dim, start=start, length=length)
+        raise missing(name, dim=dim, start=start, length=length)
     shape = input.array.shape
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -1234,13 +1228,11 @@ def narrow(
         begin += size
     if begin + length > size:
         raise RuntimeError(f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
-    return Narrow.apply(input, d, begin, length)
+    return input, d, begin, length
 
 
-def unbind(input: Tensor, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along ``dim``, as a tuple of views."""
-    if axis is not None:
-        dim = numpy_dim("unbind", dim, axis, 0)
     if input.array.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input.array.ndim))
@@ -1287,10 +1279,8 @@ def split_method(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -
     return out
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0, *, axis: int | None = None) -> tuple[Tensor, ...]:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
-    if axis is not None:
-        dim = numpy_dim("chunk", dim, axis, 0)
     shape = input.array.shape
     if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -1307,55 +1297,47 @@ def chunk(input: Tensor, chunks: int, dim: int = 0, *, axis: int | None = None) 
     return split_method(input, step, d)
 
 
-def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
-    """Join tensors along dimension ``dim`` (dtypes promoted; 1-D empty tensors skipped, as in
-    torch).  ``axis=`` is NumPy's name for ``dim``, which torch also takes."""
-    if axis is not None:
-        dim = numpy_dim("cat", dim, axis, 0)
-    ts = tensor_list(tensors, "cat")
+def cat_args(name: str, tensors: Any, dim: int = 0) -> tuple[Any, ...]:
+    """The arguments of :class:`Cat` for ``cat``/``concat``: the tensors along dimension ``dim``."""
+    ts = tensor_list(tensors, name)
     if not ts:
         raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
-    return Cat.apply(int(dim), *ts)
+    return (int(dim), *ts)
 
 
-def concat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
-    """``cat``."""
-    if axis is not None:
-        dim = numpy_dim("concat", dim, axis, 0)
-    return cat(tensors, dim)
+def concatenate_args(name: str, tensors: Any, axis: int = 0, *, dim: int | None = None) -> tuple[Any, ...]:
+    """The arguments of :class:`Cat` for ``concatenate``, NumPy's name, with NumPy's keyword (``axis``)."""
+    return cat_args(name, tensors, axis if dim is None else dim)
 
 
-def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None) -> Tensor:
-    """``cat`` with NumPy's keyword (``axis``)."""
-    return cat(tensors, axis if dim is None else dim)
-
-
-def stack(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
-    """Join tensors of one shape along a new dimension ``dim`` (or NumPy's ``axis=``)."""
-    if axis is not None:
-        dim = numpy_dim("stack", dim, axis, 0)
-    ts = tensor_list(tensors, "stack")
+def stack_args(name: str, tensors: Any, dim: int = 0) -> tuple[Any, ...]:
+    """The arguments of :class:`Stack`: the tensors, of one shape, along a new dimension ``dim``."""
+    ts = tensor_list(tensors, name)
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
-    return Stack.apply(int(dim), *ts)
+    return (int(dim), *ts)
 
 
-def hstack(tensors: Any) -> Tensor:
-    """Join along dimension 1 (dimension 0 for 1-D tensors); 0-d tensors count as 1-D."""
-    ts = tensor_list(tensors, "hstack")
+def _nonempty(tensors: Any, name: str, empty: str | None = None) -> list[Tensor]:
+    """The tensors given to ``name``; torch's error (naming ``empty``, default ``name``) for none."""
+    ts = tensor_list(tensors, name)
     if not ts:
-        raise RuntimeError("hstack expects a non-empty TensorList")
-    ts = [t.reshape(1) if t.ndim == 0 else t for t in ts]
-    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+        raise RuntimeError(f"{empty or name} expects a non-empty TensorList")
+    return ts
 
 
-def vstack(tensors: Any) -> Tensor:
-    """Join along dimension 0, after making 0-d and 1-D tensors rows (``1 x n``)."""
-    ts = tensor_list(tensors, "vstack")
-    if not ts:
-        raise RuntimeError("vstack expects a non-empty TensorList")
-    ts = [t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0) if t.ndim == 1 else t for t in ts]
-    return cat(ts, 0)
+def hstack_args(name: str, tensors: Any) -> tuple[Any, ...]:
+    """The arguments of :class:`Cat` for ``hstack``: along dimension 1 (dimension 0 for 1-D
+    tensors); 0-d tensors count as 1-D."""
+    ts = [Reshape.apply(t, (1,)) if t.ndim == 0 else t for t in _nonempty(tensors, name)]
+    return (0 if ts[0].ndim == 1 else 1, *ts)
+
+
+def vstack_args(name: str, tensors: Any) -> tuple[Any, ...]:
+    """The arguments of :class:`Cat` for ``vstack``/``row_stack``: along dimension 0, 0-d and
+    1-D tensors made rows (``1 x n``)."""
+    ts = _nonempty(tensors, name, "vstack")
+    return (0, *(Reshape.apply(t, (1, 1)) if t.ndim == 0 else Unsqueeze.apply(t, 0) if t.ndim == 1 else t for t in ts))
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
@@ -1386,41 +1368,43 @@ def broadcast_shapes(*shapes: Any) -> Size:
     return Size(broadcast_shape(*shapes))
 
 
-def _flip(x: Tensor, dims: tuple[int, ...]) -> Tensor:
-    """``flip`` (of a 0-d tensor: a copy, dims 0 and -1 allowed as in torch)."""
+def _flip_dims(x: Tensor, dims: tuple[int, ...]) -> tuple[int, ...]:
+    """``flip``'s dimensions wrapped (of a 0-d tensor: none, dims 0 and -1 allowed as in torch)."""
     n = x.array.ndim
     dims = wrap_unique_dims(dims, n)
-    return Flip.apply(x, dims if n else ())
+    return dims if n else ()
 
 
-def flip(input: Tensor, dims: Any) -> Tensor:
-    """The elements in reverse order along ``dims`` (a copy)."""
+def flip_args(name: str, input: Tensor, dims: Any) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Flip` for ``flip(input, dims)``."""
     if not isinstance(dims, (tuple, list)):
         raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    return _flip(input, sizes_arg((dims,), None, "flip", "dims"))
+    return input, _flip_dims(input, sizes_arg((dims,), None, "flip", "dims"))
 
 
 def flip_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """The elements in reverse order along ``dims`` (a copy)."""
-    return _flip(input, sizes_arg(args, dims, "flip", "dims"))
+    return Flip.apply(input, _flip_dims(input, sizes_arg(args, dims, "flip", "dims")))
 
 
-def fliplr(input: Tensor) -> Tensor:
-    """Reverse the order along dimension 1 (a copy)."""
+def fliplr_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Flip` for ``fliplr``: dimension 1."""
     if input.array.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return Flip.apply(input, (1,))
+    return input, (1,)
 
 
-def flipud(input: Tensor) -> Tensor:
-    """Reverse the order along dimension 0 (a copy)."""
+def flipud_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Flip` for ``flipud``: dimension 0."""
     if input.array.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return Flip.apply(input, (0,))
+    return input, (0,)
 
 
-def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
-    """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None)."""
+def roll_args(
+    name: str, input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
+) -> tuple[Tensor, tuple[int, ...], tuple[int, ...]]:
+    """The arguments of :class:`Roll`: the shifts and dimensions as tuples (none: the flattened tensor)."""
     sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
     if dims is None:
         ds: tuple[int, ...] = ()
@@ -1433,26 +1417,27 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     n = input.array.ndim
     if ds and n == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return Roll.apply(input, sh, tuple(_wrap_dim(d, n) for d in ds))
+    return input, sh, tuple(_wrap_dim(d, n) for d in ds)
 
 
-def repeat(input: Tensor, *args: Any, repeats: Any = None) -> Tensor:
-    """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions)."""
-    return Repeat.apply(input, sizes_arg(args, repeats, "repeat", "repeats"))
+def repeat_args(name: str, input: Tensor, *args: Any, repeats: Any = None) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Repeat` for ``x.repeat(*repeats)``."""
+    return input, sizes_arg(args, repeats, name, "repeats")
 
 
-def _tile(x: Tensor, reps: tuple[int, ...]) -> Tensor:
-    return Repeat.apply(x, (1,) * (x.array.ndim - len(reps)) + reps)
+def _tiles(x: Tensor, reps: tuple[int, ...]) -> tuple[int, ...]:
+    """``tile``'s repeats, the missing leading ones 1."""
+    return (1,) * (x.array.ndim - len(reps)) + reps
 
 
-def tile(input: Tensor, dims: Any) -> Tensor:
-    """Repeat ``input`` ``dims[i]`` times along each dimension (missing leading repeats are 1)."""
-    return _tile(input, sizes_arg((dims,), None, "tile", "dims"))
+def tile_args(name: str, input: Tensor, dims: Any) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Repeat` for ``tile(input, dims)``."""
+    return input, _tiles(input, sizes_arg((dims,), None, name, "dims"))
 
 
 def tile_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """``repeat``, with missing leading repeats taken as 1."""
-    return _tile(input, sizes_arg(args, dims, "tile", "dims"))
+    return Repeat.apply(input, _tiles(input, sizes_arg(args, dims, "tile", "dims")))
 
 
 def triangle_args(name: str, input: Tensor, diagonal: int = 0) -> tuple[Tensor, int]:
@@ -1460,10 +1445,12 @@ def triangle_args(name: str, input: Tensor, diagonal: int = 0) -> tuple[Tensor, 
     return input, int(diagonal)
 
 
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view)."""
+def diagonal_args(
+    name: str, input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> tuple[Tensor, int, int, int]:
+    """The arguments of :class:`Diagonal`: the dimensions wrapped."""
     d1, d2 = check_diagonal_dims(dim1, dim2, input.array.ndim)
-    return Diagonal.apply(input, int(offset), d1, d2)
+    return input, int(offset), d1, d2
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -1476,26 +1463,27 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
 
 
-def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``."""
+def diag_embed_args(
+    name: str, input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1
+) -> tuple[Tensor, int, int, int]:
+    """The arguments of :class:`DiagEmbed`: the dimensions (of the result) wrapped."""
     d1, d2 = check_diagonal_dims(dim1, dim2, input.array.ndim + 1)
-    return DiagEmbed.apply(input, int(offset), d1, d2)
+    return input, int(offset), d1, d2
 
 
 # --------------------------------------------------------------------------- properties
 # Tensor.T, Tensor.mT and Tensor.mH (attached as properties: rows with property=True).
-def reversed_dims(input: Tensor) -> Tensor:
-    """The dimensions reversed (``permute`` of all dimensions): ``Tensor.T``."""
-    return Permute.apply(input, tuple(range(input.dim() - 1, -1, -1)))
+def reversed_dims_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Permute` for ``Tensor.T``: the dimensions reversed."""
+    return input, tuple(range(input.dim() - 1, -1, -1))
 
 
-def matrix_transpose(input: Tensor) -> Tensor:
-    """The last two dimensions swapped: ``Tensor.mT``."""
-    if input.dim() < 2:
-        raise RuntimeError(
-            f"tensor.mT is only supported on matrices or batches of matrices. Got {input.dim()}-D tensor."
-        )
-    return _swap(input, -2, -1)
+def matrix_transpose_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Transpose` for ``Tensor.mT``: the last two dimensions swapped."""
+    n = input.dim()
+    if n < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+    return input, _swapped(n, n - 2, n - 1)
 
 
 def _adjoint(input: Tensor, name: str) -> Tensor:
@@ -1551,7 +1539,6 @@ def tensor_split(
     sections: int | None = None,
     indices: Sequence[int] | None = None,
     tensor_indices_or_sections: Tensor | None = None,
-    axis: int | None = None,
 ) -> tuple[Tensor, ...]:
     """Views of ``input`` along ``dim``: ``n`` pieces as equal as can be (the first ones one
     longer), or the pieces between the given indices (Python's slice rules).
@@ -1562,8 +1549,6 @@ def tensor_split(
     >>> [p.tolist() for p in ctxgrad.arange(7).tensor_split([1, 5])]
     [[0], [1, 2, 3, 4], [5, 6]]
     """
-    if axis is not None:
-        dim = numpy_dim("tensor_split", dim, axis, 0)
     shape = input.array.shape
     if not shape:
         raise RuntimeError(
@@ -1693,34 +1678,21 @@ def atleast_3d(*tensors: Any) -> Any:
     return _atleast("atleast_3d", 3, tensors)
 
 
-def _nonempty(tensors: Any, name: str) -> list[Tensor]:
-    ts = tensor_list(tensors, name)
-    if not ts:
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
-    return ts
+def column_stack_args(name: str, tensors: Any) -> tuple[Any, ...]:
+    """The arguments of :class:`Cat` for ``column_stack``: 0-d and 1-D tensors made ``n x 1``
+    columns, joined along dimension 1."""
+    ts = _nonempty(tensors, name)
+    return (1, *(Reshape.apply(t, (t.array.size, 1)) if t.array.ndim <= 1 else t for t in ts))
 
 
-def column_stack(tensors: Any) -> Tensor:
-    """Join as columns: 0-d and 1-D tensors become ``n x 1`` columns, then ``hstack``."""
-    ts = _nonempty(tensors, "column_stack")
-    return cat([t.reshape(t.array.size, 1) if t.array.ndim <= 1 else t for t in ts], 1)
+def dstack_args(name: str, tensors: Any) -> tuple[Any, ...]:
+    """The arguments of :class:`Cat` for ``dstack``: along dimension 2, after ``atleast_3d``."""
+    return (2, *atleast_3d(_nonempty(tensors, name)))
 
 
-def row_stack(tensors: Any) -> Tensor:
-    """``vstack``: join as rows."""
-    _nonempty(tensors, "row_stack")
-    return vstack(tensors)
-
-
-def dstack(tensors: Any) -> Tensor:
-    """Join along dimension 2, after ``atleast_3d``."""
-    ts = _nonempty(tensors, "dstack")
-    return cat(list(atleast_3d(ts)), 2)
-
-
-def ravel(input: Tensor) -> Tensor:
-    """The elements as one dimension (a view when the layout allows)."""
-    return Reshape.apply(input, (-1,))
+def ravel_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of :class:`Reshape` for ``ravel``: one dimension."""
+    return input, (-1,)
 
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
@@ -1762,7 +1734,6 @@ def repeat_interleave(
     dim: int | None = None,
     *,
     output_size: int | None = None,
-    axis: int | None = None,
 ) -> Tensor:
     """Each element (each slice along ``dim``; of the flattened tensor when ``dim`` is None)
     repeated ``repeats`` times (a number, or one count per element).  With only a tensor of
@@ -1774,8 +1745,6 @@ def repeat_interleave(
     >>> ctxgrad.repeat_interleave(ctxgrad.tensor([2, 0, 1])).tolist()
     [0, 0, 2]
     """
-    if axis is not None:
-        dim = numpy_dim("repeat_interleave", dim, axis)
     if repeats is None and isinstance(input, BatchedTensor):  # each sample's own counts
         _repeat_counts(input, None)  # (its dtype and rank)
         index: Tensor = RepeatIndex.apply(input, None)
@@ -1963,8 +1932,9 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 class BlockDiag(Function[Tensor]):
-    """The tensors (each made a matrix: 0-d ``1 x 1``, 1-D a row) as the blocks down the
-    diagonal of one matrix, zeros elsewhere, in the promoted dtype."""
+    """A block-diagonal matrix of the tensors (0-d and 1-D ones taken as one row).
+
+    The blocks go down the diagonal of one matrix, zeros elsewhere, in the promoted dtype."""
 
     node_name = "BlockDiagBackward0"
     holomorphic = True  # linear, real coefficients
@@ -2031,19 +2001,19 @@ class BlockDiag(Function[Tensor]):
             h, w = m.shape[1], m.shape[2]
             left = as_tensor(np.zeros((size, h, c), dtype))
             right = as_tensor(np.zeros((size, h, width - c - w), dtype))
-            rows.append(cat([left, m, right], -1))
+            rows.append(Cat.apply(-1, left, m, right))
             c += w
-        return cat(rows, -2), 0
+        return Cat.apply(-2, *rows), 0
 
 
-def block_diag(*tensors: Tensor) -> Tensor:
-    """A block-diagonal matrix of the tensors (0-d and 1-D ones taken as one row).
+def block_diag_args(name: str, *tensors: Tensor) -> tuple[Tensor, ...]:
+    """The arguments of :class:`BlockDiag`: the tensors, checked.
 
     >>> import ctxgrad
     >>> ctxgrad.block_diag(ctxgrad.tensor([[1, 2]]), ctxgrad.tensor(3)).tolist()
     [[1, 2, 0], [0, 0, 3]]
     """
-    return BlockDiag.apply(*tensor_list(list(tensors), "block_diag"))
+    return tuple(tensor_list(list(tensors), name))
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
@@ -2084,12 +2054,18 @@ def triu_indices(
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``narrow`` as a new tensor (a copy, not a view)."""
-    return narrow(input, dim, start, length).clone()
+    return Narrow.apply(*narrow_args("narrow_copy", input, dim, start, length)).clone()
 
 
 class Unfold(Function[Tensor]):
-    """Every window of ``size`` elements along ``dim``, ``step`` apart, as a new last
-    dimension: a view whose windows may overlap.  The gradient adds each window's gradient back."""
+    """Windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dimension (a view).
+
+    The windows may overlap; the gradient adds each window's gradient back.
+
+    >>> import ctxgrad
+    >>> ctxgrad.arange(5).unfold(0, 2, 2).tolist()
+    [[0, 1], [2, 3]]
+    """
 
     vmap = dims_rule(1, scalar_ok=False)
 
@@ -2149,13 +2125,8 @@ class UnfoldGrad(Function[Tensor]):
         return UnfoldGrad.apply(tg, ctx.shape, *ctx.args)
 
 
-def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """Windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dimension (a view).
-
-    >>> import ctxgrad
-    >>> ctxgrad.arange(5).unfold(0, 2, 2).tolist()
-    [[0, 1], [2, 3]]
-    """
+def unfold_args(name: str, input: Tensor, dimension: int, size: int, step: int) -> tuple[Tensor, int, int, int]:
+    """The arguments of :class:`Unfold`: the dimension wrapped, the window checked."""
     n = input.array.ndim
     d = _wrap_dim(dimension, max(n, 1)) if n else 0
     extent = input.array.shape[d] if n else 1
@@ -2165,7 +2136,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if int(step) <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return Unfold.apply(input, d, int(size), int(step))
+    return input, d, int(size), int(step)
 
 
 class StorageMap(Function[Tensor]):
@@ -2208,9 +2179,17 @@ class StorageMap(Function[Tensor]):
 
 
 class AsStrided(Function[Tensor]):
-    """The elements of ``x``'s row-major storage at ``storage_offset + sum(i_k * stride_k)``
-    for every index ``i`` of ``size`` (a view of a contiguous ``x``, else a copy); the gradient
-    adds each output's gradient to the input element it read."""
+    """The tensor of shape ``size`` that reads ``input``'s elements with the given ``stride``.
+
+    It reads the elements of ``x``'s row-major storage at ``storage_offset + sum(i_k *
+    stride_k)`` for every index ``i`` of ``size``: a view of a contiguous ``x`` (its elements
+    in row-major order are its memory), else a copy.  The gradient adds each output's
+    gradient to the input element it read.
+
+    >>> import ctxgrad
+    >>> ctxgrad.arange(6).as_strided((2, 2), (1, 2)).tolist()
+    [[0, 2], [1, 3]]
+    """
 
     node_name = "AsStridedBackward0"
     holomorphic = True  # linear, real coefficients
@@ -2256,15 +2235,11 @@ class AsStrided(Function[Tensor]):
         return AsStrided.apply(x, (x.shape[0], *size), (n, *stride), offset), 0
 
 
-def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
-    """The tensor of shape ``size`` that reads ``input``'s elements (in row-major order) with
-    the given element ``stride`` per dimension, from ``storage_offset``: a view of a contiguous
-    ``input`` (its elements in row-major order are its memory), else a copy.
-
-    >>> import ctxgrad
-    >>> ctxgrad.arange(6).as_strided((2, 2), (1, 2)).tolist()
-    [[0, 2], [1, 3]]
-    """
+def as_strided_args(
+    name: str, input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> tuple[Tensor, tuple[int, ...], tuple[int, ...], int]:
+    """The arguments of :class:`AsStrided`, checked as torch checks them (the storage must hold
+    every element read)."""
     sz = tuple(int(s) for s in size)
     st = tuple(int(s) for s in stride)
     if len(sz) != len(st):
@@ -2282,7 +2257,7 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
             f"setStorage: sizes {list(sz)}, strides {list(st)}, storage offset {offset}, and itemsize {itemsize} "
             f"requiring a storage size of {needed * itemsize} are out of bounds for storage of size {n * itemsize}"
         )
-    return AsStrided.apply(input, sz, st, offset)
+    return input, sz, st, offset
 
 
 class AsStridedScatter(PutFlat):
@@ -2300,55 +2275,56 @@ def as_strided_scatter(
     [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
     """
     positions = as_tensor(np.arange(input.array.size).reshape(input.array.shape))
-    where = as_strided(positions, size, stride, storage_offset).array  # as_strided's checks, on positions
+    # as_strided's checks and positions, read from a tensor of the positions
+    where = AsStrided.apply(*as_strided_args("as_strided", positions, size, stride, storage_offset)).array
     return embedded(AsStridedScatter, input, src, where)
 
 
 ROWS: list[Op] = [
-    Op("reshape", reshape, method_frontend=reshape_method),
+    Op("reshape", Reshape, args=reshape_args, method_frontend=reshape_method),
     Op("view", view, function=False),
-    Op("view_as", view_as, function=False),
-    Op("reshape_as", reshape_as, function=False),
-    Op("expand", expand, function=False),
-    Op("expand_as", expand_as, function=False),
+    Op("view_as", View, args=other_shape_args, function=False),
+    Op("reshape_as", Reshape, args=other_shape_args, function=False),
+    Op("expand", Expand, args=expand_args, function=False),
+    Op("expand_as", Expand, args=other_shape_args, function=False),
     Op("t", t, view=True, inplace=True),
     Op("transpose", transpose, view=True, inplace=True),
-    Op("permute", permute, method_frontend=permute_method),
+    Op("permute", Permute, args=permute_args, method_frontend=permute_method),
     Op("flatten", flatten),
-    Op("unflatten", unflatten, method_frontend=unflatten_method),
-    Op("squeeze", squeeze, view=True, inplace=True),
-    Op("unsqueeze", unsqueeze, view=True, inplace=True),
+    Op("unflatten", Reshape, args=unflatten_args, method_frontend=unflatten_method, numpy_dims=True),
+    Op("squeeze", squeeze, view=True, inplace=True, numpy_dims=True),
+    Op("unsqueeze", unsqueeze, view=True, inplace=True, numpy_dims=True),
     Op("swapaxes", swapaxes, view=True, inplace=True),
     Op("swapdims", swapdims, view=True, inplace=True),
-    Op("movedim", movedim),
-    Op("moveaxis", moveaxis),
-    Op("broadcast_to", broadcast_to, method_frontend=broadcast_to_method),
-    Op("narrow", narrow),
-    Op("unbind", unbind),
+    Op("movedim", Permute, args=movedim_args),
+    Op("moveaxis", Permute, args=movedim_args),
+    Op("broadcast_to", Expand, args=broadcast_to_args, method_frontend=broadcast_to_method),
+    Op("narrow", Narrow, args=narrow_args, numpy_dims=True),
+    Op("unbind", unbind, numpy_dims=True),
     # torch's function is split(tensor, split_size_or_sections, dim), its method split(split_size, dim)
     Op("split", split, method_frontend=split_method),
-    Op("chunk", chunk),
-    Op("flip", flip, method_frontend=flip_method),
-    Op("fliplr", fliplr),
-    Op("flipud", flipud),
-    Op("roll", roll),
-    Op("repeat", repeat, function=False),
-    Op("tile", tile, method_frontend=tile_method),
+    Op("chunk", chunk, numpy_dims=True),
+    Op("flip", Flip, args=flip_args, method_frontend=flip_method),
+    Op("fliplr", Flip, args=fliplr_args),
+    Op("flipud", Flip, args=flipud_args),
+    Op("roll", Roll, args=roll_args),
+    Op("repeat", Repeat, args=repeat_args, function=False),
+    Op("tile", Repeat, args=tile_args, method_frontend=tile_method),
     Op("tril", Tril, args=triangle_args, inplace=True, out=True),
     Op("triu", Triu, args=triangle_args, inplace=True, out=True),
-    Op("diagonal", diagonal),
+    Op("diagonal", Diagonal, args=diagonal_args),
     Op("diag", diag, out=True),
-    Op("diag_embed", diag_embed),
+    Op("diag_embed", DiagEmbed, args=diag_embed_args),
     # the functions of several tensors (torch has no such Tensor methods)
-    Op("cat", cat, method=False, out=True),
-    Op("concat", concat, method=False, out=True),
-    Op("concatenate", concatenate, method=False, out=True),
-    Op("stack", stack, method=False, out=True),
-    Op("hstack", hstack, method=False, out=True),
-    Op("vstack", vstack, method=False, out=True),
+    Op("cat", Cat, args=cat_args, method=False, out=True, numpy_dims=True),
+    Op("concat", Cat, args=cat_args, method=False, out=True, numpy_dims=True),
+    Op("concatenate", Cat, args=concatenate_args, method=False, out=True),
+    Op("stack", Stack, args=stack_args, method=False, out=True, numpy_dims=True),
+    Op("hstack", Cat, args=hstack_args, method=False, out=True),
+    Op("vstack", Cat, args=vstack_args, method=False, out=True),
     Op("broadcast_tensors", broadcast_tensors, method=False),
     Op("broadcast_shapes", broadcast_shapes, method=False),
-    Op("tensor_split", tensor_split),
+    Op("tensor_split", tensor_split, numpy_dims=True),
     Op("hsplit", hsplit),
     Op("vsplit", vsplit),
     Op("dsplit", dsplit),
@@ -2356,24 +2332,24 @@ ROWS: list[Op] = [
     Op("atleast_1d", atleast_1d, method=False),
     Op("atleast_2d", atleast_2d, method=False),
     Op("atleast_3d", atleast_3d, method=False),
-    Op("column_stack", column_stack, method=False, out=True),
-    Op("row_stack", row_stack, method=False, out=True),
-    Op("dstack", dstack, method=False, out=True),
-    Op("ravel", ravel),
+    Op("column_stack", Cat, args=column_stack_args, method=False, out=True),
+    Op("row_stack", Cat, args=vstack_args, method=False, out=True),
+    Op("dstack", Cat, args=dstack_args, method=False, out=True),
+    Op("ravel", Reshape, args=ravel_args),
     Op("rot90", rot90),
-    Op("repeat_interleave", repeat_interleave),
+    Op("repeat_interleave", repeat_interleave, numpy_dims=True),
     Op("meshgrid", meshgrid, method=False),
     Op("cartesian_prod", cartesian_prod, method=False),
     Op("combinations", combinations, method=False),
-    Op("block_diag", block_diag, method=False),
+    Op("block_diag", BlockDiag, args=block_diag_args, method=False),
     Op("diagflat", diagflat),
     Op("tril_indices", tril_indices, method=False),
     Op("triu_indices", triu_indices, method=False),
     Op("narrow_copy", narrow_copy, out=True),
-    Op("unfold", unfold, function=False),
-    Op("as_strided", as_strided),
-    Op("T", reversed_dims, function=False, property=True),
-    Op("mT", matrix_transpose, function=False, property=True),
+    Op("unfold", Unfold, args=unfold_args, function=False),
+    Op("as_strided", AsStrided, args=as_strided_args),
+    Op("T", Permute, args=reversed_dims_args, function=False, property=True),
+    Op("mT", Transpose, args=matrix_transpose_args, function=False, property=True),
     Op("mH", matrix_adjoint, function=False, property=True),
     Op("adjoint", adjoint),
     Op("as_strided_scatter", as_strided_scatter),
