@@ -606,6 +606,18 @@ from ctxgrad.ops.indexing import (  # noqa: E402
     select_scatter,
     unravel_index,
 )
+from ctxgrad.ops.joining import (  # noqa: E402
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    cartesian_prod,
+    dsplit,
+    hsplit,
+    meshgrid,
+    split,
+    split_with_sizes,
+    vsplit,
+)
 from ctxgrad.ops.linalg import (  # noqa: E402
     cdist,
     det,
@@ -623,31 +635,23 @@ from ctxgrad.ops.reduction import (  # noqa: E402
     mean,
     sum,
 )
+from ctxgrad.ops.reordering import (  # noqa: E402
+    combinations,
+    diagflat,
+    rot90,
+    tril_indices,
+    triu_indices,
+)
 from ctxgrad.ops.shape import (  # noqa: E402
     adjoint,
     as_strided_scatter,
-    atleast_1d,
-    atleast_2d,
-    atleast_3d,
     broadcast_shapes,
     broadcast_tensors,
-    cartesian_prod,
-    combinations,
-    diagflat,
-    dsplit,
     flatten,
-    hsplit,
-    meshgrid,
-    rot90,
-    split,
-    split_with_sizes,
     swapaxes,
     swapdims,
     t,
     transpose,
-    tril_indices,
-    triu_indices,
-    vsplit,
 )
 from ctxgrad.ops.statistics import (  # noqa: E402
     bincount,

@@ -31,8 +31,8 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._return_types import _lu_with_info
 from ctxgrad.ops._util import broadcast_error
+from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.linalg import LinAlgError, LinalgInv, LinalgSolve, _check_floating, _check_square
-from ctxgrad.ops.shape import Cat
 
 # --------------------------------------------------------------------------- helpers
 

@@ -12,8 +12,8 @@ from ctxgrad.autograd.batching import matrix_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops.decompositions import _no_half
+from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.linalg import _check_floating
-from ctxgrad.ops.shape import Cat
 
 # --------------------------------------------------------------------------- helpers
 

@@ -27,7 +27,8 @@ from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._util import broadcast_error, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
 from ctxgrad.ops.cumulative import cumprod
-from ctxgrad.ops.shape import Cat, Flip
+from ctxgrad.ops.joining import Cat
+from ctxgrad.ops.reordering import Flip
 
 
 class LinAlgError(RuntimeError):

@@ -1,7 +1,10 @@
-"""Shape ops: ``reshape``, ``view``, ``permute`` (``t``, ``transpose``, ``movedim``),
-``expand``, ``squeeze``/``unsqueeze``, slices and pieces (``narrow``, ``unbind``, ``split``),
-joining (``cat``, ``stack``), reordering copies (``flip``, ``roll``, ``repeat``), triangles and
-diagonals (``tril``, ``triu``, ``diagonal``, ``diag_embed``).
+"""Shape ops that keep the elements in place: views and reshapes.
+
+``reshape`` and ``view``, ``permute`` (``t``, ``transpose``, ``movedim``, ``T``, ``mT``,
+``mH``), ``expand`` and ``broadcast_to``, ``squeeze`` and ``unsqueeze``, ``flatten`` and
+``unflatten``, ``narrow``, and the strided views (``unfold``, ``as_strided``).  The ops that
+join and split tensors are in :mod:`ctxgrad.ops.joining`; the reordering copies, triangles
+and diagonals in :mod:`ctxgrad.ops.reordering`.
 
 Each returns a NumPy view where NumPy can make one (torch returns a view there too), and ``apply`` links
 such an output to its input's version counter, so an in-place change of either is seen
@@ -9,26 +12,19 @@ by every graph that saved the other."""
 
 from __future__ import annotations
 
-import itertools
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name, to_dtype
-from ctxgrad._replayed import replayed_whole
+from ctxgrad._dtypes import to_dtype
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import (
-    BatchedTensor,
     VmapInfo,
     dims_rule,
-    expand_unbatched,
     into_zeros_rule,
-    leading_rule,
     loop_over_samples,
     only_first_batched,
-    shift_dim,
     shift_dims,
     unary_rule,
 )
@@ -38,7 +34,7 @@ from ctxgrad.ops._row import Op
 from ctxgrad.ops._strided import strided_view
 from ctxgrad.ops._util import UNSET, missing, shape_arg, sizes_arg
 from ctxgrad.ops.complex_numbers import Conj
-from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
+from ctxgrad.ops.indexing import PutFlat, embedded
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -69,30 +65,10 @@ def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
-def _pad_sample(x: Tensor, n: int) -> Tensor:
+def pad_sample(x: Tensor, n: int) -> Tensor:
     """A batch whose samples have fewer than ``n`` dimensions given leading ones of size 1."""
     k = x.ndim - 1
     return x if k >= n else x.reshape((x.shape[0],) + (1,) * (n - k) + tuple(x.shape[1:]))
-
-
-def _along_rule(stacks: bool) -> Any:
-    """The batching rule of ``cat`` (``stacks=False``) and ``stack``: every tensor given the
-    batch, the dimension moved past it."""
-
-    def rule(cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], dim: int, *tensors: Tensor) -> tuple[Any, Any]:
-        dims = in_dims[1:]
-        if not stacks:  # torch's cat skips 1-d empty tensors beside tensors of other ranks
-            kept = [(t, d) for t, d in zip(tensors, dims) if tuple(t.shape[1:] if d == 0 else t.shape) != (0,)]
-            if kept and len(kept) < len(tensors):
-                tensors, dims = tuple(t for t, _ in kept), tuple(d for _, d in kept)
-        first = next((t for t, d in zip(tensors, dims) if d == 0), None)
-        if first is None:
-            return cls.apply(dim, *tensors), None  # only shared tensors are left
-        n = first.ndim - 1 + (1 if stacks else 0)
-        moved = expand_unbatched(tensors, dims, info.batch_size)
-        return cls.apply(shift_dim(dim, n), *moved), 0
-
-    return classmethod(rule)
 
 
 class Reshape(Function[Tensor]):
@@ -232,7 +208,7 @@ class Expand(Function[Tensor]):
         """The batch given the sample's new leading dimensions, then expanded with its size in front."""
         if not only_first_batched(in_dims):
             return loop_over_samples(cls, info, in_dims, x, sizes)
-        return cls.apply(_pad_sample(x, len(sizes)), (x.shape[0], *sizes)), 0
+        return cls.apply(pad_sample(x, len(sizes)), (x.shape[0], *sizes)), 0
 
     node_name = "ExpandBackward0"
     saved_fields: ClassVar[dict[str, Any]] = {"self_sym_sizes": ("sizes", 0)}
@@ -290,44 +266,10 @@ class Expand(Function[Tensor]):
 
 
 # --------------------------------------------------------------------------- helpers
-def _result_dtype(arrays: list[np.ndarray[Any, Any]]) -> np.dtype[Any]:
-    """Torch's result dtype of several tensors of the same rank (``cat``, ``stack``): the
-    highest category (bool < int < float < complex) wins, and within it the widest type."""
-    dt: np.dtype[Any] = arrays[0].dtype
-    for a in arrays[1:]:
-        other: np.dtype[Any] = a.dtype
-        if other != dt:
-            dt = promote_dtypes(dt, other)
-    return dt
-
-
-def promote_dtypes(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
-    """The dtype torch gives two dimensioned tensors of dtypes ``a`` and ``b``."""
-    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
-    if ca == cb or (ca >= 2 and cb >= 2):  # (float64 and complex64 make complex128)
-        wider: np.dtype[Any] = np.promote_types(a, b)
-        return wider
-    return a if ca > cb else b
-
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
-def _at(dim: int, index: Any) -> tuple[Any, ...]:
+def at_dim(dim: int, index: Any) -> tuple[Any, ...]:
     """A NumPy index that takes ``index`` along dimension ``dim`` and everything elsewhere
     (ending in ``...``, so that even a single element comes back as a 0-d view)."""
     return (slice(None),) * dim + (index, Ellipsis)
-
-
-def _writable_diagonal(data: np.ndarray[Any, Any], offset: int, dim1: int, dim2: int) -> np.ndarray[Any, Any]:
-    """``np.diagonal`` as a view that can be written through (NumPy's is read-only)."""
-    d = np.diagonal(data, offset, dim1, dim2)
-    if data.flags.writeable:
-        try:
-            d.flags.writeable = True
-        except ValueError:  # a base further down is read-only (saved for backward): so is d
-            pass
-    return d
 
 
 # --------------------------------------------------------------------------- squeeze, unsqueeze
@@ -424,7 +366,7 @@ class Narrow(Function[Tensor]):
         data = x.array
         ctx.shape = data.shape
         ctx.args = (dim, start, length)
-        return as_tensor(data[_at(dim, slice(start, start + length))])
+        return as_tensor(data[at_dim(dim, slice(start, start + length))])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -450,7 +392,7 @@ class NarrowGrad(Function[Tensor]):
         g = grad.array
         ctx.args = (shape, dim, start, length)
         out = np.zeros(shape, dtype=g.dtype)
-        out[_at(dim, slice(start, start + length))] = g
+        out[at_dim(dim, slice(start, start + length))] = g
         return as_tensor(out)
 
     @staticmethod
@@ -463,467 +405,6 @@ class NarrowGrad(Function[Tensor]):
         return NarrowGrad.apply(tg, *ctx.args)
 
 
-class Unbind(Function[tuple[Tensor, ...]]):
-    """The slices along ``dim``, each a view, as a tuple; one node for all of them.  Its
-    backward stacks the gradients (zeros for the slices that were not used)."""
-
-    vmap = dims_rule(1)
-
-    node_name = "UnbindBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
-    holomorphic = True  # linear, real coefficients
-    returns_views = True
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, dim: int) -> tuple[Tensor, ...]:
-        data = x.array
-        ctx.dim = dim
-        return tuple([as_tensor(data[_at(dim, i)]) for i in range(data.shape[dim])])
-
-    @staticmethod
-    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None]:
-        return Stack.apply(ctx.dim, *grads), None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> tuple[Tensor, ...]:
-        return Unbind.apply(tx, ctx.dim)
-
-
-class SplitWithSizes(Function[tuple[Tensor, ...]]):
-    """Consecutive pieces of the given ``sizes`` along ``dim``, each a view; one node for all
-    of them.  Its backward concatenates the gradients (zeros for unused pieces)."""
-
-    vmap = dims_rule(2)
-
-    node_name = "SplitWithSizesBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim", "self_sym_sizes": ("sizes", 0), "split_sizes": "sizes"}
-    saved_fields_of_node: ClassVar[dict[str, dict[str, Any]]] = {
-        "SplitBackward0": {"dim": "dim", "self_sym_sizes": ("sizes", 0), "split_size": lambda ctx: ctx.sizes[0]}
-    }
-    holomorphic = True  # linear, real coefficients
-    returns_views = True
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
-        data = x.array
-        ctx.sizes = sizes
-        ctx.dim = dim
-        outs = []
-        start = 0
-        for s in sizes:
-            outs.append(as_tensor(data[_at(dim, slice(start, start + s))]))
-            start += s
-        return tuple(outs)
-
-    @staticmethod
-    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None, None]:
-        return Cat.apply(ctx.dim, *grads), None, None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, *_: None) -> tuple[Tensor, ...]:
-        return SplitWithSizes.apply(tx, ctx.sizes, ctx.dim)
-
-
-# --------------------------------------------------------------------------- joining
-def _check_cat_shapes(arrays: list[np.ndarray[Any, Any]], kept: list[int], dim: int) -> None:
-    first = arrays[kept[0]]
-    for i in kept[1:]:
-        a = arrays[i]
-        if a.ndim != first.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and {a.ndim}")
-        for d in range(a.ndim):
-            if d != dim and a.shape[d] != first.shape[d]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {dim}. Expected size {first.shape[d]} but "
-                    f"got size {a.shape[d]} for tensor number {i} in the list."
-                )
-
-
-class Cat(Function[Tensor]):
-    """Join tensors along an existing dimension ``dim``, promoting their dtypes as torch does.
-
-    As in torch, 1-D tensors with no elements are skipped (legacy behaviour: they may be
-    joined to tensors of any shape), though their dtype still takes part in the promotion.
-    Each input's gradient is a narrow slice (a view) of the output's gradient."""
-
-    vmap = _along_rule(stacks=False)
-
-    node_name = "CatBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
-        arrays = [t.array for t in tensors]
-        for i, a in enumerate(arrays):
-            if a.ndim == 0:
-                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-        kept = [i for i, a in enumerate(arrays) if a.shape != (0,)]
-        dt = _result_dtype(arrays)
-        if not kept:
-            ctx.dim = dim
-            ctx.pieces = [(0, -1)] * len(arrays)
-            return as_tensor(np.empty((0,), dtype=dt))
-        d = _wrap_dim(dim, arrays[kept[0]].ndim)
-        _check_cat_shapes(arrays, kept, d)
-        ctx.dim = d
-        pieces = []
-        start = 0
-        for a in arrays:
-            size = a.shape[d] if a.shape != (0,) else -1
-            pieces.append((start, size))
-            start += max(size, 0)
-        ctx.pieces = pieces
-        if len(kept) == 1:
-            return as_tensor(arrays[kept[0]].astype(dt, copy=True))
-        return as_tensor(np.concatenate([arrays[i] for i in kept], axis=d, dtype=dt, casting="unsafe"))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
-        needs = ctx.needs_input_grad
-        grads: list[Tensor | None] = [None]
-        for i, (start, size) in enumerate(ctx.pieces):
-            if not needs[i + 1]:
-                grads.append(None)
-            elif size < 0:
-                grads.append(as_tensor(np.zeros((0,), dtype=grad.array.dtype)))  # a skipped empty input
-            else:
-                grads.append(Narrow.apply(grad, ctx.dim, start, size))
-        return tuple(grads)
-
-    @staticmethod
-    def jvp(ctx: Any, _: None, *tangents: Tensor) -> Tensor:
-        return Cat.apply(ctx.dim, *tangents)
-
-
-class Stack(Function[Tensor]):
-    """Join tensors of one shape along a new dimension ``dim``, promoting their dtypes."""
-
-    vmap = _along_rule(stacks=True)
-
-    node_name = "StackBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"dim": "dim"}
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
-        arrays = [t.array for t in tensors]
-        shape = arrays[0].shape
-        for i, a in enumerate(arrays):
-            if a.shape != shape:
-                raise RuntimeError(
-                    f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
-                    f"{list(a.shape)} at entry {i}"
-                )
-        d = _wrap_dim(dim, len(shape) + 1)
-        ctx.dim = d
-        return as_tensor(np.stack(arrays, axis=d, dtype=_result_dtype(arrays), casting="unsafe"))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
-        pieces = Unbind.apply(grad, ctx.dim)
-        return (None, *(p if need else None for p, need in zip(pieces, ctx.needs_input_grad[1:])))
-
-    @staticmethod
-    def jvp(ctx: Any, _: None, *tangents: Tensor) -> Tensor:
-        return Stack.apply(ctx.dim, *tangents)
-
-
-# --------------------------------------------------------------------------- reordering copies
-class Flip(Function[Tensor]):
-    """Reverse the order of the elements along ``dims`` (a copy, as in torch)."""
-
-    vmap = dims_rule(1)
-
-    node_name = "FlipBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"dims": "dims"}
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
-        ctx.dims = dims
-        return as_tensor(np.flip(x.array, dims).copy())
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return Flip.apply(grad, ctx.dims), None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        return Flip.apply(tx, ctx.dims)
-
-
-class Roll(Function[Tensor]):
-    """Shift the elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None).
-
-    The gradient is rolled back."""
-
-    @classmethod
-    def vmap(
-        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]
-    ) -> tuple[Any, Any]:
-        """The dimensions moved past the batch's; without ``dims``, each flattened sample rolled."""
-        if not only_first_batched(in_dims):
-            return loop_over_samples(cls, info, in_dims, x, shifts, dims)
-        if not dims:
-            flat = x.reshape(x.shape[0], -1)
-            return cls.apply(flat, shifts, (1,)).reshape(x.shape), 0
-        return cls.apply(x, shifts, shift_dims(dims, x.ndim - 1)), 0
-
-    node_name = "RollBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"shifts": lambda ctx: ctx.args[0], "dims": lambda ctx: ctx.args[1]}
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Tensor:
-        ctx.args = (shifts, dims)
-        data = x.array
-        if not dims:
-            return as_tensor(np.roll(data, shifts[0]))
-        return as_tensor(np.roll(data, shifts, axis=dims))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        shifts, dims = ctx.args
-        return Roll.apply(grad, tuple(-s for s in shifts), dims), None, None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
-        return Roll.apply(tx, *ctx.args)
-
-
-class Repeat(Function[Tensor]):
-    """Tile the tensor ``repeats[i]`` times along dimension ``i`` (extra repeats add leading dimensions).
-
-    The gradient sums the copies."""
-
-    @classmethod
-    def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, reps: tuple[int, ...]) -> tuple[Any, Any]:
-        """The batch given the sample's new leading dimensions, then repeated once along its own."""
-        if not only_first_batched(in_dims):
-            return loop_over_samples(cls, info, in_dims, x, reps)
-        return cls.apply(_pad_sample(x, len(reps)), (1, *reps)), 0
-
-    node_name = "RepeatBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"repeats": "repeats", "self_sym_sizes": "shape"}
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, repeats: tuple[int, ...]) -> Tensor:
-        data = x.array
-        if len(repeats) < data.ndim:
-            raise RuntimeError(
-                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
-            )
-        padded = (1,) * (len(repeats) - data.ndim) + data.shape
-        target = [s * r for s, r in zip(padded, repeats)]
-        for s in target:
-            if s < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
-        ctx.shape = data.shape
-        ctx.repeats = repeats
-        ctx.padded = padded
-        return as_tensor(np.tile(data, repeats))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        split: list[int] = []
-        for r, s in zip(ctx.repeats, ctx.padded):
-            split += [r, s]
-        g = grad.reshape(split)
-        if split:
-            g = g.sum(tuple(range(0, len(split), 2)))
-        return g.reshape(ctx.shape), None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        return Repeat.apply(tx, ctx.repeats)
-
-
-# --------------------------------------------------------------------------- triangles and diagonals
-class Tril(Function[Tensor]):
-    """The lower triangle of the last two dimensions (on and below diagonal ``diagonal``), zeros elsewhere.
-
-    A mask, so its backward and jvp apply the same mask."""
-
-    vmap = unary_rule
-
-    node_name = "TrilBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-    keep: ClassVar[Callable[..., Any]] = staticmethod(np.tril)
-    name: ClassVar[str] = "tril"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, diagonal: int) -> Tensor:
-        cls = ctx.forward_cls
-        data = x.array
-        if data.ndim < 2:
-            raise RuntimeError(f"{cls.name}: input tensor must have at least 2 dimensions")
-        ctx.diagonal = diagonal
-        return as_tensor(cls.keep(data, diagonal))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return ctx.forward_cls.apply(grad, ctx.diagonal), None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
-        out: Tensor = ctx.forward_cls.apply(tx, ctx.diagonal)
-        return out
-
-
-class Triu(Tril):
-    """The upper triangle of the last two dimensions (on and above diagonal ``diagonal``), zeros elsewhere."""
-
-    node_name = "TriuBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {"diagonal": "diagonal"}
-    holomorphic = True  # linear, real coefficients
-    keep = staticmethod(np.triu)
-    name = "triu"
-
-
-def check_diagonal_dims(dim1: int, dim2: int, ndim: int) -> tuple[int, int]:
-    """``dim1`` and ``dim2`` wrapped for a tensor of ``ndim`` dimensions; torch's error when
-    they name the same dimension."""
-    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return d1, d2
-
-
-class Diagonal(Function[Tensor]):
-    """The ``offset``-th diagonal of dimensions ``dim1`` and ``dim2`` as the last dimension (a view).
-
-    A view that can be written through, as in torch."""
-
-    @classmethod
-    def vmap(
-        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, offset: int, d1: int, d2: int
-    ) -> tuple[Any, Any]:
-        """The two dimensions moved past the batch's."""
-        if not only_first_batched(in_dims):
-            return loop_over_samples(cls, info, in_dims, x, offset, d1, d2)
-        n = x.ndim - 1
-        return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
-
-    node_name = "DiagonalBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {
-        "offset": lambda ctx: ctx.args[0],
-        "dim1": lambda ctx: ctx.args[1],
-        "dim2": lambda ctx: ctx.args[2],
-        "self_sym_sizes": "shape",
-    }
-    holomorphic = True  # linear, real coefficients
-    returns_views = True
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-        data = x.array
-        ctx.shape = data.shape
-        ctx.args = (offset, dim1, dim2)
-        return as_tensor(_writable_diagonal(data, offset, dim1, dim2))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        return DiagonalGrad.apply(grad, ctx.shape, *ctx.args), None, None, None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
-        return Diagonal.apply(tx, *ctx.args)
-
-
-class DiagCopy(Diagonal):
-    """``diag`` of a matrix: the diagonal as a new tensor (a copy, as in torch)."""
-
-    node_name = "DiagonalBackward0_copy"
-    holomorphic = True  # linear, real coefficients
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-        data = x.array
-        ctx.shape = data.shape
-        ctx.args = (offset, dim1, dim2)
-        return as_tensor(np.diagonal(data, offset, dim1, dim2).copy())
-
-
-class DiagonalGrad(Function[Tensor]):
-    """The backward of :class:`Diagonal`: zeros of ``shape`` with ``grad`` written on the
-    diagonal.  Linear, so its own backward is ``diagonal`` again."""
-
-    vmap = into_zeros_rule(1, (3, 4))
-
-    node_name = "DiagonalBackwardBackward0"
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
-        g = grad.array
-        ctx.args = (shape, offset, dim1, dim2)
-        out = np.zeros(shape, dtype=g.dtype)
-        _writable_diagonal(out, offset, dim1, dim2)[...] = g
-        return as_tensor(out)
-
-    @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
-        _, offset, dim1, dim2 = ctx.args
-        return Diagonal.apply(gg, offset, dim1, dim2), None, None, None, None
-
-    @staticmethod
-    def jvp(ctx: Any, tg: Tensor, *_: None) -> Tensor:
-        return DiagonalGrad.apply(tg, *ctx.args)
-
-
-class DiagEmbed(Function[Tensor]):
-    """Matrices (in dimensions ``dim1``, ``dim2``) with the last dimension on diagonal ``offset``.
-
-    Zeros elsewhere."""
-
-    @classmethod
-    def vmap(
-        cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, offset: int, d1: int, d2: int
-    ) -> tuple[Any, Any]:
-        """The two dimensions (of the result, one more than the sample has) moved past the batch's."""
-        if not only_first_batched(in_dims):
-            return loop_over_samples(cls, info, in_dims, x, offset, d1, d2)
-        n = x.ndim
-        return cls.apply(x, offset, shift_dim(d1, n), shift_dim(d2, n)), 0
-
-    node_name = "DiagEmbedBackward0"
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
-        data = x.array
-        n = data.shape[-1] + abs(offset)
-        shape = list(data.shape[:-1])
-        for d in sorted((dim1, dim2)):
-            shape.insert(d, n)
-        ctx.args = (offset, dim1, dim2)
-        out = np.zeros(shape, dtype=data.dtype)
-        _writable_diagonal(out, offset, dim1, dim2)[...] = data
-        return as_tensor(out)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        return Diagonal.apply(grad, *ctx.args), None, None, None
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
-        return DiagEmbed.apply(tx, *ctx.args)
-
-
 def wrap_unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
     """``dims`` wrapped for a tensor of ``ndim`` dimensions; torch's error for a repeated one."""
     wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
@@ -933,18 +414,6 @@ def wrap_unique_dims(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         seen.add(d)
     return wrapped
-
-
-def tensor_list(tensors: Any, name: str) -> list[Tensor]:
-    """The tensors of ``cat``/``stack``'s first argument, with torch's errors for anything else."""
-    if not isinstance(tensors, (list, tuple)):
-        raise TypeError(
-            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}"
-        )
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return list(tensors)
 
 
 def broadcast_shape(*shapes: Any) -> tuple[int, ...]:
@@ -977,13 +446,14 @@ def broadcast_shape(*shapes: Any) -> tuple[int, ...]:
 
 
 # --------------------------------------------------------------------------- frontends
-# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
-# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions;
-# a ``*_method`` frontend is the Tensor method where torch's method takes other arguments
-# (``x.reshape(2, 3)`` beside ``ctxgrad.reshape(x, (2, 3))``).
+# Each op's row (ROWS, at the end) makes its frontend from its Function and, where torch's
+# arguments need work, an argument handler (``reshape_args``) that returns the Function's
+# arguments; a frontend written here chooses between Functions or is a view op made in place
+# (``t_``).  A ``*_method`` frontend is the Tensor method where torch's method takes other
+# arguments (``x.reshape(2, 3)`` beside ``ctxgrad.reshape(x, (2, 3))``).
+
+
 # torch names some overloads' nodes apart: a subclass that declares torch's node_name.
-
-
 class Transpose(Permute):
     node_name = "TransposeBackward0"
 
@@ -998,10 +468,6 @@ class SqueezeDim(Squeeze):
 
 class SqueezeDims(Squeeze):
     node_name = "SqueezeBackward2"
-
-
-class Split(SplitWithSizes):
-    node_name = "SplitBackward0"
 
 
 def reshape_args(name: str, input: Tensor, shape: Any) -> tuple[Tensor, tuple[int, ...]]:
@@ -1231,115 +697,6 @@ def narrow_args(
     return input, d, begin, length
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    """The slices along ``dim``, as a tuple of views."""
-    if input.array.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    out: tuple[Tensor, ...] = Unbind.apply(input, _wrap_dim(dim, input.array.ndim))
-    return out
-
-
-def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-    """Pieces along ``dim``: of one size (the last may be smaller) or of the listed sizes.
-
-    torch's function names its first parameter ``tensor`` (and the method ``x.split``, below,
-    its second ``split_size``), so the two are separate frontends of the one row."""
-    return split_method(tensor, split_size_or_sections, dim)
-
-
-def split_method(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-    """Pieces along ``dim`` of ``split_size`` each (the last may be smaller), or of the listed sizes: views."""
-    shape = input.array.shape
-    if not shape:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, len(shape))
-    size = shape[d]
-    out: tuple[Tensor, ...]
-    if isinstance(split_size, (int, np.integer)) or (isinstance(split_size, Tensor) and split_size.ndim == 0):
-        step = int(split_size)
-        if step < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
-        if step == 0 and size != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        count = max(-(-size // step), 1) if step else 1
-        sizes = (step,) * (count - 1) + (size - step * (count - 1),)
-        out = Split.apply(input, sizes, d)
-        return out
-    sizes = tuple(int(s) for s in split_size)
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={list(sizes)}"
-        )
-    if sum(sizes) != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
-            f"but got split_sizes={list(sizes)}"
-        )
-    out = SplitWithSizes.apply(input, sizes, d)
-    return out
-
-
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller): views."""
-    shape = input.array.shape
-    if not shape:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    chunks = int(chunks)
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _wrap_dim(dim, len(shape))
-    size = shape[d]
-    step = -(-size // chunks)
-    out: tuple[Tensor, ...]
-    if step == 0:  # an empty dimension: ``chunks`` empty pieces, as in torch
-        out = SplitWithSizes.apply(input, (0,) * chunks, d)
-        return out
-    return split_method(input, step, d)
-
-
-def cat_args(name: str, tensors: Any, dim: int = 0) -> tuple[Any, ...]:
-    """The arguments of :class:`Cat` for ``cat``/``concat``: the tensors along dimension ``dim``."""
-    ts = tensor_list(tensors, name)
-    if not ts:
-        raise ValueError("ctxgrad.cat(): expected a non-empty list of Tensors")
-    return (int(dim), *ts)
-
-
-def concatenate_args(name: str, tensors: Any, axis: int = 0, *, dim: int | None = None) -> tuple[Any, ...]:
-    """The arguments of :class:`Cat` for ``concatenate``, NumPy's name, with NumPy's keyword (``axis``)."""
-    return cat_args(name, tensors, axis if dim is None else dim)
-
-
-def stack_args(name: str, tensors: Any, dim: int = 0) -> tuple[Any, ...]:
-    """The arguments of :class:`Stack`: the tensors, of one shape, along a new dimension ``dim``."""
-    ts = tensor_list(tensors, name)
-    if not ts:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    return (int(dim), *ts)
-
-
-def _nonempty(tensors: Any, name: str, empty: str | None = None) -> list[Tensor]:
-    """The tensors given to ``name``; torch's error (naming ``empty``, default ``name``) for none."""
-    ts = tensor_list(tensors, name)
-    if not ts:
-        raise RuntimeError(f"{empty or name} expects a non-empty TensorList")
-    return ts
-
-
-def hstack_args(name: str, tensors: Any) -> tuple[Any, ...]:
-    """The arguments of :class:`Cat` for ``hstack``: along dimension 1 (dimension 0 for 1-D
-    tensors); 0-d tensors count as 1-D."""
-    ts = [Reshape.apply(t, (1,)) if t.ndim == 0 else t for t in _nonempty(tensors, name)]
-    return (0 if ts[0].ndim == 1 else 1, *ts)
-
-
-def vstack_args(name: str, tensors: Any) -> tuple[Any, ...]:
-    """The arguments of :class:`Cat` for ``vstack``/``row_stack``: along dimension 0, 0-d and
-    1-D tensors made rows (``1 x n``)."""
-    ts = _nonempty(tensors, name, "vstack")
-    return (0, *(Reshape.apply(t, (1, 1)) if t.ndim == 0 else Unsqueeze.apply(t, 0) if t.ndim == 1 else t for t in ts))
-
-
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """The tensors broadcast to their common shape (views; a tensor already of that shape is
     returned as it is, as in torch)."""
@@ -1368,109 +725,6 @@ def broadcast_shapes(*shapes: Any) -> Size:
     return Size(broadcast_shape(*shapes))
 
 
-def _flip_dims(x: Tensor, dims: tuple[int, ...]) -> tuple[int, ...]:
-    """``flip``'s dimensions wrapped (of a 0-d tensor: none, dims 0 and -1 allowed as in torch)."""
-    n = x.array.ndim
-    dims = wrap_unique_dims(dims, n)
-    return dims if n else ()
-
-
-def flip_args(name: str, input: Tensor, dims: Any) -> tuple[Tensor, tuple[int, ...]]:
-    """The arguments of :class:`Flip` for ``flip(input, dims)``."""
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    return input, _flip_dims(input, sizes_arg((dims,), None, "flip", "dims"))
-
-
-def flip_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
-    """The elements in reverse order along ``dims`` (a copy)."""
-    return Flip.apply(input, _flip_dims(input, sizes_arg(args, dims, "flip", "dims")))
-
-
-def fliplr_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
-    """The arguments of :class:`Flip` for ``fliplr``: dimension 1."""
-    if input.array.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return input, (1,)
-
-
-def flipud_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
-    """The arguments of :class:`Flip` for ``flipud``: dimension 0."""
-    if input.array.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return input, (0,)
-
-
-def roll_args(
-    name: str, input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
-) -> tuple[Tensor, tuple[int, ...], tuple[int, ...]]:
-    """The arguments of :class:`Roll`: the shifts and dimensions as tuples (none: the flattened tensor)."""
-    sh = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
-    if dims is None:
-        ds: tuple[int, ...] = ()
-    else:
-        ds = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
-    if not sh:
-        raise RuntimeError("`shifts` required")
-    if len(sh) != len(ds) and not (len(sh) == 1 and not ds):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
-    n = input.array.ndim
-    if ds and n == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return input, sh, tuple(_wrap_dim(d, n) for d in ds)
-
-
-def repeat_args(name: str, input: Tensor, *args: Any, repeats: Any = None) -> tuple[Tensor, tuple[int, ...]]:
-    """The arguments of :class:`Repeat` for ``x.repeat(*repeats)``."""
-    return input, sizes_arg(args, repeats, name, "repeats")
-
-
-def _tiles(x: Tensor, reps: tuple[int, ...]) -> tuple[int, ...]:
-    """``tile``'s repeats, the missing leading ones 1."""
-    return (1,) * (x.array.ndim - len(reps)) + reps
-
-
-def tile_args(name: str, input: Tensor, dims: Any) -> tuple[Tensor, tuple[int, ...]]:
-    """The arguments of :class:`Repeat` for ``tile(input, dims)``."""
-    return input, _tiles(input, sizes_arg((dims,), None, name, "dims"))
-
-
-def tile_method(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
-    """``repeat``, with missing leading repeats taken as 1."""
-    return Repeat.apply(input, _tiles(input, sizes_arg(args, dims, "tile", "dims")))
-
-
-def triangle_args(name: str, input: Tensor, diagonal: int = 0) -> tuple[Tensor, int]:
-    """The arguments of :class:`Tril` and :class:`Triu` (``tril``, ``triu_``)."""
-    return input, int(diagonal)
-
-
-def diagonal_args(
-    name: str, input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
-) -> tuple[Tensor, int, int, int]:
-    """The arguments of :class:`Diagonal`: the dimensions wrapped."""
-    d1, d2 = check_diagonal_dims(dim1, dim2, input.array.ndim)
-    return input, int(offset), d1, d2
-
-
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """A vector as a square matrix with it on diagonal ``diagonal``; a matrix's diagonal as a vector (a copy)."""
-    n = input.array.ndim
-    if n == 1:
-        return DiagEmbed.apply(input, int(diagonal), 0, 1)
-    if n == 2:
-        return DiagCopy.apply(input, int(diagonal), 0, 1)
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
-
-
-def diag_embed_args(
-    name: str, input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1
-) -> tuple[Tensor, int, int, int]:
-    """The arguments of :class:`DiagEmbed`: the dimensions (of the result) wrapped."""
-    d1, d2 = check_diagonal_dims(dim1, dim2, input.array.ndim + 1)
-    return input, int(offset), d1, d2
-
-
 # --------------------------------------------------------------------------- properties
 # Tensor.T, Tensor.mT and Tensor.mH (attached as properties: rows with property=True).
 def reversed_dims_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
@@ -1483,7 +737,7 @@ def matrix_transpose_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, 
     n = input.dim()
     if n < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-    return input, _swapped(n, n - 2, n - 1)
+    return input, swapped_dims(n, n - 2, n - 1)
 
 
 def _adjoint(input: Tensor, name: str) -> Tensor:
@@ -1504,552 +758,15 @@ def adjoint(input: Tensor) -> Tensor:
     return _adjoint(input, "tensor.adjoint()")
 
 
-# --------------------------------------------------------------------------- more pieces and joins
-# torch writes most of these in terms of the ops above (their grad_fn is that of the last op
-# they call: tensor_split's pieces are SliceBackward0, dstack's result CatBackward0), and so
-# does ctxgrad; the ones that torch gives a node of their own (block_diag, unfold, as_strided)
-# are Functions.
-
-
-def _slice_piece(x: Tensor, dim: int, start: int, end: int) -> Tensor:
-    """``x[start:end]`` along ``dim`` with Python's slice rules (negative ends count from the
-    back, ends past the size clamp): a view."""
-    size = x.array.shape[dim]
-    lo, hi, _ = slice(start, end).indices(size)
-    return Narrow.apply(x, dim, lo, max(hi - lo, 0))
-
-
-def _split_spec(name: str, positional: Any, **keywords: Any) -> Any:
-    """The one way of splitting given to ``name``: positionally, or by one of torch's keywords
-    (``sections=3``, ``indices=[1, 5]``, ``tensor_indices_or_sections=t``)."""
-    given = [value for value in (positional, *keywords.values()) if value is not None]
-    if len(given) != 1:
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments: give the split positionally or as one of "
-            f"{', '.join(f'{k}=' for k in keywords)}, once"
-        )
-    return given[0]
-
-
-def tensor_split(
-    input: Tensor,
-    indices_or_sections: Any = None,
-    dim: int = 0,
-    *,
-    sections: int | None = None,
-    indices: Sequence[int] | None = None,
-    tensor_indices_or_sections: Tensor | None = None,
-) -> tuple[Tensor, ...]:
-    """Views of ``input`` along ``dim``: ``n`` pieces as equal as can be (the first ones one
-    longer), or the pieces between the given indices (Python's slice rules).
-
-    >>> import ctxgrad
-    >>> [p.tolist() for p in ctxgrad.tensor_split(ctxgrad.arange(7), 3)]
-    [[0, 1, 2], [3, 4], [5, 6]]
-    >>> [p.tolist() for p in ctxgrad.arange(7).tensor_split([1, 5])]
-    [[0], [1, 2, 3, 4], [5, 6]]
-    """
-    shape = input.array.shape
-    if not shape:
-        raise RuntimeError(
-            f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {len(shape)} dims"
-        )
-    d = _wrap_dim(dim, len(shape))
-    spec = _split_spec(
-        "tensor_split",
-        indices_or_sections,
-        sections=sections,
-        indices=indices,
-        tensor_indices_or_sections=tensor_indices_or_sections,
-    )
-    if isinstance(spec, Tensor):
-        if spec.array.dtype != np.int64:
-            raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                + short_name(spec.array.dtype)
-            )
-        if spec.array.ndim > 1:
-            raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
-                f"tensor, but got a tensor with {spec.array.ndim} dims"
-            )
-        spec = int(spec.array) if spec.array.ndim == 0 else [int(i) for i in spec.array]
-    if isinstance(spec, (int, np.integer)):
-        sections = int(spec)
-        if sections <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
-        size = shape[d]
-        small, extra = divmod(size, sections)
-        sizes = [small + 1] * extra + [small] * (sections - extra)
-        starts = np.cumsum([0, *sizes[:-1]])
-        return tuple(Narrow.apply(input, d, int(s), n) for s, n in zip(starts, sizes))
-    bounds = [0, *(int(i) for i in spec)]
-    pieces = [_slice_piece(input, d, a, b) for a, b in itertools.pairwise(bounds)]
-    pieces.append(_slice_piece(input, d, bounds[-1], shape[d]))
-    return tuple(pieces)
-
-
-def _direction_split(name: str, input: Tensor, spec: Any, dim: int, min_dims: int) -> tuple[Tensor, ...]:
-    """``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim``, where a number of
-    sections must divide the dimension."""
-    n = input.array.ndim
-    if n < min_dims:
-        raise RuntimeError(
-            f"ctxgrad.{name} requires a tensor with at least {min_dims} dimension, "
-            f"but got a tensor with {n} dimensions!"
-        )
-    if isinstance(spec, (int, np.integer)):
-        size = input.array.shape[dim]
-        if spec == 0 or size % int(spec) != 0:
-            raise RuntimeError(
-                f"ctxgrad.{name} attempted to split along dimension {dim}, but the size of the dimension {size} "
-                f"is not divisible by the split_size {int(spec)}!"
-            )
-    return tensor_split(input, spec, dim)
-
-
-def hsplit(
-    input: Tensor, indices_or_sections: Any = None, *, sections: int | None = None, indices: Sequence[int] | None = None
-) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dimension 1 (dimension 0 of a 1-D tensor); sections must divide it."""
-    spec = _split_spec("hsplit", indices_or_sections, sections=sections, indices=indices)
-    return _direction_split("hsplit", input, spec, 0 if input.array.ndim == 1 else 1, 1)
-
-
-def vsplit(
-    input: Tensor, indices_or_sections: Any = None, *, sections: int | None = None, indices: Sequence[int] | None = None
-) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dimension 0 of a tensor of at least 2 dimensions."""
-    spec = _split_spec("vsplit", indices_or_sections, sections=sections, indices=indices)
-    return _direction_split("vsplit", input, spec, 0, 2)
-
-
-def dsplit(
-    input: Tensor, indices_or_sections: Any = None, *, sections: int | None = None, indices: Sequence[int] | None = None
-) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dimension 2 of a tensor of at least 3 dimensions."""
-    spec = _split_spec("dsplit", indices_or_sections, sections=sections, indices=indices)
-    return _direction_split("dsplit", input, spec, 2, 3)
-
-
-def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-    """Views of the listed sizes along ``dim`` (they must add up to its size)."""
-    if isinstance(split_sizes, (int, np.integer)):
-        raise TypeError(
-            "split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, "
-            f"not {type(split_sizes).__name__}"
-        )
-    return split_method(input, list(split_sizes), dim)
-
-
-def _atleast(name: str, ndim: int, tensors: tuple[Any, ...]) -> Any:
-    """``atleast_{ndim}d``: one tensor back as a tensor, several (or one list) as a tuple."""
-    several = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
-    items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
-    out = []
-    for t in items:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}() expected Tensor or tuple of Tensors, but got {type(t).__name__}")
-        n = t.array.ndim
-        if n == 0:
-            t = t.reshape((1,) * ndim)
-        elif ndim >= 2 and n == 1:
-            t = Unsqueeze.apply(t, 0)
-            if ndim == 3:
-                t = Unsqueeze.apply(t, 2)
-        elif ndim == 3 and n == 2:
-            t = Unsqueeze.apply(t, 2)
-        out.append(t)
-    return tuple(out) if several else out[0]
-
-
-def atleast_1d(*tensors: Any) -> Any:
-    """Each tensor with at least 1 dimension (0-d becomes shape ``(1,)``); a tuple for several."""
-    return _atleast("atleast_1d", 1, tensors)
-
-
-def atleast_2d(*tensors: Any) -> Any:
-    """Each tensor with at least 2 dimensions (a vector becomes a row ``(1, n)``)."""
-    return _atleast("atleast_2d", 2, tensors)
-
-
-def atleast_3d(*tensors: Any) -> Any:
-    """Each tensor with at least 3 dimensions (``(n,)`` -> ``(1, n, 1)``, ``(m, n)`` -> ``(m, n, 1)``)."""
-    return _atleast("atleast_3d", 3, tensors)
-
-
-def column_stack_args(name: str, tensors: Any) -> tuple[Any, ...]:
-    """The arguments of :class:`Cat` for ``column_stack``: 0-d and 1-D tensors made ``n x 1``
-    columns, joined along dimension 1."""
-    ts = _nonempty(tensors, name)
-    return (1, *(Reshape.apply(t, (t.array.size, 1)) if t.array.ndim <= 1 else t for t in ts))
-
-
-def dstack_args(name: str, tensors: Any) -> tuple[Any, ...]:
-    """The arguments of :class:`Cat` for ``dstack``: along dimension 2, after ``atleast_3d``."""
-    return (2, *atleast_3d(_nonempty(tensors, name)))
-
-
 def ravel_args(name: str, input: Tensor) -> tuple[Tensor, tuple[int, ...]]:
     """The arguments of :class:`Reshape` for ``ravel``: one dimension."""
     return input, (-1,)
 
 
-def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
-    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first towards the second.
-
-    >>> import ctxgrad
-    >>> ctxgrad.tensor([[1, 2], [3, 4]]).rot90().tolist()
-    [[2, 4], [1, 3]]
-    """
-    ds = list(dims)
-    n = input.array.ndim
-    if len(ds) != 2:
-        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(ds)}")
-    if n < 2:
-        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
-    d0, d1 = _wrap_dim(ds[0], n), _wrap_dim(ds[1], n)
-    if ds[0] == ds[1] or abs(ds[0] - ds[1]) == n:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {ds[0]} and dim1 = {ds[1]}")
-    k = int(k) % 4
-    if k == 1:
-        return Transpose.apply(Flip.apply(input, (d1,)), _swapped(n, d0, d1))
-    if k == 2:
-        return Flip.apply(input, (d0, d1))
-    if k == 3:
-        return Transpose.apply(Flip.apply(input, (d0,)), _swapped(n, d0, d1))
-    return input.clone()
-
-
-def _swapped(n: int, d0: int, d1: int) -> tuple[int, ...]:
+def swapped_dims(n: int, d0: int, d1: int) -> tuple[int, ...]:
     perm = list(range(n))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return tuple(perm)
-
-
-@replayed_whole
-def repeat_interleave(
-    input: Tensor,
-    repeats: Any = None,
-    dim: int | None = None,
-    *,
-    output_size: int | None = None,
-) -> Tensor:
-    """Each element (each slice along ``dim``; of the flattened tensor when ``dim`` is None)
-    repeated ``repeats`` times (a number, or one count per element).  With only a tensor of
-    counts, ``repeat_interleave(counts)`` is the indices ``0, 0, 1, ...`` repeated that often.
-
-    >>> import ctxgrad
-    >>> ctxgrad.tensor([1, 2]).repeat_interleave(2).tolist()
-    [1, 1, 2, 2]
-    >>> ctxgrad.repeat_interleave(ctxgrad.tensor([2, 0, 1])).tolist()
-    [0, 0, 2]
-    """
-    if repeats is None and isinstance(input, BatchedTensor):  # each sample's own counts
-        _repeat_counts(input, None)  # (its dtype and rank)
-        index: Tensor = RepeatIndex.apply(input, None)
-        return index.to(input.dtype)
-    if repeats is None:  # repeat_interleave(repeats): the indices of the repeats
-        counts = _repeat_counts(input, None)
-        out = np.repeat(np.arange(counts.size, dtype=input.array.dtype), counts)
-        return as_tensor(out)
-    x = input
-    if dim is None:
-        x = Reshape.apply(x, (-1,))
-        d = 0
-    else:
-        d = _wrap_dim(dim, x.array.ndim)
-        if x.array.ndim == 0:
-            x = Reshape.apply(x, (1,))
-    size = x.array.shape[d]
-    if isinstance(repeats, BatchedTensor):  # each sample's own counts: its own positions
-        _repeat_counts(repeats, size)  # (its dtype, rank and size)
-        return IndexSelect.apply(x, d, RepeatIndex.apply(repeats, size))
-    counts = _repeat_counts(repeats, size)
-    if output_size is not None and int(output_size) != int(counts.sum()):
-        raise RuntimeError("allocated size does not match required size")
-    index = as_tensor(np.repeat(np.arange(size, dtype=np.int64), counts))
-    return IndexSelect.apply(x, d, index)
-
-
-class RepeatIndex(Function[Tensor]):
-    """The positions ``0, 0, 1, ...`` each repeated as often as ``counts`` says (``size``:
-    the number of positions, when ``counts`` holds one count for all), each row of the
-    first ``keep`` dimensions of ``counts`` apart (a vmap batch: every sample must come to
-    the same total, as torch's per-sample fallback needs).  Not differentiable."""
-
-    node_name = "RepeatInterleaveBackward0"
-    skips_without_gradient = True
-    vmap = leading_rule(2)
-
-    @staticmethod
-    def forward(ctx: Any, counts: Tensor, size: int | None, keep: int = 0) -> Tensor:
-        data = counts.array
-        rows = data.reshape(int(np.prod(data.shape[:keep], dtype=np.int64)), -1).astype(np.int64)
-        if size is not None and rows.shape[1] == 1:
-            rows = np.repeat(rows, size, axis=1)
-        if rows.size and rows.min() < 0:
-            raise RuntimeError("repeats can not be negative")
-        total = same_lengths(rows.sum(1))
-        index = np.repeat(np.tile(np.arange(rows.shape[1], dtype=np.int64), rows.shape[0]), rows.reshape(-1))
-        out = as_tensor(index.reshape(data.shape[:keep] + (total,)))
-        ctx.mark_non_differentiable(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
-        return None, None, None
-
-
-def same_lengths(lengths: np.ndarray[Any, Any]) -> int:
-    """The one length of every sample's result; torch's stacking error (its vmap runs these
-    ops once per sample) when they differ."""
-    flat = lengths.reshape(-1)
-    if flat.size and (flat != flat[0]).any():
-        k = int(np.argmax(flat != flat[0]))
-        raise RuntimeError(
-            f"stack expects each tensor to be equal size, but got [{flat[0]}] at entry 0 and [{flat[k]}] at entry {k}"
-        )
-    return int(flat[0]) if flat.size else 0
-
-
-def _repeat_counts(repeats: Any, size: int | None) -> np.ndarray[Any, Any]:
-    """The repeat count of every element: a number for all, or a 0-d/1-D integer tensor."""
-    if isinstance(repeats, Tensor):
-        counts = repeats.array
-        if counts.dtype.kind not in "iu":
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if counts.ndim > 1:
-            raise RuntimeError("repeats has to be Long or Int tensor")
-        if size is None and counts.ndim != 1:
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if size is not None and counts.ndim and counts.size not in (1, size):
-            raise RuntimeError(
-                "repeats must have the same size as input along dim, but got "
-                f"repeats.size(0) = {counts.size} and input.size(0) = {size}"
-            )
-        if isinstance(repeats, BatchedTensor):
-            return counts  # (checked as far as its shape goes: RepeatIndex reads the counts)
-        if size is None:
-            if counts.size and counts.min() < 0:
-                raise RuntimeError("repeats can not be negative")
-            return counts
-        if counts.ndim == 0 or counts.size == 1:
-            counts = np.full(size, int(counts.reshape(-1)[0]), dtype=np.int64)
-        elif counts.size != size:
-            raise RuntimeError(
-                "repeats must have the same size as input along dim, but got "
-                f"repeats.size(0) = {counts.size} and input.size(0) = {size}"
-            )
-        if counts.size and counts.min() < 0:
-            raise RuntimeError("repeats can not be negative")
-        return counts
-    if not isinstance(repeats, (int, np.integer)):
-        raise TypeError(
-            f"repeat_interleave(): argument 'repeats' (position 1) must be Tensor or int, not {type(repeats).__name__}"
-        )
-    if repeats < 0:
-        raise RuntimeError("Repeats must be non-negative")
-    return np.full(size or 0, int(repeats), dtype=np.int64)
-
-
-def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
-    """Coordinate grids: the ``i``-th result holds the ``i``-th (0-d or 1-D) tensor's values
-    along dimension ``i`` (``indexing="ij"``, the default) or with the first two dimensions
-    swapped (``"xy"``, as NumPy's default).  Each result is an expanded view.
-
-    >>> import ctxgrad
-    >>> x, y = ctxgrad.meshgrid(ctxgrad.tensor([1, 2, 3]), ctxgrad.tensor([4, 5]), indexing="ij")
-    >>> x.tolist(), y.tolist()
-    ([[1, 1], [2, 2], [3, 3]], [[4, 5], [4, 5], [4, 5]])
-    """
-    items = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
-    ts = tensor_list(list(items), "meshgrid")
-    if not ts:
-        raise RuntimeError("meshgrid expects a non-empty TensorList")
-    if indexing is None:
-        warnings.warn(
-            "ctxgrad.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-            UserWarning,
-            stacklevel=2,
-        )
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f'ctxgrad.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
-    for t in ts:
-        if t.array.ndim > 1:
-            raise RuntimeError(
-                f"ctxgrad.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {list(t.array.shape)}"
-            )
-    for t in ts[1:]:
-        if t.array.dtype != ts[0].array.dtype:
-            raise RuntimeError("ctxgrad.meshgrid: Expected all tensors in the tensor list to have the same dtype.")
-    order = list(range(len(ts)))
-    if indexing == "xy" and len(ts) >= 2:
-        order[0], order[1] = 1, 0
-    sizes = [ts[i].array.size for i in order]
-    out = []
-    for i, t in enumerate(ts):
-        shape = [1] * len(ts)
-        shape[order.index(i)] = -1
-        out.append(Expand.apply(Reshape.apply(t, tuple(shape)), tuple(sizes)))
-    return tuple(out)
-
-
-def cartesian_prod(*tensors: Tensor) -> Tensor:
-    """Every combination of one element from each 1-D tensor, as rows (one tensor: itself).
-
-    >>> import ctxgrad
-    >>> ctxgrad.cartesian_prod(ctxgrad.tensor([1, 2]), ctxgrad.tensor([3, 4])).tolist()
-    [[1, 3], [1, 4], [2, 3], [2, 4]]
-    """
-    for t in tensor_list(list(tensors), "cartesian_prod"):
-        if t.array.ndim != 1:
-            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.array.shape)}")
-    if len(tensors) == 1:
-        return tensors[0]
-    grids = meshgrid(*tensors, indexing="ij")
-    return Stack.apply(1, *(Reshape.apply(g, (-1,)) for g in grids))
-
-
-def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
-    """The length-``r`` combinations of a 1-D tensor's elements, as rows (itertools' order).
-
-    >>> import ctxgrad
-    >>> ctxgrad.combinations(ctxgrad.tensor([1, 2, 3])).tolist()
-    [[1, 2], [1, 3], [2, 3]]
-    """
-    if input.array.ndim != 1:
-        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.array.shape)}")
-    r = int(r)
-    if r < 0:
-        raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:
-        return as_tensor(np.empty((0,), dtype=input.array.dtype))
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    rows = np.array(list(pick(range(input.array.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    return Stack.apply(1, *(IndexSelect.apply(input, 0, as_tensor(rows[:, k].copy())) for k in range(r)))
-
-
-class BlockDiag(Function[Tensor]):
-    """A block-diagonal matrix of the tensors (0-d and 1-D ones taken as one row).
-
-    The blocks go down the diagonal of one matrix, zeros elsewhere, in the promoted dtype."""
-
-    node_name = "BlockDiagBackward0"
-    holomorphic = True  # linear, real coefficients
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, *tensors: Tensor) -> Tensor:
-        arrays = [t.array for t in tensors]
-        for i, a in enumerate(arrays):
-            if a.ndim > 2:
-                raise RuntimeError(
-                    "ctxgrad.block_diag: Input tensors must have 2 or fewer dimensions. "
-                    f"Input {i} has {a.ndim} dimensions"
-                )
-        mats = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
-        rows = sum(m.shape[0] for m in mats)
-        cols = sum(m.shape[1] for m in mats)
-        out = np.zeros((rows, cols), dtype=_result_dtype(arrays) if arrays else np.float32)
-        blocks = []
-        r = c = 0
-        for m in mats:
-            out[r : r + m.shape[0], c : c + m.shape[1]] = m
-            blocks.append((r, c, m.shape))
-            r, c = r + m.shape[0], c + m.shape[1]
-        ctx.blocks = blocks
-        ctx.shapes = [a.shape for a in arrays]
-        return as_tensor(out)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
-        grads: list[Tensor | None] = []
-        for need, (r, c, (h, w)), shape in zip(ctx.needs_input_grad, ctx.blocks, ctx.shapes):
-            if not need:
-                grads.append(None)
-                continue
-            g = Narrow.apply(Narrow.apply(grad, 0, r, h), 1, c, w)
-            grads.append(Reshape.apply(g, shape) if len(shape) < 2 else g)
-        return tuple(grads)
-
-    @staticmethod
-    def jvp(ctx: Any, *tangents: Tensor) -> Tensor:
-        return BlockDiag.apply(*tangents)
-
-    @staticmethod
-    def vmap(info: Any, in_dims: tuple[Any, ...], *tensors: Tensor) -> tuple[Tensor, int]:
-        """Each sample's blocks on its own diagonal: every block (made a batch of matrices)
-        padded with zeros to the full width, the padded rows then stacked: one ``cat`` per
-        block and one for the rows, each over the whole batch."""
-        size = info.batch_size
-        dtype = _result_dtype([t.array for t in tensors])
-        mats = []
-        for i, (t, d) in enumerate(zip(tensors, in_dims)):
-            n = t.ndim - (d == 0)
-            if n > 2:
-                raise RuntimeError(
-                    f"ctxgrad.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {n} dimensions"
-                )
-            if d is None:
-                t = t.unsqueeze(0).expand(size, *t.shape)
-            mats.append((t.reshape(size, 1, -1) if n < 2 else t).to(dtype))
-        width = sum(m.shape[2] for m in mats)
-        rows, c = [], 0
-        for m in mats:
-            h, w = m.shape[1], m.shape[2]
-            left = as_tensor(np.zeros((size, h, c), dtype))
-            right = as_tensor(np.zeros((size, h, width - c - w), dtype))
-            rows.append(Cat.apply(-1, left, m, right))
-            c += w
-        return Cat.apply(-2, *rows), 0
-
-
-def block_diag_args(name: str, *tensors: Tensor) -> tuple[Tensor, ...]:
-    """The arguments of :class:`BlockDiag`: the tensors, checked.
-
-    >>> import ctxgrad
-    >>> ctxgrad.block_diag(ctxgrad.tensor([[1, 2]]), ctxgrad.tensor(3)).tolist()
-    [[1, 2, 0], [0, 0, 3]]
-    """
-    return tuple(tensor_list(list(tensors), name))
-
-
-def diagflat(input: Tensor, offset: int = 0) -> Tensor:
-    """The flattened input on diagonal ``offset`` of a square matrix."""
-    return DiagEmbed.apply(Reshape.apply(input, (-1,)), int(offset), 0, 1)
-
-
-def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, lower: bool) -> Tensor:
-    dt = np.dtype(np.int64) if dtype is None else to_dtype(dtype)
-    if dt.kind not in "iu":
-        raise NotImplementedError(f"\"{name}\" not implemented for '{short_name(dt)}'")
-    if row < 0:
-        raise RuntimeError(f"row must be non-negative, got{row}")
-    if col < 0:
-        raise RuntimeError(f"col must be non-negative, got{col}")
-    rows, cols = (np.tril_indices if lower else np.triu_indices)(int(row), int(offset), int(col))
-    return as_tensor(np.stack([rows, cols]).astype(dt).reshape(2, -1))
-
-
-def tril_indices(
-    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None
-) -> Tensor:
-    """The ``2 x N`` row and column indices of the lower triangle of a ``row x col`` matrix.
-
-    >>> import ctxgrad
-    >>> ctxgrad.tril_indices(3, 3).tolist()
-    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
-    """
-    return _triangle_indices("tril_indices", row, col, offset, dtype, True)
-
-
-def triu_indices(
-    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None
-) -> Tensor:
-    """The ``2 x N`` row and column indices of the upper triangle of a ``row x col`` matrix."""
-    return _triangle_indices("triu_indices", row, col, offset, dtype, False)
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -2057,6 +774,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return Narrow.apply(*narrow_args("narrow_copy", input, dim, start, length)).clone()
 
 
+# --------------------------------------------------------------------------- strided views
 class Unfold(Function[Tensor]):
     """Windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dimension (a view).
 
@@ -2080,7 +798,7 @@ class Unfold(Function[Tensor]):
         ctx.args = (x.array.shape, dim, size, step)
         if data.ndim == 0:
             return as_tensor(data.reshape(1))
-        windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=dim)[_at(dim, slice(None, None, step))]
+        windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=dim)[at_dim(dim, slice(None, None, step))]
         return as_tensor(strided_view(data, windows.shape, windows.strides))
 
     @staticmethod
@@ -2300,51 +1018,9 @@ ROWS: list[Op] = [
     Op("moveaxis", Permute, args=movedim_args),
     Op("broadcast_to", Expand, args=broadcast_to_args, method_frontend=broadcast_to_method),
     Op("narrow", Narrow, args=narrow_args, numpy_dims=True),
-    Op("unbind", unbind, numpy_dims=True),
-    # torch's function is split(tensor, split_size_or_sections, dim), its method split(split_size, dim)
-    Op("split", split, method_frontend=split_method),
-    Op("chunk", chunk, numpy_dims=True),
-    Op("flip", Flip, args=flip_args, method_frontend=flip_method),
-    Op("fliplr", Flip, args=fliplr_args),
-    Op("flipud", Flip, args=flipud_args),
-    Op("roll", Roll, args=roll_args),
-    Op("repeat", Repeat, args=repeat_args, function=False),
-    Op("tile", Repeat, args=tile_args, method_frontend=tile_method),
-    Op("tril", Tril, args=triangle_args, inplace=True, out=True),
-    Op("triu", Triu, args=triangle_args, inplace=True, out=True),
-    Op("diagonal", Diagonal, args=diagonal_args),
-    Op("diag", diag, out=True),
-    Op("diag_embed", DiagEmbed, args=diag_embed_args),
-    # the functions of several tensors (torch has no such Tensor methods)
-    Op("cat", Cat, args=cat_args, method=False, out=True, numpy_dims=True),
-    Op("concat", Cat, args=cat_args, method=False, out=True, numpy_dims=True),
-    Op("concatenate", Cat, args=concatenate_args, method=False, out=True),
-    Op("stack", Stack, args=stack_args, method=False, out=True, numpy_dims=True),
-    Op("hstack", Cat, args=hstack_args, method=False, out=True),
-    Op("vstack", Cat, args=vstack_args, method=False, out=True),
     Op("broadcast_tensors", broadcast_tensors, method=False),
     Op("broadcast_shapes", broadcast_shapes, method=False),
-    Op("tensor_split", tensor_split, numpy_dims=True),
-    Op("hsplit", hsplit),
-    Op("vsplit", vsplit),
-    Op("dsplit", dsplit),
-    Op("split_with_sizes", split_with_sizes),
-    Op("atleast_1d", atleast_1d, method=False),
-    Op("atleast_2d", atleast_2d, method=False),
-    Op("atleast_3d", atleast_3d, method=False),
-    Op("column_stack", Cat, args=column_stack_args, method=False, out=True),
-    Op("row_stack", Cat, args=vstack_args, method=False, out=True),
-    Op("dstack", Cat, args=dstack_args, method=False, out=True),
     Op("ravel", Reshape, args=ravel_args),
-    Op("rot90", rot90),
-    Op("repeat_interleave", repeat_interleave, numpy_dims=True),
-    Op("meshgrid", meshgrid, method=False),
-    Op("cartesian_prod", cartesian_prod, method=False),
-    Op("combinations", combinations, method=False),
-    Op("block_diag", BlockDiag, args=block_diag_args, method=False),
-    Op("diagflat", diagflat),
-    Op("tril_indices", tril_indices, method=False),
-    Op("triu_indices", triu_indices, method=False),
     Op("narrow_copy", narrow_copy, out=True),
     Op("unfold", Unfold, args=unfold_args, function=False),
     Op("as_strided", AsStrided, args=as_strided_args),

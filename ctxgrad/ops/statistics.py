@@ -28,9 +28,11 @@ from ctxgrad.ops import _return_types
 from ctxgrad.ops._stdsort import std_sort
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim, refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
-from ctxgrad.ops.shape import Cat, Narrow, same_lengths
+from ctxgrad.ops.reordering import same_lengths
+from ctxgrad.ops.shape import Narrow
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
 

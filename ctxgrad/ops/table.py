@@ -41,9 +41,11 @@ from ctxgrad.ops import (
     householder,
     indexing,
     inplace,
+    joining,
     linalg,
     pointwise,
     reduction,
+    reordering,
     shape,
     softmax,
     sorting,
@@ -193,6 +195,8 @@ OPS: list[Op] = [
     Op("gradient", statistics.gradient, method=False),
     # ----------------------------------------------------------------------- shape
     *shape.ROWS,
+    *joining.ROWS,
+    *reordering.ROWS,
     # ----------------------------------------------------------------------- linear algebra
     Op("mm", linalg.mm),
     Op("bmm", linalg.bmm),
