@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,11 +14,6 @@ from ctxgrad.autograd.batching import BatchedTensor
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.nn import _activations, _ops
 from ctxgrad.ops import pointwise as _pointwise
-from ctxgrad.ops.table import frontend as _frontend
-
-#: The op table's ``nn_functional`` rows: the same ops as ``ctxgrad.sigmoid`` and ``ctxgrad.tanh``.
-sigmoid: Callable[..., Tensor] = _frontend("sigmoid")
-tanh: Callable[..., Tensor] = _frontend("tanh")
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

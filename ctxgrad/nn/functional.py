@@ -31,6 +31,7 @@ tensor([[-0.2144,  0.1753,  0.0391]])
 
 from __future__ import annotations
 
+from ctxgrad.nn import _made_functional
 from ctxgrad.nn._functional_activations import (
     celu,
     celu_,
@@ -59,14 +60,12 @@ from ctxgrad.nn._functional_activations import (
     rrelu_,
     selu,
     selu_,
-    sigmoid,
     silu,
     softmax,
     softmin,
     softplus,
     softshrink,
     softsign,
-    tanh,
     tanhshrink,
     threshold,
     threshold_,
@@ -141,6 +140,7 @@ from ctxgrad.nn._functional_pooling import (
     max_pool2d,
     max_pool3d,
 )
+from ctxgrad.nn._made_functional import *  # noqa: F403  (the rows' functions, typed there)
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -227,7 +227,6 @@ __all__ = [
     "scaled_dot_product_attention",
     "selu",
     "selu_",
-    "sigmoid",
     "silu",
     "smooth_l1_loss",
     "soft_margin_loss",
@@ -236,7 +235,6 @@ __all__ = [
     "softplus",
     "softshrink",
     "softsign",
-    "tanh",
     "tanhshrink",
     "threshold",
     "threshold_",
@@ -244,3 +242,4 @@ __all__ = [
     "triplet_margin_with_distance_loss",
     "unfold",
 ]
+__all__ += _made_functional.__all__
