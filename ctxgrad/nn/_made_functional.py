@@ -11,7 +11,82 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ctxgrad._tensor import Tensor
+
+    def conv1d(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+    ) -> Tensor: ...
+
+    def conv2d(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+    ) -> Tensor: ...
+
+    def conv3d(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+    ) -> Tensor: ...
+
+    def conv_transpose1d(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        dilation: Any = 1,
+    ) -> Tensor: ...
+
+    def conv_transpose2d(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        dilation: Any = 1,
+    ) -> Tensor: ...
+
+    def cross_entropy(
+        input: Tensor,
+        target: Tensor,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> Tensor: ...
+
+    def nll_loss(
+        input: Tensor,
+        target: Tensor,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> Tensor: ...
 
     def sigmoid(input: Tensor) -> Tensor: ...
 
@@ -22,6 +97,13 @@ else:
     globals().update(nn_functions())
 
 __all__ = [
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "cross_entropy",
+    "nll_loss",
     "sigmoid",
     "tanh",
 ]
