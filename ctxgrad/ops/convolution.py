@@ -749,12 +749,9 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 # --------------------------------------------------------------------------- rows
 ROWS: list[Op] = [
-    Op(name, frontend, method=False, nn_functional=True)
-    for name, frontend in (
-        ("conv1d", conv1d),
-        ("conv2d", conv2d),
-        ("conv3d", conv3d),
-        ("conv_transpose1d", conv_transpose1d),
-        ("conv_transpose2d", conv_transpose2d),
-    )
+    Op("conv1d", conv1d, method=False, nn_functional=True),
+    Op("conv2d", conv2d, method=False, nn_functional=True),
+    Op("conv3d", conv3d, method=False, nn_functional=True),
+    Op("conv_transpose1d", conv_transpose1d, method=False, nn_functional=True),
+    Op("conv_transpose2d", conv_transpose2d, method=False, nn_functional=True),
 ]
