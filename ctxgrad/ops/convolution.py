@@ -81,7 +81,7 @@ class Im2Col(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, kernel: Pair, dilation: Pair, padding: Pads4, stride: Pair) -> Tensor:
-        data = x._data
+        data = x.array
         if data.ndim != 4:
             raise RuntimeError(f"Expected 4D (batched) input to im2col, but got input of size: {list(data.shape)}")
         n, c, h, w = data.shape
@@ -124,7 +124,7 @@ class Col2Im(Function[Tensor]):
     def forward(
         ctx: Any, cols: Tensor, size: Pair, kernel: Pair, dilation: Pair, padding: Pads4, stride: Pair
     ) -> Tensor:
-        data = cols._data
+        data = cols.array
         (h, w), (kh, kw), (dh, dw), (sh, sw) = size, kernel, dilation, stride
         top, bottom, left, right = padding
         oh = conv_out_size(h, top, bottom, kh, sh, dh)
@@ -214,11 +214,11 @@ class Convolution(Function[Tensor]):
         dilation: Pair,
         groups: int,
     ) -> Tensor:
-        xd, wd = x._data, weight._data
-        if xd.dtype != wd.dtype or (bias is not None and bias._data.dtype != xd.dtype):
+        xd, wd = x.array, weight.array
+        if xd.dtype != wd.dtype or (bias is not None and bias.array.dtype != xd.dtype):
             raise RuntimeError(
                 f"Input type ({xd.dtype}) and weight type ({wd.dtype}) should be the same"
-                + ("" if bias is None else f" (bias type {bias._data.dtype})")
+                + ("" if bias is None else f" (bias type {bias.array.dtype})")
             )
         n, c, h, w = xd.shape
         o, cg, kh, kw = wd.shape
@@ -243,7 +243,7 @@ class Convolution(Function[Tensor]):
         wmat = wd.reshape(groups, o // groups, cg * kh * kw)
         out = np.matmul(wmat, cols).reshape(n, o, oh, ow)  # (G, O/G, K) @ (N, G, K, L), batched over N and G
         if bias is not None:
-            out = out + bias._data.reshape(1, o, 1, 1)
+            out = out + bias.array.reshape(1, o, 1, 1)
         ctx.save_for_backward(x, weight, bias)
         ctx.args = (stride, padding, dilation, groups)
         return as_tensor(out)
@@ -298,7 +298,7 @@ class ConstantPad(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, pads: tuple[Pair, ...], value: float) -> Tensor:
-        data = x._data
+        data = x.array
         pads = ((0, 0),) * (data.ndim - len(pads)) + tuple(pads)
         grown = np.pad(data, [(max(a, 0), max(b, 0)) for a, b in pads], constant_values=value)
         crop = tuple(slice(max(-a, 0), grown.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(pads))
@@ -333,8 +333,8 @@ class ZeroSecondOrder(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, x: Tensor) -> Tensor:
-        ctx.x_meta = (x._data.shape, x._data.dtype)
-        return as_tensor(grad._data.copy())
+        ctx.x_meta = (x.array.shape, x.array.dtype)
+        return as_tensor(grad.array.copy())
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:

@@ -39,7 +39,7 @@ class CrossEntropyWithIndices(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, target: np.ndarray[Any, Any], keep: np.ndarray[Any, Any], mean: bool) -> Tensor:
-        data = x._data
+        data = x.array
         rows = np.arange(data.shape[0])
         shifted = data - data.max(axis=1, keepdims=True)
         log_p = shifted[rows, target] - np.log(np.exp(shifted).sum(axis=1))
@@ -137,7 +137,7 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
         )
     if tuple(target.shape) != tuple(expected):
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    tdata = target._data
+    tdata = target.array
     if tdata.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
     if weight is not None and tuple(weight.shape) != (n_classes,):
@@ -169,7 +169,7 @@ def nll_loss(
     if _under_vmap(input, target, weight):
         return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)
     ignored = _check_nll_target(input, target, weight, ignore_index)
-    tdata = target._data
+    tdata = target.array
     safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
     if input.requires_grad:
         input = SecondOrderLink.apply(input)
@@ -247,8 +247,8 @@ def cross_entropy(
     ):
         # The common case, fused into one Function; the target gets nll_loss's checks first.
         _check_nll_target(input, target, None, ignore_index)
-        keep = target._data != ignore_index
-        rows = np.where(keep, target._data, 0).astype(np.intp)
+        keep = target.array != ignore_index
+        rows = np.where(keep, target.array, 0).astype(np.intp)
         return CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
     logp = input.log_softmax(cdim)
     wshape = [1] * input.ndim
@@ -272,16 +272,16 @@ def cross_entropy(
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if label_smoothing == 0.0:
         return nll
-    ignored = Tensor(target._data == ignore_index)
+    ignored = Tensor(target.array == ignore_index)
     smooth = -(logp * weight.reshape(wshape)).sum(cdim) if weight is not None else -logp.sum(cdim)
     smooth = smooth.masked_fill(ignored, 0.0)
     if reduction == "mean":
         if weight is not None:
-            safe = Tensor(np.where(ignored._data, 0, target._data).astype(np.int64))
+            safe = Tensor(np.where(ignored.array, 0, target.array).astype(np.int64))
             denominator = (weight.index_select(0, safe.reshape(-1)) * (~ignored).reshape(-1).to(weight.dtype)).sum()
             ret = smooth.sum() / denominator
         else:
-            ret = smooth.sum() / float((~ignored._data).sum())
+            ret = smooth.sum() / float((~ignored.array).sum())
     else:
         ret = _reduce(smooth, reduction)
     return nll * (1.0 - label_smoothing) + ret * (label_smoothing / n_classes)
@@ -301,7 +301,7 @@ class SecondOrderLink(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
         ctx.save_for_backward(x)
-        return as_tensor(x._data.view())
+        return as_tensor(x.array.view())
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
