@@ -34,6 +34,7 @@ from ctxgrad.ops import (
     arithmetic,
     comparison,
     complex_numbers,
+    convolution,
     copy,
     cumulative,
     decompositions,
@@ -43,6 +44,7 @@ from ctxgrad.ops import (
     inplace,
     joining,
     linalg,
+    losses,
     pointwise,
     reduction,
     reordering,
@@ -64,6 +66,8 @@ def _unary(name: str, **fields: Any) -> Op:
 OPS: list[Op] = [
     # ----------------------------------------------------------------------- pointwise
     *pointwise.ROWS,
+    *convolution.ROWS,
+    *losses.ROWS,
     _unary("exp", inplace=pointwise.exp_),
     _unary("round", inplace=inplace.round_),
     Op("atan2", pointwise.atan2, method_frontend=pointwise.atan2_method, inplace=inplace.atan2_),
