@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import short_name
-
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, unary_rule
