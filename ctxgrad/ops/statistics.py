@@ -25,11 +25,12 @@ from ctxgrad.autograd.batching import BatchedTensor, dims_rule, leading_rule, re
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._stdsort import std_sort
-from ctxgrad.ops._util import numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops._util import refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
-from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
+from ctxgrad.ops.reduction import Std, Var, _axes, _kept_shape, _restore, _variance, dims_tuple, mean
 from ctxgrad.ops.shape import Narrow, cat, same_lengths
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
@@ -39,18 +40,6 @@ def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
     works on the values before its Function runs."""
     if data.dtype.kind == "c":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
-
-
-def _numpy_args(
-    name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, default: Any = None
-) -> tuple[Any, bool]:
-    """``dim`` and ``keepdim``, or NumPy's names for them (``axis=``, ``keepdims=``), which
-    torch's functions and methods take in their place."""
-    if axis is not None:
-        dim = numpy_dim(name, dim, axis, default)
-    if keepdims is not None:
-        keepdim = numpy_keepdim(name, keepdim, keepdims)
-    return dim, keepdim
 
 
 def _const(arr: Any) -> Tensor:
@@ -97,8 +86,6 @@ def nansum(
     keepdim: bool = False,
     *,
     dtype: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """The sum of the elements (over ``dim``), NaN counted as zero.
 
@@ -106,7 +93,6 @@ def nansum(
     >>> ctxgrad.tensor([1.0, float("nan"), 2.0]).nansum().item()
     3.0
     """
-    dim, keepdim = _numpy_args("nansum", dim, keepdim, axis, keepdims)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind in "biu":
         x = x.to(np.int64)
@@ -119,11 +105,8 @@ def nanmean(
     keepdim: bool = False,
     *,
     dtype: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """The mean of the elements that are not NaN (over ``dim``): ``nansum / count``."""
-    dim, keepdim = _numpy_args("nanmean", dim, keepdim, axis, keepdims)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(
@@ -134,9 +117,8 @@ def nanmean(
     return out
 
 
-def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """The number of nonzero elements (over ``dim``), as int64."""
-    dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
     out: Tensor = (input != 0).sum(dims_tuple(dim))  # (an int64 count, as torch's; no gradient)
     return out
 
@@ -197,9 +179,7 @@ class Aminmax(Function[tuple[Tensor, Tensor]]):
         return lo, hi
 
 
-def aminmax(
-    input: Tensor, *, dim: int | None = None, keepdim: bool = False, axis: Any = None, keepdims: bool | None = None
-) -> Any:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` of all elements, or along ``dim``, as one named tuple.
 
     >>> import ctxgrad
@@ -207,7 +187,6 @@ def aminmax(
     >>> low.item(), high.item()
     (1, 3)
     """
-    dim, keepdim = _numpy_args("aminmax", dim, keepdim, axis, keepdims)
     return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
 
 
@@ -221,12 +200,9 @@ def std_mean(
     keepdim: bool = False,
     *,
     correction: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.std`)."""
-    dim, keepdim = _numpy_args("std_mean", dim, keepdim, axis, keepdims)
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return Std.apply(*_variance("std", input, dim, unbiased, keepdim, correction=correction)), mean(input, dim, keepdim)
 
 
 def var_mean(
@@ -236,12 +212,9 @@ def var_mean(
     keepdim: bool = False,
     *,
     correction: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.var`)."""
-    dim, keepdim = _numpy_args("var_mean", dim, keepdim, axis, keepdims)
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return Var.apply(*_variance("var", input, dim, unbiased, keepdim, correction=correction)), mean(input, dim, keepdim)
 
 
 # --------------------------------------------------------------------------- mode, nanmedian
@@ -340,7 +313,7 @@ def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
     return np.expand_dims(picks.reshape(moved.shape[:-1]), dim)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None) -> Any:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of ties) and
     the position of it torch reports (the last one, in a row of at most 16 elements without
     NaN; a NaN is never equal to another).
@@ -350,7 +323,6 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = Non
     >>> result.values.item(), result.indices.item()
     (1, 3)
     """
-    dim, keepdim = _numpy_args("mode", dim, keepdim, axis, keepdims, -1)
     data = input.array
     _refuse_complex_input(data, "mode_cpu")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
@@ -383,11 +355,8 @@ class Nanmedian(Function[Tensor]):
         return gather_shares(ctx, tx)
 
 
-def nanmedian(
-    input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
-) -> Any:
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median ignoring NaN: of all elements, or ``(values, indices)`` along ``dim``."""
-    dim, keepdim = _numpy_args("nanmedian", dim, keepdim, axis, keepdims)
     if dim is None:
         return Nanmedian.apply(input)
     data = input.array
@@ -514,8 +483,6 @@ def quantile(
     keepdim: bool = False,
     *,
     interpolation: str = "linear",
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
     ``dim``, interpolated between the neighbouring sorted values; NaN where a slice holds NaN.
@@ -524,7 +491,6 @@ def quantile(
     >>> ctxgrad.tensor([1.0, 2.0, 4.0, 8.0]).quantile(0.5).item()
     3.0
     """
-    dim, keepdim = _numpy_args("quantile", dim, keepdim, axis, keepdims)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
@@ -535,11 +501,8 @@ def nanquantile(
     keepdim: bool = False,
     *,
     interpolation: str = "linear",
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
-    dim, keepdim = _numpy_args("nanquantile", dim, keepdim, axis, keepdims)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, True)  # torch's messages say quantile()
 
 
@@ -552,8 +515,6 @@ def diff(
     dim: int = -1,
     prepend: Tensor | None = None,
     append: Tensor | None = None,
-    *,
-    axis: Any = None,
 ) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``), after
     joining ``prepend`` and ``append`` (bools: ``!=``).
@@ -562,7 +523,6 @@ def diff(
     >>> ctxgrad.tensor([1, 4, 9, 16]).diff().tolist()
     [3, 5, 7]
     """
-    dim, _ = _numpy_args("diff", dim, False, axis, None, -1)
     if input.array.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -599,14 +559,13 @@ def _spacing(y: Tensor, x: Tensor | None, dx: Any, d: int) -> tuple[Tensor | Non
     return diff(x, dim=d), 1.0
 
 
-def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``.
 
     >>> import ctxgrad
     >>> ctxgrad.trapezoid(ctxgrad.tensor([1.0, 2.0, 3.0])).item()
     4.0
     """
-    dim, _ = _numpy_args("trapezoid", dim, False, axis, None, -1)
     d = _wrap_dim(dim, y.array.ndim)
     widths, step = _spacing(y, x, dx, d)
     size = y.array.shape[d]
@@ -619,15 +578,13 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: 
     return (widths * pair_sum).sum(d) / 2.0
 
 
-def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """``trapezoid`` (torch's older name)."""
-    dim, _ = _numpy_args("trapz", dim, False, axis, None, -1)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """The running trapezoidal rule along ``dim`` (one element shorter than ``y`` there)."""
-    dim, _ = _numpy_args("cumulative_trapezoid", dim, False, axis, None, -1)
     d = _wrap_dim(dim, y.array.ndim)
     widths, step = _spacing(y, x, dx, d)
     size = y.array.shape[d]
@@ -1450,3 +1407,32 @@ class HashTensor(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
         return None, None, None
+
+
+ROWS: list[Op] = [
+    Op("nansum", nansum, numpy_dims=True, out=True),
+    Op("nanmean", nanmean, numpy_dims=True, out=True),
+    Op("count_nonzero", count_nonzero, numpy_dims=True),
+    Op("aminmax", aminmax, numpy_dims=True, out=True),
+    Op("std_mean", std_mean, method=False, numpy_dims=True),
+    Op("var_mean", var_mean, method=False, numpy_dims=True),
+    Op("mode", mode, numpy_dims=True, out=True),
+    Op("nanmedian", nanmedian, numpy_dims=True, out=True),
+    Op("quantile", quantile, numpy_dims=True, out=True),
+    Op("nanquantile", nanquantile, numpy_dims=True, out=True),
+    Op("diff", diff, numpy_dims=True, out=True),
+    Op("trapezoid", trapezoid, method=False, numpy_dims=True),
+    Op("trapz", trapz, method=False, numpy_dims=True),
+    Op("cumulative_trapezoid", cumulative_trapezoid, method=False, numpy_dims=True),
+    Op("cov", cov),
+    Op("corrcoef", corrcoef),
+    Op("renorm", renorm, inplace=renorm_, out=True),
+    Op("unique", unique),
+    Op("unique_consecutive", unique_consecutive),
+    Op("bincount", bincount),
+    Op("histc", histc, out=True),
+    Op("histogram", histogram, out=True),
+    Op("gradient", gradient, method=False),
+    Op("histogramdd", histogramdd, method=False),
+    Op("hash_tensor", hash_tensor, method=False, out=True),
+]
