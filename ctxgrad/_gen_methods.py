@@ -121,7 +121,7 @@ def overloads(fn: Callable[..., Any]) -> list[Callable[..., Any]]:
     """The overloads of ``fn`` (``max``: a tensor, or with a dimension the named tuple); those
     of a frontend its row wraps to take NumPy's ``axis=``/``keepdims=`` (``numpy_dims``) take
     them too where they take a ``dim``."""
-    variants: list[Callable[..., Any]] = get_overloads(fn)
+    variants: list[Callable[..., Any]] = list(get_overloads(fn))
     wrapped = getattr(fn, "__wrapped__", None)
     if wrapped is None or "axis" not in inspect.signature(fn).parameters:
         return variants

@@ -161,7 +161,8 @@ def _restore(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: 
 
 
 def _dof_warning(name: str) -> None:
-    # The frames above: Var.forward (Std.forward), _run, apply, _variance, var (the frontend), the caller.
+    # The frames above: Var.forward (Std.forward), _run, apply, the made frontend, its NumPy wrapper
+    # (numpy_dims), the caller.
     warnings.warn(
         f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
         "(input numel divided by output numel).",
