@@ -356,6 +356,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     atan2,
     atanh,
     baddbmm,
+    bincount,
     bitwise_and,
     bitwise_left_shift,
     bitwise_not,
@@ -661,7 +662,6 @@ from ctxgrad.ops.shape import (  # noqa: E402
     vsplit,
 )
 from ctxgrad.ops.statistics import (  # noqa: E402
-    bincount,
     corrcoef,
     cov,
     gradient,

@@ -157,6 +157,8 @@ if TYPE_CHECKING:
         input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
     ) -> Tensor: ...
 
+    def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor: ...
+
     def bitwise_and(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def bitwise_left_shift(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
@@ -518,8 +520,8 @@ if TYPE_CHECKING:
         *,
         dtype: Any = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
         axis: Any = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     def median(
@@ -849,8 +851,8 @@ if TYPE_CHECKING:
         *,
         dtype: Any = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
         axis: Any = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     def svd(
@@ -967,6 +969,7 @@ __all__ = [
     "atan2",
     "atanh",
     "baddbmm",
+    "bincount",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",

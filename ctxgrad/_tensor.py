@@ -1302,7 +1302,6 @@ class Tensor:
             *,
             dtype: Any = None,
             keepdims: bool | None = None,
-            out: Tensor | None = None,
             axis: Any = None,
         ) -> Tensor: ...
 
@@ -1313,7 +1312,6 @@ class Tensor:
             *,
             dtype: Any = None,
             keepdims: bool | None = None,
-            out: Tensor | None = None,
             axis: Any = None,
         ) -> Tensor: ...
 

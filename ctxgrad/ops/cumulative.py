@@ -263,8 +263,9 @@ def cummin(input: Tensor, dim: int = UNSET) -> Any:
 
 
 class Logcumsumexp(Function[Tensor]):
-    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow (complex inputs too);
-    the gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
+    """``log(cumsum(exp(x)))`` along ``dim``, without overflow (complex inputs too).
+
+    The gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
     logarithm, for stability)."""
 
     vmap = dims_rule(1)

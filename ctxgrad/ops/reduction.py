@@ -33,7 +33,6 @@ from ctxgrad.ops._util import (
     refuse_complex,
     shape_arg,
     sizes_arg,
-    write_out,
 )
 from ctxgrad.ops.cumulative import Cumprod
 from ctxgrad.ops.pointwise import Where, _floating, tensor_arg
@@ -113,8 +112,10 @@ class Mean(Function[Tensor]):
 
 
 class SumToSize(Function[Tensor]):
-    """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
-    that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
+    """Sum broadcast dimensions away so the result has ``shape``.
+
+    Leading dimensions go, and dimensions that are 1 in ``shape``.  The engine uses it to fit
+    every gradient to its input."""
 
     @classmethod
     def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: tuple[int, ...]) -> tuple[Any, Any]:
@@ -746,8 +747,10 @@ class ArgMin(ArgMax):
 
 
 class Logsumexp(Function[Tensor]):
-    """``log(sum(exp(x)))`` over ``dims``, computed around the maximum so that it neither
-    overflows nor underflows (a slice of -inf gives -inf, as torch)."""
+    """``log(sum(exp(x)))`` over ``dims``, without overflow.
+
+    Computed around the maximum so that it neither overflows nor underflows (a slice of -inf
+    gives -inf, as torch)."""
 
     vmap = dims_rule(1)
 
@@ -800,9 +803,11 @@ def _p_text(p: float) -> str:
 
 
 class VectorNorm(Function[Tensor]):
-    """The ``p``-norm over ``dims`` (all when None): ``sum(|x|^p)^(1/p)``, the largest or
-    smallest ``|x|`` for ``p = ±inf``, the count of non-zeros for ``p = 0``.  Gradients are
-    torch's (``norm_backward``), e.g. 0 at the zero vector for ``p = 2``."""
+    """The vector ``p``-norm over ``dims`` (all when None).
+
+    ``sum(|x|^p)^(1/p)``, the largest or smallest ``|x|`` for ``p = ±inf``, the count of
+    non-zeros for ``p = 0``.  Gradients are torch's (``norm_backward``), e.g. 0 at the zero
+    vector for ``p = 2``."""
 
     vmap = dims_rule(2, none_is_all=True)
 
@@ -996,62 +1001,39 @@ def _keepdim_without_dim(name: str, keepdims: bool | None, dtype: Any = None) ->
 # torch's TypeError for it without ``dim`` names the keyword used.
 
 
-def _sum_dims(name: str, input: Any, dim: Any, keepdim: bool, keepdims: bool | None, dtype: Any) -> tuple[Any, bool]:
-    """``sum``'s and ``mean``'s ``(dim, keepdim)``: ``keepdim=`` refused without ``dim=`` (None
-    included), as torch does; an ``input`` that is not a tensor refused with torch's TypeError."""
+def _summed(
+    name: str,
+    input: Tensor,
+    dim: int | Sequence[int] | None = UNSET,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``sum`` and ``mean`` (``Sum``'s, ``Mean``'s): ``keepdim=`` refused
+    without ``dim=`` (None included) and an ``input`` that is not a tensor, as torch does; the
+    input cast to ``dtype``; integers and bools summed in int64, ``mean`` of floating tensors
+    only."""
     tensor_arg(name, "input", 1, input)  # (sum('a'): torch's TypeError)
     if dim is UNSET:
         if keepdim or keepdims is not None:
             raise _keepdim_without_dim(name, keepdims, dtype)
         dim = None
-    return dim, keepdim
-
-
-def sum(
-    input: Tensor,
-    dim: int | Sequence[int] | None = UNSET,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-    keepdims: bool | None = None,
-    out: Tensor | None = None,
-) -> Tensor:
-    """Sum over all elements, or over ``dim``."""
-    if out is not None:
-        return write_out("sum", out, (input,), lambda: sum(input, dim, keepdim, dtype=dtype, keepdims=keepdims))
-    dim, keepdim = _sum_dims("sum", input, dim, keepdim, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
-    if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
+    if name == "sum" and (kind in "bu" or (kind == "i" and x.array.dtype != np.int64)):
         x = x.to(np.dtype(np.int64))
-    return Sum.apply(x, dims_tuple(dim), keepdim)
-
-
-def mean(
-    input: Tensor,
-    dim: int | Sequence[int] | None = UNSET,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-    keepdims: bool | None = None,
-    out: Tensor | None = None,
-) -> Tensor:
-    """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
-    if out is not None:
-        return write_out("mean", out, (input,), lambda: mean(input, dim, keepdim, dtype=dtype, keepdims=keepdims))
-    dim, keepdim = _sum_dims("mean", input, dim, keepdim, keepdims, dtype)
-    x = input if dtype is None else input.to(dtype)
-    if x.array.dtype.kind not in "fc":
+    elif name == "mean" and kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {short_name(x.array.dtype)}"
         )
-    return Mean.apply(x, dims_tuple(dim), keepdim)
+    return x, dims_tuple(dim), keepdim
 
 
-def sum_to_size(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
-    """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, "sum_to_size", "size"))
+def _sizes(name: str, input: Tensor, *sizes: Any, size: Any = None) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of ``sum_to_size``: the sizes given spread, as one sequence or as ``size=``."""
+    return input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, name, "size")
 
 
 def prod(
@@ -1166,9 +1148,11 @@ def _logsumexp(
     return input, dims_tuple(dim) or (), keepdim
 
 
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm over up to two
-    dimensions, as in torch)."""
+def _norm(
+    name: str, input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> tuple[Tensor, float, tuple[int, ...] | None, bool]:
+    """The arguments of ``norm`` (``VectorNorm``'s): ``'fro'`` is the 2-norm over up to two
+    dimensions, as in torch; floating and complex inputs only, cast to ``dtype``."""
     x = input
     dims = dims_tuple(dim)
     if isinstance(p, str):
@@ -1191,7 +1175,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
                 f"linalg.vector_norm: dtype should be floating point or complex, but got {short_name(dt)}"
             )
         x = x.to(dt)
-    return VectorNorm.apply(x, 2.0 if p is None else float(p), dims, keepdim)
+    return x, 2.0 if p is None else float(p), dims, keepdim
 
 
 def _truth(
@@ -1202,8 +1186,8 @@ def _truth(
 
 
 ROWS: list[Op] = [
-    Op("sum", sum, numpy_dims=True),
-    Op("mean", mean, numpy_dims=True),
+    Op("sum", Sum, args=_summed, numpy_dims=True, out=True),
+    Op("mean", Mean, args=_summed, numpy_dims=True, out=True),
     Op("prod", prod, numpy_dims=True, out=True),
     Op("var", Var, args=_variance, numpy_dims=True, out=True),
     Op("std", Std, args=_variance, numpy_dims=True, out=True),
@@ -1214,8 +1198,8 @@ ROWS: list[Op] = [
     Op("argmax", ArgMax, args=_index_dims, numpy_dims=True, out=True),
     Op("argmin", ArgMin, args=_index_dims, numpy_dims=True, out=True),
     Op("logsumexp", Logsumexp, args=_logsumexp, numpy_dims=True, out=True),
-    Op("norm", norm, out=True),
+    Op("norm", VectorNorm, args=_norm, out=True),
     Op("all", All, args=_truth, numpy_dims=True, out=True),
     Op("any", Any_, args=_truth, numpy_dims=True, out=True),
-    Op("sum_to_size", sum_to_size, function=False),
+    Op("sum_to_size", SumToSize, args=_sizes, function=False),
 ]

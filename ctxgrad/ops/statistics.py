@@ -30,7 +30,7 @@ from ctxgrad.ops._stdsort import std_sort
 from ctxgrad.ops._util import refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
-from ctxgrad.ops.reduction import Std, Var, _axes, _kept_shape, _restore, _variance, dims_tuple, mean
+from ctxgrad.ops.reduction import Mean, Std, Var, _axes, _kept_shape, _restore, _summed, _variance, dims_tuple
 from ctxgrad.ops.shape import Narrow, cat, same_lengths
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
@@ -80,14 +80,11 @@ class Nansum(Function[Tensor]):
         return t.sum(axes or None, keepdim=keepdim) if axes else t.clone()
 
 
-def nansum(
-    input: Tensor,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-) -> Tensor:
-    """The sum of the elements (over ``dim``), NaN counted as zero.
+def _nansum(
+    name: str, input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``nansum`` (``Nansum``'s): the input cast to ``dtype``, integers and
+    bools summed in int64.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([1.0, float("nan"), 2.0]).nansum().item()
@@ -96,7 +93,7 @@ def nansum(
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind in "biu":
         x = x.to(np.int64)
-    return Nansum.apply(x, dims_tuple(dim), keepdim)
+    return x, dims_tuple(dim), keepdim
 
 
 def nanmean(
@@ -113,7 +110,7 @@ def nanmean(
             "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
         )
     count = x.isnan().logical_not().sum(dims_tuple(dim), keepdim=keepdim)
-    out: Tensor = nansum(x, dim, keepdim) / count
+    out: Tensor = Nansum.apply(*_nansum("nansum", x, dim, keepdim)) / count
     return out
 
 
@@ -202,7 +199,8 @@ def std_mean(
     correction: Any = None,
 ) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.std`)."""
-    return Std.apply(*_variance("std", input, dim, unbiased, keepdim, correction=correction)), mean(input, dim, keepdim)
+    spread = Std.apply(*_variance("std", input, dim, unbiased, keepdim, correction=correction))
+    return spread, Mean.apply(*_summed("mean", input, dim, keepdim))
 
 
 def var_mean(
@@ -214,7 +212,8 @@ def var_mean(
     correction: Any = None,
 ) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.var`)."""
-    return Var.apply(*_variance("var", input, dim, unbiased, keepdim, correction=correction)), mean(input, dim, keepdim)
+    spread = Var.apply(*_variance("var", input, dim, unbiased, keepdim, correction=correction))
+    return spread, Mean.apply(*_summed("mean", input, dim, keepdim))
 
 
 # --------------------------------------------------------------------------- mode, nanmedian
@@ -933,9 +932,11 @@ def unique_consecutive(
     return _unique_result(UniqueConsecutive.apply(input, d, True), return_inverse, return_counts)
 
 
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    """How often each value ``0..max`` occurs in a 1-D tensor of non-negative integers (with
-    ``weights``: their sums), at least ``minlength`` long.
+def _bincount(
+    name: str, input: Tensor, weights: Tensor | None = None, minlength: int = 0
+) -> tuple[Tensor, Tensor | None, int]:
+    """The arguments of ``bincount`` (``Bincount``'s): torch's checks of a 1-D tensor of
+    integers, ``minlength`` and ``weights``.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([0, 1, 1, 3]).bincount().tolist()
@@ -950,18 +951,18 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("minlength should be >= 0")
     if weights is not None:
         if weights.array.dtype.kind == "c":  # torch casts the weights to double, as a copy does
-            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         if weights.array.shape != data.shape:
             raise RuntimeError("weights should be 1-d and have the same length as input")
-    out: Tensor = Bincount.apply(input, weights, int(minlength))
-    return out
+    return input, weights, int(minlength)
 
 
 class Bincount(Function[Tensor]):
-    """The counts (or weight sums) of the values ``0..max`` in the last dimension of ``x``,
-    at least ``minlength`` of them; the dimensions before the last (a vmap batch) count
-    apart, in one ``np.bincount`` over values offset to each row's own bins.  Not
-    differentiable."""
+    """How often each value ``0..max`` occurs (with ``weights``: their sums), at least ``minlength`` long.
+
+    Counted in the last dimension of ``x``, at least ``minlength`` of them; the dimensions
+    before the last (a vmap batch) count apart, in one ``np.bincount`` over values offset to
+    each row's own bins.  Not differentiable."""
 
     node_name = "BincountBackward0"
     skips_without_gradient = True
@@ -1003,9 +1004,11 @@ class Bincount(Function[Tensor]):
         return Bincount.apply(x, weights, minlength), 0
 
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (both 0: the data's
-    range); elements outside are ignored.  Not differentiable.
+def _histc(
+    name: str, input: Tensor, bins: int = 100, min: float = 0, max: float = 0
+) -> tuple[Tensor, int, float, float]:
+    """The arguments of ``histc`` (``Histc``'s), after torch's checks: ``bins`` equal bins
+    between ``min`` and ``max`` (both 0: the data's range).
 
     >>> import ctxgrad
     >>> ctxgrad.histc(ctxgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist()
@@ -1020,13 +1023,14 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if float(min) > float(max):
         raise RuntimeError("ctxgrad.histc: max must be larger than min")
-    out: Tensor = Histc.apply(input, int(bins), float(min), float(max))
-    return out
+    return input, int(bins), float(min), float(max)
 
 
 class Histc(Function[Tensor]):
-    """``histc`` of all elements of ``x`` after its first ``keep`` dimensions (a vmap batch:
-    one histogram per sample, each with its own range when ``lo == hi``), in one pass:
+    """A histogram of ``bins`` equal bins between ``lo`` and ``hi``; elements outside are ignored.
+
+    Of all elements of ``x`` after its first ``keep`` dimensions (a vmap batch: one histogram
+    per sample, each with its own range when ``lo == hi``), in one pass:
     NumPy's binning rule (``np.histogram``'s) on every row at once.  Not differentiable."""
 
     node_name = "HistcBackward0"
@@ -1362,10 +1366,11 @@ def histogramdd(
     return _return_types.histogramdd(as_tensor(np.asarray(hist, dtype=data.dtype)), tuple(as_tensor(e) for e in edges))
 
 
-def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0) -> Tensor:
-    """torch's ``hash_tensor``: the xor of the elements' 64-bit patterns (each element widened
-    to float64, or int64 for integers and bools, and its bits read as ``uint64``), over
-    ``dim`` (one or several; all when None).  A ``uint64`` result; not differentiable.
+def _hash_tensor(
+    name: str, input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``hash_tensor`` (``HashTensor``'s): ``dim`` one or several (all when
+    None), torch's checks of ``mode`` and of the input.
 
     >>> import ctxgrad
     >>> ctxgrad.hash_tensor(ctxgrad.tensor([1.0, 2.0, 3.0]))
@@ -1381,14 +1386,15 @@ def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: 
             "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
             "with the 'dim' argument."
         )
-    out: Tensor = HashTensor.apply(input, dims, bool(keepdim))
-    return out
+    return input, dims, bool(keepdim)
 
 
 class HashTensor(Function[Tensor]):
-    """The xor of the 64-bit patterns of ``x``'s elements over ``dims`` (all when None or
-    empty), as ``uint64``: an ordinary reduction, so a vmap batch is one more dimension
-    kept (``dims_rule``).  Not differentiable."""
+    """torch's ``hash_tensor``: the xor of the elements' 64-bit patterns, as ``uint64``.
+
+    Each element is widened to float64 (int64 for integers and bools) and its bits read as
+    ``uint64``, over ``dims`` (all when None or empty): an ordinary reduction, so a vmap batch
+    is one more dimension kept (``dims_rule``).  Not differentiable."""
 
     node_name = "HashTensorBackward0"
     skips_without_gradient = True
@@ -1410,7 +1416,7 @@ class HashTensor(Function[Tensor]):
 
 
 ROWS: list[Op] = [
-    Op("nansum", nansum, numpy_dims=True, out=True),
+    Op("nansum", Nansum, args=_nansum, numpy_dims=True, out=True),
     Op("nanmean", nanmean, numpy_dims=True, out=True),
     Op("count_nonzero", count_nonzero, numpy_dims=True),
     Op("aminmax", aminmax, numpy_dims=True, out=True),
@@ -1429,10 +1435,10 @@ ROWS: list[Op] = [
     Op("renorm", renorm, inplace=renorm_, out=True),
     Op("unique", unique),
     Op("unique_consecutive", unique_consecutive),
-    Op("bincount", bincount),
-    Op("histc", histc, out=True),
+    Op("bincount", Bincount, args=_bincount),
+    Op("histc", Histc, args=_histc, out=True),
     Op("histogram", histogram, out=True),
     Op("gradient", gradient, method=False),
     Op("histogramdd", histogramdd, method=False),
-    Op("hash_tensor", hash_tensor, method=False, out=True),
+    Op("hash_tensor", HashTensor, args=_hash_tensor, method=False, out=True),
 ]
