@@ -1,7 +1,7 @@
-"""Reductions and scans: ``sum``, ``mean``, ``prod``, ``var``/``std``, ``max``/``min``,
-``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``norm``, ``cumsum``/``cumprod``,
-``softmax``/``log_softmax``, ``all``/``any``, and ``sum_to_size`` (the engine's broadcast
-reduction).
+"""Reductions: ``sum``, ``mean``, ``prod``, ``var``/``std``, ``max``/``min``,
+``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``norm``, ``all``/``any``, and
+``sum_to_size`` (the engine's broadcast reduction); their rows are :data:`ROWS` (the scans
+are in ``ops/cumulative.py``, ``softmax`` in ``ops/softmax.py``).
 
 Every backward is written in ctxgrad ops, so that it can itself be differentiated; masks
 (where a maximum is attained, where an input is zero) are constants computed from the
@@ -947,9 +947,13 @@ class Any_(All):
     reduce = np.any
 
 
-# --------------------------------------------------------------------------- frontends
-# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
-# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
+# --------------------------------------------------------------------------- frontends and rows
+# Each op's row (ROWS, at the end) names its Function and, where torch's arguments need work,
+# an argument handler here (``_summed``: ``name`` and torch's arguments in, the Function's
+# out); the frontend is made from the two.  An op that chooses between Functions (``prod``,
+# ``max``) keeps a frontend written here.  Rows with ``numpy_dims`` take NumPy's
+# ``axis=``/``keepdims=`` too (``ops._row.with_numpy_dims``), and ``ctxgrad._numpy`` runs
+# NumPy's function of the same name (``np.sum``) through them.
 
 
 def dims_tuple(dim: Any) -> tuple[int, ...] | None:
