@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] | None = None,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = (),
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = (),
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] | None = None,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -118,7 +118,7 @@ if TYPE_CHECKING:
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -128,7 +128,7 @@ if TYPE_CHECKING:
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -139,7 +139,7 @@ if TYPE_CHECKING:
         descending: bool = False,
         *,
         stable: bool = False,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -156,6 +156,8 @@ if TYPE_CHECKING:
     def baddbmm(
         input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor: ...
 
     def bitwise_and(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -211,6 +213,8 @@ if TYPE_CHECKING:
 
     def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor: ...
+
     def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
 
     def cummax(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
@@ -218,11 +222,15 @@ if TYPE_CHECKING:
     def cummin(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
 
     def cumprod(
-        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def cumsum(
-        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: Any = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def cumulative_trapezoid(
+        y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
     ) -> Tensor: ...
 
     def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -390,7 +398,7 @@ if TYPE_CHECKING:
         dim: int = -1,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> _return_types.kthvalue: ...
@@ -418,7 +426,7 @@ if TYPE_CHECKING:
     def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def log_softmax(
-        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -442,7 +450,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = ...,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -466,11 +474,17 @@ if TYPE_CHECKING:
 
     @overload
     def max(
-        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     @overload
-    def max(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def max(input: Tensor, dim: Tensor, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def max(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
@@ -481,19 +495,8 @@ if TYPE_CHECKING:
         dim: int,
         keepdim: bool = False,
         *,
-        axis: None = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
-    ) -> _return_types.max: ...
-
-    @overload
-    def max(
-        input: Tensor,
-        dim: None = None,
-        keepdim: bool = False,
-        *,
-        axis: int,
-        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.max: ...
 
@@ -503,30 +506,47 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         other: Tensor | None = None,
-        axis: Any = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
     def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def mean(
+        input: Tensor,
+        dim: int | Sequence[int] | None = ...,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        keepdims: bool | None = None,
+        axis: Any = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
 
     def median(
         input: Tensor,
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
     @overload
     def min(
-        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     @overload
-    def min(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def min(input: Tensor, dim: Tensor, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def min(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
@@ -537,19 +557,8 @@ if TYPE_CHECKING:
         dim: int,
         keepdim: bool = False,
         *,
-        axis: None = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
-    ) -> _return_types.min: ...
-
-    @overload
-    def min(
-        input: Tensor,
-        dim: None = None,
-        keepdim: bool = False,
-        *,
-        axis: int,
-        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.min: ...
 
@@ -559,8 +568,8 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         other: Tensor | None = None,
-        axis: Any = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
@@ -685,8 +694,8 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         dtype: Any = None,
-        axis: int | None = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -793,7 +802,7 @@ if TYPE_CHECKING:
     def slogdet(input: Tensor, *, out: Tensor | None = None) -> _return_types.slogdet: ...
 
     def softmax(
-        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def sort(
@@ -802,7 +811,7 @@ if TYPE_CHECKING:
         descending: bool = False,
         *,
         stable: bool | None = None,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.sort: ...
 
@@ -821,6 +830,28 @@ if TYPE_CHECKING:
         correction: float | None = None,
         axis: Any = None,
         keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def std_mean(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> tuple[Tensor, Tensor]: ...
+
+    def sum(
+        input: Tensor,
+        dim: int | Sequence[int] | None = ...,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -847,9 +878,13 @@ if TYPE_CHECKING:
         largest: bool = True,
         sorted: bool = True,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.topk: ...
+
+    def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor: ...
+
+    def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor: ...
 
     def triangular_solve(
         input: Tensor,
@@ -878,6 +913,17 @@ if TYPE_CHECKING:
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
+
+    def var_mean(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> tuple[Tensor, Tensor]: ...
 
     def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -923,6 +969,7 @@ __all__ = [
     "atan2",
     "atanh",
     "baddbmm",
+    "bincount",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -949,11 +996,13 @@ __all__ = [
     "copysign",
     "cos",
     "cosh",
+    "count_nonzero",
     "cross",
     "cummax",
     "cummin",
     "cumprod",
     "cumsum",
+    "cumulative_trapezoid",
     "deg2rad",
     "diag",
     "diff",
@@ -1030,6 +1079,7 @@ __all__ = [
     "matrix_power",
     "max",
     "maximum",
+    "mean",
     "median",
     "min",
     "minimum",
@@ -1086,6 +1136,8 @@ __all__ = [
     "square",
     "stack",
     "std",
+    "std_mean",
+    "sum",
     "svd",
     "take",
     "take_along_dim",
@@ -1093,11 +1145,14 @@ __all__ = [
     "tanh",
     "tensordot",
     "topk",
+    "trapezoid",
+    "trapz",
     "triangular_solve",
     "tril",
     "triu",
     "trunc",
     "var",
+    "var_mean",
     "vdot",
     "vstack",
     "where",

@@ -1314,9 +1314,8 @@ class Tensor:
             keepdim: bool = False,
             *,
             dtype: Any = None,
-            axis: int | Sequence[int] | None = None,
             keepdims: bool | None = None,
-            out: Tensor | None = None,
+            axis: Any = None,
         ) -> Tensor: ...
 
         def mean(
@@ -1325,9 +1324,8 @@ class Tensor:
             keepdim: bool = False,
             *,
             dtype: Any = None,
-            axis: int | Sequence[int] | None = None,
             keepdims: bool | None = None,
-            out: Tensor | None = None,
+            axis: Any = None,
         ) -> Tensor: ...
 
         def prod(
@@ -1336,8 +1334,8 @@ class Tensor:
             keepdim: bool = False,
             *,
             dtype: Any = None,
-            axis: int | None = None,
             keepdims: bool | None = None,
+            axis: Any = None,
         ) -> Tensor: ...
 
         def var(
@@ -1363,18 +1361,16 @@ class Tensor:
         ) -> Tensor: ...
 
         @overload
-        def max(self, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+        def max(
+            self, dim: None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+        ) -> Tensor: ...
         @overload
-        def max(self, dim: Tensor) -> Tensor: ...
+        def max(self, dim: Tensor, *, axis: Any = None) -> Tensor: ...
         @overload
         def max(self, *, other: Tensor) -> Tensor: ...
         @overload
         def max(
-            self, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
-        ) -> _return_types.max: ...
-        @overload
-        def max(
-            self, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+            self, dim: int, keepdim: bool = False, *, keepdims: bool | None = None, axis: Any = None
         ) -> _return_types.max: ...
         def max(
             self,
@@ -1382,23 +1378,21 @@ class Tensor:
             keepdim: bool = False,
             *,
             other: Tensor | None = None,
-            axis: Any = None,
             keepdims: bool | None = None,
+            axis: Any = None,
         ) -> Any: ...
 
         @overload
-        def min(self, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+        def min(
+            self, dim: None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
+        ) -> Tensor: ...
         @overload
-        def min(self, dim: Tensor) -> Tensor: ...
+        def min(self, dim: Tensor, *, axis: Any = None) -> Tensor: ...
         @overload
         def min(self, *, other: Tensor) -> Tensor: ...
         @overload
         def min(
-            self, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
-        ) -> _return_types.min: ...
-        @overload
-        def min(
-            self, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
+            self, dim: int, keepdim: bool = False, *, keepdims: bool | None = None, axis: Any = None
         ) -> _return_types.min: ...
         def min(
             self,
@@ -1406,8 +1400,8 @@ class Tensor:
             keepdim: bool = False,
             *,
             other: Tensor | None = None,
-            axis: Any = None,
             keepdims: bool | None = None,
+            axis: Any = None,
         ) -> Any: ...
 
         def amax(
@@ -1415,7 +1409,7 @@ class Tensor:
             dim: int | Sequence[int] = (),
             keepdim: bool = False,
             *,
-            axis: int | Sequence[int] | None = None,
+            axis: Any = None,
             keepdims: bool | None = None,
         ) -> Tensor: ...
 
@@ -1424,26 +1418,16 @@ class Tensor:
             dim: int | Sequence[int] = (),
             keepdim: bool = False,
             *,
-            axis: int | Sequence[int] | None = None,
+            axis: Any = None,
             keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def argmax(
-            self,
-            dim: int | None = None,
-            keepdim: bool = False,
-            *,
-            axis: int | None = None,
-            keepdims: bool | None = None,
+            self, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
         ) -> Tensor: ...
 
         def argmin(
-            self,
-            dim: int | None = None,
-            keepdim: bool = False,
-            *,
-            axis: int | None = None,
-            keepdims: bool | None = None,
+            self, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
         ) -> Tensor: ...
 
         def logsumexp(
@@ -1451,30 +1435,18 @@ class Tensor:
             dim: int | Sequence[int] = ...,
             keepdim: bool = False,
             *,
-            axis: int | Sequence[int] | None = None,
+            axis: Any = None,
             keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor: ...
-
-        def cumsum(self, dim: int = ..., *, dtype: Any = None, axis: int | None = None) -> Tensor: ...
-
-        def cumsum_(self, dim: int, *, dtype: Any = None) -> Tensor: ...
-
-        def cumprod(self, dim: int = ..., *, dtype: Any = None, axis: int | None = None) -> Tensor: ...
-
-        def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor: ...
-
-        def softmax(self, dim: int = ..., dtype: Any = None, *, axis: int | None = None) -> Tensor: ...
-
-        def log_softmax(self, dim: int = ..., dtype: Any = None, *, axis: int | None = None) -> Tensor: ...
 
         def all(
             self,
             dim: int | Sequence[int] | None = None,
             keepdim: bool = False,
             *,
-            axis: int | Sequence[int] | None = None,
+            axis: Any = None,
             keepdims: bool | None = None,
         ) -> Tensor: ...
 
@@ -1483,11 +1455,29 @@ class Tensor:
             dim: int | Sequence[int] | None = None,
             keepdim: bool = False,
             *,
-            axis: int | Sequence[int] | None = None,
+            axis: Any = None,
             keepdims: bool | None = None,
         ) -> Tensor: ...
 
         def sum_to_size(self, *sizes: Any, size: Any = None) -> Tensor: ...
+
+        def cumsum(self, dim: int = ..., *, dtype: Any = None, axis: Any = None) -> Tensor: ...
+
+        def cumsum_(self, dim: int = ..., *, dtype: Any = None) -> Tensor: ...
+
+        def cumprod(self, dim: int = ..., *, dtype: Any = None, axis: Any = None) -> Tensor: ...
+
+        def cumprod_(self, dim: int = ..., *, dtype: Any = None) -> Tensor: ...
+
+        def cummax(self, dim: int = ..., *, axis: Any = None) -> Any: ...
+
+        def cummin(self, dim: int = ..., *, axis: Any = None) -> Any: ...
+
+        def logcumsumexp(self, dim: int = ..., *, axis: Any = None) -> Tensor: ...
+
+        def softmax(self, dim: int = ..., dtype: Any = None, *, axis: Any = None) -> Tensor: ...
+
+        def log_softmax(self, dim: int = ..., dtype: Any = None, *, axis: Any = None) -> Tensor: ...
 
         def nansum(
             self,
@@ -1514,12 +1504,6 @@ class Tensor:
         def aminmax(
             self, *, dim: int | None = None, keepdim: bool = False, axis: Any = None, keepdims: bool | None = None
         ) -> Any: ...
-
-        def cummax(self, dim: int = ..., *, axis: Any = None) -> Any: ...
-
-        def cummin(self, dim: int = ..., *, axis: Any = None) -> Any: ...
-
-        def logcumsumexp(self, dim: int = ..., *, axis: Any = None) -> Tensor: ...
 
         def mode(
             self, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
@@ -1921,29 +1905,26 @@ class Tensor:
         def angle(self) -> Tensor: ...
 
         def sort(
-            self, dim: int = -1, descending: bool = False, *, stable: bool | None = None, axis: int | None = None
+            self, dim: int = -1, descending: bool = False, *, stable: bool | None = None, axis: Any = None
         ) -> _return_types.sort: ...
 
         def argsort(
-            self, dim: int = -1, descending: bool = False, *, stable: bool = False, axis: int | None = None
+            self, dim: int = -1, descending: bool = False, *, stable: bool = False, axis: Any = None
         ) -> Tensor: ...
 
         def topk(
-            self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, axis: int | None = None
+            self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, axis: Any = None
         ) -> _return_types.topk: ...
 
         def kthvalue(
-            self, k: int, dim: int = -1, keepdim: bool = False, *, axis: int | None = None, keepdims: bool | None = None
+            self, k: int, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
         ) -> _return_types.kthvalue: ...
 
         def median(
-            self,
-            dim: int | None = None,
-            keepdim: bool = False,
-            *,
-            axis: int | None = None,
-            keepdims: bool | None = None,
+            self, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None, axis: Any = None
         ) -> Any: ...
+
+        def msort(self) -> Tensor: ...
 
         def polygamma(self, n: int) -> Tensor: ...
 
@@ -2104,8 +2085,6 @@ class Tensor:
         def orgqr(self, input2: Tensor) -> Tensor: ...
 
         def ormqr(self, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor: ...
-
-        def msort(self) -> Tensor: ...
 
         def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor: ...
 

@@ -45,7 +45,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, complex_numbers, cumulative, pointwise, shape
+from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, shape
 from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
@@ -339,16 +339,6 @@ def clamp_max_(input: Tensor, max: Any) -> Tensor:
     if isinstance(hi, Tensor):
         return write_in_place(pointwise.ClampMaxTensor, input, hi)
     return write_in_place(pointwise.ClampMaxScalar, input, None, hi)
-
-
-def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In place: the running sum along ``dim``."""
-    return write_in_place(cumulative.Cumsum, input, int(dim))
-
-
-def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In place: the running product along ``dim``."""
-    return write_in_place(cumulative.Cumprod, input, int(dim))
 
 
 def tril_(input: Tensor, diagonal: int = 0) -> Tensor:

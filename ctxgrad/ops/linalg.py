@@ -26,7 +26,6 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._util import broadcast_error, write_out
 from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
-from ctxgrad.ops.cumulative import cumprod
 from ctxgrad.ops.shape import cat, flip
 
 
@@ -1177,5 +1176,5 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if n <= 1:
         out = ones[:, :n]
     else:
-        out = cat([ones, cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1), 1)], 1)
+        out = cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)], 1)
     return out if increasing else flip(out, (1,))
