@@ -375,6 +375,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     clamp_max,
     clamp_min,
     clip,
+    clone,
     column_stack,
     complex,
     concat,
@@ -391,11 +392,13 @@ from ctxgrad._made_functions import (  # noqa: E402
     cumsum,
     cumulative_trapezoid,
     deg2rad,
+    det,
     diag,
     diff,
     digamma,
     dot,
     dstack,
+    einsum,
     eq,
     erf,
     erfc,
@@ -427,6 +430,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     i0,
     igamma,
     igammac,
+    imag,
     index_add,
     index_copy,
     index_reduce,
@@ -463,6 +467,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     lu_solve,
     lu_unpack,
     masked_select,
+    matmul,
+    matrix_exp,
     matrix_power,
     max,
     maximum,
@@ -490,6 +496,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     orgqr,
     ormqr,
     outer,
+    pinverse,
     polar,
     polygamma,
     pow,
@@ -541,6 +548,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     var,
     var_mean,
     vdot,
+    view_as_complex,
+    view_as_real,
     vstack,
     where,
     xlogy,
@@ -561,14 +570,11 @@ from ctxgrad.ops.comparison import (  # noqa: E402
 )
 from ctxgrad.ops.complex_numbers import (  # noqa: E402
     conj,
-    imag,
     is_conj,
     is_neg,
     real,
     resolve_conj,
     resolve_neg,
-    view_as_complex,
-    view_as_real,
 )
 from ctxgrad.ops.convolution import (  # noqa: E402
     conv1d,
@@ -577,15 +583,8 @@ from ctxgrad.ops.convolution import (  # noqa: E402
     conv_transpose1d,
     conv_transpose2d,
 )
-from ctxgrad.ops.copy import (  # noqa: E402
-    clone,
-)
 from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
-    pinverse,
-)
-from ctxgrad.ops.einsum import (  # noqa: E402
-    einsum,
 )
 from ctxgrad.ops.indexing import (  # noqa: E402
     argwhere,
@@ -601,11 +600,8 @@ from ctxgrad.ops.indexing import (  # noqa: E402
 )
 from ctxgrad.ops.linalg import (  # noqa: E402
     cdist,
-    det,
     dist,
     logdet,
-    matmul,
-    matrix_exp,
     vander,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402

@@ -197,6 +197,8 @@ if TYPE_CHECKING:
 
     def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
+    def clone(input: Tensor) -> Tensor: ...
+
     def column_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -235,6 +237,8 @@ if TYPE_CHECKING:
 
     def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def det(input: Tensor) -> Tensor: ...
+
     def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
     def diff(
@@ -253,6 +257,8 @@ if TYPE_CHECKING:
     def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def dstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def einsum(*args: Any) -> Tensor: ...
 
     def eq(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -335,6 +341,8 @@ if TYPE_CHECKING:
     def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def imag(input: Tensor) -> Tensor: ...
 
     def index_add(
         input: Tensor,
@@ -469,6 +477,10 @@ if TYPE_CHECKING:
     ) -> _return_types.lu_unpack: ...
 
     def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def matrix_exp(input: Tensor) -> Tensor: ...
 
     def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -681,6 +693,8 @@ if TYPE_CHECKING:
     ) -> Tensor: ...
 
     def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor: ...
 
     def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -927,6 +941,10 @@ if TYPE_CHECKING:
 
     def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def view_as_complex(input: Tensor) -> Tensor: ...
+
+    def view_as_real(input: Tensor) -> Tensor: ...
+
     def vstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any: ...
@@ -988,6 +1006,7 @@ __all__ = [
     "clamp_max",
     "clamp_min",
     "clip",
+    "clone",
     "column_stack",
     "complex",
     "concat",
@@ -1004,11 +1023,13 @@ __all__ = [
     "cumsum",
     "cumulative_trapezoid",
     "deg2rad",
+    "det",
     "diag",
     "diff",
     "digamma",
     "dot",
     "dstack",
+    "einsum",
     "eq",
     "erf",
     "erfc",
@@ -1040,6 +1061,7 @@ __all__ = [
     "i0",
     "igamma",
     "igammac",
+    "imag",
     "index_add",
     "index_copy",
     "index_reduce",
@@ -1076,6 +1098,8 @@ __all__ = [
     "lu_solve",
     "lu_unpack",
     "masked_select",
+    "matmul",
+    "matrix_exp",
     "matrix_power",
     "max",
     "maximum",
@@ -1103,6 +1127,7 @@ __all__ = [
     "orgqr",
     "ormqr",
     "outer",
+    "pinverse",
     "polar",
     "polygamma",
     "pow",
@@ -1154,6 +1179,8 @@ __all__ = [
     "var",
     "var_mean",
     "vdot",
+    "view_as_complex",
+    "view_as_real",
     "vstack",
     "where",
     "xlogy",

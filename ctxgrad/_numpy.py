@@ -132,7 +132,6 @@ UFUNCS: dict[str, str] = {
     "power": "pow",
     "floor_divide": "floor_divide",
     "remainder": "remainder",
-    "matmul": "matmul",
     "equal": "eq",
     "not_equal": "ne",
     "less": "lt",

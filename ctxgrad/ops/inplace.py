@@ -45,7 +45,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, complex_numbers, pointwise, shape
+from ctxgrad.ops import arithmetic, comparison, pointwise, shape
 from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
@@ -504,16 +504,3 @@ lt_ = _compare(comparison.Lt, "lt_", "<")
 le_ = _compare(comparison.Le, "le_", "<=")
 gt_ = _compare(comparison.Gt, "gt_", ">")
 ge_ = _compare(comparison.Ge, "ge_", ">=")
-
-
-class ConjPhysicalInPlace(complex_numbers.Conj):
-    """``conj_physical_``: ``conj`` in place, under torch's node name."""
-
-    node_name = "ConjPhysicalBackward1"
-
-
-def conj_physical_(input: Tensor) -> Tensor:
-    """In place: the complex conjugate (a real tensor is left as it is)."""
-    if not input.is_complex():
-        return input
-    return write_in_place(ConjPhysicalInPlace, input)

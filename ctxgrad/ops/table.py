@@ -94,7 +94,6 @@ OPS: list[Op] = [
     Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",), inplace=inplace.floor_divide_),
     Op("remainder", arithmetic.remainder, dunders=("__mod__",), inplace=inplace.remainder_),
     Op("fmod", arithmetic.fmod, inplace=inplace.fmod_),
-    Op("matmul", linalg.matmul, dunders=("__matmul__",)),
     # the operators that are not a named op's method (a reflected operand, a fast path)
     Op("__add__", arithmetic.add_operator, function=False, dunders=("__radd__",)),
     Op("__sub__", arithmetic.sub_operator, function=False),
@@ -106,7 +105,6 @@ OPS: list[Op] = [
     Op("__rpow__", arithmetic.rpow_operator, function=False),
     Op("__rfloordiv__", arithmetic.rfloordiv_operator, function=False),
     Op("__rmod__", arithmetic.rmod_operator, function=False),
-    Op("__rmatmul__", linalg.rmatmul_operator, function=False),
     # ----------------------------------------------------------------------- comparison
     Op("eq", comparison.eq, inplace=inplace.eq_),
     Op("ne", comparison.ne, aliases=("not_equal",), inplace=inplace.ne_),
@@ -152,7 +150,6 @@ OPS: list[Op] = [
     *softmax.ROWS,
     # ----------------------------------------------------------------------- statistics
     *statistics.ROWS,
-    Op("dist", linalg.dist),
     # ----------------------------------------------------------------------- shape
     Op("reshape", shape.reshape, method_frontend=shape.reshape_method),
     Op("view", shape.view, function=False),
@@ -226,16 +223,10 @@ OPS: list[Op] = [
     Op("mH", shape.matrix_adjoint, function=False, property=True),
     Op("adjoint", shape.adjoint),
     # ----------------------------------------------------------------------- linear algebra
-    Op("mm", linalg.mm),
-    Op("bmm", linalg.bmm),
-    Op("mv", linalg.mv),
-    Op("dot", linalg.dot),
-    Op("vdot", linalg.vdot),
-    Op("outer", linalg.outer, aliases=("ger",)),
-    Op("inverse", linalg.inverse),
-    Op("det", linalg.det),
-    Op("einsum", einsum.einsum, method=False),
-    Op("tensordot", linalg.tensordot, method=False),
+    *linalg.ROWS,
+    *einsum.ROWS,
+    *decompositions.ROWS,
+    *householder.ROWS,
     # ----------------------------------------------------------------------- indexing
     Op("gather", indexing.gather),
     Op("scatter", indexing.scatter, method_frontend=indexing.scatter_method, inplace=indexing.scatter_),
@@ -267,19 +258,7 @@ OPS: list[Op] = [
     Op("__setitem__", inplace.setitem, function=False),
     Op("argwhere", indexing.argwhere),
     # ----------------------------------------------------------------------- complex numbers
-    Op("real", complex_numbers.real, property=True),
-    Op("imag", complex_numbers.imag, property=True),
-    Op("conj", complex_numbers.conj),
-    Op("conj_physical", complex_numbers.conj_physical, inplace=inplace.conj_physical_),
-    Op("resolve_conj", complex_numbers.resolve_conj),
-    Op("is_conj", complex_numbers.is_conj),
-    Op("resolve_neg", complex_numbers.resolve_neg),
-    Op("is_neg", complex_numbers.is_neg),
-    Op("angle", complex_numbers.angle),
-    Op("complex", complex_numbers.complex, method=False),
-    Op("polar", complex_numbers.polar, method=False),
-    Op("view_as_real", complex_numbers.view_as_real, method=False),
-    Op("view_as_complex", complex_numbers.view_as_complex, method=False),
+    *complex_numbers.ROWS,
     # ----------------------------------------------------------------------- sorting
     *sorting.ROWS,
     # ----------------------------------------------------------------------- more of torch's functions
@@ -323,38 +302,7 @@ OPS: list[Op] = [
     Op("isposinf", comparison.isposinf),
     Op("isneginf", comparison.isneginf),
     Op("isreal", comparison.isreal),
-    Op("addmm", linalg.addmm, inplace=linalg.addmm_),
-    Op("addmv", linalg.addmv, inplace=linalg.addmv_),
-    Op("addr", linalg.addr, inplace=linalg.addr_),
-    Op("baddbmm", linalg.baddbmm, inplace=linalg.baddbmm_),
-    Op("addbmm", linalg.addbmm, inplace=linalg.addbmm_),
-    Op("chain_matmul", linalg.chain_matmul, method=False),
-    Op("inner", linalg.inner),
-    Op("kron", linalg.kron),
-    Op("cross", linalg.cross),
-    # ctxgrad.trace is ctxgrad/trace.py's: a tensor gets this op, a function is traced.
-    Op("trace", linalg.trace, function=False),
-    Op("logdet", linalg.logdet),
-    Op("cdist", linalg.cdist, method=False),
-    Op("matrix_power", linalg.matrix_power),
-    Op("matrix_exp", linalg.matrix_exp),
-    # The decompositions (ops/decompositions.py) under torch's top-level names.
-    Op("svd", decompositions.svd),
-    Op("qr", decompositions.qr),
-    Op("cholesky", decompositions.cholesky),
-    Op("cholesky_inverse", decompositions.cholesky_inverse),
-    Op("cholesky_solve", decompositions.cholesky_solve),
-    Op("lu", decompositions.lu),
-    Op("lu_unpack", decompositions.lu_unpack, method=False),
-    Op("lu_solve", decompositions.lu_solve),
-    Op("geqrf", householder.geqrf),
-    Op("slogdet", decompositions.slogdet),
-    Op("pinverse", decompositions.pinverse),
-    Op("triangular_solve", decompositions.triangular_solve),
-    Op("orgqr", householder.orgqr),
-    Op("ormqr", householder.ormqr),
     # torch-surface names (issue 17): tests in tests/test_surface_more.py
-    Op("vander", linalg.vander, method=False),
     Op("isin", comparison.isin, method=False),
     Op("nonzero_static", indexing.nonzero_static),
     Op("as_strided_scatter", shape.as_strided_scatter),
@@ -363,25 +311,8 @@ OPS: list[Op] = [
     Op("igamma", pointwise.igamma, inplace=inplace.igamma_),
     Op("igammac", pointwise.igammac, inplace=inplace.igammac_),
     # ----------------------------------------------------------------------- copies and dtypes
-    # last: the declarations of float, int and bool hide the builtins in class Tensor after them
-    Op("clone", copy.clone),
-    Op("to", copy.to, function=False),
-    Op("type_as", copy.type_as, function=False),
-    Op("contiguous", copy.contiguous, function=False),
-    Op("cpu", copy.cpu, function=False),
-    Op("double", copy.double, function=False),
-    Op("half", copy.half, function=False),
-    # torch-surface names (issue 17): complex conversions and to_dense
-    Op("cdouble", copy.cdouble, function=False),
-    Op("cfloat", copy.cfloat, function=False),
-    Op("to_dense", copy.to_dense, function=False),
-    Op("long", copy.long, function=False),
-    Op("float", copy.float, function=False),
-    Op("int", copy.int, function=False),
-    Op("bool", copy.bool, function=False),
-    Op("cuda", copy.cuda, function=False),
-    # ``type``'s declaration hides the builtin of that name in the rest of ``class Tensor``
-    Op("type", copy.type, function=False),
+    # last: the declarations of float, int, bool and type hide the builtins in class Tensor after them
+    *copy.ROWS,
 ]
 
 # ----------------------------------------------------------------------- out= (torch's out variants)
