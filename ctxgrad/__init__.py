@@ -357,6 +357,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     atan2,
     atanh,
     baddbmm,
+    bincount,
     bitwise_and,
     bitwise_left_shift,
     bitwise_not,
@@ -378,6 +379,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     clamp_max,
     clamp_min,
     clip,
+    clone,
     column_stack,
     complex,
     concat,
@@ -386,12 +388,15 @@ from ctxgrad._made_functions import (  # noqa: E402
     copysign,
     cos,
     cosh,
+    count_nonzero,
     cross,
     cummax,
     cummin,
     cumprod,
     cumsum,
+    cumulative_trapezoid,
     deg2rad,
+    det,
     diag,
     diag_embed,
     diagonal,
@@ -399,6 +404,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     digamma,
     dot,
     dstack,
+    einsum,
     eq,
     erf,
     erfc,
@@ -433,6 +439,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     i0,
     igamma,
     igammac,
+    imag,
     index_add,
     index_copy,
     index_reduce,
@@ -469,9 +476,12 @@ from ctxgrad._made_functions import (  # noqa: E402
     lu_solve,
     lu_unpack,
     masked_select,
+    matmul,
+    matrix_exp,
     matrix_power,
     max,
     maximum,
+    mean,
     median,
     min,
     minimum,
@@ -499,6 +509,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     ormqr,
     outer,
     permute,
+    pinverse,
     polar,
     polygamma,
     pow,
@@ -537,6 +548,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     squeeze,
     stack,
     std,
+    std_mean,
+    sum,
     svd,
     take,
     take_along_dim,
@@ -546,6 +559,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     tensordot,
     tile,
     topk,
+    trapezoid,
+    trapz,
     triangular_solve,
     tril,
     triu,
@@ -554,7 +569,10 @@ from ctxgrad._made_functions import (  # noqa: E402
     unflatten,
     unsqueeze,
     var,
+    var_mean,
     vdot,
+    view_as_complex,
+    view_as_real,
     vstack,
     where,
     xlogy,
@@ -575,14 +593,11 @@ from ctxgrad.ops.comparison import (  # noqa: E402
 )
 from ctxgrad.ops.complex_numbers import (  # noqa: E402
     conj,
-    imag,
     is_conj,
     is_neg,
     real,
     resolve_conj,
     resolve_neg,
-    view_as_complex,
-    view_as_real,
 )
 from ctxgrad.ops.convolution import (  # noqa: E402
     conv1d,
@@ -591,15 +606,8 @@ from ctxgrad.ops.convolution import (  # noqa: E402
     conv_transpose1d,
     conv_transpose2d,
 )
-from ctxgrad.ops.copy import (  # noqa: E402
-    clone,
-)
 from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
-    pinverse,
-)
-from ctxgrad.ops.einsum import (  # noqa: E402
-    einsum,
 )
 from ctxgrad.ops.indexing import (  # noqa: E402
     argwhere,
@@ -627,20 +635,13 @@ from ctxgrad.ops.joining import (  # noqa: E402
 )
 from ctxgrad.ops.linalg import (  # noqa: E402
     cdist,
-    det,
     dist,
     logdet,
-    matmul,
-    matrix_exp,
     vander,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402
     exp,
     positive,
-)
-from ctxgrad.ops.reduction import (  # noqa: E402
-    mean,
-    sum,
 )
 from ctxgrad.ops.reordering import (  # noqa: E402
     combinations,
@@ -661,19 +662,12 @@ from ctxgrad.ops.shape import (  # noqa: E402
     transpose,
 )
 from ctxgrad.ops.statistics import (  # noqa: E402
-    bincount,
     corrcoef,
-    count_nonzero,
     cov,
-    cumulative_trapezoid,
     gradient,
     histogramdd,
-    std_mean,
-    trapezoid,
-    trapz,
     unique,
     unique_consecutive,
-    var_mean,
 )
 
 __all__ += [

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] | None = None,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = (),
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = (),
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] | None = None,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -118,7 +118,7 @@ if TYPE_CHECKING:
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -128,7 +128,7 @@ if TYPE_CHECKING:
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -139,7 +139,7 @@ if TYPE_CHECKING:
         descending: bool = False,
         *,
         stable: bool = False,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -160,6 +160,8 @@ if TYPE_CHECKING:
     def baddbmm(
         input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor: ...
 
     def bitwise_and(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -183,7 +185,7 @@ if TYPE_CHECKING:
         input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Tensor | None = None
     ) -> Tensor: ...
 
-    def cat(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -195,7 +197,7 @@ if TYPE_CHECKING:
 
     def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
 
-    def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: ...
+    def chunk(input: Tensor, chunks: int, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]: ...
 
     def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -205,11 +207,13 @@ if TYPE_CHECKING:
 
     def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
+    def clone(input: Tensor) -> Tensor: ...
+
     def column_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def concat(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def concat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None, out: Tensor | None = None) -> Tensor: ...
 
@@ -221,6 +225,8 @@ if TYPE_CHECKING:
 
     def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor: ...
+
     def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
 
     def cummax(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
@@ -228,14 +234,20 @@ if TYPE_CHECKING:
     def cummin(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
 
     def cumprod(
-        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def cumsum(
-        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: Any = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def cumulative_trapezoid(
+        y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
     ) -> Tensor: ...
 
     def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def det(input: Tensor) -> Tensor: ...
 
     def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -259,6 +271,8 @@ if TYPE_CHECKING:
     def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def dstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def einsum(*args: Any) -> Tensor: ...
 
     def eq(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -348,6 +362,8 @@ if TYPE_CHECKING:
 
     def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def imag(input: Tensor) -> Tensor: ...
+
     def index_add(
         input: Tensor,
         dim: int = ...,
@@ -410,7 +426,7 @@ if TYPE_CHECKING:
         dim: int = -1,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> _return_types.kthvalue: ...
@@ -438,7 +454,7 @@ if TYPE_CHECKING:
     def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def log_softmax(
-        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -462,7 +478,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = ...,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -482,15 +498,25 @@ if TYPE_CHECKING:
 
     def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def matrix_exp(input: Tensor) -> Tensor: ...
+
     def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def max(
-        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     @overload
-    def max(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def max(input: Tensor, dim: Tensor, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def max(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
@@ -501,19 +527,8 @@ if TYPE_CHECKING:
         dim: int,
         keepdim: bool = False,
         *,
-        axis: None = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
-    ) -> _return_types.max: ...
-
-    @overload
-    def max(
-        input: Tensor,
-        dim: None = None,
-        keepdim: bool = False,
-        *,
-        axis: int,
-        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.max: ...
 
@@ -523,30 +538,47 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         other: Tensor | None = None,
-        axis: Any = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
     def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def mean(
+        input: Tensor,
+        dim: int | Sequence[int] | None = ...,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        keepdims: bool | None = None,
+        axis: Any = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
 
     def median(
         input: Tensor,
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
     @overload
     def min(
-        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     @overload
-    def min(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def min(input: Tensor, dim: Tensor, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def min(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
@@ -557,19 +589,8 @@ if TYPE_CHECKING:
         dim: int,
         keepdim: bool = False,
         *,
-        axis: None = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
-    ) -> _return_types.min: ...
-
-    @overload
-    def min(
-        input: Tensor,
-        dim: None = None,
-        keepdim: bool = False,
-        *,
-        axis: int,
-        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.min: ...
 
@@ -579,8 +600,8 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         other: Tensor | None = None,
-        axis: Any = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
@@ -659,7 +680,7 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
-    def narrow(input: Tensor, dim: int = ..., start: Any = ..., length: int = ...) -> Tensor: ...
+    def narrow(input: Tensor, dim: int = ..., start: Any = ..., length: int = ..., *, axis: Any = None) -> Tensor: ...
 
     def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -701,6 +722,8 @@ if TYPE_CHECKING:
 
     def permute(input: Tensor, dims: Any) -> Tensor: ...
 
+    def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor: ...
+
     def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -713,8 +736,8 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         dtype: Any = None,
-        axis: int | None = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -745,7 +768,7 @@ if TYPE_CHECKING:
     def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor: ...
 
     def repeat_interleave(
-        input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+        input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None, axis: Any = None
     ) -> Tensor: ...
 
     def reshape(input: Tensor, shape: Any) -> Tensor: ...
@@ -831,7 +854,7 @@ if TYPE_CHECKING:
     def slogdet(input: Tensor, *, out: Tensor | None = None) -> _return_types.slogdet: ...
 
     def softmax(
-        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def sort(
@@ -840,7 +863,7 @@ if TYPE_CHECKING:
         descending: bool = False,
         *,
         stable: bool | None = None,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.sort: ...
 
@@ -848,9 +871,9 @@ if TYPE_CHECKING:
 
     def square(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor: ...
+    def squeeze(input: Tensor, dim: int | Sequence[int] | None = None, *, axis: Any = None) -> Tensor: ...
 
-    def stack(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor: ...
+    def stack(tensors: Any, dim: int = 0, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     def std(
         input: Tensor,
@@ -861,6 +884,28 @@ if TYPE_CHECKING:
         correction: float | None = None,
         axis: Any = None,
         keepdims: bool | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
+    def std_mean(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> tuple[Tensor, Tensor]: ...
+
+    def sum(
+        input: Tensor,
+        dim: int | Sequence[int] | None = ...,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -886,6 +931,7 @@ if TYPE_CHECKING:
         sections: int | None = None,
         indices: Sequence[int] | None = None,
         tensor_indices_or_sections: Tensor | None = None,
+        axis: Any = None,
     ) -> tuple[Tensor, ...]: ...
 
     def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Tensor | None = None) -> Tensor: ...
@@ -899,9 +945,13 @@ if TYPE_CHECKING:
         largest: bool = True,
         sorted: bool = True,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.topk: ...
+
+    def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor: ...
+
+    def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor: ...
 
     def triangular_solve(
         input: Tensor,
@@ -919,11 +969,11 @@ if TYPE_CHECKING:
 
     def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]: ...
+    def unbind(input: Tensor, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]: ...
 
-    def unflatten(input: Tensor, dim: int = ..., sizes: Sequence[int] = ...) -> Tensor: ...
+    def unflatten(input: Tensor, dim: int = ..., sizes: Sequence[int] = ..., *, axis: Any = None) -> Tensor: ...
 
-    def unsqueeze(input: Tensor, dim: int = ...) -> Tensor: ...
+    def unsqueeze(input: Tensor, dim: int = ..., *, axis: Any = None) -> Tensor: ...
 
     def var(
         input: Tensor,
@@ -937,7 +987,22 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def var_mean(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> tuple[Tensor, Tensor]: ...
+
     def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def view_as_complex(input: Tensor) -> Tensor: ...
+
+    def view_as_real(input: Tensor) -> Tensor: ...
 
     def vstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -982,6 +1047,7 @@ __all__ = [
     "atan2",
     "atanh",
     "baddbmm",
+    "bincount",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -1003,6 +1069,7 @@ __all__ = [
     "clamp_max",
     "clamp_min",
     "clip",
+    "clone",
     "column_stack",
     "complex",
     "concat",
@@ -1011,12 +1078,15 @@ __all__ = [
     "copysign",
     "cos",
     "cosh",
+    "count_nonzero",
     "cross",
     "cummax",
     "cummin",
     "cumprod",
     "cumsum",
+    "cumulative_trapezoid",
     "deg2rad",
+    "det",
     "diag",
     "diag_embed",
     "diagonal",
@@ -1024,6 +1094,7 @@ __all__ = [
     "digamma",
     "dot",
     "dstack",
+    "einsum",
     "eq",
     "erf",
     "erfc",
@@ -1058,6 +1129,7 @@ __all__ = [
     "i0",
     "igamma",
     "igammac",
+    "imag",
     "index_add",
     "index_copy",
     "index_reduce",
@@ -1094,9 +1166,12 @@ __all__ = [
     "lu_solve",
     "lu_unpack",
     "masked_select",
+    "matmul",
+    "matrix_exp",
     "matrix_power",
     "max",
     "maximum",
+    "mean",
     "median",
     "min",
     "minimum",
@@ -1124,6 +1199,7 @@ __all__ = [
     "ormqr",
     "outer",
     "permute",
+    "pinverse",
     "polar",
     "polygamma",
     "pow",
@@ -1162,6 +1238,8 @@ __all__ = [
     "squeeze",
     "stack",
     "std",
+    "std_mean",
+    "sum",
     "svd",
     "take",
     "take_along_dim",
@@ -1171,6 +1249,8 @@ __all__ = [
     "tensordot",
     "tile",
     "topk",
+    "trapezoid",
+    "trapz",
     "triangular_solve",
     "tril",
     "triu",
@@ -1179,7 +1259,10 @@ __all__ = [
     "unflatten",
     "unsqueeze",
     "var",
+    "var_mean",
     "vdot",
+    "view_as_complex",
+    "view_as_real",
     "vstack",
     "where",
     "xlogy",

@@ -43,7 +43,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, complex_numbers, cumulative, pointwise
+from ctxgrad.ops import arithmetic, comparison, pointwise
 from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
@@ -319,16 +319,6 @@ def clamp_max_(input: Tensor, max: Any) -> Tensor:
     return write_in_place(pointwise.ClampMaxScalar, input, None, hi)
 
 
-def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In place: the running sum along ``dim``."""
-    return write_in_place(cumulative.Cumsum, input, int(dim))
-
-
-def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In place: the running product along ``dim``."""
-    return write_in_place(cumulative.Cumprod, input, int(dim))
-
-
 def atan2_(input: Tensor, other: Tensor) -> Tensor:
     """In place: elementwise angle of the point ``(other, self)``."""
     return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("atan2_", "other", 1, other))
@@ -482,16 +472,3 @@ lt_ = _compare(comparison.Lt, "lt_", "<")
 le_ = _compare(comparison.Le, "le_", "<=")
 gt_ = _compare(comparison.Gt, "gt_", ">")
 ge_ = _compare(comparison.Ge, "ge_", ">=")
-
-
-class ConjPhysicalInPlace(complex_numbers.Conj):
-    """``conj_physical_``: ``conj`` in place, under torch's node name."""
-
-    node_name = "ConjPhysicalBackward1"
-
-
-def conj_physical_(input: Tensor) -> Tensor:
-    """In place: the complex conjugate (a real tensor is left as it is)."""
-    if not input.is_complex():
-        return input
-    return write_in_place(ConjPhysicalInPlace, input)
