@@ -34,7 +34,7 @@ from ctxgrad.autograd.batching import (
 )
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import keep_dtype
-from ctxgrad.ops.pointwise import _floating_only
+from ctxgrad.ops.activations import _floating_only
 
 Pads4 = tuple[int, int, int, int]  # top, bottom, left, right
 Pair = tuple[int, int]
