@@ -817,14 +817,10 @@ def rpow_operator(input: Tensor, other: Any) -> Tensor:
     return _pow(other if type(other) in _PLAIN else operand(other), input)
 
 
-def rfloordiv_operator(input: Tensor, other: Any) -> Tensor:
-    """``other // input`` (``__rfloordiv__``)."""
-    return FloorDivide.apply(operand(other), input)
-
-
-def rmod_operator(input: Tensor, other: Any) -> Tensor:
-    """``other % input`` (``__rmod__``)."""
-    return Remainder.apply(operand(other), input)
+def reflected_operands(name: str, input: Tensor, other: Any) -> tuple[Any, Tensor]:
+    """The operands of a reflected operator (``__rfloordiv__``: ``other // input``), ``other``
+    first: a tensor, or a Python number as it is (NumPy scalars and arrays converted)."""
+    return operand(other), input
 
 
 # --------------------------------------------------------------------------- in-place variants
@@ -897,6 +893,6 @@ ROWS: list[Op] = [
     Op("__rtruediv__", rtruediv_operator, function=False),
     Op("__pow__", pow_operator, function=False),
     Op("__rpow__", rpow_operator, function=False),
-    Op("__rfloordiv__", rfloordiv_operator, function=False),
-    Op("__rmod__", rmod_operator, function=False),
+    Op("__rfloordiv__", FloorDivide, args=reflected_operands, function=False),
+    Op("__rmod__", Remainder, args=reflected_operands, function=False),
 ]

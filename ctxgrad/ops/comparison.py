@@ -18,6 +18,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
+from ctxgrad.ops.arithmetic import reflected_operands
 from ctxgrad.ops.pointwise import tensor_arg, tensor_operands
 
 
@@ -397,11 +398,10 @@ class IsIn(Function[Tensor]):
 
 # --------------------------------------------------------------------------- argument handlers and frontends
 # The rows (``ROWS``, below) make the frontends of the ops with one Function from it and the
-# argument handler they name.  Written here: the methods of the logical ops (torch counts a
-# method's argument positions from after ``self``), the frontends of the ops that choose
-# between Functions or take a number first (the bitwise ops, the shifts, ``isin``) with their
-# in-place variants, the in-place comparisons (torch names their nodes by ``other``'s kind)
-# and the operators.
+# argument handler they name (``compare_args``, ``bitwise_operands``).  Written here: the methods
+# of the logical ops (torch counts a method's argument positions from after ``self``), ``isin``
+# (its operands made tensors), the in-place comparisons (torch names their nodes by ``other``'s
+# kind) and the operators ``==``, ``!=`` and ``~``.
 
 
 def compare_args(name: str, input: Tensor, other: Any) -> tuple[Tensor, Any]:
@@ -456,58 +456,12 @@ def logical_xor_method(input: Tensor, other: Tensor) -> Tensor:
     return LogicalXor.apply(input, tensor_arg("logical_xor", "other", 1, other))
 
 
-def bitwise_and(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input & other`` (bool and integer tensors)."""
+def bitwise_operands(name: str, input: Any, other: Any) -> tuple[Any, Any]:
+    """The operands of a bitwise op or shift: bool or integer tensors, or Python ints and bools
+    on either side (``ctxgrad.bitwise_and(3, t)``)."""
     if isinstance(input, Tensor):
-        return BitwiseAnd.apply(input, operand(other))
-    out: Tensor = other.__rand__(input)
-    return out
-
-
-def bitwise_or(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input | other`` (bool and integer tensors)."""
-    if isinstance(input, Tensor):
-        return BitwiseOr.apply(input, operand(other))
-    out: Tensor = other.__ror__(input)
-    return out
-
-
-def bitwise_xor(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input ^ other`` (bool and integer tensors)."""
-    if isinstance(input, Tensor):
-        return BitwiseXor.apply(input, operand(other))
-    out: Tensor = other.__rxor__(input)
-    return out
-
-
-def bitwise_and_(input: Tensor, other: Any) -> Tensor:
-    """In place: elementwise ``self & other`` (bool and integer tensors)."""
-    return write_in_place(BitwiseAnd, input, operand(other))
-
-
-def bitwise_or_(input: Tensor, other: Any) -> Tensor:
-    """In place: elementwise ``self | other`` (bool and integer tensors)."""
-    return write_in_place(BitwiseOr, input, operand(other))
-
-
-def bitwise_xor_(input: Tensor, other: Any) -> Tensor:
-    """In place: elementwise ``self ^ other`` (bool and integer tensors)."""
-    return write_in_place(BitwiseXor, input, operand(other))
-
-
-def rand_operator(input: Tensor, other: Any) -> Tensor:
-    """``other & input`` (``__rand__``)."""
-    return BitwiseAnd.apply(operand(other), input)
-
-
-def ror_operator(input: Tensor, other: Any) -> Tensor:
-    """``other | input`` (``__ror__``)."""
-    return BitwiseOr.apply(operand(other), input)
-
-
-def rxor_operator(input: Tensor, other: Any) -> Tensor:
-    """``other ^ input`` (``__rxor__``)."""
-    return BitwiseXor.apply(operand(other), input)
+        return input, operand(other)
+    return operand(input), other
 
 
 def invert_operator(input: Tensor) -> Tensor:
@@ -537,40 +491,6 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
             raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(t.dtype)}")
     out: Tensor = IsIn.apply(given[0], given[1], bool(assume_unique), bool(invert))
     return out
-
-
-def bitwise_left_shift(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input << other`` (integer tensors; either may be a Python int)."""
-    if isinstance(input, Tensor):
-        return BitwiseLeftShift.apply(input, operand(other))
-    return BitwiseLeftShift.apply(operand(input), other)
-
-
-def bitwise_right_shift(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input >> other``, keeping the sign (integer tensors; either may be a Python int)."""
-    if isinstance(input, Tensor):
-        return BitwiseRightShift.apply(input, operand(other))
-    return BitwiseRightShift.apply(operand(input), other)
-
-
-def rlshift_operator(input: Tensor, other: Any) -> Tensor:
-    """``other << input`` (``__rlshift__``)."""
-    return BitwiseLeftShift.apply(operand(other), input)
-
-
-def rrshift_operator(input: Tensor, other: Any) -> Tensor:
-    """``other >> input`` (``__rrshift__``)."""
-    return BitwiseRightShift.apply(operand(other), input)
-
-
-def bitwise_left_shift_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self <<= other``."""
-    return write_in_place(BitwiseLeftShift, input, operand(other))
-
-
-def bitwise_right_shift_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self >>= other``."""
-    return write_in_place(BitwiseRightShift, input, operand(other))
 
 
 class CompareInPlace(Function[Tensor]):
@@ -712,34 +632,60 @@ ROWS: list[Op] = [
         numpy=("logical_xor",),
     ),
     Op("logical_not", LogicalNot, inplace=True, out=True, numpy=("logical_not",)),
-    Op("bitwise_and", bitwise_and, dunders=("__and__",), inplace=bitwise_and_, out=True, numpy=("bitwise_and",)),
-    Op("bitwise_or", bitwise_or, dunders=("__or__",), inplace=bitwise_or_, out=True, numpy=("bitwise_or",)),
-    Op("bitwise_xor", bitwise_xor, dunders=("__xor__",), inplace=bitwise_xor_, out=True, numpy=("bitwise_xor",)),
+    Op(
+        "bitwise_and",
+        BitwiseAnd,
+        args=bitwise_operands,
+        dunders=("__and__",),
+        inplace=True,
+        out=True,
+        numpy=("bitwise_and",),
+    ),
+    Op(
+        "bitwise_or",
+        BitwiseOr,
+        args=bitwise_operands,
+        dunders=("__or__",),
+        inplace=True,
+        out=True,
+        numpy=("bitwise_or",),
+    ),
+    Op(
+        "bitwise_xor",
+        BitwiseXor,
+        args=bitwise_operands,
+        dunders=("__xor__",),
+        inplace=True,
+        out=True,
+        numpy=("bitwise_xor",),
+    ),
     Op("bitwise_not", BitwiseNot, inplace=True, out=True, numpy=("invert",)),
-    Op("__rand__", rand_operator, function=False),
-    Op("__ror__", ror_operator, function=False),
-    Op("__rxor__", rxor_operator, function=False),
+    Op("__rand__", BitwiseAnd, args=reflected_operands, function=False),
+    Op("__ror__", BitwiseOr, args=reflected_operands, function=False),
+    Op("__rxor__", BitwiseXor, args=reflected_operands, function=False),
     Op("__invert__", invert_operator, function=False),
     Op("gcd", Gcd, args=tensor_operands, inplace=True, out=True, numpy=("gcd",)),
     Op("lcm", Lcm, args=tensor_operands, inplace=True, out=True, numpy=("lcm",)),
     Op(
         "bitwise_left_shift",
-        bitwise_left_shift,
+        BitwiseLeftShift,
+        args=bitwise_operands,
         dunders=("__lshift__",),
-        inplace=bitwise_left_shift_,
+        inplace=True,
         inplace_dunders=("__ilshift__",),
         out=True,
     ),
     Op(
         "bitwise_right_shift",
-        bitwise_right_shift,
+        BitwiseRightShift,
+        args=bitwise_operands,
         dunders=("__rshift__",),
-        inplace=bitwise_right_shift_,
+        inplace=True,
         inplace_dunders=("__irshift__",),
         out=True,
     ),
-    Op("__rlshift__", rlshift_operator, function=False),
-    Op("__rrshift__", rrshift_operator, function=False),
+    Op("__rlshift__", BitwiseLeftShift, args=reflected_operands, function=False),
+    Op("__rrshift__", BitwiseRightShift, args=reflected_operands, function=False),
     Op("signbit", Signbit, out=True, numpy=("signbit",)),
     Op("isposinf", IsPosInf, out=True),
     Op("isneginf", IsNegInf, out=True),

@@ -55,6 +55,11 @@ def _keep_integers(fn: Any, x: Tensor) -> Tensor:
     return as_tensor(fn(data))
 
 
+def _mask(values: Any) -> Tensor:
+    """A bool NumPy result as a constant tensor (a condition for :class:`Where`)."""
+    return as_tensor(np.asarray(values))
+
+
 _LN2 = float(np.log(2.0))
 _LN10 = float(np.log(10.0))
 
@@ -715,28 +720,6 @@ class Erfc(_Elementwise):
         return Exp.apply(-(x * x)) * -_TWO_OVER_SQRT_PI
 
 
-def _mask(values: Any) -> Tensor:
-    """A bool NumPy result as a constant tensor (a condition for :class:`Where`)."""
-    return as_tensor(np.asarray(values))
-
-
-# --------------------------------------------------------------------------- argument handling
-def number_or_tensor(value: Any) -> Any:
-    """A bound or weight as the ops take it: a tensor, a Python number or None (NumPy scalars
-    become Python numbers, as torch treats them)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def tensor_arg(fn: str, name: str, position: int, value: Any) -> Tensor:
-    """``value``, which must be a tensor: torch's TypeError for anything else (torch counts
-    positions from 1 after ``self`` in methods, from 1 with ``input`` in functions)."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
-    return value
-
-
 # --------------------------------------------------------------------------- more of torch's pointwise functions
 class Acosh(_Elementwise):
     """Inverse hyperbolic cosine; d/dx acosh x = 1 / (sqrt(x - 1) sqrt(x + 1)) (for real x > 1,
@@ -927,6 +910,22 @@ def _logit_derivative(ctx: Any, grad: Tensor) -> Tensor:
 # names (``logit_args``; ``tensor_operands``, shared by the two-tensor ops of every pointwise
 # module), or the frontend of an op that chooses between Functions (``round``, ``sgn``), its
 # in-place variant beside it.
+
+
+def number_or_tensor(value: Any) -> Any:
+    """A bound or weight as the ops take it: a tensor, a Python number or None (NumPy scalars
+    become Python numbers, as torch treats them)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def tensor_arg(fn: str, name: str, position: int, value: Any) -> Tensor:
+    """``value``, which must be a tensor: torch's TypeError for anything else (torch counts
+    positions from 1 after ``self`` in methods, from 1 with ``input`` in functions)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+    return value
 
 
 def tensor_operands(name: str, input: Tensor, other: Tensor) -> tuple[Tensor, Tensor]:
