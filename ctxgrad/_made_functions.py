@@ -268,6 +268,8 @@ if TYPE_CHECKING:
 
     def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
     def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -385,6 +387,8 @@ if TYPE_CHECKING:
 
     def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def isfinite(input: Tensor) -> Tensor: ...
+
     def isin(
         elements: Any,
         test_elements: Any,
@@ -394,9 +398,15 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def isinf(input: Tensor) -> Tensor: ...
+
+    def isnan(input: Tensor) -> Tensor: ...
+
     def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def isreal(input: Tensor) -> Tensor: ...
 
     def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -1034,6 +1044,7 @@ __all__ = [
     "erf",
     "erfc",
     "erfinv",
+    "exp",
     "exp2",
     "expm1",
     "float_power",
@@ -1068,9 +1079,13 @@ __all__ = [
     "index_select",
     "inner",
     "inverse",
+    "isfinite",
     "isin",
+    "isinf",
+    "isnan",
     "isneginf",
     "isposinf",
+    "isreal",
     "kron",
     "kthvalue",
     "lcm",

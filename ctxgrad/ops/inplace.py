@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +45,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, pointwise, shape
-from ctxgrad.ops._util import operand
+from ctxgrad.ops import complex_numbers, shape
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -291,17 +290,6 @@ def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
 # made in place (``write_in_place``), with the op's own argument handling.
 
 
-def _made_in_place(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor], Tensor]:
-    """``name``: the one-tensor op ``fn`` made in place (``x.sin_()`` is ``write_in_place(Sin, x)``)."""
-
-    def frontend(input: Tensor) -> Tensor:
-        return write_in_place(fn, input)
-
-    frontend.__name__ = frontend.__qualname__ = name
-    frontend.__doc__ = f"In place: elementwise {what}."
-    return frontend
-
-
 def _view_made_in_place(view: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """``name``: the view op ``view`` made in place (``x.t_()``, ``x.unsqueeze_(0)``; see
     :func:`~ctxgrad.autograd._views.view_in_place`)."""
@@ -322,24 +310,6 @@ swapdims_ = _view_made_in_place(shape.swapdims, "swapdims_")
 squeeze_ = _view_made_in_place(shape.squeeze, "squeeze_")
 unsqueeze_ = _view_made_in_place(shape.unsqueeze, "unsqueeze_")
 
-round_ = _made_in_place(pointwise.Round, "round_", "round to nearest, halves to even")
-
-
-def clamp_min_(input: Tensor, min: Any) -> Tensor:
-    """In place: elementwise ``max(x, min)``."""
-    lo = pointwise.number_or_tensor(min)
-    if isinstance(lo, Tensor):
-        return write_in_place(pointwise.ClampMinTensor, input, lo)
-    return write_in_place(pointwise.ClampMinScalar, input, lo, None)
-
-
-def clamp_max_(input: Tensor, max: Any) -> Tensor:
-    """In place: elementwise ``min(x, max)``."""
-    hi = pointwise.number_or_tensor(max)
-    if isinstance(hi, Tensor):
-        return write_in_place(pointwise.ClampMaxTensor, input, hi)
-    return write_in_place(pointwise.ClampMaxScalar, input, None, hi)
-
 
 def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
     """In place: zero everything above diagonal ``diagonal`` of the last two dimensions."""
@@ -351,156 +321,14 @@ def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
     return write_in_place(shape.Triu, input, int(diagonal))
 
 
-def atan2_(input: Tensor, other: Tensor) -> Tensor:
-    """In place: elementwise angle of the point ``(other, self)``."""
-    return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("atan2_", "other", 1, other))
+class ConjPhysicalInPlace(complex_numbers.Conj):
+    """``conj_physical_``: ``conj`` in place, under torch's node name."""
+
+    node_name = "ConjPhysicalBackward1"
 
 
-def arctan2_(input: Tensor, other: Tensor) -> Tensor:
-    """In place: ``atan2_``."""
-    return write_in_place(pointwise.Atan2, input, pointwise.tensor_arg("arctan2_", "other", 1, other))
-
-
-def igamma_(input: Tensor, other: Tensor) -> Tensor:
-    """In place: the regularized lower incomplete gamma function ``P(self, other)``."""
-    return write_in_place(pointwise.Igamma, input, pointwise.tensor_arg("igamma_", "other", 1, other))
-
-
-def igammac_(input: Tensor, other: Tensor) -> Tensor:
-    """In place: the regularized upper incomplete gamma function ``Q(self, other)``."""
-    return write_in_place(pointwise.Igammac, input, pointwise.tensor_arg("igammac_", "other", 1, other))
-
-
-def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
-    """In place: ``self + weight * (end - self)``; ``weight`` a number or tensor."""
-    w = pointwise.number_or_tensor(weight)
-    if not isinstance(end, Tensor):
-        raise TypeError(f"lerp_(): argument 'end' (position 1) must be Tensor, not {type(end).__name__}")
-    if isinstance(w, Tensor):
-        return write_in_place(pointwise.LerpTensor, input, end, w)
-    return write_in_place(pointwise.LerpScalar, input, end, w)
-
-
-def floor_divide_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self // other``, rounded toward -inf."""
-    return write_in_place(arithmetic.FloorDivide, input, operand(other))
-
-
-def remainder_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self % other``, with the sign of ``other``."""
-    if isinstance(other, Tensor):
-        return write_in_place(arithmetic.Remainder, input, other)
-    return write_in_place(arithmetic.RemainderScalar, input, operand(other))
-
-
-def fmod_(input: Tensor, other: Any) -> Tensor:
-    """In place: the remainder of ``self / other`` with the sign of ``self``."""
-    if isinstance(other, Tensor):
-        return write_in_place(arithmetic.Fmod, input, other)
-    return write_in_place(arithmetic.FmodScalar, input, operand(other))
-
-
-def _logical(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Tensor], Tensor]:
-    def frontend(input: Tensor, other: Tensor) -> Tensor:
-        return write_in_place(fn, input, pointwise.tensor_arg(name, "other", 1, other))
-
-    frontend.__name__ = frontend.__qualname__ = name
-    frontend.__doc__ = f"In place: elementwise logical {what} (1 or 0 in this tensor's dtype)."
-    return frontend
-
-
-def _bitwise(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
-    def frontend(input: Tensor, other: Any) -> Tensor:
-        return write_in_place(fn, input, operand(other))
-
-    frontend.__name__ = frontend.__qualname__ = name
-    frontend.__doc__ = f"In place: elementwise ``self {what} other`` (bool and integer tensors)."
-    return frontend
-
-
-logical_and_ = _logical(comparison.LogicalAnd, "logical_and_", "AND")
-logical_or_ = _logical(comparison.LogicalOr, "logical_or_", "OR")
-logical_xor_ = _logical(comparison.LogicalXor, "logical_xor_", "XOR")
-bitwise_and_ = _bitwise(comparison.BitwiseAnd, "bitwise_and_", "&")
-bitwise_or_ = _bitwise(comparison.BitwiseOr, "bitwise_or_", "|")
-bitwise_xor_ = _bitwise(comparison.BitwiseXor, "bitwise_xor_", "^")
-
-
-def logical_not_(input: Tensor) -> Tensor:
-    """In place: elementwise logical NOT (1 or 0 in this tensor's dtype)."""
-    return write_in_place(comparison.LogicalNot, input)
-
-
-def bitwise_not_(input: Tensor) -> Tensor:
-    """In place: elementwise ``~self`` (bool and integer tensors)."""
-    return write_in_place(comparison.BitwiseNot, input)
-
-
-class CompareInPlace(Function[Tensor]):
-    """The 1 or 0 an in-place comparison (``x.lt_(y)``) writes, in ``x``'s dtype; as in torch,
-    the values it overwrites (and a tensor ``other``) get a zero gradient.  ``compare`` is the
-    comparison's Function (made per comparison and node name by :func:`_compare`)."""
-
-    vmap = elementwise_rule
-    writes_first_input = True
-
-    node_name = "EqBackward0"
-    skips_without_gradient = True
-    compare: ClassVar[type[Function[Tensor]]]
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, other: Any) -> Tensor:
-        ctx.other = other.array.shape if isinstance(other, Tensor) else None
-        result: Tensor = ctx.forward_cls.compare.forward(ctx, x, other)
-        return result
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        need_x, need_other = ctx.needs_input_grad
-        zeros = as_tensor(np.zeros_like(grad.array)) if need_x else None
-        other = as_tensor(np.zeros(ctx.other, grad.array.dtype)) if need_other and ctx.other is not None else None
-        return zeros, other
-
-    @staticmethod
-    def jvp(ctx: Any, tx: Tensor, _: Any) -> Tensor:
-        return as_tensor(np.zeros_like(tx.array))
-
-
-_COMPARES: dict[tuple[type[Function[Tensor]], str], type[CompareInPlace]] = {}
-
-
-def _compare(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
-    """``name``: the comparison ``fn`` made in place; torch names its node ``<Op>Backward0``
-    for a number ``other`` and ``<Op>Backward1`` for a tensor."""
-
-    def made(node: str) -> type[CompareInPlace]:
-        cls = _COMPARES.get((fn, node))
-        if cls is None:
-            meta: Any = type(CompareInPlace)
-            namespace = {
-                "compare": fn,
-                "ufunc": fn.__dict__["ufunc"],  # what the comparison's forward reads from its class
-                "node_name": node,
-                "__module__": __name__,
-                "__doc__": CompareInPlace.__doc__,
-            }
-            cls = _COMPARES[(fn, node)] = meta(f"{fn.__name__}InPlace", (CompareInPlace,), namespace)
-        return cls
-
-    op = fn.__name__
-
-    def frontend(input: Tensor, other: Any) -> Tensor:
-        node = f"{op}Backward1" if isinstance(other, Tensor) else f"{op}Backward0"
-        return write_in_place(made(node), input, operand(other))
-
-    frontend.__name__ = frontend.__qualname__ = name
-    frontend.__doc__ = f"In place: elementwise ``self {what} other``, as 1 or 0 in this tensor's dtype."
-    return frontend
-
-
-eq_ = _compare(comparison.Eq, "eq_", "==")
-ne_ = _compare(comparison.Ne, "ne_", "!=")
-lt_ = _compare(comparison.Lt, "lt_", "<")
-le_ = _compare(comparison.Le, "le_", "<=")
-gt_ = _compare(comparison.Gt, "gt_", ">")
-ge_ = _compare(comparison.Ge, "ge_", ">=")
+def conj_physical_(input: Tensor) -> Tensor:
+    """In place: the complex conjugate (a real tensor is left as it is)."""
+    if not input.is_complex():
+        return input
+    return write_in_place(ConjPhysicalInPlace, input)
