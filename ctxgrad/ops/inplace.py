@@ -45,7 +45,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import complex_numbers, shape
+from ctxgrad.ops import shape
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -319,16 +319,3 @@ def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
 def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
     """In place: zero everything below diagonal ``diagonal`` of the last two dimensions."""
     return write_in_place(shape.Triu, input, int(diagonal))
-
-
-class ConjPhysicalInPlace(complex_numbers.Conj):
-    """``conj_physical_``: ``conj`` in place, under torch's node name."""
-
-    node_name = "ConjPhysicalBackward1"
-
-
-def conj_physical_(input: Tensor) -> Tensor:
-    """In place: the complex conjugate (a real tensor is left as it is)."""
-    if not input.is_complex():
-        return input
-    return write_in_place(ConjPhysicalInPlace, input)
