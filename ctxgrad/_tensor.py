@@ -629,12 +629,25 @@ class Tensor:
         return self._data.tolist()  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
-        self._check_one_element()
-        return float(self.item())
+        return float(self._real_item("double"))
 
     def __int__(self) -> int:
+        return int(self._real_item("int64_t"))
+
+    def __complex__(self) -> complex:
         self._check_one_element()
-        return int(self.item())
+        return complex(self.item())
+
+    def _real_item(self, c_type: str) -> Any:
+        """The one value, for ``float(t)``/``int(t)``: a complex one only when it is real (torch's
+        RuntimeError otherwise)."""
+        self._check_one_element()
+        value = self.item()
+        if isinstance(value, complex):
+            if value.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            value = value.real
+        return value
 
     def _check_one_element(self) -> None:
         if self._data.size != 1:
