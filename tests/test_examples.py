@@ -249,6 +249,7 @@ SEEDS = sorted((EXAMPLES / "seeds").glob("*.py"))
 # What some seeds promise to print (a seed not listed here is only run).
 SEED_OUTPUT = {
     "megengine_sigmoid": ["Sigmoid()(x) has grad_fn SigmoidBackward", "values and gradients equal ctxgrad.sigmoid's"],
+    "megengine_test_function": ["test_multiple_grad: passed", "all 11 cases of MegEngine's test_function.py passed"],
     "loupe_optics": ["gradcheck passed: expc, masked multiply and image (complex)", "misfit fell"],
     "torchlogix_parity": [
         "accuracy of the discretised circuit on 4-bit parity: 100% of the 16 inputs",
