@@ -258,6 +258,20 @@ def test_operators_build_loupe_ops() -> None:
     np.testing.assert_array_equal(a.grad[:3], [0.0, 2.0, 1.0])
 
 
+def test_a_power_differentiates_its_base_and_refuses_an_exponent_that_requires_grad() -> None:
+    x = loupe.array([2.0, 3.0], requires_grad=True)
+    k = loupe.array([2.0, 3.0])
+    y = loupe.sum(x**k)
+    assert y.data == 31.0
+    y.backward(1.0)
+    np.testing.assert_array_equal(x.grad, [4.0, 27.0])
+    assert isinstance(np.power(2.0, x), np.ndarray)  # a loupe value as the exponent: NumPy's values
+    with pytest.raises(TypeError, match="power: the exponent requires grad, but loupe's power differentiates the base"):
+        x**x
+    with pytest.raises(TypeError, match="unsupported operand"):
+        2.0**x  # type: ignore[operator]  # (as in loupe: no __rpow__)
+
+
 def test_numpy_functions_convert_loupe_values() -> None:
     x = loupe.array([1.0 + 1.0j, -2.0j])
     y = x * 2.0

@@ -146,9 +146,16 @@ class Node:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *args: Any, **kwargs: Any) -> Any:
         """A NumPy ufunc on a loupe value: the four that loupe's operators build give the loupe
-        op (so ``ndarray * x`` stays on the graph); any other computes on the values."""
+        op (so ``ndarray * x`` stays on the graph; a power only with a loupe base, as ``**``);
+        any other computes on the values."""
         ops = _UFUNC_OPS.get(ufunc)
-        if ops is not None and method == "__call__" and len(args) == 2 and not kwargs:
+        if (
+            ops is not None
+            and method == "__call__"
+            and len(args) == 2
+            and not kwargs
+            and (ufunc is not np.power or isinstance(args[0], Node))
+        ):
             return ops(*args)
         plain = [np.asarray(a) if isinstance(a, Node) else a for a in args]
         return getattr(ufunc, method)(*plain, **kwargs)
@@ -208,7 +215,7 @@ class array(Node):
     def __init__(self, object: Any, dtype: Any = None, mask: Any = None, requires_grad: bool = False) -> None:
         if isinstance(object, Node):
             object = object.data
-        self._data: np.ndarray[Any, Any] = np.array(object, dtype=dtype)
+        self._data: np.ndarray[Any, Any] = np.asarray(object, dtype=dtype)  # (an ndarray is shared, as in loupe)
         if self._data.dtype.kind not in "biufc":
             raise TypeError(f"loupe.array holds numbers, not {self._data.dtype} (got {type(object).__name__})")
         self.mask = mask
@@ -713,21 +720,31 @@ class multiply(_Binary):
 
 
 class power(Function):
-    """x1 ** x2, where the exponent x2 is a constant (a number or an ndarray)."""
+    """x1 ** x2, differentiable in the base x1; the exponent x2 is a constant (a number, an
+    ndarray, or a loupe value that does not require grad, read when the base is)."""
 
     def __init__(self, x1: Any, x2: Any) -> None:
+        if isinstance(x2, Node) and x2.requires_grad:
+            raise TypeError(
+                "power: the exponent requires grad, but loupe's power differentiates the base only; write the "
+                "power as exp(x2 * log(x1)) with a Function of your own"
+            )
         self.input = asarray(x1)
-        self.exp = np.asarray(x2.data) if isinstance(x2, Node) else x2
+        self.exp = x2
         super().__init__(self.input)
+
+    def _exponent(self) -> Any:
+        return self.exp.data if isinstance(self.exp, Node) else self.exp
 
     def forward(self) -> Any:
         x = self.input.getdata()
-        self.cache_for_backward(x)
-        return np.power(x, self.exp)
+        exponent = self._exponent()
+        self.cache_for_backward(x, exponent)
+        return np.power(x, exponent)
 
     def backward(self, grad: Any) -> None:
-        (x,) = self.cache
-        self.input.backward(_unbroadcast(self.exp * np.power(x, np.subtract(self.exp, 1)) * grad, x.shape))
+        x, exponent = self.cache
+        self.input.backward(_unbroadcast(exponent * np.power(x, np.subtract(exponent, 1)) * grad, x.shape))
 
 
 class exp(Function):
