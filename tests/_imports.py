@@ -119,6 +119,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.utils": 5,
     "ctxgrad.utils.*": 5,
     "ctxgrad.checks": 5,
+    "ctxgrad._check_inputs": 5,  # (the inputs checks runs a Function on: specs, guesses, strided copies)
     "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
     "ctxgrad.cuda": 5,

@@ -46,7 +46,7 @@ def test_good_ops_pass_with_exit_code_0() -> None:
     lines = result.stdout.splitlines()
     assert [line for line in lines if line.startswith("== ")] == ["== Cube", "== Exp", "== ScaledMatVec"]
     assert "  PASS  gradient                 backward agrees with finite differences" in lines
-    assert "Cube: 8 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in lines
+    assert "Cube: 10 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in lines
     assert lines[-1] == "3 Functions checked: 3 OK, 0 failed"
 
 
@@ -264,13 +264,13 @@ def test_a_file_rewritten_at_the_same_size_within_a_second_is_checked_anew(
     stamp = ops.stat().st_mtime_ns
     code, out = _check_in_process(capsys, str(ops))
     assert code == 1
-    assert "Cube: 7 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED" in out
+    assert "Cube: 9 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED" in out
 
     ops.write_text(_CUBE.format(helper="cube_helper").replace("FACTOR * x", "3 * x"), encoding="utf-8")
     os.utime(ops, ns=(stamp, stamp))  # the same size and the same time: only the text differs
     code, out = _check_in_process(capsys, str(ops))
     assert code == 0, out
-    assert "Cube: 8 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in out
+    assert "Cube: 10 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in out
 
 
 def test_checking_leaves_no_bytecode_and_the_interpreter_as_it_was(
