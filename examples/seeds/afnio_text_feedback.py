@@ -6,7 +6,7 @@ is afnio's list of feedback Variables).  The Functions are ordinary
 ``ctxgrad.autograd.Function`` subclasses (afnio's ``Function`` is one); only the values are
 text.  Then afnio's own docstring example (a Function that reverses a string) runs with only
 its imports changed, up to where afnio itself refuses it.  afnio's built-in Functions are
-tested in ``tests/test_compat_afnio.py`` (in our words: afnio's own tests are AGPL-3.0).
+tested in ``tests/test_compat_afnio_functions.py`` (in our words: afnio's own tests are AGPL-3.0).
 
 Run: ``python examples/seeds/afnio_text_feedback.py`` (exits non-zero if a check fails).
 """
