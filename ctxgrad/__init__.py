@@ -409,6 +409,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     erf,
     erfc,
     erfinv,
+    exp,
     exp2,
     expm1,
     flip,
@@ -446,9 +447,13 @@ from ctxgrad._made_functions import (  # noqa: E402
     index_select,
     inner,
     inverse,
+    isfinite,
     isin,
+    isinf,
+    isnan,
     isneginf,
     isposinf,
+    isreal,
     kron,
     kthvalue,
     lcm,
@@ -585,12 +590,6 @@ from ctxgrad.ops.arithmetic import (  # noqa: E402
 )
 from ctxgrad.ops.arithmetic import div as divide  # noqa: E402
 from ctxgrad.ops.arithmetic import div as true_divide  # noqa: E402
-from ctxgrad.ops.comparison import (  # noqa: E402
-    isfinite,
-    isinf,
-    isnan,
-    isreal,
-)
 from ctxgrad.ops.complex_numbers import (  # noqa: E402
     conj,
     is_conj,
@@ -640,7 +639,6 @@ from ctxgrad.ops.linalg import (  # noqa: E402
     vander,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402
-    exp,
     positive,
 )
 from ctxgrad.ops.reordering import (  # noqa: E402

@@ -282,6 +282,8 @@ if TYPE_CHECKING:
 
     def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
     def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -405,6 +407,8 @@ if TYPE_CHECKING:
 
     def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def isfinite(input: Tensor) -> Tensor: ...
+
     def isin(
         elements: Any,
         test_elements: Any,
@@ -414,9 +418,15 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def isinf(input: Tensor) -> Tensor: ...
+
+    def isnan(input: Tensor) -> Tensor: ...
+
     def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def isreal(input: Tensor) -> Tensor: ...
 
     def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -1099,6 +1109,7 @@ __all__ = [
     "erf",
     "erfc",
     "erfinv",
+    "exp",
     "exp2",
     "expm1",
     "flip",
@@ -1136,9 +1147,13 @@ __all__ = [
     "index_select",
     "inner",
     "inverse",
+    "isfinite",
     "isin",
+    "isinf",
+    "isnan",
     "isneginf",
     "isposinf",
+    "isreal",
     "kron",
     "kthvalue",
     "lcm",

@@ -91,57 +91,8 @@ def _tensors(values: Any) -> list[Tensor]:
 
 # --------------------------------------------------------------------------- ufuncs
 
-#: NumPy ufunc name -> the ctxgrad op (a row of the op table) it runs: the rows' ``numpy``
-#: names, and these.
-UFUNCS: dict[str, str] = {
-    **{ufunc: op.name for op in OPS for ufunc in op.numpy},
-    # one operand
-    "negative": "neg",
-    "positive": "positive",
-    "exp": "exp",
-    "rint": "round",
-    "logical_not": "logical_not",
-    "isnan": "isnan",
-    "isinf": "isinf",
-    "isfinite": "isfinite",
-    "invert": "bitwise_not",
-    "signbit": "signbit",
-    # two operands, through the op's function (numbers become 0-d tensors where it needs tensors)
-    "arctan2": "atan2",
-    "maximum": "maximum",
-    "minimum": "minimum",
-    "fmod": "fmod",
-    "logical_and": "logical_and",
-    "logical_or": "logical_or",
-    "logical_xor": "logical_xor",
-    "hypot": "hypot",
-    "logaddexp": "logaddexp",
-    "logaddexp2": "logaddexp2",
-    "copysign": "copysign",
-    "fmax": "fmax",
-    "fmin": "fmin",
-    "float_power": "float_power",
-    "ldexp": "ldexp",
-    "gcd": "gcd",
-    "lcm": "lcm",
-    # two operands, through the Tensor's operators (below)
-    "add": "add",
-    "subtract": "sub",
-    "multiply": "mul",
-    "divide": "div",
-    "power": "pow",
-    "floor_divide": "floor_divide",
-    "remainder": "remainder",
-    "equal": "eq",
-    "not_equal": "ne",
-    "less": "lt",
-    "less_equal": "le",
-    "greater": "gt",
-    "greater_equal": "ge",
-    "bitwise_and": "bitwise_and",
-    "bitwise_or": "bitwise_or",
-    "bitwise_xor": "bitwise_xor",
-}
+#: NumPy ufunc name -> the ctxgrad op (a row of the op table) it runs: the rows' ``numpy`` names.
+UFUNCS: dict[str, str] = {ufunc: op.name for op in OPS for ufunc in op.numpy}
 
 #: The ufuncs that are operators: ``(dunder with the tensor first, dunder with it second)``.
 #: ``np.multiply(a, t)`` is ``t.__rmul__(a)``, what ``a * t`` gave before NumPy dispatched.
@@ -165,13 +116,18 @@ _OPERATORS: dict[str, tuple[str, str]] = {
     "bitwise_xor": ("__xor__", "__rxor__"),
 }
 
-#: The two-operand ops whose function takes tensors only (a number becomes a 0-d tensor).
+
+def _takes_tensors(frontend: Callable[..., Any]) -> bool:
+    """Whether a two-operand op's function takes tensors only (its second parameter is declared
+    ``Tensor``, as ``atan2``'s and ``maximum``'s are): a number then becomes a 0-d tensor."""
+    parameters = list(inspect.signature(frontend).parameters.values())
+    return len(parameters) > 1 and parameters[1].annotation in ("Tensor", Tensor)
+
+
+#: The ufuncs of two-operand ops whose function takes tensors only (a number becomes a 0-d tensor).
 _TENSOR_OPERANDS = frozenset(
-    {
-        "arctan2", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "hypot", "logaddexp",
-        "logaddexp2", "fmax", "fmin", "ldexp", "gcd", "lcm",
-    }
-)  # fmt: skip
+    ufunc for op in OPS for ufunc in op.numpy if getattr(np, ufunc).nin == 2 and _takes_tensors(op.frontend)
+)
 
 #: ``(ufunc, method)`` -> the ctxgrad spelling of a ufunc method.
 _UFUNC_METHODS: dict[tuple[str, str], str] = {

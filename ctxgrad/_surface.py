@@ -2,10 +2,11 @@
 every op, attached once from the op table (:data:`ctxgrad.ops.table.OPS`).
 
 A frontend's first parameter is ``input``; set on the class, the same function object is
-the method (``x.exp()`` calls ``ops.pointwise.exp(x)``), so a method adds no call layer.  An
-in-place variant is a frontend too (``ops.pointwise.exp_``: the op's Function made in place,
-see :mod:`ctxgrad.ops.inplace`).  ``ctxgrad/__init__.py`` imports the ``ctxgrad.*``
-functions (written there by ``python -m ctxgrad._gen_methods``).
+the method (``x.round()`` calls ``ops.pointwise.round(x)``; ``x.exp()`` the frontend the row
+made from ``Exp``), so a method adds no call layer.  An in-place variant is a frontend too
+(``exp_``: the op's Function made in place, see :mod:`ctxgrad.autograd.inplace`).
+``ctxgrad/__init__.py`` imports the ``ctxgrad.*`` functions (written there by
+``python -m ctxgrad._gen_methods``).
 """
 
 from __future__ import annotations

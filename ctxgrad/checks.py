@@ -53,6 +53,9 @@ The command line runs the same checks on every Function of a file:
 
 from __future__ import annotations
 
+import os
+import re
+import traceback
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +63,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
+from ctxgrad._check_inputs import guess_arguments, strided_grad, strided_leaf
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd._validate import Problem, gradient_problems
@@ -73,6 +77,7 @@ from ctxgrad.autograd.gradcheck import (
     _input_labels,
     _numerical_jacobians,
     _vjp,
+    gradcheck,
     gradgradcheck,
 )
 
@@ -298,9 +303,20 @@ class _Inputs:
 
     def __init__(self, args: tuple[Any, ...], dtype: np.dtype[Any]) -> None:
         self.arrays: list[np.ndarray[Any, Any] | None] = []
+        # A real input becomes complex under a complex dtype; a complex input stays complex.
+        kinds = "fc" if dtype.kind == "c" else "f"
+        complex_dtype = np.result_type(dtype, np.complex64)
+        rng = np.random.default_rng(0)
         for a in args:
-            if isinstance(a, Tensor) and a._data.dtype.kind == "f":
-                self.arrays.append(np.array(a._data, dtype=dtype, copy=True))
+            if isinstance(a, Tensor) and a._data.dtype.kind == "f" and dtype.kind == "c":
+                # Real values made complex get an imaginary part: at a real point the conjugate
+                # of a holomorphic derivative equals it, and a missing conj would go unseen.
+                shift = 1j * rng.uniform(-0.5, 0.5, a._data.shape)
+                self.arrays.append(np.array(a._data + shift, dtype=dtype, order="C", copy=True))
+            elif isinstance(a, Tensor) and a._data.dtype.kind in kinds:
+                self.arrays.append(np.array(a._data, dtype=dtype, order="C", copy=True))
+            elif isinstance(a, Tensor) and a._data.dtype.kind == "c":
+                self.arrays.append(np.array(a._data, dtype=complex_dtype, order="C", copy=True))
             else:
                 self.arrays.append(None)
         self.args = args
@@ -315,6 +331,10 @@ class _Inputs:
                 t = _wrap(np.array(arr, copy=True))
                 out.append(t.requires_grad_() if requires_grad(i) else t)
         return tuple(out)
+
+    @property
+    def complex(self) -> bool:
+        return any(arr is not None and arr.dtype.kind == "c" for arr in self.arrays)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -349,19 +369,89 @@ def _raw_backward(cls: type[Function], ctx: Any, grads: list[Tensor | None]) -> 
     return as_tuple(result)
 
 
-def _seeds(ctx: Any, result: Any, rng: np.random.Generator) -> list[Tensor | None]:
-    """One grad_output per output of the node: random for a differentiable one, zeros
-    for one that is not (as the engine materialises it), None for a non-tensor."""
+def _seeds(ctx: Any, result: Any, rng: np.random.Generator, normal: bool = False) -> list[Tensor | None]:
+    """One grad_output per output of the node: random for a differentiable one (in [0.5, 1.5),
+    or ``normal``: standard normal, complex for a complex output), zeros for one that is not
+    (as the engine materialises it), None for a non-tensor."""
     outs = as_tuple(result)
     seeds: list[Tensor | None] = []
     for q, m in enumerate(ctx._out_meta):
         if m is None:
             seeds.append(None)
         elif q < len(outs) and isinstance(outs[q], Tensor) and outs[q]._requires_grad:
-            seeds.append(_wrap(rng.uniform(0.5, 1.5, m[0]).astype(m[1])))
+            values = rng.standard_normal(m[0]) if normal else rng.uniform(0.5, 1.5, m[0])
+            if normal and np.dtype(m[1]).kind == "c":
+                values = values + 1j * rng.standard_normal(m[0])
+            seeds.append(_wrap(np.asarray(values).astype(m[1])))
         else:
             seeds.append(_wrap(np.zeros(m[0], dtype=m[1])))
     return seeds
+
+
+def _combined(a: list[Tensor | None], b: list[Tensor | None] | None, scale: float = 1.0) -> list[Tensor | None]:
+    """``scale * a + b`` for lists of grad_outputs (None where ``a`` has None)."""
+    out: list[Tensor | None] = []
+    for k, x in enumerate(a):
+        y = None if b is None else b[k]
+        out.append(None if x is None else _wrap(scale * x._data + (0 if y is None else y._data)))
+    return out
+
+
+def _arrays(values: Sequence[Any]) -> list[np.ndarray[Any, Any] | None]:
+    return [v._data if isinstance(v, Tensor) else None for v in values]
+
+
+def _gap(a: np.ndarray[Any, Any] | None, b: np.ndarray[Any, Any] | None) -> float:
+    """The largest absolute difference of two gradients, None read as zeros."""
+    if a is None and b is None:
+        return 0.0
+    if a is None or b is None:
+        given = b if a is None else a
+        assert given is not None
+        return float(np.abs(given).max(initial=0.0))
+    if np.shape(a) != np.shape(b):
+        return float("inf")
+    x, y = np.asarray(a), np.asarray(b)
+    if x.dtype.kind == "b" or y.dtype.kind == "b":
+        return float(np.any(x != y))
+    return float(np.abs(x - y).max(initial=0.0))
+
+
+def _scale_of(values: Sequence[np.ndarray[Any, Any] | None]) -> float:
+    return max([1.0, *(float(np.abs(v).max(initial=0.0)) for v in values if v is not None)])
+
+
+# What each check does, for the finding of a check that raised.
+_CHECK_DOES = {
+    "forward": "runs forward on the example inputs",
+    "in-place": "runs forward without grad and compares the inputs before and after",
+    "ctx-attributes": "looks for tensors kept as ctx attributes",
+    "backward-returns": "calls backward once with random grad_outputs",
+    "determinism": "calls backward twice with the same grad_outputs",
+    "linearity": "calls backward with random grad_outputs g, 2g, h and g + h",
+    "gradient": "compares backward with finite differences, one one-hot grad_output at a time",
+    "strided": "runs forward and backward on transposed or sliced views of the inputs",
+    "needs-input-grad": "runs backward with one input at a time not requiring grad",
+    "backward-differentiable": "runs backward with create_graph=True (grad_outputs that require grad)",
+    "double-backward": "differentiates backward again (gradgradcheck)",
+    "jvp": "runs forward mode (dual tensors) through apply",
+}
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _where(exc: BaseException) -> str:
+    """Where ``exc`` was raised: the last frame outside ctxgrad (the user's code), else the last."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    outside = [f for f in frames if not os.path.abspath(f.filename).startswith(_HERE + os.sep)]
+    if not (outside or frames):
+        return "an unknown place"
+    frame = (outside or frames)[-1]
+    return f"{frame.name} ({frame.filename}, line {frame.lineno})"
+
+
+def _leaves_graph(exc: BaseException) -> bool:
+    """True for the error ``.numpy()`` raises on a tensor that requires grad."""
+    return isinstance(exc, RuntimeError) and "numpy()" in str(exc)
 
 
 def _arg_name(names: list[str], i: int) -> str:
@@ -392,10 +482,13 @@ class _Run:
             n if n else f"args[{i}]"
             for i, n in enumerate((list(cls._plan.slot_names) + [""] * len(inputs.args))[: len(inputs.args)])
         ]
-        self.eps, self.atol, self.rtol = _TOLERANCES.get(dtype.name, _TOLERANCES["float64"])
+        self.eps, self.atol, self.rtol = _TOLERANCES.get(np.finfo(dtype).dtype.name, _TOLERANCES["float64"])
         self.analytical: list[np.ndarray[Any, Any]] = []
         self.numerical: list[np.ndarray[Any, Any]] = []
         self.surrogate = _surrogate_reason(cls)
+        self.current = "inputs"  # the check now running, named if it raises
+        self.guessed = ""  # what was guessed for inputs, when the Function gives none
+        self.inputs_from = ""  # where the inputs came from, when given
 
     def apply(self, *args: Any) -> Any:
         """``cls.apply`` on clones of the tensor arguments: a forward that changes its input
@@ -416,7 +509,8 @@ class _Run:
             self.find(
                 "forward-raises",
                 "error",
-                f"{self.name}.apply(*example inputs) raised {type(exc).__name__}: {exc}",
+                f"{self.name}.apply(*example inputs) raised {type(exc).__name__}: {exc}"
+                + (f" (the inputs were guessed from forward's signature: {self.guessed})" if self.guessed else ""),
                 "make forward run on the example inputs (or fix the example inputs) before checking the gradients",
             )
             raise _Stop from exc
@@ -484,6 +578,9 @@ class _Run:
             returned = _raw_backward(self.cls, ctx, _seeds(ctx, result, rng))
         except Exception as exc:
             self.report._add("backward-returns", "fail", f"backward raised {type(exc).__name__}")
+            if _leaves_graph(exc):
+                self._leaves_graph(exc, "in a plain backward call (a saved tensor requires grad)")
+                return False
             self.find(
                 "backward-raises",
                 "error",
@@ -555,6 +652,8 @@ class _Run:
 
     # -- the values of the gradients ------------------------------------------------------
     def gradient(self) -> bool:
+        if self.inputs.complex:
+            return self._complex_gradient()
         args = self.inputs.fresh()
         result = self.apply(*args)
         outs = _outputs_of(result)
@@ -575,12 +674,13 @@ class _Run:
                 for i, g in enumerate(_vjp(o, tensors, seed)):
                     columns[i].append(np.zeros(tensors[i]._data.size) if g is None else g.reshape(-1).real)
         self.analytical = [np.stack(c, axis=1) for c in columns]
+        ignored, keep = self._ignored_outputs(sizes)
         wrong = [
             i
             for i in range(len(tensors))
-            if not np.allclose(self.analytical[i], self.numerical[i], rtol=self.rtol, atol=self.atol)
+            if not np.allclose(self.analytical[i][:, keep], self.numerical[i][:, keep], rtol=self.rtol, atol=self.atol)
         ]
-        if not wrong:
+        if not (wrong or ignored):
             self.report._add("gradient", "pass", "backward agrees with finite differences")
             return True
         names = ", ".join(self.names[self.inputs.checked[i]] for i in wrong)
@@ -588,17 +688,105 @@ class _Run:
             self.report._add(
                 "gradient",
                 "declared",
-                f"backward differs from finite differences for {names}, as declared: {self.surrogate}",
+                f"backward differs from finite differences for {names or 'every input'}, as declared: {self.surrogate}",
             )
             return True
+        for k in ignored:
+            q = positions[k]
+            self.find(
+                "output-gradient-ignored",
+                "error",
+                f"{self.name}.backward ignores the gradient of output {q}: the gradients it returns do not change "
+                f"with grad_output {q} (they are zero along it), but output {q} depends on the inputs (the finite "
+                "differences are not zero)",
+                f"use backward's argument {q} (the gradient of output {q}): add its contribution to each input's "
+                "gradient",
+            )
         for i in wrong:
             position = self.inputs.checked[i]
-            self._diagnose_gradient(i, position, len(wrong), len(tensors), args[position]._data.shape)
-        self.report._add("gradient", "fail", f"backward disagrees with finite differences for {names}")
+            columns_kept = (self.analytical[i][:, keep], self.numerical[i][:, keep])
+            self._diagnose_gradient(i, position, len(wrong), len(tensors), args[position]._data.shape, columns_kept)
+        said = [f"ignores the gradient of output {positions[k]}" for k in ignored]
+        said += [f"disagrees with finite differences for {names}"] if wrong else []
+        self.report._add("gradient", "fail", f"backward {' and '.join(said)}")
         return False
 
-    def _diagnose_gradient(self, i: int, position: int, n_wrong: int, n_inputs: int, shape: tuple[int, ...]) -> None:
-        a, n = self.analytical[i], self.numerical[i]
+    def _ignored_outputs(self, sizes: list[int]) -> tuple[list[int], np.ndarray[Any, Any]]:
+        """The outputs (by number among those that require grad) whose grad_output backward
+        ignores, and the Jacobian columns of the others."""
+        bounds = np.cumsum([0, *sizes])
+        ignored = []
+        if len(sizes) > 1:
+            for k in range(len(sizes)):
+                block = slice(int(bounds[k]), int(bounds[k + 1]))
+                if not any(np.any(a[:, block]) for a in self.analytical) and any(
+                    np.abs(n[:, block]).max(initial=0.0) > self.atol for n in self.numerical
+                ):
+                    ignored.append(k)
+            if len(ignored) == len(sizes):
+                ignored = []  # nothing at all comes back: gradient-missing says so per input
+        keep = np.concatenate(
+            [np.arange(bounds[k], bounds[k + 1]) for k in range(len(sizes)) if k not in ignored] or [np.arange(0)]
+        ).astype(int)
+        return ignored, keep
+
+    def _complex_gradient(self) -> bool:
+        """Complex inputs: gradcheck, which knows torch's convention (``ds/dx + i ds/dy``) and
+        recognises a missing conjugate."""
+        try:
+            gradcheck(
+                self.apply,
+                self.inputs.fresh(),
+                eps=self.eps,
+                atol=self.atol,
+                rtol=self.rtol,
+                check_undefined_grad=False,
+            )
+        except GradcheckError as exc:
+            text = str(exc)
+            if self.surrogate is not None:
+                self.report._add(
+                    "gradient", "declared", f"backward differs from gradcheck, as declared: {self.surrogate}"
+                )
+                return True
+            found = re.search(r"with respect to input (\d+)", text)
+            which = _arg_name(self.names, int(found.group(1))) if found else "an input"
+            first = text.splitlines()[0].rstrip(",") if text else type(exc).__name__
+            hint = next(
+                (line.strip()[5:].strip() for line in text.splitlines() if line.strip().startswith("hint:")), ""
+            )
+            self.report._add("gradient", "fail", f"backward disagrees with finite differences for {which} (complex)")
+            if "conj(numerical)" in hint:
+                self.find(
+                    "gradient-conjugate-missing",
+                    "error",
+                    f"the gradient of {which} is the conjugate of the right one ({hint}); gradcheck: {first}",
+                    "conjugate the derivative in backward: grad_input = grad_output * conj(f'(z)) for a holomorphic "
+                    "f, as torch does (docs/complex.md)",
+                )
+            else:
+                self.find(
+                    "gradient-wrong",
+                    "error",
+                    f"the gradient of {which} disagrees with finite differences (complex; gradcheck: {first}"
+                    f"{'; hint: ' + hint if hint else ''})",
+                    "re-derive the gradient with torch's convention for complex inputs (grad = dL/dx + i dL/dy; "
+                    "docs/complex.md); ctxgrad.autograd.gradcheck prints the full Jacobians",
+                )
+            return False
+        self.report._add("gradient", "pass", "backward agrees with finite differences (complex, by gradcheck)")
+        return True
+
+    def _diagnose_gradient(
+        self,
+        i: int,
+        position: int,
+        n_wrong: int,
+        n_inputs: int,
+        shape: tuple[int, ...],
+        columns: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
+    ) -> None:
+        a, n = columns
         name = _arg_name(self.names, position)
         only = " (the only input whose gradient is wrong)" if n_wrong == 1 and n_inputs > 1 else ""
         where = f"the gradient of argument {name}{only}"
@@ -663,7 +851,7 @@ class _Run:
     def _close(self, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> bool:
         return bool(np.allclose(a, b, rtol=self.rtol, atol=self.atol))
 
-    def determinism(self) -> None:
+    def determinism(self) -> bool:
         args = self.inputs.fresh()
         result = self.apply(*args)
         ctx = _ctx_of(self.cls, result)
@@ -677,7 +865,7 @@ class _Run:
         ]
         if not differs:
             self.report._add("determinism", "pass", "two identical backward calls agree exactly")
-            return
+            return True
         which = ", ".join(_arg_name(self.names, i) for i in differs)
         diff = max(float(np.abs(first[i]._data - second[i]._data).max()) for i in differs)
         self.report._add("determinism", "fail", f"two identical backward calls differ for {which}")
@@ -688,6 +876,7 @@ class _Run:
             f"(by up to {_fmt(diff)})",
             "remove the randomness from backward (or draw it in forward with a fixed seed and save it)",
         )
+        return False
 
     def needs_input_grad(self) -> None:
         if len(self.inputs.checked) < 2:
@@ -719,6 +908,130 @@ class _Run:
             "guard each gradient with `if ctx.needs_input_grad[i]:` and return None otherwise",
         )
 
+    def _leaves_graph(self, exc: BaseException, when: str) -> None:
+        self.find(
+            "backward-leaves-graph",
+            "error",
+            f"backward leaves the graph (numpy()): {self.name}.backward calls .numpy() on a tensor that requires "
+            f"grad, which raises {when}: {type(exc).__name__}: {exc} (in {_where(exc)}); a backward written "
+            "in NumPy has no graph, so double backward and forward mode cannot differentiate it",
+            "write backward with ctxgrad ops (grad * 3 * x * x, not grad.numpy() ...); if it must be NumPy, use "
+            ".detach().numpy() and decorate backward with @once_differentiable",
+        )
+
+    # -- linear in grad_output --------------------------------------------------------------
+    def linearity(self) -> bool:
+        """backward(2g) == 2 backward(g) and backward(g + h) == backward(g) + backward(h) for random
+        g and h.  The gradient check seeds one-hot grad_outputs (each entry 0 or 1), which cannot
+        see a backward that squares, normalises or takes the absolute value of its grad_output."""
+        args = self.inputs.fresh()
+        result = self.apply(*args)
+        ctx = _ctx_of(self.cls, result)
+        rng = np.random.default_rng(self.seed + 1)
+        g, h = _seeds(ctx, result, rng, normal=True), _seeds(ctx, result, rng, normal=True)
+
+        def backward(seeds: list[Tensor | None]) -> list[np.ndarray[Any, Any] | None]:
+            return _arrays(_raw_backward(self.cls, ctx, seeds))
+
+        once, other = backward(g), backward(h)
+        cases = [
+            (
+                "backward(2g) != 2 backward(g)",
+                backward(_combined(g, None, 2.0)),
+                [None if v is None else 2 * v for v in once],
+            ),
+            (
+                "backward(g + h) != backward(g) + backward(h)",
+                backward(_combined(g, h)),
+                [a if b is None else b if a is None else a + b for a, b in zip(once, other)],
+            ),
+        ]
+        for words, got, want in cases:
+            tolerance = self.atol + self.rtol * _scale_of(want)
+            gaps = [_gap(a, b) for a, b in zip(got, want)]
+            wrong = [i for i, gap in enumerate(gaps) if gap > tolerance]
+            if wrong:
+                which = ", ".join(_arg_name(self.names, i) for i in wrong)
+                self.report._add("linearity", "fail", f"{words} for {which}")
+                self.find(
+                    "backward-not-linear",
+                    "error",
+                    f"backward is not linear in grad_output: {words} for the gradient of {which}, with random g and "
+                    f"h (largest difference {_fmt(max(gaps))}). The gradient check seeds one-hot grad_outputs (each "
+                    f"entry 0 or 1) and cannot see this, but any other grad_output, such as that of "
+                    f"(3 * {self.name}.apply(x)).sum(), gets a wrong gradient",
+                    "multiply grad_output by the derivative and do nothing else with it (no abs, power, norm or "
+                    "division by it); clip or normalise gradients in the optimiser, not in backward",
+                )
+                return False
+        self.report._add("linearity", "pass", "backward is linear in grad_output (random g, h: 2g and g + h)")
+        return True
+
+    # -- strided inputs -----------------------------------------------------------------------
+    def _strided_run(self, positions: list[int]) -> tuple[list[np.ndarray[Any, Any]], list[Any]]:
+        """Outputs and gradients (random grad_outputs) with the inputs at ``positions`` given as
+        strided views, the others as contiguous clones, as in every other check."""
+        from ctxgrad.autograd import grad
+
+        leaves = list(self.inputs.fresh())
+        args = [a.clone() if isinstance(a, Tensor) and a._requires_grad else a for a in leaves]
+        for p in positions:
+            made = strided_leaf(self.inputs.arrays[p])  # type: ignore[arg-type]
+            assert made is not None
+            leaves[p], args[p], _ = made
+        result = self.cls.apply(*args)
+        values = [np.array(o._data) for o in as_tuple(result) if isinstance(o, Tensor)]
+        outs = [o for _, o in _outputs_of(result)]
+        rng = np.random.default_rng(self.seed + 2)
+        seeds = [_wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype)) for o in outs]
+        grads = grad(outs, [leaves[p] for p in self.inputs.checked], seeds, allow_unused=True)
+        arrays = self.inputs.arrays
+        return values, [
+            None if g is None else strided_grad(g._data, arrays[p].ndim) if p in positions else g._data  # type: ignore[union-attr]
+            for p, g in zip(self.inputs.checked, grads)
+        ]
+
+    def strided(self) -> None:
+        """The same values as a transposed (or sliced) view, not C-contiguous: the outputs and
+        gradients must not change.  (The checker makes these views itself: ``Tensor.clone``
+        makes its result contiguous, where torch's keeps the strides.)"""
+        movable = [p for p in self.inputs.checked if strided_leaf(self.inputs.arrays[p]) is not None]  # type: ignore[arg-type]
+        if not movable:
+            self.report._add("strided", "skip", "no tensor input has two or more elements")
+            return
+        values, grads = self._strided_run([])
+
+        def differs(positions: list[int]) -> tuple[list[int], list[int], float]:
+            got_values, got_grads = self._strided_run(positions)
+            scale = self.atol + self.rtol * _scale_of([*values, *grads])
+            out_gaps = [_gap(a, b) for a, b in zip(got_values, values)]
+            grad_gaps = [_gap(a, b) for a, b in zip(got_grads, grads)]
+            bad_out = [q for q, gap in enumerate(out_gaps) if gap > scale]
+            bad_grad = [self.inputs.checked[i] for i, gap in enumerate(grad_gaps) if gap > scale]
+            return bad_out, bad_grad, max([0.0, *out_gaps, *grad_gaps])
+
+        bad_out, bad_grad, gap = differs(movable)
+        if not (bad_out or bad_grad):
+            self.report._add("strided", "pass", "the same outputs and gradients for transposed or sliced inputs")
+            return
+        culprits = [p for p in movable if any(differs([p])[:2])] if len(movable) > 1 else movable
+        how = {p: strided_leaf(self.inputs.arrays[p])[2] for p in culprits}  # type: ignore[arg-type,index]
+        given = ", ".join(f"{_arg_name(self.names, p)} is {how[p]}" for p in culprits) or "the inputs are strided views"
+        if bad_out:
+            what = f"{self.name}.forward gives a different output {', '.join(map(str, bad_out))}"
+        else:
+            wrong_grads = ", ".join(_arg_name(self.names, p) for p in bad_grad)
+            what = f"{self.name}.backward gives a different gradient for {wrong_grads}"
+        self.report._add("strided", "fail", f"{'forward' if bad_out else 'backward'} differs when {given}")
+        self.find(
+            "wrong-for-strided-input",
+            "error",
+            f"{what} when {given} with the same values, not C-contiguous (largest difference {_fmt(gap)}): it reads "
+            "the array's memory order, not its values, so it is right only for C-contiguous input",
+            "index arrays by shape, not by memory (no ravel(order='K'), tobytes(), .data or as_strided on an "
+            "input), or make the input contiguous first (x.contiguous(), np.ascontiguousarray)",
+        )
+
     # -- higher order ---------------------------------------------------------------------
     def differentiable_backward(self) -> bool:
         from ctxgrad.autograd import grad
@@ -731,7 +1044,18 @@ class _Run:
         rng = np.random.default_rng(self.seed)
         seeds = [_wrap(rng.uniform(0.5, 1.5, o._data.shape).astype(o._data.dtype)).requires_grad_() for _, o in outs]
         tensors = [args[p] for p in self.inputs.checked]
-        grads = grad([o for _, o in outs], tensors, seeds, create_graph=True, allow_unused=True)
+        try:
+            grads = grad([o for _, o in outs], tensors, seeds, create_graph=True, allow_unused=True)
+        except RuntimeError as exc:
+            if not _leaves_graph(exc):
+                raise
+            self.report._add("backward-differentiable", "fail", "backward calls numpy() on a tensor that requires grad")
+            self._leaves_graph(
+                exc,
+                "when backward runs with create_graph=True (double backward, forward mode): then grad_output and the "
+                "saved tensors require grad",
+            )
+            return False
         # A zero gradient without a graph is consistent (its derivative is zero too); a
         # nonzero one without a graph was computed outside ctxgrad ops.
         detached = [
@@ -801,6 +1125,9 @@ class _Run:
         derived = not self.cls._has_jvp
         if derived and not forward:
             self.report._add("jvp", "skip", f"{self.name} has no jvp")
+            return
+        if self.inputs.complex:
+            self.report._add("jvp", "skip", "not checked for complex inputs: use gradcheck(..., check_forward_ad=True)")
             return
         args = self.inputs.fresh()
         result = self.apply(*args)
@@ -911,9 +1238,11 @@ class _Run:
                 "derived-jvp-wrong",
                 "error",
                 f"{self.name} defines no jvp, so forward mode derives its tangents from {self.name}.backward, and "
-                f"they disagree with finite differences for {names}, although backward's gradient agrees: backward "
-                "is not linear in its grad_output (or behaves differently under forward mode)",
-                f"define `jvp(ctx, *tangents)` on {self.name}, returning J @ tangent for each output",
+                f"they disagree with finite differences for {names}, although backward's gradient agrees and backward "
+                "is linear in grad_output: backward computes something different when its inputs carry tangents "
+                "(forward mode runs it on dual tensors)",
+                f"make {self.name}.backward use only ctxgrad ops on its arguments and saved tensors (no NumPy, no "
+                "branches on their values), or define `jvp(ctx, *tangents)` returning J @ tangent for each output",
             )
 
 
@@ -926,6 +1255,8 @@ def check_function(
     forward: bool = False,
     dtype: str = "float64",
     seed: int = 0,
+    guess_inputs: bool = False,
+    inputs_from: str = "",
 ) -> CheckReport:
     """Run every diagnosis on the Function class ``fn_cls`` and return the report.
 
@@ -940,9 +1271,16 @@ def check_function(
             says so). Only where forward mode itself fails (a ``once_differentiable`` or
             NumPy ``backward``) is a missing ``jvp`` an error. A ``jvp`` that exists is
             always checked.
-        dtype: the floating dtype the floating-point inputs are cast to. float64 is
-            what finite differences need; float32 uses coarser steps and tolerances.
+        dtype: the dtype the floating-point inputs are cast to. float64 is what finite
+            differences need; float32 uses coarser steps and tolerances; complex128 or
+            complex64 make the inputs complex and check the gradients with torch's
+            convention (a missing conjugate is the finding ``gradient-conjugate-missing``).
         seed: the seed of the random ``grad_output`` values.
+        guess_inputs: when the Function gives no example inputs, guess them from its
+            ``forward``'s signature (a random 3 x 3 tensor per parameter without a default)
+            instead of reporting ``no-example-inputs``; the report says what was guessed.
+        inputs_from: where ``inputs`` came from, said in the report's ``inputs`` line
+            (the command line passes ``'--inputs "3x3,float64"'``).
 
     Returns:
         A :class:`CheckReport`; ``report.ok`` is True when nothing is wrong.  It does not
@@ -952,27 +1290,31 @@ def check_function(
     if not (isinstance(fn_cls, type) and issubclass(fn_cls, Function)):
         raise TypeError(f"check_function expects a Function subclass, but got {fn_cls!r}")
     np_dtype = np.dtype(dtype)
-    if np_dtype.kind != "f":
-        raise ValueError(f"check_function: dtype must be a floating-point dtype, got {dtype!r}")
+    if np_dtype.kind not in "fc":
+        raise ValueError(f"check_function: dtype must be a floating-point or complex dtype, got {dtype!r}")
     report = CheckReport(fn_cls.__name__)
+    guessed = ""
     try:
         args = _example_arguments(fn_cls, inputs)
     except Exception as exc:
-        why = (
-            str(exc)
-            if isinstance(exc, _Stop)
-            else (f"the example inputs of {fn_cls.__name__} could not be made: {type(exc).__name__}: {exc}")
-        )
-        report._add("inputs", "fail", "no example inputs")
-        report.findings.append(
-            Finding(
-                "no-example-inputs",
-                "error",
-                why,
-                f"add `@ctxgrad.checks.example(...)` or an `example_inputs()` staticmethod to {fn_cls.__name__}",
+        if guess_inputs and isinstance(exc, _Stop):
+            args, guessed = guess_arguments(fn_cls, np_dtype, seed)
+        else:
+            why = (
+                str(exc)
+                if isinstance(exc, _Stop)
+                else (f"the example inputs of {fn_cls.__name__} could not be made: {type(exc).__name__}: {exc}")
             )
-        )
-        return report
+            report._add("inputs", "fail", "no example inputs")
+            report.findings.append(
+                Finding(
+                    "no-example-inputs",
+                    "error",
+                    why,
+                    f"add `@ctxgrad.checks.example(...)` or an `example_inputs()` staticmethod to {fn_cls.__name__}",
+                )
+            )
+            return report
     try:
         _surrogate_reason(fn_cls)
     except TypeError as exc:
@@ -989,6 +1331,8 @@ def check_function(
         return report
     run = _Run(fn_cls, _Inputs(args, np_dtype), np_dtype, seed)
     run.report = report
+    run.guessed = guessed
+    run.inputs_from = inputs_from if inputs is not None else ""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -996,14 +1340,17 @@ def check_function(
         except _Stop:
             pass
         except Exception as exc:
-            # A Function broken in a way no check foresaw: a finding, never a bare traceback.
-            report._add("unexpected-error", "fail", f"{type(exc).__name__} while checking")
+            # A Function broken in a way no check foresaw: a finding that says which check
+            # raised, what it was doing and where, never a bare traceback.
+            check, where = run.current, _where(exc)
+            does = _CHECK_DOES.get(check, "runs the Function")
+            report._add(check, "fail", f"{type(exc).__name__} while checking")
             report.findings.append(
                 Finding(
                     "check-raised",
                     "error",
-                    f"checking {fn_cls.__name__} raised {type(exc).__name__}: {exc}",
-                    f"run ctxgrad.autograd.gradcheck({fn_cls.__name__}.apply, inputs) to see the full traceback",
+                    f"the {check} check (it {does}) raised {type(exc).__name__}: {exc}, in {where}",
+                    f"fix {where}: it fails when the checker {does}",
                 )
             )
     return report
@@ -1020,36 +1367,73 @@ def _run_checks(run: _Run, double: bool, forward: bool) -> None:
             "give at least one floating-point tensor in the example inputs",
         )
         return
-    report._add(
-        "inputs",
-        "pass",
-        f"{len(run.inputs.checked)} tensor input{'s' * (len(run.inputs.checked) != 1)} checked, as {run.dtype.name}",
-    )
+    n = len(run.inputs.checked)
+    guessed = f"; no example inputs, so guessed from forward's signature: {run.guessed}" if run.guessed else ""
+    guessed += f"; inputs from {run.inputs_from}" if run.inputs_from else ""
+    dtypes = sorted({run.inputs.arrays[p].dtype.name for p in run.inputs.checked}, reverse=True)  # type: ignore[union-attr]
+    as_ = " and ".join(dtypes)
+    report._add("inputs", "pass", f"{n} tensor input{'s' * (n != 1)} checked, as {as_}{guessed}")
+    if run.guessed:
+        run.find(
+            "inputs-guessed",
+            "hint",
+            f"{run.name} gives no example inputs, so the checks ran on inputs guessed from forward's signature "
+            f"({run.guessed}); a Function that needs other shapes or values is not checked as it is used",
+            f"add an `example_inputs()` staticmethod or `@ctxgrad.checks.example(...)` to {run.name}, or pass "
+            '--inputs "shape,dtype;..."',
+        )
+    run.current = "forward"
     args, result = run.forward()
     ctx = _ctx_of(run.cls, result)
     later = [
         "ctx-attributes",
         "backward-returns",
-        "gradient",
         "determinism",
+        "linearity",
+        "gradient",
+        "strided",
         "needs-input-grad",
         "backward-differentiable",
         "double-backward",
         "jvp",
     ]
+    run.current = "in-place"
     if not run.in_place():
         for name in later:
             report._add(name, "skip", "forward changes its input in place; fix that first")
         return
+    run.current = "ctx-attributes"
     run.ctx_attributes(ctx)
+    run.current = "backward-returns"
     if not run.backward_returns(ctx, args, result):
         for name in later[2:]:
             report._add(name, "skip", "backward's result has the wrong structure; fix that first")
         return
+    run.current = "determinism"
+    if not run.determinism():
+        report._add("linearity", "skip", "backward is not deterministic; fix that first")
+    else:
+        run.current = "linearity"
+        if not run.linearity():
+            for name in (
+                "gradient",
+                "strided",
+                "needs-input-grad",
+                "backward-differentiable",
+                "double-backward",
+                "jvp",
+            ):
+                report._add(name, "skip", "backward is not linear in grad_output; fix that first")
+            return
+    run.current = "gradient"
     gradient_ok = run.gradient()
-    run.determinism()
+    run.current = "strided"
+    run.strided()
+    run.current = "needs-input-grad"
     run.needs_input_grad()
+    run.current = "backward-differentiable"
     if run.differentiable_backward():
+        run.current = "double-backward"
         if gradient_ok:
             run.second_derivative(ctx, args, result, double)
         else:
@@ -1065,4 +1449,5 @@ def _run_checks(run: _Run, double: bool, forward: bool) -> None:
         )
     else:
         report._add("double-backward", "skip", "backward cannot be differentiated")
+    run.current = "jvp"
     run.jvp(forward)

@@ -1,23 +1,32 @@
-"""The command line: ``ctxgrad check PATH[::Name] [options]`` (or ``python -m ctxgrad check``).
+"""The command line: ``ctxgrad check PATH[::Name] ... [options]`` (or ``python -m ctxgrad check``).
 
-``PATH`` is a Python file (``examples/checks/good_ops.py``) or an importable module
-(``my_package.ops``).  Every subclass of :class:`~ctxgrad.autograd.Function` *defined* there
-(not imported from elsewhere) is checked with :func:`ctxgrad.checks.check_function`, or
-only the one named after ``::``.  The output is one line per check, the findings with their
-fixes and a summary per Function, then a total line; ``--json`` prints the same as one JSON
-object.
+Each ``PATH`` is a Python file (``examples/checks/good_ops.py``), an importable module
+(``my_package.ops``), a directory (every ``.py`` file below it) or a glob
+(``"ops/*.py"``, ``"src/**/*.py"``).  Every subclass of :class:`~ctxgrad.autograd.Function`
+*defined* there (not imported from elsewhere) is checked with
+:func:`ctxgrad.checks.check_function`, or only the one named after ``::``.  The output is one
+line per check, the findings with their fixes and a summary per Function, then a total line;
+``--json`` prints the same as one JSON object.  With more than one file, a progress line per
+file goes to stderr as it is checked, and files of a directory or glob that define no Function
+are skipped.
+
+A Function without example inputs is checked on inputs guessed from its ``forward``'s
+signature (a hint in its report says so), or on those ``--inputs "3x4,float64;4,float64"``
+describes (one ``shape,dtype`` item per argument; they replace any example inputs).
 
 The file (or the module's file) is run from its source text, as a fresh module, each time:
 no bytecode cache is read or written, so a check right after an edit runs the edited code.
 
 Exit codes: 0 when every Function passes (hints allowed), 1 when some check fails, 2 when
-the command cannot run (no such file, a file that does not import, no Function in it).
+the command cannot run (no such file, a file that does not import, no Function in it); with
+several files, 2 when any of them could not be checked (the others are still checked).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import importlib
 import importlib.util
 import json
@@ -29,6 +38,7 @@ from types import ModuleType
 from typing import Any
 
 from ctxgrad import __version__
+from ctxgrad._check_inputs import inputs_from_spec
 from ctxgrad.autograd.function import Function
 from ctxgrad.checks import CheckReport, check_function
 
@@ -56,7 +66,12 @@ def _parser() -> argparse.ArgumentParser:
         help="diagnose the custom Functions of a file or module",
         description="Run ctxgrad.checks.check_function on every Function subclass defined in a file or module.",
     )
-    check.add_argument("target", metavar="PATH[::Name]", help="a .py file or a module name, optionally ::FunctionName")
+    check.add_argument(
+        "targets",
+        nargs="+",
+        metavar="PATH[::Name]",
+        help="a .py file, a module name, a directory or a glob, optionally ::FunctionName; several may be given",
+    )
     check.add_argument("--double", action="store_true", help="also check second derivatives (double backward)")
     check.add_argument(
         "--forward",
@@ -67,8 +82,14 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--dtype",
         default="float64",
-        choices=["float64", "float32"],
-        help="dtype of the floating-point inputs (default: float64)",
+        choices=["float64", "float32", "complex128", "complex64"],
+        help="dtype of the floating-point inputs; a complex one checks them as complex numbers (default: float64)",
+    )
+    check.add_argument(
+        "--inputs",
+        metavar="SPEC",
+        help='inputs for every Function checked, "shape,dtype;..." (as "3x4,float64;4,float64"); by default '
+        "its example inputs, or a guess from its forward's signature",
     )
     check.add_argument("--seed", type=int, default=0, help="seed of the random grad_outputs (default: 0)")
     check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
@@ -203,44 +224,141 @@ def _functions_in(module: ModuleType, path: str, name: str | None) -> list[type[
     return found
 
 
-def _total(reports: list[CheckReport]) -> str:
+def _total(reports: list[CheckReport], files: int = 1, errors: int = 0) -> str:
     passed = sum(r.ok for r in reports)
     failed = len(reports) - passed
     noun = "Function" if len(reports) == 1 else "Functions"
-    return f"{len(reports)} {noun} checked: {passed} OK, {failed} failed"
+    where = f" in {files} files" if files > 1 else ""
+    unchecked = f"; {errors} file{'s' * (errors != 1)} could not be checked" if errors else ""
+    return f"{len(reports)} {noun} checked{where}: {passed} OK, {failed} failed{unchecked}"
+
+
+def _expand(target: str) -> tuple[list[str], bool]:
+    """The files (or the module) one target names, and whether it named several (a directory
+    or a glob: files there without a Function are skipped, not an error)."""
+    path, sep, name = target.partition("::")
+    suffix = sep + name
+    if any(c in path for c in "*?["):
+        found = sorted(p for p in glob.glob(path, recursive=True) if p.endswith(".py") and os.path.isfile(p))
+        if not found:
+            raise _UsageError(f"{path} matches no Python file.")
+        return [p + suffix for p in found], True
+    if os.path.isdir(path):
+        found = sorted(
+            os.path.join(root, f)
+            for root, dirs, files in os.walk(path)
+            for f in files
+            if f.endswith(".py") and not any(part.startswith((".", "__pycache__")) for part in root.split(os.sep)[1:])
+        )
+        if not found:
+            raise _UsageError(f"{path} is a directory with no Python file in it.")
+        return [p + suffix for p in found], True
+    return [target], False
+
+
+def _check_one(target: str, args: argparse.Namespace, many: bool) -> tuple[list[CheckReport], str | None]:
+    """The reports of one file or module, or the error that kept it from being checked
+    (None for a file of a directory or glob that defines no Function)."""
+    path, _, name = target.partition("::")
+    with _checking_from(path):
+        module = _import_target(path)
+        try:
+            functions = _functions_in(module, path, name or None)
+        except _UsageError:
+            if many and not name:
+                return [], None
+            raise
+        reports = []
+        for fn in functions:
+            given = inputs_from_spec(args.inputs, args.seed) if args.inputs else None
+            reports.append(
+                check_function(
+                    fn,
+                    given,
+                    double=args.double,
+                    forward=args.forward,
+                    dtype=args.dtype,
+                    seed=args.seed,
+                    guess_inputs=True,
+                    inputs_from=f"--inputs {args.inputs!r}" if args.inputs else "",
+                )
+            )
+    return reports, ""
+
+
+def _progress(k: int, n: int, target: str, reports: list[CheckReport], error: str | None) -> str:
+    if error:
+        return f"[{k}/{n}] {target}: not checked: {error}"
+    if not reports:
+        return f"[{k}/{n}] {target}: no Function defined, skipped"
+    failed = [
+        f"{r.function} ({', '.join(f.name for f in r.findings if f.severity == 'error')})" for r in reports if not r.ok
+    ]
+    noun = "Function" if len(reports) == 1 else "Functions"
+    return f"[{k}/{n}] {target}: {len(reports)} {noun}, " + (f"failed: {'; '.join(failed)}" if failed else "OK")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     args = _parser().parse_args(argv)
-    target: str = args.target
-    path, _, name = target.partition("::")
-    with _checking_from(path):
+    targets: list[str] = args.targets
+    try:
+        if args.inputs:
+            inputs_from_spec(args.inputs)
+        expanded = [_expand(t) for t in targets]
+    except (_UsageError, ValueError) as exc:
+        return _usage_error(str(exc), args.json)
+    files = [(f, many) for found, many in expanded for f in found]
+    several = len(files) > 1
+    if not several:  # one file or module: a problem with it is a usage error, as always
         try:
-            module = _import_target(path)
-            functions = _functions_in(module, path, name or None)
+            reports, _ = _check_one(files[0][0], args, files[0][1])
         except _UsageError as exc:
-            message = str(exc)
-            if args.json:
-                print(json.dumps({"ok": False, "error": message}, indent=2))
-            print(f"{_prog()} check: error: {message}", file=sys.stderr)
-            return _USAGE_ERROR
-        reports = [
-            check_function(fn, double=args.double, forward=args.forward, dtype=args.dtype, seed=args.seed)
-            for fn in functions
-        ]
-    ok = all(r.ok for r in reports)
+            return _usage_error(str(exc), args.json)
+        if not reports:
+            return _usage_error(f"{files[0][0]} defines no subclass of ctxgrad.autograd.Function.", args.json)
+        results: list[dict[str, Any]] = [{"path": files[0][0], "ok": all(r.ok for r in reports), "reports": reports}]
+    else:
+        results = []
+        for k, (target, many) in enumerate(files, 1):
+            try:
+                reports, error = _check_one(target, args, many)
+            except _UsageError as exc:
+                reports, error = [], str(exc)
+            print(_progress(k, len(files), target, reports, error), file=sys.stderr, flush=True)
+            if reports or error:
+                results.append(
+                    {"path": target, "ok": not error and all(r.ok for r in reports), "reports": reports, "error": error}
+                )
+    everything = [r for result in results for r in result["reports"]]
+    errors = sum(bool(result.get("error")) for result in results)
+    ok = not errors and all(r.ok for r in everything)
+    summary = _total(everything, len(files), errors)
     if args.json:
         payload: dict[str, Any] = {
             "ok": ok,
-            "target": target,
-            "functions": [r.to_dict() for r in reports],
-            "summary": _total(reports),
+            "target": targets[0] if len(targets) == 1 else targets,
+            "files": [
+                {"path": r["path"], "ok": r["ok"], "functions": [x.function for x in r["reports"]]}
+                | ({"error": r["error"]} if r.get("error") else {})
+                for r in results
+            ],
+            "functions": [r.to_dict() for r in everything],
+            "summary": summary,
         }
         print(json.dumps(payload, indent=2))
     else:
-        for report in reports:
+        for report in everything:
             print(report)
             print()
-        print(_total(reports))
+        print(summary)
+    if errors:
+        return _USAGE_ERROR
     return 0 if ok else _CHECK_FAILED
+
+
+def _usage_error(message: str, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"ok": False, "error": message}, indent=2))
+    print(f"{_prog()} check: error: {message}", file=sys.stderr)
+    return _USAGE_ERROR

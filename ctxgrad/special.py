@@ -23,18 +23,9 @@ import numpy as np
 from ctxgrad._dtypes import get_default_dtype
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.ops import pointwise as _pointwise
-from ctxgrad.ops.pointwise import (
-    I1,
-    Entr,
-    I0e,
-    I1e,
-    LogNdtr,
-    Ndtri,
-    Xlog1py,
-    polygamma,
-    round,
-    xlogy,
-)
+from ctxgrad.ops import special_functions as _special
+from ctxgrad.ops.pointwise import round
+from ctxgrad.ops.special_functions import I1, Entr, I0e, I1e, LogNdtr, Ndtri, Xlog1py
 from ctxgrad.ops.table import frontend as _frontend
 
 __all__ = [
@@ -57,6 +48,10 @@ sinc: Callable[..., Tensor] = _frontend("sinc")
 logsumexp: Callable[..., Tensor] = _frontend("logsumexp")
 softmax: Callable[..., Tensor] = _frontend("softmax")
 log_softmax: Callable[..., Tensor] = _frontend("log_softmax")
+polygamma: Callable[..., Tensor] = _frontend("polygamma")
+xlogy: Callable[..., Tensor] = _frontend("xlogy")
+_igamma: Callable[..., Tensor] = _frontend("igamma")
+_igammac: Callable[..., Tensor] = _frontend("igammac")
 
 
 def expit(input: Tensor) -> Tensor:
@@ -66,22 +61,22 @@ def expit(input: Tensor) -> Tensor:
 
 def gammaln(input: Tensor) -> Tensor:
     """``log |Gamma(x)|``: torch.special's name for ``lgamma``."""
-    return _pointwise.Lgamma.apply(input)
+    return _special.Lgamma.apply(input)
 
 
 def gammainc(input: Tensor, other: Tensor) -> Tensor:
     """The regularized lower incomplete gamma function: torch.special's name for ``igamma``."""
-    return _pointwise.igamma(input, other)
+    return _igamma(input, other)
 
 
 def gammaincc(input: Tensor, other: Tensor) -> Tensor:
     """The regularized upper incomplete gamma function: torch.special's name for ``igammac``."""
-    return _pointwise.igammac(input, other)
+    return _igammac(input, other)
 
 
 def psi(input: Tensor) -> Tensor:
     """The digamma function: torch.special's second name for ``digamma``."""
-    return _pointwise.Digamma.apply(input)
+    return _special.Digamma.apply(input)
 
 
 def xlog1py(input: Any, other: Any) -> Tensor:
@@ -98,7 +93,7 @@ def entr(input: Tensor) -> Tensor:
 
 def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind of order 0 (``ctxgrad.i0``)."""
-    return _pointwise.I0.apply(input)
+    return _special.I0.apply(input)
 
 
 def i0e(input: Tensor) -> Tensor:
@@ -143,6 +138,6 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.array.dtype.kind == "f" else input.to(get_default_dtype())
     offsets = as_tensor(-np.arange(p, dtype=x.array.dtype) / 2)
-    total: Tensor = _pointwise.Lgamma.apply(x.unsqueeze(-1) + offsets).sum(-1)
+    total: Tensor = _special.Lgamma.apply(x.unsqueeze(-1) + offsets).sum(-1)
     out: Tensor = total + p * (p - 1) / 4 * math.log(math.pi)
     return out

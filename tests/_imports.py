@@ -119,6 +119,8 @@ LAYERS: dict[str, int] = {
     "ctxgrad.utils": 5,
     "ctxgrad.utils.*": 5,
     "ctxgrad.checks": 5,
+    "ctxgrad._check_inputs": 5,  # (the inputs checks runs a Function on: specs, guesses, strided copies)
+    "ctxgrad.bridge": 5,  # (a ctxgrad Function as a torch.autograd.Function; torch imported lazily)
     "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
     "ctxgrad.cuda": 5,

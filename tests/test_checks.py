@@ -57,7 +57,12 @@ MISTAKES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "nondeterministic_backward": ("nondeterministic-backward", "error", {}),
     "jvp_disagrees": ("jvp-disagrees-with-backward", "error", {"forward": True}),
     "once_differentiable_without_jvp": ("missing-jvp", "error", {"forward": True}),
-    "backward_not_linear": ("derived-jvp-wrong", "error", {"forward": True}),
+    "backward_not_linear": ("backward-not-linear", "error", {}),
+    "backward_uses_grad_magnitude": ("backward-not-linear", "error", {}),
+    "contiguous_only_backward": ("wrong-for-strided-input", "error", {}),
+    "complex_conjugate_missing": ("gradient-conjugate-missing", "error", {}),
+    "numpy_grad_in_backward": ("backward-leaves-graph", "error", {}),
+    "ignores_second_output_gradient": ("output-gradient-ignored", "error", {}),
 }
 
 
@@ -285,12 +290,19 @@ def test_a_wrong_backward_fails_the_derived_jvp_too() -> None:
     assert derived.fix.startswith("fix HalfCube.backward")
 
 
-def test_a_backward_not_linear_in_its_gradient_fails_only_the_derived_jvp() -> None:
-    report = check_function(only_function(CHECKS / "mistakes" / "backward_not_linear.py"), forward=True)
-    assert {c.name: c.status for c in report.checks}["gradient"] == "pass"
-    (finding,) = report.findings
-    assert "although backward's gradient agrees: backward is not linear in its grad_output" in finding.message
-    assert finding.fix.startswith("define `jvp(ctx, *tangents)` on Cube")
+def test_a_backward_not_linear_in_its_gradient_is_named_with_or_without_forward() -> None:
+    """One-hot grad_outputs pass it; random g, 2g, h and g + h do not."""
+    for forward in (False, True):
+        report = check_function(only_function(CHECKS / "mistakes" / "backward_not_linear.py"), forward=forward)
+        statuses = {c.name: c.status for c in report.checks}
+        assert statuses["linearity"] == "fail" and statuses["gradient"] == statuses["jvp"] == "skip"
+        (finding,) = report.findings
+        assert finding.name == "backward-not-linear"
+        assert finding.message.startswith(
+            "backward is not linear in grad_output: backward(2g) != 2 backward(g) for the gradient of 'x' (index 0)"
+        )
+        assert "(3 * Cube.apply(x)).sum()" in finding.message
+        assert finding.fix.startswith("multiply grad_output by the derivative and do nothing else with it")
 
 
 def test_a_jvp_of_its_own_is_checked_as_before_with_forward_true() -> None:
@@ -302,7 +314,7 @@ def test_a_jvp_of_its_own_is_checked_as_before_with_forward_true() -> None:
 def test_bad_arguments_raise() -> None:
     with pytest.raises(TypeError, match="expects a Function subclass"):
         check_function(len)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="floating-point dtype"):
+    with pytest.raises(ValueError, match="floating-point or complex dtype"):
         check_function(Cube, (vector(),), dtype="int64")
 
 
@@ -312,7 +324,7 @@ def test_report_text_and_dict() -> None:
     assert text.splitlines()[0] == "== Cos"
     assert "  FAIL  gradient                 backward disagrees with finite differences for x" in text
     assert "  error: [gradient-wrong-sign] " in text and "    fix: negate the gradient" in text
-    assert text.splitlines()[-1] == "Cos: 7 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED"
+    assert text.splitlines()[-1] == "Cos: 9 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED"
     data = report.to_dict()
     assert data["ok"] is False and data["function"] == "Cos"
     assert data["findings"][0]["name"] == "gradient-wrong-sign"
@@ -443,7 +455,13 @@ class CubeFailsWhenDifferentiated(Cube):
         (CubeReturnsNone, (vector(),), "gradient-missing", "'x' (index 0) is zero (or None)"),
         (Sign, (vector(),), "no-differentiable-output", "returned no floating-point tensor that requires grad"),
         (Cube, (ctxgrad.tensor([1, 2]),), "no-differentiable-input", "none of the example inputs of Cube"),
-        (CubeFailsWhenDifferentiated, (vector(),), "check-raised", "raised KeyError: 'surprise'"),
+        (
+            CubeFailsWhenDifferentiated,
+            (vector(),),
+            "check-raised",
+            "the backward-differentiable check (it runs backward with create_graph=True (grad_outputs that require "
+            "grad)) raised KeyError: 'surprise', in backward (",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) and "-" in v else "",
 )

@@ -46,7 +46,7 @@ def test_good_ops_pass_with_exit_code_0() -> None:
     lines = result.stdout.splitlines()
     assert [line for line in lines if line.startswith("== ")] == ["== Cube", "== Exp", "== ScaledMatVec"]
     assert "  PASS  gradient                 backward agrees with finite differences" in lines
-    assert "Cube: 8 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in lines
+    assert "Cube: 10 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in lines
     assert lines[-1] == "3 Functions checked: 3 OK, 0 failed"
 
 
@@ -179,19 +179,93 @@ def test_a_forward_that_raises(tmp_path: Path) -> None:
     )
 
 
-def test_a_function_without_example_inputs(tmp_path: Path) -> None:
+_BARE = """\
+from ctxgrad.autograd import Function
+
+class Scale(Function):
+    @staticmethod
+    def forward(ctx, x, w, factor=2.0):
+        ctx.save_for_backward(x, w)
+        ctx.factor = factor
+        return x * w * factor
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        return grad * w * ctx.factor, grad * x * ctx.factor, None
+"""
+
+
+def test_a_function_without_example_inputs_is_checked_on_inputs_guessed_from_forward(tmp_path: Path) -> None:
     path = tmp_path / "bare.py"
-    path.write_text(
-        "from ctxgrad.autograd import Function\n\n"
-        "class Bare(Function):\n"
-        "    @staticmethod\n"
-        "    def forward(ctx, x):\n"
-        "        return x\n",
-        encoding="utf-8",
-    )
+    path.write_text(_BARE, encoding="utf-8")
     result = check(str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (
+        "  PASS  inputs                   2 tensor inputs checked, as float64; no example inputs, so guessed from "
+        "forward's signature: x: [3, 3] float64, w: [3, 3] float64, factor=2.0"
+    ) in result.stdout.splitlines()
+    assert "  hint: [inputs-guessed] Scale gives no example inputs" in result.stdout
+
+
+def test_inputs_describes_the_inputs_and_the_report_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "bare.py"
+    path.write_text(_BARE, encoding="utf-8")
+    result = check(str(path), "--inputs", "2x4,float64; 4,float64", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["functions"]
+    assert report["checks"][0]["detail"] == (
+        "2 tensor inputs checked, as float64; inputs from --inputs '2x4,float64; 4,float64'"
+    )
+    assert [f["name"] for f in report["findings"]] == ["needs-input-grad-ignored"]  # a hint
+    bad = check(str(path), "--inputs", "2y4,float64")
+    assert_clean_error(bad, "cannot read the shape '2y4' in '2y4,float64'")
+
+
+def test_several_paths_a_directory_and_a_glob_in_one_run(tmp_path: Path) -> None:
+    """A progress line per file on stderr, every report, one summary; --json holds all."""
+    result = check(GOOD, MISTAKES, "--json")
     assert result.returncode == 1
-    assert "error: [no-example-inputs] Bare has no example inputs" in result.stdout
+    files = sorted((ROOT / MISTAKES).glob("*.py"))
+    progress = result.stderr.splitlines()
+    assert len(progress) == 1 + len(files)
+    assert progress[0] == f"[1/{len(progress)}] {GOOD}: 3 Functions, OK"
+    assert f"{MISTAKES}/backward_uses_grad_magnitude.py: 1 Function, failed: Square (backward-not-linear)" in (
+        result.stderr
+    )
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and data["target"] == [GOOD, MISTAKES]
+    assert [f["path"] for f in data["files"]] == [GOOD, *(f"{MISTAKES}/{p.name}" for p in files)]
+    assert len(data["functions"]) == 3 + len(files)
+    hints = {"needs_input_grad_ignored.py", "once_differentiable_without_jvp.py"}
+    failed = len(files) - len(hints)
+    assert data["summary"] == (
+        f"{3 + len(files)} Functions checked in {len(progress)} files: {3 + len(hints)} OK, {failed} failed"
+    )
+
+    (tmp_path / "ops.py").write_text((ROOT / GOOD).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "helpers.py").write_text("X = 1\n", encoding="utf-8")  # no Function: skipped
+    (tmp_path / "broken.py").write_text("raise ValueError('no')\n", encoding="utf-8")
+    text = check(str(tmp_path / "*.py"))
+    assert text.returncode == 2  # broken.py could not be checked; the others were
+    lines = text.stderr.splitlines()
+    assert lines[0].startswith(f"[1/3] {tmp_path / 'broken.py'}: not checked: cannot import")
+    assert lines[1] == f"[2/3] {tmp_path / 'helpers.py'}: no Function defined, skipped"
+    assert lines[2] == f"[3/3] {tmp_path / 'ops.py'}: 3 Functions, OK"
+    assert text.stdout.splitlines()[-1] == "3 Functions checked in 3 files: 3 OK, 0 failed; 1 file could not be checked"
+    assert_clean_error(check(str(tmp_path / "nothing*.py")), "nothing*.py matches no Python file.")
+
+
+def test_complex_dtype() -> None:
+    result = check(f"{MISTAKES}/complex_conjugate_missing.py", "--json")
+    (report,) = json.loads(result.stdout)["functions"]
+    assert [f["name"] for f in report["findings"]] == ["gradient-conjugate-missing"]
+    # A real op run on complex inputs (real values given an imaginary part): its backward
+    # has no conjugate, which is right for real inputs only.
+    real_on_complex = check(f"{GOOD}::ScaledMatVec", "--dtype", "complex128")
+    assert real_on_complex.returncode == 1
+    assert "2 tensor inputs checked, as complex128" in real_on_complex.stdout
+    assert "error: [gradient-conjugate-missing] the gradient of 'w' (index 0)" in real_on_complex.stdout
 
 
 def test_version_is_the_package_version() -> None:
@@ -264,13 +338,13 @@ def test_a_file_rewritten_at_the_same_size_within_a_second_is_checked_anew(
     stamp = ops.stat().st_mtime_ns
     code, out = _check_in_process(capsys, str(ops))
     assert code == 1
-    assert "Cube: 7 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED" in out
+    assert "Cube: 9 passed, 1 failed, 3 skipped; 1 error, 0 hints -> FAILED" in out
 
     ops.write_text(_CUBE.format(helper="cube_helper").replace("FACTOR * x", "3 * x"), encoding="utf-8")
     os.utime(ops, ns=(stamp, stamp))  # the same size and the same time: only the text differs
     code, out = _check_in_process(capsys, str(ops))
     assert code == 0, out
-    assert "Cube: 8 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in out
+    assert "Cube: 10 passed, 0 failed, 3 skipped; 0 errors, 0 hints -> OK" in out
 
 
 def test_checking_leaves_no_bytecode_and_the_interpreter_as_it_was(

@@ -58,12 +58,19 @@ class Pair(Function):
         return g, g
 
 
-def test_function_is_ctxgrads_own() -> None:
-    assert hf.Function is ctxgrad.autograd.Function
+def test_function_is_ctxgrads_own_and_refuses_instances_as_afnio_does() -> None:
+    assert issubclass(hf.Function, ctxgrad.autograd.Function)
     assert hf.backward is ctxgrad.autograd.backward and hf.grad is ctxgrad.autograd.grad
+    assert hf.GradientEdge is ctxgrad.autograd.graph.GradientEdge
+    with pytest.raises(
+        RuntimeError, match=r"should not be instantiated\. Methods on autodiff functions are all static"
+    ):
+        Tagged()
 
 
-def test_afnio_docstring_example_runs_unchanged() -> None:
+def test_afnio_docstring_example_fails_as_on_afnio() -> None:
+    """afnio's Function docstring example assigns one Variable to ``x.grad``; afnio's
+    ``.grad`` is a list, and its setter refuses, as here (the first half runs)."""
     a = hf.Variable(data="This is a string", role="Input string", requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # saved_variables is afnio's name here: no deprecation warning
@@ -71,14 +78,9 @@ def test_afnio_docstring_example_runs_unchanged() -> None:
         assert c.data == "gnirts a si sihT" and c.role == "Input string"
         assert c.grad_fn is not None and c.grad_fn.name() == "FuncBackward" and not c.is_leaf
         assert repr(c) == "Variable(data='gnirts a si sihT', role='Input string', grad_fn=<FuncBackward>)"
-        c.backward(hf.Variable("too long", role="feedback"))
-    # As in torch: backward assigned x.grad and returned it, and the engine accumulates the
-    # returned gradient on top, so the feedback is there twice (grad_out.grad is None: grad_out
-    # is the feedback itself).
-    one = "Here is the feedback for Input string (reversed): None"
-    assert isinstance(a.grad, Variable)
-    assert a.grad.data == one + SEPARATOR + one
-    assert a.grad.role == "Feedback to Input string"
+        with pytest.raises(TypeError, match=r"`\.grad` expects a list of Variables .*, but got Variable\."):
+            c.backward(hf.Variable("too long", role="feedback"))
+    assert a.grad == []
 
 
 def test_saved_variables_still_warns_for_tensors() -> None:
@@ -107,10 +109,9 @@ def test_two_step_example_joins_both_feedbacks_in_engine_order() -> None:
     out.backward(Variable("shorter"))
     # The engine runs the newer node first, so its feedback arrives first and comes first.
     assert Tagged.log == ["facts", "style"]
-    assert x.grad is not None
-    assert x.grad.data == "facts: shorter" + SEPARATOR + "style: shorter"
-    assert x.grad.role == "feedback"
-    assert x.grad.grad_fn is None and not x.grad.requires_grad
+    assert [g.data for g in x.grad] == ["facts: shorter", "style: shorter"]
+    assert [g.role for g in x.grad] == ["feedback", "feedback"]
+    assert all(g.grad_fn is None and not g.requires_grad for g in x.grad)
 
 
 def test_accumulation_order_is_the_order_torch_runs_the_same_graph() -> None:
@@ -144,14 +145,18 @@ def test_accumulation_order_is_the_order_torch_runs_the_same_graph() -> None:
     x = Variable("t", requires_grad=True)
     Pair.apply(Tagged.apply(x, "a"), Pair.apply(Tagged.apply(x, "b"), Tagged.apply(x, "c"))).backward(Variable("g"))
     assert Tagged.log == ran
-    assert x.grad is not None and x.grad.data.split(SEPARATOR) == [f"{t}: g" for t in ran]
+    assert [g.data for g in x.grad] == [f"{t}: g" for t in ran]
 
 
 def test_grad_accumulates_across_backward_calls() -> None:
     x = Variable("q", requires_grad=True)
     Tagged.apply(x, "one").backward(Variable("first"))
     Tagged.apply(x, "two").backward(Variable("second"))
-    assert x.grad is not None and x.grad.data == "one: first" + SEPARATOR + "two: second"
+    assert [g.data for g in x.grad] == ["one: first", "two: second"]
+    x.grad = []  # afnio's reset
+    assert x.grad == []
+    x.append_grad(Variable("by hand"))
+    assert [g.data for g in x.grad] == ["by hand"]
 
 
 def test_autograd_grad_with_text_leaves_grad_untouched() -> None:
@@ -161,7 +166,7 @@ def test_autograd_grad_with_text_leaves_grad_untouched() -> None:
     gx, gy = ctxgrad.autograd.grad(out, (x, y), grad_outputs=Variable("fix it"))
     assert isinstance(gx, Variable) and gx.data == "k: fix it"
     assert isinstance(gy, Variable) and gy.data == "fix it"
-    assert x.grad is None and y.grad is None
+    assert x.grad == [] and y.grad == []
 
 
 def test_text_and_tensor_inputs_in_one_function() -> None:
@@ -177,7 +182,7 @@ def test_text_and_tensor_inputs_in_one_function() -> None:
     t = Variable("hi", requires_grad=True)
     w = ctxgrad.tensor(2.0, requires_grad=True)
     Weighted.apply(t, w).backward(Variable("abcd"))
-    assert t.grad is not None and t.grad.data == "about the text: abcd"
+    assert [g.data for g in t.grad] == ["about the text: abcd"]
     assert w.grad is not None and w.grad.item() == 4.0
 
 
@@ -194,7 +199,7 @@ def test_hooks_see_and_replace_feedback() -> None:
     mid.register_hook(lambda g: seen.append("mid " + g.data))
     mid.backward(Variable("go"))
     assert seen == ["mid go", "t: go"]
-    assert x.grad is not None and x.grad.data == "T: GO"
+    assert [g.data for g in x.grad] == ["T: GO"]
 
 
 def test_output_without_feedback_gets_the_zero() -> None:
@@ -214,17 +219,46 @@ def test_output_without_feedback_gets_the_zero() -> None:
     first, _ = Two.apply(x)
     first.backward(Variable("only the first"))
     assert got == ["only the first", ""]  # the zero of text is empty feedback
-    assert x.grad is not None and x.grad.data == "only the first"  # and joining skips it
+    assert [g.data for g in x.grad] == ["only the first"]  # and joining skips it
 
 
-def test_join_is_differentiable_and_skips_empty() -> None:
+def test_plus_is_afnios_add_and_join_keeps_feedbacks_apart() -> None:
     a = Variable("A", role="r", requires_grad=True)
     b = Variable("B", role="s", requires_grad=True)
-    j = a + b
+    added = a + b
+    assert added.data == "AB" and added.role == "r and s" and added.grad_fn.name() == "AddBackward"
+    assert (Variable(2) + Variable(3)).data == 5 and (Variable([1, 2]) + Variable([3, 4])).data == [4, 6]
+    assert (Variable("n=") + Variable(3)).data == "n=3"
+    j = hf.Join.apply(a, b)
     assert j.data == "A" + SEPARATOR + "B" and j.role == "r; s" and j.grad_fn is not None
     j.backward(Variable("fb"))
-    assert a.grad is not None and b.grad is not None and a.grad.data == b.grad.data == "fb"
-    assert (Variable("") + Variable("x")).data == "x"
+    assert [g.data for g in a.grad] == [g.data for g in b.grad] == ["fb"]
+    with pytest.raises(ValueError, match="Add: both Variables must hold lists of the same length"):
+        Variable([1, 2]) + Variable([1, 2, 3])
+
+
+def test_next_functions_are_afnios_gradient_edges() -> None:
+    x, y = Variable("abc", role="first", requires_grad=True), Variable("def", role="second")
+    out = hf.Add.apply(x, y)
+    first, second = out.grad_fn.next_functions
+    assert isinstance(first, hf.GradientEdge) and first.output_nr == 0
+    assert type(first.node).__name__ == "AccumulateGrad" and first.node.variable is x
+    assert second.node is None and second == (None, 0)
+    assert str(out.grad_fn).startswith("<AddBackward object at 0x")
+    assert repr(out.grad_fn).startswith("<ctxgrad.compat.afnio.AddBackward object at 0x")
+
+
+def test_grad_of_a_non_leaf_is_refused_as_afnio_refuses_it() -> None:
+    out = Tagged.apply(Variable("q", requires_grad=True), "t")
+    with pytest.raises(RuntimeError, match=r"Attempted to access \.grad for a non-leaf Variable without retain_grad"):
+        out.grad  # (reading it raises)
+    with pytest.raises(RuntimeError, match=r"Attempted to set \.grad for a non-leaf Variable"):
+        out.grad = []
+    out.retain_grad()
+    out.backward(Variable("fb"))
+    assert [g.data for g in out.grad] == ["fb"]
+    with pytest.raises(TypeError, match=r"`\.grad` expects a list of Variables .*, but got str\."):
+        Variable("x").grad = "feedback"  # type: ignore[assignment]
 
 
 def test_requires_grad_leaf_rules() -> None:
@@ -241,20 +275,43 @@ def test_requires_grad_leaf_rules() -> None:
 
 
 # ---------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("bad", [1, 2.5, None, ["a"], b"x"])
-def test_non_string_data_is_refused(bad: Any) -> None:
+@pytest.mark.parametrize(
+    ("data", "kept"),
+    [
+        ("text", "text"),
+        (3, 3),
+        (2.5, 2.5),
+        (["a", "b"], ["a", "b"]),
+        ((1, 2), [1, 2]),
+        ([1, 2.5], [1.0, 2.5]),
+        ([], []),
+    ],
+)
+def test_data_is_afnios_str_int_float_or_list(data: Any, kept: Any) -> None:
+    v = Variable(data)
+    assert v.data == kept and type(v.data) is type(kept)
+
+
+@pytest.mark.parametrize("bad", [None, b"x", {"a": 1}, object()])
+def test_other_data_is_refused(bad: Any) -> None:
     with pytest.raises(
-        TypeError, match=rf"Variable\(\): argument 'data' \(position 1\) must be str, not {type(bad).__name__}"
+        TypeError,
+        match=rf"`data` must be a single value \(str, int, float\) or a list/tuple of such values, not "
+        rf"{type(bad).__name__}",
     ):
         Variable(bad)
 
 
-def test_non_string_role_is_refused() -> None:
+def test_mixed_lists_and_non_string_roles_are_refused() -> None:
+    with pytest.raises(TypeError, match="When `data` is a list, it must be either all strings or all numbers"):
+        Variable(["a", 1])
     with pytest.raises(TypeError, match=r"Variable\(\): argument 'role' \(position 2\) must be str, not int"):
         Variable("x", role=3)  # type: ignore[arg-type]
     v = Variable("x")
-    with pytest.raises(TypeError, match="argument 'data'"):
-        v.data = 5  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="`data` must be a single value"):
+        v.data = None
+    v.data = ["positive", "neutral"]  # afnio programs write a batch's predictions so
+    assert v.data == ["positive", "neutral"]
 
 
 def test_array_gradient_for_text_input_names_function_argument_and_kinds() -> None:
@@ -332,16 +389,18 @@ def test_string_gradient_for_tensor_input_matches_torch() -> None:
             make(lib).apply(x).sum().backward()
 
 
-def test_backward_needs_a_variable_seed() -> None:
-    out = Tagged.apply(Variable("q", requires_grad=True), "t")
-    with pytest.raises(RuntimeError, match="output 0 is a Variable: pass its gradient"):
-        out.backward()
+def test_backward_seeds_empty_feedback_and_refuses_a_leaf() -> None:
+    x = Variable("q", requires_grad=True)
+    Tagged.apply(x, "t").backward()  # afnio allows it: empty feedback
+    assert [g.data for g in x.grad] == ["t: "]
     with pytest.raises(TypeError, match="must be a Variable, but got str"):
-        out.backward("text")  # type: ignore[arg-type]
+        Tagged.apply(x, "t").backward("text")  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="Variable does not require grad or does not have a grad_fn"):
+        x.backward(Variable("fb"))
 
 
 def test_join_refuses_non_variables_and_arithmetic_is_refused() -> None:
-    with pytest.raises(TypeError, match="Variable \\+ str"):
+    with pytest.raises(TypeError, match=r"Only Variables can be added to each other \(Variable \+ str\)"):
         Variable("a") + "b"  # type: ignore[operator]
     with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*: 'Variable' and 'int'"):
         Variable("a") * 2
@@ -414,14 +473,16 @@ def test_saved_plain_values_come_back_as_they_are_and_print() -> None:
         == "SavesBackward (saved: [] object, [] object, [] object, None)"
     )
     out.backward(Variable("fb"))
-    assert x.grad is not None and x.grad.data == "fb"
+    assert [g.data for g in x.grad] == ["fb"]
 
 
 @pytest.mark.parametrize("name", ["sum", "exp", "item", "tolist", "numpy", "float", "clone", "to"])
 def test_tensors_numeric_methods_are_not_a_variables(name: str) -> None:
     v = Variable("abc", requires_grad=True)
     assert not hasattr(v, name)
-    with pytest.raises(AttributeError, match=rf"'Variable' object has no attribute '{name}' \(a Variable holds text"):
+    with pytest.raises(
+        AttributeError, match=rf"'Variable' object has no attribute '{name}' \(a Variable is not a tensor"
+    ):
         getattr(v, name)
 
 
@@ -465,3 +526,40 @@ def test_ctxgrad_check_reports_a_variable_returned_for_a_tensor() -> None:
     assert "gradient-not-a-tensor" in names and not report.ok, str(report)
     finding = report.findings[names.index("gradient-not-a-tensor")]
     assert "returned a Variable as the gradient of argument 'x'" in finding.message
+
+
+def test_the_parts_of_afnio_that_call_servers_are_refused_by_name() -> None:
+    with pytest.raises(AttributeError, match=r"ctxgrad\.compat\.afnio has no 'cognitive': modules, Parameter"):
+        hf.cognitive  # (reading it raises)
+    with pytest.raises(AttributeError, match=r"no 'set_backward_model_client': the backward model client calls"):
+        hf.set_backward_model_client  # (reading it raises)
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        hf.nothing  # (reading it raises)
+
+
+def test_sum_split_and_the_evaluator_refuse_bad_input_clearly() -> None:
+    x = Variable("a b", requires_grad=True)
+    with pytest.raises(TypeError, match=r"Sum\.apply takes one argument, a list of Variables"):
+        hf.Sum.apply(x, x)
+    with pytest.raises(TypeError, match="Sum: item 1 of the list must be a Variable, not str"):
+        hf.Sum.apply([x, "b"])
+    with pytest.raises(ValueError, match=r"Sum\.apply needs at least one Variable"):
+        hf.Sum.apply([])
+    with pytest.raises(TypeError, match="Split: x must hold text or a list of texts, not a int"):
+        hf.Split.apply(Variable(3))
+    with pytest.raises(TypeError, match="DeterministicEvaluator: eval_fn must be callable, not str"):
+        hf.DeterministicEvaluator.apply(x, "a", "exact", "purpose")
+    with pytest.raises(ValueError, match="a batch of 2 predictions needs as many targets, got a list of 1"):
+        hf.DeterministicEvaluator.apply(Variable(["a", "b"]), ["a"], lambda p, t: p == t, "match")
+
+
+def test_evaluator_success_fn_skips_feedback_and_unreduced_batches_keep_their_scores() -> None:
+    p = Variable(["a", "b"], role="guess", requires_grad=True)
+    score, explanation = hf.DeterministicEvaluator.apply(p, ["a", "c"], lambda x, y: int(x == y), "match")
+    assert score.data == [1, 0] and explanation.data.endswith("The individual scores are: [1, 0].")
+    explanation.backward()
+    assert [g.data for g in p.grad] == ["Reassess the criteria that led to the initial prediction of 'b'."]
+    q = Variable("a", requires_grad=True)
+    _, explanation = hf.DeterministicEvaluator.apply(q, "b", lambda x, y: int(x == y), "match", lambda s: True)
+    explanation.backward()
+    assert q.grad == []

@@ -25,7 +25,13 @@ from ctxgrad.autograd.grad_mode import run_in_grad_mode
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
 
-__all__ = ["apply_dual"]
+__all__ = ["FUNC_JVP_LEVELS", "apply_dual"]
+
+# The keys of the dual levels opened by ``ctxgrad.func.jvp`` (unique across threads). At
+# those, a Function whose forward returns a view (or an input as-is) may give a tangent that
+# is not a view, ``jvp(ctx, t): return t`` included: torch.func.jvp accepts it, as its
+# functional result cannot be changed in place through the view; forward_ad refuses it.
+FUNC_JVP_LEVELS: set[int] = set()
 
 
 class _SavedAsIs:
@@ -57,11 +63,12 @@ def apply_dual(
         return run(cls, ctx, args)
     out, non_diff = _forward_on_plain_values(cls, ctx, args, run, {lv for lv, _ in per_level})
     outs = out if type(out) is tuple else (out,)
+    view = _saved_for_jvp(ctx)
+    ctx.__dict__.pop("_fw_saved", None)  # (ctx.saved_for_forward is None after apply, as in torch)
     if not any(
         isinstance(o, Tensor) and o._data.dtype.kind in "fc" and not any(o is n for n in non_diff) for o in outs
     ):
         return out  # integer, bool or non-differentiable results (comparisons, indices) carry no tangent
-    view = _saved_for_jvp(ctx)
     for lv, tangents in per_level:
         full = tuple(
             (t if t is not None else _wrap(np.zeros_like(a._data))) if isinstance(a, Tensor) else None
@@ -138,7 +145,7 @@ def _tangents_at(
             result = cls.jvp(ctx, *full)
             if check_dirty:
                 _check_dirty_tangents(args, outs, full, result, versions)
-            if not cls.skips_without_gradient:
+            if not cls.skips_without_gradient and level not in FUNC_JVP_LEVELS:
                 _check_view_tangents(args, outs, result)
             return result
         derived = _jvp_from_backward(cls, ctx, args, outs, full)

@@ -283,8 +283,10 @@ def _finish_marks(
     if dirty is not None:
         _check_dirty_returned(cls, ctx, args, dirty, outs)
         del ctx._dirty
-    if non_diff is not None and "_dual" not in ctx.__dict__:
-        del ctx._non_diff  # (forward mode reads it after the call: see _apply_dual)
+    if "_dual" not in ctx.__dict__:  # (forward mode reads these after the call: see apply_dual)
+        if non_diff is not None:
+            del ctx._non_diff
+        ctx.__dict__.pop("_fw_saved", None)  # (ctx.saved_for_forward is None after apply, as in torch)
 
 
 def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:

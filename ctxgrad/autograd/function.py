@@ -56,6 +56,7 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
+from ctxgrad.autograd._ctx_fields import CtxFields
 from ctxgrad.autograd._dual import apply_dual
 from ctxgrad.autograd._outputs import (
     alias,
@@ -104,12 +105,14 @@ _BACKWARD_MISSING = (
 )
 
 
-class BackwardCFunction(Node):
+class BackwardCFunction(CtxFields, Node):
     """The ctx handed to ``forward``/``setup_context``/``backward``, and the graph node.
 
     Each ``Function`` subclass ``F`` gets a subclass ``FBackward`` of this class; one
     instance is made per ``F.apply`` call and becomes ``grad_fn`` of the outputs.
-    Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.
+    Attributes you set on it (``ctx.scale = 2``) are kept until the node is freed.  torch's
+    field names (``ctx.dirty_tensors``, ``ctx.non_differentiable``, ``ctx.saved_for_forward``)
+    come from :class:`~ctxgrad.autograd._ctx_fields.CtxFields`.
 
     ``ctx.forward_cls`` is ``F``, the Function whose call this ctx records, so that one
     ``forward`` can serve subclasses that only change a class attribute (the built-in
@@ -210,10 +213,6 @@ class BackwardCFunction(Node):
     def set_materialize_grads(self, value: bool) -> None:
         """With False, ``backward`` gets None instead of zeros for outputs that got no gradient."""
         self._materialize = bool(value)
-
-    def mark_shared_storage(self, *pairs: Any) -> None:
-        """Removed from torch long ago; kept so old code gets a clear message."""
-        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are automatically tracked.")
 
     def maybe_clear_saved_tensors(self) -> None:
         """Free the saved tensors now (used by code that manages memory itself)."""

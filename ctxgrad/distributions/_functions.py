@@ -13,7 +13,7 @@ import numpy as np
 from ctxgrad import _sampling
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops.pointwise import incomplete_gamma_sums, log_gamma
+from ctxgrad.ops.special_functions import incomplete_gamma_sums, log_gamma
 
 __all__ = ["StandardGamma", "gamma_sample_grad"]
 

@@ -31,7 +31,6 @@ from ctxgrad.distributions import constraints
 from ctxgrad.distributions._functions import StandardGamma
 from ctxgrad.distributions.distribution import Distribution, broadcast_all
 from ctxgrad.distributions.multivariate import Dirichlet
-from ctxgrad.ops.pointwise import igamma
 from ctxgrad.ops.shape import broadcast_tensors
 
 __all__ = ["Beta", "Exponential", "Gamma", "Gumbel", "Laplace", "Normal", "Uniform"]
@@ -417,7 +416,8 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         a, x = broadcast_tensors(self.concentration, self.rate * value)
-        return igamma(a, x)
+        out: Tensor = a.igamma(x)
+        return out
 
 
 class Beta(Distribution):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ctxgrad._factories import ones_like, zeros_like
@@ -13,6 +13,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad
 from ctxgrad.autograd._batched import stack_samples
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, level_info
+from ctxgrad.autograd._dual import FUNC_JVP_LEVELS
 from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad
@@ -254,6 +255,17 @@ def _vjp_apply(
 
 
 # ------------------------------------------------------------------------------ jvp
+@contextlib.contextmanager
+def _func_jvp_level() -> Iterator[None]:
+    """Mark the dual level just opened as jvp's (see ``FUNC_JVP_LEVELS``)."""
+    key = _state.fw_levels[-1]
+    FUNC_JVP_LEVELS.add(key)
+    try:
+        yield
+    finally:
+        FUNC_JVP_LEVELS.discard(key)
+
+
 def jvp(
     func: Callable[..., Any],
     primals: Any,
@@ -301,7 +313,7 @@ def jvp(
     forward_outside = bool(_state.fw_levels)
     tracked = _tracked()
     depth = _state.func_transforms + 1
-    with _transform_running(), forward_ad.dual_level():
+    with _transform_running(), forward_ad.dual_level(), _func_jvp_level():
         roots = [_own_root(p, levels) for p in p_leaves]
         duals = [
             forward_ad.make_dual(r, _to_levels(t, levels).to(p.dtype)) for r, p, t in zip(roots, p_leaves, t_leaves)

@@ -11,16 +11,16 @@ from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.inplace import write_in_place
-from ctxgrad.nn import _activations, _ops
-from ctxgrad.ops import pointwise as _pointwise
+from ctxgrad.nn import _ops
+from ctxgrad.ops import activations as _activations
 from ctxgrad.ops.losses import _under_vmap
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``max(x, 0)``."""
     if inplace:
-        return write_in_place(_pointwise.Relu, input)
-    return _pointwise.Relu.apply(input)
+        return write_in_place(_activations.Relu, input)
+    return _activations.Relu.apply(input)
 
 
 # ``inplace=True``: the activation's Function made in place (``write_in_place``: its forward,
@@ -28,15 +28,15 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` for ``x > 0``, else ``negative_slope * x``."""
     if inplace:
-        return write_in_place(_pointwise.LeakyReluInPlace, input, float(negative_slope))
-    return _pointwise.LeakyRelu.apply(input, float(negative_slope))
+        return write_in_place(_activations.LeakyReluInPlace, input, float(negative_slope))
+    return _activations.LeakyRelu.apply(input, float(negative_slope))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """Elementwise ``x`` for ``x > 0``, else ``alpha * (e ** x - 1)``."""
     if inplace:
-        return write_in_place(_pointwise.EluInPlace, input, float(alpha))
-    return _pointwise.Elu.apply(input, float(alpha))
+        return write_in_place(_activations.EluInPlace, input, float(alpha))
+    return _activations.Elu.apply(input, float(alpha))
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
@@ -44,19 +44,19 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     ``x/2 * (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))``."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return _pointwise.Gelu.apply(input, approximate)
+    return _activations.Gelu.apply(input, approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``x * sigmoid(x)`` (also called swish)."""
     if inplace:
-        return write_in_place(_pointwise.Silu, input)
-    return _pointwise.Silu.apply(input)
+        return write_in_place(_activations.Silu, input)
+    return _activations.Silu.apply(input)
 
 
 def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor:
     """Elementwise ``log(1 + e ** (beta x)) / beta``; ``x`` itself where ``beta x > threshold``."""
-    return _pointwise.Softplus.apply(input, float(beta), float(threshold))
+    return _activations.Softplus.apply(input, float(beta), float(threshold))
 
 
 def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -86,7 +86,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 # =========================================================================== more activations
 # Formulas of existing ops (``where``, ``clamp``, ``elu``, ``softplus``, ...): those that take
-# ``inplace=`` are recorded as one node each, torch's (ctxgrad/nn/_activations.py), their
+# ``inplace=`` are recorded as one node each, torch's (ctxgrad/ops/activations.py), their
 # gradients, double backward, forward mode and vmap coming from the ops of the formula, and
 # ``inplace=True`` is that Function made in place.  ``logsigmoid`` is a Function of its own
 # (:class:`ctxgrad.nn._ops.LogSigmoid`), for a stable value and gradient.
@@ -104,7 +104,7 @@ def _activated(function: Any, in_place: Any, input: Tensor, inplace: bool, *para
 def _floating(input: Tensor, kernel: str) -> None:
     """torch's refusal of integer and bool inputs to a floating-point kernel."""
     if not _under_vmap(input):
-        _pointwise._floating_only(input, kernel)
+        _activations._floating_only(input, kernel)
 
 
 def _where(condition: Tensor, input: Any, other: Any) -> Tensor:

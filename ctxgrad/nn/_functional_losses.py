@@ -265,9 +265,7 @@ def triplet_margin_loss(
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        from ctxgrad.ops.pointwise import minimum
-
-        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
     return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
 
 
@@ -498,7 +496,5 @@ def triplet_margin_with_distance_loss(
     d_pos = distance(anchor, positive)
     d_neg = distance(anchor, negative)
     if swap:
-        from ctxgrad.ops.pointwise import minimum
-
-        d_neg = minimum(d_neg, distance(positive, negative))
+        d_neg = d_neg.minimum(distance(positive, negative))
     return _reduce((margin + d_pos - d_neg).clamp_min(0), _reduction(None, None, reduction))

@@ -24,8 +24,8 @@ from ctxgrad.autograd.batching import (
 )
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import keep_dtype
+from ctxgrad.ops.activations import _floating_only
 from ctxgrad.ops.convolution import Pair, _batch_images, _windows, linked_to_input
-from ctxgrad.ops.pointwise import _floating_only
 
 
 def pool_out_size(size: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:

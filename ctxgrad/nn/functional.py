@@ -3,7 +3,7 @@
 Activations.  ``leaky_relu``, ``elu``, ``gelu``, ``silu`` and ``softplus`` exist only here, as
 in torch; ``relu``, ``sigmoid``, ``tanh``, ``softmax`` and ``log_softmax`` are the same ops as
 ``ctxgrad.relu`` and friends.  Each is an ordinary :class:`~ctxgrad.autograd.Function` in
-:mod:`ctxgrad.ops.pointwise`, with a backward that can itself be differentiated and a ``jvp``
+:mod:`ctxgrad.ops.activations`, with a backward that can itself be differentiated and a ``jvp``
 for forward mode.  ``inplace=True`` is the Function made in place
 (:func:`ctxgrad.autograd.inplace.write_in_place`: its forward, the result written into
 ``input``, which is marked dirty), never a copy of its body.

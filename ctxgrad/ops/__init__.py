@@ -9,12 +9,14 @@ any private attribute used here.)  Broadcasting is never undone here: a
 backward returns the gradient in the broadcast shape and the engine sums it down to the
 input's shape, in one place for every op.
 
-Modules: ``arithmetic`` (+, -, *, /, //, **, the general ``@``), ``pointwise`` (exp, log,
-the trigonometric and activation functions, clamp, maximum, where, ...), ``comparison``
-(==, <, isnan, logical and bitwise ops), ``reduction`` (sum, mean, prod, var, max, norm,
-cumsum, softmax, ...), ``linalg`` (mm, bmm, mv, dot, einsum, inv, det, solve, norms and
-the dispatch of ``@``), ``shape`` (reshape, view, permute, squeeze, cat, split, flip, ...),
-``indexing`` (``x[index]``, gather, scatter, masked_fill, ...), ``sorting`` (sort, topk,
-median), ``copy`` (clone, dtype conversion) and ``inplace`` (the one mechanism behind
-``add_``, ``x[i] = v`` and every other in-place op).
+Modules: ``arithmetic`` (+, -, *, /, //, **, the general ``@``), ``pointwise`` (exp, log, the
+trigonometric functions, rounding, where, ...), ``binary`` (atan2, maximum, clamp, lerp, hypot,
+addcmul, ...), ``special_functions`` (lgamma, digamma, polygamma, erfinv, igamma, the Bessel
+functions, ...), ``activations`` (relu, gelu, elu, the Functions of ``nn.functional``'s
+activations), ``comparison`` (==, <, isnan, logical and bitwise ops), ``reduction`` (sum, mean,
+prod, var, max, norm, cumsum, softmax, ...), ``linalg`` (mm, bmm, mv, dot, einsum, inv, det,
+solve, norms and the dispatch of ``@``), ``shape`` (reshape, view, permute, squeeze, cat,
+split, flip, ...), ``indexing`` (``x[index]``, gather, scatter, masked_fill, ...), ``sorting``
+(sort, topk, median), ``copy`` (clone, dtype conversion) and ``inplace`` (the one mechanism
+behind ``add_``, ``x[i] = v`` and every other in-place op).
 """

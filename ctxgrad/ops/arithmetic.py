@@ -17,6 +17,7 @@ from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.autograd.saved import READ_BY_OTHER
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import (
     PLAIN_OPERANDS,
     arrays,
@@ -633,17 +634,17 @@ def ldexp_(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
-def neg(input: Tensor) -> Tensor:
-    """``-input``."""
-    return Neg.apply(input)
-
-
 def floor_divide(input: Any, other: Any) -> Tensor:
     """``input // other``, rounded toward -inf; not differentiable."""
     if isinstance(input, Tensor):
         return FloorDivide.apply(input, operand(other))
     out: Tensor = other.__rfloordiv__(input)
     return out
+
+
+def floor_divide_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self // other``, rounded toward -inf."""
+    return write_in_place(FloorDivide, input, operand(other))
 
 
 def remainder(input: Any, other: Any) -> Tensor:
@@ -656,11 +657,25 @@ def remainder(input: Any, other: Any) -> Tensor:
     return RemainderScalar.apply(input, operand(other))
 
 
+def remainder_(input: Tensor, other: Any) -> Tensor:
+    """In place: ``self % other``, with the sign of ``other``."""
+    if isinstance(other, Tensor):
+        return write_in_place(Remainder, input, other)
+    return write_in_place(RemainderScalar, input, operand(other))
+
+
 def fmod(input: Tensor, other: Any) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's rule)."""
     if isinstance(other, Tensor):
         return Fmod.apply(input, other)
     return FmodScalar.apply(input, operand(other))
+
+
+def fmod_(input: Tensor, other: Any) -> Tensor:
+    """In place: the remainder of ``self / other`` with the sign of ``self``."""
+    if isinstance(other, Tensor):
+        return write_in_place(Fmod, input, other)
+    return write_in_place(FmodScalar, input, operand(other))
 
 
 def add_operator(input: Tensor, other: Any) -> Tensor:
@@ -703,14 +718,10 @@ def rpow_operator(input: Tensor, other: Any) -> Tensor:
     return _pow(other if type(other) in _PLAIN else operand(other), input)
 
 
-def rfloordiv_operator(input: Tensor, other: Any) -> Tensor:
-    """``other // input`` (``__rfloordiv__``)."""
-    return FloorDivide.apply(operand(other), input)
-
-
-def rmod_operator(input: Tensor, other: Any) -> Tensor:
-    """``other % input`` (``__rmod__``)."""
-    return Remainder.apply(operand(other), input)
+def reflected_operands(name: str, input: Tensor, other: Any) -> tuple[Any, Tensor]:
+    """The operands of a reflected operator (``__rfloordiv__``: ``other // input``), ``other``
+    first: a tensor, or a Python number as it is (NumPy scalars and arrays converted)."""
+    return operand(other), input
 
 
 # --------------------------------------------------------------------------- in-place variants
@@ -745,6 +756,44 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
     return write_in_place(Pow, input, operand(exponent))
 
 
-def neg_(input: Tensor) -> Tensor:
-    """In place: ``-input``."""
-    return write_in_place(Neg, input)
+# --------------------------------------------------------------------------- rows
+#: The rows of this module's ops (``ctxgrad.ops._row``), gathered by ``ctxgrad.ops.table``
+#: (``matmul``'s is with the matrix products, in ``ctxgrad.ops.linalg``'s).
+ROWS: list[Op] = [
+    Op("add", add, inplace=add_, inplace_dunders=("__iadd__",), numpy=("add",)),
+    Op("sub", sub, inplace=sub_, inplace_dunders=("__isub__",), numpy=("subtract",)),
+    Op("mul", mul, inplace=mul_, inplace_dunders=("__imul__",), numpy=("multiply",)),
+    Op(
+        "div",
+        div,
+        inplace=div_,
+        inplace_dunders=("__itruediv__",),
+        aliases=("true_divide", "divide"),
+        numpy=("divide",),
+    ),
+    Op("pow", pow, inplace=pow_, inplace_dunders=("__ipow__",), out=True, numpy=("power",)),
+    Op("neg", Neg, inplace=True, dunders=("__neg__",), out=True, numpy=("negative",)),
+    Op(
+        "floor_divide",
+        floor_divide,
+        dunders=("__floordiv__",),
+        inplace=floor_divide_,
+        out=True,
+        numpy=("floor_divide",),
+    ),
+    Op("remainder", remainder, dunders=("__mod__",), inplace=remainder_, out=True, numpy=("remainder",)),
+    Op("fmod", fmod, inplace=fmod_, out=True, numpy=("fmod",)),
+    Op("float_power", float_power, inplace=float_power_, out=True, numpy=("float_power",)),
+    Op("ldexp", ldexp, inplace=ldexp_, out=True, numpy=("ldexp",)),
+    # the operators that are not a named op's method (a reflected operand, a fast path)
+    Op("__add__", add_operator, function=False, dunders=("__radd__",)),
+    Op("__sub__", sub_operator, function=False),
+    Op("__rsub__", rsub_operator, function=False),
+    Op("__mul__", mul_operator, function=False, dunders=("__rmul__",)),
+    Op("__truediv__", truediv_operator, function=False),
+    Op("__rtruediv__", rtruediv_operator, function=False),
+    Op("__pow__", pow_operator, function=False),
+    Op("__rpow__", rpow_operator, function=False),
+    Op("__rfloordiv__", FloorDivide, args=reflected_operands, function=False),
+    Op("__rmod__", Remainder, args=reflected_operands, function=False),
+]

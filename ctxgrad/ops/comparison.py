@@ -16,8 +16,10 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error, operand, raw, refuse_complex
-from ctxgrad.ops.pointwise import _binary_tensor_args, tensor_arg
+from ctxgrad.ops.arithmetic import reflected_operands
+from ctxgrad.ops.pointwise import tensor_arg, tensor_operands
 
 
 class _Compare(Function[Tensor]):
@@ -279,180 +281,6 @@ class BitwiseNot(Function[Tensor]):
         return None
 
 
-# --------------------------------------------------------------------------- frontends
-# One function per op, with torch's signature (ops/table.py makes them the surfaces).
-def eq(input: Tensor, other: Any) -> Tensor:
-    """Elementwise ``==`` as a bool tensor."""
-    if not isinstance(input, Tensor):  # only the function form can get here
-        raise _not_a_tensor("eq", input, other)
-    return Eq.apply(input, operand(other))
-
-
-def ne(input: Tensor, other: Any) -> Tensor:
-    """Elementwise ``!=`` as a bool tensor."""
-    if not isinstance(input, Tensor):  # only the function form can get here
-        raise _not_a_tensor("ne", input, other)
-    return Ne.apply(input, operand(other))
-
-
-def lt(input: Tensor, other: Any) -> Tensor:
-    """Elementwise ``<`` as a bool tensor."""
-    if not isinstance(input, Tensor):  # only the function form can get here
-        raise _not_a_tensor("lt", input, other)
-    return Lt.apply(input, operand(other))
-
-
-def le(input: Tensor, other: Any) -> Tensor:
-    """Elementwise ``<=`` as a bool tensor."""
-    if not isinstance(input, Tensor):  # only the function form can get here
-        raise _not_a_tensor("le", input, other)
-    return Le.apply(input, operand(other))
-
-
-def gt(input: Tensor, other: Any) -> Tensor:
-    """Elementwise ``>`` as a bool tensor."""
-    if not isinstance(input, Tensor):  # only the function form can get here
-        raise _not_a_tensor("gt", input, other)
-    return Gt.apply(input, operand(other))
-
-
-def ge(input: Tensor, other: Any) -> Tensor:
-    """Elementwise ``>=`` as a bool tensor."""
-    if not isinstance(input, Tensor):  # only the function form can get here
-        raise _not_a_tensor("ge", input, other)
-    return Ge.apply(input, operand(other))
-
-
-def _not_a_tensor(name: str, input: Any, other: Any) -> TypeError:
-    """torch's error for ``ctxgrad.eq(1, t)``: a comparison function takes a tensor first."""
-    got = ", ".join(type(v).__name__ for v in (input, other))
-    return TypeError(
-        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
-        " * (Tensor input, Number other, *, Tensor out = None)\n"
-    )
-
-
-def _is_operand(other: Any) -> bool:
-    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
-    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
-
-
-def eq_operator(input: Tensor, other: Any) -> Tensor:
-    """``input == other`` (``__eq__``); NotImplemented for what is not an operand (``t == None`` is False)."""
-    if not _is_operand(other):
-        return NotImplemented  # type: ignore[no-any-return]
-    return Eq.apply(input, operand(other))
-
-
-def ne_operator(input: Tensor, other: Any) -> Tensor:
-    """``input != other`` (``__ne__``)."""
-    if not _is_operand(other):
-        return NotImplemented  # type: ignore[no-any-return]
-    return Ne.apply(input, operand(other))
-
-
-def isnan(input: Tensor) -> Tensor:
-    """Elementwise test for NaN, as a bool tensor."""
-    return IsNan.apply(input)
-
-
-def isinf(input: Tensor) -> Tensor:
-    """Elementwise test for +inf or -inf, as a bool tensor."""
-    return IsInf.apply(input)
-
-
-def isfinite(input: Tensor) -> Tensor:
-    """Elementwise test for neither inf nor NaN, as a bool tensor."""
-    return IsFinite.apply(input)
-
-
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical AND (nonzero is true), as a bool tensor."""
-    return LogicalAnd.apply(_binary_tensor_args("logical_and", input, other), other)
-
-
-def logical_and_method(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical AND of the elements' truth (nonzero is true), as a bool tensor."""
-    return LogicalAnd.apply(input, tensor_arg("logical_and", "other", 1, other))
-
-
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical OR, as a bool tensor."""
-    return LogicalOr.apply(_binary_tensor_args("logical_or", input, other), other)
-
-
-def logical_or_method(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical OR, as a bool tensor."""
-    return LogicalOr.apply(input, tensor_arg("logical_or", "other", 1, other))
-
-
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical XOR, as a bool tensor."""
-    return LogicalXor.apply(_binary_tensor_args("logical_xor", input, other), other)
-
-
-def logical_xor_method(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise logical XOR, as a bool tensor."""
-    return LogicalXor.apply(input, tensor_arg("logical_xor", "other", 1, other))
-
-
-def logical_not(input: Tensor) -> Tensor:
-    """Elementwise logical NOT, as a bool tensor."""
-    return LogicalNot.apply(input)
-
-
-def bitwise_and(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input & other`` (bool and integer tensors)."""
-    if isinstance(input, Tensor):
-        return BitwiseAnd.apply(input, operand(other))
-    out: Tensor = other.__rand__(input)
-    return out
-
-
-def bitwise_or(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input | other`` (bool and integer tensors)."""
-    if isinstance(input, Tensor):
-        return BitwiseOr.apply(input, operand(other))
-    out: Tensor = other.__ror__(input)
-    return out
-
-
-def bitwise_xor(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input ^ other`` (bool and integer tensors)."""
-    if isinstance(input, Tensor):
-        return BitwiseXor.apply(input, operand(other))
-    out: Tensor = other.__rxor__(input)
-    return out
-
-
-def bitwise_not(input: Tensor) -> Tensor:
-    """Elementwise ``~input`` (bool and integer tensors)."""
-    return BitwiseNot.apply(input)
-
-
-def rand_operator(input: Tensor, other: Any) -> Tensor:
-    """``other & input`` (``__rand__``)."""
-    return BitwiseAnd.apply(operand(other), input)
-
-
-def ror_operator(input: Tensor, other: Any) -> Tensor:
-    """``other | input`` (``__ror__``)."""
-    return BitwiseOr.apply(operand(other), input)
-
-
-def rxor_operator(input: Tensor, other: Any) -> Tensor:
-    """``other ^ input`` (``__rxor__``)."""
-    return BitwiseXor.apply(operand(other), input)
-
-
-def invert_operator(input: Tensor) -> Tensor:
-    """``~input`` (``__invert__``): integer and bool tensors only."""
-    if input.array.dtype.kind not in "biu":
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-    return BitwiseNot.apply(input)
-
-
 class _RealTest(Function[Tensor]):
     """A test of each element's value (``signbit``, ``isposinf``, ``isneginf``): a bool tensor,
     with torch's refusal of complex input; integers and bools are tested as they are."""
@@ -516,33 +344,6 @@ class IsReal(Function[Tensor]):
         return None
 
 
-def signbit(input: Tensor) -> Tensor:
-    """Elementwise: whether the sign bit is set."""
-    return Signbit.apply(input)
-
-
-def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
-    """Elementwise: whether each of ``elements`` is among ``test_elements`` (either may be a
-    number), or with ``invert`` whether it is not.  Not differentiable (a bool result)."""
-    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
-        raise TypeError(
-            f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
-            f"{type(test_elements).__name__}), but expected one of:\n"
-            " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
-            "Tensor out = None)\n"
-            " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
-            "Tensor out = None)\n"
-            " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
-            "Tensor out = None)\n"
-        )
-    given = [t if isinstance(t, Tensor) else as_tensor(np.asarray(t)) for t in (elements, test_elements)]
-    for t in given:
-        if t.dtype.kind == "c":
-            raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(t.dtype)}")
-    out: Tensor = IsIn.apply(given[0], given[1], bool(assume_unique), bool(invert))
-    return out
-
-
 class IsIn(Function[Tensor]):
     """Whether each of ``elements`` is among ``tests`` (``invert``: is not), as bools.  The
     first ``keep`` dimensions of both (a vmap batch) pair each sample's elements with its own
@@ -595,70 +396,299 @@ class IsIn(Function[Tensor]):
         return IsIn.apply(elements, tests, assume_unique, invert, keep + 1), 0
 
 
-def isposinf(input: Tensor) -> Tensor:
-    """Elementwise: whether ``input`` is +inf."""
-    return IsPosInf.apply(input)
+# --------------------------------------------------------------------------- argument handlers and frontends
+# The rows (``ROWS``, below) make the frontends of the ops with one Function from it and the
+# argument handler they name (``compare_args``, ``bitwise_operands``).  Written here: the methods
+# of the logical ops (torch counts a method's argument positions from after ``self``), ``isin``
+# (its operands made tensors), the in-place comparisons (torch names their nodes by ``other``'s
+# kind) and the operators ``==``, ``!=`` and ``~``.
 
 
-def isneginf(input: Tensor) -> Tensor:
-    """Elementwise: whether ``input`` is -inf."""
-    return IsNegInf.apply(input)
+def compare_args(name: str, input: Tensor, other: Any) -> tuple[Tensor, Any]:
+    """A comparison's operands: ``other`` a tensor or a number; the function takes a tensor
+    first (torch's TypeError; a method's ``self`` always is one)."""
+    if not isinstance(input, Tensor):
+        raise _not_a_tensor(name, input, other)
+    return input, operand(other)
 
 
-def isreal(input: Tensor) -> Tensor:
-    """Elementwise: whether the imaginary part is 0."""
-    return IsReal.apply(input)
+def _not_a_tensor(name: str, input: Any, other: Any) -> TypeError:
+    """torch's error for ``ctxgrad.eq(1, t)``: a comparison function takes a tensor first."""
+    got = ", ".join(type(v).__name__ for v in (input, other))
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor input, Number other, *, Tensor out = None)\n"
+    )
 
 
-def gcd(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise greatest common divisor of integer tensors."""
-    return Gcd.apply(_binary_tensor_args("gcd", input, other), other)
+def _is_operand(other: Any) -> bool:
+    """True for what ``==`` can compare a tensor with (anything else compares unequal)."""
+    return isinstance(other, (Tensor, int, float, complex, np.ndarray, np.generic, list, tuple))
 
 
-def lcm(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise least common multiple of integer tensors."""
-    return Lcm.apply(_binary_tensor_args("lcm", input, other), other)
+def eq_operator(input: Tensor, other: Any) -> Tensor:
+    """``input == other`` (``__eq__``); NotImplemented for what is not an operand (``t == None`` is False)."""
+    if not _is_operand(other):
+        return NotImplemented  # type: ignore[no-any-return]
+    return Eq.apply(input, operand(other))
 
 
-def gcd_(input: Tensor, other: Tensor) -> Tensor:
-    """In place: elementwise greatest common divisor."""
-    return write_in_place(Gcd, input, tensor_arg("gcd_", "other", 1, other))
+def ne_operator(input: Tensor, other: Any) -> Tensor:
+    """``input != other`` (``__ne__``)."""
+    if not _is_operand(other):
+        return NotImplemented  # type: ignore[no-any-return]
+    return Ne.apply(input, operand(other))
 
 
-def lcm_(input: Tensor, other: Tensor) -> Tensor:
-    """In place: elementwise least common multiple."""
-    return write_in_place(Lcm, input, tensor_arg("lcm_", "other", 1, other))
+def logical_and_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical AND of the elements' truth (nonzero is true), as a bool tensor."""
+    return LogicalAnd.apply(input, tensor_arg("logical_and", "other", 1, other))
 
 
-def bitwise_left_shift(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input << other`` (integer tensors; either may be a Python int)."""
+def logical_or_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical OR, as a bool tensor."""
+    return LogicalOr.apply(input, tensor_arg("logical_or", "other", 1, other))
+
+
+def logical_xor_method(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise logical XOR, as a bool tensor."""
+    return LogicalXor.apply(input, tensor_arg("logical_xor", "other", 1, other))
+
+
+def bitwise_operands(name: str, input: Any, other: Any) -> tuple[Any, Any]:
+    """The operands of a bitwise op or shift: bool or integer tensors, or Python ints and bools
+    on either side (``ctxgrad.bitwise_and(3, t)``)."""
     if isinstance(input, Tensor):
-        return BitwiseLeftShift.apply(input, operand(other))
-    return BitwiseLeftShift.apply(operand(input), other)
+        return input, operand(other)
+    return operand(input), other
 
 
-def bitwise_right_shift(input: Any, other: Any) -> Tensor:
-    """Elementwise ``input >> other``, keeping the sign (integer tensors; either may be a Python int)."""
-    if isinstance(input, Tensor):
-        return BitwiseRightShift.apply(input, operand(other))
-    return BitwiseRightShift.apply(operand(input), other)
+def invert_operator(input: Tensor) -> Tensor:
+    """``~input`` (``__invert__``): integer and bool tensors only."""
+    if input.array.dtype.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return BitwiseNot.apply(input)
 
 
-def rlshift_operator(input: Tensor, other: Any) -> Tensor:
-    """``other << input`` (``__rlshift__``)."""
-    return BitwiseLeftShift.apply(operand(other), input)
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Elementwise: whether each of ``elements`` is among ``test_elements`` (either may be a
+    number), or with ``invert`` whether it is not.  Not differentiable (a bool result)."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+            f"{type(test_elements).__name__}), but expected one of:\n"
+            " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+            " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+            " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+        )
+    given = [t if isinstance(t, Tensor) else as_tensor(np.asarray(t)) for t in (elements, test_elements)]
+    for t in given:
+        if t.dtype.kind == "c":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {short_name(t.dtype)}")
+    out: Tensor = IsIn.apply(given[0], given[1], bool(assume_unique), bool(invert))
+    return out
 
 
-def rrshift_operator(input: Tensor, other: Any) -> Tensor:
-    """``other >> input`` (``__rrshift__``)."""
-    return BitwiseRightShift.apply(operand(other), input)
+class CompareInPlace(Function[Tensor]):
+    """The 1 or 0 an in-place comparison (``x.lt_(y)``) writes, in ``x``'s dtype; as in torch,
+    the values it overwrites (and a tensor ``other``) get a zero gradient.  ``compare`` is the
+    comparison's Function (made per comparison and node name by :func:`_compare`)."""
+
+    vmap = elementwise_rule
+    writes_first_input = True
+
+    node_name = "EqBackward0"
+    skips_without_gradient = True
+    compare: ClassVar[type[Function[Tensor]]]
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, other: Any) -> Tensor:
+        ctx.other = other.array.shape if isinstance(other, Tensor) else None
+        result: Tensor = ctx.forward_cls.compare.forward(ctx, x, other)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_x, need_other = ctx.needs_input_grad
+        zeros = as_tensor(np.zeros_like(grad.array)) if need_x else None
+        other = as_tensor(np.zeros(ctx.other, grad.array.dtype)) if need_other and ctx.other is not None else None
+        return zeros, other
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: Any) -> Tensor:
+        return as_tensor(np.zeros_like(tx.array))
 
 
-def bitwise_left_shift_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self <<= other``."""
-    return write_in_place(BitwiseLeftShift, input, operand(other))
+_COMPARES: dict[tuple[type[Function[Tensor]], str], type[CompareInPlace]] = {}
 
 
-def bitwise_right_shift_(input: Tensor, other: Any) -> Tensor:
-    """In place: ``self >>= other``."""
-    return write_in_place(BitwiseRightShift, input, operand(other))
+def _compare(fn: type[Function[Tensor]], name: str, what: str) -> Callable[[Tensor, Any], Tensor]:
+    """``name``: the comparison ``fn`` made in place; torch names its node ``<Op>Backward0``
+    for a number ``other`` and ``<Op>Backward1`` for a tensor."""
+
+    def made(node: str) -> type[CompareInPlace]:
+        cls = _COMPARES.get((fn, node))
+        if cls is None:
+            meta: Any = type(CompareInPlace)
+            namespace = {
+                "compare": fn,
+                "ufunc": fn.__dict__["ufunc"],  # what the comparison's forward reads from its class
+                "node_name": node,
+                "__module__": __name__,
+                "__doc__": CompareInPlace.__doc__,
+            }
+            cls = _COMPARES[(fn, node)] = meta(f"{fn.__name__}InPlace", (CompareInPlace,), namespace)
+        return cls
+
+    op = fn.__name__
+
+    def frontend(input: Tensor, other: Any) -> Tensor:
+        node = f"{op}Backward1" if isinstance(other, Tensor) else f"{op}Backward0"
+        return write_in_place(made(node), input, operand(other))
+
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = f"In place: elementwise ``self {what} other``, as 1 or 0 in this tensor's dtype."
+    return frontend
+
+
+eq_ = _compare(Eq, "eq_", "==")
+ne_ = _compare(Ne, "ne_", "!=")
+lt_ = _compare(Lt, "lt_", "<")
+le_ = _compare(Le, "le_", "<=")
+gt_ = _compare(Gt, "gt_", ">")
+ge_ = _compare(Ge, "ge_", ">=")
+
+
+# --------------------------------------------------------------------------- rows
+#: The rows of this module's ops (``ctxgrad.ops._row``), gathered by ``ctxgrad.ops.table``.
+ROWS: list[Op] = [
+    Op("eq", Eq, args=compare_args, inplace=eq_, out=True, numpy=("equal",)),
+    Op("ne", Ne, args=compare_args, aliases=("not_equal",), inplace=ne_, out=True, numpy=("not_equal",)),
+    Op("lt", Lt, args=compare_args, aliases=("less",), dunders=("__lt__",), inplace=lt_, out=True, numpy=("less",)),
+    Op(
+        "le",
+        Le,
+        args=compare_args,
+        aliases=("less_equal",),
+        dunders=("__le__",),
+        inplace=le_,
+        out=True,
+        numpy=("less_equal",),
+    ),
+    Op(
+        "gt",
+        Gt,
+        args=compare_args,
+        aliases=("greater",),
+        dunders=("__gt__",),
+        inplace=gt_,
+        out=True,
+        numpy=("greater",),
+    ),
+    Op(
+        "ge",
+        Ge,
+        args=compare_args,
+        aliases=("greater_equal",),
+        dunders=("__ge__",),
+        inplace=ge_,
+        out=True,
+        numpy=("greater_equal",),
+    ),
+    Op("__eq__", eq_operator, function=False),
+    Op("__ne__", ne_operator, function=False),
+    Op("isnan", IsNan, numpy=("isnan",)),
+    Op("isinf", IsInf, numpy=("isinf",)),
+    Op("isfinite", IsFinite, numpy=("isfinite",)),
+    Op(
+        "logical_and",
+        LogicalAnd,
+        args=tensor_operands,
+        method_frontend=logical_and_method,
+        inplace=True,
+        out=True,
+        numpy=("logical_and",),
+    ),
+    Op(
+        "logical_or",
+        LogicalOr,
+        args=tensor_operands,
+        method_frontend=logical_or_method,
+        inplace=True,
+        out=True,
+        numpy=("logical_or",),
+    ),
+    Op(
+        "logical_xor",
+        LogicalXor,
+        args=tensor_operands,
+        method_frontend=logical_xor_method,
+        inplace=True,
+        out=True,
+        numpy=("logical_xor",),
+    ),
+    Op("logical_not", LogicalNot, inplace=True, out=True, numpy=("logical_not",)),
+    Op(
+        "bitwise_and",
+        BitwiseAnd,
+        args=bitwise_operands,
+        dunders=("__and__",),
+        inplace=True,
+        out=True,
+        numpy=("bitwise_and",),
+    ),
+    Op(
+        "bitwise_or",
+        BitwiseOr,
+        args=bitwise_operands,
+        dunders=("__or__",),
+        inplace=True,
+        out=True,
+        numpy=("bitwise_or",),
+    ),
+    Op(
+        "bitwise_xor",
+        BitwiseXor,
+        args=bitwise_operands,
+        dunders=("__xor__",),
+        inplace=True,
+        out=True,
+        numpy=("bitwise_xor",),
+    ),
+    Op("bitwise_not", BitwiseNot, inplace=True, out=True, numpy=("invert",)),
+    Op("__rand__", BitwiseAnd, args=reflected_operands, function=False),
+    Op("__ror__", BitwiseOr, args=reflected_operands, function=False),
+    Op("__rxor__", BitwiseXor, args=reflected_operands, function=False),
+    Op("__invert__", invert_operator, function=False),
+    Op("gcd", Gcd, args=tensor_operands, inplace=True, out=True, numpy=("gcd",)),
+    Op("lcm", Lcm, args=tensor_operands, inplace=True, out=True, numpy=("lcm",)),
+    Op(
+        "bitwise_left_shift",
+        BitwiseLeftShift,
+        args=bitwise_operands,
+        dunders=("__lshift__",),
+        inplace=True,
+        inplace_dunders=("__ilshift__",),
+        out=True,
+    ),
+    Op(
+        "bitwise_right_shift",
+        BitwiseRightShift,
+        args=bitwise_operands,
+        dunders=("__rshift__",),
+        inplace=True,
+        inplace_dunders=("__irshift__",),
+        out=True,
+    ),
+    Op("__rlshift__", BitwiseLeftShift, args=reflected_operands, function=False),
+    Op("__rrshift__", BitwiseRightShift, args=reflected_operands, function=False),
+    Op("signbit", Signbit, out=True, numpy=("signbit",)),
+    Op("isposinf", IsPosInf, out=True),
+    Op("isneginf", IsNegInf, out=True),
+    Op("isreal", IsReal),
+    Op("isin", isin, method=False, out=True),
+]

@@ -6,7 +6,7 @@ itself, from which the frontend is made) and where it appears: a Tensor method o
 name, its in-place variant (``exp_``), a ``ctxgrad.<name>`` function with or without
 ``out=``, an alias in ``ctxgrad.nn.functional``, dunders (``__add__``), NumPy ufuncs and
 other names (``aliases``).  Rows moved beside their Functions live in their family's
-``ROWS`` (``ops.pointwise.ROWS``); :data:`OPS` gathers them with the rest.
+``ROWS`` (``ops.pointwise.ROWS``, ``ops.binary.ROWS``, ...); :data:`OPS` gathers them with the rest.
 ``ctxgrad._surface`` (L4) walks :data:`OPS` once, when ``ctxgrad`` is imported, and attaches
 the methods; ``python -m ctxgrad._gen_methods`` writes their typed declarations into
 ``class Tensor``, the made functions' stubs into ``ctxgrad/_made_functions.py`` and the
@@ -31,7 +31,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxgrad.ops import (
+    activations,
     arithmetic,
+    binary,
     comparison,
     complex_numbers,
     convolution,
@@ -51,6 +53,7 @@ from ctxgrad.ops import (
     shape,
     softmax,
     sorting,
+    special_functions,
     statistics,
 )
 from ctxgrad.ops._row import Op
@@ -58,94 +61,16 @@ from ctxgrad.ops._row import Op
 __all__ = ["OPS", "OUT_VARIANTS", "Op", "frontend"]
 
 
-def _unary(name: str, **fields: Any) -> Op:
-    """A row for a one-tensor op of ``pointwise`` (its frontend has the op's name)."""
-    return Op(name, getattr(pointwise, name), **fields)
-
-
 OPS: list[Op] = [
     # ----------------------------------------------------------------------- pointwise
     *pointwise.ROWS,
-    *convolution.ROWS,
-    *losses.ROWS,
-    _unary("exp", inplace=pointwise.exp_),
-    _unary("round", inplace=inplace.round_),
-    Op("atan2", pointwise.atan2, method_frontend=pointwise.atan2_method, inplace=inplace.atan2_),
-    Op("arctan2", pointwise.arctan2, method_frontend=pointwise.arctan2_method, inplace=inplace.arctan2_),
-    Op("maximum", pointwise.maximum, method_frontend=pointwise.maximum_method),
-    Op("minimum", pointwise.minimum, method_frontend=pointwise.minimum_method),
-    _unary("clamp", inplace=pointwise.clamp_),
-    _unary("clip", inplace=pointwise.clip_),
-    _unary("clamp_min", inplace=inplace.clamp_min_),
-    _unary("clamp_max", inplace=inplace.clamp_max_),
-    Op("lerp", pointwise.lerp, method_frontend=pointwise.lerp_method, inplace=inplace.lerp_),
-    Op("where", pointwise.where, method=False),
+    *binary.ROWS,
+    *special_functions.ROWS,
+    *activations.ROWS,
     # ----------------------------------------------------------------------- arithmetic
-    Op("add", arithmetic.add, inplace=arithmetic.add_, inplace_dunders=("__iadd__",)),
-    Op("sub", arithmetic.sub, inplace=arithmetic.sub_, inplace_dunders=("__isub__",)),
-    Op("mul", arithmetic.mul, inplace=arithmetic.mul_, inplace_dunders=("__imul__",)),
-    Op(
-        "div",
-        arithmetic.div,
-        inplace=arithmetic.div_,
-        inplace_dunders=("__itruediv__",),
-        aliases=("true_divide", "divide"),
-    ),
-    Op("pow", arithmetic.pow, inplace=arithmetic.pow_, inplace_dunders=("__ipow__",)),
-    Op("neg", arithmetic.neg, inplace=arithmetic.neg_, dunders=("__neg__",)),
-    Op("floor_divide", arithmetic.floor_divide, dunders=("__floordiv__",), inplace=inplace.floor_divide_),
-    Op("remainder", arithmetic.remainder, dunders=("__mod__",), inplace=inplace.remainder_),
-    Op("fmod", arithmetic.fmod, inplace=inplace.fmod_),
-    # the operators that are not a named op's method (a reflected operand, a fast path)
-    Op("__add__", arithmetic.add_operator, function=False, dunders=("__radd__",)),
-    Op("__sub__", arithmetic.sub_operator, function=False),
-    Op("__rsub__", arithmetic.rsub_operator, function=False),
-    Op("__mul__", arithmetic.mul_operator, function=False, dunders=("__rmul__",)),
-    Op("__truediv__", arithmetic.truediv_operator, function=False),
-    Op("__rtruediv__", arithmetic.rtruediv_operator, function=False),
-    Op("__pow__", arithmetic.pow_operator, function=False),
-    Op("__rpow__", arithmetic.rpow_operator, function=False),
-    Op("__rfloordiv__", arithmetic.rfloordiv_operator, function=False),
-    Op("__rmod__", arithmetic.rmod_operator, function=False),
+    *arithmetic.ROWS,
     # ----------------------------------------------------------------------- comparison
-    Op("eq", comparison.eq, inplace=inplace.eq_),
-    Op("ne", comparison.ne, aliases=("not_equal",), inplace=inplace.ne_),
-    Op("lt", comparison.lt, aliases=("less",), dunders=("__lt__",), inplace=inplace.lt_),
-    Op("le", comparison.le, aliases=("less_equal",), dunders=("__le__",), inplace=inplace.le_),
-    Op("gt", comparison.gt, aliases=("greater",), dunders=("__gt__",), inplace=inplace.gt_),
-    Op("ge", comparison.ge, aliases=("greater_equal",), dunders=("__ge__",), inplace=inplace.ge_),
-    Op("__eq__", comparison.eq_operator, function=False),
-    Op("__ne__", comparison.ne_operator, function=False),
-    Op("isnan", comparison.isnan),
-    Op("isinf", comparison.isinf),
-    Op("isfinite", comparison.isfinite),
-    Op(
-        "logical_and",
-        comparison.logical_and,
-        method_frontend=comparison.logical_and_method,
-        inplace=inplace.logical_and_,
-    ),
-    Op(
-        "logical_or",
-        comparison.logical_or,
-        method_frontend=comparison.logical_or_method,
-        inplace=inplace.logical_or_,
-    ),
-    Op(
-        "logical_xor",
-        comparison.logical_xor,
-        method_frontend=comparison.logical_xor_method,
-        inplace=inplace.logical_xor_,
-    ),
-    Op("logical_not", comparison.logical_not, inplace=inplace.logical_not_),
-    Op("bitwise_and", comparison.bitwise_and, dunders=("__and__",), inplace=inplace.bitwise_and_),
-    Op("bitwise_or", comparison.bitwise_or, dunders=("__or__",), inplace=inplace.bitwise_or_),
-    Op("bitwise_xor", comparison.bitwise_xor, dunders=("__xor__",), inplace=inplace.bitwise_xor_),
-    Op("bitwise_not", comparison.bitwise_not, inplace=inplace.bitwise_not_),
-    Op("__rand__", comparison.rand_operator, function=False),
-    Op("__ror__", comparison.ror_operator, function=False),
-    Op("__rxor__", comparison.rxor_operator, function=False),
-    Op("__invert__", comparison.invert_operator, function=False),
+    *comparison.ROWS,
     # ----------------------------------------------------------------------- reduction
     *reduction.ROWS,
     *cumulative.ROWS,
@@ -196,53 +121,12 @@ OPS: list[Op] = [
     # ----------------------------------------------------------------------- sorting
     *sorting.ROWS,
     # ----------------------------------------------------------------------- more of torch's functions
-    Op("polygamma", pointwise.polygamma, method_frontend=pointwise.polygamma_method, inplace=pointwise.polygamma_),
-    _unary("nan_to_num", inplace=pointwise.nan_to_num_),
-    _unary("positive", dunders=("__pos__",)),
-    _unary("sgn", inplace=pointwise.sgn_),
-    Op("hypot", pointwise.hypot, method_frontend=pointwise.hypot_method, inplace=pointwise.hypot_),
-    Op("logaddexp", pointwise.logaddexp, method_frontend=pointwise.logaddexp_method),
-    Op("logaddexp2", pointwise.logaddexp2, method_frontend=pointwise.logaddexp2_method),
-    _unary("xlogy", inplace=pointwise.xlogy_),
-    _unary("copysign", inplace=pointwise.copysign_),
-    _unary("heaviside", inplace=pointwise.heaviside_),
-    _unary("nextafter", inplace=pointwise.nextafter_),
-    _unary("frexp"),
-    _unary("fmax"),
-    _unary("fmin"),
-    _unary("addcmul", inplace=pointwise.addcmul_),
-    _unary("addcdiv", inplace=pointwise.addcdiv_),
-    Op("float_power", arithmetic.float_power, inplace=arithmetic.float_power_),
-    Op("ldexp", arithmetic.ldexp, inplace=arithmetic.ldexp_),
-    Op("gcd", comparison.gcd, inplace=comparison.gcd_),
-    Op("lcm", comparison.lcm, inplace=comparison.lcm_),
-    Op(
-        "bitwise_left_shift",
-        comparison.bitwise_left_shift,
-        dunders=("__lshift__",),
-        inplace=comparison.bitwise_left_shift_,
-        inplace_dunders=("__ilshift__",),
-    ),
-    Op(
-        "bitwise_right_shift",
-        comparison.bitwise_right_shift,
-        dunders=("__rshift__",),
-        inplace=comparison.bitwise_right_shift_,
-        inplace_dunders=("__irshift__",),
-    ),
-    Op("__rlshift__", comparison.rlshift_operator, function=False),
-    Op("__rrshift__", comparison.rrshift_operator, function=False),
-    Op("signbit", comparison.signbit),
-    Op("isposinf", comparison.isposinf),
-    Op("isneginf", comparison.isneginf),
-    Op("isreal", comparison.isreal),
     # torch-surface names (issue 17): tests in tests/test_surface_more.py
-    Op("isin", comparison.isin, method=False),
     Op("nonzero_static", indexing.nonzero_static),
     Op("fill_diagonal_", indexing.fill_diagonal_, function=False),
-    # ----------------------------------------------------------------------- incomplete gamma (issue 18)
-    Op("igamma", pointwise.igamma, inplace=inplace.igamma_),
-    Op("igammac", pointwise.igammac, inplace=inplace.igammac_),
+    # ----------------------------------------------------------------------- nn.functional's ops
+    *convolution.ROWS,
+    *losses.ROWS,
     # ----------------------------------------------------------------------- copies and dtypes
     # last: the declarations of float, int, bool and type hide the builtins in class Tensor after them
     *copy.ROWS,

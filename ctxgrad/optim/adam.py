@@ -6,7 +6,6 @@ from typing import Any
 
 from ctxgrad._factories import zeros_like
 from ctxgrad._tensor import Tensor
-from ctxgrad.ops.pointwise import maximum
 from ctxgrad.optim.optimizer import Optimizer, ParamsT, _check_no_unsupported, _check_real, _scalar_dtype, _to_scalar
 
 __all__ = ["Adam"]
@@ -143,7 +142,7 @@ class Adam(Optimizer):
 
             if amsgrad:
                 max_exp_avg_sq = state["max_exp_avg_sq"]
-                max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq))
+                max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
                 denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)

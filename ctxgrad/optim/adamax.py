@@ -6,7 +6,6 @@ from typing import Any
 
 from ctxgrad._factories import zeros_like
 from ctxgrad._tensor import Tensor
-from ctxgrad.ops.pointwise import maximum
 from ctxgrad.optim.optimizer import Optimizer, ParamsT, _check_no_unsupported, _check_real, _scalar_dtype, _to_scalar
 
 __all__ = ["Adamax"]
@@ -106,6 +105,6 @@ class Adamax(Optimizer):
                 grad = grad.add(param, alpha=weight_decay)
             exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
             exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
-            exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
+            exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
             clr = lr / (1 - beta1 ** state["step"].item())
             param.add_(exp_avg / exp_inf, alpha=-clr)

@@ -7,7 +7,7 @@ the shortest name that exports it and is a package of where it is defined (``no_
 ``ctxgrad``; ``ctxgrad.optim.adam.Adam``: ``ctxgrad.optim``), unless that full name is
 also a module's (``ctxgrad.trace`` is a module and a function: the function is documented
 as ``ctxgrad.trace.trace``); or, when no such module exports it, by the first module
-listed that does (``ctxgrad.compat.afnio`` re-exports ``Function``: documented in
+listed that does (``ctxgrad.compat.afnio`` re-exports ``backward``: documented in
 ``ctxgrad.autograd``).  Every other module that exports it lists it with a link.
 
 ``conf.py`` gives the answer to the autosummary templates (``autosummary_context``); the

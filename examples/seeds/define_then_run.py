@@ -1,8 +1,9 @@
 """Define-then-run, auto_diff's way and ctxgrad.trace's: build or trace once, run many times.
 
 1. auto_diff's API (``ctxgrad.compat.auto_diff``): define a linear regression with a
-   placeholder for the data and variables for the weights, then run it by feed dicts and
-   train it by gradient descent; it reaches the weights an eager ctxgrad loop reaches.
+   placeholder for the data and variables for the weights, ask once for the gradients (they
+   are operations of the graph), then run them by feed dicts and train by gradient descent;
+   it reaches the weights an eager ctxgrad loop reaches.
 2. ``ctxgrad.trace``: trace a small network's loss once, replay it every step (its Python
    does not run again); the parameters are closed over, updated in place by the optimizer,
    and the replay sees every update.
@@ -29,11 +30,13 @@ b = OpVariable(np.zeros(1))
 error = x.dot(w) + b - y
 loss = (error * error).sum() / len(X)
 print(f"graph defined: loss has shape {loss.shape}, error has shape {error.shape}")
+loss.backward()  # once: each variable's .gradient is now an operation of the graph
+print(f"w's gradient is the operation {w.gradient}")
+feed = {x: X, "y": Y}
 for _ in range(300):
-    loss.forward({x: X, "y": Y})
-    loss.backward()
-    w.update(w.value - 0.1 * w.gradient)
-    b.update(b.value - 0.1 * b.gradient)
+    grad_w, grad_b = w.gradient.forward(feed), b.gradient.forward(feed)
+    w.update(w.value - 0.1 * grad_w)
+    b.update(b.value - 0.1 * grad_b)
 print(f"auto_diff: w = {w.value.ravel().round(4)}, b = {b.value.round(4)}")
 
 ew = ctxgrad.zeros(2, 1, dtype=ctxgrad.float64, requires_grad=True)

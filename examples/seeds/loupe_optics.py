@@ -7,9 +7,11 @@ backward needs, and ``backward(self, grad)`` pushes each input's gradient on wit
 ``self.inputs[i].backward(g)``. On ctxgrad each such class is an ordinary node of the one
 engine, with torch's complex convention, so ``gradcheck`` applies to the complex ops.
 
-Run it: ``python examples/seeds/loupe_optics.py``; it gradchecks the three ops (complex),
-then fits a phase screen to a measured image by gradient descent, started near the truth,
-and exits 0 when the image misfit has fallen a hundredfold.
+The model is built once, as loupe builds it, and evaluated again each time its parameter is
+written in place.  Run it: ``python examples/seeds/loupe_optics.py``; it gradchecks the three
+ops (complex) through each result's ``tensor``, then fits a phase screen to a measured image by
+gradient descent, started near the truth, and exits 0 when the image misfit has fallen a
+hundredfold; then fits it again with ``loupe.optimize`` (needs SciPy).
 """
 
 from __future__ import annotations
@@ -79,29 +81,36 @@ def main() -> None:
 
     field = ctxgrad.tensor(rng.normal(size=(n, n)) + 1j * rng.normal(size=(n, n)), requires_grad=True)
     phase = ctxgrad.tensor(rng.normal(size=(n, n)), dtype=ctxgrad.float64, requires_grad=True)
-    assert gradcheck(lambda p: expc(p), (phase,))
-    assert gradcheck(lambda f: multiply(f, mask), (field,))
-    assert gradcheck(lambda f: image(f), (field,))
+    # A loupe result's ``tensor`` is its ctxgrad graph: ctxgrad's gradcheck applies.
+    assert gradcheck(lambda p: expc(p).tensor, (phase,))
+    assert gradcheck(lambda f: multiply(f, mask).tensor, (field,))
+    assert gradcheck(lambda f: image(f).tensor, (field,))
     print("gradcheck passed: expc, masked multiply and image (complex)")
 
     true_phase = 0.8 * rng.normal(size=(n, n)) * mask
     measured = image(multiply(expc(true_phase), mask)).data
 
+    # As loupe builds it: the model once, then evaluated again as its parameter changes.
     estimate = loupe.array(true_phase + 0.3 * rng.normal(size=(n, n)) * mask, requires_grad=True)
+    misfit = loupe.sum((image(multiply(expc(estimate), mask)) - measured) ** 2)
     first = last = 0.0
     for step in range(301):
-        model = image(multiply(expc(estimate), mask))
-        misfit = ((model - ctxgrad.as_tensor(measured)) ** 2).sum()
-        estimate.grad = None
-        misfit.backward()
-        with ctxgrad.no_grad():
-            estimate -= 0.02 * estimate.grad
+        estimate.zero_grad()
+        misfit.backward(1.0)
         if step % 75 == 0:
-            print(f"step {step:3d}  image misfit {misfit.item():.3e}")
-        first = first or misfit.item()
-        last = misfit.item()
+            print(f"step {step:3d}  image misfit {misfit.data:.3e}")
+        first = first or float(misfit.data)
+        last = float(misfit.data)
+        estimate[...] = estimate.data - 0.02 * estimate.grad  # in place: the model follows
     print(f"misfit fell {first / last:.0f}-fold")
     assert last < first / 100, (first, last)
+
+    # The same fit by loupe.optimize (SciPy's L-BFGS-B), from the same start.
+    estimate[...] = true_phase + 0.3 * np.random.default_rng(1).normal(size=(n, n)) * mask
+    start = float(misfit.data)
+    result = loupe.optimize(misfit, estimate)
+    print(f"loupe.optimize: misfit {start:.3e} -> {result.fun:.3e} in {result.nit} iterations")
+    assert result.fun < start / 1e4, (start, result.fun)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Mistake: backward normalises the incoming gradient, so it is not linear in it.  Each
-column of the Jacobian (a one-hot ``grad``, norm 1) still comes out right, but the tangents
-forward mode derives from backward (the Function has no ``jvp``) are wrong.
-Finding: ``derived-jvp-wrong`` (with ``--forward``)."""
+column of the Jacobian (a one-hot ``grad``, norm 1) still comes out right, so finite
+differences against one-hot grad_outputs pass; but ``(3 * Cube.apply(x)).sum()`` gets the
+gradient of ``Cube.apply(x).sum()``, and the tangents forward mode derives from backward are
+wrong too.  The checker calls backward with random ``g``, ``2g``, ``h`` and ``g + h``.
+Finding: ``backward-not-linear`` (with or without ``--forward``)."""
 
 from __future__ import annotations
 

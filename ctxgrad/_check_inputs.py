@@ -1,0 +1,113 @@
+"""The inputs :mod:`ctxgrad.checks` runs a Function on, when the Function gives none of its own.
+
+Two ways, both said in the report:
+
+* a spec, ``"3x4,float64;4,float64"`` (the command line's ``--inputs``): one tensor per
+  ``;``-separated item, its shape (``3x4``, ``3 4``, ``(3, 4)``; ``()`` or empty for a
+  0-d tensor) and dtype, filled with seeded random values in ``[0.5, 1.5)``;
+* a guess from ``forward``'s signature: a parameter with a default gets its default, every
+  other one a random ``3 x 3`` tensor (square, so that elementwise ops, matrix products and
+  transposes all run on it).
+
+And the strided copies the checker runs beside the contiguous inputs: the same values in a
+transposed (or, for a vector, a step-2 sliced) view.  They are made here from NumPy arrays,
+not with ``Tensor.clone``, which makes its result contiguous (torch's keeps the strides).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor, _wrap
+
+__all__ = ["GUESSED_SHAPE", "guess_arguments", "inputs_from_spec", "strided_grad", "strided_leaf"]
+
+#: The shape of a tensor guessed for a parameter without a default.
+GUESSED_SHAPE = (3, 3)
+
+
+def _random(shape: tuple[int, ...], dtype: np.dtype[Any], rng: np.random.Generator) -> Tensor:
+    values: np.ndarray[Any, Any] = rng.uniform(0.5, 1.5, shape)
+    if dtype.kind == "c":
+        values = values + 1j * rng.uniform(-0.5, 0.5, shape)
+    elif dtype.kind in "iu":
+        values = rng.integers(0, 3, shape)
+    elif dtype.kind == "b":
+        values = rng.integers(0, 2, shape)
+    return _wrap(np.asarray(values).astype(dtype))
+
+
+def _shape(text: str, item: str) -> tuple[int, ...]:
+    stripped = text.strip().strip("()[]").strip()
+    if not stripped:
+        return ()
+    parts = [p for p in re.split(r"[x\s]+", stripped) if p]
+    if not all(p.isdigit() for p in parts):
+        raise ValueError(
+            f"cannot read the shape {text.strip()!r} in {item!r}: write it as sizes joined by 'x' (3x4), "
+            "or () for a 0-d tensor"
+        )
+    return tuple(int(p) for p in parts)
+
+
+def inputs_from_spec(spec: str, seed: int = 0) -> tuple[Tensor, ...]:
+    """The tensors ``spec`` describes: ``"shape,dtype"`` items separated by ``;``.
+
+    >>> [(tuple(t.shape), str(t.dtype)) for t in inputs_from_spec("2x3,float64; 3,int64; (),float32")]
+    [((2, 3), 'ctxgrad.float64'), ((3,), 'ctxgrad.int64'), ((), 'ctxgrad.float32')]
+    """
+    rng = np.random.default_rng(seed)
+    tensors = []
+    for item in (i.strip() for i in spec.split(";")):
+        if not item:
+            continue
+        shape_text, comma, dtype_text = item.rpartition(",")
+        if not comma:
+            shape_text, dtype_text = item, "float64"
+        try:
+            dtype = np.dtype(dtype_text.strip())
+        except TypeError as exc:
+            raise ValueError(f"cannot read the dtype {dtype_text.strip()!r} in {item!r}: {exc}") from exc
+        tensors.append(_random(_shape(shape_text, item), dtype, rng))
+    if not tensors:
+        raise ValueError(f"no input in {spec!r}: give 'shape,dtype' items separated by ';', as in '3x4,float64;4'")
+    return tuple(tensors)
+
+
+def guess_arguments(cls: Any, dtype: np.dtype[Any], seed: int = 0) -> tuple[tuple[Any, ...], str]:
+    """Arguments for ``cls.apply`` guessed from ``forward``'s parameters, and what was guessed
+    (``"x: [3, 3] float64, scale=2.0"``)."""
+    rng = np.random.default_rng(seed)
+    plan = cls._plan
+    args: list[Any] = []
+    said: list[str] = []
+    for name in plan.slot_names:
+        if name in plan.defaults:
+            args.append(plan.defaults[name])
+            said.append(f"{name}={plan.defaults[name]!r}")
+        else:
+            args.append(_random(GUESSED_SHAPE, dtype, rng))
+            said.append(f"{name}: {list(GUESSED_SHAPE)} {dtype.name}")
+    return tuple(args), ", ".join(said) or "no arguments"
+
+
+def strided_leaf(values: np.ndarray[Any, Any]) -> tuple[Tensor, Tensor, str] | None:
+    """A leaf that requires grad, the argument made from it (same values as ``values``, but
+    not C-contiguous: a transposed or step-2 sliced view of a clone), and how it was made;
+    None for a tensor of fewer than two elements.  The gradient of the argument is the
+    leaf's gradient read back with :func:`strided_grad`."""
+    if values.size < 2:
+        return None
+    if values.ndim >= 2:
+        leaf = _wrap(np.ascontiguousarray(np.swapaxes(values, -1, -2))).requires_grad_()
+        return leaf, leaf.clone().transpose(-1, -2), "a transposed view"
+    leaf = _wrap(np.repeat(values, 2)).requires_grad_()
+    return leaf, leaf.clone()[::2], "a step-2 slice"
+
+
+def strided_grad(grad: np.ndarray[Any, Any], ndim: int) -> np.ndarray[Any, Any]:
+    """The gradient of a :func:`strided_leaf` argument, from its leaf's gradient."""
+    return np.swapaxes(grad, -1, -2) if ndim >= 2 else grad[::2]
