@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ctxgrad._factories import arange, from_numpy
+from ctxgrad._made_functions import cat, stack
 from ctxgrad._tensor import Tensor
-from ctxgrad.ops.shape import cat, stack
 from ctxgrad.ops.table import frontend
 
 if TYPE_CHECKING:

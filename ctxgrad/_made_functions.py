@@ -143,6 +143,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def as_strided(
+        input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+    ) -> Tensor: ...
+
     def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -171,13 +175,17 @@ if TYPE_CHECKING:
 
     def bitwise_xor(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
+    def block_diag(*tensors: Tensor) -> Tensor: ...
+
     def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def broadcast_to(input: Tensor, size: Any) -> Tensor: ...
 
     def bucketize(
         input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Tensor | None = None
     ) -> Tensor: ...
 
-    def cat(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+    def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -188,6 +196,8 @@ if TYPE_CHECKING:
     def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
 
     def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
+
+    def chunk(input: Tensor, chunks: int, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]: ...
 
     def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -203,7 +213,7 @@ if TYPE_CHECKING:
 
     def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def concat(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+    def concat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     def concatenate(tensors: Any, axis: int = 0, *, dim: int | None = None, out: Tensor | None = None) -> Tensor: ...
 
@@ -241,6 +251,10 @@ if TYPE_CHECKING:
 
     def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
+    def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor: ...
+
+    def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
+
     def diff(
         input: Tensor,
         n: int = 1,
@@ -273,6 +287,12 @@ if TYPE_CHECKING:
     def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def flip(input: Tensor, dims: Any) -> Tensor: ...
+
+    def fliplr(input: Tensor) -> Tensor: ...
+
+    def flipud(input: Tensor) -> Tensor: ...
 
     def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -609,6 +629,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Any: ...
 
+    def moveaxis(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
+    def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor: ...
+
     def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -666,6 +690,8 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def narrow(input: Tensor, dim: int = ..., start: Any = ..., length: int = ..., *, axis: Any = None) -> Tensor: ...
+
     def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Tensor | None = None) -> Tensor: ...
 
     def ne(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
@@ -704,6 +730,8 @@ if TYPE_CHECKING:
 
     def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def permute(input: Tensor, dims: Any) -> Tensor: ...
+
     def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor: ...
 
     def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -739,6 +767,8 @@ if TYPE_CHECKING:
 
     def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def ravel(input: Tensor) -> Tensor: ...
+
     def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def relu(input: Tensor) -> Tensor: ...
@@ -746,6 +776,14 @@ if TYPE_CHECKING:
     def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor: ...
+
+    def repeat_interleave(
+        input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None, axis: Any = None
+    ) -> Tensor: ...
+
+    def reshape(input: Tensor, shape: Any) -> Tensor: ...
+
+    def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor: ...
 
     def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor: ...
 
@@ -843,7 +881,9 @@ if TYPE_CHECKING:
 
     def square(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
-    def stack(tensors: Any, dim: int = 0, *, axis: int | None = None, out: Tensor | None = None) -> Tensor: ...
+    def squeeze(input: Tensor, dim: int | Sequence[int] | None = None, *, axis: Any = None) -> Tensor: ...
+
+    def stack(tensors: Any, dim: int = 0, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     def std(
         input: Tensor,
@@ -893,7 +933,20 @@ if TYPE_CHECKING:
 
     def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def tensor_split(
+        input: Tensor,
+        indices_or_sections: Any = None,
+        dim: int = 0,
+        *,
+        sections: int | None = None,
+        indices: Sequence[int] | None = None,
+        tensor_indices_or_sections: Tensor | None = None,
+        axis: Any = None,
+    ) -> tuple[Tensor, ...]: ...
+
     def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Tensor | None = None) -> Tensor: ...
+
+    def tile(input: Tensor, dims: Any) -> Tensor: ...
 
     def topk(
         input: Tensor,
@@ -925,6 +978,12 @@ if TYPE_CHECKING:
     def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
     def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def unbind(input: Tensor, dim: int = 0, *, axis: Any = None) -> tuple[Tensor, ...]: ...
+
+    def unflatten(input: Tensor, dim: int = ..., sizes: Sequence[int] = ..., *, axis: Any = None) -> Tensor: ...
+
+    def unsqueeze(input: Tensor, dim: int = ..., *, axis: Any = None) -> Tensor: ...
 
     def var(
         input: Tensor,
@@ -991,6 +1050,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "as_strided",
     "asin",
     "asinh",
     "atan",
@@ -1004,7 +1064,9 @@ __all__ = [
     "bitwise_or",
     "bitwise_right_shift",
     "bitwise_xor",
+    "block_diag",
     "bmm",
+    "broadcast_to",
     "bucketize",
     "cat",
     "ceil",
@@ -1012,6 +1074,7 @@ __all__ = [
     "cholesky",
     "cholesky_inverse",
     "cholesky_solve",
+    "chunk",
     "clamp",
     "clamp_max",
     "clamp_min",
@@ -1035,6 +1098,8 @@ __all__ = [
     "deg2rad",
     "det",
     "diag",
+    "diag_embed",
+    "diagonal",
     "diff",
     "digamma",
     "dot",
@@ -1047,6 +1112,9 @@ __all__ = [
     "exp",
     "exp2",
     "expm1",
+    "flip",
+    "fliplr",
+    "flipud",
     "float_power",
     "floor",
     "floor_divide",
@@ -1124,6 +1192,8 @@ __all__ = [
     "minimum",
     "mm",
     "mode",
+    "moveaxis",
+    "movedim",
     "msort",
     "mv",
     "nan_to_num",
@@ -1131,6 +1201,7 @@ __all__ = [
     "nanmedian",
     "nanquantile",
     "nansum",
+    "narrow",
     "narrow_copy",
     "ne",
     "neg",
@@ -1142,6 +1213,7 @@ __all__ = [
     "orgqr",
     "ormqr",
     "outer",
+    "permute",
     "pinverse",
     "polar",
     "polygamma",
@@ -1150,10 +1222,14 @@ __all__ = [
     "qr",
     "quantile",
     "rad2deg",
+    "ravel",
     "reciprocal",
     "relu",
     "remainder",
     "renorm",
+    "repeat_interleave",
+    "reshape",
+    "roll",
     "round",
     "row_stack",
     "rsqrt",
@@ -1174,6 +1250,7 @@ __all__ = [
     "sort",
     "sqrt",
     "square",
+    "squeeze",
     "stack",
     "std",
     "std_mean",
@@ -1183,7 +1260,9 @@ __all__ = [
     "take_along_dim",
     "tan",
     "tanh",
+    "tensor_split",
     "tensordot",
+    "tile",
     "topk",
     "trapezoid",
     "trapz",
@@ -1191,6 +1270,9 @@ __all__ = [
     "tril",
     "triu",
     "trunc",
+    "unbind",
+    "unflatten",
+    "unsqueeze",
     "var",
     "var_mean",
     "vdot",

@@ -39,10 +39,10 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._dtypes import get_default_dtype, short_name
+from ctxgrad._made_functions import cat
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import dims_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops.shape import cat
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift",

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import cpp_name, short_name, to_dtype
+from ctxgrad._made_functions import cat
 from ctxgrad._tensor import Tensor, _wrap_dim
 from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import householder as _householder
@@ -54,7 +55,6 @@ from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
-from ctxgrad.ops.shape import cat
 from ctxgrad.ops.table import frontend
 
 __all__ = [

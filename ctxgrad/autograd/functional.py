@@ -53,6 +53,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ctxgrad._factories import zeros_like
+from ctxgrad._made_functions import stack
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import forward_ad as fwAD
@@ -61,7 +62,6 @@ from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.errors import OnceDifferentiableError
 from ctxgrad.autograd.function import once_differentiable_message
 from ctxgrad.autograd.grad_mode import enable_grad, set_grad_enabled
-from ctxgrad.ops.shape import stack
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 

@@ -25,12 +25,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad import _factories
+from ctxgrad._made_functions import stack
 from ctxgrad._tensor import Size, Tensor
 from ctxgrad.distributions import constraints
 from ctxgrad.distributions._functions import StandardGamma
 from ctxgrad.distributions.distribution import Distribution, broadcast_all
 from ctxgrad.distributions.multivariate import Dirichlet
-from ctxgrad.ops.shape import broadcast_tensors, stack
+from ctxgrad.ops.shape import broadcast_tensors
 
 __all__ = ["Beta", "Exponential", "Gamma", "Gumbel", "Laplace", "Normal", "Uniform"]
 

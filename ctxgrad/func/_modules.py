@@ -100,7 +100,7 @@ _MISSING = object()
 def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
     """The parameters and buffers of same-shaped ``models``, stacked along a new first
     dimension: ``(params, buffers)``, for ``vmap(functional_call...)`` over an ensemble."""
-    from ctxgrad.ops.shape import stack
+    from ctxgrad._made_functions import stack
 
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")

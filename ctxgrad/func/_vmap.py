@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxgrad import _factories
+from ctxgrad._made_functions import cat
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapLevel, close_level, open_level
 from ctxgrad.func._common import _RANDOMNESS, _name
 from ctxgrad.func._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
-from ctxgrad.ops.shape import cat
 
 
 def vmap(

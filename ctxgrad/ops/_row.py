@@ -247,19 +247,19 @@ class Op:
             if self.inplace is True or _is_function(self.inplace):
                 writer: Any = self.inplace if _is_function(self.inplace) else fn
                 set_("inplace", _made(self, f"{self.name}_", fn, functools.partial(write_in_place, writer), writer))
-        elif self.inplace is True:
+        if self.numpy_dims:
+            set_("frontend", with_numpy_dims(self.name, self.frontend))
+        if self.inplace is True:  # (a view op's: the variants made from a Function are set above)
             if not self.view:
                 raise TypeError(f"row {self.name!r}: inplace=True needs the row's Function, or view=True")
             made = made_frontend(
                 f"{self.name}_",
-                functools.partial(view_in_place, fn),
-                inspect.signature(fn),
+                functools.partial(view_in_place, self.frontend),
+                inspect.signature(self.frontend, follow_wrapped=False),  # (with ``axis=``, when numpy_dims)
                 f"In place: ``{self.name}``, this tensor taking the view's shape and strides.",
             )
             made.__module__ = fn.__module__
             set_("inplace", made)
-        if self.numpy_dims:
-            set_("frontend", with_numpy_dims(self.name, self.frontend))
         if self.nn_functional:
             set_("nn_frontend", _nn_frontend(self))
 

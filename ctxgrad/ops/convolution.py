@@ -683,9 +683,9 @@ def _check_window(kernel: tuple[int, ...], stride: tuple[int, ...], axes: str) -
 
 
 def _stack(tensors: list[Tensor], dim: int) -> Tensor:
-    from ctxgrad.ops.shape import stack
+    from ctxgrad.ops.joining import Stack
 
-    out: Tensor = stack(tensors, dim)
+    out: Tensor = Stack.apply(dim, *tensors)
     return out
 
 

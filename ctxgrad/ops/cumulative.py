@@ -25,7 +25,7 @@ from ctxgrad.ops._util import (
 )
 from ctxgrad.ops.indexing import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
-from ctxgrad.ops.shape import Flip
+from ctxgrad.ops.reordering import Flip
 
 
 class Cumsum(Function[Tensor]):

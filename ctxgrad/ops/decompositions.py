@@ -32,8 +32,8 @@ from ctxgrad.ops import _return_types
 from ctxgrad.ops._return_types import _lu_with_info
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error
+from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.linalg import LinAlgError, LinalgInv, LinalgSolve, _check_floating, _check_square
-from ctxgrad.ops.shape import cat
 
 # --------------------------------------------------------------------------- helpers
 
@@ -162,10 +162,10 @@ class LinalgSvd(Function[tuple[Tensor, Tensor, Tensor]]):
             # the completing columns U2 (V2) stay orthogonal to U (V): dU2 = -U dUᴴ U2
             if m > k:
                 u2 = u_all[..., k:]
-                du = cat([du, -(u @ (du.mH @ u2))], -1)
+                du = Cat.apply(-1, du, -(u @ (du.mH @ u2)))
             if n > k:
                 v2 = vh_all[..., k:, :].mH
-                dv = cat([dv, -(v @ (dv.mH @ v2))], -1)
+                dv = Cat.apply(-1, dv, -(v @ (dv.mH @ v2)))
         return du, ds, dv.mH
 
 
@@ -390,7 +390,7 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
             gq = y @ y_grad.mH if gq is None else gq + y @ y_grad.mH
         gx = _qr_backward_square(gq, gu, q, u)
         gy = q @ y_grad if y_grad is not None else as_tensor(np.zeros(tuple(q.shape[:-1]) + (n - m,), q.array.dtype))
-        return cat([gx, gy], -1), None
+        return Cat.apply(-1, gx, gy), None
 
     @staticmethod
     def jvp(ctx: Any, ta: Tensor, _: None) -> tuple[Tensor, Tensor]:
@@ -401,7 +401,7 @@ class LinalgQr(Function[tuple[Tensor, Tensor]]):
             return _qr_jvp_square(ta, q, r)
         dq, du = _qr_jvp_square(ta[..., :m], q, r[..., :m])
         dv = dq.mH @ (q @ r[..., m:]) + q.mH @ ta[..., m:]
-        return dq, cat([du, dv], -1)
+        return dq, Cat.apply(-1, du, dv)
 
 
 def _check_qr_differentiable(mode: str, q: Tensor, r: Tensor) -> None:
@@ -773,12 +773,12 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
         elif m < n:  # wide: A = P L [U1 | U2]
             g = (lower.mH @ gl - gu @ upper.mH).tril(-1)
             x = LinalgSolveTriangular.apply(upper[..., :k].mH, g, False, False, False)
-            y = cat([x + gu[..., :k], gu[..., k:]], -1)
+            y = Cat.apply(-1, x + gu[..., :k], gu[..., k:])
             ga = LinalgSolveTriangular.apply(lower.mH, y, True, True, True)
         else:  # tall: A = P [L1; L2] U
             g = (gu @ upper.mH - lower.mH @ gl).triu()
             x = LinalgSolveTriangular.apply(lower[..., :k, :].mH, g, True, True, True)
-            y = cat([x + gl[..., :k, :], gl[..., k:, :]], -2)
+            y = Cat.apply(-2, x + gl[..., :k, :], gl[..., k:, :])
             ga = LinalgSolveTriangular.apply(upper.mH, y, False, False, False)
         return _permute_rows(ga, pivots, inverse=True), None
 
@@ -798,10 +798,10 @@ class LinalgLuFactor(Function[tuple[Tensor, Tensor, Tensor]]):
             return dl1 + du1, None, None
         if m < n:  # wide: A2 = L U2, so dU2 = L⁻¹ (dA2 - dL U2)
             du2 = LinalgSolveTriangular.apply(l1, pta[..., :, k:] - dl1 @ upper[..., :, k:], False, True, True)
-            return cat([dl1 + du1, du2], -1), None, None
+            return Cat.apply(-1, dl1 + du1, du2), None, None
         # tall: A2 = L2 U, so dL2 = (dA2 - L2 dU) U⁻¹
         dl2 = LinalgSolveTriangular.apply(u1, pta[..., k:, :] - lower[..., k:, :] @ du1, True, False, False)
-        return cat([dl1 + du1, dl2], -2), None, None
+        return Cat.apply(-2, dl1 + du1, dl2), None, None
 
 
 def _unpack(lu: Tensor) -> tuple[Tensor, Tensor]:

@@ -13,8 +13,8 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._row import Op
 from ctxgrad.ops.decompositions import _no_half
+from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.linalg import _check_floating
-from ctxgrad.ops.shape import cat
 
 # --------------------------------------------------------------------------- helpers
 
@@ -93,7 +93,7 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     pad = m - input.shape[-1]
     if pad > 0:  # the reflectors past tau's length are not applied: zero columns complete Q
         zeros = as_tensor(np.zeros(tuple(input.shape[:-1]) + (pad,), dtype=input.dtype))
-        input = cat([input, zeros], -1)
+        input = Cat.apply(-1, input, zeros)
     q = householder_product(input[..., :, :m], input2)
     if transpose:
         q = q.mH

@@ -22,8 +22,6 @@ Function.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,12 +38,10 @@ from ctxgrad.autograd.inplace import (
     check_no_partial_overlap,
     check_writable,
     internal_overlap,
-    view_in_place,
     view_positions,
     write,
     write_in_place,
 )
-from ctxgrad.ops import shape
 from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
@@ -283,39 +279,3 @@ def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
         v = value.value
         value = v.reshape((v.shape[0],) + (1,) * (n - (v.ndim - 1)) + tuple(v.shape[1:])) if v.ndim - 1 < n else v
     setitem(input.value, (slice(None), *where), value)
-
-
-# --------------------------------------------------------------------------- in-place variants of ops
-# The in-place variants torch has for the ops of other families: each is the op's Function
-# made in place (``write_in_place``), with the op's own argument handling.
-
-
-def _view_made_in_place(view: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    """``name``: the view op ``view`` made in place (``x.t_()``, ``x.unsqueeze_(0)``; see
-    :func:`~ctxgrad.autograd._views.view_in_place`)."""
-
-    def frontend(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return view_in_place(view, input, *args, **kwargs)
-
-    frontend.__name__ = frontend.__qualname__ = name
-    frontend.__doc__ = f"In place: ``{view.__name__}``, this tensor taking the view's shape and strides."
-    setattr(frontend, "__signature__", inspect.signature(view))  # noqa: B010
-    return frontend
-
-
-t_ = _view_made_in_place(shape.t, "t_")
-transpose_ = _view_made_in_place(shape.transpose, "transpose_")
-swapaxes_ = _view_made_in_place(shape.swapaxes, "swapaxes_")
-swapdims_ = _view_made_in_place(shape.swapdims, "swapdims_")
-squeeze_ = _view_made_in_place(shape.squeeze, "squeeze_")
-unsqueeze_ = _view_made_in_place(shape.unsqueeze, "unsqueeze_")
-
-
-def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In place: zero everything above diagonal ``diagonal`` of the last two dimensions."""
-    return write_in_place(shape.Tril, input, int(diagonal))
-
-
-def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In place: zero everything below diagonal ``diagonal`` of the last two dimensions."""
-    return write_in_place(shape.Triu, input, int(diagonal))

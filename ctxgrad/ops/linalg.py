@@ -28,7 +28,8 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error, tangent_sum
-from ctxgrad.ops.shape import cat, flip
+from ctxgrad.ops.joining import Cat
+from ctxgrad.ops.reordering import Flip
 
 
 class LinAlgError(RuntimeError):
@@ -1133,7 +1134,7 @@ def _exp_block(a: Tensor, e: Tensor) -> Tensor:
     """The upper-right block of ``exp([[a, e], [0, a]])``: the derivative of exp at ``a`` along ``e``."""
     n = a.shape[-1]
     zeros = as_tensor(np.zeros(a.shape, dtype=np.result_type(a.array, e.array)))
-    block = cat([cat([a, e], -1), cat([zeros, a], -1)], -2)
+    block = Cat.apply(-2, Cat.apply(-1, a, e), Cat.apply(-1, zeros, a))
     out: Tensor = LinalgMatrixExp.apply(block)[..., :n, n:]
     return out
 
@@ -1233,8 +1234,8 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if n <= 1:
         out = ones[:, :n]
     else:
-        out = cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)], 1)
-    return out if increasing else flip(out, (1,))
+        out = Cat.apply(1, ones, x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1))
+    return out if increasing else Flip.apply(out, (1,))
 
 
 # --------------------------------------------------------------------------- rows

@@ -29,9 +29,11 @@ from ctxgrad.ops._row import Op
 from ctxgrad.ops._stdsort import std_sort
 from ctxgrad.ops._util import refuse_complex
 from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import Mean, Std, Var, _axes, _kept_shape, _restore, _summed, _variance, dims_tuple
-from ctxgrad.ops.shape import Narrow, cat, same_lengths
+from ctxgrad.ops.reordering import same_lengths
+from ctxgrad.ops.shape import Narrow
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
 
@@ -532,7 +534,7 @@ def diff(
         parts = [t for t in (prepend, x, append) if t is not None]
         if any(t.array.ndim != input.array.ndim for t in parts):
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-        x = cat(parts, d)
+        x = Cat.apply(d, *parts)
     for _ in range(int(n)):
         size = x.array.shape[d]
         if size == 0:
@@ -1129,7 +1131,7 @@ def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
         else:
             first = (part(0, 1) * -3.0 + part(1, 1) * 4.0 - part(2, 1)) * (1.0 / (2 * h))
             last = (part(n - 1, 1) * 3.0 - part(n - 2, 1) * 4.0 + part(n - 3, 1)) * (1.0 / (2 * h))
-        return cat([first, inner, last], d)
+        return Cat.apply(d, first, inner, last)
     x = h
     dx = np.diff(x)
     hs, hd = dx[:-1], dx[1:]  # the steps before and after each inner point
@@ -1154,7 +1156,7 @@ def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
             - part(n - 2, 1) * float((b1 + b2) / (b1 * b2))
             + part(n - 1, 1) * float((2 * b2 + b1) / (b2 * (b1 + b2)))
         )
-    return cat([first, inner, last], d)
+    return Cat.apply(d, first, inner, last)
 
 
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:

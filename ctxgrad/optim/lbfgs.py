@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxgrad._factories import zeros
+from ctxgrad._made_functions import cat
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import enable_grad, no_grad
-from ctxgrad.ops.shape import cat
 from ctxgrad.optim.optimizer import Optimizer, ParamsT, _check_real, _to_scalar
 
 __all__ = ["LBFGS"]

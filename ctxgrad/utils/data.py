@@ -39,8 +39,8 @@ import numpy as np
 from ctxgrad import _dtypes
 from ctxgrad._factories import randint, tensor
 from ctxgrad._generator import Generator
+from ctxgrad._made_functions import stack
 from ctxgrad._tensor import Tensor, _wrap
-from ctxgrad.ops.shape import stack
 
 __all__ = [
     "BatchSampler",

@@ -19,12 +19,12 @@ import warnings
 from typing import Any
 
 from ctxgrad._factories import empty, zeros
+from ctxgrad._made_functions import stack
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
 from ctxgrad.nn import init
 from ctxgrad.nn.modules.module import Module
 from ctxgrad.nn.parameter import Parameter
-from ctxgrad.ops.shape import stack
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell", "RNNBase", "RNNCellBase"]
 
@@ -182,8 +182,8 @@ class RNNBase(Module):
     def _forward_packed(self, packed: Any, hx: Any) -> tuple[Any, Any]:
         """The recurrence over a :class:`~ctxgrad.nn.utils.rnn.PackedSequence`: at step ``t`` only
         the first ``batch_sizes[t]`` sequences advance; the others keep their last state."""
+        from ctxgrad._made_functions import cat
         from ctxgrad.nn.utils.rnn import PackedSequence
-        from ctxgrad.ops.shape import cat
 
         data, batch_sizes, sorted_indices, unsorted_indices = packed
         sizes = [int(b) for b in batch_sizes.tolist()]
@@ -278,7 +278,7 @@ class RNNBase(Module):
 
 
 def _cat(tensors: list[Tensor]) -> Tensor:
-    from ctxgrad.ops.shape import cat
+    from ctxgrad._made_functions import cat
 
     out: Tensor = cat(tensors, -1)
     return out

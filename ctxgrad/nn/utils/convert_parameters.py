@@ -23,7 +23,7 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All parameters flattened and concatenated, in order (differentiable)."""
-    from ctxgrad.ops.shape import cat
+    from ctxgrad._made_functions import cat
 
     return cat([p.reshape(-1) for p in parameters])
 

@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ctxgrad._made_functions import cat, stack
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
-from ctxgrad.ops.shape import cat, stack
 
 __all__ = [
     "PackedSequence",
