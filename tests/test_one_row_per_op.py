@@ -3,7 +3,7 @@
 For a sample of ops (one per family) the test lists every place in ``ctxgrad/`` that names the
 op, read from the source: a module-level ``def`` of the op, of its in-place variant or of a
 helper named after it (``logit_args``, ``atan2_method``); a ``class`` of its Function (or a
-subclass named after it: ``EluInPlace``); a row, ``Op("<name>", ...)``; and an entry of a
+class named after it: ``EluInPlace``, not ``Sinc``); a row, ``Op("<name>", ...)``; and an entry of a
 module-level table that maps a name to it (``{"multiply": "mul"}``).  Generated code (the
 stubs ``python -m ctxgrad._gen_methods`` writes) is not a place: it is made from the rows.
 
@@ -54,10 +54,15 @@ def source_without_generated(path: Path) -> str:
     return pattern.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
+#: The compat layers speak other systems' APIs (auto_diff's ``transpose``, loupe's ``sum``):
+#: their names are those systems', not ctxgrad's ops.
+OTHER_SYSTEMS = PACKAGE / "compat"
+
+
 def modules() -> list[tuple[str, ast.Module]]:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path in GENERATED_FILES:
+        if path in GENERATED_FILES or OTHER_SYSTEMS in path.parents:
             continue
         name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         found.append((name.removesuffix(".__init__"), ast.parse(source_without_generated(path))))
@@ -82,7 +87,7 @@ def places(op: str, function_class: str) -> list[tuple[str, str]]:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_about(node.name, op):
                 found.append((module, f"def {node.name}"))
-            elif isinstance(node, ast.ClassDef) and node.name.startswith(function_class):
+            elif isinstance(node, ast.ClassDef) and re.fullmatch(rf"{function_class}([A-Z]\w*)?", node.name):
                 found.append((module, f"class {node.name}"))
         for node in ast.walk(tree):
             if (
