@@ -189,6 +189,8 @@ if TYPE_CHECKING:
 
     def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def celu(input: Tensor, alpha: float = 1.0) -> Tensor: ...
+
     def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor: ...
 
     def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor: ...
@@ -836,6 +838,8 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def selu(input: Tensor) -> Tensor: ...
+
     def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -1070,6 +1074,7 @@ __all__ = [
     "bucketize",
     "cat",
     "ceil",
+    "celu",
     "chain_matmul",
     "cholesky",
     "cholesky_inverse",
@@ -1237,6 +1242,7 @@ __all__ = [
     "scatter_add",
     "scatter_reduce",
     "searchsorted",
+    "selu",
     "sgn",
     "sigmoid",
     "sign",

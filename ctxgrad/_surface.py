@@ -72,7 +72,7 @@ def methods(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
             yield alias, method
     for dunder in op.dunders:
         yield dunder, method
-    if callable(op.inplace):
+    if callable(op.inplace) and op.method:  # (``F.elu_`` is nn.functional's only: no Tensor.elu_)
         yield op.inplace.__name__, op.inplace
         for alias in op.aliases:  # (``arcsin_`` is ``asin_``, as ``arcsin`` is ``asin``)
             yield f"{alias}_", op.inplace

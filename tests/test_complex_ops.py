@@ -704,6 +704,23 @@ NOT_COMPLEX_IN_TORCH.update(
         "igamma": lambda m, a: m.igamma(a, a),
         "igammac": lambda m, a: m.igammac(a, a),
         "nll_loss": lambda m, a: m.nn.functional.nll_loss(a.reshape(1, -1), m.tensor([0])),
+        # torch computes complex values but refuses their gradient
+        "silu": lambda m, a: m.nn.functional.silu(a.requires_grad_()),
+        **{
+            name: lambda m, a, name=name: getattr(m.nn.functional, name)(a)
+            for name in (
+                "leaky_relu",
+                "elu",
+                "gelu",
+                "softplus",
+                "hardtanh",
+                "selu",
+                "celu",
+                "mish",
+                "hardswish",
+                "hardsigmoid",
+            )
+        },
         "cross_entropy": lambda m, a: m.nn.functional.cross_entropy(a.reshape(1, -1), m.tensor([0])),
     }
 )
@@ -800,3 +817,9 @@ def test_the_real_functions_of_complex_inputs_are_real() -> None:
     z = ctxgrad.tensor(np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j]))
     for out in (z.abs(), z.var(), z.std(), z.norm(), ctxgrad.angle(z)):
         assert out.dtype == ctxgrad.float64
+
+
+def test_silu_of_complex_values_without_gradient_matches_torch(torch: Any) -> None:
+    a = np.array([1 + 1j, -2 + 0.5j, 0.3 - 3j])
+    ours = ctxgrad.nn.functional.silu(ctxgrad.tensor(a)).numpy()
+    np.testing.assert_allclose(ours, torch.nn.functional.silu(torch.tensor(a)).numpy(), rtol=1e-12)

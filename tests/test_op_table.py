@@ -51,7 +51,10 @@ def test_the_method_is_the_frontend(op: Op) -> None:
         assert Tensor.__dict__[dunder] is method
     if op.inplace is not None:
         assert op.inplace.__name__ == op.name + "_"
-        assert Tensor.__dict__[op.inplace.__name__] is op.inplace
+        if op.method:
+            assert Tensor.__dict__[op.inplace.__name__] is op.inplace
+        else:  # (an op of nn.functional only: F.elu_, no Tensor.elu_, as in torch)
+            assert op.inplace.__name__ not in Tensor.__dict__
         for dunder in op.inplace_dunders:
             assert dunder.startswith("__i")
             assert Tensor.__dict__[dunder] is op.inplace
@@ -68,8 +71,12 @@ def test_the_function_is_the_frontend(op: Op) -> None:
         for alias in op.aliases:
             assert getattr(ctxgrad, alias) is function
     if op.nn_functional:
-        assert getattr(F, op.name) is op.frontend
+        assert getattr(F, op.name) is op.nn_frontend
         assert op.name in F.__all__
+        if op.inplace_keyword:  # torch's inplace=False, running the in-place variant
+            assert list(signature(op.nn_frontend).parameters)[-1] == "inplace"
+        if op.nn_inplace:
+            assert getattr(F, f"{op.name}_") is op.inplace
 
 
 # torch's functions whose first parameter is not ``input`` (their rows have a method_frontend,

@@ -16,49 +16,6 @@ from ctxgrad.ops import activations as _activations
 from ctxgrad.ops.losses import _under_vmap
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """Elementwise ``max(x, 0)``."""
-    if inplace:
-        return write_in_place(_activations.Relu, input)
-    return _activations.Relu.apply(input)
-
-
-# ``inplace=True``: the activation's Function made in place (``write_in_place``: its forward,
-# the result written into ``input``, marked dirty), under torch's node name for the in-place form.
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """Elementwise ``x`` for ``x > 0``, else ``negative_slope * x``."""
-    if inplace:
-        return write_in_place(_activations.LeakyReluInPlace, input, float(negative_slope))
-    return _activations.LeakyRelu.apply(input, float(negative_slope))
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """Elementwise ``x`` for ``x > 0``, else ``alpha * (e ** x - 1)``."""
-    if inplace:
-        return write_in_place(_activations.EluInPlace, input, float(alpha))
-    return _activations.Elu.apply(input, float(alpha))
-
-
-def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
-    """Elementwise ``x * Φ(x)``, Φ the standard normal CDF; ``approximate='tanh'`` uses
-    ``x/2 * (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))``."""
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    return _activations.Gelu.apply(input, approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """Elementwise ``x * sigmoid(x)`` (also called swish)."""
-    if inplace:
-        return write_in_place(_activations.Silu, input)
-    return _activations.Silu.apply(input)
-
-
-def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor:
-    """Elementwise ``log(1 + e ** (beta x)) / beta``; ``x`` itself where ``beta x > threshold``."""
-    return _activations.Softplus.apply(input, float(beta), float(threshold))
-
-
 def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
     """torch's deprecated choice of dim when none is given (0 for 0-, 1- and 3-D, else 1)."""
 
@@ -115,80 +72,11 @@ def _where(condition: Tensor, input: Any, other: Any) -> Tensor:
     return out
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    """Elementwise ``clamp(x, min_val, max_val)``; the gradient is 1 strictly inside, 0 elsewhere."""
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    return _activated(_activations.Hardtanh, _activations.Hardtanh, input, inplace, float(min_val), float(max_val))
-
-
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    """In place: :func:`hardtanh`."""
-    return hardtanh(input, min_val, max_val, inplace=True)
-
-
-# torch's in-place functions of the activations: the ``inplace=True`` form of each.
-def relu_(input: Tensor) -> Tensor:
-    """In place: :func:`relu`."""
-    return relu(input, inplace=True)
-
-
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """In place: :func:`elu`."""
-    return elu(input, alpha, inplace=True)
-
-
-def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    """In place: :func:`leaky_relu`."""
-    return leaky_relu(input, negative_slope, inplace=True)
-
-
-def selu_(input: Tensor) -> Tensor:
-    """In place: :func:`selu`."""
-    return selu(input, inplace=True)
-
-
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """In place: :func:`celu`."""
-    return celu(input, alpha, inplace=True)
-
-
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """Elementwise ``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``)."""
-    return hardtanh(input, 0.0, 6.0, inplace)
-
-
-def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """Elementwise ``scale * elu(x, alpha)`` with the self-normalising constants
-    ``alpha = 1.6732632...`` and ``scale = 1.0507009...``."""
-    return _activated(_activations.Selu, _activations.SeluInPlace, input, inplace)
-
-
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """Elementwise ``max(0, x) + min(0, alpha * (e ** (x / alpha) - 1))``."""
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-
-    _floating(input, "elu_cpu")
-    return _activated(_activations.Celu, _activations.CeluInPlace, input, inplace, float(alpha))
-
-
-def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """Elementwise ``x * tanh(softplus(x))``."""
-    _floating(input, "mish_cpu")
-    return _activated(_activations.Mish, _activations.Mish, input, inplace)
-
-
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """Elementwise ``x * relu6(x + 3) / 6``."""
-    _floating(input, "hardswish_cpu")
-    return _activated(_activations.Hardswish, _activations.Hardswish, input, inplace)
-
-
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    """Elementwise ``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between."""
-    _floating(input, "hardsigmoid_cpu")
-    return _activated(_activations.Hardsigmoid, _activations.Hardsigmoid, input, inplace)
+    if inplace:
+        return write_in_place(_activations.Hardtanh, input, 0.0, 6.0)
+    return _activations.Hardtanh.apply(input, 0.0, 6.0)
 
 
 def logsigmoid(input: Tensor) -> Tensor:

@@ -12,7 +12,8 @@ from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn import _ops
-from ctxgrad.nn._functional_activations import _where, logsigmoid, pairwise_distance, softplus
+from ctxgrad.nn._functional_activations import _where, logsigmoid, pairwise_distance
+from ctxgrad.nn._made_functional import softplus
 from ctxgrad.ops.convolution import _stack, pad
 from ctxgrad.ops.losses import _reduce, _reduction
 

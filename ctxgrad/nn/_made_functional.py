@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
     from ctxgrad._tensor import Tensor
 
+    def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor: ...
+
+    def celu_(input: Tensor, alpha: float = 1.0) -> Tensor: ...
+
     def conv1d(
         input: Tensor,
         weight: Tensor,
@@ -78,6 +82,26 @@ if TYPE_CHECKING:
         label_smoothing: float = 0.0,
     ) -> Tensor: ...
 
+    def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor: ...
+
+    def elu_(input: Tensor, alpha: float = 1.0) -> Tensor: ...
+
+    def gelu(input: Tensor, *, approximate: str = "none") -> Tensor: ...
+
+    def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor: ...
+
+    def hardswish(input: Tensor, inplace: bool = False) -> Tensor: ...
+
+    def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor: ...
+
+    def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor: ...
+
+    def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor: ...
+
+    def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor: ...
+
+    def mish(input: Tensor, inplace: bool = False) -> Tensor: ...
+
     def nll_loss(
         input: Tensor,
         target: Tensor,
@@ -88,7 +112,19 @@ if TYPE_CHECKING:
         reduction: str = "mean",
     ) -> Tensor: ...
 
+    def relu(input: Tensor, inplace: bool = False) -> Tensor: ...
+
+    def relu_(input: Tensor) -> Tensor: ...
+
+    def selu(input: Tensor, inplace: bool = False) -> Tensor: ...
+
+    def selu_(input: Tensor) -> Tensor: ...
+
     def sigmoid(input: Tensor) -> Tensor: ...
+
+    def silu(input: Tensor, inplace: bool = False) -> Tensor: ...
+
+    def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor: ...
 
     def tanh(input: Tensor) -> Tensor: ...
 else:
@@ -97,13 +133,31 @@ else:
     globals().update(nn_functions())
 
 __all__ = [
+    "celu",
+    "celu_",
     "conv1d",
     "conv2d",
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
     "cross_entropy",
+    "elu",
+    "elu_",
+    "gelu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "leaky_relu",
+    "leaky_relu_",
+    "mish",
     "nll_loss",
+    "relu",
+    "relu_",
+    "selu",
+    "selu_",
     "sigmoid",
+    "silu",
+    "softplus",
     "tanh",
 ]

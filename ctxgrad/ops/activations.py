@@ -25,7 +25,7 @@ import numpy as np
 from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd import Function, enable_grad, grad, is_grad_enabled
-from ctxgrad.autograd.batching import elementwise_rule
+from ctxgrad.autograd.batching import BatchedTensor, elementwise_rule
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import keep_dtype, refuse_complex
 from ctxgrad.ops.pointwise import (
@@ -213,7 +213,12 @@ class Silu(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        data = _floating_only(x, "silu_cpu")
+        if x.is_complex():  # torch computes the values, and refuses their gradient
+            if ctx.needs_input_grad[0]:
+                raise RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.")
+            data = x.array
+        else:
+            data = _floating_only(x, "silu_cpu")
         ctx.save_for_backward(x)
         with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x << 0: x / inf is the exact -0.0
             return as_tensor(keep_dtype(data / (1 + np.exp(-data)), data.dtype))
@@ -382,9 +387,151 @@ class RreluInPlace(Rrelu):
     node_name = "RreluWithNoiseBackward1"
 
 
+# --------------------------------------------------------------------------- argument handlers
+def _floating(input: Tensor, kernel: str) -> None:
+    """torch's refusal of integer and bool inputs to a floating-point kernel (a batch under
+    vmap is checked sample by sample, by the Function)."""
+    if not isinstance(input, BatchedTensor):
+        _floating_only(input, kernel)
+
+
+def leaky_relu_args(name: str, input: Tensor, negative_slope: float = 0.01) -> tuple[Tensor, float]:
+    """``leaky_relu``'s arguments (the slope a float)."""
+    return input, float(negative_slope)
+
+
+def elu_args(name: str, input: Tensor, alpha: float = 1.0) -> tuple[Tensor, float]:
+    """``elu``'s arguments (``alpha`` a float)."""
+    return input, float(alpha)
+
+
+def gelu_args(name: str, input: Tensor, *, approximate: str = "none") -> tuple[Tensor, str]:
+    """``gelu``'s arguments: ``approximate`` is ``'none'`` or ``'tanh'``, as torch checks."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return input, approximate
+
+
+def softplus_args(name: str, input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> tuple[Tensor, float, float]:
+    """``softplus``'s arguments (numbers as floats)."""
+    return input, float(beta), float(threshold)
+
+
+def hardtanh_args(name: str, input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> tuple[Tensor, float, float]:
+    """``hardtanh``'s arguments: the interval, checked as torch checks it."""
+    if input.is_complex():
+        raise NotImplementedError("clamp is not supported for complex types")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input, float(min_val), float(max_val)
+
+
+def celu_args(name: str, input: Tensor, alpha: float = 1.0) -> tuple[Tensor, float]:
+    """``celu``'s arguments: a nonzero ``alpha``, a floating input."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _floating(input, "elu_cpu")
+    return input, float(alpha)
+
+
+def _floating_input(kernel: str) -> Callable[..., tuple[Tensor]]:
+    """The handler of an activation of one floating input (``mish``: kernel ``mish_cpu``)."""
+
+    def handler(name: str, input: Tensor) -> tuple[Tensor]:
+        _floating(input, kernel)
+        return (input,)
+
+    handler.__name__ = handler.__qualname__ = f"{kernel.removesuffix('_cpu')}_args"
+    return handler
+
+
+mish_args = _floating_input("mish_cpu")
+hardswish_args = _floating_input("hardswish_cpu")
+hardsigmoid_args = _floating_input("hardsigmoid_cpu")
+
+
 # --------------------------------------------------------------------------- rows
-#: The rows of this module's ops (``ctxgrad.ops._row``), gathered by ``ctxgrad.ops.table``
-#: (``nn.functional``'s frontends are in ``ctxgrad/nn/_functional_activations.py``).
+#: The rows of this module's ops (``ctxgrad.ops._row``), gathered by ``ctxgrad.ops.table``.
+#: Most are ``torch.nn.functional``'s only; ``inplace_keyword`` gives them torch's
+#: ``inplace=False``, which runs the in-place variant (under torch's node name for it, where
+#: the row names a subclass: ``EluInPlace``).
 ROWS: list[Op] = [
-    Op("relu", Relu, inplace=True),
+    Op("relu", Relu, inplace=True, nn_functional=True, inplace_keyword=True, nn_inplace=True),
+    Op(
+        "leaky_relu",
+        LeakyRelu,
+        args=leaky_relu_args,
+        inplace=LeakyReluInPlace,
+        inplace_keyword=True,
+        nn_inplace=True,
+        function=False,
+        method=False,
+        nn_functional=True,
+    ),
+    Op(
+        "elu",
+        Elu,
+        args=elu_args,
+        inplace=EluInPlace,
+        inplace_keyword=True,
+        nn_inplace=True,
+        function=False,
+        method=False,
+        nn_functional=True,
+    ),
+    Op("gelu", Gelu, args=gelu_args, function=False, method=False, nn_functional=True),
+    Op("silu", Silu, inplace=True, inplace_keyword=True, function=False, method=False, nn_functional=True),
+    Op("softplus", Softplus, args=softplus_args, function=False, method=False, nn_functional=True),
+    Op(
+        "hardtanh",
+        Hardtanh,
+        args=hardtanh_args,
+        inplace=True,
+        inplace_keyword=True,
+        nn_inplace=True,
+        function=False,
+        method=False,
+        nn_functional=True,
+    ),
+    Op("selu", Selu, inplace=SeluInPlace, method=False, nn_functional=True, inplace_keyword=True, nn_inplace=True),
+    Op(
+        "celu",
+        Celu,
+        args=celu_args,
+        inplace=CeluInPlace,
+        method=False,
+        nn_functional=True,
+        inplace_keyword=True,
+        nn_inplace=True,
+    ),
+    Op(
+        "mish",
+        Mish,
+        args=mish_args,
+        inplace=True,
+        inplace_keyword=True,
+        function=False,
+        method=False,
+        nn_functional=True,
+    ),
+    Op(
+        "hardswish",
+        Hardswish,
+        args=hardswish_args,
+        inplace=True,
+        inplace_keyword=True,
+        function=False,
+        method=False,
+        nn_functional=True,
+    ),
+    Op(
+        "hardsigmoid",
+        Hardsigmoid,
+        args=hardsigmoid_args,
+        inplace=True,
+        inplace_keyword=True,
+        function=False,
+        method=False,
+        nn_functional=True,
+    ),
 ]
