@@ -426,6 +426,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     igammac,
     index_add,
     index_copy,
+    index_put,
     index_reduce,
     index_select,
     inner,
@@ -490,6 +491,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     polygamma,
     pow,
     prod,
+    put,
     qr,
     quantile,
     rad2deg,
@@ -571,16 +573,16 @@ from ctxgrad.ops.decompositions import (  # noqa: E402
 from ctxgrad.ops.einsum import (  # noqa: E402
     einsum,
 )
-from ctxgrad.ops.indexing import (  # noqa: E402
-    argwhere,
+from ctxgrad.ops.index_ops import (  # noqa: E402
     diagonal_scatter,
     index_fill,
-    index_put,
     masked_fill,
     masked_scatter,
-    put,
-    select,
     select_scatter,
+)
+from ctxgrad.ops.indexing import (  # noqa: E402
+    argwhere,
+    select,
     unravel_index,
 )
 from ctxgrad.ops.linalg import (  # noqa: E402

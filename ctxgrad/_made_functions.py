@@ -275,13 +275,7 @@ if TYPE_CHECKING:
     def frexp(input: Tensor, *, out: Tensor | None = None) -> _return_types.frexp: ...
 
     def gather(
-        input: Tensor,
-        dim: int = ...,
-        index: Tensor = ...,
-        *,
-        sparse_grad: bool = False,
-        axis: int | None = None,
-        out: Tensor | None = None,
+        input: Tensor, dim: int = ..., index: Tensor = ..., *, sparse_grad: bool = False, out: Tensor | None = None
     ) -> Tensor: ...
 
     def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -335,19 +329,14 @@ if TYPE_CHECKING:
         source: Tensor = ...,
         *,
         alpha: Any = 1,
-        axis: int | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
     def index_copy(
-        input: Tensor,
-        dim: int = ...,
-        index: Tensor = ...,
-        source: Tensor = ...,
-        *,
-        axis: int | None = None,
-        out: Tensor | None = None,
+        input: Tensor, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor: ...
 
     def index_reduce(
         input: Tensor,
@@ -357,13 +346,10 @@ if TYPE_CHECKING:
         reduce: str = ...,
         *,
         include_self: bool = True,
-        axis: int | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
-    def index_select(
-        input: Tensor, dim: int = ..., index: Tensor = ..., *, axis: int | None = None, out: Tensor | None = None
-    ) -> Tensor: ...
+    def index_select(input: Tensor, dim: int = ..., index: Tensor = ..., *, out: Tensor | None = None) -> Tensor: ...
 
     def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -690,6 +676,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def put(
+        input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False, *, out: Tensor | None = None
+    ) -> Tensor: ...
+
     def qr(input: Tensor, some: bool = True, *, out: Tensor | None = None) -> _return_types.qr: ...
 
     def quantile(
@@ -728,18 +718,11 @@ if TYPE_CHECKING:
         *,
         value: Any = None,
         reduce: str | None = None,
-        axis: int | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
     def scatter_add(
-        input: Tensor,
-        dim: int = ...,
-        index: Tensor = ...,
-        src: Tensor = ...,
-        *,
-        axis: int | None = None,
-        out: Tensor | None = None,
+        input: Tensor, dim: int = ..., index: Tensor = ..., src: Tensor = ..., *, out: Tensor | None = None
     ) -> Tensor: ...
 
     def scatter_reduce(
@@ -750,7 +733,6 @@ if TYPE_CHECKING:
         reduce: str = ...,
         *,
         include_self: bool = True,
-        axis: int | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -831,7 +813,7 @@ if TYPE_CHECKING:
     def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def take_along_dim(
-        input: Tensor, indices: Tensor, dim: int | None = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor | None = None
     ) -> Tensor: ...
 
     def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -993,6 +975,7 @@ __all__ = [
     "igammac",
     "index_add",
     "index_copy",
+    "index_put",
     "index_reduce",
     "index_select",
     "inner",
@@ -1057,6 +1040,7 @@ __all__ = [
     "polygamma",
     "pow",
     "prod",
+    "put",
     "qr",
     "quantile",
     "rad2deg",

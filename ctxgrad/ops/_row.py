@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import view_in_place, write_in_place
@@ -210,8 +211,13 @@ class Op:
     out: bool = False
     #: The NumPy ufuncs that run this op on tensors (``np.sin(t)``; ``ctxgrad._numpy``).
     numpy: tuple[str, ...] = ()
-    #: The frontend takes NumPy's ``axis=``/``keepdims=`` too (:func:`with_numpy_dims`).
+    #: The frontend takes NumPy's ``axis=``/``keepdims=`` too (:func:`with_numpy_dims`), and so
+    #: does the in-place variant.
     numpy_dims: bool = False
+    #: The made frontend and in-place variant are one step of a trace, which a replay calls
+    #: again (:func:`~ctxgrad._replayed.replayed_whole`): for an argument handler that reads
+    #: tensor values (an index's positions).
+    replayed: bool = False
     #: The op is in ``ctxgrad.nn.functional`` under its name.
     nn_functional: bool = False
     #: ``ctxgrad.nn.functional``'s function takes torch's ``inplace=False`` (True runs the
@@ -256,6 +262,8 @@ class Op:
             set_("inplace", made)
         if self.numpy_dims:
             set_("frontend", with_numpy_dims(self.name, self.frontend))
+            if callable(self.inplace):
+                set_("inplace", with_numpy_dims(f"{self.name}_", self.inplace))
         if self.nn_functional:
             set_("nn_frontend", self._nn_frontend())
 
@@ -281,7 +289,7 @@ class Op:
             )
             made = made_frontend(name, body, signature, doc, first=(name,), handler=self.args)
         made.__module__ = fn.__module__
-        return made
+        return replayed_whole(made) if self.replayed else made
 
     def _nn_frontend(self) -> Callable[..., Any]:
         if not self.inplace_keyword:

@@ -37,7 +37,8 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops._strided import strided_view
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, shape_arg, sizes_arg
 from ctxgrad.ops.complex_numbers import Conj
-from ctxgrad.ops.indexing import IndexSelect, PutFlat, embedded
+from ctxgrad.ops.index_ops import IndexSelect, embedded
+from ctxgrad.ops.indexing import PutFlat
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:

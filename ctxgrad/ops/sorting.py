@@ -19,7 +19,7 @@ from ctxgrad.autograd.batching import dims_rule, leading_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex
-from ctxgrad.ops.indexing import Gather, Scatter
+from ctxgrad.ops.gather_scatter import Gather, Scatter
 
 
 def stable_argsort(data: np.ndarray[Any, Any], axis: int, descending: bool) -> np.ndarray[Any, Any]:

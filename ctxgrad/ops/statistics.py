@@ -27,7 +27,7 @@ from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._stdsort import std_sort
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim, refuse_complex
-from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.gather_scatter import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
 from ctxgrad.ops.shape import Narrow, cat, same_lengths
