@@ -389,6 +389,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     cumsum,
     deg2rad,
     diag,
+    diagonal_scatter,
     diff,
     digamma,
     dot,
@@ -426,6 +427,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     igammac,
     index_add,
     index_copy,
+    index_fill,
     index_put,
     index_reduce,
     index_select,
@@ -506,6 +508,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     scatter_add,
     scatter_reduce,
     searchsorted,
+    select,
+    select_scatter,
     sgn,
     sigmoid,
     sign,
@@ -574,15 +578,11 @@ from ctxgrad.ops.einsum import (  # noqa: E402
     einsum,
 )
 from ctxgrad.ops.index_ops import (  # noqa: E402
-    diagonal_scatter,
-    index_fill,
     masked_fill,
     masked_scatter,
-    select_scatter,
 )
 from ctxgrad.ops.indexing import (  # noqa: E402
     argwhere,
-    select,
     unravel_index,
 )
 from ctxgrad.ops.linalg import (  # noqa: E402

@@ -229,6 +229,8 @@ if TYPE_CHECKING:
 
     def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
+    def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
+
     def diff(
         input: Tensor,
         n: int = 1,
@@ -335,6 +337,8 @@ if TYPE_CHECKING:
     def index_copy(
         input: Tensor, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def index_fill(input: Tensor, dim: int = ..., index: Tensor = ..., value: Any = ...) -> Tensor: ...
 
     def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor: ...
 
@@ -747,6 +751,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def select(input: Tensor, dim: int = ..., index: int = ...) -> Tensor: ...
+
+    def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor: ...
+
     def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -938,6 +946,7 @@ __all__ = [
     "cumsum",
     "deg2rad",
     "diag",
+    "diagonal_scatter",
     "diff",
     "digamma",
     "dot",
@@ -975,6 +984,7 @@ __all__ = [
     "igammac",
     "index_add",
     "index_copy",
+    "index_fill",
     "index_put",
     "index_reduce",
     "index_select",
@@ -1055,6 +1065,8 @@ __all__ = [
     "scatter_add",
     "scatter_reduce",
     "searchsorted",
+    "select",
+    "select_scatter",
     "sgn",
     "sigmoid",
     "sign",

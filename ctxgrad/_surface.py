@@ -125,7 +125,7 @@ def made_functions() -> dict[str, Callable[..., Any]]:
     for op in OPS:
         if op.name in OUT_VARIANTS and "out" not in inspect.signature(op.frontend).parameters:
             function = with_out(op.name, op.frontend)
-        elif op.made_from is not None:
+        elif op.made_from is not None or op.numpy_dims:  # (made, or wrapped to take axis=)
             function = op.frontend
         else:
             continue

@@ -121,7 +121,7 @@ def _batch_gather_like(
 
 
 class Gather(Function[Tensor]):
-    """``out[i][j] = x[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
+    """``out[i][j] = input[i][index[i][j]]`` (for ``dim=1``); the gradient is scatter-added back."""
 
     vmap = classmethod(_batch_gather_like)
 
@@ -270,8 +270,9 @@ class ScatterValue(Function[Tensor]):
 
 
 class ScatterAdd(Function[Tensor]):
-    """A copy of ``x`` with ``src[i][j]`` added at ``[i][index[i][j]]`` (for ``dim=1``);
-    repeated positions receive the sum."""
+    """A copy with ``src`` added at the positions ``index`` names along ``dim`` (repeats add up).
+
+    ``src[i][j]`` is added at ``[i][index[i][j]]`` (for ``dim=1``)."""
 
     vmap = classmethod(_batch_gather_like)
 
@@ -394,7 +395,9 @@ def _identity(reduce: str, dt: np.dtype[Any]) -> Any:
 
 
 class ScatterReduce(Function[Tensor]):
-    """A copy of ``x`` where each position that ``pos`` names holds the reduction (``sum``,
+    """A copy where each position ``index`` names holds the ``reduce`` of the values sent there.
+
+    A copy of ``x`` where each position that ``pos`` names holds the reduction (``sum``,
     ``prod``, ``mean``, ``amax``, ``amin``) of the ``src`` values sent there, and of ``x``'s own
     value with ``include_self``.
 

@@ -1,7 +1,8 @@
 """The ``index_*`` ops and the masked ops: ``index_select``, ``index_add``, ``index_copy``,
-``index_fill``, ``index_reduce`` (slices along one dimension, named by a 1-D index);
-``masked_fill``, ``masked_select``, ``masked_scatter`` (a bool mask); the embeddings
-``select_scatter``, ``slice_scatter``, ``diagonal_scatter``; and ``fill_diagonal_``.
+``index_fill``, ``index_reduce`` (slices along one dimension, named by a 1-D index); ``put``
+(elements of the input read as 1-D); ``masked_fill``, ``masked_select``, ``masked_scatter`` (a
+bool mask); the embeddings ``select_scatter``, ``slice_scatter``, ``diagonal_scatter``; and
+``fill_diagonal_``.
 
 The writes turn their positions into flat (row-major) ones and run
 :class:`~ctxgrad.ops.indexing.PutFlat` (or, for ``index_reduce``, ``scatter_reduce``'s
@@ -32,17 +33,128 @@ from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import UNSET, broadcast_error, missing
 from ctxgrad.ops.gather_scatter import ScatterReduce, _as_1d, _where
-from ctxgrad.ops.indexing import (
-    _OUT_OF_RANGE,
-    Index,
-    IndexPutIntoZeros,
-    NumpyIndex,
-    PutFlat,
-    Take,
-    _index_vector,
-    _positions,
-    _slice_positions,
-)
+from ctxgrad.ops.indexing import Index, IndexPutIntoZeros, NumpyIndex, PutFlat, Take, _positions
+
+# --------------------------------------------------------------------------- positions along a dimension
+
+
+class Put(PutFlat):
+    """A copy with ``source`` written (``accumulate``: added) at the positions ``index`` names in
+    ``input`` read as 1-D."""
+
+    node_name = "PutBackward0"
+
+
+def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
+    """The index of ``index_add``/``index_copy``/``index_fill``: a 0-d or 1-D int tensor."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    idx = index.array
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index but got: {short_name(idx.dtype)}")
+    if idx.ndim > 1:
+        raise IndexError(
+            f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+            f"{short_name(idx.dtype)} and size: {list(idx.shape)}"
+        )
+    if isinstance(index, BatchedTensor):
+        return idx  # (its shape only: SlicePositions reads the values, for the whole batch)
+    return idx.reshape(-1).astype(np.int64)
+
+
+def _slice_positions(op: str, shape: tuple[int, ...], dim: int, index: Tensor, bounds_error: type[Exception]) -> Any:
+    """The flat positions of the slices ``index`` names along ``dim`` of a tensor of
+    ``shape``: an array, or (an index batched by vmap) a tensor of them, batched alike."""
+    idx = _index_vector(op, index)
+    if isinstance(index, BatchedTensor):
+        return SlicePositions.apply(index, op, shape, dim, bounds_error)
+    return _positions_along(op, shape, dim, idx, bounds_error)
+
+
+# The ops where torch refuses a negative index (index_fill_, put_ and indexing count it from
+# the end), and its message for an index out of range in some of them.
+_NO_NEGATIVE_INDEX = frozenset({"index_add_", "index_copy_", "index_reduce_"})
+_OUT_OF_RANGE = "index out of range in self"
+
+
+def _positions_along(
+    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception], keep: int = 0
+) -> np.ndarray[Any, Any]:
+    """:func:`_slice_positions` of an index array, whose first ``keep`` dimensions are apart
+    (samples): they come first in the result."""
+    size = shape[dim] if shape else 1
+    low = 0 if op in _NO_NEGATIVE_INDEX else -size
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        bad = int(idx[(idx < low) | (idx >= size)][0])
+        if op == "put_":
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} elements.")
+        detail = f"index {bad} is out of bounds for dimension {dim} with size {size}"
+        if op == "index_copy_":
+            raise IndexError(f"index_copy_(): {detail}")
+        if op == "index_reduce_" or (op == "index_add_" and len(shape) <= 1):
+            raise IndexError(f"{_OUT_OF_RANGE} ({op}(): {detail})")
+        raise bounds_error(detail)
+    idx = np.where(idx < 0, idx + size, idx).reshape(idx.shape[:keep] + (-1,)).astype(np.int64)
+    taken = np.take(_positions(shape if shape else (1,)), idx, axis=dim)
+    return np.moveaxis(taken, tuple(range(dim, dim + keep)), tuple(range(keep)))
+
+
+class SlicePositions(Function[Tensor]):
+    """The flat positions (int64) of the slices ``index`` names along ``dim`` of a tensor
+    of ``shape`` (``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``), with the
+    first ``keep`` dimensions of ``index`` apart (a vmap batch): what those ops read when
+    their index is batched.  Not differentiable."""
+
+    node_name = "SlicePositionsBackward0"
+    skips_without_gradient = True
+    vmap = leading_rule(5)
+
+    @staticmethod
+    def forward(
+        ctx: Any, index: Tensor, op: str, shape: tuple[int, ...], dim: int, bounds_error: type[Exception], keep: int = 0
+    ) -> Tensor:
+        out = as_tensor(_positions_along(op, shape, dim, index.array, bounds_error, keep))
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * 6
+
+
+def put_args(
+    name: str, input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False
+) -> tuple[Tensor, Tensor, Any, bool]:
+    """``put``'s arguments: ``source``'s elements written (``accumulate``: added) at the positions
+    ``index`` names in ``input`` read as 1-D.
+
+    >>> import ctxgrad
+    >>> ctxgrad.zeros(2, 2).put(ctxgrad.tensor([0, -1]), ctxgrad.tensor([5.0, 6.0])).tolist()
+    [[5.0, 0.0], [0.0, 6.0]]
+    """
+    idx = index.array
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {short_name(idx.dtype)}")
+    if source.array.size != idx.size:
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.array.size}, index.numel() = {idx.size}"
+        )
+    if source.array.dtype != input.array.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{short_name(input.array.dtype)} and source.dtype = {short_name(source.array.dtype)}"
+        )
+    n = input.array.size
+    if isinstance(index, BatchedTensor):  # each sample's positions, read for the whole batch
+        return input, source.reshape(-1), SlicePositions.apply(index, "put_", (n,), 0, IndexError), bool(accumulate)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        flat = idx.reshape(-1)
+        bad = flat[(flat < -n) | (flat >= n)][0]
+        raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {n} elements.")
+    pos = np.where(idx < 0, idx + n, idx).reshape(-1)
+    return input, source.reshape(-1), pos, bool(accumulate)
+
 
 # --------------------------------------------------------------------------- index_select, take
 
@@ -228,7 +340,7 @@ class MaskedFillTensor(Function[Tensor]):
 
 
 class MaskedSelect(Function[Tensor]):
-    """The elements of ``x`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
+    """The elements of ``input`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
 
     node_name = "MaskedSelectBackward0"
     holomorphic = True  # linear, real coefficients
@@ -279,10 +391,14 @@ def _mask_index(ctx: Any) -> NumpyIndex:
 
 
 class IndexAdd(PutFlat):
+    """A copy with ``alpha * source``'s slices added along ``dim`` at ``index`` (repeats add up)."""
+
     node_name = "IndexAddBackward0"
 
 
 class IndexCopy(PutFlat):
+    """A copy with ``source``'s slices written along ``dim`` at the positions ``index`` names."""
+
     node_name = "IndexCopyBackward0"
 
 
@@ -299,18 +415,26 @@ class MaskedScatter(PutFlat):
 
 
 class IndexReduce(ScatterReduce):
+    """A copy where each slice ``index`` names along ``dim`` holds the ``reduce`` of the slices sent there."""
+
     node_name = "IndexReduceBackward0"
 
 
 class SelectScatter(PutFlat):
+    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
+
     node_name = "SelectScatterBackward0"
 
 
 class SliceScatter(PutFlat):
+    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
+
     node_name = "SliceScatterBackward0"
 
 
 class DiagonalScatter(PutFlat):
+    """A copy of ``input`` with ``src`` written on its ``offset``-th diagonal of ``dim1`` and ``dim2``."""
+
     node_name = "DiagonalScatterBackward0"
 
 
@@ -576,9 +700,12 @@ def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return write_in_place(MaskedFillTensor if isinstance(value, Tensor) else MaskedFill, input, mask, value)
 
 
-def embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
-    """``input`` with ``src`` written at the positions ``where`` (a selection of ``input``'s
-    flat positions of exactly ``src``'s shape): the ``*_scatter`` ops."""
+def embedded_args(
+    name: str, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]
+) -> tuple[Tensor, Tensor, np.ndarray[Any, Any], bool]:
+    """The arguments of a ``*_scatter`` op's Function (the op ``name``): ``input`` with ``src``
+    written at the positions ``where`` (a selection of ``input``'s flat positions of exactly
+    ``src``'s shape)."""
     if not isinstance(src, Tensor):
         raise TypeError(f"argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
     if src.array.shape != where.shape:
@@ -588,14 +715,18 @@ def embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -
         )
     values = src if src.array.dtype == input.array.dtype else src.to(input.array.dtype)
     if (
-        fn in (SelectScatter, SliceScatter)
+        name in ("select_scatter", "slice_scatter")
         and input.array.dtype.kind == "c"
         and (input.requires_grad or values.requires_grad)
         and is_grad_enabled()
     ):
-        name = "select_scatter" if fn is SelectScatter else "slice_scatter"
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
-    out: Tensor = fn.apply(input, values, np.ascontiguousarray(where), False)
+    return input, values, np.ascontiguousarray(where), False
+
+
+def embedded(fn: Any, input: Tensor, src: Tensor, where: np.ndarray[Any, Any]) -> Tensor:
+    """``fn`` (a ``*_scatter`` op's Function) of :func:`embedded_args`: ``as_strided_scatter``."""
+    out: Tensor = fn.apply(*embedded_args(fn.__name__, input, src, where))
     return out
 
 
@@ -622,40 +753,51 @@ def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
     return write_in_place(FillDiagonal, input, value, pos, False)
 
 
-def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
-    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
+def select_scatter_args(
+    name: str, input: Tensor, src: Tensor, dim: int, index: int
+) -> tuple[Tensor, Tensor, np.ndarray[Any, Any], bool]:
+    """``select_scatter``'s arguments: ``src`` written at ``input.select(dim, index)``."""
     data = input.array
     d = _wrap_dim(dim, data.ndim)
     size = data.shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension {d}")
-    return embedded(SelectScatter, input, src, np.take(_positions(data.shape), index % size, axis=d))
+    return embedded_args(name, input, src, np.take(_positions(data.shape), index % size, axis=d))
 
 
-def slice_scatter(
-    input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
-) -> Tensor:
-    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
+def slice_scatter_args(
+    name: str,
+    input: Tensor,
+    src: Tensor,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> tuple[Tensor, Tensor, np.ndarray[Any, Any], bool]:
+    """``slice_scatter``'s arguments: ``src`` written at ``input[start:end:step]`` along ``dim``."""
     data = input.array
     d = _wrap_dim(dim, data.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     where = _positions(data.shape)[(slice(None),) * d + (slice(start, end, step),)]
-    return embedded(SliceScatter, input, src, where)
+    return embedded_args(name, input, src, where)
 
 
-def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """A copy of ``input`` with ``src`` written on its ``offset``-th diagonal of ``dim1`` and ``dim2``."""
+def diagonal_scatter_args(
+    name: str, input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> tuple[Tensor, Tensor, np.ndarray[Any, Any], bool]:
+    """``diagonal_scatter``'s arguments: ``src`` written on the ``offset``-th diagonal of ``dim1``
+    and ``dim2``."""
     data = input.array
     d1, d2 = _wrap_dim(dim1, data.ndim), _wrap_dim(dim2, data.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    where = np.diagonal(_positions(data.shape), offset, d1, d2)
-    return embedded(DiagonalScatter, input, src, where)
+    return embedded_args(name, input, src, np.diagonal(_positions(data.shape), offset, d1, d2))
 
 
 ROWS: list[Op] = [
     Op("index_select", IndexSelect, args=index_select_args, numpy_dims=True, out=True),
+    Op("put", Put, args=put_args, inplace=True, replayed=True, out=True),
     Op("index_add", IndexAdd, args=index_add_args, inplace=True, numpy_dims=True, replayed=True, out=True),
     Op("index_copy", IndexCopy, args=index_copy_args, inplace=True, numpy_dims=True, replayed=True, out=True),
     Op("index_fill", index_fill, inplace=index_fill_, numpy_dims=True),
@@ -671,8 +813,8 @@ ROWS: list[Op] = [
     Op("masked_fill", masked_fill, inplace=masked_fill_),
     Op("masked_select", MaskedSelect, params="input: Tensor, mask: Tensor", out=True),
     Op("masked_scatter", masked_scatter, inplace=masked_scatter_),
-    Op("select_scatter", select_scatter),
-    Op("slice_scatter", slice_scatter, out=True),
-    Op("diagonal_scatter", diagonal_scatter),
+    Op("select_scatter", SelectScatter, args=select_scatter_args),
+    Op("slice_scatter", SliceScatter, args=slice_scatter_args, out=True),
+    Op("diagonal_scatter", DiagonalScatter, args=diagonal_scatter_args),
     Op("fill_diagonal_", fill_diagonal_, function=False),
 ]

@@ -1,5 +1,5 @@
 """Indexing: ``x[index]`` and the ops that read or write at the positions of an index:
-``take``, ``put``, ``index_put``, ``select``, ``nonzero`` (``argwhere``, ``nonzero_static``) and
+``take``, ``index_put``, ``select``, ``nonzero`` (``argwhere``, ``nonzero_static``) and
 ``unravel_index``.
 
 Basic indices (ints, slices, None, Ellipsis) give NumPy views, which ``apply`` links to the
@@ -601,8 +601,7 @@ class IndexPutIntoZeros(Function[Tensor]):
 
 
 class Take(Function[Tensor]):
-    """``x`` read as 1-D at ``index`` (negative indices count from the end); the output has
-    ``index``'s shape."""
+    """``input`` read as 1-D at ``index``, in ``index``'s shape (negative indices count from the end)."""
 
     @staticmethod
     def vmap(info: Any, in_dims: tuple[Any, ...], x: Tensor, index: Tensor) -> tuple[Any, Any]:
@@ -649,10 +648,10 @@ def _scalar_name(dt: np.dtype[Any]) -> str:
 
 
 # --------------------------------------------------------------------------- writes at flat positions
-# index_add, index_copy, index_fill, index_put, masked_scatter and scatter_reduce all write
-# (or add, or reduce) values at positions of the input.  Each frontend turns its own way of
-# naming the positions into one array of flat (row-major) positions, ``pos``, so that one
-# Function, :class:`PutFlat`, does the write and its gradient; ``Take`` reads them back.
+# The ops that write (or add, or reduce) values at positions of the input (index_put here, the
+# ops of gather_scatter and index_ops) turn their own way of naming the positions into one
+# array of flat (row-major) positions, ``pos``, so that one Function, :class:`PutFlat`, does
+# the write and its gradient; ``Take`` reads them back.
 
 
 def _positions(shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
@@ -665,10 +664,13 @@ def _zero_like(t: Tensor) -> Tensor:
 
 
 class PutFlat(Function[Tensor]):
-    """A copy of ``x`` with ``values`` (broadcast to ``pos``'s shape) written at the flat
-    positions ``pos`` (repeated positions: the last write wins), or added there with
-    ``accumulate`` (repeated positions add up).  ``x``'s gradient is the output's (zero where
-    written over); ``values`` gets the output's gradient read at ``pos``."""
+    """A copy with ``values`` written (``accumulate``: added) at the positions an index names.
+
+    The Function of every write at positions: a copy of ``x`` with ``values`` (broadcast to
+    ``pos``'s shape) written at the flat positions ``pos`` (repeated positions: the last write
+    wins), or added there with ``accumulate`` (repeated positions add up).  ``x``'s gradient is
+    the output's (zero where written over); ``values`` gets the output's gradient read at
+    ``pos``."""
 
     node_name = "IndexPutBackward0"
     holomorphic = True  # linear, real coefficients
@@ -709,87 +711,6 @@ class PutFlat(Function[Tensor]):
         pos, accumulate = ctx.args
         out: Tensor = ctx.forward_cls.apply(tx, _zero_like(tx) if tv is None else tv, pos, accumulate)
         return out
-
-
-class Put(PutFlat):
-    node_name = "PutBackward0"
-
-
-def _index_vector(op: str, index: Any) -> np.ndarray[Any, Any]:
-    """The index of ``index_add``/``index_copy``/``index_fill``: a 0-d or 1-D int tensor."""
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
-    idx = index.array
-    if idx.dtype not in (np.int64, np.int32):
-        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index but got: {short_name(idx.dtype)}")
-    if idx.ndim > 1:
-        raise IndexError(
-            f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
-            f"{short_name(idx.dtype)} and size: {list(idx.shape)}"
-        )
-    if isinstance(index, BatchedTensor):
-        return idx  # (its shape only: SlicePositions reads the values, for the whole batch)
-    return idx.reshape(-1).astype(np.int64)
-
-
-def _slice_positions(op: str, shape: tuple[int, ...], dim: int, index: Tensor, bounds_error: type[Exception]) -> Any:
-    """The flat positions of the slices ``index`` names along ``dim`` of a tensor of
-    ``shape``: an array, or (an index batched by vmap) a tensor of them, batched alike."""
-    idx = _index_vector(op, index)
-    if isinstance(index, BatchedTensor):
-        return SlicePositions.apply(index, op, shape, dim, bounds_error)
-    return _positions_along(op, shape, dim, idx, bounds_error)
-
-
-# The ops where torch refuses a negative index (index_fill_, put_ and indexing count it from
-# the end), and its message for an index out of range in some of them.
-_NO_NEGATIVE_INDEX = frozenset({"index_add_", "index_copy_", "index_reduce_"})
-_OUT_OF_RANGE = "index out of range in self"
-
-
-def _positions_along(
-    op: str, shape: tuple[int, ...], dim: int, idx: np.ndarray[Any, Any], bounds_error: type[Exception], keep: int = 0
-) -> np.ndarray[Any, Any]:
-    """:func:`_slice_positions` of an index array, whose first ``keep`` dimensions are apart
-    (samples): they come first in the result."""
-    size = shape[dim] if shape else 1
-    low = 0 if op in _NO_NEGATIVE_INDEX else -size
-    if idx.size and (idx.min() < low or idx.max() >= size):
-        bad = int(idx[(idx < low) | (idx >= size)][0])
-        if op == "put_":
-            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} elements.")
-        detail = f"index {bad} is out of bounds for dimension {dim} with size {size}"
-        if op == "index_copy_":
-            raise IndexError(f"index_copy_(): {detail}")
-        if op == "index_reduce_" or (op == "index_add_" and len(shape) <= 1):
-            raise IndexError(f"{_OUT_OF_RANGE} ({op}(): {detail})")
-        raise bounds_error(detail)
-    idx = np.where(idx < 0, idx + size, idx).reshape(idx.shape[:keep] + (-1,)).astype(np.int64)
-    taken = np.take(_positions(shape if shape else (1,)), idx, axis=dim)
-    return np.moveaxis(taken, tuple(range(dim, dim + keep)), tuple(range(keep)))
-
-
-class SlicePositions(Function[Tensor]):
-    """The flat positions (int64) of the slices ``index`` names along ``dim`` of a tensor
-    of ``shape`` (``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``), with the
-    first ``keep`` dimensions of ``index`` apart (a vmap batch): what those ops read when
-    their index is batched.  Not differentiable."""
-
-    node_name = "SlicePositionsBackward0"
-    skips_without_gradient = True
-    vmap = leading_rule(5)
-
-    @staticmethod
-    def forward(
-        ctx: Any, index: Tensor, op: str, shape: tuple[int, ...], dim: int, bounds_error: type[Exception], keep: int = 0
-    ) -> Tensor:
-        out = as_tensor(_positions_along(op, shape, dim, index.array, bounds_error, keep))
-        ctx.mark_non_differentiable(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
-        return (None,) * 6
 
 
 def _batched_int_indices(indices: Any, shape: tuple[int, ...]) -> bool:
@@ -882,40 +803,6 @@ def index_put_args(
     return input, values, pos, bool(accumulate)
 
 
-def put_args(
-    name: str, input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False
-) -> tuple[Tensor, Tensor, Any, bool]:
-    """``put``'s arguments: ``source``'s elements written (``accumulate``: added) at the positions
-    ``index`` names in ``input`` read as 1-D.
-
-    >>> import ctxgrad
-    >>> ctxgrad.zeros(2, 2).put(ctxgrad.tensor([0, -1]), ctxgrad.tensor([5.0, 6.0])).tolist()
-    [[5.0, 0.0], [0.0, 6.0]]
-    """
-    idx = index.array
-    if idx.dtype != np.int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {short_name(idx.dtype)}")
-    if source.array.size != idx.size:
-        raise IndexError(
-            "put_(): Expected source and index to have the same number of elements, but got "
-            f"source.numel() = {source.array.size}, index.numel() = {idx.size}"
-        )
-    if source.array.dtype != input.array.dtype:
-        raise RuntimeError(
-            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
-            f"{short_name(input.array.dtype)} and source.dtype = {short_name(source.array.dtype)}"
-        )
-    n = input.array.size
-    if isinstance(index, BatchedTensor):  # each sample's positions, read for the whole batch
-        return input, source.reshape(-1), SlicePositions.apply(index, "put_", (n,), 0, IndexError), bool(accumulate)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        flat = idx.reshape(-1)
-        bad = flat[(flat < -n) | (flat >= n)][0]
-        raise IndexError(f"out of range: tried to access index {int(bad)} on a tensor of {n} elements.")
-    pos = np.where(idx < 0, idx + n, idx).reshape(-1)
-    return input, source.reshape(-1), pos, bool(accumulate)
-
-
 # --------------------------------------------------------------------------- frontends
 
 
@@ -960,10 +847,9 @@ def nonzero_static_args(name: str, input: Tensor, *, size: int, fill_value: int 
 
 
 class NonzeroStatic(Function[Tensor]):
-    """:func:`nonzero` of a fixed number of rows, ``size``: the first ``size`` indices, or all
-    of them followed by rows of ``fill_value``, so the shape does not depend on the values.
+    """:func:`nonzero` of ``size`` rows (the first found, then rows of ``fill_value``).
 
-    The int64 indices of the first ``size`` nonzero elements of ``x`` (rows of
+    The shape does not depend on the values: the int64 indices of the first ``size`` nonzero elements of ``x`` (rows of
     ``fill_value`` after the last one found), each sample of its first ``keep`` dimensions (a
     vmap batch, ``leading_rule``) apart: a stable argsort of each flattened sample puts its
     nonzero positions first, in order, then ``np.unravel_index`` turns them into indices.
@@ -1028,7 +914,6 @@ ROWS: list[Op] = [
     Op("__getitem__", getitem, function=False),
     Op("select", select, numpy_dims=True),
     Op("take", Take, params="input: Tensor, index: Tensor", out=True),
-    Op("put", Put, args=put_args, inplace=True, replayed=True, out=True),
     Op("index_put", PutFlat, args=index_put_args, inplace=True, replayed=True),
     Op("nonzero", nonzero, out=True),
     Op("nonzero_static", NonzeroStatic, args=nonzero_static_args, out=True),
