@@ -14,7 +14,8 @@ the trigonometric and activation functions, clamp, maximum, where, ...), ``compa
 (==, <, isnan, logical and bitwise ops), ``reduction`` (sum, mean, prod, var, max, norm,
 cumsum, softmax, ...), ``linalg`` (mm, bmm, mv, dot, einsum, inv, det, solve, norms and
 the dispatch of ``@``), ``shape`` (reshape, view, permute, squeeze, cat, split, flip, ...),
-``indexing`` (``x[index]``, gather, scatter, masked_fill, ...), ``sorting`` (sort, topk,
-median), ``copy`` (clone, dtype conversion) and ``inplace`` (the one mechanism behind
+``indexing`` (``x[index]``, take, index_put, nonzero), ``gather_scatter`` (gather, scatter,
+scatter_reduce), ``index_ops`` (index_add, index_select, masked_fill, put, the ``*_scatter``
+ops), ``sorting`` (sort, topk, median), ``copy`` (clone, dtype conversion) and ``inplace`` (the one mechanism behind
 ``add_``, ``x[i] = v`` and every other in-place op).
 """
