@@ -567,6 +567,13 @@ from ctxgrad.ops.complex_numbers import (  # noqa: E402
     view_as_complex,
     view_as_real,
 )
+from ctxgrad.ops.convolution import (  # noqa: E402
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+)
 from ctxgrad.ops.copy import (  # noqa: E402
     clone,
 )
@@ -741,6 +748,11 @@ __all__ += [
     "concatenate",
     "conj",
     "conj_physical",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
     "copysign",
     "corrcoef",
     "cos",

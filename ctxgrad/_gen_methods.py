@@ -23,7 +23,7 @@ from typing import Any
 
 from typing_extensions import get_overloads
 
-from ctxgrad._surface import METHODS, functions, made_functions, methods, with_out
+from ctxgrad._surface import METHODS, functions, made_functions, methods, nn_functions, with_out
 from ctxgrad.ops.table import OPS
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "init_block",
     "main",
     "made_module",
+    "nn_module",
     "render",
     "stub",
     "tensor_block",
@@ -216,6 +217,46 @@ def made_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+def nn_module() -> str:
+    """The text of ``ctxgrad/nn/_made_functional.py``: the ``ctxgrad.nn.functional`` functions
+    the rows make (:func:`ctxgrad._surface.nn_functions`), typed stubs under ``TYPE_CHECKING``
+    and the functions at run time."""
+    lines = [
+        '"""The ``ctxgrad.nn.functional`` functions the op rows make (``nn_functional=True``), with',
+        "torch's ``inplace=`` keyword where a row says ``inplace_keyword``.",
+        "",
+        "Written by ``python -m ctxgrad._gen_methods`` from the op rows: do not edit.  Type checkers",
+        "read the stubs; at run time the module holds the functions ``ctxgrad._surface.nn_functions``",
+        "makes.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import TYPE_CHECKING",
+        "",
+        "if TYPE_CHECKING:",
+    ]
+    made = nn_functions()
+    stubs = "".join(f"\n{stub(name, made[name], '    ', as_method=False)}\n" for name in sorted(made, key=_natural))
+    # (the imports the stubs read, and only those: ruff refuses unused ones)
+    standard = [
+        line
+        for word, line in (("Sequence", "from collections.abc import Sequence"), ("Any", "from typing import Any"))
+        if re.search(rf"\b{word}\b", stubs)
+    ]
+    lines.extend([*(f"    {line}" for line in standard), *([""] if standard else [])])
+    lines.extend(["    from ctxgrad._tensor import Tensor", *stubs.rstrip("\n").split("\n")])
+    lines.append("else:")
+    lines.append("    from ctxgrad._surface import nn_functions")
+    lines.append("")
+    lines.append("    globals().update(nn_functions())")
+    lines.append("")
+    lines.append("__all__ = [")
+    lines.extend(f'    "{name}",' for name in sorted(made))
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
 def render(text: str, block: str, indent: str) -> str:
     """``text`` with the lines between the markers (at ``indent``) replaced by ``block``."""
     begin, end = f"{indent}{BEGIN}\n", f"{indent}{END}\n"
@@ -231,6 +272,7 @@ def generated_files() -> dict[Path, str]:
         tensor_py: render(tensor_py.read_text(), tensor_block(), "    "),
         init_py: render(init_py.read_text(), init_block(), ""),
         PACKAGE / "_made_functions.py": made_module(),
+        PACKAGE / "nn" / "_made_functional.py": nn_module(),
     }
 
 

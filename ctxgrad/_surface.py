@@ -21,7 +21,7 @@ from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops._util import write_out
 from ctxgrad.ops.table import OPS, OUT_VARIANTS, Op
 
-__all__ = ["METHODS", "attach", "functions", "made_functions", "methods", "with_out"]
+__all__ = ["METHODS", "attach", "functions", "made_functions", "methods", "nn_functions", "with_out"]
 
 #: Tensor methods that are not ops (no Function behind them), made by the layers below and
 #: attached here with the ops' methods, so that ``Tensor`` (L1) imports none of them.
@@ -130,6 +130,20 @@ def made_functions() -> dict[str, Callable[..., Any]]:
         else:
             continue
         made.update((name, function) for name, _ in functions(op))
+    return made
+
+
+def nn_functions() -> dict[str, Callable[..., Any]]:
+    """The functions of ``ctxgrad.nn.functional`` that rows make (``nn_functional=True``):
+    each row's ``nn_frontend`` (with torch's ``inplace=`` where the row says
+    ``inplace_keyword``), and its in-place variant as ``<name>_`` where it says ``nn_inplace``
+    (``F.elu_``).  ``ctxgrad.nn._made_functional`` holds them, typed for type checkers."""
+    made: dict[str, Callable[..., Any]] = {}
+    for op in OPS:
+        if op.nn_frontend is not None:
+            made[op.name] = op.nn_frontend
+            if op.nn_inplace and callable(op.inplace):
+                made[f"{op.name}_"] = op.inplace
     return made
 
 

@@ -150,14 +150,14 @@ def test_minors_adjoint_batches() -> None:
 
 
 def test_col2im_batches() -> None:
-    from ctxgrad.nn._ops import Col2Im
+    from ctxgrad.ops.convolution import Col2Im
 
     cols = RNG.standard_normal((3, 2, 2 * 4, 9))  # 3 samples of (N=2, C*kh*kw=2*2*2, L=3*3)
     same_as_loop(lambda c: Col2Im.apply(c, (4, 4), (2, 2), (1, 1), (0, 0, 0, 0), (1, 1)), cols)
 
 
 def test_zero_second_order_batches_with_either_argument_batched() -> None:
-    from ctxgrad.nn._ops import ZeroSecondOrder
+    from ctxgrad.ops.convolution import ZeroSecondOrder
 
     g, x = RNG.standard_normal((3, 2, 2)), RNG.standard_normal((3, 4))
     for dims in [(0, 0), (0, None), (None, 0)]:
@@ -166,7 +166,7 @@ def test_zero_second_order_batches_with_either_argument_batched() -> None:
 
 @pytest.mark.parametrize("mean", [True, False])
 def test_cross_entropy_with_indices_batches(mean: bool) -> None:
-    from ctxgrad.nn._ops import CrossEntropyWithIndices
+    from ctxgrad.ops.losses import CrossEntropyWithIndices
 
     target = np.array([2, 0, 1, 1])
     keep = np.array([True, False, True, True])
@@ -174,7 +174,7 @@ def test_cross_entropy_with_indices_batches(mean: bool) -> None:
 
 
 def test_cross_entropy_with_every_row_ignored_is_nan_with_a_zero_gradient() -> None:
-    from ctxgrad.nn._ops import CrossEntropyWithIndices
+    from ctxgrad.ops.losses import CrossEntropyWithIndices
 
     x = ctxgrad.tensor(RNG.standard_normal((2, 3, 4)), requires_grad=True)
     keep = np.zeros(3, bool)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,15 +10,10 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
-from ctxgrad.autograd.batching import BatchedTensor
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.nn import _activations, _ops
 from ctxgrad.ops import pointwise as _pointwise
-from ctxgrad.ops.table import frontend as _frontend
-
-#: The op table's ``nn_functional`` rows: the same ops as ``ctxgrad.sigmoid`` and ``ctxgrad.tanh``.
-sigmoid: Callable[..., Tensor] = _frontend("sigmoid")
-tanh: Callable[..., Tensor] = _frontend("tanh")
+from ctxgrad.ops.losses import _under_vmap
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -328,7 +322,3 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     if ndim == 0:
         return diff.abs()
     return diff.norm(p, -1, keepdim=keepdim)
-
-
-def _under_vmap(*tensors: Tensor | None) -> bool:
-    return any(isinstance(t, BatchedTensor) for t in tensors)

@@ -13,8 +13,8 @@ from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import no_grad
-from ctxgrad.nn._functional_activations import _under_vmap
-from ctxgrad.nn._functional_layers import pad
+from ctxgrad.ops.convolution import pad
+from ctxgrad.ops.losses import _under_vmap
 
 
 # =========================================================================== more normalisation and dropout

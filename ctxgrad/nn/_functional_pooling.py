@@ -10,7 +10,7 @@ import numpy as np
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import _ops
-from ctxgrad.nn._functional_layers import _check_input_dim, _check_window, _pair, _single, _stack, _triple, _unbatch
+from ctxgrad.ops.convolution import Im2Col, _check_input_dim, _check_window, _pair, _single, _stack, _triple, _unbatch
 
 
 # =========================================================================== 1-d and adaptive pooling
@@ -347,7 +347,7 @@ def avg_pool2d(
         extra.append(max(0, (o - 1) * s + k - (size + 2 * p)))  # room the partial ceil_mode windows need
     oh, ow = out_sizes
     pads = (pad[0], pad[0] + extra[0], pad[1], pad[1] + extra[1])
-    sums = _ops.Im2Col.apply(x, kernel, (1, 1), pads, st).reshape(n, c, kernel[0] * kernel[1], oh, ow).sum(2)
+    sums = Im2Col.apply(x, kernel, (1, 1), pads, st).reshape(n, c, kernel[0] * kernel[1], oh, ow).sum(2)
     if divisor_override is not None:
         return _unbatch(sums / divisor_override, unbatched)
     if not any(extra) and (count_include_pad or not any(pad)):
@@ -360,5 +360,5 @@ def avg_pool2d(
     else:
         ones = np.ones((1, 1, h, w), dtype=x.dtype)
         count_pads = pads
-    counts = _ops.Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
+    counts = Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
     return _unbatch(sums / counts, unbatched)

@@ -8,9 +8,10 @@ for forward mode.  ``inplace=True`` is the Function made in place
 (:func:`ctxgrad.autograd.inplace.write_in_place`: its forward, the result written into
 ``input``, which is marked dirty), never a copy of its body.
 
-Layers as functions.  ``conv2d``, ``max_pool2d``, ``embedding``, ``unfold``/``fold`` and
-constant ``pad`` are Functions in :mod:`ctxgrad.nn._ops` (NumPy forward, backward in ctxgrad
-ops, a ``jvp``); ``conv1d`` is a ``conv2d`` over a height of 1; ``linear``, ``bilinear``,
+Layers as functions.  ``conv2d``, ``unfold``/``fold`` and constant ``pad`` are Functions in
+:mod:`ctxgrad.ops.convolution`, ``max_pool2d`` and ``embedding`` in :mod:`ctxgrad.nn._ops`
+(NumPy forward, backward in ctxgrad ops, a ``jvp``); ``conv1d`` is a ``conv2d`` over a height
+of 1; ``linear``, ``bilinear``,
 ``avg_pool2d``, ``layer_norm``, ``batch_norm``, ``dropout`` and the other ``pad`` modes are
 composed from existing ops, so double backward and forward mode come for free.
 
@@ -31,6 +32,7 @@ tensor([[-0.2144,  0.1753,  0.0391]])
 
 from __future__ import annotations
 
+from ctxgrad.nn import _made_functional
 from ctxgrad.nn._functional_activations import (
     celu,
     celu_,
@@ -59,40 +61,29 @@ from ctxgrad.nn._functional_activations import (
     rrelu_,
     selu,
     selu_,
-    sigmoid,
     silu,
     softmax,
     softmin,
     softplus,
     softshrink,
     softsign,
-    tanh,
     tanhshrink,
     threshold,
     threshold_,
 )
 from ctxgrad.nn._functional_layers import (
     bilinear,
-    conv1d,
-    conv2d,
-    conv3d,
-    conv_transpose1d,
-    conv_transpose2d,
     embedding,
     embedding_bag,
-    fold,
     linear,
     one_hot,
-    pad,
     pixel_shuffle,
     pixel_unshuffle,
-    unfold,
 )
 from ctxgrad.nn._functional_losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cosine_embedding_loss,
-    cross_entropy,
     ctc_loss,
     gaussian_nll_loss,
     hinge_embedding_loss,
@@ -104,7 +95,6 @@ from ctxgrad.nn._functional_losses import (
     multi_margin_loss,
     multilabel_margin_loss,
     multilabel_soft_margin_loss,
-    nll_loss,
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,
@@ -141,6 +131,8 @@ from ctxgrad.nn._functional_pooling import (
     max_pool2d,
     max_pool3d,
 )
+from ctxgrad.nn._made_functional import *  # noqa: F403  (the rows' functions, typed there)
+from ctxgrad.ops.convolution import fold, pad, unfold
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -159,14 +151,8 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "celu",
     "celu_",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
     "cosine_embedding_loss",
     "cosine_similarity",
-    "cross_entropy",
     "ctc_loss",
     "dropout",
     "dropout1d",
@@ -209,7 +195,6 @@ __all__ = [
     "multi_margin_loss",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
-    "nll_loss",
     "normalize",
     "one_hot",
     "pad",
@@ -227,7 +212,6 @@ __all__ = [
     "scaled_dot_product_attention",
     "selu",
     "selu_",
-    "sigmoid",
     "silu",
     "smooth_l1_loss",
     "soft_margin_loss",
@@ -236,7 +220,6 @@ __all__ = [
     "softplus",
     "softshrink",
     "softsign",
-    "tanh",
     "tanhshrink",
     "threshold",
     "threshold_",
@@ -244,3 +227,4 @@ __all__ = [
     "triplet_margin_with_distance_loss",
     "unfold",
 ]
+__all__ += _made_functional.__all__

@@ -245,10 +245,10 @@ class Op:
         set_ = functools.partial(object.__setattr__, self)
         if _is_function(fn):
             set_("made_from", fn)
-            set_("frontend", self._made(self.name, fn, fn.apply))
+            set_("frontend", _made(self, self.name, fn, fn.apply))
             if self.inplace is True or _is_function(self.inplace):
                 writer: Any = self.inplace if _is_function(self.inplace) else fn
-                set_("inplace", self._made(f"{self.name}_", fn, functools.partial(write_in_place, writer), writer))
+                set_("inplace", _made(self, f"{self.name}_", fn, functools.partial(write_in_place, writer), writer))
         elif self.inplace is True:
             if not self.view:
                 raise TypeError(f"row {self.name!r}: inplace=True needs the row's Function, or view=True")
@@ -265,44 +265,47 @@ class Op:
             if callable(self.inplace):
                 set_("inplace", with_numpy_dims(f"{self.name}_", self.inplace))
         if self.nn_functional:
-            set_("nn_frontend", self._nn_frontend())
+            set_("nn_frontend", _nn_frontend(self))
 
-    def _made(
-        self,
-        name: str,
-        fn: type[Function[Any]],
-        body: Callable[..., Any],
-        writer: type[Function[Any]] | None = None,
-    ) -> Callable[..., Any]:
-        """The frontend (or, with ``writer``, the in-place variant) named ``name``: ``body``
-        (``fn.apply``) of its arguments, or of what the row's argument handler makes of them."""
-        if writer is None:
-            doc = _first_line(fn)
-        else:
-            doc = f"In place: ``{self.name}``, the result written into this tensor."
-        if self.args is None:
-            made = made_frontend(name, body, self.params, doc)
-        else:
-            signature = inspect.signature(self.args)
-            signature = signature.replace(
-                parameters=list(signature.parameters.values())[1:], return_annotation="Tensor"
-            )
-            made = made_frontend(name, body, signature, doc, first=(name,), handler=self.args)
-        made.__module__ = fn.__module__
-        return replayed_whole(made) if self.replayed else made
 
-    def _nn_frontend(self) -> Callable[..., Any]:
-        if not self.inplace_keyword:
-            return self.frontend
-        assert callable(self.inplace), f"row {self.name!r}: inplace_keyword needs an in-place variant"
-        signature = inspect.signature(self.frontend)
-        flag = _P("inplace", _P.POSITIONAL_OR_KEYWORD, default=False, annotation="bool")
-        kept = list(signature.parameters.values())
-        made = signature.replace(parameters=[*kept, flag])
-        prologue = f"    if inplace:\n        return _inplace({', '.join(_call(signature))})\n"
-        frontend = made_frontend(
-            self.name, self.frontend, made, self.frontend.__doc__, passed=signature, prologue=prologue,
-            extra={"_inplace": self.inplace},
-        )  # fmt: skip
-        frontend.__module__ = self.frontend.__module__
-        return frontend
+def _made(
+    row: Op,
+    name: str,
+    fn: type[Function[Any]],
+    body: Callable[..., Any],
+    writer: type[Function[Any]] | None = None,
+) -> Callable[..., Any]:
+    """The frontend (or, with ``writer``, the in-place variant) named ``name``: ``body``
+    (``fn.apply``) of its arguments, or of what the row's argument handler makes of them."""
+    if writer is None:
+        doc = _first_line(fn)
+    else:
+        doc = f"In place: ``{row.name}``, the result written into this tensor."
+    if row.args is None:
+        made = made_frontend(name, body, row.params, doc)
+    else:
+        signature = inspect.signature(row.args)
+        after_name = list(signature.parameters.values())[1:]
+        signature = signature.replace(parameters=after_name, return_annotation="Tensor")
+        made = made_frontend(name, body, signature, doc, first=(name,), handler=row.args)
+    made.__module__ = fn.__module__
+    return replayed_whole(made) if row.replayed else made
+
+
+def _nn_frontend(row: Op) -> Callable[..., Any]:
+    """``ctxgrad.nn.functional``'s function of ``row``: its frontend, with torch's ``inplace=``
+    keyword (running the in-place variant) when the row says ``inplace_keyword``."""
+    if not row.inplace_keyword:
+        return row.frontend
+    assert callable(row.inplace), f"row {row.name!r}: inplace_keyword needs an in-place variant"
+    signature = inspect.signature(row.frontend)
+    flag = _P("inplace", _P.POSITIONAL_OR_KEYWORD, default=False, annotation="bool")
+    kept = list(signature.parameters.values())
+    made = signature.replace(parameters=[*kept, flag])
+    prologue = f"    if inplace:\n        return _inplace({', '.join(_call(signature))})\n"
+    frontend = made_frontend(
+        row.name, row.frontend, made, row.frontend.__doc__, passed=signature, prologue=prologue,
+        extra={"_inplace": row.inplace},
+    )  # fmt: skip
+    frontend.__module__ = row.frontend.__module__
+    return frontend

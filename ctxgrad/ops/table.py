@@ -34,6 +34,7 @@ from ctxgrad.ops import (
     arithmetic,
     comparison,
     complex_numbers,
+    convolution,
     copy,
     cumulative,
     decompositions,
@@ -44,6 +45,7 @@ from ctxgrad.ops import (
     indexing,
     inplace,
     linalg,
+    losses,
     pointwise,
     reduction,
     shape,
@@ -64,6 +66,8 @@ def _unary(name: str, **fields: Any) -> Op:
 OPS: list[Op] = [
     # ----------------------------------------------------------------------- pointwise
     *pointwise.ROWS,
+    *convolution.ROWS,
+    *losses.ROWS,
     _unary("exp", inplace=pointwise.exp_),
     _unary("round", inplace=inplace.round_),
     Op("atan2", pointwise.atan2, method_frontend=pointwise.atan2_method, inplace=inplace.atan2_),

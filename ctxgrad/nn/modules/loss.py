@@ -15,8 +15,8 @@ from typing import Any
 
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import functional as F
-from ctxgrad.nn._functional_losses import _reduction
 from ctxgrad.nn.modules.module import Module
+from ctxgrad.ops.losses import _reduction
 
 __all__ = [
     "BCELoss",

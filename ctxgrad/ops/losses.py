@@ -1,0 +1,319 @@
+"""The classification losses that read class indices: ``nll_loss`` and ``cross_entropy``
+(``ctxgrad.nn.functional``'s), with torch's reductions and the deprecated
+``size_average``/``reduce`` pair.
+
+The common case of ``cross_entropy`` (class indices, a 2-D input, no weight or smoothing) is
+one Function, :class:`CrossEntropyWithIndices`; the others are composed from ops
+(``log_softmax``, ``gather``), so double backward and forward mode come for free.  Each op is
+a frontend and, beside it, its row in :data:`ROWS`; the other losses are in
+``ctxgrad/nn/_functional_losses.py``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._replayed import replayed_whole
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd.batching import BatchedTensor, unary_rule
+from ctxgrad.autograd.function import Function
+from ctxgrad.ops._row import Op
+from ctxgrad.ops.convolution import linked_to_input
+
+
+# --------------------------------------------------------------------------- cross-entropy
+class CrossEntropyWithIndices(Function[Tensor]):
+    """The softmax cross-entropy of ``(N, C)`` logits ``x`` with class indices, summed (or
+    averaged) over the rows that are kept (not ``ignore_index``): one node where the
+    composed form (log_softmax, gather, mask, sum) takes about ten.
+
+    loss = -Σᵢ keepᵢ log softmax(xᵢ)[tᵢ] (· 1/Σ keep for the mean); d loss / d xᵢ =
+    keepᵢ (softmax(xᵢ) - onehot(tᵢ)) (· 1/Σ keep).  The backward recomputes the softmax
+    from the saved input with ctxgrad ops, so it can be differentiated again."""
+
+    node_name = "NllLossBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, target: np.ndarray[Any, Any], keep: np.ndarray[Any, Any], mean: bool) -> Tensor:
+        data = x.array
+        rows = np.arange(data.shape[0])
+        shifted = data - data.max(axis=1, keepdims=True)
+        log_p = shifted[rows, target] - np.log(np.exp(shifted).sum(axis=1))
+        kept = keep.astype(data.dtype)
+        total = -(log_p * kept).sum()
+        scale = 1.0
+        if mean:
+            count = kept.sum()
+            # Every row ignored: the mean is NaN and its gradient 0 (no row contributes), as in torch.
+            scale = 1.0 / count if count else 0.0
+            if not count:
+                total = np.nan
+        onehot = np.zeros_like(data)
+        onehot[rows, target] = kept
+        ctx.save_for_backward(x, as_tensor(kept[:, None]), as_tensor(onehot))
+        ctx.scale = scale
+        return as_tensor(np.asarray(total * scale if scale else total, dtype=data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        x, kept, onehot = ctx.saved_tensors
+        return (x.softmax(1) * kept - onehot) * (grad * ctx.scale), None, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
+        x, kept, onehot = ctx.saved_tensors
+        tangent: Tensor = ((x.softmax(1) * kept - onehot) * tx).sum() * ctx.scale
+        return tangent
+
+    @staticmethod
+    def vmap(
+        info: Any,
+        in_dims: tuple[Any, ...],
+        x: Tensor,
+        target: np.ndarray[Any, Any],
+        keep: np.ndarray[Any, Any],
+        mean: bool,
+    ) -> tuple[Tensor, int]:
+        """The same loss of every sample's logits (the targets are shared), written with ops
+        that batch: log_softmax, gather, a masked sum over each sample's rows."""
+        dtype = x.dtype
+        picked = x.log_softmax(-1).gather(-1, as_tensor(np.broadcast_to(target[:, None], (*x.shape[:-1], 1)).copy()))
+        kept = keep.astype(dtype)
+        total = -(picked.squeeze(-1) * as_tensor(kept)).sum(-1)
+        if mean:
+            count = kept.sum()
+            total = total * (1.0 / count) if count else total * 0.0 + float("nan")  # (no row: NaN, gradient 0)
+        return total, 0
+
+
+# =========================================================================== losses
+def _under_vmap(*tensors: Tensor | None) -> bool:
+    return any(isinstance(t, BatchedTensor) for t in tensors)
+
+
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """The reduction, honouring the deprecated ``size_average`` / ``reduce`` pair as torch does."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _class_dim(input: Tensor) -> int:
+    return 0 if input.ndim == 1 else 1
+
+
+def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Any:
+    """torch's checks of an ``nll_loss`` target (shape, dtype, bounds) and weight; returns
+    the mask of the ignored targets."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    expected = input.shape[:cdim] + input.shape[cdim + 1 :]
+    if input.ndim >= 2 and target.shape[:1] != input.shape[:1]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
+        )
+    if tuple(target.shape) != tuple(expected):
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    tdata = target.array
+    if tdata.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    if weight is not None and tuple(weight.shape) != (n_classes,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
+            f"tensor of shape: {list(weight.shape)}"
+        )
+    ignored = tdata == ignore_index
+    bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(tdata[bad].flat[0])} is out of bounds.")
+    return ignored
+
+
+@replayed_whole
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-weight[t] * input[t]`` for each target class ``t`` (``input`` holds log-probabilities,
+    classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
+    reduction = _reduction(size_average, reduce, reduction)
+    cdim = _class_dim(input) if input.ndim >= 1 else 0
+    if _under_vmap(input, target, weight):
+        return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)
+    ignored = _check_nll_target(input, target, weight, ignore_index)
+    tdata = target.array
+    safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
+    if input.requires_grad:
+        input = SecondOrderLink.apply(input)
+    picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    keep = Tensor((~ignored).astype(input.dtype))
+    w = keep if weight is None else weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * keep
+    loss = picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    total = w.sum()
+    if float(total) == 0.0:  # every target ignored: the mean is NaN, its gradient 0, as in torch
+        return loss.sum() * 0.0 + float("nan")
+    return loss.sum() / total
+
+
+def _nll_loss_of_batch(
+    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str, cdim: int
+) -> Tensor:
+    """``nll_loss`` inside vmap, in ops that have batching rules.  The checks that read the
+    targets' values (bounds) cannot run on a batch: an out-of-range target fails in ``gather``."""
+    from ctxgrad.ops.pointwise import where
+
+    if target.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    ignored = target == ignore_index
+    safe = where(ignored, 0, target)
+    picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    keep = (~ignored).to(input.dtype)
+    w = keep if weight is None else weight.gather(0, safe.reshape(-1)).reshape(safe.shape) * keep
+    loss = picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def _type_name(t: Tensor) -> str:
+    from ctxgrad import _dtypes
+
+    return _dtypes.short_name(t.dtype)
+
+
+@replayed_whole
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices; for class probabilities
+    (a floating ``target`` shaped like ``input``) ``-sum_c weight[c] target[c] log_softmax(input)[c]``.
+
+    ``label_smoothing = ε`` mixes the target with the uniform distribution: ``(1 - ε) target + ε / C``.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    if (
+        not target.is_floating_point()
+        and label_smoothing == 0.0
+        and weight is None
+        and input.ndim == 2
+        and reduction != "none"
+        and input.is_floating_point()
+        and not _under_vmap(input, target)
+    ):
+        # The common case, fused into one Function; the target gets nll_loss's checks first.
+        _check_nll_target(input, target, None, ignore_index)
+        keep = target.array != ignore_index
+        rows = np.where(keep, target.array, 0).astype(np.intp)
+        return CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
+    logp = input.log_softmax(cdim)
+    wshape = [1] * input.ndim
+    wshape[cdim] = n_classes
+    if target.is_floating_point():
+        if target.shape != input.shape:
+            raise RuntimeError(
+                f"Expected floating point type target to have the same shape as input, got {list(target.shape)} "
+                f"and {list(input.shape)}"
+            )
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight.reshape(wshape)
+        if reduction == "none":
+            return -terms.sum(cdim)
+        if reduction == "sum":
+            return -terms.sum()
+        return -terms.sum() / (input.numel() / n_classes)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    ignored = Tensor(target.array == ignore_index)
+    smooth = -(logp * weight.reshape(wshape)).sum(cdim) if weight is not None else -logp.sum(cdim)
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            safe = Tensor(np.where(ignored.array, 0, target.array).astype(np.int64))
+            denominator = (weight.index_select(0, safe.reshape(-1)) * (~ignored).reshape(-1).to(weight.dtype)).sum()
+            ret = smooth.sum() / denominator
+        else:
+            ret = smooth.sum() / float((~ignored.array).sum())
+    else:
+        ret = _reduce(smooth, reduction)
+    return nll * (1.0 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+class SecondOrderLink(Function[Tensor]):
+    """``x`` as it is (a view), whose gradient is connected to ``x`` under ``create_graph``
+    (:func:`linked_to_input`): put before a composed op whose torch backward reads its input
+    (``nll_loss``), so that a gradient penalty through that op alone gives zeros."""
+
+    vmap = unary_rule
+
+    node_name = "SecondOrderLinkBackward"
+    returns_views = True
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return as_tensor(x.array.view())
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return linked_to_input(ctx, grad)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return tx
+
+
+# --------------------------------------------------------------------------- rows
+ROWS: list[Op] = [
+    Op("nll_loss", nll_loss, method=False, function=False, nn_functional=True),
+    Op("cross_entropy", cross_entropy, method=False, function=False, nn_functional=True),
+]
