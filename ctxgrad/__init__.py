@@ -356,6 +356,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     atan2,
     atanh,
     baddbmm,
+    bincount,
     bitwise_and,
     bitwise_left_shift,
     bitwise_not,
@@ -374,6 +375,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     clamp_max,
     clamp_min,
     clip,
+    clone,
     column_stack,
     complex,
     concat,
@@ -382,18 +384,22 @@ from ctxgrad._made_functions import (  # noqa: E402
     copysign,
     cos,
     cosh,
+    count_nonzero,
     cross,
     cummax,
     cummin,
     cumprod,
     cumsum,
+    cumulative_trapezoid,
     deg2rad,
+    det,
     diag,
     diagonal_scatter,
     diff,
     digamma,
     dot,
     dstack,
+    einsum,
     eq,
     erf,
     erfc,
@@ -425,6 +431,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     i0,
     igamma,
     igammac,
+    imag,
     index_add,
     index_copy,
     index_fill,
@@ -463,9 +470,12 @@ from ctxgrad._made_functions import (  # noqa: E402
     lu_solve,
     lu_unpack,
     masked_select,
+    matmul,
+    matrix_exp,
     matrix_power,
     max,
     maximum,
+    mean,
     median,
     min,
     minimum,
@@ -489,6 +499,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     orgqr,
     ormqr,
     outer,
+    pinverse,
     polar,
     polygamma,
     pow,
@@ -525,6 +536,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     square,
     stack,
     std,
+    std_mean,
+    sum,
     svd,
     take,
     take_along_dim,
@@ -532,12 +545,17 @@ from ctxgrad._made_functions import (  # noqa: E402
     tanh,
     tensordot,
     topk,
+    trapezoid,
+    trapz,
     triangular_solve,
     tril,
     triu,
     trunc,
     var,
+    var_mean,
     vdot,
+    view_as_complex,
+    view_as_real,
     vstack,
     where,
     xlogy,
@@ -558,14 +576,11 @@ from ctxgrad.ops.comparison import (  # noqa: E402
 )
 from ctxgrad.ops.complex_numbers import (  # noqa: E402
     conj,
-    imag,
     is_conj,
     is_neg,
     real,
     resolve_conj,
     resolve_neg,
-    view_as_complex,
-    view_as_real,
 )
 from ctxgrad.ops.convolution import (  # noqa: E402
     conv1d,
@@ -574,15 +589,8 @@ from ctxgrad.ops.convolution import (  # noqa: E402
     conv_transpose1d,
     conv_transpose2d,
 )
-from ctxgrad.ops.copy import (  # noqa: E402
-    clone,
-)
 from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
-    pinverse,
-)
-from ctxgrad.ops.einsum import (  # noqa: E402
-    einsum,
 )
 from ctxgrad.ops.index_ops import (  # noqa: E402
     masked_fill,
@@ -594,20 +602,13 @@ from ctxgrad.ops.indexing import (  # noqa: E402
 )
 from ctxgrad.ops.linalg import (  # noqa: E402
     cdist,
-    det,
     dist,
     logdet,
-    matmul,
-    matrix_exp,
     vander,
 )
 from ctxgrad.ops.pointwise import (  # noqa: E402
     exp,
     positive,
-)
-from ctxgrad.ops.reduction import (  # noqa: E402
-    mean,
-    sum,
 )
 from ctxgrad.ops.shape import (  # noqa: E402
     adjoint,
@@ -659,19 +660,12 @@ from ctxgrad.ops.shape import (  # noqa: E402
     vsplit,
 )
 from ctxgrad.ops.statistics import (  # noqa: E402
-    bincount,
     corrcoef,
-    count_nonzero,
     cov,
-    cumulative_trapezoid,
     gradient,
     histogramdd,
-    std_mean,
-    trapezoid,
-    trapz,
     unique,
     unique_consecutive,
-    var_mean,
 )
 
 __all__ += [

@@ -23,8 +23,8 @@ import numpy as np
 
 from ctxgrad._factories import arange, from_numpy
 from ctxgrad._tensor import Tensor
-from ctxgrad.ops.einsum import einsum
 from ctxgrad.ops.shape import cat, stack
+from ctxgrad.ops.table import frontend
 
 if TYPE_CHECKING:
     AbstractBackend = object
@@ -35,6 +35,8 @@ else:
         AbstractBackend = object
 
 __all__ = ["CtxgradBackend"]
+
+_einsum = frontend("einsum")
 
 
 class CtxgradBackend(AbstractBackend):
@@ -105,7 +107,8 @@ class CtxgradBackend(AbstractBackend):
         return bool(x.is_floating_point())
 
     def einsum(self, pattern: str, *x: Tensor) -> Tensor:
-        return einsum(pattern, *x)
+        out: Tensor = _einsum(pattern, *x)
+        return out
 
     def layers(self) -> Any:
         raise NotImplementedError("einops has no layers for ctxgrad: use the functions on tensors")

@@ -24,6 +24,7 @@ from typing import Any
 from typing_extensions import get_overloads
 
 from ctxgrad._surface import METHODS, functions, made_functions, methods, nn_functions, with_out
+from ctxgrad.ops._row import with_numpy_dims
 from ctxgrad.ops.table import OPS
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "main",
     "made_module",
     "nn_module",
+    "overloads",
     "render",
     "stub",
     "tensor_block",
@@ -115,11 +117,23 @@ def stub(name: str, fn: Callable[..., Any], indent: str, as_method: bool = True)
     return f"{indent}def {name}(\n{body}{indent}){returns}: ...{ignore}"
 
 
+def overloads(fn: Callable[..., Any]) -> list[Callable[..., Any]]:
+    """The overloads of ``fn`` (``max``: a tensor, or with a dimension the named tuple); those
+    of a frontend its row wraps to take NumPy's ``axis=``/``keepdims=`` (``numpy_dims``) take
+    them too where they take a ``dim``."""
+    variants: list[Callable[..., Any]] = list(get_overloads(fn))
+    wrapped = getattr(fn, "__wrapped__", None)
+    if wrapped is None or "axis" not in inspect.signature(fn).parameters:
+        return variants
+    if "axis" in inspect.signature(wrapped).parameters:
+        return variants
+    return [with_numpy_dims(fn.__name__, v) if "dim" in inspect.signature(v).parameters else v for v in variants]
+
+
 def stubs(name: str, fn: Callable[..., Any], indent: str) -> list[str]:
-    """The stub of ``fn``, after one ``@overload`` stub per overload when it has them
-    (``max``: a tensor, or with a dimension the named tuple)."""
-    overloads = [f"{indent}@overload\n{stub(name, variant, indent)}" for variant in get_overloads(fn)]
-    return [*overloads, stub(name, fn, indent)]
+    """The stub of ``fn``, after one ``@overload`` stub per overload when it has them."""
+    variants = [f"{indent}@overload\n{stub(name, variant, indent)}" for variant in overloads(fn)]
+    return [*variants, stub(name, fn, indent)]
 
 
 def tensor_block() -> str:
@@ -200,7 +214,7 @@ def made_module() -> str:
         function = made[name]
         frontend = getattr(function, "__wrapped__", function)
         # (a frontend's overloads, ``max``'s: each with ``out`` added where the function has it)
-        for variant in get_overloads(frontend):
+        for variant in overloads(frontend):
             typed = with_out(name, variant) if function is not frontend else variant
             lines.append("")
             lines.append(f"    @overload\n{stub(name, typed, '    ', as_method=False)}")

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] | None = None,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = (),
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = (),
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] | None = None,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -118,7 +118,7 @@ if TYPE_CHECKING:
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -128,7 +128,7 @@ if TYPE_CHECKING:
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -139,7 +139,7 @@ if TYPE_CHECKING:
         descending: bool = False,
         *,
         stable: bool = False,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -156,6 +156,8 @@ if TYPE_CHECKING:
     def baddbmm(
         input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None
     ) -> Tensor: ...
+
+    def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor: ...
 
     def bitwise_and(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -195,6 +197,8 @@ if TYPE_CHECKING:
 
     def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
+    def clone(input: Tensor) -> Tensor: ...
+
     def column_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -211,6 +215,8 @@ if TYPE_CHECKING:
 
     def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor: ...
+
     def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor: ...
 
     def cummax(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
@@ -218,14 +224,20 @@ if TYPE_CHECKING:
     def cummin(input: Tensor, dim: int = ..., *, axis: Any = None, out: Tensor | None = None) -> Any: ...
 
     def cumprod(
-        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def cumsum(
-        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., *, dtype: Any = None, axis: Any = None, out: Tensor | None = None
+    ) -> Tensor: ...
+
+    def cumulative_trapezoid(
+        y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
     ) -> Tensor: ...
 
     def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def det(input: Tensor) -> Tensor: ...
 
     def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -247,6 +259,8 @@ if TYPE_CHECKING:
     def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def dstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def einsum(*args: Any) -> Tensor: ...
 
     def eq(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -277,7 +291,13 @@ if TYPE_CHECKING:
     def frexp(input: Tensor, *, out: Tensor | None = None) -> _return_types.frexp: ...
 
     def gather(
-        input: Tensor, dim: int = ..., index: Tensor = ..., *, sparse_grad: bool = False, out: Tensor | None = None
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        *,
+        sparse_grad: bool = False,
+        axis: Any = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -324,6 +344,8 @@ if TYPE_CHECKING:
 
     def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def imag(input: Tensor) -> Tensor: ...
+
     def index_add(
         input: Tensor,
         dim: int = ...,
@@ -331,14 +353,23 @@ if TYPE_CHECKING:
         source: Tensor = ...,
         *,
         alpha: Any = 1,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
     def index_copy(
-        input: Tensor, dim: int = ..., index: Tensor = ..., source: Tensor = ..., *, out: Tensor | None = None
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        source: Tensor = ...,
+        *,
+        axis: Any = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
-    def index_fill(input: Tensor, dim: int = ..., index: Tensor = ..., value: Any = ...) -> Tensor: ...
+    def index_fill(
+        input: Tensor, dim: int = ..., index: Tensor = ..., value: Any = ..., *, axis: Any = None
+    ) -> Tensor: ...
 
     def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor: ...
 
@@ -350,10 +381,13 @@ if TYPE_CHECKING:
         reduce: str = ...,
         *,
         include_self: bool = True,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
-    def index_select(input: Tensor, dim: int = ..., index: Tensor = ..., *, out: Tensor | None = None) -> Tensor: ...
+    def index_select(
+        input: Tensor, dim: int = ..., index: Tensor = ..., *, axis: Any = None, out: Tensor | None = None
+    ) -> Tensor: ...
 
     def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -380,7 +414,7 @@ if TYPE_CHECKING:
         dim: int = -1,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> _return_types.kthvalue: ...
@@ -408,7 +442,7 @@ if TYPE_CHECKING:
     def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def log_softmax(
-        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -432,7 +466,7 @@ if TYPE_CHECKING:
         dim: int | Sequence[int] = ...,
         keepdim: bool = False,
         *,
-        axis: int | Sequence[int] | None = None,
+        axis: Any = None,
         keepdims: bool | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
@@ -452,15 +486,25 @@ if TYPE_CHECKING:
 
     def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def matrix_exp(input: Tensor) -> Tensor: ...
+
     def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def max(
-        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     @overload
-    def max(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def max(input: Tensor, dim: Tensor, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def max(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
@@ -471,19 +515,8 @@ if TYPE_CHECKING:
         dim: int,
         keepdim: bool = False,
         *,
-        axis: None = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
-    ) -> _return_types.max: ...
-
-    @overload
-    def max(
-        input: Tensor,
-        dim: None = None,
-        keepdim: bool = False,
-        *,
-        axis: int,
-        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.max: ...
 
@@ -493,30 +526,47 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         other: Tensor | None = None,
-        axis: Any = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
     def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def mean(
+        input: Tensor,
+        dim: int | Sequence[int] | None = ...,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        keepdims: bool | None = None,
+        axis: Any = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
 
     def median(
         input: Tensor,
         dim: int | None = None,
         keepdim: bool = False,
         *,
-        axis: int | None = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
     @overload
     def min(
-        input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None, out: Tensor | None = None
+        input: Tensor,
+        dim: None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     @overload
-    def min(input: Tensor, dim: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+    def min(input: Tensor, dim: Tensor, *, axis: Any = None, out: Tensor | None = None) -> Tensor: ...
 
     @overload
     def min(input: Tensor, *, other: Tensor, out: Tensor | None = None) -> Tensor: ...
@@ -527,19 +577,8 @@ if TYPE_CHECKING:
         dim: int,
         keepdim: bool = False,
         *,
-        axis: None = None,
         keepdims: bool | None = None,
-        out: Tensor | None = None,
-    ) -> _return_types.min: ...
-
-    @overload
-    def min(
-        input: Tensor,
-        dim: None = None,
-        keepdim: bool = False,
-        *,
-        axis: int,
-        keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.min: ...
 
@@ -549,8 +588,8 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         other: Tensor | None = None,
-        axis: Any = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Any: ...
 
@@ -663,6 +702,8 @@ if TYPE_CHECKING:
 
     def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor: ...
+
     def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -675,8 +716,8 @@ if TYPE_CHECKING:
         keepdim: bool = False,
         *,
         dtype: Any = None,
-        axis: int | None = None,
         keepdims: bool | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -722,11 +763,18 @@ if TYPE_CHECKING:
         *,
         value: Any = None,
         reduce: str | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
     def scatter_add(
-        input: Tensor, dim: int = ..., index: Tensor = ..., src: Tensor = ..., *, out: Tensor | None = None
+        input: Tensor,
+        dim: int = ...,
+        index: Tensor = ...,
+        src: Tensor = ...,
+        *,
+        axis: Any = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
 
     def scatter_reduce(
@@ -737,6 +785,7 @@ if TYPE_CHECKING:
         reduce: str = ...,
         *,
         include_self: bool = True,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -751,7 +800,7 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
-    def select(input: Tensor, dim: int = ..., index: int = ...) -> Tensor: ...
+    def select(input: Tensor, dim: int = ..., index: int = ..., *, axis: Any = None) -> Tensor: ...
 
     def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor: ...
 
@@ -783,7 +832,7 @@ if TYPE_CHECKING:
     def slogdet(input: Tensor, *, out: Tensor | None = None) -> _return_types.slogdet: ...
 
     def softmax(
-        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., dtype: Any = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def sort(
@@ -792,7 +841,7 @@ if TYPE_CHECKING:
         descending: bool = False,
         *,
         stable: bool | None = None,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.sort: ...
 
@@ -814,6 +863,28 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def std_mean(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> tuple[Tensor, Tensor]: ...
+
+    def sum(
+        input: Tensor,
+        dim: int | Sequence[int] | None = ...,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        keepdims: bool | None = None,
+        axis: Any = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+
     def svd(
         input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Tensor | None = None
     ) -> _return_types.svd: ...
@@ -821,7 +892,7 @@ if TYPE_CHECKING:
     def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def take_along_dim(
-        input: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor | None = None
+        input: Tensor, indices: Tensor, dim: int | None = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -837,9 +908,13 @@ if TYPE_CHECKING:
         largest: bool = True,
         sorted: bool = True,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> _return_types.topk: ...
+
+    def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor: ...
+
+    def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor: ...
 
     def triangular_solve(
         input: Tensor,
@@ -869,7 +944,22 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def var_mean(
+        input: Tensor,
+        dim: Any = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> tuple[Tensor, Tensor]: ...
+
     def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
+    def view_as_complex(input: Tensor) -> Tensor: ...
+
+    def view_as_real(input: Tensor) -> Tensor: ...
 
     def vstack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -913,6 +1003,7 @@ __all__ = [
     "atan2",
     "atanh",
     "baddbmm",
+    "bincount",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -931,6 +1022,7 @@ __all__ = [
     "clamp_max",
     "clamp_min",
     "clip",
+    "clone",
     "column_stack",
     "complex",
     "concat",
@@ -939,18 +1031,22 @@ __all__ = [
     "copysign",
     "cos",
     "cosh",
+    "count_nonzero",
     "cross",
     "cummax",
     "cummin",
     "cumprod",
     "cumsum",
+    "cumulative_trapezoid",
     "deg2rad",
+    "det",
     "diag",
     "diagonal_scatter",
     "diff",
     "digamma",
     "dot",
     "dstack",
+    "einsum",
     "eq",
     "erf",
     "erfc",
@@ -982,6 +1078,7 @@ __all__ = [
     "i0",
     "igamma",
     "igammac",
+    "imag",
     "index_add",
     "index_copy",
     "index_fill",
@@ -1020,9 +1117,12 @@ __all__ = [
     "lu_solve",
     "lu_unpack",
     "masked_select",
+    "matmul",
+    "matrix_exp",
     "matrix_power",
     "max",
     "maximum",
+    "mean",
     "median",
     "min",
     "minimum",
@@ -1046,6 +1146,7 @@ __all__ = [
     "orgqr",
     "ormqr",
     "outer",
+    "pinverse",
     "polar",
     "polygamma",
     "pow",
@@ -1082,6 +1183,8 @@ __all__ = [
     "square",
     "stack",
     "std",
+    "std_mean",
+    "sum",
     "svd",
     "take",
     "take_along_dim",
@@ -1089,12 +1192,17 @@ __all__ = [
     "tanh",
     "tensordot",
     "topk",
+    "trapezoid",
+    "trapz",
     "triangular_solve",
     "tril",
     "triu",
     "trunc",
     "var",
+    "var_mean",
     "vdot",
+    "view_as_complex",
+    "view_as_real",
     "vstack",
     "where",
     "xlogy",

@@ -22,7 +22,10 @@ Two hooks make it, both set on :class:`~ctxgrad.Tensor` by ``ctxgrad/_surface.py
 * :func:`array_function` (``Tensor.__array_function__``): an array function
   (``np.sum(t, axis=0)``, ``np.concatenate([t, a])``) runs the handler that
   :data:`FUNCTIONS` holds for it, which maps NumPy's signature to ctxgrad's (``axis`` to
-  ``dim``, ``keepdims`` to ``keepdim``, ``ddof`` to ``correction``, NumPy's defaults).
+  ``dim``, ``keepdims`` to ``keepdim``, ``ddof`` to ``correction``, NumPy's defaults).  The
+  reductions and scans whose row takes NumPy's ``axis=``/``keepdims=`` (``numpy_dims``) get
+  one generic handler each, made from NumPy's own signature (``np.sum``, ``np.amax``,
+  ``np.cumsum``...); a hand-written one where NumPy's meaning differs (``np.mean``, ``np.std``).
 
 Operands that are not tensors: an ndarray becomes a tensor that shares its memory; a NumPy
 scalar becomes a Python number, as in torch's operators (where an op needs a tensor, a 0-d
@@ -37,6 +40,7 @@ tensor that requires grad refuses, as ``t.numpy()`` does.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +48,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._tensor import Tensor
+from ctxgrad.ops._util import UNSET
 from ctxgrad.ops.table import OPS
 
 __all__ = ["FUNCTIONS", "UFUNCS", "array_function", "array_ufunc"]
@@ -127,7 +132,6 @@ UFUNCS: dict[str, str] = {
     "power": "pow",
     "floor_divide": "floor_divide",
     "remainder": "remainder",
-    "matmul": "matmul",
     "equal": "eq",
     "not_equal": "ne",
     "less": "lt",
@@ -306,19 +310,93 @@ def _keep(keepdims: Any) -> bool:
     return False if keepdims is _NO else bool(keepdims)
 
 
-@_implements(np.sum)
-def _sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = _NO, **rest: Any) -> Tensor:
-    _refuse("sum", out=out, **rest)
-    return _OPS["sum"](_tensor(a), _dims(axis), _keep(keepdims), dtype=dtype)
+# --------------------------------------------------------------------------- reductions and scans, from the rows
+
+#: NumPy's name -> the row whose op NumPy's function is, where the names differ (``np.max`` is
+#: torch's ``amax``: ``max(dim)`` gives values and indices).
+_NUMPY_NAMES = {"max": "amax", "min": "amin"}
+
+#: The rows with ``numpy_dims`` whose NumPy function of the same name means something else:
+#: given a handler of its own below (NumPy's ``mean`` of integers is float64, ``std`` takes
+#: ``ddof``, ``prod`` several axes, ``sort`` gives the values only), or left undispatched
+#: (NumPy's ``median`` averages the middle two where torch's takes the lower; ``quantile``,
+#: ``diff`` and ``trapezoid`` take arrays and numbers where the ops take tensors).
+_MEANING_DIFFERS = frozenset(
+    {
+        "mean", "nanmean", "prod", "var", "std", "sort", "argsort", "max", "min",
+        "median", "nanmedian", "quantile", "nanquantile", "diff", "trapezoid", "trapz",
+    }
+)  # fmt: skip
+
+#: What a NumPy reduction or scan passes on to the row's frontend, by keyword (the frontend
+#: takes ``axis=``/``keepdims=`` since its row has ``numpy_dims``).
+_PASSED = ("axis", "keepdims", "dtype")
 
 
-@_implements(np.mean)
-def _mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = _NO, **rest: Any) -> Tensor:
-    _refuse("mean", out=out, **rest)
-    t = _tensor(a)
-    if dtype is None and not (t.is_floating_point() or t.is_complex()):
-        dtype = np.float64  # NumPy's mean of integers is float64
-    return _OPS["mean"](t, _dims(axis), _keep(keepdims), dtype=dtype)
+def _by_signature(name: str, func: Any, frontend: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The handler of ``numpy.<name>`` (``func``) that runs ``frontend``: NumPy's own signature
+    bound to the call, its array as a tensor, ``axis``/``keepdims``/``dtype`` passed on by
+    keyword where given (a value that is NumPy's default counts as not given), anything else
+    given refused as :func:`_refuse` does (``out=``, ``initial=``, ``where=``).  ``axis=None``
+    for an op that takes one dimension only (``cumsum``) runs on the flattened array, as NumPy."""
+    signature = inspect.signature(func)
+    array = next(iter(signature.parameters))
+    taken = inspect.signature(frontend).parameters
+    needs_dim = "dim" in taken and taken["dim"].default is UNSET
+
+    def handler(*args: Any, **kwargs: Any) -> Tensor:
+        bound = signature.bind(*args, **kwargs)
+        given = {
+            key: value
+            for key, value in bound.arguments.items()
+            if key != array and value is not signature.parameters[key].default
+        }
+        passed = {key: given.pop(key) for key in _PASSED if key in given and key in taken}
+        _refuse(name, **given)
+        t = _tensor(bound.arguments[array])
+        if needs_dim and passed.get("axis") is None:
+            t, passed["axis"] = t.reshape(-1), 0
+        return frontend(t, **passed)
+
+    handler.__name__ = f"_{name}"
+    handler.__doc__ = f"``numpy.{name}``: ``ctxgrad.{frontend.__name__}``, NumPy's arguments bound by name."
+    return handler
+
+
+def _from_rows() -> None:
+    """Register :func:`_by_signature`'s handler for each row with ``numpy_dims`` whose NumPy
+    function of the same name (or of :data:`_NUMPY_NAMES`) means what it does."""
+    names = {op.name: op.name for op in OPS if op.numpy_dims and op.name not in _MEANING_DIFFERS}
+    names.update((numpy_name, row) for numpy_name, row in _NUMPY_NAMES.items())
+    for numpy_name, row in names.items():
+        func = _np(numpy_name)
+        if func is not None and not isinstance(func, np.ufunc):
+            FUNCTIONS[func] = _by_signature(numpy_name, func, _OPS[row])
+
+
+_from_rows()
+
+
+# --------------------------------------------------------------------------- where NumPy's meaning differs
+
+
+def _mean_of(name: str) -> Callable[..., Tensor]:
+    def handler(
+        a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = _NO, **rest: Any
+    ) -> Tensor:
+        _refuse(name, out=out, **rest)
+        t = _tensor(a)
+        if dtype is None and not (t.is_floating_point() or t.is_complex()):
+            dtype = np.float64  # NumPy's mean of integers is float64
+        return _OPS[name](t, _dims(axis), _keep(keepdims), dtype=dtype)
+
+    handler.__name__ = f"_{name}"
+    handler.__doc__ = f"``numpy.{name}``: ``ctxgrad.{name}``, of integers in float64 as NumPy's."
+    return handler
+
+
+_implements(np.mean)(_mean_of("mean"))
+_implements(np.nanmean)(_mean_of("nanmean"))
 
 
 @_implements(np.prod)
@@ -361,66 +439,6 @@ def _variance(name: str) -> Callable[..., Tensor]:
 
 _implements(np.std)(_variance("std"))
 _implements(np.var)(_variance("var"))
-
-
-def _extremum(name: str, op: str) -> Callable[..., Tensor]:
-    def handler(a: Any, axis: Any = None, out: Any = None, keepdims: Any = _NO, **rest: Any) -> Tensor:
-        _refuse(name, out=out, **rest)
-        dims = _dims(axis)
-        return _OPS[op](_tensor(a), () if dims is None else dims, _keep(keepdims))
-
-    handler.__name__ = f"_{name}"
-    handler.__doc__ = f"``numpy.{name}``: ``ctxgrad.{op}`` (every dimension when ``axis`` is None)."
-    return handler
-
-
-_implements(np.amax, _np("max"))(_extremum("max", "amax"))
-_implements(np.amin, _np("min"))(_extremum("min", "amin"))
-
-
-def _arg_extremum(name: str) -> Callable[..., Tensor]:
-    def handler(a: Any, axis: Any = None, out: Any = None, *, keepdims: Any = _NO) -> Tensor:
-        _refuse(name, out=out)
-        t, keep = _tensor(a), _keep(keepdims)
-        if axis is None and keep:
-            return _OPS[name](t).reshape((1,) * t.ndim)
-        return _OPS[name](t, None if axis is None else int(axis), keep)
-
-    handler.__name__ = f"_{name}"
-    return handler
-
-
-_implements(np.argmax)(_arg_extremum("argmax"))
-_implements(np.argmin)(_arg_extremum("argmin"))
-
-
-def _cumulative(name: str) -> Callable[..., Tensor]:
-    def handler(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
-        _refuse(name, out=out)
-        t = _tensor(a)
-        if axis is None:
-            return _OPS[name](t.reshape(-1), 0, dtype=dtype)
-        return _OPS[name](t, int(axis), dtype=dtype)
-
-    handler.__name__ = f"_{name}"
-    return handler
-
-
-_implements(np.cumsum)(_cumulative("cumsum"))
-_implements(np.cumprod)(_cumulative("cumprod"))
-
-
-def _logical_reduction(name: str) -> Callable[..., Tensor]:
-    def handler(a: Any, axis: Any = None, out: Any = None, keepdims: Any = _NO, **rest: Any) -> Tensor:
-        _refuse(name, out=out, **rest)
-        return _OPS[name](_tensor(a), _dims(axis), _keep(keepdims))
-
-    handler.__name__ = f"_{name}"
-    return handler
-
-
-_implements(np.all)(_logical_reduction("all"))
-_implements(np.any)(_logical_reduction("any"))
 
 
 @_implements(np.concatenate, _np("concat"))

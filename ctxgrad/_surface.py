@@ -118,14 +118,15 @@ def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
 
 def made_functions() -> dict[str, Callable[..., Any]]:
     """The ``ctxgrad.*`` functions that are not imported as written: the frontends made from
-    rows (``ctxgrad.sin``), and those of :data:`~ctxgrad.ops.table.OUT_VARIANTS` whose frontend
-    has no ``out`` of its own, with it added.  The module ``ctxgrad._made_functions`` (written
-    by ``python -m ctxgrad._gen_methods``) holds them, typed for type checkers."""
+    rows (``ctxgrad.sin``) or wrapped by them (``numpy_dims``: ``ctxgrad.sum``), and those of
+    :data:`~ctxgrad.ops.table.OUT_VARIANTS` whose frontend has no ``out`` of its own, with it
+    added.  The module ``ctxgrad._made_functions`` (written by ``python -m
+    ctxgrad._gen_methods``) holds them, typed for type checkers."""
     made: dict[str, Callable[..., Any]] = {}
     for op in OPS:
         if op.name in OUT_VARIANTS and "out" not in inspect.signature(op.frontend).parameters:
             function = with_out(op.name, op.frontend)
-        elif op.made_from is not None or op.numpy_dims:  # (made, or wrapped to take axis=)
+        elif op.made_from is not None or op.numpy_dims:  # (made, or wrapped to take axis=/keepdims=)
             function = op.frontend
         else:
             continue

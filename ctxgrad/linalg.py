@@ -55,6 +55,7 @@ from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
 from ctxgrad.ops.shape import cat
+from ctxgrad.ops.table import frontend
 
 __all__ = [
     "LinAlgError",
@@ -150,12 +151,11 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 def matrix_exp(A: Tensor) -> Tensor:
     """The matrix exponential of a square matrix (or of each matrix of a batch)."""
-    return _ops.matrix_exp(A)
+    return _ops.LinalgMatrixExp.apply(*_ops.matrix_exp_args("matrix_exp", A))
 
 
-def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """An alias of :func:`ctxgrad.matmul`."""
-    return input.matmul(other)
+#: ``ctxgrad.matmul``'s frontend (the row's, in ctxgrad/ops/linalg.py).
+matmul = frontend("matmul")
 
 
 def _check_input(x: Tensor, name: str) -> None:

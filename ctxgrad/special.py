@@ -35,8 +35,6 @@ from ctxgrad.ops.pointwise import (
     round,
     xlogy,
 )
-from ctxgrad.ops.reduction import logsumexp
-from ctxgrad.ops.softmax import log_softmax, softmax
 from ctxgrad.ops.table import frontend as _frontend
 
 __all__ = [
@@ -56,6 +54,9 @@ expm1: Callable[..., Tensor] = _frontend("expm1")
 log1p: Callable[..., Tensor] = _frontend("log1p")
 logit: Callable[..., Tensor] = _frontend("logit")
 sinc: Callable[..., Tensor] = _frontend("sinc")
+logsumexp: Callable[..., Tensor] = _frontend("logsumexp")
+softmax: Callable[..., Tensor] = _frontend("softmax")
+log_softmax: Callable[..., Tensor] = _frontend("log_softmax")
 
 
 def expit(input: Tensor) -> Tensor:

@@ -34,6 +34,27 @@ def z_(*shapes: tuple[int, ...], domain: str = "any") -> list[InputSpec]:
     return [(s, f"complex:{domain}") for s in shapes]
 
 
+def _correlate(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The convolutions' NumPy reference: ``out[n, o] = sum_c w[o, c] ⋆ a[n, c]`` (stride 1, one
+    group), every window of ``a`` against every filter."""
+    windows = np.lib.stride_tricks.sliding_window_view(a, w.shape[2:], axis=tuple(range(2, a.ndim)))
+    spatial = "xyz"[: a.ndim - 2]
+    kernel = "ijk"[: a.ndim - 2]
+    return np.einsum(f"nc{spatial}{kernel},oc{kernel}->no{spatial}", windows, w)
+
+
+def _transposed(a: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
+    """The transposed convolutions' NumPy reference: each input value times the filter, added
+    into the output at ``stride`` times its position (``w`` is ``(in, out, *kernel)``)."""
+    spatial = a.shape[2:]
+    kernel = w.shape[2:]
+    out = np.zeros((a.shape[0], w.shape[1], *((s - 1) * stride + k for s, k in zip(spatial, kernel))), a.dtype)
+    for position in np.ndindex(*spatial):
+        at = tuple(slice(p * stride, p * stride + k) for p, k in zip(position, kernel))
+        out[(slice(None), slice(None), *at)] += np.einsum("nc,co...->no...", a[(..., *position)], w)
+    return out
+
+
 def _mask(m: Any, shape: tuple[int, ...]) -> Any:
     mask = np.arange(int(np.prod(shape))).reshape(shape) % 3 == 0
     return mask if m is np else m.tensor(mask)
@@ -60,6 +81,32 @@ def _inplace(name: str, *args: Any) -> Any:
 
 POINTWISE = [
     Case("exp", lambda m, a: m.exp(a), z_((2, 3))),
+    # the convolutions: the input and the weight both complex
+    Case("conv1d", lambda m, a, w: m.conv1d(a, w), z_((2, 1, 5), (3, 1, 2)), ref=lambda _, a, w: _correlate(a, w)),
+    Case(
+        "conv2d",
+        lambda m, a, w: m.conv2d(a, w, padding=1),
+        z_((2, 1, 4, 4), (3, 1, 2, 2)),
+        ref=lambda _, a, w: _correlate(np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1))), w),
+    ),
+    Case(
+        "conv3d",
+        lambda m, a, w: m.conv3d(a, w),
+        z_((1, 1, 3, 3, 3), (2, 1, 2, 2, 2)),
+        ref=lambda _, a, w: _correlate(a, w),
+    ),
+    Case(
+        "conv_transpose1d",
+        lambda m, a, w: m.conv_transpose1d(a, w),
+        z_((2, 1, 4), (1, 3, 2)),
+        ref=lambda _, a, w: _transposed(a, w, 1),
+    ),
+    Case(
+        "conv_transpose2d",
+        lambda m, a, w: m.conv_transpose2d(a, w, stride=2),
+        z_((1, 1, 3, 3), (1, 2, 2, 2)),
+        ref=lambda _, a, w: _transposed(a, w, 2),
+    ),
     Case("log", lambda m, a: m.log(a), z_((2, 3), domain="pos")),
     Case("tanh", lambda m, a: m.tanh(a), z_((2, 3))),
     Case("abs", lambda m, a: m.abs(a), z_((2, 3), domain="nz")),
@@ -656,6 +703,8 @@ NOT_COMPLEX_IN_TORCH.update(
         "hash_tensor": lambda m, a: m.hash_tensor(a),
         "igamma": lambda m, a: m.igamma(a, a),
         "igammac": lambda m, a: m.igammac(a, a),
+        "nll_loss": lambda m, a: m.nn.functional.nll_loss(a.reshape(1, -1), m.tensor([0])),
+        "cross_entropy": lambda m, a: m.nn.functional.cross_entropy(a.reshape(1, -1), m.tensor([0])),
     }
 )
 #: Where ctxgrad does not refuse as torch does (strict xfails: noticed when fixed); none now:

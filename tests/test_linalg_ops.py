@@ -74,7 +74,7 @@ PRODUCTS = [
     Case("vdot-method", lambda m, a, b: a.vdot(b), any_((3,), (3,)), ref=lambda m, a, b: np.vdot(a, b)),
     Case("outer", lambda m, a, b: m.outer(a, b), any_((3,), (4,))),
     Case("outer-method", lambda m, a, b: a.outer(b), any_((2,), (3,)), ref=lambda m, a, b: np.outer(a, b)),
-    # matmul (MatMul in ops/arithmetic.py): every rank combination and broadcast batches.
+    # matmul (MatMul in ops/linalg.py): every rank combination and broadcast batches.
     Case("matmul-1d-1d", lambda m, a, b: m.matmul(a, b), any_((3,), (3,))),
     Case("matmul-1d-2d", lambda m, a, b: a @ b, any_((3,), (3, 2))),
     Case("matmul-2d-1d", lambda m, a, b: a @ b, any_((2, 3), (3,))),

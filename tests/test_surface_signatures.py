@@ -75,6 +75,29 @@ def gaps(op: Op) -> list[tuple[str, str]]:
                         found.append(("method keyword", f"Tensor.{name}({keyword}=)"))
         if op.method and hasattr(torch.Tensor, f"{name}_") and not hasattr(ctxgrad.Tensor, f"{name}_"):
             found.append(("in-place", f"{name}_"))
+        if op.nn_functional:
+            found.extend(_nn_functional_gaps(name))
+    return found
+
+
+def _nn_functional_gaps(name: str) -> list[tuple[str, str]]:
+    """What ``torch.nn.functional`` has for ``name`` (the function, its keywords, ``inplace=``,
+    the in-place ``<name>_``) that ``ctxgrad.nn.functional`` lacks."""
+    import ctxgrad.nn.functional as F
+
+    found: list[tuple[str, str]] = []
+    theirs = getattr(torch.nn.functional, name, None)
+    if theirs is None:
+        return found
+    ours = getattr(F, name, None)
+    if ours is None:
+        return [("nn.functional", name)]
+    torch_keywords, keywords = accepted_keywords(theirs), accepted_keywords(ours)
+    if torch_keywords is not None and keywords is not None:
+        for keyword in sorted(torch_keywords - keywords - {"self"}):
+            found.append(("nn.functional keyword", f"F.{name}({keyword}=)"))
+    if hasattr(torch.nn.functional, f"{name}_") and not hasattr(F, f"{name}_"):
+        found.append(("nn.functional in-place", f"F.{name}_"))
     return found
 
 

@@ -36,9 +36,9 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): input sizes {input1.shape[-1]} and {input2.shape[-1]} do not match weight size "
             f"{list(weight.shape)}"
         )
-    from ctxgrad.ops.einsum import einsum
+    from ctxgrad.ops.table import frontend
 
-    out = einsum("...i,kij,...j->...k", input1, weight, input2)
+    out: Tensor = frontend("einsum")("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
 

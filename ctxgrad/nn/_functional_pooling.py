@@ -260,9 +260,9 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
     d, h, w = input.shape[-3], input.shape[-2], input.shape[-1]
     od, oh, ow = _output_pair(output_size, (d, h, w), "adaptive_avg_pool3d")
-    from ctxgrad.ops.einsum import einsum
+    from ctxgrad.ops.table import frontend
 
-    out: Tensor = einsum(
+    out: Tensor = frontend("einsum")(
         "...dhw,ad,bh,cw->...abc",
         input,
         _averaging_matrix(d, od, input.dtype),

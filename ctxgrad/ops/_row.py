@@ -150,7 +150,9 @@ _NUMPY_KEEPDIM = "    if keepdims is not None:\n        keepdim = _numpy_keepdim
 def with_numpy_dims(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
     """``frontend`` taking NumPy's ``axis=`` and ``keepdims=`` as well, read as its ``dim`` and
     ``keepdim`` (given beside a ``dim`` or ``keepdim=True``, torch's TypeError): the one
-    normaliser of those names, made for the rows with ``numpy_dims=True``.
+    normaliser of those names, made for the rows with ``numpy_dims=True``.  A frontend that
+    declares ``keepdims`` itself receives it as given too (after ``keepdim`` is set from it), for
+    torch's errors that name the keyword (``t.sum(keepdims=False)``).
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).amax(axis=1, keepdims=True)
@@ -164,7 +166,8 @@ def with_numpy_dims(name: str, frontend: Callable[..., Any]) -> Callable[..., An
     added = [_P("axis", _P.KEYWORD_ONLY, default=None, annotation="Any")]
     if "keepdim" in params:
         prologue += _NUMPY_KEEPDIM.format(name=name)
-        added.append(_P("keepdims", _P.KEYWORD_ONLY, default=None, annotation="bool | None"))
+        if "keepdims" not in params:  # (a frontend that declares it is told the name given)
+            added.append(_P("keepdims", _P.KEYWORD_ONLY, default=None, annotation="bool | None"))
     kept = list(params.values())
     at = len(kept) - (kept[-1].kind is _P.VAR_KEYWORD if kept else 0)
     made = signature.replace(parameters=[*kept[:at], *added, *kept[at:]])
@@ -172,6 +175,7 @@ def with_numpy_dims(name: str, frontend: Callable[..., Any]) -> Callable[..., An
     wrapped = made_frontend(name, frontend, made, frontend.__doc__, passed=signature, prologue=prologue, extra=extra)
     wrapped.__module__ = frontend.__module__
     wrapped.__wrapped__ = frontend  # type: ignore[attr-defined]
+    wrapped.__signature__ = made  # type: ignore[attr-defined]  # (its own: inspect.signature would follow __wrapped__)
     return wrapped
 
 

@@ -1,4 +1,4 @@
-"""Arithmetic: ``+``, ``-``, ``*``, ``/``, ``//``, ``**``, unary ``-`` and ``@``.
+"""Arithmetic: ``+``, ``-``, ``*``, ``/``, ``//``, ``**`` and unary ``-`` (``@`` is in :mod:`ctxgrad.ops.linalg`).
 
 Binary ops take tensors or Python numbers on either side; :func:`promote_operands`
 applies torch's dtype promotion before NumPy computes.  A gradient for a number is None.
@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import fill_value_as, get_default_dtype, promote_operands, result_dtype, short_name
+from ctxgrad._dtypes import fill_value_as, get_default_dtype, result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad.autograd.batching import VmapInfo, elementwise_rule
+from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
-from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
+from ctxgrad.autograd.saved import READ_BY_OTHER
 from ctxgrad.ops._util import (
     PLAIN_OPERANDS,
     arrays,
@@ -497,105 +497,6 @@ def _pow_partials(ctx: Any, need_a: bool, need_b: bool) -> tuple[Any, Any]:
         else:
             d_exponent = out * float(np.log(base))
     return d_base, d_exponent
-
-
-def batch_matrix_product(
-    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor
-) -> tuple[Tensor, int]:
-    """The batching rule of the matrix products (``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``):
-    a vector becomes a one-row (one-column) matrix, a batched operand gets the sample
-    dimensions of the wider one after its batch dimension, then one ``matmul``."""
-    la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
-    if la == 1:
-        a = a.unsqueeze(-2)
-    if lb == 1:
-        b = b.unsqueeze(-1)
-    n = max(max(la, 2), max(lb, 2))
-    if in_dims[0] == 0 and max(la, 2) < n:
-        a = a.reshape((a.shape[0],) + (1,) * (n - max(la, 2)) + tuple(a.shape[1:]))
-    if in_dims[1] == 0 and max(lb, 2) < n:
-        b = b.reshape((b.shape[0],) + (1,) * (n - max(lb, 2)) + tuple(b.shape[1:]))
-    out = a @ b
-    if la == 1 and lb == 1:
-        out = out.squeeze(-1).squeeze(-1)
-    elif la == 1:
-        out = out.squeeze(-2)
-    elif lb == 1:
-        out = out.squeeze(-1)
-    return out, 0
-
-
-class MatMul(Function[Tensor]):
-    """``a @ b`` with NumPy's ``matmul`` rules: 1-D, 2-D and broadcast batches.
-
-    For matrices, grad_a = grad @ bᵀ and grad_b = aᵀ @ grad; a 1-D side is treated as a
-    row (left) or column (right) and squeezed back.  Batch dimensions that were broadcast
-    are summed away by the engine.
-    """
-
-    vmap = classmethod(batch_matrix_product)
-
-    node_name = "MmBackward0"
-    saved_fields: ClassVar[dict[str, Any]] = {
-        "self": 0,
-        "mat2": 1,
-        "self_sym_sizes": ("sizes", 0),
-        "mat2_sym_sizes": ("sizes", 1),
-    }
-    holomorphic = True
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        x, y = a.array, b.array
-        if x.ndim == 0 or y.ndim == 0:
-            raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D")
-        x, y = promote_operands(x, y)
-        if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
-            if x.ndim == 1 and y.ndim == 1:
-                raise RuntimeError(
-                    f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have "
-                    f"the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively"
-                )
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, x.shape))} and "
-                f"{'x'.join(map(str, y.shape))})"
-            )
-        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
-        ctx.vectors = (x.ndim == 1, y.ndim == 1)  # (backward lifts a vector to a matrix)
-        try:
-            return as_tensor(np.matmul(x, y))
-        except ValueError:
-            raise broadcast_error(np.empty(x.shape[:-2]), np.empty(y.shape[:-2])) from None
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors  # (each saved only where the other's gradient is needed)
-        need_a, need_b = ctx.needs_input_grad
-        a_vec, b_vec = ctx.vectors
-        if a_vec and b_vec:
-            return (grad * b if need_a else None, grad * a if need_b else None)
-        # Lift vectors to matrices so that one rule covers every case.
-        g2 = grad
-        if a_vec:
-            g2 = g2.reshape(*g2.shape[:-1], 1, g2.shape[-1])
-        if b_vec:
-            g2 = g2.reshape(*g2.shape, 1)
-        grad_a = grad_b = None
-        if need_a:
-            grad_a = g2 @ (b.reshape(-1, 1) if b_vec else b).mT
-            if a_vec:
-                grad_a = grad_a.reshape(*grad_a.shape[:-2], grad_a.shape[-1])
-        if need_b:
-            grad_b = (a.reshape(1, -1) if a_vec else a).mT @ g2
-            if b_vec:
-                grad_b = grad_b.reshape(*grad_b.shape[:-1])
-        return grad_a, grad_b
-
-    @staticmethod
-    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
-        a, b = ctx.saved_tensors
-        return tangent_sum(None if ta is None else ta @ b, None if tb is None else a @ tb)
 
 
 # --------------------------------------------------------------------------- frontends

@@ -6,7 +6,8 @@ The gradients follow torch's convention: for a real loss ``L`` of a complex ``z 
 of steepest ascent.  So ``real``'s gradient is the incoming one, ``imag``'s is ``i`` times it,
 ``conj``'s is its conjugate.  ``real`` and ``imag`` are views (writing into ``z.real`` changes
 ``z``), as in torch; ``conj`` makes a copy (torch's lazy conjugate bit is not modelled:
-``is_conj()`` is always False and ``resolve_conj`` returns its input).
+``is_conj()`` is always False and ``resolve_conj`` returns its input).  The rows of the ops
+are :data:`ROWS`, at the end.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import elementwise_rule, unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.ops._row import Op
 
 
 def _require_complex(x: Tensor, op: str) -> None:
@@ -96,9 +99,17 @@ class Conj(Function[Tensor]):
         return Conj.apply(tz)
 
 
+class ConjPhysicalInPlace(Conj):
+    """``conj_physical_``: ``conj`` in place, under torch's node name."""
+
+    node_name = "ConjPhysicalBackward1"
+
+
 class Angle(Function[Tensor]):
-    """The argument of each element, in (-pi, pi] (0 or pi for real tensors); the gradient of
-    a complex ``z`` is ``i z / |z|^2`` times the incoming one (0 at ``z = 0``), of a real one 0."""
+    """The argument of each element in (-pi, pi] (for a real tensor, 0 or pi).
+
+    The gradient of a complex ``z`` is ``i z / |z|^2`` times the incoming one (0 at ``z = 0``),
+    of a real one 0."""
 
     vmap = elementwise_rule
 
@@ -137,8 +148,9 @@ class Angle(Function[Tensor]):
 
 
 class ComplexFromParts(Function[Tensor]):
-    """``real + i imag`` from two real tensors of one floating dtype (broadcast); the
-    gradients are the real and the imaginary parts of the incoming one."""
+    """``real + i imag`` from two floating tensors of one dtype (broadcast).
+
+    The gradients are the real and the imaginary parts of the incoming one."""
 
     vmap = elementwise_rule
 
@@ -244,10 +256,10 @@ def real(input: Tensor) -> Tensor:
     return Real.apply(input) if input.is_complex() else input
 
 
-def imag(input: Tensor) -> Tensor:
-    """The imaginary parts of a complex tensor (a view)."""
-    _require_complex(input, "imag")
-    return Imag.apply(input)
+def imag_args(name: str, input: Tensor) -> tuple[Tensor]:
+    """torch's refusal of a real tensor (it has no imaginary parts to view)."""
+    _require_complex(input, name)
+    return (input,)
 
 
 def conj(input: Tensor) -> Tensor:
@@ -258,6 +270,13 @@ def conj(input: Tensor) -> Tensor:
 def conj_physical(input: Tensor) -> Tensor:
     """The complex conjugate, always computed (a real tensor: a copy)."""
     return Conj.apply(input) if input.is_complex() else input.clone()
+
+
+def conj_physical_(input: Tensor) -> Tensor:
+    """In place: the complex conjugate (a real tensor is left as it is)."""
+    if not input.is_complex():
+        return input
+    return write_in_place(ConjPhysicalInPlace, input)
 
 
 def resolve_conj(input: Tensor) -> Tensor:
@@ -280,26 +299,23 @@ def is_neg(input: Tensor) -> bool:
     return False
 
 
-def angle(input: Tensor) -> Tensor:
-    """The argument of each element in (-pi, pi] (for a real tensor, 0 or pi)."""
-    return Angle.apply(input)
-
-
-def complex(real: Tensor, imag: Tensor) -> Tensor:
-    """``real + i imag`` from two floating tensors of one dtype."""
-    return ComplexFromParts.apply(real, imag)
-
-
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     """``abs * (cos(angle) + i sin(angle))``."""
     return ComplexFromParts.apply(abs * angle.cos(), abs * angle.sin())
 
 
-def view_as_real(input: Tensor) -> Tensor:
-    """A complex tensor seen as a real one with a last dimension of 2 (a view)."""
-    return ViewAsReal.apply(input)
-
-
-def view_as_complex(input: Tensor) -> Tensor:
-    """A real tensor whose last dimension is 2 seen as a complex one (a view)."""
-    return ViewAsComplex.apply(input)
+ROWS: list[Op] = [
+    Op("real", real, property=True),
+    Op("imag", Imag, args=imag_args, property=True),
+    Op("conj", conj),
+    Op("conj_physical", conj_physical, inplace=conj_physical_, out=True),
+    Op("resolve_conj", resolve_conj),
+    Op("is_conj", is_conj),
+    Op("resolve_neg", resolve_neg),
+    Op("is_neg", is_neg),
+    Op("angle", Angle, out=True),
+    Op("complex", ComplexFromParts, params="real: Tensor, imag: Tensor", method=False, out=True),
+    Op("polar", polar, method=False, out=True),
+    Op("view_as_real", ViewAsReal, method=False),
+    Op("view_as_complex", ViewAsComplex, method=False),
+]

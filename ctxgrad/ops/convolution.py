@@ -77,6 +77,7 @@ class Im2Col(Function[Tensor]):
     vmap = classmethod(_batch_images)
 
     node_name = "Im2ColBackward0"
+    holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
     @staticmethod
@@ -118,6 +119,7 @@ class Col2Im(Function[Tensor]):
     """``(N, C*kh*kw, L) -> (N, C, H, W)``: the adjoint of :class:`Im2Col` (overlaps add up)."""
 
     node_name = "Col2ImBackward0"
+    holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
     @staticmethod
@@ -201,6 +203,7 @@ class Convolution(Function[Tensor]):
         return (out.squeeze(1) if single else out), 0
 
     node_name = "ConvolutionBackward0"
+    holomorphic = True  # bilinear: holomorphic in the input and in the weight
     skips_without_gradient = True
 
     @staticmethod
@@ -294,6 +297,7 @@ class ConstantPad(Function[Tensor]):
     vmap = unary_rule
 
     node_name = "ConstantPadNdBackward0"
+    holomorphic = True  # linear, real coefficients
     skips_without_gradient = True
 
     @staticmethod

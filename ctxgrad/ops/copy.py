@@ -12,6 +12,7 @@ from ctxgrad._device import check_device, device
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._row import Op
 
 
 class Clone(Function[Tensor]):
@@ -75,15 +76,10 @@ class ToDtype(Function[Tensor]):
 
 
 # --------------------------------------------------------------------------- frontends
-# One function per op, with torch's signature; the op table (ops/table.py) makes them the
-# Tensor methods (and ``ctxgrad.clone``).  The conversions named after dtypes (``float``,
-# ``int``, ``bool``) are the table's last rows: inside ``class Tensor`` their declarations
-# hide the builtins of those names.
-def clone(input: Tensor) -> Tensor:
-    """A differentiable copy with its own storage."""
-    return Clone.apply(input)
-
-
+# One function per op, with torch's signature; the rows at the end make them the Tensor
+# methods (and ``clone``, made from its Function, ``ctxgrad.clone`` too).  These rows are
+# the op table's last: inside ``class Tensor`` the declarations of ``float``, ``int``, ``bool``
+# and ``type`` hide the builtins of those names.
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Convert to a dtype (``to(ctxgrad.float64)``, ``to(other)``); devices other than cpu fail."""
     dtype = kwargs.pop("dtype", None)
@@ -216,3 +212,26 @@ def int(input: Tensor) -> Tensor:
 def bool(input: Tensor) -> Tensor:
     """Convert to bool."""
     return to(input, _dtypes.bool_)
+
+
+# last in the op table (see above): the declarations of float, int, bool and type hide the builtins
+ROWS: list[Op] = [
+    Op("clone", Clone),
+    Op("to", to, function=False),
+    Op("type_as", type_as, function=False),
+    Op("contiguous", contiguous, function=False),
+    Op("cpu", cpu, function=False),
+    Op("double", double, function=False),
+    Op("half", half, function=False),
+    # torch-surface names (issue 17): complex conversions and to_dense
+    Op("cdouble", cdouble, function=False),
+    Op("cfloat", cfloat, function=False),
+    Op("to_dense", to_dense, function=False),
+    Op("long", long, function=False),
+    Op("float", float, function=False),
+    Op("int", int, function=False),
+    Op("bool", bool, function=False),
+    Op("cuda", cuda, function=False),
+    # ``type``'s declaration hides the builtin of that name in the rest of ``class Tensor``
+    Op("type", type, function=False),
+]

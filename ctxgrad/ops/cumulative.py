@@ -13,6 +13,7 @@ from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import dims_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import (
     UNSET,
     _as_int64,
@@ -20,7 +21,6 @@ from ctxgrad.ops._util import (
     _move_last,
     _one_dim,
     missing,
-    numpy_dim,
     refuse_complex,
 )
 from ctxgrad.ops.gather_scatter import Gather, ScatterAdd
@@ -29,8 +29,9 @@ from ctxgrad.ops.shape import Flip
 
 
 class Cumsum(Function[Tensor]):
-    """Running sum along ``dim`` (from the end when ``reverse``); the gradient is the
-    running sum of the gradient in the other direction."""
+    """Running sum along ``dim`` (from the end when ``reverse``).
+
+    The gradient is the running sum of the gradient in the other direction."""
 
     vmap = dims_rule(1)
 
@@ -77,8 +78,9 @@ def _running_sum(data: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
 
 
 class Cumprod(Function[Tensor]):
-    """Running product along ``dim``.  Without zeros the gradient is
-    ``reversed_cumsum(grad * out) / x``; with zeros it is computed exactly (O(n) when no
+    """Running product along ``dim``.
+
+    Without zeros the gradient is ``reversed_cumsum(grad * out) / x``; with zeros it is computed exactly (O(n) when no
     graph of the gradient is needed, an O(n²) differentiable formula otherwise, as torch)."""
 
     vmap = dims_rule(1)
@@ -164,22 +166,14 @@ def _cumprod_grad_quadratic(x: Tensor, grad: Tensor, axis: int) -> Tensor:
     return terms.sum(ndim).permute(inverse)
 
 
-def cumsum(input: Tensor, dim: int = UNSET, *, dtype: Any = None, axis: int | None = None) -> Tensor:
-    """Running sum along ``dim``; integers and bools accumulate in int64."""
-    if axis is not None:
-        dim = numpy_dim("cumsum", dim, axis, UNSET)
-    if dim is UNSET:
-        raise missing("cumsum", dim=dim)
-    return Cumsum.apply(_as_int64(input if dtype is None else input.to(dtype)), int(dim))
-
-
-def cumprod(input: Tensor, dim: int = UNSET, *, dtype: Any = None, axis: int | None = None) -> Tensor:
-    """Running product along ``dim``; exact gradients with zeros in the input."""
-    if axis is not None:
-        dim = numpy_dim("cumprod", dim, axis, UNSET)
-    if dim is UNSET:
-        raise missing("cumprod", dim=dim)
-    return Cumprod.apply(_as_int64(input if dtype is None else input.to(dtype)), int(dim))
+def _running(name: str, input: Tensor, dim: int = UNSET, *, dtype: Any = None) -> tuple[Tensor, int]:
+    """The arguments of ``cumsum``/``cumprod`` (``Cumsum``'s, ``Cumprod``'s): ``dim`` required
+    (torch's TypeError); the input cast to ``dtype``, integers and bools accumulated in int64.
+    In place (``cumsum_``), the tensor itself: its dtype stays."""
+    dim = _required_dim(name, dim)
+    if name.endswith("_"):
+        return input, dim
+    return _as_int64(input if dtype is None else input.to(dtype)), dim
 
 
 # The wider dtype torch's CPU cumsum accumulates a narrow floating dtype in (its acc_type).
@@ -253,26 +247,25 @@ class Cummin(Cummax):
     largest = False
 
 
-def cummax(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
+def cummax(input: Tensor, dim: int = UNSET) -> Any:
     """``(values, indices)``: the running maximum along ``dim`` and where it was attained.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([1, 3, 2, 5]).cummax(0).values.tolist()
     [1, 3, 3, 5]
     """
-    dim = _required_dim("cummax", dim, axis)
-    return _return_types.cummax(*Cummax.apply(input, int(dim)))
+    return _return_types.cummax(*Cummax.apply(input, _required_dim("cummax", dim)))
 
 
-def cummin(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Any:
+def cummin(input: Tensor, dim: int = UNSET) -> Any:
     """``(values, indices)``: the running minimum along ``dim`` and where it was attained."""
-    dim = _required_dim("cummin", dim, axis)
-    return _return_types.cummin(*Cummin.apply(input, int(dim)))
+    return _return_types.cummin(*Cummin.apply(input, _required_dim("cummin", dim)))
 
 
 class Logcumsumexp(Function[Tensor]):
-    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow (complex inputs too);
-    the gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
+    """``log(cumsum(exp(x)))`` along ``dim``, without overflow (complex inputs too).
+
+    The gradient of a real input is torch's (a reversed ``logcumsumexp`` of the gradient's
     logarithm, for stability)."""
 
     vmap = dims_rule(1)
@@ -344,16 +337,22 @@ def _slice_max(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
     return shift
 
 
-def logcumsumexp(input: Tensor, dim: int = UNSET, *, axis: Any = None) -> Tensor:
-    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
-    dim = _required_dim("logcumsumexp", dim, axis)
-    return Logcumsumexp.apply(input, int(dim))
+def _one_required_dim(name: str, input: Tensor, dim: int = UNSET) -> tuple[Tensor, int]:
+    """The arguments of ``logcumsumexp``: ``dim`` required (torch's TypeError)."""
+    return input, _required_dim(name, dim)
 
 
-def _required_dim(name: str, dim: Any, axis: Any) -> int:
-    """A ``dim`` torch requires, or ``axis=`` in its place; torch's TypeError for neither."""
-    if axis is not None:
-        dim = numpy_dim(name, dim, axis, UNSET)
+def _required_dim(name: str, dim: Any) -> int:
+    """A ``dim`` torch requires: its TypeError when not given."""
     if dim is UNSET:
         raise missing(name, dim=dim)
     return int(dim)
+
+
+ROWS: list[Op] = [
+    Op("cumsum", Cumsum, args=_running, inplace=True, numpy_dims=True, out=True),
+    Op("cumprod", Cumprod, args=_running, inplace=True, numpy_dims=True, out=True),
+    Op("cummax", cummax, numpy_dims=True, out=True),
+    Op("cummin", cummin, numpy_dims=True, out=True),
+    Op("logcumsumexp", Logcumsumexp, args=_one_required_dim, numpy_dims=True, out=True),
+]

@@ -30,6 +30,7 @@ from ctxgrad.autograd.batching import BatchedTensor, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._return_types import _lu_with_info
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error
 from ctxgrad.ops.linalg import LinAlgError, LinalgInv, LinalgSolve, _check_floating, _check_square
 from ctxgrad.ops.shape import cat
@@ -896,8 +897,9 @@ class LinalgSlogdet(Function[tuple[Tensor, Tensor]]):
 
 # --------------------------------------------------------------------------- pinv
 class LinalgPinv(Function[Tensor]):
-    """The Moore-Penrose pseudo-inverse, from the SVD (or, ``hermitian``, the eigendecomposition)
-    with singular values at most ``max(atol, rtol * s_max)`` treated as zero.
+    """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero.
+
+    It is computed from the SVD (or, ``hermitian``, the eigendecomposition).
 
     Gradient (torch's ``pinv_backward``) and tangent
     ``dA⁺ = -A⁺ dA A⁺ + A⁺ A⁺ᴴ dAᴴ (I - A A⁺) + (I - A⁺ A) dAᴴ A⁺ᴴ A⁺``: exact where the rank is
@@ -1316,8 +1318,8 @@ def _tolerances(x: Any, atol: Any, rtol: Any, name: str) -> tuple[float, float]:
     return a, r
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
-    """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
+def _pinv_args(A: Tensor, atol: Any, rtol: Any, hermitian: bool) -> tuple[Tensor, float, float, bool]:
+    """``LinalgPinv``'s arguments: torch's check of ``A``, then the tolerances."""
     x = A
     if x.ndim < 2 or x.dtype.kind not in "fc" or x.dtype == np.float16:
         raise RuntimeError(
@@ -1325,12 +1327,17 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
             "dimensions of float, double, cfloat or cdouble types"
         )
     a, r = _tolerances(x, atol, rtol, "linalg.pinv")
-    return LinalgPinv.apply(A, a, r, bool(hermitian))
+    return A, a, r, bool(hermitian)
 
 
-def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
-    """torch.pinverse: :func:`pinv` with ``rtol=rcond``."""
-    return pinv(input, rtol=rcond)
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
+    return LinalgPinv.apply(*_pinv_args(A, atol, rtol, hermitian))
+
+
+def pinverse_args(name: str, input: Tensor, rcond: float = 1e-15) -> tuple[Tensor, float, float, bool]:
+    """torch.pinverse's arguments: :func:`pinv`'s with ``rtol=rcond``."""
+    return _pinv_args(input, None, rcond, False)
 
 
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None) -> Tensor:
@@ -1438,3 +1445,20 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     with np.errstate(divide="ignore", invalid="ignore"):
         out = linalg_lu_solve(lu_, pivots, b, left=bool(left))
     return _return_types.linalg_solve_ex(out.squeeze(-1) if vector else out, as_tensor(info))
+
+
+# --------------------------------------------------------------------------- rows
+# The decompositions under torch's top-level names (torch.linalg's are ctxgrad/linalg.py's).
+ROWS: list[Op] = [
+    Op("svd", svd, out=True),
+    Op("qr", qr, out=True),
+    Op("cholesky", cholesky, out=True),
+    Op("cholesky_inverse", cholesky_inverse, out=True),
+    Op("cholesky_solve", cholesky_solve, out=True),
+    Op("lu", lu),
+    Op("lu_unpack", lu_unpack, method=False, out=True),
+    Op("lu_solve", lu_solve, out=True),
+    Op("slogdet", slogdet, out=True),
+    Op("pinverse", LinalgPinv, args=pinverse_args),
+    Op("triangular_solve", triangular_solve, out=True),
+]

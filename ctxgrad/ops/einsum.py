@@ -14,6 +14,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.saved import save_for_gradients
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import tangent_sum
 from ctxgrad.ops.linalg import _not_for_bool
 
@@ -184,12 +185,13 @@ def _fit(x: np.ndarray[Any, Any], sub: str, sizes: tuple[int, ...]) -> np.ndarra
 
 
 class Einsum(Function[Tensor]):
-    """Einstein summation, for an equation already checked and spelled out by :func:`_plan`.
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])``, sublists.
 
-    The gradient of operand ``k`` is itself an einsum: the output's gradient with the other
-    operands, summed to ``k``'s distinct letters.  Letters that only ``k`` has are broadcast
-    back, and a letter repeated within ``k`` (a diagonal) is written back onto the diagonal
-    (:class:`EmbedDiagonal`).
+    The Function runs an equation already checked and spelled out by :func:`_plan` (the
+    frontend's argument handler, :func:`einsum_args`, plans it).  The gradient of operand
+    ``k`` is itself an einsum: the output's gradient with the other operands, summed to
+    ``k``'s distinct letters.  Letters that only ``k`` has are broadcast back, and a letter
+    repeated within ``k`` (a diagonal) is written back onto the diagonal (:class:`EmbedDiagonal`).
     """
 
     @classmethod
@@ -307,19 +309,6 @@ class EmbedDiagonal(Function[Tensor]):
         return EmbedDiagonal.apply(g, letter + sub, (g.shape[0], *shape)), 0
 
 
-def einsum(*args: Any) -> Tensor:
-    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])`` or the
-    sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
-
-    Supports ``...``, implicit output (the letters that appear once, in alphabetical order),
-    repeated letters within an operand (diagonals, traces) and torch's broadcasting of
-    size-1 dimensions.
-    """
-    equation, operands = einsum_args(args)
-    shapes = tuple(tuple(t.array.shape) for t in operands)
-    return Einsum.apply(_plan(equation, shapes), *operands)
-
-
 def _sublist_letter(n: Any) -> str:
     if n is Ellipsis:
         return "..."
@@ -328,7 +317,7 @@ def _sublist_letter(n: Any) -> str:
     raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
 
 
-def einsum_args(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, ...]]:
+def _equation_and_operands(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, ...]]:
     """The equation and operands of any of torch's call forms: ``(equation, *operands)``,
     ``(equation, [operands])`` and ``(op1, sublist1, op2, sublist2, ..., [out_sublist])``."""
     if not args:
@@ -352,3 +341,19 @@ def einsum_args(args: tuple[Any, ...]) -> tuple[str, tuple[Tensor, ...]]:
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
     return equation, operands
+
+
+def einsum_args(name: str, *args: Any) -> tuple[Any, ...]:
+    """``Einsum``'s arguments for any of torch's call forms: ``einsum("ij,jk->ik", a, b)``,
+    ``einsum("ij,jk", [a, b])`` or the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    Supports ``...``, implicit output (the letters that appear once, in alphabetical order),
+    repeated letters within an operand (diagonals, traces) and torch's broadcasting of
+    size-1 dimensions.
+    """
+    equation, operands = _equation_and_operands(args)
+    shapes = tuple(tuple(t.array.shape) for t in operands)
+    return (_plan(equation, shapes), *operands)
+
+
+ROWS: list[Op] = [Op("einsum", Einsum, args=einsum_args, method=False)]

@@ -11,6 +11,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import matrix_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._row import Op
 from ctxgrad.ops.decompositions import _no_half
 from ctxgrad.ops.linalg import _check_floating
 from ctxgrad.ops.shape import cat
@@ -97,3 +98,10 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     if transpose:
         q = q.mH
     return q @ input3 if left else input3 @ q
+
+
+ROWS: list[Op] = [
+    Op("geqrf", geqrf, out=True),
+    Op("orgqr", orgqr, out=True),
+    Op("ormqr", ormqr, out=True),
+]

@@ -45,7 +45,7 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops import arithmetic, comparison, complex_numbers, cumulative, pointwise, shape
+from ctxgrad.ops import arithmetic, comparison, pointwise, shape
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import operand
 from ctxgrad.ops.indexing import PutFlat, _batched_int_indices, index_put_args, numpy_index
@@ -351,16 +351,6 @@ def clamp_max_(input: Tensor, max: Any) -> Tensor:
     return write_in_place(pointwise.ClampMaxScalar, input, None, hi)
 
 
-def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In place: the running sum along ``dim``."""
-    return write_in_place(cumulative.Cumsum, input, int(dim))
-
-
-def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In place: the running product along ``dim``."""
-    return write_in_place(cumulative.Cumprod, input, int(dim))
-
-
 def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
     """In place: zero everything above diagonal ``diagonal`` of the last two dimensions."""
     return write_in_place(shape.Tril, input, int(diagonal))
@@ -524,16 +514,3 @@ lt_ = _compare(comparison.Lt, "lt_", "<")
 le_ = _compare(comparison.Le, "le_", "<=")
 gt_ = _compare(comparison.Gt, "gt_", ">")
 ge_ = _compare(comparison.Ge, "ge_", ">=")
-
-
-class ConjPhysicalInPlace(complex_numbers.Conj):
-    """``conj_physical_``: ``conj`` in place, under torch's node name."""
-
-    node_name = "ConjPhysicalBackward1"
-
-
-def conj_physical_(input: Tensor) -> Tensor:
-    """In place: the complex conjugate (a real tensor is left as it is)."""
-    if not input.is_complex():
-        return input
-    return write_in_place(ConjPhysicalInPlace, input)

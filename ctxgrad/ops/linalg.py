@@ -1,12 +1,14 @@
-"""Linear algebra: ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, norms, ``inv``, ``det`` and
-``solve`` (``einsum`` has a module of its own, :mod:`ctxgrad.ops.einsum`).
+"""Linear algebra: ``matmul`` (``@``), ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, ``inv``,
+``det``, ``solve`` and torch's functions written with them (``einsum`` has a module of its
+own, :mod:`ctxgrad.ops.einsum`; the decompositions :mod:`ctxgrad.ops.decompositions`).
 
 Each op is a :class:`~ctxgrad.autograd.Function` whose backward is written with ctxgrad ops
 (most often the op itself on transposed operands), so that gradients of gradients work.
-``outer`` and ``tensordot`` are compositions of other ops (as they are in torch), so they need
-no Function of their own.  The frontends of ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, ``outer``,
-``inverse``, ``det`` and ``matmul`` (rows of ``ops/table.py``) are at the end; that of
-``tensordot`` (a row too) sits beside its helpers.
+``outer``, ``tensordot`` and the fused products (``addmm``, ...) are compositions of other
+ops (as they are in torch), so they need no Function of their own.  ``matmul`` chooses its
+Function as torch does (``dot``, ``mv``, ``mm`` or a batched product).  The rows of the ops
+are :data:`ROWS`, at the end; ``mm``, ``inverse``, ``det``, ... name their Function there
+and their frontends are made from it.
 
 Unlike ``@`` (which promotes), the named products require operands of one dtype, as torch does.
 """
@@ -19,14 +21,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._dtypes import cpp_name, short_name
+from ctxgrad._dtypes import cpp_name, promote_operands, short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
-from ctxgrad.ops._util import broadcast_error, write_out
-from ctxgrad.ops.arithmetic import MatMul, batch_matrix_product
-from ctxgrad.ops.cumulative import cumprod
+from ctxgrad.ops._row import Op
+from ctxgrad.ops._util import broadcast_error, tangent_sum
 from ctxgrad.ops.shape import cat, flip
 
 
@@ -57,6 +58,32 @@ def _not_for_bool(x: np.ndarray[Any, Any], kernel: str) -> None:
 
 # --------------------------------------------------------------------------- products
 # --------------------------------------------------------------------------- vmap of mm, mv, dot, bmm
+def batch_matrix_product(
+    cls: Any, info: VmapInfo, in_dims: tuple[Any, ...], a: Tensor, b: Tensor
+) -> tuple[Tensor, int]:
+    """The batching rule of the matrix products (``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``):
+    a vector becomes a one-row (one-column) matrix, a batched operand gets the sample
+    dimensions of the wider one after its batch dimension, then one ``matmul``."""
+    la, lb = a.ndim - (in_dims[0] == 0), b.ndim - (in_dims[1] == 0)
+    if la == 1:
+        a = a.unsqueeze(-2)
+    if lb == 1:
+        b = b.unsqueeze(-1)
+    n = max(max(la, 2), max(lb, 2))
+    if in_dims[0] == 0 and max(la, 2) < n:
+        a = a.reshape((a.shape[0],) + (1,) * (n - max(la, 2)) + tuple(a.shape[1:]))
+    if in_dims[1] == 0 and max(lb, 2) < n:
+        b = b.reshape((b.shape[0],) + (1,) * (n - max(lb, 2)) + tuple(b.shape[1:]))
+    out = a @ b
+    if la == 1 and lb == 1:
+        out = out.squeeze(-1).squeeze(-1)
+    elif la == 1:
+        out = out.squeeze(-2)
+    elif lb == 1:
+        out = out.squeeze(-1)
+    return out, 0
+
+
 # The dimensions of one sample that mm, mv, dot and bmm take (a, b).
 _PRODUCT_DIMS = {"mm": (2, 2), "mv": (2, 1), "dot": (1, 1), "bmm": (3, 3)}
 
@@ -679,6 +706,79 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 
 
 # --------------------------------------------------------------------------- matmul
+class MatMul(Function[Tensor]):
+    """``a @ b`` with NumPy's ``matmul`` rules: 1-D, 2-D and broadcast batches.
+
+    For matrices, grad_a = grad @ bᵀ and grad_b = aᵀ @ grad; a 1-D side is treated as a
+    row (left) or column (right) and squeezed back.  Batch dimensions that were broadcast
+    are summed away by the engine.
+    """
+
+    vmap = classmethod(batch_matrix_product)
+
+    node_name = "MmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "self": 0,
+        "mat2": 1,
+        "self_sym_sizes": ("sizes", 0),
+        "mat2_sym_sizes": ("sizes", 1),
+    }
+    holomorphic = True
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        x, y = a.array, b.array
+        if x.ndim == 0 or y.ndim == 0:
+            raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D")
+        x, y = promote_operands(x, y)
+        if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
+            if x.ndim == 1 and y.ndim == 1:
+                raise RuntimeError(
+                    f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have "
+                    f"the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively"
+                )
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, x.shape))} and "
+                f"{'x'.join(map(str, y.shape))})"
+            )
+        save_for_gradients(ctx, (a, b), READ_BY_OTHER)
+        ctx.vectors = (x.ndim == 1, y.ndim == 1)  # (backward lifts a vector to a matrix)
+        try:
+            return as_tensor(np.matmul(x, y))
+        except ValueError:
+            raise broadcast_error(np.empty(x.shape[:-2]), np.empty(y.shape[:-2])) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors  # (each saved only where the other's gradient is needed)
+        need_a, need_b = ctx.needs_input_grad
+        a_vec, b_vec = ctx.vectors
+        if a_vec and b_vec:
+            return (grad * b if need_a else None, grad * a if need_b else None)
+        # Lift vectors to matrices so that one rule covers every case.
+        g2 = grad
+        if a_vec:
+            g2 = g2.reshape(*g2.shape[:-1], 1, g2.shape[-1])
+        if b_vec:
+            g2 = g2.reshape(*g2.shape, 1)
+        grad_a = grad_b = None
+        if need_a:
+            grad_a = g2 @ (b.reshape(-1, 1) if b_vec else b).mT
+            if a_vec:
+                grad_a = grad_a.reshape(*grad_a.shape[:-2], grad_a.shape[-1])
+        if need_b:
+            grad_b = (a.reshape(1, -1) if a_vec else a).mT @ g2
+            if b_vec:
+                grad_b = grad_b.reshape(*grad_b.shape[:-1])
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx: Any, ta: Tensor | None, tb: Tensor | None) -> Tensor:
+        a, b = ctx.saved_tensors
+        return tangent_sum(None if ta is None else ta @ b, None if tb is None else a @ tb)
+
+
 class MatMulUnsqueezed(MatMul):
     """``vector @ matrix``: torch computes it as ``(v[None] @ m)[0]``, hence its node name."""
 
@@ -691,10 +791,15 @@ class BatchedMatMul(MatMul):
     node_name = "UnsafeViewBackward0"
 
 
-def _matmul(a: Tensor, b: Tensor) -> Tensor:
-    """``a @ b`` dispatched as torch dispatches it: ``dot`` for two vectors, ``mv`` for a
-    matrix and a vector, ``mm`` for two matrices, a batched product otherwise; so the node
-    names, the refusal of mixed dtypes and the error messages are torch's."""
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched).
+
+    Dispatched as torch dispatches it: ``dot`` for two vectors, ``mv`` for a matrix and a
+    vector, ``mm`` for two matrices, a batched product otherwise; so the node names, the
+    refusal of mixed dtypes and the error messages are torch's.  ``other`` may be anything
+    ``ctxgrad.tensor`` takes (``x @ [[1.0], [2.0]]``).
+    """
+    a, b = input, other if isinstance(other, Tensor) else Tensor(other)
     x, y = a.array, b.array
     na, nb = x.ndim, y.ndim
     if na == 1 and nb == 1:
@@ -737,68 +842,17 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
     return BatchedMatMul.apply(a, b)
 
 
+def rmatmul_operator(input: Tensor, other: Any) -> Tensor:
+    """``other @ input`` (``__rmatmul__``)."""
+    return matmul(other if isinstance(other, Tensor) else Tensor(other), input)
+
+
 def _same_dtype_for_mm(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:
     if x.dtype != y.dtype:
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
         )
-
-
-# --------------------------------------------------------------------------- frontends
-
-
-def _tensor_operand(other: Any) -> Tensor:
-    if isinstance(other, Tensor):
-        return other
-    return Tensor(other)
-
-
-def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Matrix product with NumPy's ``matmul`` rules (1-D, 2-D, batched)."""
-    if out is not None:
-        return write_out("matmul", out, (input, other), lambda: matmul(input, other))
-    return _matmul(input, _tensor_operand(other))
-
-
-def rmatmul_operator(input: Tensor, other: Any) -> Tensor:
-    """``other @ input`` (``__rmatmul__``)."""
-    return _matmul(_tensor_operand(other), input)
-
-
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Matrix product of two 2-D tensors of one dtype."""
-    return Mm.apply(input, mat2)
-
-
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Batched matrix product of two 3-D tensors (no broadcasting)."""
-    return Bmm.apply(input, mat2)
-
-
-def mv(input: Tensor, vec: Tensor) -> Tensor:
-    """Matrix-vector product."""
-    return Mv.apply(input, vec)
-
-
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
-    """Inner product of two 1-D tensors of one dtype (a 0-d tensor)."""
-    return Dot.apply(input, tensor)
-
-
-def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """Inner product with the first vector conjugated (real tensors: ``dot``)."""
-    return Vdot.apply(input, other)
-
-
-def inverse(input: Tensor) -> Tensor:
-    """The inverse of a square matrix (or a batch): ``ctxgrad.linalg.inv``."""
-    return LinalgInv.apply(input)
-
-
-def det(input: Tensor) -> Tensor:
-    """The determinant of a square matrix (or a batch): ``ctxgrad.linalg.det``."""
-    return LinalgDet.apply(input)
 
 
 # --------------------------------------------------------------------------- fused products and
@@ -1013,11 +1067,11 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     result: Tensor | None = None
     while True:
         if n & 1:
-            result = base if result is None else _matmul(result, base)
+            result = base if result is None else matmul(result, base)
         n >>= 1
         if not n:
             break
-        base = _matmul(base, base)
+        base = matmul(base, base)
     assert result is not None
     return result if result is not input else input.clone()
 
@@ -1044,9 +1098,11 @@ def _expm(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 
 class LinalgMatrixExp(Function[Tensor]):
-    """The matrix exponential ``sum_k A^k / k!``.  Its derivative in direction ``E`` is the
-    upper-right block of ``exp([[A, E], [0, A]])``; the gradient is the same with ``A^H`` and
-    the incoming gradient (both written with this Function, so they can be differentiated again)."""
+    """The matrix exponential of a square matrix (or of each matrix of a batch).
+
+    ``sum_k A^k / k!``.  Its derivative in direction ``E`` is the upper-right block of
+    ``exp([[A, E], [0, A]])``; the gradient is the same with ``A^H`` and the incoming gradient
+    (both written with this Function, so they can be differentiated again)."""
 
     vmap = unary_rule
 
@@ -1082,8 +1138,8 @@ def _exp_block(a: Tensor, e: Tensor) -> Tensor:
     return out
 
 
-def matrix_exp(input: Tensor) -> Tensor:
-    """The matrix exponential of a square matrix (or of each matrix of a batch)."""
+def matrix_exp_args(name: str, input: Tensor) -> tuple[Tensor]:
+    """torch's checks of ``matrix_exp``'s input: a (batch of) square floating or complex matrices."""
     if input.dim() < 2:
         raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
     if input.shape[-1] != input.shape[-2]:
@@ -1096,7 +1152,7 @@ def matrix_exp(input: Tensor) -> Tensor:
             "linalg.matrix_exp: Expected a floating point or complex tensor as input. "
             f"Got {short_name(input.array.dtype)}"
         )
-    return LinalgMatrixExp.apply(input)
+    return (input,)
 
 
 def _scaled_sum_(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
@@ -1177,5 +1233,40 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if n <= 1:
         out = ones[:, :n]
     else:
-        out = cat([ones, cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1), 1)], 1)
+        out = cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)], 1)
     return out if increasing else flip(out, (1,))
+
+
+# --------------------------------------------------------------------------- rows
+ROWS: list[Op] = [
+    # ``@`` chooses its Function (dot, mv, mm, a batched product) as torch does
+    Op("matmul", matmul, dunders=("__matmul__",), out=True, numpy=("matmul",)),
+    Op("__rmatmul__", rmatmul_operator, function=False),
+    Op("mm", Mm, params="input: Tensor, mat2: Tensor", out=True),
+    Op("bmm", Bmm, params="input: Tensor, mat2: Tensor", out=True),
+    Op("mv", Mv, params="input: Tensor, vec: Tensor", out=True),
+    Op("dot", Dot, params="input: Tensor, tensor: Tensor", out=True),
+    Op("vdot", Vdot, params="input: Tensor, other: Tensor", out=True),
+    Op("outer", outer, aliases=("ger",), out=True),
+    Op("inverse", LinalgInv, out=True),
+    Op("det", LinalgDet),
+    Op("tensordot", tensordot, method=False, out=True),
+    Op("dist", dist),
+    Op("addmm", addmm, inplace=addmm_, out=True),
+    Op("addmv", addmv, inplace=addmv_, out=True),
+    Op("addr", addr, inplace=addr_, out=True),
+    Op("baddbmm", baddbmm, inplace=baddbmm_, out=True),
+    Op("addbmm", addbmm, inplace=addbmm_, out=True),
+    Op("chain_matmul", chain_matmul, method=False, out=True),
+    Op("inner", inner, out=True),
+    Op("kron", kron, out=True),
+    Op("cross", cross, out=True),
+    # ctxgrad.trace is ctxgrad/trace.py's: a tensor gets this op, a function is traced.
+    Op("trace", trace, function=False),
+    Op("logdet", logdet),
+    Op("cdist", cdist, method=False),
+    Op("matrix_power", matrix_power, out=True),
+    Op("matrix_exp", LinalgMatrixExp, args=matrix_exp_args),
+    # torch-surface names (issue 17): tests in tests/test_surface_more.py
+    Op("vander", vander, method=False),
+]

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad._dtypes import short_name
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, unary_rule
@@ -165,6 +166,8 @@ def nll_loss(
     """``-weight[t] * input[t]`` for each target class ``t`` (``input`` holds log-probabilities,
     classes along dimension 1); the mean is weighted: divided by the sum of the used weights."""
     reduction = _reduction(size_average, reduce, reduction)
+    if input.is_complex():  # (torch has no complex kernel for it)
+        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for '{short_name(input.array.dtype)}'")
     cdim = _class_dim(input) if input.ndim >= 1 else 0
     if _under_vmap(input, target, weight):
         return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)

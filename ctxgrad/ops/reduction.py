@@ -1,7 +1,7 @@
-"""Reductions and scans: ``sum``, ``mean``, ``prod``, ``var``/``std``, ``max``/``min``,
-``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``norm``, ``cumsum``/``cumprod``,
-``softmax``/``log_softmax``, ``all``/``any``, and ``sum_to_size`` (the engine's broadcast
-reduction).
+"""Reductions: ``sum``, ``mean``, ``prod``, ``var``/``std``, ``max``/``min``,
+``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``norm``, ``all``/``any``, and
+``sum_to_size`` (the engine's broadcast reduction); their rows are :data:`ROWS` (the scans
+are in ``ops/cumulative.py``, ``softmax`` in ``ops/softmax.py``).
 
 Every backward is written in ctxgrad ops, so that it can itself be differentiated; masks
 (where a maximum is attained, where an input is zero) are constants computed from the
@@ -23,18 +23,16 @@ from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import (
     UNSET,
     _as_int64,
     _const,
     _one_dim,
     missing,
-    numpy_dim,
-    numpy_keepdim,
     refuse_complex,
     shape_arg,
     sizes_arg,
-    write_out,
 )
 from ctxgrad.ops.cumulative import Cumprod
 from ctxgrad.ops.pointwise import Where, _floating, tensor_arg
@@ -114,8 +112,10 @@ class Mean(Function[Tensor]):
 
 
 class SumToSize(Function[Tensor]):
-    """Sum a broadcast gradient down to ``shape``: leading dimensions, and dimensions
-    that are 1 in ``shape``.  The engine uses it to fit every gradient to its input."""
+    """Sum broadcast dimensions away so the result has ``shape``.
+
+    Leading dimensions go, and dimensions that are 1 in ``shape``.  The engine uses it to fit
+    every gradient to its input."""
 
     @classmethod
     def vmap(cls, info: VmapInfo, in_dims: tuple[Any, ...], x: Tensor, shape: tuple[int, ...]) -> tuple[Any, Any]:
@@ -162,7 +162,8 @@ def _restore(t: Tensor, shape: tuple[int, ...], axes: tuple[int, ...], keepdim: 
 
 
 def _dof_warning(name: str) -> None:
-    # The frames above: Var.forward (Std.forward), _run, apply, _variance, var (the frontend), the caller.
+    # The frames above: Var.forward (Std.forward), _run, apply, the made frontend, its NumPy wrapper
+    # (numpy_dims), the caller.
     warnings.warn(
         f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
         "(input numel divided by output numel).",
@@ -746,8 +747,10 @@ class ArgMin(ArgMax):
 
 
 class Logsumexp(Function[Tensor]):
-    """``log(sum(exp(x)))`` over ``dims``, computed around the maximum so that it neither
-    overflows nor underflows (a slice of -inf gives -inf, as torch)."""
+    """``log(sum(exp(x)))`` over ``dims``, without overflow.
+
+    Computed around the maximum so that it neither overflows nor underflows (a slice of -inf
+    gives -inf, as torch)."""
 
     vmap = dims_rule(1)
 
@@ -800,9 +803,11 @@ def _p_text(p: float) -> str:
 
 
 class VectorNorm(Function[Tensor]):
-    """The ``p``-norm over ``dims`` (all when None): ``sum(|x|^p)^(1/p)``, the largest or
-    smallest ``|x|`` for ``p = ±inf``, the count of non-zeros for ``p = 0``.  Gradients are
-    torch's (``norm_backward``), e.g. 0 at the zero vector for ``p = 2``."""
+    """The vector ``p``-norm over ``dims`` (all when None).
+
+    ``sum(|x|^p)^(1/p)``, the largest or smallest ``|x|`` for ``p = ±inf``, the count of
+    non-zeros for ``p = 0``.  Gradients are torch's (``norm_backward``), e.g. 0 at the zero
+    vector for ``p = 2``."""
 
     vmap = dims_rule(2, none_is_all=True)
 
@@ -942,9 +947,13 @@ class Any_(All):
     reduce = np.any
 
 
-# --------------------------------------------------------------------------- frontends
-# One function per op, with torch's signature: the argument handling, then ``Function.apply``.
-# The op table (ops/table.py) makes them the Tensor methods and the ``ctxgrad.*`` functions.
+# --------------------------------------------------------------------------- frontends and rows
+# Each op's row (ROWS, at the end) names its Function and, where torch's arguments need work,
+# an argument handler here (``_summed``: ``name`` and torch's arguments in, the Function's
+# out); the frontend is made from the two.  An op that chooses between Functions (``prod``,
+# ``max``) keeps a frontend written here.  Rows with ``numpy_dims`` take NumPy's
+# ``axis=``/``keepdims=`` too (``ops._row.with_numpy_dims``), and ``ctxgrad._numpy`` runs
+# NumPy's function of the same name (``np.sum``) through them.
 
 
 def dims_tuple(dim: Any) -> tuple[int, ...] | None:
@@ -991,91 +1000,50 @@ def _keepdim_without_dim(name: str, keepdims: bool | None, dtype: Any = None) ->
     )
 
 
-def _sum_dims(
-    name: str, input: Any, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, dtype: Any
-) -> tuple[Any, bool]:
-    """``sum``'s and ``mean``'s ``(dim, keepdim)``: NumPy's ``axis=``/``keepdims=`` read as
-    torch reads them, and ``keepdim=`` refused without ``dim=`` (None included), as torch does;
-    an ``input`` that is not a tensor refused with torch's TypeError."""
+# ``sum``, ``mean``, ``prod``, ``max`` and ``min`` declare ``keepdims``: their rows' NumPy
+# wrapper (``numpy_dims=True``) has set ``keepdim`` from it, and passes it on as given so that
+# torch's TypeError for it without ``dim`` names the keyword used.
+
+
+def _summed(
+    name: str,
+    input: Tensor,
+    dim: int | Sequence[int] | None = UNSET,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``sum`` and ``mean`` (``Sum``'s, ``Mean``'s): ``keepdim=`` refused
+    without ``dim=`` (None included) and an ``input`` that is not a tensor, as torch does; the
+    input cast to ``dtype``; integers and bools summed in int64, ``mean`` of floating tensors
+    only."""
     tensor_arg(name, "input", 1, input)  # (sum('a'): torch's TypeError)
-    if axis is not None:
-        dim = numpy_dim(name, dim, axis, UNSET)
-    if keepdims is not None:
-        keepdim = numpy_keepdim(name, keepdim, keepdims)
     if dim is UNSET:
         if keepdim or keepdims is not None:
             raise _keepdim_without_dim(name, keepdims, dtype)
         dim = None
-    return dim, keepdim
-
-
-def sum(
-    input: Tensor,
-    dim: int | Sequence[int] | None = UNSET,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-    out: Tensor | None = None,
-) -> Tensor:
-    """Sum over all elements, or over ``dim``."""
-    if out is not None:
-        return write_out(
-            "sum", out, (input,), lambda: sum(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
-        )
-    dim, keepdim = _sum_dims("sum", input, dim, keepdim, axis, keepdims, dtype)
     x = input if dtype is None else input.to(dtype)
     kind = x.array.dtype.kind
-    if kind in "bu" or (kind == "i" and x.array.dtype != np.int64):
+    if name == "sum" and (kind in "bu" or (kind == "i" and x.array.dtype != np.int64)):
         x = x.to(np.dtype(np.int64))
-    return Sum.apply(x, dims_tuple(dim), keepdim)
-
-
-def mean(
-    input: Tensor,
-    dim: int | Sequence[int] | None = UNSET,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-    out: Tensor | None = None,
-) -> Tensor:
-    """Mean over all elements, or over ``dim``; floating tensors only, as in torch."""
-    if out is not None:
-        return write_out(
-            "mean", out, (input,), lambda: mean(input, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
-        )
-    dim, keepdim = _sum_dims("mean", input, dim, keepdim, axis, keepdims, dtype)
-    x = input if dtype is None else input.to(dtype)
-    if x.array.dtype.kind not in "fc":
+    elif name == "mean" and kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {short_name(x.array.dtype)}"
         )
-    return Mean.apply(x, dims_tuple(dim), keepdim)
+    return x, dims_tuple(dim), keepdim
 
 
-def sum_to_size(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
-    """Sum broadcast dimensions away so the result has ``size``."""
-    return SumToSize.apply(input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, "sum_to_size", "size"))
+def _sizes(name: str, input: Tensor, *sizes: Any, size: Any = None) -> tuple[Tensor, tuple[int, ...]]:
+    """The arguments of ``sum_to_size``: the sizes given spread, as one sequence or as ``size=``."""
+    return input, shape_arg(sizes) if size is None else sizes_arg(sizes, size, name, "size")
 
 
 def prod(
-    input: Tensor,
-    dim: int | None = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-    axis: int | None = None,
-    keepdims: bool | None = None,
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None, keepdims: bool | None = None
 ) -> Tensor:
     """Product of all elements, or over ``dim``; exact gradients with zeros in the input."""
-    if axis is not None:
-        dim = numpy_dim("prod", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("prod", keepdim, keepdims)
     if dim is None and (keepdim or keepdims is not None):
         raise _keepdim_without_dim("prod", keepdims, dtype)
     x = _as_int64(input if dtype is None else input.to(dtype))
@@ -1084,9 +1052,13 @@ def prod(
     return Prod.apply(x, _int_dim("prod", dim), keepdim)
 
 
-def _variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
-    """``var`` / ``std``: torch's overloads ``(dim, unbiased, keepdim)``, ``(unbiased)`` and
-    ``(dim, *, correction, keepdim)``."""
+def _variance(
+    name: str, input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+    *, correction: float | None = None,
+) -> tuple[Tensor, tuple[int, ...] | None, float, bool]:  # fmt: skip
+    """The arguments of ``var`` and ``std`` (``Var``'s and ``Std``'s): torch's overloads
+    ``(dim, unbiased, keepdim)``, ``(unbiased)`` and ``(dim, *, correction, keepdim)``;
+    ``correction`` 1 by default (``unbiased=False`` means 0)."""
     if isinstance(dim, bool):  # x.var(False): the (unbiased) overload
         if unbiased is not None:
             raise TypeError(f"{name}() received an invalid combination of arguments - got (bool, bool)")
@@ -1098,47 +1070,9 @@ def _variance(name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, corr
         )
     if correction is None:
         correction = 0 if unbiased is False else 1
-    if x.array.dtype.kind not in "fc":
+    if input.array.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    fn = Std if name == "std" else Var
-    return fn.apply(x, dims_tuple(dim), correction, keepdim)
-
-
-def var(
-    input: Tensor,
-    dim: Any = None,
-    unbiased: bool | None = None,
-    keepdim: bool = False,
-    *,
-    correction: float | None = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """Variance over all elements or ``dim``, divided by ``N - correction`` (default 1;
-    ``unbiased=False`` means 0)."""
-    if axis is not None:
-        dim = numpy_dim("var", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("var", keepdim, keepdims)
-    return _variance("var", input, dim, unbiased, keepdim, correction)
-
-
-def std(
-    input: Tensor,
-    dim: Any = None,
-    unbiased: bool | None = None,
-    keepdim: bool = False,
-    *,
-    correction: float | None = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """Standard deviation over all elements or ``dim`` (``correction`` as in ``var``)."""
-    if axis is not None:
-        dim = numpy_dim("std", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("std", keepdim, keepdims)
-    return _variance("std", input, dim, unbiased, keepdim, correction)
+    return input, dims_tuple(dim), correction, keepdim
 
 
 def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool | None) -> Any:
@@ -1156,34 +1090,18 @@ def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool, keepdims: bool |
 
 # Typed by what the call returns: a tensor, or with a dimension the named tuple.
 @overload
-def max(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+def max(input: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...
 @overload
 def max(input: Tensor, dim: Tensor) -> Tensor: ...
 @overload
 def max(input: Tensor, *, other: Tensor) -> Tensor: ...
 @overload
+def max(input: Tensor, dim: int, keepdim: bool = False, *, keepdims: bool | None = None) -> _return_types.max: ...
 def max(
-    input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
-) -> _return_types.max: ...
-@overload
-def max(
-    input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
-) -> _return_types.max: ...
-def max(
-    input: Tensor,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    other: Tensor | None = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None, keepdims: bool | None = None
 ) -> Any:
     """The largest element; with ``dim``, the named tuple ``(values, indices)``; with a
     tensor, the elementwise ``maximum``."""
-    if axis is not None:
-        dim = numpy_dim("max", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("max", keepdim, keepdims)
     if other is not None:  # (torch's ``max(input, other=t)`` overload)
         dim = other
     return _max_min(input, dim, keepdim, True, keepdims)
@@ -1191,130 +1109,54 @@ def max(
 
 # Typed by what the call returns: a tensor, or with a dimension the named tuple.
 @overload
-def min(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+def min(input: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...
 @overload
 def min(input: Tensor, dim: Tensor) -> Tensor: ...
 @overload
 def min(input: Tensor, *, other: Tensor) -> Tensor: ...
 @overload
+def min(input: Tensor, dim: int, keepdim: bool = False, *, keepdims: bool | None = None) -> _return_types.min: ...
 def min(
-    input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None, keepdims: bool | None = None
-) -> _return_types.min: ...
-@overload
-def min(
-    input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int, keepdims: bool | None = None
-) -> _return_types.min: ...
-def min(
-    input: Tensor,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    other: Tensor | None = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None, keepdims: bool | None = None
 ) -> Any:
     """The smallest element; with ``dim``, the named tuple ``(values, indices)``; with a
     tensor, the elementwise ``minimum``."""
-    if axis is not None:
-        dim = numpy_dim("min", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("min", keepdim, keepdims)
     if other is not None:  # (torch's ``min(input, other=t)`` overload)
         dim = other
     return _max_min(input, dim, keepdim, False, keepdims)
 
 
-def amax(
-    input: Tensor,
-    dim: int | Sequence[int] = (),
-    keepdim: bool = False,
-    *,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """The largest element over ``dim`` (all when empty); ties share the gradient."""
-    if axis is not None:
-        dim = numpy_dim("amax", dim, axis, ())
-    if keepdims is not None:
-        keepdim = numpy_keepdim("amax", keepdim, keepdims)
-    return Amax.apply(input, dims_tuple(dim) or (), keepdim)
+def _extremes(
+    name: str, input: Tensor, dim: int | Sequence[int] = (), keepdim: bool = False
+) -> tuple[Tensor, tuple[int, ...], bool]:
+    """The arguments of ``amax``/``amin`` (``Amax``'s): ``dim`` as a tuple, () for all."""
+    return input, dims_tuple(dim) or (), keepdim
 
 
-def amin(
-    input: Tensor,
-    dim: int | Sequence[int] = (),
-    keepdim: bool = False,
-    *,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """The smallest element over ``dim`` (all when empty); ties share the gradient."""
-    if axis is not None:
-        dim = numpy_dim("amin", dim, axis, ())
-    if keepdims is not None:
-        keepdim = numpy_keepdim("amin", keepdim, keepdims)
-    return Amin.apply(input, dims_tuple(dim) or (), keepdim)
-
-
-def _index_dim(name: str, dim: Any) -> int | None:
+def _index_dims(
+    name: str, input: Tensor, dim: int | None = None, keepdim: bool = False
+) -> tuple[Tensor, int | None, bool]:
+    """The arguments of ``argmax``/``argmin``: ``dim`` one int or None (torch's TypeError for a
+    sequence)."""
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    return None if dim is None else int(dim)
+    return input, None if dim is None else int(dim), keepdim
 
 
-def argmax(
-    input: Tensor,
-    dim: int | None = None,
-    keepdim: bool = False,
-    *,
-    axis: int | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """Index (int64) of the largest element, of the flattened tensor when ``dim`` is None."""
-    if axis is not None:
-        dim = numpy_dim("argmax", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("argmax", keepdim, keepdims)
-    return ArgMax.apply(input, _index_dim("argmax", dim), keepdim)
-
-
-def argmin(
-    input: Tensor,
-    dim: int | None = None,
-    keepdim: bool = False,
-    *,
-    axis: int | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """Index (int64) of the smallest element, of the flattened tensor when ``dim`` is None."""
-    if axis is not None:
-        dim = numpy_dim("argmin", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("argmin", keepdim, keepdims)
-    return ArgMin.apply(input, _index_dim("argmin", dim), keepdim)
-
-
-def logsumexp(
-    input: Tensor,
-    dim: int | Sequence[int] = UNSET,
-    keepdim: bool = False,
-    *,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """``log(sum(exp(input)))`` over ``dim``, without overflow."""
-    if axis is not None:
-        dim = numpy_dim("logsumexp", dim, axis, UNSET)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("logsumexp", keepdim, keepdims)
+def _logsumexp(
+    name: str, input: Tensor, dim: int | Sequence[int] = UNSET, keepdim: bool = False
+) -> tuple[Tensor, tuple[int, ...], bool]:
+    """The arguments of ``logsumexp``: ``dim`` required (torch's TypeError)."""
     if dim is UNSET:
-        raise missing("logsumexp", dim=dim)
-    return Logsumexp.apply(input, dims_tuple(dim) or (), keepdim)
+        raise missing(name, dim=dim)
+    return input, dims_tuple(dim) or (), keepdim
 
 
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    """The vector ``p``-norm over all elements or ``dim`` (``'fro'``: the 2-norm over up to two
-    dimensions, as in torch)."""
+def _norm(
+    name: str, input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> tuple[Tensor, float, tuple[int, ...] | None, bool]:
+    """The arguments of ``norm`` (``VectorNorm``'s): ``'fro'`` is the 2-norm over up to two
+    dimensions, as in torch; floating and complex inputs only, cast to ``dtype``."""
     x = input
     dims = dims_tuple(dim)
     if isinstance(p, str):
@@ -1337,36 +1179,31 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
                 f"linalg.vector_norm: dtype should be floating point or complex, but got {short_name(dt)}"
             )
         x = x.to(dt)
-    return VectorNorm.apply(x, 2.0 if p is None else float(p), dims, keepdim)
+    return x, 2.0 if p is None else float(p), dims, keepdim
 
 
-def all(
-    input: Tensor,
-    dim: int | Sequence[int] | None = None,
-    keepdim: bool = False,
-    *,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """True where every element (over ``dim``) is non-zero."""
-    if axis is not None:
-        dim = numpy_dim("all", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("all", keepdim, keepdims)
-    return All.apply(input, dims_tuple(dim), keepdim)
+def _truth(
+    name: str, input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``all``/``any``: ``dim`` as a tuple, None for all."""
+    return input, dims_tuple(dim), keepdim
 
 
-def any(
-    input: Tensor,
-    dim: int | Sequence[int] | None = None,
-    keepdim: bool = False,
-    *,
-    axis: int | Sequence[int] | None = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """True where some element (over ``dim``) is non-zero."""
-    if axis is not None:
-        dim = numpy_dim("any", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("any", keepdim, keepdims)
-    return Any_.apply(input, dims_tuple(dim), keepdim)
+ROWS: list[Op] = [
+    Op("sum", Sum, args=_summed, numpy_dims=True, out=True),
+    Op("mean", Mean, args=_summed, numpy_dims=True, out=True),
+    Op("prod", prod, numpy_dims=True, out=True),
+    Op("var", Var, args=_variance, numpy_dims=True, out=True),
+    Op("std", Std, args=_variance, numpy_dims=True, out=True),
+    Op("max", max, numpy_dims=True, out=True),
+    Op("min", min, numpy_dims=True, out=True),
+    Op("amax", Amax, args=_extremes, numpy_dims=True, out=True),
+    Op("amin", Amin, args=_extremes, numpy_dims=True, out=True),
+    Op("argmax", ArgMax, args=_index_dims, numpy_dims=True, out=True),
+    Op("argmin", ArgMin, args=_index_dims, numpy_dims=True, out=True),
+    Op("logsumexp", Logsumexp, args=_logsumexp, numpy_dims=True, out=True),
+    Op("norm", VectorNorm, args=_norm, out=True),
+    Op("all", All, args=_truth, numpy_dims=True, out=True),
+    Op("any", Any_, args=_truth, numpy_dims=True, out=True),
+    Op("sum_to_size", SumToSize, args=_sizes, function=False),
+]

@@ -11,11 +11,11 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import dims_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import (
     UNSET,
     _one_dim,
     missing,
-    numpy_dim,
     refuse_complex,
 )
 
@@ -109,33 +109,21 @@ class LogSoftmax(Function[Tensor]):
         return out
 
 
-def _softmax(x: Tensor, dim: Any, dtype: Any, log: bool) -> Tensor:
-    """``softmax`` / ``log_softmax``; floating inputs only, as torch."""
-    if dtype is not None:
-        x = x.to(dtype)
+def _softmax(name: str, input: Tensor, dim: int = UNSET, dtype: Any = None) -> tuple[Tensor, int]:
+    """The arguments of ``softmax``/``log_softmax``: ``dim`` required (torch's TypeError), the
+    input cast to ``dtype``; floating inputs only, as torch."""
+    if dim is UNSET:
+        raise missing(name, dim=dim)
+    x = input if dtype is None else input.to(dtype)
     data = x.array
     d = _one_dim(dim, data.ndim)
     if data.dtype.kind not in "fc":
         kernel = "lastdim_kernel_impl" if d == data.ndim - 1 or data.ndim == 0 else "kernel_impl"
-        raise NotImplementedError(
-            f"\"{'log_softmax' if log else 'softmax'}_{kernel}\" not implemented for '{short_name(data.dtype)}'"
-        )
-    return (LogSoftmax if log else Softmax).apply(x, d)
+        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for '{short_name(data.dtype)}'")
+    return x, d
 
 
-def softmax(input: Tensor, dim: int = UNSET, dtype: Any = None, *, axis: int | None = None) -> Tensor:
-    """``exp(input) / exp(input).sum(dim)``, computed stably."""
-    if axis is not None:
-        dim = numpy_dim("softmax", dim, axis, UNSET)
-    if dim is UNSET:
-        raise missing("softmax", dim=dim)
-    return _softmax(input, dim, dtype, False)
-
-
-def log_softmax(input: Tensor, dim: int = UNSET, dtype: Any = None, *, axis: int | None = None) -> Tensor:
-    """``input - input.logsumexp(dim)``, computed stably."""
-    if axis is not None:
-        dim = numpy_dim("log_softmax", dim, axis, UNSET)
-    if dim is UNSET:
-        raise missing("log_softmax", dim=dim)
-    return _softmax(input, dim, dtype, True)
+ROWS: list[Op] = [
+    Op("softmax", Softmax, args=_softmax, numpy_dims=True, out=True),
+    Op("log_softmax", LogSoftmax, args=_softmax, numpy_dims=True, out=True),
+]

@@ -18,7 +18,8 @@ from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import dims_rule, leading_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
-from ctxgrad.ops._util import UNSET, missing, numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops._row import Op
+from ctxgrad.ops._util import UNSET, missing, refuse_complex
 from ctxgrad.ops.gather_scatter import Gather, Scatter
 
 
@@ -267,23 +268,15 @@ class MedianDim(Kthvalue):
     node_name = "MedianBackward1"
 
 
-def sort(
-    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None, axis: int | None = None
-) -> _return_types.sort:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> _return_types.sort:
     """``(values, indices)`` sorted along ``dim``; ties keep their order (always stable)."""
-    if axis is not None:
-        dim = numpy_dim("sort", dim, axis, -1)
     cls = Sort if stable is None else SortStable
     return _return_types.sort(*cls.apply(input, dim, descending))
 
 
 @replayed_whole
-def argsort(
-    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, axis: int | None = None
-) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """int64 indices that sort ``input`` along ``dim`` (ties keep their order)."""
-    if axis is not None:
-        dim = numpy_dim("argsort", dim, axis, -1)
     if input.is_complex():
         raise RuntimeError(" Sort does not support complex dtypes on CPU")  # (torch's text, its leading space too)
     if input.array.ndim == 0:
@@ -292,46 +285,21 @@ def argsort(
     return as_tensor(stable_argsort(input.array, _wrap_dim(dim, input.array.ndim), descending))
 
 
-def topk(
-    input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, axis: int | None = None
-) -> _return_types.topk:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _return_types.topk:
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) along ``dim``,
     always sorted; ties keep their order."""
-    if axis is not None:
-        dim = numpy_dim("topk", dim, axis, -1)
     return _return_types.topk(*Topk.apply(input, int(k), dim, largest))
 
 
-def kthvalue(
-    input: Tensor,
-    k: int,
-    dim: int = -1,
-    keepdim: bool = False,
-    *,
-    axis: int | None = None,
-    keepdims: bool | None = None,
-) -> _return_types.kthvalue:
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> _return_types.kthvalue:
     """``(values, indices)`` of the ``k``-th smallest element along ``dim``."""
-    if axis is not None:
-        dim = numpy_dim("kthvalue", dim, axis, -1)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("kthvalue", keepdim, keepdims)
     return _return_types.kthvalue(*Kthvalue.apply(input, int(k), dim, keepdim))
 
 
-def median(
-    input: Tensor,
-    dim: int | None = None,
-    keepdim: bool = False,
-    *,
-    axis: int | None = None,
-    keepdims: bool | None = None,
-) -> Any:
-    """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
-    if axis is not None:
-        dim = numpy_dim("median", dim, axis)
-    if keepdims is not None:
-        keepdim = numpy_keepdim("median", keepdim, keepdims)
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Any:
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``.  (``keepdims``:
+    as given, after the row's NumPy wrapper has read it as ``keepdim``; torch's overload without
+    ``dim`` takes neither.)"""
     if dim is None:
         if keepdim or keepdims is not None:  # torch's overload without dim takes no keepdim
             raise missing("median", dim=UNSET)
@@ -496,3 +464,15 @@ def msort(input: Tensor) -> Tensor:
     """``sort(input, dim=0).values``: the values sorted along the first dimension."""
     values: Tensor = Sort.apply(input, 0, False)[0]
     return values
+
+
+ROWS: list[Op] = [
+    Op("sort", sort, numpy_dims=True, out=True),
+    Op("argsort", argsort, numpy_dims=True, out=True),
+    Op("topk", topk, numpy_dims=True, out=True),
+    Op("kthvalue", kthvalue, numpy_dims=True, out=True),
+    Op("median", median, numpy_dims=True, out=True),
+    Op("msort", msort, out=True),
+    Op("searchsorted", searchsorted, method=False, out=True),
+    Op("bucketize", bucketize, method=False, out=True),
+]

@@ -25,11 +25,12 @@ from ctxgrad.autograd.batching import BatchedTensor, dims_rule, leading_rule, re
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.ops import _return_types
+from ctxgrad.ops._row import Op
 from ctxgrad.ops._stdsort import std_sort
-from ctxgrad.ops._util import numpy_dim, numpy_keepdim, refuse_complex
+from ctxgrad.ops._util import refuse_complex
 from ctxgrad.ops.gather_scatter import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
-from ctxgrad.ops.reduction import _axes, _kept_shape, _restore, dims_tuple, mean, std, var
+from ctxgrad.ops.reduction import Mean, Std, Var, _axes, _kept_shape, _restore, _summed, _variance, dims_tuple
 from ctxgrad.ops.shape import Narrow, cat, same_lengths
 from ctxgrad.ops.sorting import Sort, gather_shares, lower_median, spread, stable_argsort
 
@@ -39,18 +40,6 @@ def _refuse_complex_input(data: np.ndarray[Any, Any], kernel: str) -> None:
     works on the values before its Function runs."""
     if data.dtype.kind == "c":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(data.dtype)}'")
-
-
-def _numpy_args(
-    name: str, dim: Any, keepdim: bool, axis: Any, keepdims: bool | None, default: Any = None
-) -> tuple[Any, bool]:
-    """``dim`` and ``keepdim``, or NumPy's names for them (``axis=``, ``keepdims=``), which
-    torch's functions and methods take in their place."""
-    if axis is not None:
-        dim = numpy_dim(name, dim, axis, default)
-    if keepdims is not None:
-        keepdim = numpy_keepdim(name, keepdim, keepdims)
-    return dim, keepdim
 
 
 def _const(arr: Any) -> Tensor:
@@ -91,26 +80,20 @@ class Nansum(Function[Tensor]):
         return t.sum(axes or None, keepdim=keepdim) if axes else t.clone()
 
 
-def nansum(
-    input: Tensor,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
-) -> Tensor:
-    """The sum of the elements (over ``dim``), NaN counted as zero.
+def _nansum(
+    name: str, input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``nansum`` (``Nansum``'s): the input cast to ``dtype``, integers and
+    bools summed in int64.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([1.0, float("nan"), 2.0]).nansum().item()
     3.0
     """
-    dim, keepdim = _numpy_args("nansum", dim, keepdim, axis, keepdims)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind in "biu":
         x = x.to(np.int64)
-    return Nansum.apply(x, dims_tuple(dim), keepdim)
+    return x, dims_tuple(dim), keepdim
 
 
 def nanmean(
@@ -119,24 +102,20 @@ def nanmean(
     keepdim: bool = False,
     *,
     dtype: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """The mean of the elements that are not NaN (over ``dim``): ``nansum / count``."""
-    dim, keepdim = _numpy_args("nanmean", dim, keepdim, axis, keepdims)
     x = input if dtype is None else input.to(dtype)
     if x.array.dtype.kind not in "fc":
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got " + short_name(x.array.dtype)
         )
     count = x.isnan().logical_not().sum(dims_tuple(dim), keepdim=keepdim)
-    out: Tensor = nansum(x, dim, keepdim) / count
+    out: Tensor = Nansum.apply(*_nansum("nansum", x, dim, keepdim)) / count
     return out
 
 
-def count_nonzero(input: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """The number of nonzero elements (over ``dim``), as int64."""
-    dim, _ = _numpy_args("count_nonzero", dim, False, axis, None)
     out: Tensor = (input != 0).sum(dims_tuple(dim))  # (an int64 count, as torch's; no gradient)
     return out
 
@@ -197,9 +176,7 @@ class Aminmax(Function[tuple[Tensor, Tensor]]):
         return lo, hi
 
 
-def aminmax(
-    input: Tensor, *, dim: int | None = None, keepdim: bool = False, axis: Any = None, keepdims: bool | None = None
-) -> Any:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` of all elements, or along ``dim``, as one named tuple.
 
     >>> import ctxgrad
@@ -207,7 +184,6 @@ def aminmax(
     >>> low.item(), high.item()
     (1, 3)
     """
-    dim, keepdim = _numpy_args("aminmax", dim, keepdim, axis, keepdims)
     return _return_types.aminmax(*Aminmax.apply(input, None if dim is None else (int(dim),), keepdim))
 
 
@@ -221,12 +197,10 @@ def std_mean(
     keepdim: bool = False,
     *,
     correction: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.std`)."""
-    dim, keepdim = _numpy_args("std_mean", dim, keepdim, axis, keepdims)
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    spread = Std.apply(*_variance("std", input, dim, unbiased, keepdim, correction=correction))
+    return spread, Mean.apply(*_summed("mean", input, dim, keepdim))
 
 
 def var_mean(
@@ -236,12 +210,10 @@ def var_mean(
     keepdim: bool = False,
     *,
     correction: Any = None,
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` (``correction`` as in :func:`ctxgrad.var`)."""
-    dim, keepdim = _numpy_args("var_mean", dim, keepdim, axis, keepdims)
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    spread = Var.apply(*_variance("var", input, dim, unbiased, keepdim, correction=correction))
+    return spread, Mean.apply(*_summed("mean", input, dim, keepdim))
 
 
 # --------------------------------------------------------------------------- mode, nanmedian
@@ -340,7 +312,7 @@ def _mode_index(data: np.ndarray[Any, Any], dim: int) -> np.ndarray[Any, Any]:
     return np.expand_dims(picks.reshape(moved.shape[:-1]), dim)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None) -> Any:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of ties) and
     the position of it torch reports (the last one, in a row of at most 16 elements without
     NaN; a NaN is never equal to another).
@@ -350,7 +322,6 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, axis: Any = Non
     >>> result.values.item(), result.indices.item()
     (1, 3)
     """
-    dim, keepdim = _numpy_args("mode", dim, keepdim, axis, keepdims, -1)
     data = input.array
     _refuse_complex_input(data, "mode_cpu")
     d = _wrap_dim(dim, data.ndim) if data.ndim else 0
@@ -383,11 +354,8 @@ class Nanmedian(Function[Tensor]):
         return gather_shares(ctx, tx)
 
 
-def nanmedian(
-    input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool | None = None
-) -> Any:
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median ignoring NaN: of all elements, or ``(values, indices)`` along ``dim``."""
-    dim, keepdim = _numpy_args("nanmedian", dim, keepdim, axis, keepdims)
     if dim is None:
         return Nanmedian.apply(input)
     data = input.array
@@ -514,8 +482,6 @@ def quantile(
     keepdim: bool = False,
     *,
     interpolation: str = "linear",
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along
     ``dim``, interpolated between the neighbouring sorted values; NaN where a slice holds NaN.
@@ -524,7 +490,6 @@ def quantile(
     >>> ctxgrad.tensor([1.0, 2.0, 4.0, 8.0]).quantile(0.5).item()
     3.0
     """
-    dim, keepdim = _numpy_args("quantile", dim, keepdim, axis, keepdims)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
@@ -535,11 +500,8 @@ def nanquantile(
     keepdim: bool = False,
     *,
     interpolation: str = "linear",
-    axis: Any = None,
-    keepdims: bool | None = None,
 ) -> Tensor:
     """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
-    dim, keepdim = _numpy_args("nanquantile", dim, keepdim, axis, keepdims)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, True)  # torch's messages say quantile()
 
 
@@ -552,8 +514,6 @@ def diff(
     dim: int = -1,
     prepend: Tensor | None = None,
     append: Tensor | None = None,
-    *,
-    axis: Any = None,
 ) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``), after
     joining ``prepend`` and ``append`` (bools: ``!=``).
@@ -562,7 +522,6 @@ def diff(
     >>> ctxgrad.tensor([1, 4, 9, 16]).diff().tolist()
     [3, 5, 7]
     """
-    dim, _ = _numpy_args("diff", dim, False, axis, None, -1)
     if input.array.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -599,14 +558,13 @@ def _spacing(y: Tensor, x: Tensor | None, dx: Any, d: int) -> tuple[Tensor | Non
     return diff(x, dim=d), 1.0
 
 
-def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``.
 
     >>> import ctxgrad
     >>> ctxgrad.trapezoid(ctxgrad.tensor([1.0, 2.0, 3.0])).item()
     4.0
     """
-    dim, _ = _numpy_args("trapezoid", dim, False, axis, None, -1)
     d = _wrap_dim(dim, y.array.ndim)
     widths, step = _spacing(y, x, dx, d)
     size = y.array.shape[d]
@@ -619,15 +577,13 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: 
     return (widths * pair_sum).sum(d) / 2.0
 
 
-def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """``trapezoid`` (torch's older name)."""
-    dim, _ = _numpy_args("trapz", dim, False, axis, None, -1)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None) -> Tensor:
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """The running trapezoidal rule along ``dim`` (one element shorter than ``y`` there)."""
-    dim, _ = _numpy_args("cumulative_trapezoid", dim, False, axis, None, -1)
     d = _wrap_dim(dim, y.array.ndim)
     widths, step = _spacing(y, x, dx, d)
     size = y.array.shape[d]
@@ -976,9 +932,11 @@ def unique_consecutive(
     return _unique_result(UniqueConsecutive.apply(input, d, True), return_inverse, return_counts)
 
 
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    """How often each value ``0..max`` occurs in a 1-D tensor of non-negative integers (with
-    ``weights``: their sums), at least ``minlength`` long.
+def _bincount(
+    name: str, input: Tensor, weights: Tensor | None = None, minlength: int = 0
+) -> tuple[Tensor, Tensor | None, int]:
+    """The arguments of ``bincount`` (``Bincount``'s): torch's checks of a 1-D tensor of
+    integers, ``minlength`` and ``weights``.
 
     >>> import ctxgrad
     >>> ctxgrad.tensor([0, 1, 1, 3]).bincount().tolist()
@@ -993,18 +951,18 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("minlength should be >= 0")
     if weights is not None:
         if weights.array.dtype.kind == "c":  # torch casts the weights to double, as a copy does
-            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         if weights.array.shape != data.shape:
             raise RuntimeError("weights should be 1-d and have the same length as input")
-    out: Tensor = Bincount.apply(input, weights, int(minlength))
-    return out
+    return input, weights, int(minlength)
 
 
 class Bincount(Function[Tensor]):
-    """The counts (or weight sums) of the values ``0..max`` in the last dimension of ``x``,
-    at least ``minlength`` of them; the dimensions before the last (a vmap batch) count
-    apart, in one ``np.bincount`` over values offset to each row's own bins.  Not
-    differentiable."""
+    """How often each value ``0..max`` occurs (with ``weights``: their sums), at least ``minlength`` long.
+
+    Counted in the last dimension of ``x``, at least ``minlength`` of them; the dimensions
+    before the last (a vmap batch) count apart, in one ``np.bincount`` over values offset to
+    each row's own bins.  Not differentiable."""
 
     node_name = "BincountBackward0"
     skips_without_gradient = True
@@ -1046,9 +1004,11 @@ class Bincount(Function[Tensor]):
         return Bincount.apply(x, weights, minlength), 0
 
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """A histogram of ``bins`` equal bins between ``min`` and ``max`` (both 0: the data's
-    range); elements outside are ignored.  Not differentiable.
+def _histc(
+    name: str, input: Tensor, bins: int = 100, min: float = 0, max: float = 0
+) -> tuple[Tensor, int, float, float]:
+    """The arguments of ``histc`` (``Histc``'s), after torch's checks: ``bins`` equal bins
+    between ``min`` and ``max`` (both 0: the data's range).
 
     >>> import ctxgrad
     >>> ctxgrad.histc(ctxgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist()
@@ -1063,13 +1023,14 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise RuntimeError(f"ctxgrad.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if float(min) > float(max):
         raise RuntimeError("ctxgrad.histc: max must be larger than min")
-    out: Tensor = Histc.apply(input, int(bins), float(min), float(max))
-    return out
+    return input, int(bins), float(min), float(max)
 
 
 class Histc(Function[Tensor]):
-    """``histc`` of all elements of ``x`` after its first ``keep`` dimensions (a vmap batch:
-    one histogram per sample, each with its own range when ``lo == hi``), in one pass:
+    """A histogram of ``bins`` equal bins between ``lo`` and ``hi``; elements outside are ignored.
+
+    Of all elements of ``x`` after its first ``keep`` dimensions (a vmap batch: one histogram
+    per sample, each with its own range when ``lo == hi``), in one pass:
     NumPy's binning rule (``np.histogram``'s) on every row at once.  Not differentiable."""
 
     node_name = "HistcBackward0"
@@ -1405,10 +1366,11 @@ def histogramdd(
     return _return_types.histogramdd(as_tensor(np.asarray(hist, dtype=data.dtype)), tuple(as_tensor(e) for e in edges))
 
 
-def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0) -> Tensor:
-    """torch's ``hash_tensor``: the xor of the elements' 64-bit patterns (each element widened
-    to float64, or int64 for integers and bools, and its bits read as ``uint64``), over
-    ``dim`` (one or several; all when None).  A ``uint64`` result; not differentiable.
+def _hash_tensor(
+    name: str, input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0
+) -> tuple[Tensor, tuple[int, ...] | None, bool]:
+    """The arguments of ``hash_tensor`` (``HashTensor``'s): ``dim`` one or several (all when
+    None), torch's checks of ``mode`` and of the input.
 
     >>> import ctxgrad
     >>> ctxgrad.hash_tensor(ctxgrad.tensor([1.0, 2.0, 3.0]))
@@ -1424,14 +1386,15 @@ def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: 
             "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
             "with the 'dim' argument."
         )
-    out: Tensor = HashTensor.apply(input, dims, bool(keepdim))
-    return out
+    return input, dims, bool(keepdim)
 
 
 class HashTensor(Function[Tensor]):
-    """The xor of the 64-bit patterns of ``x``'s elements over ``dims`` (all when None or
-    empty), as ``uint64``: an ordinary reduction, so a vmap batch is one more dimension
-    kept (``dims_rule``).  Not differentiable."""
+    """torch's ``hash_tensor``: the xor of the elements' 64-bit patterns, as ``uint64``.
+
+    Each element is widened to float64 (int64 for integers and bools) and its bits read as
+    ``uint64``, over ``dims`` (all when None or empty): an ordinary reduction, so a vmap batch
+    is one more dimension kept (``dims_rule``).  Not differentiable."""
 
     node_name = "HashTensorBackward0"
     skips_without_gradient = True
@@ -1450,3 +1413,32 @@ class HashTensor(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, None, None]:
         return None, None, None
+
+
+ROWS: list[Op] = [
+    Op("nansum", Nansum, args=_nansum, numpy_dims=True, out=True),
+    Op("nanmean", nanmean, numpy_dims=True, out=True),
+    Op("count_nonzero", count_nonzero, numpy_dims=True),
+    Op("aminmax", aminmax, numpy_dims=True, out=True),
+    Op("std_mean", std_mean, method=False, numpy_dims=True),
+    Op("var_mean", var_mean, method=False, numpy_dims=True),
+    Op("mode", mode, numpy_dims=True, out=True),
+    Op("nanmedian", nanmedian, numpy_dims=True, out=True),
+    Op("quantile", quantile, numpy_dims=True, out=True),
+    Op("nanquantile", nanquantile, numpy_dims=True, out=True),
+    Op("diff", diff, numpy_dims=True, out=True),
+    Op("trapezoid", trapezoid, method=False, numpy_dims=True),
+    Op("trapz", trapz, method=False, numpy_dims=True),
+    Op("cumulative_trapezoid", cumulative_trapezoid, method=False, numpy_dims=True),
+    Op("cov", cov),
+    Op("corrcoef", corrcoef),
+    Op("renorm", renorm, inplace=renorm_, out=True),
+    Op("unique", unique),
+    Op("unique_consecutive", unique_consecutive),
+    Op("bincount", Bincount, args=_bincount),
+    Op("histc", Histc, args=_histc, out=True),
+    Op("histogram", histogram, out=True),
+    Op("gradient", gradient, method=False),
+    Op("histogramdd", histogramdd, method=False),
+    Op("hash_tensor", HashTensor, args=_hash_tensor, method=False, out=True),
+]
