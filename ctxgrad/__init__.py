@@ -401,6 +401,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     diag,
     diag_embed,
     diagonal,
+    diagonal_scatter,
     diff,
     digamma,
     dot,
@@ -444,6 +445,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     imag,
     index_add,
     index_copy,
+    index_fill,
+    index_put,
     index_reduce,
     index_select,
     inner,
@@ -520,6 +523,7 @@ from ctxgrad._made_functions import (  # noqa: E402
     polygamma,
     pow,
     prod,
+    put,
     qr,
     quantile,
     rad2deg,
@@ -538,6 +542,8 @@ from ctxgrad._made_functions import (  # noqa: E402
     scatter_add,
     scatter_reduce,
     searchsorted,
+    select,
+    select_scatter,
     selu,
     sgn,
     sigmoid,
@@ -610,16 +616,12 @@ from ctxgrad.ops.convolution import (  # noqa: E402
 from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
 )
-from ctxgrad.ops.indexing import (  # noqa: E402
-    argwhere,
-    diagonal_scatter,
-    index_fill,
-    index_put,
+from ctxgrad.ops.index_ops import (  # noqa: E402
     masked_fill,
     masked_scatter,
-    put,
-    select,
-    select_scatter,
+)
+from ctxgrad.ops.indexing import (  # noqa: E402
+    argwhere,
     unravel_index,
 )
 from ctxgrad.ops.joining import (  # noqa: E402

@@ -257,6 +257,8 @@ if TYPE_CHECKING:
 
     def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
 
+    def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor: ...
+
     def diff(
         input: Tensor,
         n: int = 1,
@@ -318,7 +320,7 @@ if TYPE_CHECKING:
         index: Tensor = ...,
         *,
         sparse_grad: bool = False,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -375,7 +377,7 @@ if TYPE_CHECKING:
         source: Tensor = ...,
         *,
         alpha: Any = 1,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -385,9 +387,15 @@ if TYPE_CHECKING:
         index: Tensor = ...,
         source: Tensor = ...,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
+
+    def index_fill(
+        input: Tensor, dim: int = ..., index: Tensor = ..., value: Any = ..., *, axis: Any = None
+    ) -> Tensor: ...
+
+    def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor: ...
 
     def index_reduce(
         input: Tensor,
@@ -397,12 +405,12 @@ if TYPE_CHECKING:
         reduce: str = ...,
         *,
         include_self: bool = True,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
     def index_select(
-        input: Tensor, dim: int = ..., index: Tensor = ..., *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, dim: int = ..., index: Tensor = ..., *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -753,6 +761,10 @@ if TYPE_CHECKING:
         out: Tensor | None = None,
     ) -> Tensor: ...
 
+    def put(
+        input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False, *, out: Tensor | None = None
+    ) -> Tensor: ...
+
     def qr(input: Tensor, some: bool = True, *, out: Tensor | None = None) -> _return_types.qr: ...
 
     def quantile(
@@ -801,7 +813,7 @@ if TYPE_CHECKING:
         *,
         value: Any = None,
         reduce: str | None = None,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -811,7 +823,7 @@ if TYPE_CHECKING:
         index: Tensor = ...,
         src: Tensor = ...,
         *,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -823,7 +835,7 @@ if TYPE_CHECKING:
         reduce: str = ...,
         *,
         include_self: bool = True,
-        axis: int | None = None,
+        axis: Any = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
 
@@ -837,6 +849,10 @@ if TYPE_CHECKING:
         sorter: Tensor | None = None,
         out: Tensor | None = None,
     ) -> Tensor: ...
+
+    def select(input: Tensor, dim: int = ..., index: int = ..., *, axis: Any = None) -> Tensor: ...
+
+    def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor: ...
 
     def selu(input: Tensor) -> Tensor: ...
 
@@ -930,7 +946,7 @@ if TYPE_CHECKING:
     def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def take_along_dim(
-        input: Tensor, indices: Tensor, dim: int | None = None, *, axis: int | None = None, out: Tensor | None = None
+        input: Tensor, indices: Tensor, dim: int | None = None, *, axis: Any = None, out: Tensor | None = None
     ) -> Tensor: ...
 
     def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -1105,6 +1121,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "diagonal",
+    "diagonal_scatter",
     "diff",
     "digamma",
     "dot",
@@ -1148,6 +1165,8 @@ __all__ = [
     "imag",
     "index_add",
     "index_copy",
+    "index_fill",
+    "index_put",
     "index_reduce",
     "index_select",
     "inner",
@@ -1224,6 +1243,7 @@ __all__ = [
     "polygamma",
     "pow",
     "prod",
+    "put",
     "qr",
     "quantile",
     "rad2deg",
@@ -1242,6 +1262,8 @@ __all__ = [
     "scatter_add",
     "scatter_reduce",
     "searchsorted",
+    "select",
+    "select_scatter",
     "selu",
     "sgn",
     "sigmoid",

@@ -276,11 +276,12 @@ _NUMPY_NAMES = {"max": "amax", "min": "amin"}
 #: given a handler of its own below (NumPy's ``mean`` of integers is float64, ``std`` takes
 #: ``ddof``, ``prod`` several axes, ``sort`` gives the values only), or left undispatched
 #: (NumPy's ``median`` averages the middle two where torch's takes the lower; ``quantile``,
-#: ``diff`` and ``trapezoid`` take arrays and numbers where the ops take tensors).
+#: ``diff`` and ``trapezoid`` take arrays and numbers where the ops take tensors; NumPy's
+#: ``select`` picks among arrays by conditions, torch's one slice of a dimension).
 _MEANING_DIFFERS = frozenset(
     {
         "mean", "nanmean", "prod", "var", "std", "sort", "argsort", "max", "min",
-        "median", "nanmedian", "quantile", "nanquantile", "diff", "trapezoid", "trapz",
+        "median", "nanmedian", "quantile", "nanquantile", "diff", "trapezoid", "trapz", "select",
     }
 )  # fmt: skip
 

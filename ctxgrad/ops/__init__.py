@@ -9,14 +9,18 @@ any private attribute used here.)  Broadcasting is never undone here: a
 backward returns the gradient in the broadcast shape and the engine sums it down to the
 input's shape, in one place for every op.
 
-Modules: ``arithmetic`` (+, -, *, /, //, **, the general ``@``), ``pointwise`` (exp, log, the
-trigonometric functions, rounding, where, ...), ``binary`` (atan2, maximum, clamp, lerp, hypot,
-addcmul, ...), ``special_functions`` (lgamma, digamma, polygamma, erfinv, igamma, the Bessel
-functions, ...), ``activations`` (relu, gelu, elu, the Functions of ``nn.functional``'s
-activations), ``comparison`` (==, <, isnan, logical and bitwise ops), ``reduction`` (sum, mean,
-prod, var, max, norm, cumsum, softmax, ...), ``linalg`` (mm, bmm, mv, dot, einsum, inv, det,
-solve, norms and the dispatch of ``@``), ``shape`` (reshape, view, permute, squeeze, cat,
-split, flip, ...), ``indexing`` (``x[index]``, gather, scatter, masked_fill, ...), ``sorting``
-(sort, topk, median), ``copy`` (clone, dtype conversion) and ``inplace`` (the one mechanism
-behind ``add_``, ``x[i] = v`` and every other in-place op).
+Modules: ``arithmetic`` (+, -, *, /, //, **), ``pointwise`` (exp, log, the trigonometric
+functions, rounding, where, ...), ``binary`` (atan2, maximum, clamp, lerp, hypot, addcmul, ...),
+``special_functions`` (lgamma, digamma, polygamma, erfinv, igamma, the Bessel functions, ...),
+``activations`` (relu, gelu, elu and the other activations of ``nn.functional``),
+``comparison`` (==, <, isnan, logical and bitwise ops), ``reduction`` (sum, mean, prod, var,
+max, norm, ...), ``cumulative`` (cumsum, cumprod, cummax, ...), ``softmax``, ``statistics``
+(nansum, quantile, unique, histc, ...), ``linalg`` (``@``, mm, bmm, mv, dot, inv, det, ...),
+``einsum``, ``decompositions`` and ``householder``, ``complex_numbers``, ``shape`` (views and
+reshapes), ``joining`` (cat, stack, split, chunk, ...), ``reordering`` (flip, roll, repeat,
+tril, diagonal, ...), ``indexing`` (``x[index]``, take, index_put, nonzero), ``gather_scatter``
+(gather, scatter, scatter_reduce), ``index_ops`` (index_add, index_select, masked_fill, put, the
+``*_scatter`` ops), ``sorting`` (sort, topk, median), ``convolution`` (conv2d, unfold, fold,
+pad), ``losses`` (nll_loss, cross_entropy), ``copy`` (clone, dtype conversion) and ``inplace``
+(the ops that exist only in place: ``zero_``, ``fill_``, ``copy_``, ``x[i] = v``).
 """

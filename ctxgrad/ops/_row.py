@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import view_in_place, write_in_place
@@ -214,8 +215,13 @@ class Op:
     out: bool = False
     #: The NumPy ufuncs that run this op on tensors (``np.sin(t)``; ``ctxgrad._numpy``).
     numpy: tuple[str, ...] = ()
-    #: The frontend takes NumPy's ``axis=``/``keepdims=`` too (:func:`with_numpy_dims`).
+    #: The frontend takes NumPy's ``axis=``/``keepdims=`` too (:func:`with_numpy_dims`), and so
+    #: does the in-place variant.
     numpy_dims: bool = False
+    #: The made frontend and in-place variant are one step of a trace, which a replay calls
+    #: again (:func:`~ctxgrad._replayed.replayed_whole`): for an argument handler that reads
+    #: tensor values (an index's positions).
+    replayed: bool = False
     #: The op is in ``ctxgrad.nn.functional`` under its name.
     nn_functional: bool = False
     #: ``ctxgrad.nn.functional``'s function takes torch's ``inplace=False`` (True runs the
@@ -249,6 +255,8 @@ class Op:
                 set_("inplace", _made(self, f"{self.name}_", fn, functools.partial(write_in_place, writer), writer))
         if self.numpy_dims:
             set_("frontend", with_numpy_dims(self.name, self.frontend))
+            if callable(self.inplace):  # (made from the Function, or written by hand: axis= there too)
+                set_("inplace", with_numpy_dims(f"{self.name}_", self.inplace))
         if self.inplace is True:  # (a view op's: the variants made from a Function are set above)
             if not self.view:
                 raise TypeError(f"row {self.name!r}: inplace=True needs the row's Function, or view=True")
@@ -285,7 +293,7 @@ def _made(
         signature = signature.replace(parameters=after_name, return_annotation="Tensor")
         made = made_frontend(name, body, signature, doc, first=(name,), handler=row.args)
     made.__module__ = fn.__module__
-    return made
+    return replayed_whole(made) if row.replayed else made
 
 
 def _nn_frontend(row: Op) -> Callable[..., Any]:

@@ -23,7 +23,7 @@ from ctxgrad.ops._util import (
     missing,
     refuse_complex,
 )
-from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.gather_scatter import Gather, ScatterAdd
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reordering import Flip
 

@@ -42,7 +42,8 @@ from ctxgrad.autograd.inplace import (
     write,
     write_in_place,
 )
-from ctxgrad.ops.indexing import _batched_int_indices, index_put_, numpy_index
+from ctxgrad.ops._row import Op
+from ctxgrad.ops.indexing import PutFlat, _batched_int_indices, index_put_args, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
 
@@ -272,10 +273,19 @@ def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
                 "one per leading dimension"
             )
         v = value if isinstance(value, Tensor) else as_tensor(np.asarray(value, dtype=input.array.dtype))
-        index_put_(input, where, v if v.dtype == input.dtype else v.to(input.dtype))  # (each sample's own positions)
+        values = v if v.dtype == input.dtype else v.to(input.dtype)
+        write_in_place(PutFlat, *index_put_args("index_put_", input, where, values))  # (each sample's own positions)
         return
     if isinstance(value, BatchedTensor) and value.level == level:
         n = input[index].ndim
         v = value.value
         value = v.reshape((v.shape[0],) + (1,) * (n - (v.ndim - 1)) + tuple(v.shape[1:])) if v.ndim - 1 < n else v
     setitem(input.value, (slice(None), *where), value)
+
+
+ROWS: list[Op] = [
+    Op("zero_", zero_, function=False),
+    Op("fill_", fill_, function=False),
+    Op("copy_", copy_, function=False),
+    Op("__setitem__", setitem, function=False),
+]

@@ -29,7 +29,7 @@ from ctxgrad.autograd.batching import (
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import sizes_arg
-from ctxgrad.ops.indexing import IndexSelect
+from ctxgrad.ops.index_ops import IndexSelect
 from ctxgrad.ops.joining import Stack
 from ctxgrad.ops.shape import Reshape, Transpose, pad_sample, swapped_dims, wrap_unique_dims
 

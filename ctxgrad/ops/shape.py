@@ -34,7 +34,8 @@ from ctxgrad.ops._row import Op
 from ctxgrad.ops._strided import strided_view
 from ctxgrad.ops._util import UNSET, missing, shape_arg, sizes_arg
 from ctxgrad.ops.complex_numbers import Conj
-from ctxgrad.ops.indexing import PutFlat, embedded
+from ctxgrad.ops.index_ops import embedded
+from ctxgrad.ops.indexing import PutFlat
 
 
 def _resolve_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import UNSET, missing, refuse_complex
-from ctxgrad.ops.indexing import Gather, Scatter
+from ctxgrad.ops.gather_scatter import Gather, Scatter
 
 
 def stable_argsort(data: np.ndarray[Any, Any], axis: int, descending: bool) -> np.ndarray[Any, Any]:

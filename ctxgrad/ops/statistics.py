@@ -28,7 +28,7 @@ from ctxgrad.ops import _return_types
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._stdsort import std_sort
 from ctxgrad.ops._util import refuse_complex
-from ctxgrad.ops.indexing import Gather, ScatterAdd
+from ctxgrad.ops.gather_scatter import Gather, ScatterAdd
 from ctxgrad.ops.joining import Cat
 from ctxgrad.ops.pointwise import Where
 from ctxgrad.ops.reduction import Mean, Std, Var, _axes, _kept_shape, _restore, _summed, _variance, dims_tuple
