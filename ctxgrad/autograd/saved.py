@@ -248,12 +248,12 @@ def save_for_gradients(ctx: Any, tensors: tuple[Any, ...], read_by: tuple[tuple[
     >>> x.grad
     tensor([2., 3.])
     """
-    needs = ctx.needs_input_grad
+    needs = ctx._needs  # (needs_input_grad without the property's call: every binary op passes here)
+    if True not in needs and "_dual" not in ctx.__dict__:
+        return  # (no gradient is needed: an op inside another's forward or backward keeps nothing)
     if "_dual" in ctx.__dict__:  # (set by apply while forward mode computes tangents)
         ctx.save_for_backward(*tensors)
         return
-    if True not in needs:
-        return  # (no gradient is needed: an op inside another's forward or backward keeps nothing)
     kept: list[Any] | None = None  # (None while nothing is kept: x * 2.0 saves nothing, cheaply)
     for k, t in enumerate(tensors):
         if t is not None:
