@@ -55,9 +55,8 @@ def workload(name: str) -> tuple[Callable[[], object], int]:
         import bench_builtin_chain as builtin
 
         return builtin.ctxgrad_case(1000)[1], builtin.op_count(1000)  # type: ignore[index]
-    import numpy as np
-
     import bench_training_step as training
+    import numpy as np
 
     model = training.ctxgrad_model("mlp-32", np.float32)
     inputs, labels = training.batch("mlp-32", np.dtype(np.float32))
