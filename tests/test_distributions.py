@@ -6,6 +6,7 @@ samples are compared by their statistics, not value by value)."""
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,14 @@ torch = pytest.importorskip("torch")
 td = torch.distributions
 
 rng = np.random.default_rng(1234)
+
+
+@pytest.fixture(autouse=True)
+def _rng_of_the_test(request: pytest.FixtureRequest) -> None:
+    """Each test draws from a generator seeded by its own id, so what it draws does not depend
+    on which tests ran before it in the same process (under xdist, that changes run to run)."""
+    global rng
+    rng = np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 def _pos(*shape: int) -> np.ndarray[Any, Any]:
