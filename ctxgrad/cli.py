@@ -1,4 +1,6 @@
-"""The command line: ``ctxgrad check PATH[::Name] ... [options]`` (or ``python -m ctxgrad check``).
+"""The command line: ``ctxgrad check``, then paths and options (or ``python -m ctxgrad check``).
+
+Run: ``ctxgrad check PATH[::Name] ... [options]``.
 
 Each ``PATH`` is a Python file (``examples/checks/good_ops.py``), an importable module
 (``my_package.ops``), a directory (every ``.py`` file below it) or a glob

@@ -28,6 +28,7 @@ release = ctxgrad.__version__
 version = release
 
 extensions = [
+    "compat_names",
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",

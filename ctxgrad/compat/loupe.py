@@ -884,7 +884,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 class sserror(Function):
     """The normalised sum squared error between a model ``g`` and data ``f``: the mean over
-    measurements of sum |g - f|^2 / sum |f|^2, with the model's gain and bias fitted out first
+    measurements of ``sum |g - f|^2 / sum |f|^2``, with the model's gain and bias fitted out first
     when ``gain_bias_invariant`` (Thurman and Fienup 2009).  ``mask``: True where valid."""
 
     def __init__(self, model: Any, data: Any, mask: Any = None, gain_bias_invariant: bool = True) -> None:
