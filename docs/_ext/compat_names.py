@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sphinx.application import Sphinx
-from sphinx.domains.python import PythonDomain
 
-_find_obj = PythonDomain.find_obj
+def ours_first(matches: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``matches`` without the compat layers' objects, when ctxgrad's own are among them.
 
-
-def find_obj(self: PythonDomain, *args: Any, **kwargs: Any) -> list[tuple[str, Any]]:
-    matches: list[tuple[str, Any]] = _find_obj(self, *args, **kwargs)
+    >>> ours_first([("ctxgrad.Tensor", 1), ("ctxgrad.compat.megengine.Tensor", 2)])
+    [('ctxgrad.Tensor', 1)]
+    >>> ours_first([("ctxgrad.compat.megengine.GradManager", 3)])
+    [('ctxgrad.compat.megengine.GradManager', 3)]
+    """
     if len(matches) > 1:
         ours = [match for match in matches if not match[0].startswith("ctxgrad.compat.")]
         if ours:
@@ -25,6 +26,14 @@ def find_obj(self: PythonDomain, *args: Any, **kwargs: Any) -> list[tuple[str, A
     return matches
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
-    PythonDomain.find_obj = find_obj  # type: ignore[method-assign]
+def setup(app: Any) -> dict[str, Any]:
+    # (Sphinx is imported here, not at the top: the tests import this module without it)
+    from sphinx.domains.python import PythonDomain
+
+    find_obj = PythonDomain.find_obj
+
+    def find_ours(self: Any, *args: Any, **kwargs: Any) -> list[tuple[str, Any]]:
+        return ours_first(find_obj(self, *args, **kwargs))
+
+    PythonDomain.find_obj = find_ours  # type: ignore[method-assign]
     return {"parallel_read_safe": True, "parallel_write_safe": True}
