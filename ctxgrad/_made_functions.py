@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
     def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
+    def absolute(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
+
     def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 
     def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -1046,6 +1048,7 @@ else:
 
 __all__ = [
     "abs",
+    "absolute",
     "acos",
     "acosh",
     "addbmm",

@@ -376,6 +376,25 @@ class Tensor:
         """The number of dimensions."""
         return self._data.ndim
 
+    def ndimension(self) -> int:
+        """The number of dimensions (torch's older name for :meth:`dim`)."""
+        return self._data.ndim
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the elements take: ``numel() * element_size()``."""
+        return int(self._data.size * self._data.itemsize)
+
+    @property
+    def itemsize(self) -> int:
+        """The bytes one element takes (:meth:`element_size`)."""
+        return int(self._data.itemsize)
+
+    @property
+    def is_sparse(self) -> bool:
+        """False: ctxgrad's tensors are dense (strided), as torch's default layout."""
+        return False
+
     def numel(self) -> int:
         """The number of elements."""
         return int(self._data.size)
@@ -894,9 +913,13 @@ class Tensor:
 
         def abs(self) -> Tensor: ...
 
+        def absolute(self) -> Tensor: ...
+
         def __abs__(self) -> Tensor: ...
 
         def abs_(self) -> Tensor: ...
+
+        def absolute_(self) -> Tensor: ...
 
         def sign(self) -> Tensor: ...
 
@@ -2119,6 +2142,8 @@ class Tensor:
         def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor: ...
 
         def long(self) -> Tensor: ...
+
+        def byte(self) -> Tensor: ...
 
         def float(self) -> Tensor: ...
 

@@ -782,7 +782,7 @@ COVERED_BY = {
     # no complex input: integer counts and indices
     **{name: "tests/test_complex.py" for name in ("bincount", "tril_indices", "triu_indices", "unravel_index")},
     # casts to a real dtype (torch warns and drops the imaginary part): "double" is their row
-    **{name: "double" for name in ("half", "float", "long", "int", "bool")},
+    **{name: "double" for name in ("half", "float", "long", "int", "bool", "byte")},
     "cfloat": "cdouble",  # the same cast, to complex64
     # complex values against torch's in tests/test_surface_more.py (torch's own gradients of
     # vander and as_strided_scatter are wrong: ours are checked against finite differences there)

@@ -27,11 +27,13 @@ from ctxgrad.autograd.grad_mode import no_grad
 __all__ = [
     "calculate_gain",
     "constant_",
+    "dirac_",
     "eye_",
     "kaiming_normal_",
     "kaiming_uniform_",
     "normal_",
     "ones_",
+    "orthogonal_",
     "trunc_normal_",
     "uniform_",
     "xavier_normal_",
@@ -140,6 +142,43 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: each of the ``groups``
+    groups passes its input channels through unchanged (the filters keep the identity)."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_channels = tensor.shape[0]
+    if out_channels % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = out_channels // groups
+    values = np.zeros(tensor.shape)
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, tensor.shape[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain``: the Q of a standard normal matrix's
+    QR decomposition, its columns' signs made those of R's diagonal (so the draw is uniform
+    over orthogonal matrices); dimensions after the first are flattened, as in torch."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _generator(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q.reshape(tensor.shape))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:

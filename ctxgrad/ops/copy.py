@@ -199,6 +199,11 @@ def long(input: Tensor) -> Tensor:
     return to(input, _dtypes.int64)
 
 
+def byte(input: Tensor) -> Tensor:
+    """Convert to uint8."""
+    return to(input, _dtypes.uint8)
+
+
 def float(input: Tensor) -> Tensor:
     """Convert to float32."""
     return to(input, _dtypes.float32)
@@ -228,6 +233,7 @@ ROWS: list[Op] = [
     Op("cfloat", cfloat, function=False),
     Op("to_dense", to_dense, function=False),
     Op("long", long, function=False),
+    Op("byte", byte, function=False),
     Op("float", float, function=False),
     Op("int", int, function=False),
     Op("bool", bool, function=False),

@@ -1039,7 +1039,7 @@ def _where_signature_error(*args: Any) -> str:
 ROWS: list[Op] = [
     Op("log", Log, inplace=True, out=True, numpy=("log",)),
     Op("tanh", Tanh, inplace=True, nn_functional=True, out=True, numpy=("tanh",)),
-    Op("abs", Abs, inplace=True, out=True, numpy=("absolute", "fabs"), dunders=("__abs__",)),
+    Op("abs", Abs, inplace=True, out=True, numpy=("absolute", "fabs"), dunders=("__abs__",), aliases=("absolute",)),
     Op("sign", Sign, inplace=True, out=True, numpy=("sign",)),
     Op("sqrt", Sqrt, inplace=True, out=True, numpy=("sqrt",)),
     Op("rsqrt", Rsqrt, inplace=True, out=True),
