@@ -43,7 +43,7 @@ _SHARED_STORAGE = (
 )
 
 
-def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
+def _tuple_field(name: str, value: Any) -> tuple[Any, ...]:
     if not isinstance(value, tuple):
         raise RuntimeError(
             f"{name} attribute is expected to be a tuple but is {type(value).__name__} (the ctx method "
@@ -77,7 +77,7 @@ class CtxFields:
         if value is None:
             vars(self).pop("_dirty", None)
         else:
-            self.mark_dirty(*_as_tuple("dirty_tensors", value))
+            self.mark_dirty(*_tuple_field("dirty_tensors", value))
 
     @property
     def non_differentiable(self) -> tuple[Tensor, ...] | None:
@@ -90,7 +90,7 @@ class CtxFields:
         if value is None:
             vars(self).pop("_non_diff", None)
         else:
-            self.mark_non_differentiable(*_as_tuple("non_differentiable", value))
+            self.mark_non_differentiable(*_tuple_field("non_differentiable", value))
 
     @property
     def saved_for_forward(self) -> tuple[Tensor | None, ...] | None:
@@ -102,7 +102,7 @@ class CtxFields:
         if value is None:
             vars(self).pop("_fw_saved", None)
         else:
-            self.save_for_forward(*_as_tuple("saved_for_forward", value))
+            self.save_for_forward(*_tuple_field("saved_for_forward", value))
 
     def mark_shared_storage(self, *pairs: Any) -> None:
         """Removed from torch's API long ago: warns (a FutureWarning, as torch 2.13 does) and

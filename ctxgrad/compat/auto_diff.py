@@ -799,10 +799,12 @@ class OpDivide(_Binary):
         return inputs[0] / inputs[1]
 
 
-class OpNegative(Operation):
-    """``-x``."""
+class _Unary(Operation):
+    """An elementwise op of one operand, named ``_format % x`` and ``word(x)``."""
 
     _builtin = True
+    _format: ClassVar[str]
+    _word: ClassVar[str]
 
     def __init__(self, x: Operation, **kwargs: Any) -> None:
         self.inputs = [x]
@@ -810,30 +812,25 @@ class OpNegative(Operation):
         super().__init__(**kwargs)
 
     def _get_name(self) -> str:
-        return f"(-{self.inputs[0].name})"
+        return self._format % self.inputs[0].name
 
     def _get_op_name(self) -> str:
-        return f"negative({self.inputs[0]._op_name})"
+        return f"{self._word}({self.inputs[0]._op_name})"
+
+
+class OpNegative(_Unary):
+    """``-x``."""
+
+    _format, _word = "(-%s)", "negative"
 
     def _compute(self, *inputs: Tensor) -> Tensor:
         return -inputs[0]
 
 
-class OpSquare(Operation):
+class OpSquare(_Unary):
     """``x * x``."""
 
-    _builtin = True
-
-    def __init__(self, x: Operation, **kwargs: Any) -> None:
-        self.inputs = [x]
-        self.shape = x.shape
-        super().__init__(**kwargs)
-
-    def _get_name(self) -> str:
-        return f"square({self.inputs[0].name})"
-
-    def _get_op_name(self) -> str:
-        return f"square({self.inputs[0]._op_name})"
+    _format, _word = "square(%s)", "square"
 
     def _compute(self, *inputs: Tensor) -> Tensor:
         return inputs[0] * inputs[0]

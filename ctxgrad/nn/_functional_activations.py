@@ -58,12 +58,6 @@ def _activated(function: Any, in_place: Any, input: Tensor, inplace: bool, *para
     return out
 
 
-def _floating(input: Tensor, kernel: str) -> None:
-    """torch's refusal of integer and bool inputs to a floating-point kernel."""
-    if not _under_vmap(input):
-        _activations._floating_only(input, kernel)
-
-
 def _where(condition: Tensor, input: Any, other: Any) -> Tensor:
     """``ctxgrad.where`` with its three arguments (always a tensor)."""
     from ctxgrad.ops.pointwise import where
@@ -110,7 +104,7 @@ def _check_lambda(input: Tensor, lambd: float) -> None:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Elementwise ``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    _floating(input, "softshrink_check")
+    _activations._floating(input, "softshrink_check")
     _check_lambda(input, lambd)
     return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
 
