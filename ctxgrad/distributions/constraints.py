@@ -41,6 +41,7 @@ __all__ = [
     "less_than",
     "lower_cholesky",
     "lower_triangular",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
@@ -206,6 +207,19 @@ class _IntegerGreaterThan(Constraint):
 
     def __repr__(self) -> str:
         return f"IntegerGreaterThan(lower_bound={_shown(self.lower_bound)})"
+
+
+class _Multinomial(Constraint):
+    """Vectors of nonnegative counts summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        return (x >= 0).all(-1) & (x.sum(-1) <= _values(self.upper_bound))
 
 
 class _Real(Constraint):
@@ -374,6 +388,7 @@ one_hot = _OneHot()
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 integer_interval = _IntegerInterval
+multinomial = _Multinomial
 real = _Real()
 real_vector = _IndependentConstraint(real, 1)
 positive = _GreaterThan(0.0)

@@ -18,5 +18,6 @@ from ctxgrad.distributions.distribution import (
     logits_to_probs,
     probs_to_logits,
 )
+from ctxgrad.distributions.independent import _sum_rightmost
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = ["_sum_rightmost", "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
