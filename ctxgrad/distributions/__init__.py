@@ -37,6 +37,7 @@ from ctxgrad.distributions.half_cauchy import HalfCauchy
 from ctxgrad.distributions.half_normal import HalfNormal
 from ctxgrad.distributions.independent import Independent
 from ctxgrad.distributions.kl import kl_divergence, register_kl
+from ctxgrad.distributions.lkj_cholesky import LKJCholesky
 from ctxgrad.distributions.log_normal import LogNormal
 from ctxgrad.distributions.mixture_same_family import MixtureSameFamily
 from ctxgrad.distributions.multinomial import Multinomial
@@ -106,6 +107,7 @@ __all__ = [
     "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LowerCholeskyTransform",

@@ -46,6 +46,9 @@ class MixtureSameFamilyConstraint(constraints.Constraint):
         keep = value.dim() - self.event_dim
         return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
 
 class MixtureSameFamily(Distribution):
     """The mixture of the components of ``component_distribution`` (its rightmost batch
