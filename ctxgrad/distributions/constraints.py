@@ -53,6 +53,7 @@ __all__ = [
     "real_vector",
     "simplex",
     "square",
+    "stack",
     "symmetric",
     "unit_interval",
 ]
@@ -382,6 +383,34 @@ class _PositiveDefinite(Constraint):
         return symmetric & ok.reshape(batch)
 
 
+class _Stack(Constraint):
+    """The constraints ``cseq`` applied each to one slice along ``dim`` (as ``stack`` builds a
+    tensor from slices)."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        if not -x.ndim <= self.dim < x.ndim:
+            raise AssertionError(f"dim {self.dim} out of range for value with {x.ndim} dimensions")
+        slices = [np.take(x, i, axis=self.dim) for i in range(x.shape[self.dim])]
+        return np.stack([np.asarray(c._check(v)) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 dependent = _Dependent()
 boolean = _Boolean()
 one_hot = _OneHot()
@@ -408,3 +437,4 @@ symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
+stack = _Stack

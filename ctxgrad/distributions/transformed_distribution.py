@@ -52,13 +52,13 @@ class TransformedDistribution(Distribution):
             self.transforms = transforms
         else:
             raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
-        base_shape = base_distribution.batch_shape + base_distribution.event_shape
+        base_shape = Size(base_distribution.batch_shape + base_distribution.event_shape)
         base_event_dim = len(base_distribution.event_shape)
         transform = ComposeTransform(self.transforms)
         if len(base_shape) < transform.domain.event_dim:
             raise ValueError(
                 f"base_distribution needs to have shape with size at least {transform.domain.event_dim}, "
-                f"but got {base_shape}."
+                f"but got {base_shape!r}."
             )
         forward_shape = Size(transform.forward_shape(base_shape))
         expanded_base_shape = Size(transform.inverse_shape(forward_shape))

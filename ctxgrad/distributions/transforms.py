@@ -850,6 +850,14 @@ class StackTransform(Transform):
     def bijective(self) -> bool:  # type: ignore[override]
         return all(t.bijective for t in self.transforms)
 
+    @constraints.dependent_property
+    def domain(self) -> Any:
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
 
 class CumulativeDistributionTransform(Transform):
     """A distribution's cumulative distribution function, onto the unit interval."""
