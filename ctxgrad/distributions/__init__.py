@@ -29,6 +29,7 @@ from __future__ import annotations
 from ctxgrad.distributions import constraints, transforms
 from ctxgrad.distributions.binomial import Binomial
 from ctxgrad.distributions.cauchy import Cauchy
+from ctxgrad.distributions.chi2 import Chi2
 from ctxgrad.distributions.constraint_registry import biject_to, transform_to
 from ctxgrad.distributions.continuous import Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
 from ctxgrad.distributions.discrete import Bernoulli, Categorical, OneHotCategorical
@@ -95,6 +96,7 @@ __all__ = [
     "Binomial",
     "Categorical",
     "Cauchy",
+    "Chi2",
     "ComposeTransform",
     "CumulativeDistributionTransform",
     "Dirichlet",

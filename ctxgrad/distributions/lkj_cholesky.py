@@ -52,7 +52,11 @@ class LKJCholesky(Distribution):
         marginal_conc = self.concentration + 0.5 * (self.dim - 2)
         offset = _factories.arange(self.dim - 1, dtype=self.concentration.dtype)
         offset = cat([offset.new_zeros((1,)), offset])
-        self._beta = Beta(offset + 0.5, marginal_conc.unsqueeze(-1) - 0.5 * offset)
+        # Row i >= 1 of the factor is sqrt(y_i) times a direction in i dimensions, with
+        # y_i ~ Beta(i / 2, marginal - (i - 1) / 2) (the onion method).  torch's first
+        # concentration is i - 1/2, which is i / 2 only for i = 1: its samples' correlations
+        # past the second row are not LKJ-distributed (docs/differences.md).
+        self._beta = Beta(0.5 * offset + 0.5, marginal_conc.unsqueeze(-1) - 0.5 * offset)
         super().__init__(batch_shape, Size((dim, dim)), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LKJCholesky:

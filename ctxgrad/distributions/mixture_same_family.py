@@ -71,18 +71,18 @@ class MixtureSameFamily(Distribution):
         self._mixture_distribution = mixture_distribution
         self._component_distribution = component_distribution
         if not isinstance(mixture_distribution, Categorical):
-            raise ValueError(" The Mixture distribution needs to be an  instance of torch.distributions.Categorical")
+            raise ValueError(" The Mixture distribution needs to be an  instance of ctxgrad.distributions.Categorical")
         if not isinstance(component_distribution, Distribution):
             raise ValueError(
-                "The Component distribution needs to be an instance of torch.distributions.Distribution"
+                "The Component distribution needs to be an instance of ctxgrad.distributions.Distribution"
             )
         mdbs = mixture_distribution.batch_shape
-        cdbs = component_distribution.batch_shape[:-1]
+        cdbs = Size(component_distribution.batch_shape[:-1])
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
                 raise ValueError(
-                    f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
-                    f"`component_distribution.batch_shape`({cdbs})"
+                    f"`mixture_distribution.batch_shape` ({mdbs!r}) is not compatible with "
+                    f"`component_distribution.batch_shape`({cdbs!r})"
                 )
         km = mixture_distribution.logits.shape[-1]
         kc = component_distribution.batch_shape[-1]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ctxgrad import _factories
 from ctxgrad._tensor import Size, Tensor
 from ctxgrad.distributions import constraints
-from ctxgrad.distributions.continuous import Gamma
+from ctxgrad.distributions.chi2 import Chi2
 from ctxgrad.distributions.distribution import Distribution, broadcast_all
 from ctxgrad.ops.pointwise import where
 
@@ -43,7 +43,7 @@ class StudentT(Distribution):
 
     def __init__(self, df: Any, loc: Any = 0.0, scale: Any = 1.0, validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
-        self._chi2 = Gamma(0.5 * self.df, 0.5)
+        self._chi2 = Chi2(self.df)
         super().__init__(Size(self.df.shape), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:
@@ -66,7 +66,8 @@ class StudentT(Distribution):
     @property
     def variance(self) -> Tensor:
         # finite above 2 degrees of freedom, infinite in (1, 2], undefined at 1 and below
-        finite = self.scale.pow(2) * self.df / (self.df - 2)
+        df = where(self.df > 2, self.df, 3.0)  # (the other branches' df would divide by 0)
+        finite = self.scale.pow(2) * df / (df - 2)
         return where(self.df > 2, finite, where(self.df > 1, math.inf, math.nan))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
