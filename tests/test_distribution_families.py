@@ -291,7 +291,9 @@ def _same_noise_case(name: str) -> tuple[Any, Callable[..., Any], Callable[..., 
     )
 
 
-@pytest.mark.torch_names("torch.distributions.LogNormal", "torch.distributions.HalfNormal", "torch.distributions.HalfCauchy")
+@pytest.mark.torch_names(
+    "torch.distributions.LogNormal", "torch.distributions.HalfNormal", "torch.distributions.HalfCauchy"
+)
 @pytest.mark.parametrize("name", ["log_normal", "half_normal", "cauchy", "half_cauchy"])
 def test_rsample_and_its_gradient_match_torch_from_the_same_noise(name: str) -> None:
     make, noise, torch_sample = _same_noise_case(name)
@@ -444,10 +446,11 @@ def test_torchs_submodule_paths_import_and_name_the_same_objects(module: str) ->
 
 @pytest.mark.torch_names("torch.distributions.normal.Normal", "torch.distributions.categorical.Categorical")
 def test_from_the_submodule_paths_the_classes_work_as_torchs() -> None:
-    from ctxgrad.distributions.categorical import Categorical
-    from ctxgrad.distributions.normal import Normal
     from torch.distributions.categorical import Categorical as TorchCategorical
     from torch.distributions.normal import Normal as TorchNormal
+
+    from ctxgrad.distributions.categorical import Categorical
+    from ctxgrad.distributions.normal import Normal
 
     loc, tloc = ctxgrad.tensor([0.5, -1.0], requires_grad=True), torch.tensor([0.5, -1.0], requires_grad=True)
     Normal(loc, 2.0).log_prob(ctxgrad.tensor([1.0, 1.0])).sum().backward()

@@ -26,7 +26,24 @@ tensor([0.5000, 0.5000])
 
 from __future__ import annotations
 
+# torch's submodule paths (``torch.distributions.normal.Normal``, ...), imported so that
+# ``ctxgrad.distributions.normal`` works after ``import ctxgrad.distributions`` as in torch.
+from ctxgrad.distributions import bernoulli as bernoulli
+from ctxgrad.distributions import beta as beta
+from ctxgrad.distributions import categorical as categorical
 from ctxgrad.distributions import constraints, transforms
+from ctxgrad.distributions import dirichlet as dirichlet
+from ctxgrad.distributions import exponential as exponential
+from ctxgrad.distributions import gamma as gamma
+from ctxgrad.distributions import gumbel as gumbel
+from ctxgrad.distributions import laplace as laplace
+from ctxgrad.distributions import multivariate_normal as multivariate_normal
+from ctxgrad.distributions import normal as normal
+from ctxgrad.distributions import one_hot_categorical as one_hot_categorical
+from ctxgrad.distributions import relaxed_bernoulli as relaxed_bernoulli
+from ctxgrad.distributions import relaxed_categorical as relaxed_categorical
+from ctxgrad.distributions import uniform as uniform
+from ctxgrad.distributions import utils as utils
 from ctxgrad.distributions.binomial import Binomial
 from ctxgrad.distributions.cauchy import Cauchy
 from ctxgrad.distributions.chi2 import Chi2
@@ -66,26 +83,6 @@ from ctxgrad.distributions.transforms import (
     TanhTransform,
     Transform,
     identity_transform,
-)
-
-# torch's submodule paths (``torch.distributions.normal.Normal``, ...), imported so that
-# ``ctxgrad.distributions.normal`` works after ``import ctxgrad.distributions`` as in torch.
-from ctxgrad.distributions import (  # noqa: E402  isort: skip
-    bernoulli,
-    beta,
-    categorical,
-    dirichlet,
-    exponential,
-    gamma,
-    gumbel,
-    laplace,
-    multivariate_normal,
-    normal,
-    one_hot_categorical,
-    relaxed_bernoulli,
-    relaxed_categorical,
-    uniform,
-    utils,
 )
 
 __all__ = [

@@ -1,5 +1,8 @@
-"""``Bernoulli`` at torch's module path ``torch.distributions.bernoulli`` (written in
-:mod:`ctxgrad.distributions.discrete`), so that ``from ctxgrad.distributions.bernoulli import Bernoulli`` works."""
+"""``Bernoulli`` at torch's module path, ``torch.distributions.bernoulli``.
+
+They are written in :mod:`ctxgrad.distributions.discrete`; this module is there so that
+``from ctxgrad.distributions.bernoulli import Bernoulli`` works as in torch.
+"""
 
 from __future__ import annotations
 

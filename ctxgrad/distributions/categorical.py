@@ -1,5 +1,8 @@
-"""``Categorical`` at torch's module path ``torch.distributions.categorical`` (written in
-:mod:`ctxgrad.distributions.discrete`), so that ``from ctxgrad.distributions.categorical import Categorical`` works."""
+"""``Categorical`` at torch's module path, ``torch.distributions.categorical``.
+
+They are written in :mod:`ctxgrad.distributions.discrete`; this module is there so that
+``from ctxgrad.distributions.categorical import Categorical`` works as in torch.
+"""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@
 >>> from ctxgrad.distributions import Chi2
 >>> d = Chi2(ctxgrad.tensor([2.0, 4.0]))
 >>> d.mean, d.log_prob(ctxgrad.tensor([1.0, 1.0]))
-(tensor([2., 4.]), tensor([-1.1931, -2.0794]))
+(tensor([2., 4.]), tensor([-1.1931, -1.8863]))
 """
 
 from __future__ import annotations

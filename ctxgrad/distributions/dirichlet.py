@@ -1,5 +1,8 @@
-"""``Dirichlet`` at torch's module path ``torch.distributions.dirichlet`` (written in
-:mod:`ctxgrad.distributions.multivariate`), so that ``from ctxgrad.distributions.dirichlet import Dirichlet`` works."""
+"""``Dirichlet`` at torch's module path, ``torch.distributions.dirichlet``.
+
+They are written in :mod:`ctxgrad.distributions.multivariate`; this module is there so that
+``from ctxgrad.distributions.dirichlet import Dirichlet`` works as in torch.
+"""
 
 from __future__ import annotations
 

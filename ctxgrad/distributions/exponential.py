@@ -1,5 +1,8 @@
-"""``Exponential`` at torch's module path ``torch.distributions.exponential`` (written in
-:mod:`ctxgrad.distributions.continuous`), so that ``from ctxgrad.distributions.exponential import Exponential`` works."""
+"""``Exponential`` at torch's module path, ``torch.distributions.exponential``.
+
+They are written in :mod:`ctxgrad.distributions.continuous`; this module is there so that
+``from ctxgrad.distributions.exponential import Exponential`` works as in torch.
+"""
 
 from __future__ import annotations
 

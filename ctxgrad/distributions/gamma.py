@@ -1,5 +1,8 @@
-"""``Gamma`` at torch's module path ``torch.distributions.gamma`` (written in
-:mod:`ctxgrad.distributions.continuous`), so that ``from ctxgrad.distributions.gamma import Gamma`` works."""
+"""``Gamma`` at torch's module path, ``torch.distributions.gamma``.
+
+They are written in :mod:`ctxgrad.distributions.continuous`; this module is there so that
+``from ctxgrad.distributions.gamma import Gamma`` works as in torch.
+"""
 
 from __future__ import annotations
 

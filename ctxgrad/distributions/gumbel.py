@@ -1,5 +1,8 @@
-"""``Gumbel`` at torch's module path ``torch.distributions.gumbel`` (written in
-:mod:`ctxgrad.distributions.continuous`), so that ``from ctxgrad.distributions.gumbel import Gumbel`` works."""
+"""``Gumbel`` at torch's module path, ``torch.distributions.gumbel``.
+
+They are written in :mod:`ctxgrad.distributions.continuous`; this module is there so that
+``from ctxgrad.distributions.gumbel import Gumbel`` works as in torch.
+"""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ centred normal ``X``.
 
 >>> import ctxgrad
 >>> from ctxgrad.distributions import HalfNormal
->>> HalfNormal(1.0).log_prob(ctxgrad.tensor([0.5, -1.0]))
-tensor([-0.3507,    -inf])
+>>> HalfNormal(1.0, validate_args=False).log_prob(ctxgrad.tensor([0.5, -1.0]))
+tensor([-0.3508,    -inf])
 """
 
 from __future__ import annotations

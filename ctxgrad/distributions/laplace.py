@@ -1,5 +1,8 @@
-"""``Laplace`` at torch's module path ``torch.distributions.laplace`` (written in
-:mod:`ctxgrad.distributions.continuous`), so that ``from ctxgrad.distributions.laplace import Laplace`` works."""
+"""``Laplace`` at torch's module path, ``torch.distributions.laplace``.
+
+They are written in :mod:`ctxgrad.distributions.continuous`; this module is there so that
+``from ctxgrad.distributions.laplace import Laplace`` works as in torch.
+"""
 
 from __future__ import annotations
 

@@ -73,9 +73,7 @@ class MixtureSameFamily(Distribution):
         if not isinstance(mixture_distribution, Categorical):
             raise ValueError(" The Mixture distribution needs to be an  instance of ctxgrad.distributions.Categorical")
         if not isinstance(component_distribution, Distribution):
-            raise ValueError(
-                "The Component distribution needs to be an instance of ctxgrad.distributions.Distribution"
-            )
+            raise ValueError("The Component distribution needs to be an instance of ctxgrad.distributions.Distribution")
         mdbs = mixture_distribution.batch_shape
         cdbs = Size(component_distribution.batch_shape[:-1])
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):

@@ -1,5 +1,8 @@
-"""``MultivariateNormal`` at torch's module path ``torch.distributions.multivariate_normal`` (written in
-:mod:`ctxgrad.distributions.multivariate`), so that ``from ctxgrad.distributions.multivariate_normal import MultivariateNormal`` works."""
+"""``MultivariateNormal`` at torch's module path, ``torch.distributions.multivariate_normal``.
+
+They are written in :mod:`ctxgrad.distributions.multivariate`; this module is there so that
+``from ctxgrad.distributions.multivariate_normal import MultivariateNormal`` works as in torch.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""``Normal`` at torch's module path ``torch.distributions.normal`` (written in
-:mod:`ctxgrad.distributions.continuous`), so that ``from ctxgrad.distributions.normal import Normal`` works."""
+"""``Normal`` at torch's module path, ``torch.distributions.normal``.
+
+They are written in :mod:`ctxgrad.distributions.continuous`; this module is there so that
+``from ctxgrad.distributions.normal import Normal`` works as in torch.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-"""``ExpRelaxedCategorical`` and ``RelaxedOneHotCategorical`` at torch's module path ``torch.distributions.relaxed_categorical`` (written in
-:mod:`ctxgrad.distributions.relaxed`), so that ``from ctxgrad.distributions.relaxed_categorical import ExpRelaxedCategorical`` works."""
+"""``ExpRelaxedCategorical`` and ``RelaxedOneHotCategorical`` at torch's module path,
+``torch.distributions.relaxed_categorical``.
+
+They are written in :mod:`ctxgrad.distributions.relaxed`; this module is there so that
+``from ctxgrad.distributions.relaxed_categorical import ExpRelaxedCategorical`` works as in torch.
+"""
 
 from __future__ import annotations
 

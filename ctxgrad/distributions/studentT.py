@@ -3,7 +3,7 @@
 >>> import ctxgrad
 >>> from ctxgrad.distributions import StudentT
 >>> StudentT(3.0).log_prob(ctxgrad.tensor([0.0, 1.0]))
-tensor([-0.9934, -1.4682])
+tensor([-1.0009, -1.5763])
 """
 
 from __future__ import annotations

@@ -41,9 +41,7 @@ class TransformedDistribution(Distribution):
 
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
 
-    def __init__(
-        self, base_distribution: Distribution, transforms: Any, validate_args: bool | None = None
-    ) -> None:
+    def __init__(self, base_distribution: Distribution, transforms: Any, validate_args: bool | None = None) -> None:
         if isinstance(transforms, Transform):
             self.transforms = [transforms]
         elif isinstance(transforms, list):
@@ -63,7 +61,9 @@ class TransformedDistribution(Distribution):
         forward_shape = Size(transform.forward_shape(base_shape))
         expanded_base_shape = Size(transform.inverse_shape(forward_shape))
         if base_shape != expanded_base_shape:
-            base_distribution = base_distribution.expand(expanded_base_shape[: len(expanded_base_shape) - base_event_dim])
+            base_distribution = base_distribution.expand(
+                expanded_base_shape[: len(expanded_base_shape) - base_event_dim]
+            )
         reinterpreted_batch_ndims = transform.domain.event_dim - base_event_dim
         if reinterpreted_batch_ndims > 0:
             base_distribution = Independent(base_distribution, reinterpreted_batch_ndims)
