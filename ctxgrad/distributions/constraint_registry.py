@@ -19,7 +19,7 @@ tensor([0.3333, 0.3333, 0.3333])
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from ctxgrad.distributions import constraints, transforms
 
@@ -33,6 +33,11 @@ class ConstraintRegistry:
 
     def __init__(self) -> None:
         self._registry: dict[type, Factory] = {}
+
+    @overload
+    def register(self, constraint: Any, factory: None = None) -> Callable[[Factory], Factory]: ...
+    @overload
+    def register(self, constraint: Any, factory: Factory) -> Factory: ...
 
     def register(self, constraint: Any, factory: Factory | None = None) -> Any:
         """Register ``factory(constraint) -> Transform`` for a constraint type (or the type of a

@@ -48,7 +48,8 @@ class _Folded(TransformedDistribution):
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return where(value >= 0, log_prob, -math.inf)
+        out: Tensor = where(value >= 0, log_prob, -math.inf)
+        return out
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:

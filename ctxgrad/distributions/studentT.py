@@ -57,7 +57,8 @@ class StudentT(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        return where(self.df <= 1, math.nan, self.loc)
+        out: Tensor = where(self.df <= 1, math.nan, self.loc)
+        return out
 
     @property
     def mode(self) -> Tensor:
@@ -68,7 +69,8 @@ class StudentT(Distribution):
         # finite above 2 degrees of freedom, infinite in (1, 2], undefined at 1 and below
         df = where(self.df > 2, self.df, 3.0)  # (the other branches' df would divide by 0)
         finite = self.scale.pow(2) * df / (df - 2)
-        return where(self.df > 2, finite, where(self.df > 1, math.inf, math.nan))
+        out: Tensor = where(self.df > 2, finite, where(self.df > 1, math.inf, math.nan))
+        return out
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

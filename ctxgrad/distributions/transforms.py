@@ -677,7 +677,7 @@ class AffineTransform(Transform):
         if self.event_dim:
             result_size = tuple(result.shape[: result.dim() - self.event_dim]) + (-1,)
             result = result.view(result_size).sum(-1)
-            shape = shape[: len(shape) - self.event_dim]
+            shape = Size(shape[: len(shape) - self.event_dim])
         return result.expand(shape)
 
     def forward_shape(self, shape: Any) -> Any:
@@ -871,7 +871,7 @@ class CumulativeDistributionTransform(Transform):
         self.distribution = distribution
 
     @property
-    def domain(self) -> Any:  # type: ignore[override]
+    def domain(self) -> Any:
         return self.distribution.support
 
     def _call(self, x: Tensor) -> Tensor:
