@@ -124,17 +124,20 @@ def is_dependent(constraint: Any) -> bool:
     return isinstance(constraint, _Dependent)
 
 
-class dependent_property(property):
+class dependent_property(property, _Dependent):
     """A property that is also a :data:`dependent` constraint (torch's decorator for a
-    ``support`` that depends on the parameters)."""
+    ``support`` that depends on the parameters): on the class it is the placeholder, whose
+    ``is_discrete`` and ``event_dim`` are what the decorator was given."""
 
     def __init__(self, fn: Any = None, *, is_discrete: Any = NotImplemented, event_dim: Any = NotImplemented) -> None:
-        super().__init__(fn)
-        self._is_discrete = is_discrete
-        self._event_dim = event_dim
+        property.__init__(self, fn)
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
 
-    def __call__(self, fn: Any) -> dependent_property:
+    def __call__(self, fn: Any) -> dependent_property:  # type: ignore[override]
         return dependent_property(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+    def __repr__(self) -> str:
+        return "DependentProperty()"
 
 
 class _IndependentConstraint(Constraint):
