@@ -417,7 +417,8 @@ _TORCH_PATHS = {
     "constraint_registry": ["biject_to", "transform_to", "ConstraintRegistry"],
     "transforms": ["Transform", "AffineTransform", "SigmoidTransform", "ExpTransform", "TanhTransform",
                    "ComposeTransform", "IndependentTransform", "identity_transform"],
-    "utils": ["broadcast_all", "lazy_property", "logits_to_probs", "probs_to_logits", "clamp_probs", "_sum_rightmost"],
+    "utils": ["broadcast_all", "lazy_property", "logits_to_probs", "probs_to_logits", "clamp_probs", "_sum_rightmost",
+              "vec_to_tril_matrix", "tril_matrix_to_vec"],
 }  # fmt: skip
 
 
@@ -470,6 +471,27 @@ def test_utils_helpers_match_torch() -> None:
         got = _sum_rightmost(ctxgrad.tensor(x), dim)
         expected = td.utils._sum_rightmost(torch.tensor(x), dim)
         np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12)
+    from ctxgrad.distributions.utils import tril_matrix_to_vec, vec_to_tril_matrix
+
+    for diag, size in ((0, 6), (-1, 3), (1, 8)):
+        vec = ctxgrad.tensor(_real(2, size), requires_grad=True)
+        tvec = torch.tensor(vec.detach().numpy(), requires_grad=True)
+        mat, tmat = vec_to_tril_matrix(vec, diag), td.utils.vec_to_tril_matrix(tvec, diag)
+        np.testing.assert_allclose(mat.detach().numpy(), tmat.detach().numpy())
+        back, tback = tril_matrix_to_vec(mat * 2, diag), td.utils.tril_matrix_to_vec(tmat * 2, diag)
+        np.testing.assert_allclose(back.detach().numpy(), tback.detach().numpy())
+        back.sum().backward()
+        tback.sum().backward()
+        np.testing.assert_allclose(vec.grad.numpy(), tvec.grad.numpy())
+    for bad in (
+        lambda m, t: m.utils.vec_to_tril_matrix(t([1.0, 2.0])),
+        lambda m, t: m.utils.tril_matrix_to_vec(t([[1.0]]), 1),
+    ):
+        with pytest.raises(ValueError) as expected:
+            bad(td, torch.tensor)
+        with pytest.raises(ValueError) as got:
+            bad(cd, ctxgrad.tensor)
+        assert str(got.value) == str(expected.value)
     got_b = broadcast_all(ctxgrad.zeros(2, 1, dtype=ctxgrad.float64), 3.0)
     expected_b = td.utils.broadcast_all(torch.zeros(2, 1, dtype=torch.float64), 3.0)
     assert [tuple(g.shape) for g in got_b] == [tuple(e.shape) for e in expected_b]

@@ -88,6 +88,7 @@ TRANSFORMS: list[tuple[str, Make, list[np.ndarray[Any, Any]], np.ndarray[Any, An
     ("inverse_sigmoid", lambda m, p: m.SigmoidTransform().inv, [], rng.uniform(0.05, 0.95, (2, 3))),
     ("inverse_compose", lambda m, p: m.ComposeTransform([m.SigmoidTransform(), m.AffineTransform(1.0, p[0])]).inv,
      [rng.uniform(0.5, 2, 3)], 1 + rng.uniform(0.05, 0.45, (2, 3))),
+    ("corr_cholesky", lambda m, p: m.transforms.CorrCholeskyTransform(), [], rng.normal(size=(2, 6))),
     ("stack", lambda m, p: m.transforms.StackTransform([m.ExpTransform(), m.AffineTransform(1.0, 3.0)], dim=1),
      [], rng.normal(size=(3, 2))),
     ("reshape", lambda m, p: m.transforms.ReshapeTransform((2, 3), (3, 2)), [], rng.normal(size=(4, 2, 3))),
@@ -219,6 +220,7 @@ CONSTRAINTS: list[tuple[str, Callable[[Any], Any], tuple[int, ...]]] = [
     ("lower_cholesky", lambda c: c.lower_cholesky, (2, 3, 3)),
     ("positive_definite", lambda c: c.positive_definite, (2, 3, 3)),
     ("stack", lambda c: c.stack([c.positive, c.unit_interval], 1), (3, 2)),
+    ("corr_cholesky", lambda c: c.corr_cholesky, (2, 3)),
 ]
 
 

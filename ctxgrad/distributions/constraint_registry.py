@@ -119,6 +119,11 @@ def _transform_to_interval(constraint: Any) -> transforms.Transform:
     )
 
 
+@_both(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.CorrCholeskyTransform()
+
+
 @biject_to.register(constraints.simplex)
 def _biject_to_simplex(constraint: Any) -> transforms.Transform:
     return transforms.StickBreakingTransform()

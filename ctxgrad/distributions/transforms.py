@@ -43,6 +43,7 @@ __all__ = [
     "AbsTransform",
     "AffineTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
@@ -685,6 +686,66 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape: Any) -> Any:
         return broadcast_shapes(shape, tuple(getattr(self.loc, "shape", ())), tuple(getattr(self.scale, "shape", ())))
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length ``D (D - 1) / 2`` onto Cholesky factors of ``D x D``
+    correlation matrices (lower triangular, positive diagonal, rows of unit norm): the vector
+    fills the strict lower triangle, ``tanh`` takes each entry into ``(-1, 1)``, and each row
+    is made a unit vector by a signed stick-breaking.  Its log-Jacobian is taken with respect
+    to the factor's strict lower triangle (the matrix has fewer free entries than elements)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x: Tensor) -> Tensor:
+        from ctxgrad.distributions.utils import vec_to_tril_matrix
+
+        finfo = _finfo(x)
+        x = x.tanh().clamp(min=-1 + float(finfo.eps), max=1 - float(finfo.eps))
+        r = vec_to_tril_matrix(x, diag=-1)
+        # each row: sign(r) sqrt(share), the shares broken off the stick 1 - r_1^2 - ...
+        z1m_cumprod_sqrt = (1 - r**2).sqrt().cumprod(-1)
+        r = r + _factories.eye(r.shape[-1], dtype=r.dtype)
+        out: Tensor = r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+        return out
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        from ctxgrad.distributions.utils import tril_matrix_to_vec
+
+        y_cumsum = 1 - (y * y).cumsum(-1)
+        y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        out: Tensor = (t.log1p() - t.neg().log1p()) / 2
+        return out
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        from ctxgrad.distributions.utils import tril_matrix_to_vec
+
+        y1m_cumsum = 1 - (y * y).cumsum(-1)
+        # diag=-2: the shares left before each entry, without shifting the cumulative sum
+        stick_breaking_logdet = 0.5 * tril_matrix_to_vec(y1m_cumsum, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        out: Tensor = stick_breaking_logdet + tanh_logdet
+        return out
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return Size(tuple(shape[:-1]) + (d, d))
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
 
 
 class SoftmaxTransform(Transform):
