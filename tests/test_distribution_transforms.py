@@ -91,6 +91,10 @@ TRANSFORMS: list[tuple[str, Make, list[np.ndarray[Any, Any]], np.ndarray[Any, An
     ("corr_cholesky", lambda m, p: m.transforms.CorrCholeskyTransform(), [], rng.normal(size=(2, 6))),
     ("stack", lambda m, p: m.transforms.StackTransform([m.ExpTransform(), m.AffineTransform(1.0, 3.0)], dim=1),
      [], rng.normal(size=(3, 2))),
+    ("cat", lambda m, p: m.transforms.CatTransform([m.ExpTransform(), m.AffineTransform(1.0, p[0])], dim=1,
+     lengths=[2, 1]), [rng.uniform(0.5, 2, 1)], rng.normal(size=(4, 3))),
+    ("cat_event", lambda m, p: m.transforms.CatTransform([m.AffineTransform(0.0, 2.0, event_dim=1), m.ExpTransform()],
+     dim=-1, lengths=[2, 3]), [], rng.normal(size=(4, 5))),
     ("reshape", lambda m, p: m.transforms.ReshapeTransform((2, 3), (3, 2)), [], rng.normal(size=(4, 2, 3))),
     ("cdf", lambda m, p: m.transforms.CumulativeDistributionTransform(m.Normal(p[0], 2.0)), [rng.normal(size=3)],
      rng.normal(size=(2, 3))),
@@ -221,6 +225,7 @@ CONSTRAINTS: list[tuple[str, Callable[[Any], Any], tuple[int, ...]]] = [
     ("positive_definite", lambda c: c.positive_definite, (2, 3, 3)),
     ("stack", lambda c: c.stack([c.positive, c.unit_interval], 1), (3, 2)),
     ("corr_cholesky", lambda c: c.corr_cholesky, (2, 3)),
+    ("cat", lambda c: c.cat([c.positive, c.interval(-1.0, 1.0)], 1, [2, 1]), (4, 3)),
 ]
 
 

@@ -67,6 +67,7 @@ from ctxgrad.distributions.transformed_distribution import TransformedDistributi
 from ctxgrad.distributions.transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
     CorrCholeskyTransform,
     CumulativeDistributionTransform,
@@ -92,6 +93,7 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Binomial",
+    "CatTransform",
     "Categorical",
     "Cauchy",
     "Chi2",

@@ -153,3 +153,13 @@ def _biject_to_stack(constraint: Any) -> transforms.Transform:
 @transform_to.register(constraints.stack)
 def _transform_to_stack(constraint: Any) -> transforms.Transform:
     return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform([transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)

@@ -28,6 +28,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
     "corr_cholesky",
     "dependent",
     "dependent_property",
@@ -386,6 +387,34 @@ class _PositiveDefinite(Constraint):
         return symmetric & ok.reshape(batch)
 
 
+class _Cat(Constraint):
+    """The constraints ``cseq`` applied each to its piece (of length ``lengths[i]``) along
+    ``dim`` (as ``cat`` builds a tensor from pieces)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return int(max(c.event_dim for c in self.cseq))
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        if not -x.ndim <= self.dim < x.ndim:
+            raise AssertionError(f"dim {self.dim} out of range for value with {x.ndim} dimensions")
+        pieces = np.split(x, np.cumsum(self.lengths)[:-1], axis=self.dim)
+        return np.concatenate([np.asarray(c._check(v)) for v, c in zip(pieces, self.cseq)], self.dim)
+
+
 class _Stack(Constraint):
     """The constraints ``cseq`` applied each to one slice along ``dim`` (as ``stack`` builds a
     tensor from slices)."""
@@ -441,3 +470,4 @@ positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
 stack = _Stack
+cat = _Cat

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _factories
-from ctxgrad._made_functions import stack
+from ctxgrad._made_functions import cat, stack
 from ctxgrad._tensor import Size, Tensor
 from ctxgrad.distributions import constraints
 from ctxgrad.distributions.distribution import broadcast_all
@@ -42,6 +42,7 @@ from ctxgrad.ops.shape import broadcast_shapes
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
     "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
@@ -918,6 +919,78 @@ class StackTransform(Transform):
     @constraints.dependent_property
     def codomain(self) -> Any:
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CatTransform(Transform):
+    """The transforms ``tseq`` applied each to its piece (of length ``lengths[i]``) along
+    ``dim`` (as ``cat`` builds a tensor from pieces)."""
+
+    def __init__(
+        self, tseq: Sequence[Transform], dim: int = 0, lengths: Sequence[int] | None = None, cache_size: int = 0
+    ) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, z: Tensor, name: str) -> list[Tensor]:
+        if not -z.dim() <= self.dim < z.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {name} with {z.dim()} dimensions")
+        if z.size(self.dim) != self.length:
+            raise AssertionError(f"{name}.size({self.dim}) = {z.size(self.dim)} must equal length {self.length}")
+        starts = np.cumsum([0, *self.lengths[:-1]])
+        return [z.narrow(self.dim, int(start), length) for start, length in zip(starts, self.lengths)]
+
+    def _call(self, x: Tensor) -> Tensor:
+        return cat([t(piece) for piece, t in zip(self._pieces(x, "x"), self.transforms)], self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return cat([t.inv(piece) for piece, t in zip(self._pieces(y, "y"), self.transforms)], self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        terms = []
+        for xs, ys, t in zip(self._pieces(x, "x"), self._pieces(y, "y"), self.transforms):
+            term = t.log_abs_det_jacobian(xs, ys)
+            if t.event_dim < self.event_dim:
+                term = _sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        # the pieces' terms line up along dim unless dim lies inside the event: then they add
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        if dim < 0:
+            return cat(terms, dim)
+        total: Any = sum(terms)
+        return total  # type: ignore[no-any-return]
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
 class CumulativeDistributionTransform(Transform):
