@@ -184,6 +184,8 @@ def test_inv_is_made_once_and_the_cache_returns_the_same_tensor_as_torch() -> No
         y = cached(x)
         assert cached.inv(y) is x and cached(x) is y  # the remembered pair, graph and all
         assert t.inv(t(x)) is not x  # no cache: recomputed
+        with pytest.raises(TypeError, match="unhashable type: 'SigmoidTransform'"):
+            hash(t)
         assert m.ExpTransform().with_cache(0).with_cache(1).inv.with_cache(0).inv._cache_size == 0
     with pytest.raises(ValueError, match="cache_size must be 0 or 1"):
         td.ExpTransform(cache_size=2)

@@ -128,8 +128,6 @@ class Transform:
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    __hash__ = object.__hash__
-
     def __call__(self, x: Tensor) -> Tensor:
         """``y = t(x)``."""
         if self._cache_size == 0:
@@ -211,8 +209,6 @@ class _InverseTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _InverseTransform) and self._base == other._base
 
-    __hash__ = object.__hash__
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._base!r})"
 
@@ -242,8 +238,6 @@ class ComposeTransform(Transform):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ComposeTransform) and self.parts == other.parts
-
-    __hash__ = object.__hash__
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> Any:
@@ -448,8 +442,6 @@ class ExpTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ExpTransform)
 
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         return x.exp()
 
@@ -482,8 +474,6 @@ class PowerTransform(Transform):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all().item())
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.pow(self.exponent)
@@ -522,8 +512,6 @@ class SigmoidTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SigmoidTransform)
 
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         return _clipped_sigmoid(x)
 
@@ -549,8 +537,6 @@ class SoftplusTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SoftplusTransform)
 
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         return F.softplus(x)
 
@@ -575,8 +561,6 @@ class TanhTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TanhTransform)
 
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         return x.tanh()
 
@@ -596,8 +580,6 @@ class AbsTransform(Transform):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.abs()
@@ -652,8 +634,6 @@ class AffineTransform(Transform):
             elif not bool((mine == theirs).all().item()):
                 return False
         return True
-
-    __hash__ = object.__hash__
 
     @property
     def sign(self) -> Any:
@@ -759,8 +739,6 @@ class SoftmaxTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SoftmaxTransform)
 
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         probs = (x - x.max(-1, True)[0]).exp()
         out: Tensor = probs / probs.sum(-1, True)
@@ -790,8 +768,6 @@ class StickBreakingTransform(Transform):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     @staticmethod
     def _offset(x: Tensor, top: int) -> Tensor:
@@ -838,8 +814,6 @@ class LowerCholeskyTransform(Transform):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LowerCholeskyTransform)
 
-    __hash__ = object.__hash__
-
     def _call(self, x: Tensor) -> Tensor:
         out: Tensor = x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
         return out
@@ -857,8 +831,6 @@ class PositiveDefiniteTransform(Transform):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         lower = LowerCholeskyTransform()(x)
