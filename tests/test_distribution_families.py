@@ -219,6 +219,65 @@ def test_misuse_raises_as_torch(misuse: Callable[[Any], Any]) -> None:
     ).replace("torch.distributions.Distribution", "ctxgrad.distributions.Distribution")
 
 
+# ------------------------------------------------------------------------------ KL
+
+KL_PAIRS: list[tuple[str, Make, list[np.ndarray[Any, Any]], list[np.ndarray[Any, Any]]]] = [
+    ("log_normal", lambda m, p: m.LogNormal(p[0], p[1]), [_real(3), _pos(3)], [_real(3), _pos(3)]),
+    ("half_normal", lambda m, p: m.HalfNormal(p[0]), [_pos(3)], [_pos(3)]),
+    ("cauchy", lambda m, p: m.Cauchy(p[0], p[1]), [_real(3), _pos(3)], [_real(3), _pos(3)]),
+    ("poisson", lambda m, p: m.Poisson(p[0]), [_pos(3)], [_pos(3)]),
+    ("chi2", lambda m, p: m.Chi2(p[0]), [_pos(3)], [_pos(3)]),
+    ("binomial", lambda m, p: m.Binomial(p[0].detach(), probs=p[1]), [np.array([3.0, 5.0, 4.0]), _unit(3)],
+     [np.array([3.0, 4.0, 4.0]), _unit(3)]),
+    ("transformed", lambda m, p: m.TransformedDistribution(m.Normal(p[0], p[1]), [m.SigmoidTransform(),
+     m.AffineTransform(1.0, 2.0)]), [_real(3), _pos(3)], [_real(3), _pos(3)]),
+]  # fmt: skip
+
+
+@pytest.mark.torch_names(
+    "torch.distributions.kl_divergence",
+    "torch.distributions.LogNormal",
+    "torch.distributions.HalfNormal",
+    "torch.distributions.Poisson",
+    "torch.distributions.Binomial",
+    "torch.distributions.TransformedDistribution",
+)
+@pytest.mark.parametrize("pair", KL_PAIRS, ids=[c[0] for c in KL_PAIRS])
+def test_kl_divergence_matches_torch(pair: Any) -> None:
+    _, make, p_params, q_params = pair
+    dcp, cpp, dtp, tpp = _pair(make, p_params)
+    dcq, cpq, dtq, tpq = _pair(make, q_params)
+    out_c, out_t = cd.kl_divergence(dcp, dcq), td.kl_divergence(dtp, dtq)
+    np.testing.assert_allclose(out_c.detach().numpy(), out_t.detach().numpy(), rtol=1e-10, atol=1e-12)
+    finite = torch.isfinite(out_t).numpy()
+    weights = rng.normal(size=tuple(out_t.shape))
+    (ctxgrad.where(ctxgrad.tensor(finite), out_c, 0.0) * ctxgrad.tensor(weights)).sum().backward()
+    (torch.where(torch.tensor(finite), out_t, 0.0) * torch.tensor(weights)).sum().backward()
+    for c, t in zip(cpp + cpq, tpp + tpq):
+        expected = np.zeros(c.shape) if t.grad is None else t.grad.numpy()
+        got = np.zeros(c.shape) if c.grad is None else c.grad.numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.torch_names("torch.distributions.kl_divergence", "torch.distributions.Binomial")
+def test_kl_refusals_match_torch() -> None:
+    def refusals(m: Any, t: Any) -> list[tuple[type, str]]:
+        out = []
+        for call in (
+            lambda: m.kl_divergence(m.Binomial(2, probs=t([0.5])), m.Binomial(3, probs=t([0.5]))),
+            lambda: m.kl_divergence(
+                m.TransformedDistribution(m.Normal(0.0, 1.0), [m.ExpTransform()]),
+                m.TransformedDistribution(m.Normal(0.0, 1.0), [m.SigmoidTransform()]),
+            ),
+        ):
+            with pytest.raises(NotImplementedError) as info:
+                call()
+            out.append((info.type, str(info.value)))
+        return out
+
+    assert refusals(cd, ctxgrad.tensor) == refusals(td, torch.tensor)
+
+
 # ------------------------------------------------------------------------------ sampling
 
 _SAMPLED: list[tuple[str, Callable[[Any, Any], Any]]] = [
