@@ -413,3 +413,35 @@ def test_sampled_transformed_distribution_has_the_pushed_forward_moments() -> No
     expected = np.exp(np.array([0.0, 0.5]) + 0.125)
     np.testing.assert_allclose(sample.mean(0), expected, rtol=0.02)
     assert math.isclose(float(np.log(sample).std(0)[0]), 0.5, rel_tol=0.02)
+
+
+@pytest.mark.torch_names("torch.distributions.TransformedDistribution", "torch.distributions.Transform")
+def test_a_tanh_squashed_policy_scores_its_own_sample_through_the_cache_as_torch() -> None:
+    """A squashed Gaussian policy's pattern: ``rsample`` an action, then ``log_prob`` of that
+    action.  With ``cache_size=1`` the inverse is the remembered pre-tanh value, so an action
+    that rounds to 1 in float32 still has a finite score; torch from the same noise agrees."""
+    mu0, log_std0 = np.array([0.5, 14.0, -0.3]), np.array([-0.5, 0.0, 0.2])
+    mu, log_std = (ctxgrad.tensor(a, dtype=ctxgrad.float32, requires_grad=True) for a in (mu0, log_std0))
+    tmu, tlog_std = (torch.tensor(a, dtype=torch.float32, requires_grad=True) for a in (mu0, log_std0))
+    ctxgrad.manual_seed(2)
+    policy = cd.TransformedDistribution(cd.Normal(mu, log_std.exp()), [cd.TanhTransform(cache_size=1)])
+    action = policy.rsample()
+    log_prob = policy.log_prob(action)
+    ctxgrad.manual_seed(2)
+    eps = torch.tensor(ctxgrad.randn(3).numpy())
+    tanh = td.TanhTransform(cache_size=1)
+    taction = tanh(tmu + tlog_std.exp() * eps)
+    tlog_prob = td.TransformedDistribution(td.Normal(tmu, tlog_std.exp()), [tanh]).log_prob(taction)
+    assert action.tolist()[1] == 1.0 and bool(log_prob.isfinite().all())
+    np.testing.assert_allclose(action.detach().numpy(), taction.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(log_prob.detach().numpy(), tlog_prob.detach().numpy(), rtol=1e-5)
+    (log_prob.sum() - action.pow(2).sum()).backward()
+    (tlog_prob.sum() - taction.pow(2).sum()).backward()
+    np.testing.assert_allclose(mu.grad.numpy(), tmu.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(log_std.grad.numpy(), tlog_std.grad.numpy(), rtol=1e-5, atol=1e-6)
+    # without the cache the action that rounded to 1 has no finite pre-image, in both
+    plain = cd.TransformedDistribution(cd.Normal(mu, log_std.exp()), [cd.TanhTransform()])
+    tplain = td.TransformedDistribution(td.Normal(tmu, tlog_std.exp()), [td.TanhTransform()])
+    with np.errstate(all="ignore"):
+        got = plain.log_prob(action.detach()).isfinite().tolist()
+    assert got == tplain.log_prob(taction.detach()).isfinite().tolist()
