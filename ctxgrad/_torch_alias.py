@@ -53,8 +53,7 @@ class TorchInstalledError(ImportError):
     to replace it."""
 
 
-#: An alias module's own attributes, set by the import system; a module that is not a package
-#: has no ``__path__`` even when the ctxgrad module serving it is one.
+#: An alias module's own attributes, which are never ctxgrad's module's.
 _OWN_ATTRIBUTES = frozenset({"__path__", "__spec__", "__loader__", "__package__"})
 
 
@@ -64,6 +63,12 @@ class AliasModule(ModuleType):
     def __init__(self, name: str, target: ModuleType) -> None:
         super().__init__(name, target.__doc__)
         self._ctxgrad_module = target
+        # Every alias module is a package, so that torch's submodule paths can be imported
+        # below it (torch.utils.data.dataloader, where ctxgrad.utils.data is one file); the
+        # empty path leaves finding them to the finder.
+        self.__path__: list[str] = []
+        if getattr(target, "__file__", None):
+            self.__file__ = target.__file__  # where the code is (and what `cannot import name` shows)
 
     def __getattr__(self, name: str) -> Any:
         # Only called for a name not in this module's own __dict__ (the import system's
@@ -104,11 +109,9 @@ def _alias_for(name: str, target: ModuleType) -> AliasModule:
     if isinstance(known, AliasModule) and known.__dict__["_ctxgrad_module"] is target:
         return known
     module = AliasModule(name, target)
-    module.__spec__ = importlib.machinery.ModuleSpec(name, _LOADER, is_package=hasattr(target, "__path__"))
+    module.__spec__ = importlib.machinery.ModuleSpec(name, _LOADER, is_package=True)
     module.__loader__ = _LOADER
-    module.__package__ = name if hasattr(target, "__path__") else name.rpartition(".")[0]
-    if hasattr(target, "__path__"):
-        module.__path__ = []  # a package, so its submodules can be imported; through the finder only
+    module.__package__ = name
     sys.modules[name] = module
     return module
 
@@ -161,7 +164,6 @@ class _TorchAliasFinder(importlib.abc.MetaPathFinder):
             return None
         name = _ctxgrad_name(fullname)
         module = _import_if_exists(name)
-        is_package = module is not None and hasattr(module, "__path__")
         if module is None and "." in fullname:
             parent_name, _, child = name.rpartition(".")
             parent = _import_if_exists(parent_name)
@@ -173,7 +175,7 @@ class _TorchAliasFinder(importlib.abc.MetaPathFinder):
                 f"See {DOCS}.",
                 name=fullname,
             )
-        spec = importlib.machinery.ModuleSpec(fullname, _LOADER, is_package=is_package)
+        spec = importlib.machinery.ModuleSpec(fullname, _LOADER, is_package=True)
         spec.loader_state = module
         return spec
 
@@ -222,13 +224,16 @@ def torch_alias(*, replace_installed: bool = False) -> Iterator[None]:
     imported in the block is forgotten (a library that imported torch there does not keep
     ctxgrad under that name), and a package's attribute for such a submodule is removed.
 
+    >>> import sys
     >>> import ctxgrad
+    >>> before = dict(sys.modules)
     >>> with ctxgrad.torch_alias(replace_installed=True):
+    ...     import torch
     ...     import torch.nn.functional as F
     ...     F.relu(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
-    >>> "torch.nn.functional" in sys.modules and isinstance(sys.modules["torch.nn.functional"], AliasModule)
-    False
+    >>> torch.nn.Linear is ctxgrad.nn.Linear, dict(sys.modules) == before
+    (True, True)
     """
     saved_modules = dict(sys.modules)
     saved_meta_path = list(sys.meta_path)
@@ -271,15 +276,24 @@ def run_script(path: str, args: Sequence[str], *, replace_installed: bool = Fals
         runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
         return _exit_code(exc.code)
-    except BaseException as exc:  # a traceback as Python gives it: from the file's frames on
-        tb = exc.__traceback__
-        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(path):
-            tb = tb.tb_next
-        traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
+    except BaseException as exc:
+        _print_traceback(exc, path)
         return 130 if isinstance(exc, KeyboardInterrupt) else 1
     finally:
         sys.stdout.flush()
     return 0
+
+
+def _print_traceback(exc: BaseException, path: str) -> None:
+    """The traceback Python prints for ``python path``: from the file's first frame on (not
+    runpy's nor this module's), and without the frame of an alias module's ``__getattr__``,
+    which Python's own modules do not have."""
+    tb = exc.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(path):
+        tb = tb.tb_next
+    shown = traceback.TracebackException(type(exc), exc, tb or exc.__traceback__)
+    shown.stack = traceback.StackSummary.from_list([frame for frame in shown.stack if frame.filename != __file__])
+    print("".join(shown.format()), end="", file=sys.stderr)
 
 
 def _exit_code(code: object) -> int:
