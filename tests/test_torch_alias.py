@@ -499,3 +499,42 @@ def test_the_checked_torch_ops_give_torchs_values_and_gradients() -> None:
     assert namespace["torch"] is torch
     for (ours_y, ours_g), (theirs_y, theirs_g) in zip(*results, strict=True):
         assert ours_y == pytest.approx(theirs_y, rel=1e-12) and ours_g == pytest.approx(theirs_g, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- libraries that import torch
+
+_EINOPS_PROGRAM = """\
+import torch
+import torch.nn as nn
+from einops import rearrange, reduce
+from einops.layers.torch import Rearrange, Reduce
+
+x = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
+print(tuple(rearrange(x, "b c d -> b (c d)").shape), reduce(x, "b c d -> c", "max").tolist())
+layer = nn.Linear(12, 2)
+with torch.no_grad():
+    layer.weight.copy_(torch.linspace(-1.0, 1.0, 24).reshape(2, 12))
+    layer.bias.zero_()
+model = nn.Sequential(Rearrange("b c d -> b (c d)"), layer, Reduce("b k -> k", "mean"))
+out = model(x)
+(out * torch.tensor([1.0, 2.0])).sum().backward()
+print(isinstance(model[0], nn.Module), [round(v, 6) for v in out.tolist()])
+print([round(v, 6) for v in x.grad.flatten().tolist()])
+"""
+
+
+@pytest.mark.torch_names("torch.nn.Sequential", "torch.nn.Linear")
+def test_einops_and_its_torch_layers_run_under_the_alias_as_on_torch(tmp_path: Path) -> None:
+    pytest.importorskip("einops")
+    script = tmp_path / "uses_einops.py"
+    script.write_text(_EINOPS_PROGRAM, encoding="utf-8")
+    result = ctxgrad_run("--force-alias", str(script))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "(2, 12) [15.0, 19.0, 23.0]"
+    assert lines[1].startswith("True [")
+    pytest.importorskip("torch")
+    under_torch = python_run(str(script))
+    assert under_torch.returncode == 0, under_torch.stderr
+    for ours, theirs in zip(lines, under_torch.stdout.splitlines(), strict=True):
+        assert numbers(ours) == pytest.approx(numbers(theirs), rel=1e-6)
