@@ -103,8 +103,9 @@ class AliasModule(ModuleType):
 
 
 def _alias_for(name: str, target: ModuleType) -> AliasModule:
-    """The alias module called ``name`` for ``target``: the one imported already, or a new one
-    (registered, so that a later ``import`` of that name gives the same object)."""
+    """The alias module called ``name`` for ``target``: the one imported already, or a new one,
+    registered while the alias is on (so that a later ``import`` of that name gives the same
+    object; after a ``with torch_alias()`` block, ``sys.modules`` is left alone)."""
     known = sys.modules.get(name)
     if isinstance(known, AliasModule) and known.__dict__["_ctxgrad_module"] is target:
         return known
@@ -112,7 +113,8 @@ def _alias_for(name: str, target: ModuleType) -> AliasModule:
     module.__spec__ = importlib.machinery.ModuleSpec(name, _LOADER, is_package=True)
     module.__loader__ = _LOADER
     module.__package__ = name
-    sys.modules[name] = module
+    if _FINDER in sys.meta_path:
+        sys.modules[name] = module
     return module
 
 
