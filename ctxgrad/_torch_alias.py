@@ -260,7 +260,8 @@ def run_script(path: str, args: Sequence[str], *, replace_installed: bool = Fals
     return its exit code (a traceback printed as Python prints it gives 1).
 
     ``sys.argv`` is ``[path, *args]``, the file's folder is ``sys.path[0]`` and it runs as
-    ``__main__``.
+    ``__main__``.  This is the process's program: the alias stays installed, and ``sys.argv``
+    and ``sys.path`` stay as the program left them.
     """
     import runpy
 
