@@ -116,7 +116,9 @@ def test_sys_modules_and_meta_path_are_as_found_after_the_block(
         assert torch.my_setting == 3
     assert dict(sys.modules) == before
     assert sys.meta_path == meta_path
-    assert "uses_torch_lib" not in sys.modules and "torch.nn.functional" not in sys.modules
+    assert "uses_torch_lib" not in sys.modules
+    # (a real torch imported before the block, by another test, is there again as it was)
+    assert sys.modules.get("torch.nn.functional") is before.get("torch.nn.functional")
     assert torch.linalg.norm is ctxgrad.linalg.norm  # a submodule first reached after the block
     assert dict(sys.modules) == before  # is not registered then
     assert not hasattr(ctxgrad, "my_setting")
