@@ -167,7 +167,6 @@ def test_save_and_load_round_trip_as_in_torch(torch: Any) -> None:
             loaded["step"],
             loaded["lr"],
             loaded["t"],
-            loaded["t"].is_contiguous(),
         )
 
     check(run, torch)
