@@ -114,6 +114,7 @@ class Coverage:
     keyword_present: dict[str, bool] = field(default_factory=dict)
     keyword_tested_by: dict[str, list[str]] = field(default_factory=dict)
     keyword_source: str = ""
+    named: list[KeywordUsage] = field(default_factory=list)
 
     @property
     def in_scope(self) -> list[Usage]:
@@ -140,6 +141,9 @@ class Coverage:
     def uncovered(self) -> list[Usage]:
         """The in-scope names not present and tested, most used first."""
         return sorted((u for u in self.in_scope if not self.covered(u.name)), key=lambda u: (-u.repos, u.name))
+
+    def accepted(self, form: str) -> bool:
+        return self.keyword_present[form]
 
     def keyword_percent(self, tested: bool) -> float:
         total = sum(k.repos for k in self.keywords) or 1
@@ -263,11 +267,50 @@ def presence(usages: Iterable[Usage]) -> dict[str, bool]:
     return found
 
 
+#: The keyword forms the issue names, on the names real code calls with them; the corpus counts
+#: of these pairs are not in torch-usage.md's table (only in the scanner's full output), so they
+#: are reported apart, unweighted: which of them ctxgrad accepts and which a test compares.
+NAMED_KEYWORD_FORMS: dict[str, tuple[str, ...]] = {
+    "size": ("torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty", "torch.full", "torch.randint",
+             "torch.normal"),
+    "dtype": ("torch.randn", "torch.rand", "torch.linspace", "torch.zeros_like", "torch.ones_like", "torch.randint",
+              "torch.as_tensor", "torch.full_like", "Tensor.sum", "torch.nn.functional.softmax"),
+    "device": ("torch.linspace", "torch.zeros_like", "torch.randperm", "torch.as_tensor", "torch.empty_like",
+               "torch.nn.Linear", "torch.ones_like", "torch.randn_like"),
+    "out": ("torch.cat", "torch.stack", "torch.matmul", "torch.add", "torch.mul", "torch.mm", "torch.bmm",
+            "torch.clamp", "torch.arange", "torch.zeros", "torch.sum", "torch.max"),
+    "inplace": ("torch.nn.LeakyReLU", "torch.nn.ELU", "torch.nn.Dropout", "torch.nn.SiLU", "torch.nn.Hardswish",
+                "torch.nn.ReLU6", "torch.nn.functional.relu", "torch.nn.functional.dropout",
+                "torch.nn.functional.leaky_relu", "torch.nn.functional.elu", "torch.nn.functional.silu"),
+    "dim": ("torch.max", "Tensor.amax", "torch.norm", "Tensor.std", "torch.logsumexp", "Tensor.any", "Tensor.all",
+            "torch.argmax", "Tensor.min", "torch.nn.functional.normalize", "torch.nn.functional.cosine_similarity",
+            "torch.cumsum", "torch.squeeze", "Tensor.unsqueeze"),
+    "keepdim": ("Tensor.max", "Tensor.var", "torch.argmax", "torch.norm", "torch.logsumexp", "Tensor.amax",
+                "Tensor.std", "torch.mean", "torch.sum"),
+    "generator": ("torch.randn", "torch.rand", "torch.randint", "torch.randperm", "torch.multinomial", "torch.normal",
+                  "torch.bernoulli", "Tensor.normal_", "Tensor.uniform_", "torch.utils.data.DataLoader",
+                  "torch.utils.data.random_split", "torch.utils.data.RandomSampler", "torch.nn.init.normal_"),
+    "memory_format": ("Tensor.contiguous", "Tensor.to", "torch.empty_like", "torch.zeros_like", "Tensor.clone",
+                      "torch.empty"),
+    "requires_grad": ("torch.tensor", "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty",
+                      "torch.full", "torch.arange", "torch.linspace", "torch.eye", "torch.zeros_like",
+                      "torch.ones_like"),
+    "pin_memory": ("torch.utils.data.DataLoader", "torch.empty", "torch.zeros", "torch.tensor", "torch.ones",
+                   "torch.randn"),
+}  # fmt: skip
+
+
+def named_forms() -> list[KeywordUsage]:
+    """:data:`NAMED_KEYWORD_FORMS` as pairs (no counts: 0 occurrences, 1 repository each)."""
+    return [KeywordUsage(name, keyword, 0, 1) for keyword, names in NAMED_KEYWORD_FORMS.items() for name in names]
+
+
 #: A trial call for the callables whose signature takes ``**kwargs``, so that the signature
 #: cannot say which keywords they accept.
 KEYWORD_TRIALS: dict[str, Any] = {
     "Tensor.to(dtype=)": lambda m: m.ones(2).to(dtype=m.float64),
     "Tensor.to(device=)": lambda m: m.ones(2).to(device="cpu"),
+    "Tensor.to(memory_format=)": lambda m: m.ones(2).to(memory_format=m.contiguous_format),
 }
 
 
@@ -292,14 +335,14 @@ def takes_keyword(name: str, keyword: str) -> bool:
         parameters = inspect.signature(obj).parameters
     except (TypeError, ValueError):
         return False
-    if keyword in parameters:
-        return True
+    if keyword in parameters:  # (``*size`` is not the keyword ``size=``)
+        return parameters[keyword].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     trial = KEYWORD_TRIALS.get(f"{name}({keyword}=)")
     if trial is None or not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         return False
     try:
         trial(_ctxgrad())
-    except TypeError:
+    except (TypeError, AttributeError):  # (refused, or the value passed, ``contiguous_format``, missing)
         return False
     return True
 
@@ -474,14 +517,16 @@ def measure(reference: Path = REFERENCE, tests: Path = TESTS) -> Coverage:
         for name, where in source.items():
             tested.setdefault(name, []).extend(where)
     keywords, keyword_source = read_keywords(reference)
+    named = [k for k in named_forms() if k.form not in {c.form for c in keywords}]
     return Coverage(
         usages,
         present,
         tested,
         keywords,
-        {k.form: takes_keyword(k.name, k.keyword) for k in keywords},
-        {k.form: marked[k.form] for k in keywords if k.form in marked},
+        {k.form: takes_keyword(k.name, k.keyword) for k in keywords + named},
+        {k.form: marked[k.form] for k in keywords + named if k.form in marked},
         keyword_source,
+        named,
     )
 
 
@@ -509,6 +554,18 @@ def report(cov: Coverage) -> str:
             lines.append("  refused: " + ", ".join(f"{k.form} ({k.repos})" for k in refused))
         if untested:
             lines.append("  not tested: " + ", ".join(f"{k.form} ({k.repos})" for k in untested))
+    if cov.named:
+        refused = [k.form for k in cov.named if not cov.keyword_present[k.form]]
+        untested = [k.form for k in cov.named if cov.keyword_present[k.form] and not cov.keyword_tested_by.get(k.form)]
+        lines += [
+            f"keyword forms the issue names ({len(cov.named)} more pairs, unweighted):",
+            f"  accepted by ctxgrad:          {len(cov.named) - len(refused):4d} pairs",
+            f"  accepted and tested vs torch: {len(cov.named) - len(refused) - len(untested):4d} pairs",
+        ]
+        if refused:
+            lines.append("  refused: " + ", ".join(refused))
+        if untested:
+            lines.append("  not tested: " + ", ".join(untested))
     uncovered = cov.uncovered()
     lines.append(f"\nnot covered ({len(uncovered)}; repos, - missing / ? untested):")
     lines += [f"  {'-' if not cov.present[u.name] else '?'} {u.name} ({u.repos})" for u in uncovered]
@@ -533,6 +590,15 @@ def as_json(cov: Coverage) -> dict[str, Any]:
                 "tested_by": cov.keyword_tested_by.get(k.form, []),
             }
             for k in cov.keywords
+        ],
+        "named_keywords": [
+            {
+                "name": k.name,
+                "keyword": k.keyword,
+                "accepted": cov.keyword_present[k.form],
+                "tested_by": cov.keyword_tested_by.get(k.form, []),
+            }
+            for k in cov.named
         ],
         "names": [
             {
