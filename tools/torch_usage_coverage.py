@@ -423,6 +423,7 @@ def marker_names(tests: Path) -> tuple[dict[str, list[str]], dict[str, list[str]
 def _case_calls(fn: ast.Lambda) -> tuple[set[str], set[str]]:
     """``(torch paths, Tensor methods)`` a case's ``lambda m, ...:`` calls."""
     module = fn.args.args[0].arg if fn.args.args else None
+    tensors = {a.arg for a in fn.args.args[1:]}
     paths: set[str] = set()
     methods: set[str] = set()
     for node in ast.walk(fn.body):
@@ -435,8 +436,8 @@ def _case_calls(fn: ast.Lambda) -> tuple[set[str], set[str]]:
             receiver = receiver.value
         if isinstance(receiver, ast.Name) and receiver.id == module:
             paths.add(".".join(chain))
-        else:
-            methods.add(node.func.attr)
+        elif not isinstance(receiver, ast.Name) or receiver.id in tensors:
+            methods.add(node.func.attr)  # (not ``np.sum(...)``: a name other than an input is no tensor)
     return paths, methods
 
 
