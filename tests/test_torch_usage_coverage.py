@@ -36,7 +36,7 @@ def coverage() -> Any:
 
 @needs_tsv
 def test_the_coverage_of_the_used_names_does_not_fall(coverage: Any) -> None:
-    assert len(coverage.in_scope) == 808
+    assert len(coverage.in_scope) > 800
     assert coverage.covered_percent >= COVERED_PERCENT_AT_LEAST, usage.report(coverage)
     assert coverage.covered_percent <= coverage.present_percent
 
@@ -72,7 +72,7 @@ def test_the_report_lists_the_counts_and_the_uncovered_names(coverage: Any) -> N
     if first is not None:
         assert f" {first.name} ({first.repos})" in text
     data = usage.as_json(coverage)
-    assert data["in_scope"] == 808 and len(data["names"]) == 808
+    assert data["in_scope"] == len(data["names"]) == len(coverage.in_scope)
     assert abs(data["covered_weighted_percent"] - coverage.covered_percent) < 1e-3
 
 

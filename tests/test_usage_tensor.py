@@ -178,12 +178,9 @@ def test_backward_grad_and_hooks_match_torch(torch: Any) -> None:
 def test_cuda_without_a_gpu_fails_as_torch_on_the_cpu_build(torch: Any) -> None:
     if torch.cuda.is_available():
         pytest.skip("torch has a GPU here")
-    kinds = []
-    for m in (ctxgrad, torch):
-        with pytest.raises(Exception) as info:
+    for m in (ctxgrad, torch):  # (torch's message: "Torch not compiled with CUDA enabled")
+        with pytest.raises(AssertionError, match="CUDA"):
             m.zeros(2).cuda()
-        kinds.append(type(info.value).__name__)
-    assert kinds[0] == kinds[1]
 
 
 NEW = [
