@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _support import assert_matches_torch, raised
 from _usage import check, grads, random_like_torch, torch_names, values
 
 import ctxgrad
+from ctxgrad.autograd.errors import ReshapeSizeError
 
 M = [[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]]
 
@@ -373,3 +375,34 @@ def test_decompositions_match_torch(torch: Any) -> None:
     check(lambda m: grads(m, lambda x: m.stack(m.slogdet(x)), a), torch)
     check(lambda m: grads(m, lambda x: x.cholesky(), a), torch)
     check(lambda m: m.lu_unpack(*m.linalg.lu_factor(m.tensor(a, dtype=m.float64))), torch)
+
+
+@torch_names("torch.tensor")
+@pytest.mark.parametrize("data", [[[1, 2], [3]], [[1.0, 2.0], 3.0], [[[1], [2]], [[3]]], [[1], [2, 3]]])
+def test_ragged_data_fails_as_torch(torch: Any, data: Any) -> None:
+    assert_matches_torch(raised(lambda: ctxgrad.tensor(data), ctxgrad), raised(lambda: torch.tensor(data), torch))
+
+
+@torch_names("torch.cat", "Tensor.view", "Tensor.item", "torch.nn.Linear", "torch.stack", "torch.matmul")
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: m.cat([m.zeros(2, 3), m.zeros(2, 4)]),
+        lambda m: m.zeros(2, 3).view(4),
+        lambda m: m.zeros(2).item(),
+        lambda m: m.nn.Linear(3, 2)(m.zeros(1, 4)),
+        lambda m: m.stack([m.zeros(2), m.zeros(3)]),
+        lambda m: m.matmul(m.zeros(2, 3), m.zeros(2, 3)),
+        lambda m: m.zeros(2, requires_grad=True).mul(2).backward(),
+        lambda m: m.zeros(2).unsqueeze(3),
+        lambda m: m.zeros(2, 3).sum(3),
+        lambda m: m.tensor([1, 2]).requires_grad_(),
+    ],
+)
+def test_common_mistakes_fail_as_torch(torch: Any, fn: Any) -> None:
+    """torch's exception type and message (ctxgrad's may add a detail after it)."""
+    ours, theirs = raised(lambda: fn(ctxgrad), ctxgrad), raised(lambda: fn(torch), torch)
+    if ours[0] == "ReshapeSizeError":  # ctxgrad's RuntimeError for a size that does not fit
+        assert issubclass(ReshapeSizeError, RuntimeError)
+        ours = ("RuntimeError", ours[1])
+    assert_matches_torch(ours, theirs)
