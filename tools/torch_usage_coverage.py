@@ -356,9 +356,9 @@ def _test_files(tests: Path) -> Iterator[Path]:
 
 
 def uses_torch(tree: ast.Module, source: str) -> bool:
-    """The file runs torch: ``importorskip("torch")``, ``import torch``, or a test taking the
-    ``torch`` fixture."""
-    if re.search(r"importorskip\(\s*[\"']torch[\"']", source):
+    """The file runs torch: ``importorskip("torch")`` (or tests/_support.py's ``import_torch()``),
+    ``import torch``, or a test taking the ``torch`` fixture."""
+    if re.search(r"importorskip\(\s*[\"']torch[\"']|\bimport_torch\(\)", source):  # (_support.import_torch)
         return True
     for node in ast.walk(tree):
         if isinstance(node, ast.Import) and any(a.name == "torch" or a.name.startswith("torch.") for a in node.names):
