@@ -47,20 +47,46 @@ def test_the_coverage_of_the_keyword_forms_does_not_fall(coverage: Any) -> None:
     assert coverage.keyword_percent(tested=True) >= KEYWORDS_COVERED_PERCENT_AT_LEAST, usage.report(coverage)
 
 
+def _on_torch(torch: Any, name: str) -> bool:
+    """``name`` resolves on torch, spelled as the TSV spells names (``Tensor.x`` for a Tensor
+    attribute, ``torch.nn.Module.x`` for a Module's)."""
+    if name.startswith("Tensor."):
+        name = "torch." + name
+    obj: Any = torch
+    parts = name.split(".")
+    for i, part in enumerate(parts[1:], start=2):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                return False
+    return True
+
+
 @needs_tsv
-def test_every_marked_name_is_a_name_of_the_tsv() -> None:
+def test_every_marked_name_is_spelled_as_the_tsv_spells_names() -> None:
     """A misspelt marker would count nothing: each name a ``torch_names`` marker gives is a row of
-    the TSV (in scope or out), or a keyword form ``NAME(KEYWORD=)`` of such a row."""
+    the TSV (in scope or out) or a keyword form ``NAME(KEYWORD=)`` of one, or else (with torch
+    installed) a name of torch that the TSV leaves out, spelled as the TSV spells names:
+    ``Tensor.pow``, never ``torch.Tensor.pow``."""
     names = {u.name for u in usage.read_usage(TSV)}
     counted, ignored = usage.marker_names(ROOT / "tests")
     assert counted, "no torch_names markers found"
-    unknown = {}
+    assert not ignored, f"torch_names markers in files that do not run torch (they count nothing): {ignored}"
+    outside = {}
     for name, where in counted.items():
         form = usage.KEYWORD_FORM.match(name)
         if (form["name"] if form else name) not in names:
-            unknown[name] = where
-    assert not unknown, f"torch_names markers naming no row of torch-usage.tsv: {unknown}"
-    assert not ignored, f"torch_names markers in files that do not run torch (they count nothing): {ignored}"
+            outside[name] = where
+    misspelt = {name: where for name, where in outside.items() if name.startswith("torch.Tensor.")}
+    assert not misspelt, f"torch_names markers spelling a Tensor name as torch.Tensor.x (the TSV: Tensor.x): {misspelt}"
+    if outside and importlib.util.find_spec("torch") is not None:
+        import torch
+
+        unknown = {name: where for name, where in outside.items() if not _on_torch(torch, name)}
+        assert not unknown, f"torch_names markers naming nothing of torch: {unknown}"
 
 
 @needs_tsv
