@@ -20,8 +20,8 @@ _spec.loader.exec_module(usage)
 #: The share today, weighted by repositories, of the in-scope names that ctxgrad has and a test
 #: compares with torch; raise it as names are covered, never lower it.
 COVERED_PERCENT_AT_LEAST = 96.9
-#: The same for the most used keyword forms (torch-usage.md's table).
-KEYWORDS_COVERED_PERCENT_AT_LEAST = 99.5
+#: The same for the keyword forms used in at least KEYWORD_MIN_REPOS repositories.
+KEYWORDS_COVERED_PERCENT_AT_LEAST = 99.1
 
 TSV = usage.REFERENCE / "torch-usage.tsv"
 needs_tsv = pytest.mark.skipif(
@@ -43,7 +43,7 @@ def test_the_coverage_of_the_used_names_does_not_fall(coverage: Any) -> None:
 
 @needs_tsv
 def test_the_coverage_of_the_keyword_forms_does_not_fall(coverage: Any) -> None:
-    assert len(coverage.keywords) >= 60
+    assert len(coverage.keywords) >= 60  # (the table of torch-usage.md has 60)
     assert coverage.keyword_percent(tested=True) >= KEYWORDS_COVERED_PERCENT_AT_LEAST, usage.report(coverage)
 
 

@@ -30,11 +30,16 @@ name is weighted by ``repos``, the number of repositories that use it, and is
   A name that only exists counts as present, not as tested; the signature comparison of
   tests/test_surface_signatures.py compares no value, so it does not count.
 
-**Keyword forms.** The most used ``(name, keyword)`` pairs (``torch-usage-kw.tsv`` when it is
-beside the TSV, ``torch_usage_scan.py --kw-out`` writes it from the corpus; else the table of
-the top pairs in ``torch-usage.md``) are present when ctxgrad's callable takes the keyword
-(a parameter of that name in its signature), and tested when a ``torch_names`` marker names the
-pair as ``"torch.zeros(device=)"``.
+**Keyword forms.** The ``(name, keyword)`` pairs of in-scope names used in at least
+:data:`KEYWORD_MIN_REPOS` repositories, from the scanner's keyword table
+(``torch_usage_scan.py ROOT --kw-out``: ``torch-usage-kw.tsv`` beside the TSV when there is one,
+else the copy kept beside this script; without either, the table of the 60 most used pairs in
+``torch-usage.md``), weighted by repositories like the names.  A pair is present when ctxgrad's
+callable takes the keyword (a parameter of that name that is not ``*args``; for a callable taking
+``**kwargs``, a trial call of :data:`KEYWORD_TRIALS`), and tested when a ``torch_names`` marker
+names it as ``"torch.zeros(device=)"``.  The forms issue 26 names (``size=``, ``out=``,
+``generator=``, ``memory_format=``, ``pin_memory=``, ...) on the most used names are reported
+apart, unweighted (:data:`NAMED_KEYWORD_FORMS`).
 
 Run ``python tools/torch_usage_coverage.py`` for the summary and the uncovered names, most
 used first; ``--missing`` lists only the names that are not present; ``--json`` prints
@@ -70,6 +75,13 @@ def find_reference(start: Path = ROOT) -> Path:
 
 REFERENCE = find_reference()
 TESTS = ROOT / "tests"
+KEYWORD_FILE = "torch-usage-kw.tsv"
+#: The scanner's keyword table for the corpus of torch-usage.md (``torch_usage_scan.py ROOT
+#: --kw-out``, ROOT holding the 40 repositories at the listed commits; the names TSV written by
+#: the same run equals the shared one), kept here since the shared folder has only the names.
+KEPT_KEYWORDS = Path(__file__).resolve().parent / KEYWORD_FILE
+#: The keyword pairs measured: those used in at least this many repositories.
+KEYWORD_MIN_REPOS = 4
 
 #: A marker's name of a keyword form: ``torch.zeros(device=)``.
 KEYWORD_FORM = re.compile(r"^(?P<name>[\w.]+)\((?P<keyword>\w+)=\)$")
@@ -170,8 +182,8 @@ def read_usage(path: Path) -> list[Usage]:
 def read_keywords(reference: Path) -> tuple[list[KeywordUsage], str]:
     """The ``(name, keyword)`` pairs: the scanner's full table when it is there, else the table
     of the most used pairs in torch-usage.md; and which of the two was read."""
-    full = reference / "torch-usage-kw.tsv"
-    if full.is_file():
+    full = next((p for p in (reference / KEYWORD_FILE, KEPT_KEYWORDS) if p.is_file()), None)
+    if full is not None:
         with full.open(encoding="utf-8", newline="") as f:
             rows = list(csv.reader(f, delimiter="\t"))
         header = rows[0]
@@ -181,7 +193,8 @@ def read_keywords(reference: Path) -> tuple[list[KeywordUsage], str]:
             KeywordUsage(r[at["name"]], r[header.index(key)], int(r[at["occurrences"]]), int(r[at["repos"]]))
             for r in rows[1:]
         ]
-        return sorted(found, key=lambda k: (-k.repos, -k.occurrences))[:200], full.name
+        chosen = [k for k in found if k.repos >= KEYWORD_MIN_REPOS]
+        return sorted(chosen, key=lambda k: (-k.repos, -k.occurrences)), full.name
     found = []
     for line in (reference / "torch-usage.md").read_text(encoding="utf-8").splitlines():
         match = _KEYWORD_ROW.match(line.strip())
@@ -268,9 +281,9 @@ def presence(usages: Iterable[Usage]) -> dict[str, bool]:
     return found
 
 
-#: The keyword forms issue 26 names, on the names real code calls with them; the corpus counts
-#: of these pairs are not in torch-usage.md's table (only in the scanner's full output), so they
-#: are reported apart, unweighted: which of them ctxgrad accepts and which a test compares.
+#: The keyword forms issue 26 names, on the most used names that take them in torch: beyond the
+#: measured pairs (most are used in fewer than KEYWORD_MIN_REPOS repositories), reported apart and
+#: unweighted: which of them ctxgrad accepts and which a test compares with torch.
 NAMED_KEYWORD_FORMS: dict[str, tuple[str, ...]] = {
     "size": ("torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty", "torch.full", "torch.randint",
              "torch.normal"),
@@ -312,6 +325,8 @@ KEYWORD_TRIALS: dict[str, Any] = {
     "Tensor.to(dtype=)": lambda m: m.ones(2).to(dtype=m.float64),
     "Tensor.to(device=)": lambda m: m.ones(2).to(device="cpu"),
     "Tensor.to(memory_format=)": lambda m: m.ones(2).to(memory_format=m.contiguous_format),
+    "Tensor.to(non_blocking=)": lambda m: m.ones(2).to("cpu", non_blocking=True),
+    "Tensor.to(copy=)": lambda m: m.ones(2).to(m.float64, copy=True),
 }
 
 
@@ -520,6 +535,7 @@ def measure(reference: Path = REFERENCE, tests: Path = TESTS) -> Coverage:
         for name, where in source.items():
             tested.setdefault(name, []).extend(where)
     keywords, keyword_source = read_keywords(reference)
+    keywords = [k for k in keywords if k.name in present]  # (the in-scope names only)
     named = [k for k in named_forms() if k.form not in {c.form for c in keywords}]
     return Coverage(
         usages,
