@@ -154,9 +154,6 @@ class Coverage:
         """The in-scope names not present and tested, most used first."""
         return sorted((u for u in self.in_scope if not self.covered(u.name)), key=lambda u: (-u.repos, u.name))
 
-    def accepted(self, form: str) -> bool:
-        return self.keyword_present[form]
-
     def keyword_percent(self, tested: bool) -> float:
         total = sum(k.repos for k in self.keywords) or 1
         ok = sum(
