@@ -325,6 +325,11 @@ from ctxgrad import viz  # noqa: E402
 
 __all__ += ["viz"]
 
+# the torch alias: `import torch` gives ctxgrad, to run a torch program unchanged (`ctxgrad run`)
+from ctxgrad._torch_alias import TorchInstalledError, install_torch_alias, torch_alias  # noqa: E402
+
+__all__ += ["TorchInstalledError", "install_torch_alias", "torch_alias"]
+
 # define-then-run: trace a function once, replay it (on a tensor, torch's trace: its diagonal's sum)
 from ctxgrad.trace import trace  # noqa: E402
 

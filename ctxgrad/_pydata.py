@@ -40,12 +40,42 @@ def numbers_array(data: Any, dt: np.dtype[Any] | None) -> np.ndarray[Any, Any]:
     try:
         arr = np.array(data, dtype=dt)
     except (ValueError, OverflowError) as error:
+        _check_ragged(data)
         if dt is None or dt.kind not in "iu":
             raise
         return _integers(data, dt, error)
     if dt is None and (arr.dtype.kind in "uO" or (arr.dtype.kind == "f" and arr.size and np.abs(arr).max() >= 2.0**63)):
         return _past_int64(data, arr)  # NumPy makes [1, 2**63] float64
     return arr
+
+
+def _check_ragged(data: Any) -> None:
+    """torch's error for nested lists that are not rectangular: the shape is read along the first
+    items (``data[0][0]...``), then every list is checked against it in order.
+
+    >>> _check_ragged([[1, 2], [3]])
+    Traceback (most recent call last):
+    ValueError: expected sequence of length 2 at dim 1 (got 1)
+    """
+    shape: list[int] = []
+    first = data
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        if not first:
+            break
+        first = first[0]
+
+    def check(value: Any, dim: int) -> None:
+        if dim == len(shape):
+            return
+        if not isinstance(value, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(value) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(value)})")
+        for item in value:
+            check(item, dim + 1)
+
+    check(data, 0)
 
 
 def _past_int64(data: Any, arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -1,4 +1,6 @@
-"""The command line: ``ctxgrad check``, then paths and options (or ``python -m ctxgrad check``).
+"""The command line: ``ctxgrad check``, then paths and options (or ``python -m ctxgrad check``);
+``ctxgrad run script.py [args...]`` runs a program written for torch on ctxgrad (see
+:func:`ctxgrad._torch_alias.run_script`).
 
 Run: ``ctxgrad check PATH[::Name] ... [options]``.
 
@@ -18,6 +20,8 @@ describes (one ``shape,dtype`` item per argument; they replace any example input
 
 The file (or the module's file) is run from its source text, as a fresh module, each time:
 no bytecode cache is read or written, so a check right after an edit runs the edited code.
+It is run under the ``torch`` alias, so a file written for torch (``import torch``,
+``class F(torch.autograd.Function)``) is checked as written.
 
 Exit codes: 0 when every Function passes (hints allowed), 1 when some check fails, 2 when
 the command cannot run (no such file, a file that does not import, no Function in it); with
@@ -41,6 +45,7 @@ from typing import Any
 
 from ctxgrad import __version__
 from ctxgrad._check_inputs import inputs_from_spec
+from ctxgrad._torch_alias import run_script, torch_alias
 from ctxgrad.autograd.function import Function
 from ctxgrad.checks import CheckReport, check_function
 
@@ -95,6 +100,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--seed", type=int, default=0, help="seed of the random grad_outputs (default: 0)")
     check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
+    commands.add_parser(
+        "run",
+        parents=[_run_parser(add_help=False)],
+        help="run a program written for torch on ctxgrad, with no edited line",
+        description=_run_parser().description,
+    )
+    return parser
+
+
+def _run_parser(add_help: bool = True) -> argparse.ArgumentParser:
+    """``run``'s own parser: everything after the script is the script's (``--lr 0.1``)."""
+    parser = argparse.ArgumentParser(
+        prog=f"{_prog()} run",
+        add_help=add_help,
+        description="Run a Python file as `python script.py args...` does, with `import torch` (functorch, torchviz) "
+        "giving ctxgrad. Refused where a real torch is installed, unless --force-alias.",
+    )
+    parser.add_argument(
+        "--force-alias", action="store_true", help="use the alias even where a real torch is installed (hiding it)"
+    )
+    parser.add_argument("script", help="the Python file to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments (its sys.argv[1:])")
     return parser
 
 
@@ -263,7 +290,9 @@ def _check_one(target: str, args: argparse.Namespace, many: bool) -> tuple[list[
     (None for a file of a directory or glob that defines no Function)."""
     path, _, name = target.partition("::")
     with _checking_from(path):
-        module = _import_target(path)
+        with torch_alias(replace_installed=True):  # a file written for torch is checked as written
+            module = _import_target(path)
+        sys.modules[module.__name__] = module  # (forgotten with the alias; _checking_from removes it)
         try:
             functions = _functions_in(module, path, name or None)
         except _UsageError:
@@ -302,6 +331,10 @@ def _progress(k: int, n: int, target: str, reports: list[CheckReport], error: st
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:
+        run = _run_parser().parse_args(argv[1:])
+        return run_script(run.script, run.args, replace_installed=run.force_alias)
     args = _parser().parse_args(argv)
     targets: list[str] = args.targets
     try:

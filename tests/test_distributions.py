@@ -61,6 +61,23 @@ def _tril(n: int, *batch: int) -> np.ndarray[Any, Any]:
 
 Make = Callable[[Any, list[Any]], Any]
 
+#: The torch names the tests of the families check (tools/torch_usage_coverage.py counts them).
+FAMILIES = (
+    "torch.distributions",
+    "torch.distributions.Distribution",
+    "torch.distributions.Normal",
+    "torch.distributions.Categorical",
+    "torch.distributions.MultivariateNormal",
+    "torch.distributions.Uniform",
+    "torch.distributions.Beta",
+    "torch.distributions.Bernoulli",
+    "torch.distributions.Independent",
+    "torch.distributions.Gamma",
+    "torch.distributions.Laplace",
+    "torch.distributions.Exponential",
+    "torch.distributions.OneHotCategorical",
+)
+
 
 def _relaxed(m: Any, name: str) -> Any:
     """The base distribution ``name`` of a relaxed family, from where each library keeps it."""
@@ -136,6 +153,7 @@ def _evaluate(dist: Any, name: str, value: Any) -> Any:
     return getattr(dist, name)
 
 
+@pytest.mark.torch_names(*FAMILIES)
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_values_and_gradients_match_torch(case: Any) -> None:
     _, make, params, value, names = case
@@ -162,6 +180,7 @@ def test_values_and_gradients_match_torch(case: Any) -> None:
             np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-10, err_msg=f"{name}: grad of param {i}")
 
 
+@pytest.mark.torch_names(*FAMILIES)
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_shapes_and_flags_match_torch(case: Any) -> None:
     _, make, params, _, _ = case
@@ -184,6 +203,21 @@ def test_shapes_and_flags_match_torch(case: Any) -> None:
     assert tuple(expanded.sample().shape) == tuple(texpanded.sample().shape)
 
 
+@pytest.mark.torch_names(
+    "torch.distributions.constraints",
+    "torch.distributions.constraints.Constraint",
+    "torch.distributions.constraints.positive",
+    "torch.distributions.constraints.real",
+    "torch.distributions.constraints.real_vector",
+    "torch.distributions.constraints.interval",
+    "torch.distributions.constraints.independent",
+    "torch.distributions.constraints.lower_cholesky",
+    "torch.distributions.constraints.positive_definite",
+    "torch.distributions.constraints.simplex",
+    "torch.distributions.constraints.unit_interval",
+    "torch.distributions.constraints.greater_than",
+    "torch.distributions.constraints.less_than",
+)
 def test_repr_and_constraints_match_torch() -> None:
     assert repr(cd.Normal(0.0, 1.0)) == repr(td.Normal(0.0, 1.0))
     assert repr(cd.Bernoulli(0.25)) == repr(td.Bernoulli(0.25))
@@ -201,6 +235,11 @@ def test_repr_and_constraints_match_torch() -> None:
     assert repr(cd.Categorical(ctxgrad.ones(3)).support) == repr(td.Categorical(torch.ones(3)).support)
 
 
+@pytest.mark.torch_names(
+    "torch.distributions.constraints.positive",
+    "torch.distributions.constraints.unit_interval",
+    "torch.distributions.constraints.real",
+)
 @pytest.mark.parametrize(
     ("name", "values"),
     [
@@ -217,6 +256,11 @@ def test_constraint_checks_match_torch(name: str, values: list[float]) -> None:
     assert got == getattr(td.constraints, name).check(torch.tensor(values)).tolist()
 
 
+@pytest.mark.torch_names(
+    "torch.distributions.constraints.positive_definite",
+    "torch.distributions.constraints.lower_cholesky",
+    "torch.distributions.constraints.simplex",
+)
 def test_matrix_constraints_match_torch() -> None:
     mats = np.stack([_spd(3), -_spd(3), _tril(3), np.array([[1.0, 2, 0], [0, 1, 0], [0, 0, 1]])])
     corr = np.linalg.cholesky(np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.1], [0.2, 0.1, 1.0]]))
@@ -243,6 +287,7 @@ def _error(fn: Callable[[Any], Any], module: Any, tensor: Callable[..., Any]) ->
     return info.type, str(info.value)
 
 
+@pytest.mark.torch_names(*FAMILIES)
 @pytest.mark.parametrize(
     "misuse",
     [
@@ -321,6 +366,9 @@ KL_PAIRS: list[tuple[str, Make, list[np.ndarray[Any, Any]], list[np.ndarray[Any,
 ]  # fmt: skip
 
 
+@pytest.mark.torch_names(
+    "torch.distributions.kl_divergence", "torch.distributions.kl", "torch.distributions.kl.kl_divergence"
+)
 @pytest.mark.parametrize("pair", KL_PAIRS, ids=[c[0] for c in KL_PAIRS])
 def test_kl_divergence_matches_torch(pair: Any) -> None:
     _, make, p_params, q_params = pair
@@ -561,7 +609,29 @@ def test_a_subclass_with_its_own_init_must_define_expand_as_in_torch() -> None:
     assert d.log_prob(ctxgrad.tensor([1.0, 2.0])).tolist() == pytest.approx([-0.9189385, -0.9189385])
 
 
+@pytest.mark.torch_names("torch.distributions.utils.lazy_property", "torch.distributions.utils")
 def test_a_lazy_property_first_computed_under_no_grad_keeps_its_graph() -> None:
+    def check_lazy_property(m: Any, lib: Any) -> None:  # a custom distribution's lazy_property, as torch's
+        calls = []
+
+        class Scaled:
+            def __init__(self, x: Any) -> None:
+                self.x = x
+
+            @m.utils.lazy_property
+            def doubled(self) -> Any:
+                calls.append(1)
+                return self.x * 2
+
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        d = Scaled(x)
+        with lib.no_grad():
+            first = d.doubled
+        assert first.requires_grad and d.doubled is first and calls == [1]
+        assert isinstance(Scaled.doubled, m.utils.lazy_property)
+
+    check_lazy_property(cd, ctxgrad)
+    check_lazy_property(td, torch)
     logits = ctxgrad.tensor([0.3, -1.2], requires_grad=True)
     d = cd.Bernoulli(logits=logits)
     with ctxgrad.no_grad():
@@ -633,3 +703,49 @@ def test_the_gamma_draw_under_vmap_follows_torchs_randomness_modes(randomness: s
         ctxgrad.manual_seed(3)
         direct = StandardGamma.apply(a)
         assert np.array_equal(batched.detach().numpy(), direct.detach().numpy())
+
+
+@pytest.mark.torch_names("torch.distributions.constraints.dependent_property")
+def test_a_dependent_property_is_a_placeholder_constraint_as_torchs() -> None:
+    def outcome(m: Any) -> tuple[Any, ...]:
+        class Counts(m.Distribution):
+            @m.constraints.dependent_property(is_discrete=True, event_dim=0)
+            def support(self) -> Any:
+                return m.constraints.integer_interval(0, 3)
+
+        placeholder = Counts.support
+        with pytest.raises(ValueError) as info:
+            placeholder.check(1)
+        return (
+            placeholder.is_discrete,
+            placeholder.event_dim,
+            m.constraints.is_dependent(placeholder),
+            repr(placeholder),
+            repr(Counts(validate_args=False).support),
+            str(info.value),
+        )
+
+    outcomes = [outcome(cd), outcome(td)]
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.torch_names("torch.distributions.kl.register_kl", "torch.distributions.kl.kl_divergence")
+def test_a_registered_kl_is_used_for_subclasses_as_in_torch() -> None:
+    results = []
+    for m, lib in ((cd, ctxgrad), (td, torch)):
+
+        class Shifted(m.Normal):
+            pass
+
+        @m.kl.register_kl(Shifted, m.Normal)
+        def _kl_shifted(p: Any, q: Any) -> Any:
+            return (p.loc - q.loc).abs()
+
+        loc = lib.tensor([0.5, -2.0], requires_grad=True)
+        kl = m.kl.kl_divergence(Shifted(loc, 1.0), m.Normal(lib.tensor([1.0, 1.0]), 1.0))
+        kl.sum().backward()
+        results.append((kl.tolist(), loc.grad.tolist()))
+        registry = m.kl._KL_REGISTRY
+        del registry[Shifted, m.Normal]
+        m.kl._KL_MEMOIZE.clear()
+    assert results[0] == results[1]

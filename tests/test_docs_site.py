@@ -117,13 +117,18 @@ import run_examples  # noqa: E402
 API = DOCS / "api.rst"
 
 
+# Imported for what importing does (ctxgrad.as_torch installs the torch alias), so not
+# imported to be documented: docs/running-torch-programs.md describes it.
+IMPORTED_FOR_EFFECT = {"ctxgrad.as_torch"}
+
+
 def _public_modules() -> list[str]:
     import ctxgrad
 
     return [
         m.name
         for m in pkgutil.walk_packages(ctxgrad.__path__, "ctxgrad.")
-        if not any(part.startswith("_") for part in m.name.split("."))
+        if not any(part.startswith("_") for part in m.name.split(".")) and m.name not in IMPORTED_FOR_EFFECT
     ]
 
 

@@ -28,6 +28,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
     "corr_cholesky",
     "dependent",
     "dependent_property",
@@ -41,6 +42,7 @@ __all__ = [
     "less_than",
     "lower_cholesky",
     "lower_triangular",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
@@ -52,6 +54,7 @@ __all__ = [
     "real_vector",
     "simplex",
     "square",
+    "stack",
     "symmetric",
     "unit_interval",
 ]
@@ -122,17 +125,20 @@ def is_dependent(constraint: Any) -> bool:
     return isinstance(constraint, _Dependent)
 
 
-class dependent_property(property):
+class dependent_property(property, _Dependent):
     """A property that is also a :data:`dependent` constraint (torch's decorator for a
-    ``support`` that depends on the parameters)."""
+    ``support`` that depends on the parameters): on the class it is the placeholder, whose
+    ``is_discrete`` and ``event_dim`` are what the decorator was given."""
 
     def __init__(self, fn: Any = None, *, is_discrete: Any = NotImplemented, event_dim: Any = NotImplemented) -> None:
-        super().__init__(fn)
-        self._is_discrete = is_discrete
-        self._event_dim = event_dim
+        property.__init__(self, fn)
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
 
-    def __call__(self, fn: Any) -> dependent_property:
+    def __call__(self, fn: Any) -> dependent_property:  # type: ignore[override]
         return dependent_property(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+    def __repr__(self) -> str:
+        return "DependentProperty()"
 
 
 class _IndependentConstraint(Constraint):
@@ -206,6 +212,19 @@ class _IntegerGreaterThan(Constraint):
 
     def __repr__(self) -> str:
         return f"IntegerGreaterThan(lower_bound={_shown(self.lower_bound)})"
+
+
+class _Multinomial(Constraint):
+    """Vectors of nonnegative counts summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        return (x >= 0).all(-1) & (x.sum(-1) <= _values(self.upper_bound))
 
 
 class _Real(Constraint):
@@ -368,12 +387,69 @@ class _PositiveDefinite(Constraint):
         return symmetric & ok.reshape(batch)
 
 
+class _Cat(Constraint):
+    """The constraints ``cseq`` applied each to its piece (of length ``lengths[i]``) along
+    ``dim`` (as ``cat`` builds a tensor from pieces)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return int(max(c.event_dim for c in self.cseq))
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        if not -x.ndim <= self.dim < x.ndim:
+            raise AssertionError(f"dim {self.dim} out of range for value with {x.ndim} dimensions")
+        pieces = np.split(x, np.cumsum(self.lengths)[:-1], axis=self.dim)
+        return np.concatenate([np.asarray(c._check(v)) for v, c in zip(pieces, self.cseq)], self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints ``cseq`` applied each to one slice along ``dim`` (as ``stack`` builds a
+    tensor from slices)."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = int(max(c.event_dim for c in self.cseq))
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def _check(self, x: np.ndarray[Any, Any]) -> Any:
+        if not -x.ndim <= self.dim < x.ndim:
+            raise AssertionError(f"dim {self.dim} out of range for value with {x.ndim} dimensions")
+        slices = [np.take(x, i, axis=self.dim) for i in range(x.shape[self.dim])]
+        return np.stack([np.asarray(c._check(v)) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 dependent = _Dependent()
 boolean = _Boolean()
 one_hot = _OneHot()
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 integer_interval = _IntegerInterval
+multinomial = _Multinomial
 real = _Real()
 real_vector = _IndependentConstraint(real, 1)
 positive = _GreaterThan(0.0)
@@ -393,3 +469,5 @@ symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
+stack = _Stack
+cat = _Cat

@@ -15,11 +15,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxgrad._tensor import Tensor
+from ctxgrad.distributions.binomial import Binomial
+from ctxgrad.distributions.cauchy import Cauchy
 from ctxgrad.distributions.continuous import Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
 from ctxgrad.distributions.discrete import Bernoulli, Categorical, OneHotCategorical
 from ctxgrad.distributions.distribution import Distribution
+from ctxgrad.distributions.half_normal import HalfNormal
 from ctxgrad.distributions.independent import Independent, _sum_rightmost
 from ctxgrad.distributions.multivariate import Dirichlet, MultivariateNormal, _batch_mahalanobis
+from ctxgrad.distributions.poisson import Poisson
+from ctxgrad.distributions.transformed_distribution import TransformedDistribution
 from ctxgrad.linalg import solve
 from ctxgrad.nn import functional as F
 from ctxgrad.ops.pointwise import where
@@ -225,3 +230,42 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    # the same bijections on both sides leave the divergence of the bases unchanged
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    # Chyzak and Nielsen (2019), arXiv:1905.10965
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    out: Tensor = t1 - t2
+    return out
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    out: Tensor = p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+    return out
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    # more trials under p than under q: p reaches counts q cannot
+    return _inf_where(p.total_count > q.total_count, kl)
