@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from conftest import NOT_QUICK, QUICK_TESTS
 
 TESTS = Path(__file__).resolve().parent

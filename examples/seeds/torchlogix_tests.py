@@ -27,14 +27,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 import ctxgrad
 from ctxgrad.checks import check_function
 
 UPSTREAM = Path(__file__).resolve().parent / "torchlogix_upstream"
-QUICK = ["test_lgn.py", "test_layers.py", "test_parametrization.py", "test_binarization.py", "test_connections.py", "test_models.py"]
+QUICK = [
+    "test_lgn.py",
+    "test_layers.py",
+    "test_parametrization.py",
+    "test_binarization.py",
+    "test_connections.py",
+    "test_models.py",
+]
 SLOW = ["test_clgn.py", "test_clgn_3d.py"]
 
 
@@ -98,12 +104,9 @@ def check_grad_factor() -> None:
     assert not report.ok and "constant" in str(report), report
 
 
-import shim
-_alias = shim.alias
-
 def main() -> None:
     sys.path.insert(0, str(UPSTREAM))
-    with _alias():
+    with ctxgrad.torch_alias(replace_installed=True):
         counts = run_upstream_tests(QUICK + (SLOW if "--all" in sys.argv else []))
         assert counts["passed"] >= 140, counts
         train_parity()
