@@ -204,7 +204,7 @@ __all__ += ["load", "optim", "save", "utils"]
 
 # porting shims: devices, CUDA's and the backends' answers on a CPU, legacy tensor types,
 # dtype facts and promotion, the random generator's state, DLPack
-from ctxgrad import backends, cuda, random  # noqa: E402
+from ctxgrad import backends, compiler, cuda, random  # noqa: E402
 from ctxgrad._device import get_default_device, set_default_device  # noqa: E402
 from ctxgrad._dlpack import from_dlpack  # noqa: E402
 from ctxgrad._generator import Generator  # noqa: E402
@@ -243,6 +243,7 @@ __all__ += [
     "are_deterministic_algorithms_enabled",
     "backends",
     "can_cast",
+    "compiler",
     "cuda",
     "finfo",
     "from_dlpack",

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._dtypes import short_name
+from ctxgrad._dtypes import result_dtype, short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.saved import save_for_gradients
@@ -178,6 +178,38 @@ def _plan(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[str, tupl
     return ",".join(subs) + "->" + out, tuple(subs), out, tuple(sizes[c] for c in _LETTERS)
 
 
+def _result_dtype(arrays: list[np.ndarray[Any, Any]], subs: tuple[str, ...], out_sub: str) -> np.dtype[Any]:
+    """The dtype torch's einsum gives, or its error.
+
+    torch multiplies the operands pairwise from the left.  A pair that sums over a letter both
+    share is a batched matrix product, which needs one dtype ("expected scalar type Float but
+    found Long"); any other pair is a broadcast product, which promotes as ``*`` does.
+    """
+    dtypes = [_summed_alone(a.dtype, k, subs, out_sub) for k, a in enumerate(arrays)]
+    dtype = dtypes[0]
+    letters = set(subs[0])
+    for k in range(1, len(arrays)):
+        later = set(out_sub).union(*subs[k + 1 :])
+        if any(c not in later for c in letters & set(subs[k])):
+            _not_for_bool(np.empty(0, dtype), "bmm")
+            if dtypes[k] != dtype:
+                raise RuntimeError(f"expected scalar type {short_name(dtype)} but found {short_name(dtypes[k])}")
+        elif dtypes[k] != dtype:
+            # torch's operands all have every letter by then: promote as tensors of one rank
+            dtype = result_dtype(np.empty(1, dtype), np.empty(1, dtypes[k]))
+        letters = (letters | set(subs[k])) & later
+    return dtype
+
+
+def _summed_alone(dtype: np.dtype[Any], k: int, subs: tuple[str, ...], out_sub: str) -> np.dtype[Any]:
+    """Operand ``k``'s dtype after torch sums the letters no other operand or the output has:
+    ``sum`` of booleans and integers gives int64."""
+    elsewhere = set(out_sub).union(*(s for j, s in enumerate(subs) if j != k))
+    if dtype.kind in "biu" and any(c not in elsewhere for c in subs[k]):
+        return np.dtype(np.int64)
+    return dtype
+
+
 def _fit(x: np.ndarray[Any, Any], sub: str, sizes: tuple[int, ...]) -> np.ndarray[Any, Any]:
     """``x`` with its size-1 dimensions broadcast to their letters' sizes (a view)."""
     target = tuple(sizes[_LETTERS.index(c)] for c in sub)
@@ -211,13 +243,10 @@ class Einsum(Function[Tensor]):
 
     @staticmethod
     def forward(ctx: Any, plan: tuple[str, tuple[str, ...], str, tuple[int, ...]], *operands: Tensor) -> Tensor:
-        equation, subs, _, sizes = plan
+        equation, subs, out_sub, sizes = plan
         arrays = [_fit(t.array, s, sizes) for t, s in zip(operands, subs)]
-        dtype = arrays[0].dtype
-        for a in arrays[1:]:
-            if a.dtype != dtype:
-                raise RuntimeError(f"expected scalar type {short_name(dtype)} but found {short_name(a.dtype)}")
-        _not_for_bool(arrays[0], "bmm")
+        dtype = _result_dtype(arrays, subs, out_sub)
+        arrays = [a if a.dtype == dtype else a.astype(dtype) for a in arrays]
         ctx.plan = plan
         # Operand k is read by the gradients of the others (argument j + 1: the plan is first).
         save_for_gradients(
@@ -238,7 +267,12 @@ class Einsum(Function[Tensor]):
             if not needs[k]:
                 grads.append(None)
                 continue
-            others = [(s, t) for j, (s, t) in enumerate(zip(subs, operands)) if j != k]
+            # an integer operand of a promoted product meets the gradient in the result's dtype
+            others = [
+                (s, t if t.dtype == grad.dtype else t.to(grad.dtype))
+                for j, (s, t) in enumerate(zip(subs, operands))
+                if j != k
+            ]
             available = set(out_sub).union(*(s for s, _ in others))
             distinct = "".join(dict.fromkeys(sub))
             target = "".join(c for c in distinct if c in available)

@@ -47,7 +47,10 @@ class Verdict(Function):
         return feedback, feedback
 
 
-# afnio's Function docstring example, imports changed (``import afnio as hf`` before).
+# afnio's Function docstring example, imports changed (``import afnio as hf`` before): quoted
+# from the docstring of ``Function`` in afnio/autodiff/function.py (Tellurio-AI/afnio, commit
+# 1c5db5d, AGPL-3.0) so that afnio's users see their own example run; the rest of this file
+# and afnio's tests are in our own words.
 class Func(Function):
     @staticmethod
     def forward(ctx, x: hf.Variable):  # type: ignore[no-untyped-def]
