@@ -268,8 +268,8 @@ SEED_OUTPUT = {
         "DECL  gradient",
         "as declared: torchlogix scales the gradient",
     ],
-    "torchlogix_tests": [
-        "torchlogix's tests on ctxgrad: {'passed': 142, 'failed': 0, 'skipped': 10} (pytest exit code 0)",
+    "torchlogix_quickstart": [
+        "quick start: the first batch's loss went from",
         "discretised gates: parity right on 100% of the 8 inputs",
         "[gradient-constant-factor] the gradient of argument 'x' (index 0) is off by a constant factor",
     ],
@@ -281,6 +281,8 @@ def test_every_seed_example_runs_and_checks_its_result(path: Path) -> None:
     """examples/seeds/: one example per source system, each asserting its own result."""
     if path.stem.startswith("loupe_"):
         pytest.importorskip("scipy", reason="loupe.optimize runs SciPy's L-BFGS-B, as loupe does")
+    if path.stem == "torchlogix_quickstart" and importlib.util.find_spec("torchlogix") is None:
+        pytest.skip("torchlogix is not installed (pip install --no-deps torchlogix==0.2.2; CI's torch leg has it)")
     out = assert_runs(run_example(f"seeds/{path.name}"))
     for fragment in SEED_OUTPUT.get(path.stem, []):
         assert fragment in out, out
