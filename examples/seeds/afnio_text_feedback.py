@@ -4,8 +4,9 @@ An answer is checked by two critics (two Functions); the feedback on the combine
 flows back through both, and the answer, used twice, receives both feedbacks (its ``.grad``
 is afnio's list of feedback Variables).  The Functions are ordinary
 ``ctxgrad.autograd.Function`` subclasses (afnio's ``Function`` is one); only the values are
-text.  Then afnio's own docstring example (a Function that reverses a string) runs with only
-its imports changed, up to where afnio itself refuses it.  afnio's built-in Functions are
+text.  Then a Function written as afnio's docstring shows one (it reverses a string, and its
+backward assigns one feedback Variable to ``x.grad``) runs up to where afnio itself refuses
+it.  afnio's built-in Functions are
 tested in ``tests/test_compat_afnio_functions.py`` (in our words: afnio's own tests are AGPL-3.0).
 
 Run: ``python examples/seeds/afnio_text_feedback.py`` (exits non-zero if a check fails).
@@ -47,25 +48,19 @@ class Verdict(Function):
         return feedback, feedback
 
 
-# afnio's Function docstring example, imports changed (``import afnio as hf`` before): quoted
-# from the docstring of ``Function`` in afnio/autodiff/function.py (Tellurio-AI/afnio, commit
-# 1c5db5d, AGPL-3.0) so that afnio's users see their own example run; the rest of this file
-# and afnio's tests are in our own words.
-class Func(Function):
+# The pattern of afnio's Function docstring (in our words; afnio is AGPL-3.0): forward
+# reverses the text, backward writes one feedback Variable into x.grad and returns it.
+class ReverseText(Function):
     @staticmethod
-    def forward(ctx, x: hf.Variable):  # type: ignore[no-untyped-def]
-        reverse = x.data[::-1]
-        out = hf.Variable(data=reverse, role=x.role, requires_grad=True)
-        ctx.save_for_backward(x, reverse, out)
-        return out
+    def forward(ctx: Any, text: hf.Variable) -> hf.Variable:
+        ctx.save_for_backward(text)
+        return hf.Variable(data=text.data[::-1], role=text.role, requires_grad=True)
 
     @staticmethod
-    def backward(ctx, grad_out):  # type: ignore[no-untyped-def]
-        x, reverse, out = ctx.saved_variables  # noqa: RUF059 (afnio's example, verbatim)
-        grad = f"Here is the feedback for {x.role} (reversed): {grad_out.grad}"
-        role = f"Feedback to {x.role}"
-        x.grad = hf.Variable(data=grad, role=role)
-        return x.grad
+    def backward(ctx: Any, feedback: hf.Variable) -> hf.Variable:
+        (text,) = ctx.saved_variables
+        text.grad = hf.Variable(data=f"On {text.role}, reversed: {feedback.grad}", role=f"feedback to {text.role}")
+        return text.grad  # type: ignore[no-any-return]
 
 
 def main() -> None:
@@ -85,18 +80,18 @@ def main() -> None:
     assert [g.role for g in answer.grad] == ["feedback to answer"] * 2
 
     a = hf.Variable(data="This is a string", role="Input string", requires_grad=True)
-    c = Func.apply(a)
+    c = ReverseText.apply(a)
     print(c)
-    assert c.data == "gnirts a si sihT" and c.grad_fn is not None and c.grad_fn.name() == "FuncBackward"
-    # afnio's .grad is a list of Variables: its docstring's backward assigns one Variable to
-    # x.grad, which afnio's setter refuses, and so does this one, with afnio's TypeError.
+    assert c.data == "gnirts a si sihT" and c.grad_fn is not None and c.grad_fn.name() == "ReverseTextBackward"
+    # afnio's .grad is a list of Variables: a backward that assigns one Variable to x.grad, as
+    # its docstring's does, is refused by afnio's setter, and by this one, with afnio's TypeError.
     try:
         c.backward(hf.Variable("too long"))
     except TypeError as error:
         print(f"as on afnio: {error}")
         assert "`.grad` expects a list of Variables" in str(error)
     else:
-        raise AssertionError("afnio's docstring backward assigned a Variable to .grad")
+        raise AssertionError("a backward assigned a single Variable to .grad")
     print("ok")
 
 
