@@ -34,11 +34,36 @@ _LOGGING_TENSOR = (
 LEFT_OUT: dict[str, dict[str, str]] = {
     "test/autograd/test_functional.py": {
         "*_logging_tensor": _LOGGING_TENSOR,
+        "TestAutogradFunctional.test_construct_standard_basis_for_*": (
+            "tests torch's private helper autograd.functional._construct_standard_basis_for (torch internals)"
+        ),
+        # (TestAutogradFunctionalDeviceType is instantiated for accelerators only: no test on the CPU.)
     },
     "test/autograd/test_complex.py": {},
 }
 
+# Categories, so that the figures group the failures by cause.
+NAMES = "names in messages"
+VIEWS = "in place through a view"
+
 XFAIL: dict[str, dict[str, tuple[str, str]]] = {
-    "test/autograd/test_functional.py": {},
-    "test/autograd/test_complex.py": {},
+    "test/autograd/test_functional.py": {
+        "TestAutogradFunctional.test_vjp_err_check_base_tensor": (
+            NAMES,
+            "the message prints ctxgrad.Size([3]) where torch's prints torch.Size([3]) (docs/differences.md: "
+            "messages that print a shape)",
+        ),
+        "TestAutogradFunctional.test_jvp_err_check_base_tensor": (
+            NAMES,
+            "the message prints ctxgrad.Size([4]) where torch's prints torch.Size([4]) (docs/differences.md: "
+            "messages that print a shape)",
+        ),
+    },
+    "test/autograd/test_complex.py": {
+        "TestAutogradComplex.test_view_func_for_complex_views": (
+            VIEWS,
+            "writing in place through a view that changes the dtype (view_as_complex of a real base, view_as_real "
+            "of a complex one) loses the imaginary part of the base's gradient",
+        ),
+    },
 }

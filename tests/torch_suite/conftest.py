@@ -29,12 +29,17 @@ def _test_id(item: pytest.Item) -> str:
     return f"{cls.__name__}.{item.name}" if cls is not None else item.name
 
 
+# nodeid -> (torch's file, Class.test_name), for the report
+_PORTED: dict[str, tuple[str, str]] = {}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if backend_name() != "ctxgrad":
-        return
     for item in items:
         source = _source_of(item)
         if source is None:
+            continue
+        _PORTED[item.nodeid] = (source, _test_id(item))
+        if backend_name() != "ctxgrad":
             continue
         expected = XFAIL.get(source, {}).get(_test_id(item))
         if expected is not None:
@@ -44,12 +49,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     path = os.environ.get("CTXGRAD_SUITE_REPORT")
-    if not path or not report.nodeid.startswith("tests/torch_suite/"):
+    ported = _PORTED.get(report.nodeid)
+    if not path or ported is None:
         return
-    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+    if report.when == "call" or (report.when != "teardown" and report.outcome != "passed"):
         outcome = report.outcome
         if hasattr(report, "wasxfail"):
             outcome = "xfailed" if report.outcome == "skipped" else "xpassed"
-        record = {"nodeid": report.nodeid, "outcome": outcome, "backend": backend_name()}
+        elif str(report.longrepr).startswith("[XPASS(strict)]"):
+            outcome = "xpassed"
+        skip_reason = report.longrepr[2] if outcome == "skipped" and isinstance(report.longrepr, tuple) else ""
+        record = {
+            "source": ported[0],
+            "test": ported[1],
+            "outcome": outcome,
+            "backend": backend_name(),
+            "reason": str(skip_reason).removeprefix("Skipped: "),
+        }
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
