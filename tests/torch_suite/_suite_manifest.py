@@ -44,7 +44,6 @@ LEFT_OUT: dict[str, dict[str, str]] = {
 
 # Categories, so that the figures group the failures by cause.
 NAMES = "names in messages"
-VIEWS = "in place through a view"
 
 XFAIL: dict[str, dict[str, tuple[str, str]]] = {
     "test/autograd/test_functional.py": {
@@ -59,11 +58,5 @@ XFAIL: dict[str, dict[str, tuple[str, str]]] = {
             "messages that print a shape)",
         ),
     },
-    "test/autograd/test_complex.py": {
-        "TestAutogradComplex.test_view_func_for_complex_views": (
-            VIEWS,
-            "writing in place through a view that changes the dtype (view_as_complex of a real base, view_as_real "
-            "of a complex one) loses the imaginary part of the base's gradient",
-        ),
-    },
+    "test/autograd/test_complex.py": {},
 }
