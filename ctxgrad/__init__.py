@@ -606,6 +606,8 @@ from ctxgrad.ops.arithmetic import (  # noqa: E402
 )
 from ctxgrad.ops.arithmetic import div as divide  # noqa: E402
 from ctxgrad.ops.arithmetic import div as true_divide  # noqa: E402
+from ctxgrad.ops.arithmetic import mul as multiply  # noqa: E402
+from ctxgrad.ops.arithmetic import sub as subtract  # noqa: E402
 from ctxgrad.ops.complex_numbers import (  # noqa: E402
     conj,
     is_conj,
@@ -893,6 +895,7 @@ __all__ += [
     "movedim",
     "msort",
     "mul",
+    "multiply",
     "mv",
     "nan_to_num",
     "nanmean",
@@ -964,6 +967,7 @@ __all__ += [
     "std",
     "std_mean",
     "sub",
+    "subtract",
     "sum",
     "svd",
     "swapaxes",
