@@ -72,3 +72,59 @@ def test_buffer_refuses_a_plain_attributes_name_and_non_tensors_as_torch() -> No
         return found
 
     assert errors(ctxgrad) == errors(torch)
+
+
+@pytest.mark.torch_names("torch.autograd.forward_ad._set_fwd_grad_enabled")
+def test_switching_forward_grad_off_as_torch() -> None:
+    def run(m: Any) -> list[Any]:
+        fw = m.autograd.forward_ad
+        seen: list[Any] = []
+
+        def tangent(t: Any) -> Any:
+            found = fw.unpack_dual(t).tangent
+            return None if found is None else found.tolist()
+
+        with fw.dual_level():
+            x = fw.make_dual(m.ones(2), m.full((2,), 3.0))
+            with fw._set_fwd_grad_enabled(False):
+                seen += [fw._is_fwd_grad_enabled(), tangent(x * 2), tangent(x)]
+                seen.append(tangent(fw.make_dual(m.ones(2), m.ones(2))))
+            seen += [fw._is_fwd_grad_enabled(), tangent(x * 2)]
+            fw._set_fwd_grad_enabled(False)  # (called, not entered: it switches at once)
+            seen.append(fw._is_fwd_grad_enabled())
+            fw._set_fwd_grad_enabled(True)
+            seen += [fw._is_fwd_grad_enabled(), tangent(x.sin() * 0 + x)]
+        return seen
+
+    assert run(ctxgrad) == run(torch)
+
+
+def test_forward_grad_switch_decorates_a_function() -> None:
+    """(torch's own decorator form fails: its clone() calls the class without ``mode``.)"""
+    fw = ctxgrad.autograd.forward_ad
+
+    @fw._set_fwd_grad_enabled(False)
+    def without_tangents(t: Any) -> Any:
+        return fw._is_fwd_grad_enabled(), fw.unpack_dual(t * 5).tangent
+
+    with fw.dual_level():
+        x = fw.make_dual(ctxgrad.ones(2), ctxgrad.ones(2))
+        assert fw._is_fwd_grad_enabled()
+        assert without_tangents(x) == (False, None)
+        assert fw._is_fwd_grad_enabled()
+        assert fw.unpack_dual(x * 5).tangent.tolist() == [5.0, 5.0]
+
+
+def test_a_dual_level_closes_while_forward_grad_is_off_as_in_torch() -> None:
+    def run(m: Any) -> list[Any]:
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            fw.make_dual(m.ones(2), m.ones(2))
+            fw._set_fwd_grad_enabled(False)
+        seen = [fw._is_fwd_grad_enabled()]
+        fw._set_fwd_grad_enabled(True)
+        with fw.dual_level():
+            seen.append(fw.unpack_dual(fw.make_dual(m.ones(2), m.ones(2)) * 2).tangent.tolist())
+        return seen
+
+    assert run(ctxgrad) == run(torch)
