@@ -36,7 +36,7 @@ import numpy as np
 from ctxgrad._dtypes import can_cast, short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
-from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule
+from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
@@ -221,6 +221,7 @@ class RealPairs(Function[Tensor]):
 
     node_name = "ViewAsRealBackward0"
     skips_without_gradient = True
+    vmap = unary_rule  # (the pairs of every sample: a last dimension, after the batch's)
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
@@ -241,6 +242,7 @@ class ComplexFromPairs(Function[Tensor]):
 
     node_name = "ViewAsComplexBackward0"
     skips_without_gradient = True
+    vmap = unary_rule
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
