@@ -69,3 +69,18 @@ def test_grad_inside_vmap_refuses_an_input_it_does_not_batch() -> None:
     x = ctxgrad.tensor(SAMPLES, dtype=ctxgrad.float64)
     with pytest.raises(RuntimeError, match=r"grad inside vmap: input 0 is not batched by this vmap, so it has one"):
         vmap(lambda s: ctxgrad.autograd.grad((s * w).sum(), w))(x)
+
+
+def test_grad_inside_vmap_keeps_allow_unused_and_materialize_grads() -> None:
+    x = ctxgrad.tensor(SAMPLES, dtype=ctxgrad.float64, requires_grad=True)
+    y = ctxgrad.tensor(SAMPLES, dtype=ctxgrad.float64, requires_grad=True)
+
+    def grads(a: Any, b: Any, materialize: bool) -> Any:
+        a, b = a.view_as(a), b.view_as(b)
+        return ctxgrad.autograd.grad((a * a).sum(), (a, b), allow_unused=True, materialize_grads=materialize)
+
+    ga, gb = vmap(lambda a, b: grads(a, b, True))(x, y)
+    np.testing.assert_allclose(ga.detach().numpy(), 2 * np.array(SAMPLES), rtol=1e-12)
+    np.testing.assert_array_equal(gb.numpy(), np.zeros((3, 2)))
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not have been used"):
+        vmap(lambda a, b: ctxgrad.autograd.grad((a.view_as(a) ** 2).sum(), (a, b)))(x, y)

@@ -338,7 +338,9 @@ def grad(
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     level = _vmap_level_of((*out_list, *in_list))
     if level is not None:
-        by_sample = _grad_in_vmap(level, out_list, in_list, grad_outputs, retain_graph, create_graph, allow_unused)
+        by_sample = _grad_in_vmap(
+            level, out_list, in_list, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads
+        )
         return dict(zip(keys, by_sample)) if keys is not None else by_sample
     _check_inputs(in_list)
     _check_outputs(out_list)
@@ -385,6 +387,7 @@ def _grad_in_vmap(
     retain_graph: bool | None,
     create_graph: bool,
     allow_unused: bool | None,
+    materialize_grads: bool,
 ) -> tuple[Tensor | None, ...]:
     """``grad`` called inside vmap on batched tensors, as torch allows: each sample's gradient.
 
@@ -424,6 +427,7 @@ def _grad_in_vmap(
         retain_graph,
         create_graph,
         allow_unused=allow_unused,
+        materialize_grads=materialize_grads,
     )
     return tuple(None if g is None else BatchedTensor(g, level) for g in result)
 
