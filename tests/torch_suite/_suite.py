@@ -15,7 +15,8 @@ executes it in the stub's namespace, where pytest finds its ``unittest`` classes
 torch's test files are not part of this repository: they are read from a pytorch checkout,
 ``CTXGRAD_TORCH_TESTS`` (its root), or else ``tests/torch_suite/upstream/`` (ignored by
 git).  Each must be the version the manifest was written for (its SHA-256 is checked), so a
-changed file fails loudly instead of running against stale expectations.
+changed file fails loudly instead of running against stale expectations.  A copy may begin
+with ``# torch_suite: `` lines (the licence notice, the commit), which the check leaves out.
 """
 
 from __future__ import annotations
@@ -104,6 +105,19 @@ def port(source: str) -> str:
     return "".join(lines)
 
 
+HEADER = "# torch_suite: "
+
+
+def without_header(text: str) -> str:
+    """torch's text of a file: without the leading ``# torch_suite: `` lines that a copy kept
+    beside this harness may carry (torch's licence notice and the commit it came from)."""
+    lines = text.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].startswith(HEADER):
+        start += 1
+    return "".join(lines[start:])
+
+
 def left_out_reason(relpath: str, test_id: str) -> str | None:
     """Why ``Class.test_name`` of ``relpath`` is left out, or None when it is kept."""
     for pattern, reason in LEFT_OUT.get(relpath, {}).items():
@@ -130,7 +144,7 @@ def load(relpath: str, namespace: dict[str, Any]) -> None:
             allow_module_level=True,
         )
     text = path.read_text(encoding="utf-8")
-    found = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    found = hashlib.sha256(without_header(text).encode("utf-8")).hexdigest()
     if found != digest:
         raise RuntimeError(
             f"{path}: expected torch's {relpath} of pytorch commit {commit} (sha256 {digest[:12]}...), "

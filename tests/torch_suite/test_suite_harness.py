@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from _internal import TestCase, instantiate_device_type_tests, instantiate_parametrized_tests, parametrize, subtest
-from _suite import backend, left_out_reason, port, resolve
+from _suite import backend, left_out_reason, port, resolve, without_header
 
 
 def test_port_rewrites_only_torchs_imports_and_keeps_line_numbers() -> None:
@@ -115,3 +115,10 @@ def test_left_out_tests_are_found_by_pattern() -> None:
         left_out_reason("test/autograd/test_functional.py", "TestAutogradFunctional.test_vjp_output_base_tensor")
         is None
     )
+
+
+def test_a_copys_header_lines_are_not_part_of_torchs_text() -> None:
+    body = "import torch\n# torch_suite: not a header here\n"
+    header = "# torch_suite: BSD-3-Clause, (c) the PyTorch contributors\n# torch_suite: pytorch 0123abc\n"
+    assert without_header(header + body) == body
+    assert without_header(body) == body
