@@ -612,6 +612,8 @@ from ctxgrad.ops.arithmetic import (  # noqa: E402
 )
 from ctxgrad.ops.arithmetic import div as divide  # noqa: E402
 from ctxgrad.ops.arithmetic import div as true_divide  # noqa: E402
+from ctxgrad.ops.arithmetic import mul as multiply  # noqa: E402
+from ctxgrad.ops.arithmetic import sub as subtract  # noqa: E402
 from ctxgrad.ops.complex_numbers import (  # noqa: E402
     conj,
     is_conj,
@@ -899,6 +901,7 @@ __all__ += [
     "movedim",
     "msort",
     "mul",
+    "multiply",
     "mv",
     "nan_to_num",
     "nanmean",
@@ -970,6 +973,7 @@ __all__ += [
     "std",
     "std_mean",
     "sub",
+    "subtract",
     "sum",
     "svd",
     "swapaxes",

@@ -31,6 +31,9 @@ class _ModeState(threading.local):
     # The open forward-mode dual levels, innermost last, and per level the tensors given a
     # tangent at it (weak references), so that leaving the level can drop those tangents.
     fw_levels: tuple[int, ...] = ()
+    # The open levels while forward grad is switched off (``forward_ad._set_fwd_grad_enabled``):
+    # hidden from the ops, which then compute no tangents, as torch's switch makes them.
+    fw_hidden: tuple[int, ...] | None = None
     fw_dual_tensors: dict[int, list[Any]] | None = None
     # The open vmap levels (``autograd/_batched.py``), innermost last.
     vmap_levels: tuple[Any, ...] = ()

@@ -450,6 +450,7 @@ def _bad_calls(lib: Any, fn: Any) -> dict[str, Callable[[], Any]]:
         "jacobian_non_tensor_in_tuple": lambda: fn.jacobian(lambda a, b: a, (x(), [1.0])),
         "jacobian_returns_float": lambda: fn.jacobian(lambda a: 1.0, x()),
         "jacobian_returns_tuple_with_int": lambda: fn.jacobian(lambda a: (a, 3), x()),
+        "jacobian_vectorized_returns_tuple_with_str": lambda: fn.jacobian(lambda a: (a, "bar"), x(), vectorize=True),
         "jacobian_bad_strategy": lambda: fn.jacobian(lambda a: a, x(), strategy="sideways"),
         "jacobian_forward_create_graph": lambda: fn.jacobian(
             lambda a: a, x(), create_graph=True, strategy="forward-mode", vectorize=True
@@ -467,6 +468,9 @@ def _bad_calls(lib: Any, fn: Any) -> dict[str, Callable[[], Any]]:
         "jvp_returns_none": lambda: fn.jvp(lambda a: None, x(), x()),
         "hessian_non_scalar": lambda: fn.hessian(lambda a: a * 2, x()),
         "hessian_tuple_output": lambda: fn.hessian(lambda a: (a.sum(),), x()),
+        "hessian_vectorized_returns_tuple_with_str": lambda: fn.hessian(
+            lambda a: (a.sum(), "bar"), x(), vectorize=True
+        ),
         "hessian_bad_strategy": lambda: fn.hessian(lambda a: a.sum(), x(), outer_jacobian_strategy="up"),
         "hessian_non_tensor_input": lambda: fn.hessian(lambda a: a.sum(), "x"),
         "vhp_non_scalar": lambda: fn.vhp(lambda a: a * 2, x(), x()),

@@ -28,6 +28,8 @@ MECHANISM = {
     "TakeFlat": "a view read at flat positions of its base (autograd/_views.py)",
     "ReplaceFlat": "a write at flat positions of a base (autograd/_views.py)",
     "AddFlat": "the adjoint of TakeFlat: a scatter-add at flat positions (autograd/_views.py)",
+    "RealPairs": "a complex base or view in its real layout, for a view that changes the dtype's kind (_views.py)",
+    "ComplexFromPairs": "RealPairs undone (autograd/_views.py)",
     "InplaceFunction": "torch's base class of in-place Functions",
     "NestedIOFunction": "torch's legacy base class",
     "DelayedError": "torch's Function that raises at backward",

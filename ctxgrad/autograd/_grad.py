@@ -336,6 +336,12 @@ def grad(
     out_list = tuple(_edge_as_output(o) if isinstance(o, GradientEdge) else o for o in outs)
     if not in_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    level = _vmap_level_of((*out_list, *in_list))
+    if level is not None:
+        by_sample = _grad_in_vmap(
+            level, out_list, in_list, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads
+        )
+        return dict(zip(keys, by_sample)) if keys is not None else by_sample
     _check_inputs(in_list)
     _check_outputs(out_list)
     for t in in_list:
@@ -363,6 +369,67 @@ def grad(
     if keys is not None:
         return dict(zip(keys, result))
     return tuple(result)
+
+
+def _vmap_level_of(tensors: tuple[Any, ...]) -> int | None:
+    """The innermost vmap level among ``tensors`` that are batched, or None."""
+    from ctxgrad.autograd._batched_tensor import BatchedTensor
+
+    levels = [t.level for t in tensors if isinstance(t, BatchedTensor)]
+    return max(levels) if levels else None
+
+
+def _grad_in_vmap(
+    level: int,
+    outputs: tuple[Any, ...],
+    inputs: tuple[Any, ...],
+    grad_outputs: Any,
+    retain_graph: bool | None,
+    create_graph: bool,
+    allow_unused: bool | None,
+    materialize_grads: bool,
+) -> tuple[Tensor | None, ...]:
+    """``grad`` called inside vmap on batched tensors, as torch allows: each sample's gradient.
+
+    The graph was recorded on the tensors that hold every sample (a batched tensor's
+    ``value``), and vmap never mixes samples, so the gradient of those tensors is every
+    sample's own gradient at once; a cotangent given for one sample serves every sample."""
+    from ctxgrad.autograd._batched_tensor import BatchedTensor
+
+    def at_level(t: Any) -> bool:
+        return isinstance(t, BatchedTensor) and t.level == level
+
+    unbatched = [k for k, t in enumerate(inputs) if not at_level(t)]
+    if unbatched:
+        raise RuntimeError(
+            f"grad inside vmap: input {unbatched[0]} is not batched by this vmap, so it has one gradient per "
+            "sample that grad cannot return as one tensor; pass it to vmap (in_dims) or compute the gradient "
+            "with ctxgrad.func.grad"
+        )
+    cots = [None] * len(outputs) if grad_outputs is None else list(as_tuple(grad_outputs))
+    values, seeds = [], []
+    for out, cot in zip(outputs, cots):
+        if not at_level(out):
+            values.append(out)
+            seeds.append(cot)
+            continue
+        values.append(out.value)
+        if cot is None:
+            if out.value[0].numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            seeds.append(out.value.new_ones(out.value.shape))
+        else:
+            seeds.append(cot.value if at_level(cot) else cot.expand(out.value.shape))
+    result = grad(
+        values,
+        [t.value for t in inputs],
+        seeds,
+        retain_graph,
+        create_graph,
+        allow_unused=allow_unused,
+        materialize_grads=materialize_grads,
+    )
+    return tuple(None if g is None else BatchedTensor(g, level) for g in result)
 
 
 def tensor_backward(

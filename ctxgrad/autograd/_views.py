@@ -36,7 +36,7 @@ import numpy as np
 from ctxgrad._dtypes import can_cast, short_name
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap
-from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule
+from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
@@ -98,6 +98,29 @@ def check_no_overlap(positions: np.ndarray[Any, Any]) -> None:
     """Torch's refusal to write where two elements of the target share one memory location."""
     if positions.size > 1 and np.unique(positions).size != positions.size:
         raise RuntimeError(_OVERLAP_MSG)
+
+
+def _real_layout(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``arr``'s memory as real numbers: a complex array as its (real, imaginary) pairs in a
+    last dimension of 2 (a NumPy view), any other array as it is."""
+    if arr.dtype.kind != "c":
+        return arr
+    parts = arr.real  # (a view of the real parts, with arr's strides)
+    return np.lib.stride_tricks.as_strided(parts, (*arr.shape, 2), (*arr.strides, parts.itemsize))
+
+
+def _changes_kind(view: Tensor, base: Tensor) -> bool:
+    """A complex view of a real base (``view_as_complex``) or a real view of a complex one
+    (``view_as_real``): its elements are located, read and written in the real layout of both."""
+    return bool((view._data.dtype.kind == "c") != (base._data.dtype.kind == "c"))
+
+
+def _base_positions(view: Tensor, base: Tensor) -> np.ndarray[Any, Any]:
+    """:func:`view_positions` of ``view`` in ``base``; in their real layouts when the view
+    changes the dtype's kind (then in the shape of the view's real layout)."""
+    if _changes_kind(view, base):
+        return view_positions(_real_layout(view._data), _real_layout(base._data))
+    return view_positions(view._data, base._data)
 
 
 # --------------------------------------------------------------------------- the Functions
@@ -190,6 +213,49 @@ class AddFlat(Function[Tensor]):
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, _: None, tv: Tensor) -> Tensor:
         return AddFlat.apply(tx, _positions(ctx), tv)
+
+
+class RealPairs(Function[Tensor]):
+    """A complex tensor's numbers as (real, imaginary) pairs in a last dimension of 2 (a
+    copy): how a complex base is read and written by a real view of it."""
+
+    node_name = "ViewAsRealBackward0"
+    skips_without_gradient = True
+    vmap = unary_rule  # (the pairs of every sample: a last dimension, after the batch's)
+
+    @staticmethod
+    def forward(ctx: Any, z: Tensor) -> Tensor:
+        return _wrap(np.ascontiguousarray(_real_layout(z._data)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return ComplexFromPairs.apply(grad)
+
+    @staticmethod
+    def jvp(ctx: Any, tz: Tensor) -> Tensor:
+        return RealPairs.apply(tz)
+
+
+class ComplexFromPairs(Function[Tensor]):
+    """The complex numbers whose (real, imaginary) pairs are the last dimension of ``x`` (a
+    copy): :class:`RealPairs` undone."""
+
+    node_name = "ViewAsComplexBackward0"
+    skips_without_gradient = True
+    vmap = unary_rule
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        pairs = x._data
+        return _wrap(np.asarray(pairs[..., 0] + 1j * pairs[..., 1]))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return RealPairs.apply(grad)
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor) -> Tensor:
+        return ComplexFromPairs.apply(tx)
 
 
 class CopySlices(Function[Tensor]):
@@ -460,14 +526,44 @@ def _reread(view: Tensor, base: Tensor, positions: np.ndarray[Any, Any] | None =
     view._view_version = view._get_vc().value
     if base._requires_grad and _state.grad_enabled:
         if positions is None:
-            positions = view_positions(view._data, base._data)
-        again = TakeFlat.apply(base, positions)
+            positions = _base_positions(view, base)
+        again = _read_view(view, base, positions)
         old_fn, old_nr = view._grad_fn, view._output_nr
         view._grad_fn = again._grad_fn
         view._output_nr = 0
         view._requires_grad = True
         if view._retains_grad:
             move_retained_grad(view, old_fn, old_nr)
+
+
+def _read_view(view: Tensor, base: Tensor, positions: np.ndarray[Any, Any]) -> Tensor:
+    """``view``'s elements read from ``base`` (or from a tangent of it) at ``positions``
+    (:func:`_base_positions`), with its history: a gather, through the real layouts when the
+    view changes the dtype's kind."""
+    if not _changes_kind(view, base):
+        return TakeFlat.apply(base, positions)
+    pairs = TakeFlat.apply(RealPairs.apply(base) if base._data.dtype.kind == "c" else base, positions)
+    return ComplexFromPairs.apply(pairs) if view._data.dtype.kind == "c" else pairs
+
+
+def _write_view_changing_kind(view: Tensor, base: Tensor, positions: np.ndarray[Any, Any]) -> None:
+    """``record_base_write`` for a view that changes the dtype's kind: the base's new values
+    are its old ones (its old history) with the view's written over them in the real
+    layout, and ``CopySlices`` records them over the whole base (they are in memory already)."""
+    old = _wrap(base._data)
+    old._grad_fn, old._output_nr = base._grad_fn, base._output_nr
+    old._requires_grad = base._requires_grad
+    everywhere = np.arange(base._data.size, dtype=np.intp).reshape(base._data.shape)
+    CopySlices.apply(base, _replaced_changing_kind(old, positions, view), everywhere, None)
+
+
+def _replaced_changing_kind(whole: Tensor, positions: np.ndarray[Any, Any], part: Tensor) -> Tensor:
+    """A copy of ``whole`` with ``part`` (of the other kind of dtype) at ``positions`` of
+    their real layouts, differentiable in both."""
+    complex_whole = whole._data.dtype.kind == "c"
+    values = RealPairs.apply(part) if part._data.dtype.kind == "c" else part
+    pairs = ReplaceFlat.apply(RealPairs.apply(whole) if complex_whole else whole, positions, values)
+    return ComplexFromPairs.apply(pairs) if complex_whole else pairs
 
 
 def history(view: Tensor) -> Node | None:
@@ -494,18 +590,21 @@ def record_base_write(view: Tensor, old_fn: Any = None, old_nr: int = 0) -> None
     base = view._base
     if base is None:
         return
-    positions = view_positions(view._data, base._data)
+    positions = _base_positions(view, base)
     node = view._grad_fn
     if old_fn is not None and base._requires_grad and node is not None:
         edges = list(node._edges)
         for k, e in enumerate(edges):
             if e is not None and e[0] is old_fn and e[1] == old_nr:
-                edges[k] = (TakeFlat.apply(base, positions)._grad_fn, 0, e[2], e[3])
+                edges[k] = (_read_view(view, base, positions)._grad_fn, 0, e[2], e[3])
                 node._edges = tuple(edges)
                 break
     vc = view._get_vc()
     version = view._view_version = vc.value  # its grad_fn (the writing node) is current: no re-read
-    CopySlices.apply(base, view, positions, view._data)
+    if _changes_kind(view, base):
+        _write_view_changing_kind(view, base, positions)
+    else:
+        CopySlices.apply(base, view, positions, view._data)
     vc.value = version
     _reread(view, base, positions)
 
@@ -518,8 +617,11 @@ def write_base_tangent(view: Tensor, level: int) -> None:
     old = base._fw.get(level) if base._fw is not None else None
     if old is None:
         old = _wrap(np.zeros_like(base._data))
-    positions = view_positions(view._data, base._data)
-    set_tangent(base, level, ReplaceFlat.apply(old, positions, view._fw[level]))
+    positions = _base_positions(view, base)
+    if _changes_kind(view, base):
+        set_tangent(base, level, _replaced_changing_kind(old, positions, view._fw[level]))
+    else:
+        set_tangent(base, level, ReplaceFlat.apply(old, positions, view._fw[level]))
 
 
 def view_tangents(view: Tensor) -> dict[int, Tensor] | None:
@@ -532,12 +634,12 @@ def view_tangents(view: Tensor) -> dict[int, Tensor] | None:
         view._fw_version = vc.value
         base = view._base
         if base is not None and base._fw is not None:
-            positions = view_positions(view._data, base._data)
+            positions = _base_positions(view, base)
             levels = _state.fw_levels
             for level, tangent in list(base._fw.items()):
                 _state.fw_levels = tuple(lv for lv in levels if lv != level)
                 try:
-                    again = TakeFlat.apply(tangent, positions)
+                    again = _read_view(view, tangent, positions)
                 finally:
                     _state.fw_levels = levels
                 set_tangent(view, level, again)

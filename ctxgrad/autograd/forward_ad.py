@@ -27,11 +27,13 @@ import itertools
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ctxgrad._state import _state
+from ctxgrad.autograd._decorator import _DecoratorContextManager
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -71,7 +73,9 @@ def _registry() -> dict[int, list[weakref.ref[Tensor]]]:
 
 def exit_dual_level(*, level: int | None = None) -> None:
     """Close the innermost dual level: every tangent set at it is dropped."""
-    levels = _state.fw_levels
+    # (with forward grad switched off, the open levels are the hidden ones)
+    in_hiding = not _state.fw_levels and _state.fw_hidden is not None
+    levels = _state.fw_hidden or () if in_hiding else _state.fw_levels
     if not levels:
         raise RuntimeError("Trying to exit a forward AD level but no level is currently active.")
     innermost = len(levels) - 1
@@ -87,7 +91,10 @@ def exit_dual_level(*, level: int | None = None) -> None:
             t._fw.pop(level, None)
             if not t._fw:
                 del t._fw
-    _state.fw_levels = levels[:-1]
+    if in_hiding:
+        _state.fw_hidden = levels[:-1]
+    else:
+        _state.fw_levels = levels[:-1]
 
 
 @contextmanager
@@ -142,11 +149,14 @@ TANGENT_OWNER = "_tangent_owner"
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
-    """A view of ``tensor`` that carries ``tangent`` (same shape, floating point)."""
+    """A view of ``tensor`` that carries ``tangent`` (same shape, floating point); with
+    forward grad switched off (:class:`_set_fwd_grad_enabled`), a view without it, as in torch."""
     from ctxgrad._tensor import Tensor
 
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
         raise TypeError(f"make_dual expects tensors, but got {type(tensor).__name__} and {type(tangent).__name__}")
+    if _state.fw_hidden is not None:
+        return tensor.view_as(tensor)
     lvl = _current_level(level, "create a dual Tensor for forward AD")
     if tangent._data.dtype.kind not in "fc":
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_str(tangent)}")
@@ -192,6 +202,52 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     finally:
         _state.fw_levels = saved
     return UnpackedDualTensor(primal, tangent)
+
+
+def _is_fwd_grad_enabled() -> bool:
+    """Whether ops compute tangents: torch's private switch, which its own tests use."""
+    return _state.fw_hidden is None
+
+
+def _switch_fwd_grad(mode: bool) -> None:
+    """Off: the open levels are hidden from the ops (and from ``unpack_dual``, which then
+    finds no tangent, as torch's does); on: they come back, outermost first, with any level
+    opened meanwhile inside them."""
+    hidden = _state.fw_hidden
+    if mode and hidden is not None:
+        _state.fw_levels, _state.fw_hidden = (*hidden, *_state.fw_levels), None
+    elif not mode and hidden is None:
+        _state.fw_hidden, _state.fw_levels = _state.fw_levels, ()
+
+
+class _set_fwd_grad_enabled(_DecoratorContextManager):
+    """Switch forward-mode AD on or off: at once when called, restored after a ``with``
+    block (torch's private ``forward_ad._set_fwd_grad_enabled``).  While it is off, ops
+    compute no tangents and dual tensors show none."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _is_fwd_grad_enabled()
+        self.mode = bool(mode)
+        _switch_fwd_grad(self.mode)
+
+    def __call__(self, func: Any) -> Any:
+        # Used as a decorator, the constructor must not leave the switch changed.
+        _switch_fwd_grad(self.prev)
+        return super().__call__(func)
+
+    def clone(self) -> _set_fwd_grad_enabled:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        _switch_fwd_grad(self.mode)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _switch_fwd_grad(self.prev)
 
 
 def _dtype_str(t: Tensor) -> str:

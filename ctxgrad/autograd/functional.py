@@ -529,7 +529,9 @@ def _vectorized_jacobian(func: Callable[..., Any], inputs: _InputsT, create_grap
         # with create_graph the blocks stay connected to the inputs; without, they start plain
         ins = _grad_preprocess(ins, create_graph=create_graph, need_graph=True)
         args = ins if create_graph else tuple(i.detach() for i in ins)
-        is_outputs_tuple = isinstance(func(*args), tuple)
+        # (checked as the unvectorized path checks them: the transforms would refuse them in
+        # their own words, naming vjp rather than jacobian)
+        is_outputs_tuple, _ = _tensors_tuple(func(*args), "outputs of the user-provided function", "jacobian")
         transform = jacfwd if strategy == "forward-mode" else jacrev
         jac = transform(func, argnums=tuple(range(len(ins))))(*args)
         blocks = tuple(jac) if is_outputs_tuple else (jac,)
@@ -618,6 +620,7 @@ def _vectorized_hessian(
 
     def single(*inp: Tensor) -> Tensor:
         out = func(*inp)
+        _tensors_tuple(out, "outputs of the user-provided function", "hessian")
         if isinstance(out, tuple) or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.nelement() != 1:

@@ -15,6 +15,6 @@ from __future__ import annotations
 from ctxgrad.nn import functional, init, utils
 from ctxgrad.nn.modules import *  # noqa: F403 - the layer classes, listed in modules.__all__
 from ctxgrad.nn.modules import __all__ as _module_names
-from ctxgrad.nn.parameter import Parameter
+from ctxgrad.nn.parameter import Buffer, Parameter
 
-__all__ = ["Parameter", "functional", "init", "utils", *_module_names]
+__all__ = ["Buffer", "Parameter", "functional", "init", "utils", *_module_names]

@@ -22,7 +22,7 @@ import numpy as np
 from ctxgrad import _dtypes
 from ctxgrad._tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Buffer", "Parameter"]
 
 
 class Parameter(Tensor):
@@ -63,3 +63,40 @@ class Parameter(Tensor):
 def _rebuild_parameter(data: np.ndarray[Any, Any], requires_grad: bool) -> Parameter:
     """Unpickle a Parameter (its values and its ``requires_grad`` flag)."""
     return Parameter(Tensor(data), requires_grad)
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is true of a tensor that ``Buffer(...)`` made (it carries the
+    mark), as in torch, where a Buffer is a plain tensor with that mark."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that a :class:`~ctxgrad.nn.Module` given it as an attribute registers as a
+    buffer (state that is not a parameter): ``persistent=False`` keeps it out of
+    ``state_dict``.  ``Buffer(data)`` is ``data.detach()`` (sharing its storage, keeping its
+    ``requires_grad``) with that mark: a plain :class:`~ctxgrad.Tensor`, as in torch.
+
+    >>> import ctxgrad
+    >>> m = ctxgrad.nn.Module()
+    >>> m.running = ctxgrad.nn.Buffer(ctxgrad.zeros(2))
+    >>> [name for name, _ in m.named_buffers()], type(m.running).__name__
+    (['running'], 'Tensor')
+    """
+
+    persistent: bool
+    _is_buffer: bool
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
+        if data is None:
+            data = Tensor(np.empty((0,), dtype=_dtypes.get_default_dtype()))
+        elif not isinstance(data, Tensor):
+            raise TypeError(f"Buffer(): data must be a Tensor or None, got {type(data).__name__}")
+        marked = data.detach().requires_grad_(data.requires_grad)
+        marked.persistent = persistent  # type: ignore[attr-defined]
+        marked._is_buffer = True  # type: ignore[attr-defined]
+        return marked  # type: ignore[return-value]

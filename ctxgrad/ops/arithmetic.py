@@ -761,8 +761,8 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
 #: (``matmul``'s is with the matrix products, in ``ctxgrad.ops.linalg``'s).
 ROWS: list[Op] = [
     Op("add", add, inplace=add_, inplace_dunders=("__iadd__",), numpy=("add",)),
-    Op("sub", sub, inplace=sub_, inplace_dunders=("__isub__",), numpy=("subtract",)),
-    Op("mul", mul, inplace=mul_, inplace_dunders=("__imul__",), numpy=("multiply",)),
+    Op("sub", sub, inplace=sub_, inplace_dunders=("__isub__",), aliases=("subtract",), numpy=("subtract",)),
+    Op("mul", mul, inplace=mul_, inplace_dunders=("__imul__",), aliases=("multiply",), numpy=("multiply",)),
     Op(
         "div",
         div,

@@ -39,7 +39,7 @@ from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import is_grad_enabled, no_grad
 from ctxgrad.autograd.hooks import RemovableHandle
-from ctxgrad.nn.parameter import Parameter
+from ctxgrad.nn.parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -168,6 +168,13 @@ def _addindent(text: str, spaces: int) -> str:
         return text
     first = lines.pop(0)
     return first + "\n" + "\n".join(" " * spaces + line for line in lines)
+
+
+def _typename(value: Any) -> str:
+    """How torch's messages name a value's type (``torch.typename``): its qualified name,
+    without a module for the built-in types."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ in ("", "builtins") else f"{kind.__module__}.{kind.__qualname__}"
 
 
 class Module:
@@ -354,8 +361,7 @@ class Module:
         if params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__module__}.{type(value).__name__}' as parameter '{name}' "
-                    "(torch.nn.Parameter or None expected)"
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' (torch.nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
             return
@@ -369,19 +375,19 @@ class Module:
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__module__}.{type(value).__name__}' as child module '{name}' "
-                    "(torch.nn.Module or None expected)"
+                    f"cannot assign '{_typename(value)}' as child module '{name}' (torch.nn.Module or None expected)"
                 )
             modules[name] = value
             return
         buffers = self.__dict__.get("_buffers")
-        if buffers is not None and name in buffers:
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
-                    f"cannot assign '{type(value).__module__}.{type(value).__name__}' as buffer '{name}' "
-                    "(torch.Tensor or None expected)"
+                    f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
                 )
-            buffers[name] = value
+            persistent = value.persistent if isinstance(value, Buffer) else name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
             return
         object.__setattr__(self, name, value)
 
