@@ -63,7 +63,8 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from ctxgrad._check_inputs import guess_arguments, strided_grad, strided_leaf
+from ctxgrad._check_inputs import Strided, guess_arguments, strided_leaf
+from ctxgrad._memory_format import empty_in_format, preserve_format
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd._validate import Problem, gradient_problems
@@ -321,6 +322,17 @@ class _Inputs:
                 self.arrays.append(None)
         self.args = args
         self.checked = [i for i, arr in enumerate(self.arrays) if arr is not None]
+        # An input given non-contiguous (a transposed tensor in inputs=) keeps its layout for
+        # the strided check; the other checks run on the C-contiguous copy.
+        # (A clone keeps a layout without gaps; a step-2 slice becomes contiguous, and gets
+        # the checker's own strided view.)
+        self.given: dict[int, np.ndarray[Any, Any]] = {}
+        for i, arr in enumerate(self.arrays):
+            if arr is not None and not args[i]._data.flags.c_contiguous:
+                laid_out = empty_in_format(args[i]._data, preserve_format, arr.dtype)
+                laid_out[...] = arr
+                if not laid_out.flags.c_contiguous:
+                    self.given[i] = laid_out
 
     def fresh(self, requires_grad: Callable[[int], bool] = lambda i: True) -> tuple[Any, ...]:
         out: list[Any] = []
@@ -975,27 +987,30 @@ class _Run:
 
         leaves = list(self.inputs.fresh())
         args = [a.clone() if isinstance(a, Tensor) and a._requires_grad else a for a in leaves]
+        made: dict[int, Strided] = {}
         for p in positions:
-            made = strided_leaf(self.inputs.arrays[p])  # type: ignore[arg-type]
-            assert made is not None
-            leaves[p], args[p], _ = made
+            made[p] = self._strided_input(p)
+            leaves[p], args[p] = made[p].leaf, made[p].arg
         result = self.cls.apply(*args)
         values = [np.array(o._data) for o in as_tuple(result) if isinstance(o, Tensor)]
         outs = [o for _, o in _outputs_of(result)]
         rng = np.random.default_rng(self.seed + 2)
         seeds = [_wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype)) for o in outs]
         grads = grad(outs, [leaves[p] for p in self.inputs.checked], seeds, allow_unused=True)
-        arrays = self.inputs.arrays
         return values, [
-            None if g is None else strided_grad(g._data, arrays[p].ndim) if p in positions else g._data  # type: ignore[union-attr]
+            None if g is None else made[p].grad_of(g._data) if p in made else g._data
             for p, g in zip(self.inputs.checked, grads)
         ]
 
+    def _strided_input(self, p: int) -> Strided:
+        made = strided_leaf(self.inputs.arrays[p], self.inputs.given.get(p))  # type: ignore[arg-type]
+        assert made is not None
+        return made
+
     def strided(self) -> None:
-        """The same values as a transposed (or sliced) view, not C-contiguous: the outputs and
-        gradients must not change.  (The checker makes these views itself: ``Tensor.clone``
-        makes its result contiguous, where torch's keeps the strides.)"""
-        movable = [p for p in self.inputs.checked if strided_leaf(self.inputs.arrays[p]) is not None]  # type: ignore[arg-type]
+        """The same values as a transposed (or sliced) view, or laid out as given when an input
+        came non-contiguous, not C-contiguous: the outputs and gradients must not change."""
+        movable = [p for p in self.inputs.checked if self.inputs.arrays[p].size >= 2]  # type: ignore[union-attr]
         if not movable:
             self.report._add("strided", "skip", "no tensor input has two or more elements")
             return
@@ -1015,7 +1030,7 @@ class _Run:
             self.report._add("strided", "pass", "the same outputs and gradients for transposed or sliced inputs")
             return
         culprits = [p for p in movable if any(differs([p])[:2])] if len(movable) > 1 else movable
-        how = {p: strided_leaf(self.inputs.arrays[p])[2] for p in culprits}  # type: ignore[arg-type,index]
+        how = {p: self._strided_input(p).how for p in culprits}
         given = ", ".join(f"{_arg_name(self.names, p)} is {how[p]}" for p in culprits) or "the inputs are strided views"
         if bad_out:
             what = f"{self.name}.forward gives a different output {', '.join(map(str, bad_out))}"

@@ -46,6 +46,27 @@ def test_a_backward_right_only_for_c_contiguous_input() -> None:
     assert "x.contiguous()" in finding.fix
 
 
+def test_a_transposed_input_given_through_inputs_is_checked_as_laid_out() -> None:
+    """The issue's complaint: a transposed input in ``inputs=`` was made contiguous (by
+    ``clone``); now the strided run keeps its strides, and says so."""
+    fn = only_function(MISTAKES / "contiguous_only_backward.py")
+    x = ctxgrad.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]).t()
+    assert x.clone().stride() == x.stride() == (1, 3)  # clone keeps the strides, as torch's
+    report = check_function(fn, (x,))
+    (finding,) = report.findings
+    assert finding.name == "wrong-for-strided-input"
+    assert finding.message.startswith(
+        "Square.backward gives a different gradient for 'x' (index 0) when 'x' (index 0) is as given "
+        "(strides (1, 3)) with the same values, not C-contiguous"
+    )
+    # A step-2 slice given: its clone is contiguous (torch's rule), so the checker's own
+    # transposed view is the strided run.
+    sliced = ctxgrad.tensor([[0.5, 9.0, -1.0, 9.0, 2.0], [1.5, 9.0, 0.3, 9.0, -0.7]])[:, ::2]
+    assert [f.message[:100] for f in check_function(fn, (sliced,)).findings] == [
+        "Square.backward gives a different gradient for 'x' (index 0) when 'x' (index 0) is a transposed view"
+    ]
+
+
 def test_a_forward_right_only_for_c_contiguous_input_is_named_as_forward() -> None:
     class FlatSquare(Function):
         @staticmethod
