@@ -208,7 +208,14 @@ def zeros_like(
 ) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(laid_out_as(input, np.zeros(lead + input._data.shape, dt), memory_format, "zeros_like"), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.zeros(lead + input._data.shape, dt), memory_format, "zeros_like"),
+            requires_grad,
+            device,
+        ),
+    )
 
 
 def ones_like(
@@ -216,7 +223,12 @@ def ones_like(
 ) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(laid_out_as(input, np.ones(lead + input._data.shape, dt), memory_format, "ones_like"), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.ones(lead + input._data.shape, dt), memory_format, "ones_like"), requires_grad, device
+        ),
+    )
 
 
 def empty_like(
@@ -224,7 +236,14 @@ def empty_like(
 ) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(laid_out_as(input, np.empty(lead + input._data.shape, dt), memory_format, "empty_like"), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.empty(lead + input._data.shape, dt), memory_format, "empty_like"),
+            requires_grad,
+            device,
+        ),
+    )
 
 
 def full_like(
@@ -240,7 +259,14 @@ def full_like(
     fill_value = _fill_number(fill_value, "full_like")
     dt = _like(input, dtype)
     value = _fill(fill_value, dt)
-    return batched_as(input, lambda lead: _finish(laid_out_as(input, np.full(lead + input._data.shape, value, dt), memory_format, "full_like"), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.full(lead + input._data.shape, value, dt), memory_format, "full_like"),
+            requires_grad,
+            device,
+        ),
+    )
 
 
 def _fill(value: Any, dt: Any) -> Any:
@@ -406,7 +432,11 @@ def rand_like(
     dt = _floating(_like(input, dtype), _UNIFORM)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(laid_out_as(input, _generator.random(input._data.shape).astype(dt), memory_format, "rand_like"), requires_grad, device)
+    return _finish(
+        laid_out_as(input, _generator.random(input._data.shape).astype(dt), memory_format, "rand_like"),
+        requires_grad,
+        device,
+    )
 
 
 @replayed_whole
@@ -417,7 +447,11 @@ def randn_like(
     dt = _floating(_like(input, dtype), _NORMAL)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(laid_out_as(input, _generator.standard_normal(input._data.shape).astype(dt), memory_format, "randn_like"), requires_grad, device)
+    return _finish(
+        laid_out_as(input, _generator.standard_normal(input._data.shape).astype(dt), memory_format, "randn_like"),
+        requires_grad,
+        device,
+    )
 
 
 def _number(value: Any) -> Any:

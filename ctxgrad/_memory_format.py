@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-class memory_format:  # noqa: N801 - torch's name
+class memory_format:  # torch's name, lower case
     """One memory format (``ctxgrad.preserve_format``, ...), as ``torch.memory_format``."""
 
     __slots__ = ("name",)
@@ -142,7 +142,10 @@ def empty_in_format(like: np.ndarray[Any, Any], fmt: memory_format, dtype: Any =
     if strides is None or like.size == 0:
         return np.empty(like.shape, dtype)
     buffer = np.empty(like.size, dtype)
-    return np.ndarray(like.shape, dtype, buffer=buffer, strides=tuple(s * dtype.itemsize for s in strides))
+    laid_out: np.ndarray[Any, Any] = np.ndarray(
+        like.shape, dtype, buffer=buffer, strides=tuple(s * dtype.itemsize for s in strides)
+    )
+    return laid_out
 
 
 def copy_in_format(array: np.ndarray[Any, Any], fmt: memory_format) -> np.ndarray[Any, Any]:

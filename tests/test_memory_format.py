@@ -84,7 +84,7 @@ def test_channels_last_formats() -> None:
         assert m.empty_like(x[None], memory_format=m.channels_last_3d).stride() == (120, 1, 40, 10, 2)
         np.testing.assert_array_equal(x.clone(memory_format=m.channels_last).numpy(), values)
     for m in (ctxgrad, torch):
-        with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last format$"):
+        with pytest.raises(RuntimeError, match=r"^required rank 4 tensor to use channels_last format$"):
             m.zeros(2, 3).clone(memory_format=m.channels_last)
 
 
@@ -92,7 +92,9 @@ def test_a_memory_format_that_is_not_one_is_refused_as_torch_refuses_it() -> Non
     with pytest.raises(TypeError) as theirs:
         torch.zeros(2).clone(memory_format=3)
     assert str(theirs.value) == "clone(): argument 'memory_format' must be torch.memory_format, not int"
-    with pytest.raises(TypeError, match=r"^clone\(\): argument 'memory_format' must be ctxgrad.memory_format, not int$"):
+    with pytest.raises(
+        TypeError, match=r"^clone\(\): argument 'memory_format' must be ctxgrad.memory_format, not int$"
+    ):
         ctxgrad.zeros(2).clone(memory_format=3)
     with pytest.raises(TypeError, match=r"^zeros_like\(\): argument 'memory_format' must be ctxgrad.memory_format"):
         ctxgrad.zeros_like(ctxgrad.zeros(2), memory_format="preserve")
