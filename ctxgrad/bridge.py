@@ -46,12 +46,12 @@ Compute = Callable[..., Any]
 __all__ = ["to_torch"]
 
 
-def _import_torch() -> Any:
+def _import_torch(needed_by: str = "ctxgrad.bridge.to_torch") -> Any:
     try:
         torch = importlib.import_module("torch")
-    except ImportError as exc:  # pragma: no cover - torch is installed where the tests run
+    except ImportError as exc:
         raise ImportError(
-            "ctxgrad.bridge.to_torch needs PyTorch, which ctxgrad does not require: install it with "
+            f"{needed_by} needs PyTorch, which ctxgrad does not require: install it with "
             "`pip install torch` (see https://pytorch.org/get-started/locally/)"
         ) from exc
     return torch
