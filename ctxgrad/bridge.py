@@ -154,7 +154,9 @@ def _bridge(torch: Any, name: str, compute: Compute, doc: str, once_differentiab
         else:
             saved = iter(ctx.saved_tensors)
             args = [next(saved) if is_tensor else a for a, is_tensor in zip(ctx.arguments, ctx.tensor_at)]
-            grads = list(_vjp_function(torch, name, compute).apply(wanted, len(args), *args, *grad_outputs))
+            if bridged.vjp_function is None:  # made once, on the first higher derivative
+                bridged.vjp_function = _vjp_function(torch, name, compute)
+            grads = list(bridged.vjp_function.apply(wanted, len(args), *args, *grad_outputs))
         for i, g in zip(wanted, grads):
             result[i] = g
         return tuple(result)
@@ -187,6 +189,7 @@ def _bridge(torch: Any, name: str, compute: Compute, doc: str, once_differentiab
             "backward": staticmethod(backward),
             "vmap": staticmethod(vmap),
             "jvp": staticmethod(jvp),
+            "vjp_function": None,
             "__doc__": doc,
         },
     )
@@ -209,9 +212,6 @@ def _vjp_function(torch: Any, name: str, compute: Compute) -> Any:
     positions of the inputs whose gradients are wanted, the number of inputs, the inputs and
     one gradient per output; its outputs, those gradients (zeros where an input is unused),
     computed by ctxgrad with ``create_graph=True``."""
-    cached = _VJPS.get(compute)
-    if cached is not None:
-        return cached
 
     def vjp(wanted: tuple[int, ...], count: int, *values: Any) -> tuple[Tensor, ...]:
         args, grad_outputs = values[:count], values[count:]
@@ -237,12 +237,7 @@ def _vjp_function(torch: Any, name: str, compute: Compute) -> Any:
             "trying to differentiate twice a function that was marked with @once_differentiable "
             f"({function}.backward, run through ctxgrad.bridge.to_torch)"
         )
-    made = _bridge(torch, f"{name}Backward", vjp, f"the vector-Jacobian product of {name}", why)
-    _VJPS[compute] = made
-    return made
-
-
-_VJPS: dict[Compute, Any] = {}
+    return _bridge(torch, f"{name}Backward", vjp, f"the vector-Jacobian product of {name}", why)
 
 
 def to_torch(fn_cls: type[Function]) -> Any:
