@@ -1,6 +1,6 @@
-"""The inputs :mod:`ctxgrad.checks` runs a Function on, when the Function gives none of its own.
-
-Two ways, both said in the report:
+"""The inputs :mod:`ctxgrad.checks` runs a Function on: :class:`CheckedInputs`, a fresh copy
+of them for each check; and, when the Function gives none of its own, two ways to make them,
+both said in the report:
 
 * a spec, ``"3x4,float64;4,float64"`` (the command line's ``--inputs``): one tensor per
   ``;``-separated item, its shape (``3x4``, ``3 4``, ``(3, 4)``; ``()`` or empty for a
@@ -22,10 +22,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ctxgrad._memory_format import copy_in_format, preserve_format
+from ctxgrad._memory_format import copy_in_format, empty_in_format, preserve_format
 from ctxgrad._tensor import Tensor, _wrap
 
-__all__ = ["GUESSED_SHAPE", "Strided", "guess_arguments", "inputs_from_spec", "strided_leaf"]
+__all__ = ["GUESSED_SHAPE", "CheckedInputs", "Strided", "guess_arguments", "inputs_from_spec", "strided_leaf"]
 
 #: The shape of a tensor guessed for a parameter without a default.
 GUESSED_SHAPE = (3, 3)
@@ -94,6 +94,57 @@ def guess_arguments(cls: Any, dtype: np.dtype[Any], seed: int = 0) -> tuple[tupl
             args.append(_random(GUESSED_SHAPE, dtype, rng))
             said.append(f"{name}: {list(GUESSED_SHAPE)} {dtype.name}")
     return tuple(args), ", ".join(said) or "no arguments"
+
+
+class CheckedInputs:
+    """Makes fresh copies of the example inputs: every check gets its own, so that one
+    check (a forward that writes its input, a finite difference) cannot disturb another."""
+
+    def __init__(self, args: tuple[Any, ...], dtype: np.dtype[Any]) -> None:
+        self.arrays: list[np.ndarray[Any, Any] | None] = []
+        # A real input becomes complex under a complex dtype; a complex input stays complex.
+        kinds = "fc" if dtype.kind == "c" else "f"
+        complex_dtype = np.result_type(dtype, np.complex64)
+        rng = np.random.default_rng(0)
+        for a in args:
+            if isinstance(a, Tensor) and a._data.dtype.kind == "f" and dtype.kind == "c":
+                # Real values made complex get an imaginary part: at a real point the conjugate
+                # of a holomorphic derivative equals it, and a missing conj would go unseen.
+                shift = 1j * rng.uniform(-0.5, 0.5, a._data.shape)
+                self.arrays.append(np.array(a._data + shift, dtype=dtype, order="C", copy=True))
+            elif isinstance(a, Tensor) and a._data.dtype.kind in kinds:
+                self.arrays.append(np.array(a._data, dtype=dtype, order="C", copy=True))
+            elif isinstance(a, Tensor) and a._data.dtype.kind == "c":
+                self.arrays.append(np.array(a._data, dtype=complex_dtype, order="C", copy=True))
+            else:
+                self.arrays.append(None)
+        self.args = args
+        self.checked = [i for i, arr in enumerate(self.arrays) if arr is not None]
+        # An input given non-contiguous (a transposed tensor in inputs=) keeps its layout for
+        # the strided check; the other checks run on the C-contiguous copy.
+        # (A clone keeps a layout without gaps; a step-2 slice becomes contiguous, and gets
+        # the checker's own strided view.)
+        self.given: dict[int, np.ndarray[Any, Any]] = {}
+        for i, arr in enumerate(self.arrays):
+            if arr is not None and not args[i]._data.flags.c_contiguous:
+                laid_out = empty_in_format(args[i]._data, preserve_format, arr.dtype)
+                laid_out[...] = arr
+                if not laid_out.flags.c_contiguous:
+                    self.given[i] = laid_out
+
+    def fresh(self, requires_grad: Callable[[int], bool] = lambda i: True) -> tuple[Any, ...]:
+        out: list[Any] = []
+        for i, (a, arr) in enumerate(zip(self.args, self.arrays)):
+            if arr is None:
+                out.append(a)
+            else:
+                t = _wrap(np.array(arr, copy=True))
+                out.append(t.requires_grad_() if requires_grad(i) else t)
+        return tuple(out)
+
+    @property
+    def complex(self) -> bool:
+        return any(arr is not None and arr.dtype.kind == "c" for arr in self.arrays)
 
 
 class Strided(NamedTuple):

@@ -63,8 +63,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from ctxgrad._check_inputs import Strided, guess_arguments, strided_leaf
-from ctxgrad._memory_format import empty_in_format, preserve_format
+from ctxgrad._check_inputs import CheckedInputs, Strided, guess_arguments, strided_leaf
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd._validate import Problem, gradient_problems
@@ -298,57 +297,6 @@ def _example_arguments(cls: type[Function], inputs: Sequence[Any] | None) -> tup
     return args
 
 
-class _Inputs:
-    """Makes fresh copies of the example inputs: every check gets its own, so that one
-    check (a forward that writes its input, a finite difference) cannot disturb another."""
-
-    def __init__(self, args: tuple[Any, ...], dtype: np.dtype[Any]) -> None:
-        self.arrays: list[np.ndarray[Any, Any] | None] = []
-        # A real input becomes complex under a complex dtype; a complex input stays complex.
-        kinds = "fc" if dtype.kind == "c" else "f"
-        complex_dtype = np.result_type(dtype, np.complex64)
-        rng = np.random.default_rng(0)
-        for a in args:
-            if isinstance(a, Tensor) and a._data.dtype.kind == "f" and dtype.kind == "c":
-                # Real values made complex get an imaginary part: at a real point the conjugate
-                # of a holomorphic derivative equals it, and a missing conj would go unseen.
-                shift = 1j * rng.uniform(-0.5, 0.5, a._data.shape)
-                self.arrays.append(np.array(a._data + shift, dtype=dtype, order="C", copy=True))
-            elif isinstance(a, Tensor) and a._data.dtype.kind in kinds:
-                self.arrays.append(np.array(a._data, dtype=dtype, order="C", copy=True))
-            elif isinstance(a, Tensor) and a._data.dtype.kind == "c":
-                self.arrays.append(np.array(a._data, dtype=complex_dtype, order="C", copy=True))
-            else:
-                self.arrays.append(None)
-        self.args = args
-        self.checked = [i for i, arr in enumerate(self.arrays) if arr is not None]
-        # An input given non-contiguous (a transposed tensor in inputs=) keeps its layout for
-        # the strided check; the other checks run on the C-contiguous copy.
-        # (A clone keeps a layout without gaps; a step-2 slice becomes contiguous, and gets
-        # the checker's own strided view.)
-        self.given: dict[int, np.ndarray[Any, Any]] = {}
-        for i, arr in enumerate(self.arrays):
-            if arr is not None and not args[i]._data.flags.c_contiguous:
-                laid_out = empty_in_format(args[i]._data, preserve_format, arr.dtype)
-                laid_out[...] = arr
-                if not laid_out.flags.c_contiguous:
-                    self.given[i] = laid_out
-
-    def fresh(self, requires_grad: Callable[[int], bool] = lambda i: True) -> tuple[Any, ...]:
-        out: list[Any] = []
-        for i, (a, arr) in enumerate(zip(self.args, self.arrays)):
-            if arr is None:
-                out.append(a)
-            else:
-                t = _wrap(np.array(arr, copy=True))
-                out.append(t.requires_grad_() if requires_grad(i) else t)
-        return tuple(out)
-
-    @property
-    def complex(self) -> bool:
-        return any(arr is not None and arr.dtype.kind == "c" for arr in self.arrays)
-
-
 # --------------------------------------------------------------------------- helpers
 def _outputs_of(result: Any) -> list[tuple[int, Tensor]]:
     """The outputs that require grad, with their positions in forward's result."""
@@ -483,7 +431,7 @@ def _fmt(value: float) -> str:
 class _Run:
     """The state of one check_function call: the class, its inputs and the report."""
 
-    def __init__(self, cls: type[Function], inputs: _Inputs, dtype: np.dtype[Any], seed: int) -> None:
+    def __init__(self, cls: type[Function], inputs: CheckedInputs, dtype: np.dtype[Any], seed: int) -> None:
         self.cls = cls
         self.name = cls.__name__
         self.inputs = inputs
@@ -1344,7 +1292,7 @@ def check_function(
             )
         )
         return report
-    run = _Run(fn_cls, _Inputs(args, np_dtype), np_dtype, seed)
+    run = _Run(fn_cls, CheckedInputs(args, np_dtype), np_dtype, seed)
     run.report = report
     run.guessed = guessed
     run.inputs_from = inputs_from if inputs is not None else ""

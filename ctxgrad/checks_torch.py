@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._check_inputs import guess_arguments
+from ctxgrad._check_inputs import CheckedInputs, guess_arguments
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd.function import Function
@@ -52,7 +52,6 @@ from ctxgrad.checks import (
     Finding,
     _arg_name,
     _example_arguments,
-    _Inputs,
     _Stop,
     _where,
 )
@@ -159,7 +158,7 @@ def compare_with_torch(
             args = guess_arguments(fn_cls, np_dtype, seed)[0]
         else:
             return _no_inputs(report, str(exc))
-    made = _Inputs(args, np_dtype)
+    made = CheckedInputs(args, np_dtype)
     names = [n or f"args[{i}]" for i, n in enumerate(list(fn_cls._plan.slot_names) + [""] * len(args))][: len(args)]
     rtol, atol = _TOLERANCES.get(np.finfo(np_dtype).dtype.name, _TOLERANCES["float64"])[1:]
 
