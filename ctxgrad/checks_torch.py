@@ -37,6 +37,7 @@ install it.
 from __future__ import annotations
 
 import re
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,14 +71,23 @@ def _import_torch() -> Any:
 def torch_counterpart(path: str, name: str) -> Any:
     """The torch Function called ``name`` that the file ``path`` defines when run with the
     real torch, or None when the file does not import torch or defines no such torch
-    Function there (a ctxgrad Function: it is compared through the bridge)."""
+    Function there (a ctxgrad Function: it is compared through the bridge).  A file that
+    does not run with torch is a RuntimeError that says where it failed."""
     with open(path, encoding="utf-8") as file:
         source = file.read()
     if not _IMPORTS_TORCH.search(source):
         return None
     torch = _import_torch()
     namespace: dict[str, Any] = {"__name__": "_ctxgrad_against_torch", "__file__": path}
-    exec(compile(source, path, "exec", dont_inherit=True), namespace)
+    try:
+        exec(compile(source, path, "exec", dont_inherit=True), namespace)
+    except Exception as exc:
+        in_file = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+        where = f", at line {in_file[-1].lineno}" if in_file else ""
+        raise RuntimeError(
+            f"{path} imports torch, but running it with torch raised {type(exc).__name__}: {exc}{where}, so there "
+            "is no torch Function to compare with"
+        ) from exc
     found = namespace.get(name)
     if isinstance(found, type) and issubclass(found, torch.autograd.Function):
         return found

@@ -320,8 +320,8 @@ def _against_torch(fn: type[Function], path: str, given: Any, args: argparse.Nam
             guess_inputs=True,
             report=report,
         )
-    except ImportError as exc:
-        raise _UsageError(str(exc)) from exc
+    except (ImportError, RuntimeError) as exc:  # no torch; a file that does not run with it
+        raise _UsageError(f"--against-torch: {exc}") from exc
 
 
 def _progress(k: int, n: int, target: str, reports: list[CheckReport], error: str | None) -> str:

@@ -173,6 +173,15 @@ def test_a_torch_tutorials_function_against_its_ctxgrad_port(tmp_path: Path) -> 
     assert report.checks[1].detail == "the same gradients for 3 inputs"
     # A file without torch has no torch counterpart: the bridge is used.
     assert torch_counterpart(str(ROOT / "examples/checks/good_ops.py"), "Cube") is None
+    # A file that does not run with torch says so, and where.
+    broken = tmp_path / "broken_ops.py"
+    broken.write_text("import torch\n\ntorch.no_such_function()\n")
+    with pytest.raises(RuntimeError) as raised:
+        torch_counterpart(str(broken), "LinearFunction")
+    assert str(raised.value).startswith(
+        f"{broken} imports torch, but running it with torch raised AttributeError: module 'torch' has no attribute "
+        "'no_such_function', at line 3, so there is no torch Function to compare with"
+    )
 
 
 def test_check_against_torch_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -198,8 +207,8 @@ def test_without_torch_the_command_says_how_to_install_it(
     err = capsys.readouterr().err
     assert code == 2
     assert err.endswith(
-        "check: error: ctxgrad check --against-torch needs PyTorch, which ctxgrad does not require: install it "
-        "with `pip install torch` (see https://pytorch.org/get-started/locally/)\n"
+        "check: error: --against-torch: ctxgrad check --against-torch needs PyTorch, which ctxgrad does not "
+        "require: install it with `pip install torch` (see https://pytorch.org/get-started/locally/)\n"
     )
     # The checks themselves need no torch.
     assert check_function(SoftClip, (X,)).ok
