@@ -16,9 +16,7 @@ tensor([2., 2., 2.])
 
 from __future__ import annotations
 
-import importlib
 import math
-from typing import TYPE_CHECKING, Any
 
 from ctxgrad import (
     _surface,  # noqa: F401 - attaches the op table's Tensor methods
@@ -154,40 +152,12 @@ __all__ = [
 
 # The function forms of the op library, one block per family of ops.
 
-# Submodules and functions loaded on first use (ctxgrad.nn, ctxgrad.optim, ...): ``import
-# ctxgrad`` (and every ``ctxgrad check`` run) pays only for the tensor, the ops and autograd.
-# The names are public as if imported here: ``ctxgrad.nn``, ``from ctxgrad import save``,
-# ``dir(ctxgrad)``; type checkers see the imports below.
-_ON_FIRST_USE = {
-    "distributions": ("ctxgrad.distributions", ""),
-    "load": ("ctxgrad.serialization", "load"),
-    "nn": ("ctxgrad.nn", ""),
-    "optim": ("ctxgrad.optim", ""),
-    "save": ("ctxgrad.serialization", "save"),
-    "testing": ("ctxgrad.testing", ""),
-    "utils": ("ctxgrad.utils", ""),
-    "viz": ("ctxgrad.viz", ""),
-}
-if TYPE_CHECKING:
-    from ctxgrad import distributions, nn, optim, testing, utils, viz
-    from ctxgrad.serialization import load, save
+# pointwise and binary ops
+from ctxgrad import nn
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _ON_FIRST_USE:
-        raise AttributeError(f"module 'ctxgrad' has no attribute {name!r}")
-    module_name, attribute = _ON_FIRST_USE[name]
-    module = importlib.import_module(module_name)
-    value = getattr(module, attribute) if attribute else module
-    globals()[name] = value  # (after the import, which set the submodule of that name)
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_ON_FIRST_USE})
-
-
-__all__ += ["nn"]
+__all__ += [
+    "nn",
+]
 
 # linear algebra (einsum, tensordot and the shape functions of several tensors, cat, stack,
 # ..., are rows of the op table)
@@ -195,8 +165,8 @@ from ctxgrad import linalg, special  # noqa: E402
 
 __all__ += ["linalg", "special"]
 
-# probability distributions (on first use) and the discrete Fourier transforms
-from ctxgrad import fft  # noqa: E402
+# probability distributions and the discrete Fourier transforms
+from ctxgrad import distributions, fft  # noqa: E402
 
 __all__ += ["distributions", "fft"]
 
@@ -226,7 +196,10 @@ from ctxgrad._sampling import (  # noqa: E402
 
 __all__ += ["bernoulli", "multinomial", "normal", "poisson", "randint_like", "randperm"]
 
-# training: optimizers, schedulers, saving and data loading (all on first use)
+# training: optimizers, schedulers, saving and data loading
+from ctxgrad import optim, utils  # noqa: E402
+from ctxgrad.serialization import load, save  # noqa: E402
+
 __all__ += ["load", "optim", "save", "utils"]
 
 # porting shims: devices, CUDA's and the backends' answers on a CPU, legacy tensor types,
@@ -347,6 +320,7 @@ import ctxgrad.autograd.functional  # noqa: E402, F401
 from ctxgrad import (  # noqa: E402
     _einops,  # noqa: F401 - defines the einops backend
     checks,
+    testing,
 )
 
 __all__ += ["checks", "testing"]
@@ -357,12 +331,12 @@ from ctxgrad.func import vmap  # noqa: E402
 
 __all__ += ["func", "vmap"]
 
-# drawing the graph: make_dot, torchviz's, for ctxgrad (optional extra ctxgrad[viz]; on first use)
+# drawing the graph: make_dot, torchviz's, for ctxgrad (optional extra ctxgrad[viz])
+from ctxgrad import viz  # noqa: E402
+
 __all__ += ["viz"]
 
-# define-then-run: trace a function once, replay it (on a tensor, torch's trace: its diagonal's
-# sum).  Not on first use: ``import ctxgrad.trace`` would then leave the module, not the
-# function, as ctxgrad.trace.
+# define-then-run: trace a function once, replay it (on a tensor, torch's trace: its diagonal's sum)
 from ctxgrad.trace import trace  # noqa: E402
 
 __all__ += ["trace"]
