@@ -4,8 +4,8 @@ difference named (which output or gradient, the index, both values)."""
 
 from __future__ import annotations
 
+import importlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -202,7 +202,14 @@ def test_check_against_torch_from_the_command_line(capsys: pytest.CaptureFixture
 def test_without_torch_the_command_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    real_import = importlib.import_module
+
+    def import_without_torch(name: str, package: str | None = None) -> Any:
+        if name == "torch":
+            raise ModuleNotFoundError("No module named 'torch'", name="torch")
+        return real_import(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", import_without_torch)  # as if torch were not installed
     code = cli.main(["check", "examples/checks/good_ops.py::Cube", "--against-torch"])
     err = capsys.readouterr().err
     assert code == 2
