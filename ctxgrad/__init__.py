@@ -267,6 +267,13 @@ __all__ += [
 # type questions, and torch's runtime switches and objects as a CPU-only torch has them
 from ctxgrad._construct import asarray, empty_permuted, empty_strided, frombuffer, range  # noqa: E402
 from ctxgrad._format import set_printoptions  # noqa: E402
+from ctxgrad._memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ctxgrad._runtime import (  # noqa: E402
     Event,
     Stream,
@@ -285,7 +292,10 @@ __all__ += [
     "Stream",
     "asarray",
     "autocast",
+    "channels_last",
+    "channels_last_3d",
     "compile",
+    "contiguous_format",
     "empty_permuted",
     "empty_strided",
     "frombuffer",
@@ -293,6 +303,8 @@ __all__ += [
     "is_floating_point",
     "is_nonzero",
     "is_storage",
+    "memory_format",
+    "preserve_format",
     "range",
     "set_flush_denormal",
     "set_printoptions",

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _dtypes
+from ctxgrad import _dtypes, _memory_format
 from ctxgrad._device import check_device
 from ctxgrad._generator import Generator, seed_value
 from ctxgrad._replayed import replayed_whole
@@ -169,6 +169,20 @@ def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
     return t._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
 
 
+def laid_out_as(input: Tensor, values: np.ndarray[Any, Any], memory_format: Any, fn: str) -> np.ndarray[Any, Any]:
+    """``values`` (a new array of ``input``'s shape) in the layout ``memory_format`` gives
+    ``input``: a ``*_like`` factory keeps a transposed input's strides, as torch's do with
+    their default ``preserve_format``."""
+    fmt = _memory_format.check_memory_format(memory_format, fn)
+    if values.shape != input._data.shape:  # inside vmap: the batch is laid out row-major
+        return values
+    out = _memory_format.empty_in_format(input._data, fmt, values.dtype)
+    if out.strides == values.strides:
+        return values
+    out[...] = values
+    return out
+
+
 def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tensor:
     """A new tensor made from ``input`` (``zeros_like``, ``new_ones``, ...): ``make(lead)``
     with ``lead`` the batch dimensions ``input`` has inside vmap (``()`` outside), the result
@@ -189,32 +203,70 @@ def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tens
     return out
 
 
-def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(np.zeros(lead + input._data.shape, dt), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.zeros(lead + input._data.shape, dt), memory_format, "zeros_like"),
+            requires_grad,
+            device,
+        ),
+    )
 
 
-def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(np.ones(lead + input._data.shape, dt), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.ones(lead + input._data.shape, dt), memory_format, "ones_like"), requires_grad, device
+        ),
+    )
 
 
-def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(np.empty(lead + input._data.shape, dt), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.empty(lead + input._data.shape, dt), memory_format, "empty_like"),
+            requires_grad,
+            device,
+        ),
+    )
 
 
 def full_like(
-    input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
     fill_value = _fill_number(fill_value, "full_like")
     dt = _like(input, dtype)
     value = _fill(fill_value, dt)
-    return batched_as(input, lambda lead: _finish(np.full(lead + input._data.shape, value, dt), requires_grad, device))
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, np.full(lead + input._data.shape, value, dt), memory_format, "full_like"),
+            requires_grad,
+            device,
+        ),
+    )
 
 
 def _fill(value: Any, dt: Any) -> Any:
@@ -373,21 +425,33 @@ def numel(input: Tensor) -> int:
 
 
 @replayed_whole
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Uniform samples from [0, 1) with ``input``'s shape and dtype."""
     dt = _floating(_like(input, dtype), _UNIFORM)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
+    return _finish(
+        laid_out_as(input, _generator.random(input._data.shape).astype(dt), memory_format, "rand_like"),
+        requires_grad,
+        device,
+    )
 
 
 @replayed_whole
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype."""
     dt = _floating(_like(input, dtype), _NORMAL)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(_generator.standard_normal(input._data.shape).astype(dt), requires_grad, device)
+    return _finish(
+        laid_out_as(input, _generator.standard_normal(input._data.shape).astype(dt), memory_format, "randn_like"),
+        requires_grad,
+        device,
+    )
 
 
 def _number(value: Any) -> Any:

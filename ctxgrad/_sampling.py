@@ -567,6 +567,7 @@ def randint_like(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """Integers drawn uniformly from ``[low, high)`` (``randint_like(input, high)``: from 0),
     with ``input``'s shape and dtype."""
@@ -579,4 +580,6 @@ def randint_like(
     if (batched := _factories._under_vmap(tuple(input.shape), draw)) is not None:
         return batched  # type: ignore[no-any-return]
     values = _rng().integers(int(low), int(high), input.array.shape).astype(dt)
-    return _factories._finish(values, requires_grad, device)
+    return _factories._finish(
+        _factories.laid_out_as(input, values, memory_format, "randint_like"), requires_grad, device
+    )

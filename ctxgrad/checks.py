@@ -63,7 +63,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from ctxgrad._check_inputs import guess_arguments, strided_grad, strided_leaf
+from ctxgrad._check_inputs import CheckedInputs, Strided, guess_arguments, strided_leaf
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd._validate import Problem, gradient_problems
@@ -297,46 +297,6 @@ def _example_arguments(cls: type[Function], inputs: Sequence[Any] | None) -> tup
     return args
 
 
-class _Inputs:
-    """Makes fresh copies of the example inputs: every check gets its own, so that one
-    check (a forward that writes its input, a finite difference) cannot disturb another."""
-
-    def __init__(self, args: tuple[Any, ...], dtype: np.dtype[Any]) -> None:
-        self.arrays: list[np.ndarray[Any, Any] | None] = []
-        # A real input becomes complex under a complex dtype; a complex input stays complex.
-        kinds = "fc" if dtype.kind == "c" else "f"
-        complex_dtype = np.result_type(dtype, np.complex64)
-        rng = np.random.default_rng(0)
-        for a in args:
-            if isinstance(a, Tensor) and a._data.dtype.kind == "f" and dtype.kind == "c":
-                # Real values made complex get an imaginary part: at a real point the conjugate
-                # of a holomorphic derivative equals it, and a missing conj would go unseen.
-                shift = 1j * rng.uniform(-0.5, 0.5, a._data.shape)
-                self.arrays.append(np.array(a._data + shift, dtype=dtype, order="C", copy=True))
-            elif isinstance(a, Tensor) and a._data.dtype.kind in kinds:
-                self.arrays.append(np.array(a._data, dtype=dtype, order="C", copy=True))
-            elif isinstance(a, Tensor) and a._data.dtype.kind == "c":
-                self.arrays.append(np.array(a._data, dtype=complex_dtype, order="C", copy=True))
-            else:
-                self.arrays.append(None)
-        self.args = args
-        self.checked = [i for i, arr in enumerate(self.arrays) if arr is not None]
-
-    def fresh(self, requires_grad: Callable[[int], bool] = lambda i: True) -> tuple[Any, ...]:
-        out: list[Any] = []
-        for i, (a, arr) in enumerate(zip(self.args, self.arrays)):
-            if arr is None:
-                out.append(a)
-            else:
-                t = _wrap(np.array(arr, copy=True))
-                out.append(t.requires_grad_() if requires_grad(i) else t)
-        return tuple(out)
-
-    @property
-    def complex(self) -> bool:
-        return any(arr is not None and arr.dtype.kind == "c" for arr in self.arrays)
-
-
 # --------------------------------------------------------------------------- helpers
 def _outputs_of(result: Any) -> list[tuple[int, Tensor]]:
     """The outputs that require grad, with their positions in forward's result."""
@@ -471,7 +431,7 @@ def _fmt(value: float) -> str:
 class _Run:
     """The state of one check_function call: the class, its inputs and the report."""
 
-    def __init__(self, cls: type[Function], inputs: _Inputs, dtype: np.dtype[Any], seed: int) -> None:
+    def __init__(self, cls: type[Function], inputs: CheckedInputs, dtype: np.dtype[Any], seed: int) -> None:
         self.cls = cls
         self.name = cls.__name__
         self.inputs = inputs
@@ -975,27 +935,30 @@ class _Run:
 
         leaves = list(self.inputs.fresh())
         args = [a.clone() if isinstance(a, Tensor) and a._requires_grad else a for a in leaves]
+        made: dict[int, Strided] = {}
         for p in positions:
-            made = strided_leaf(self.inputs.arrays[p])  # type: ignore[arg-type]
-            assert made is not None
-            leaves[p], args[p], _ = made
+            made[p] = self._strided_input(p)
+            leaves[p], args[p] = made[p].leaf, made[p].arg
         result = self.cls.apply(*args)
         values = [np.array(o._data) for o in as_tuple(result) if isinstance(o, Tensor)]
         outs = [o for _, o in _outputs_of(result)]
         rng = np.random.default_rng(self.seed + 2)
         seeds = [_wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype)) for o in outs]
         grads = grad(outs, [leaves[p] for p in self.inputs.checked], seeds, allow_unused=True)
-        arrays = self.inputs.arrays
         return values, [
-            None if g is None else strided_grad(g._data, arrays[p].ndim) if p in positions else g._data  # type: ignore[union-attr]
+            None if g is None else made[p].grad_of(g._data) if p in made else g._data
             for p, g in zip(self.inputs.checked, grads)
         ]
 
+    def _strided_input(self, p: int) -> Strided:
+        made = strided_leaf(self.inputs.arrays[p], self.inputs.given.get(p))  # type: ignore[arg-type]
+        assert made is not None
+        return made
+
     def strided(self) -> None:
-        """The same values as a transposed (or sliced) view, not C-contiguous: the outputs and
-        gradients must not change.  (The checker makes these views itself: ``Tensor.clone``
-        makes its result contiguous, where torch's keeps the strides.)"""
-        movable = [p for p in self.inputs.checked if strided_leaf(self.inputs.arrays[p]) is not None]  # type: ignore[arg-type]
+        """The same values as a transposed (or sliced) view, or laid out as given when an input
+        came non-contiguous, not C-contiguous: the outputs and gradients must not change."""
+        movable = [p for p in self.inputs.checked if self.inputs.arrays[p].size >= 2]  # type: ignore[union-attr]
         if not movable:
             self.report._add("strided", "skip", "no tensor input has two or more elements")
             return
@@ -1015,7 +978,7 @@ class _Run:
             self.report._add("strided", "pass", "the same outputs and gradients for transposed or sliced inputs")
             return
         culprits = [p for p in movable if any(differs([p])[:2])] if len(movable) > 1 else movable
-        how = {p: strided_leaf(self.inputs.arrays[p])[2] for p in culprits}  # type: ignore[arg-type,index]
+        how = {p: self._strided_input(p).how for p in culprits}
         given = ", ".join(f"{_arg_name(self.names, p)} is {how[p]}" for p in culprits) or "the inputs are strided views"
         if bad_out:
             what = f"{self.name}.forward gives a different output {', '.join(map(str, bad_out))}"
@@ -1329,7 +1292,7 @@ def check_function(
             )
         )
         return report
-    run = _Run(fn_cls, _Inputs(args, np_dtype), np_dtype, seed)
+    run = _Run(fn_cls, CheckedInputs(args, np_dtype), np_dtype, seed)
     run.report = report
     run.guessed = guessed
     run.inputs_from = inputs_from if inputs is not None else ""

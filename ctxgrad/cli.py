@@ -14,6 +14,14 @@ line per check, the findings with their fixes and a summary per Function, then a
 file goes to stderr as it is checked, and files of a directory or glob that define no Function
 are skipped.
 
+``--against-torch`` also runs each Function under torch, on the same inputs and
+grad_outputs, and compares every output and input gradient (the checks
+``torch-outputs`` and ``torch-gradients``; a difference is the finding
+``differs-from-torch``, naming the first element that differs): against the torch
+Function of the same name when the file imports torch (a file written for torch), else
+against the Function run inside torch through :func:`ctxgrad.bridge.to_torch`.  torch is
+needed then, and only then.
+
 A Function without example inputs is checked on inputs guessed from its ``forward``'s
 signature (a hint in its report says so), or on those ``--inputs "3x4,float64;4,float64"``
 describes (one ``shape,dtype`` item per argument; they replace any example inputs).
@@ -97,6 +105,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help='inputs for every Function checked, "shape,dtype;..." (as "3x4,float64;4,float64"); by default '
         "its example inputs, or a guess from its forward's signature",
+    )
+    check.add_argument(
+        "--against-torch",
+        action="store_true",
+        help="also run each Function under torch on the same inputs (a file that imports torch: its torch Function "
+        "of the same name; else through ctxgrad.bridge.to_torch) and compare outputs and gradients",
     )
     check.add_argument("--seed", type=int, default=0, help="seed of the random grad_outputs (default: 0)")
     check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
@@ -314,7 +328,29 @@ def _check_one(target: str, args: argparse.Namespace, many: bool) -> tuple[list[
                     inputs_from=f"--inputs {args.inputs!r}" if args.inputs else "",
                 )
             )
+            if args.against_torch:
+                _against_torch(fn, path, given, args, reports[-1])
     return reports, ""
+
+
+def _against_torch(fn: type[Function], path: str, given: Any, args: argparse.Namespace, report: CheckReport) -> None:
+    """Add the comparison with torch (:mod:`ctxgrad.checks_torch`) to ``report``; without
+    torch installed, a _UsageError that says how to install it."""
+    from ctxgrad import checks_torch
+
+    try:
+        counterpart = checks_torch.torch_counterpart(path, fn.__name__) if os.path.isfile(path) else None
+        checks_torch.compare_with_torch(
+            fn,
+            given,
+            torch_function=counterpart,
+            dtype=args.dtype,
+            seed=args.seed,
+            guess_inputs=True,
+            report=report,
+        )
+    except (ImportError, RuntimeError) as exc:  # no torch; a file that does not run with it
+        raise _UsageError(f"--against-torch: {exc}") from exc
 
 
 def _progress(k: int, n: int, target: str, reports: list[CheckReport], error: str | None) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 from test_checks import CHECKS, functions_of, load, only_function
+from test_checks import MISTAKES as MISTAKE_FINDINGS
 
 import ctxgrad
 from ctxgrad.autograd import Function
@@ -44,6 +45,27 @@ def test_a_backward_right_only_for_c_contiguous_input() -> None:
         "with the same values, not C-contiguous"
     )
     assert "x.contiguous()" in finding.fix
+
+
+def test_a_transposed_input_given_through_inputs_is_checked_as_laid_out() -> None:
+    """The issue's complaint: a transposed input in ``inputs=`` was made contiguous (by
+    ``clone``); now the strided run keeps its strides, and says so."""
+    fn = only_function(MISTAKES / "contiguous_only_backward.py")
+    x = ctxgrad.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]).t()
+    assert x.clone().stride() == x.stride() == (1, 3)  # clone keeps the strides, as torch's
+    report = check_function(fn, (x,))
+    (finding,) = report.findings
+    assert finding.name == "wrong-for-strided-input"
+    assert finding.message.startswith(
+        "Square.backward gives a different gradient for 'x' (index 0) when 'x' (index 0) is as given "
+        "(strides (1, 3)) with the same values, not C-contiguous"
+    )
+    # A step-2 slice given: its clone is contiguous (torch's rule), so the checker's own
+    # transposed view is the strided run.
+    sliced = ctxgrad.tensor([[0.5, 9.0, -1.0, 9.0, 2.0], [1.5, 9.0, 0.3, 9.0, -0.7]])[:, ::2]
+    assert [f.message[:100] for f in check_function(fn, (sliced,)).findings] == [
+        "Square.backward gives a different gradient for 'x' (index 0) when 'x' (index 0) is a transposed view"
+    ]
 
 
 def test_a_forward_right_only_for_c_contiguous_input_is_named_as_forward() -> None:
@@ -207,116 +229,15 @@ def test_inputs_are_guessed_from_forward_only_when_asked() -> None:
 
 
 # --------------------------------------------------------------------------- correct Functions
-class ComplexMul(Function):
-    """z * w, with torch's convention: grad_z = grad * conj(w)."""
+# examples/checks/good_kinds.py: one correct Function of each kind, with its example inputs.
+KINDS = load(CHECKS / "good_kinds.py")
+ComplexMul, MatMulNumpyForward = KINDS.ComplexMul, KINDS.MatMulNumpyForward
+SinCos, SortValues, ClampedSquare = KINDS.SinCos, KINDS.SortValues, KINDS.ClampedSquare
 
-    @staticmethod
-    def forward(ctx: Any, z: ctxgrad.Tensor, w: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        ctx.save_for_backward(z, w)
-        return z * w
-
-    @staticmethod
-    def backward(ctx: Any, grad: ctxgrad.Tensor) -> tuple[ctxgrad.Tensor | None, ctxgrad.Tensor | None]:
-        z, w = ctx.saved_tensors
-        return (
-            grad * w.conj() if ctx.needs_input_grad[0] else None,
-            grad * z.conj() if ctx.needs_input_grad[1] else None,
-        )
-
-
-class AbsSquared(Function):
-    """|z|^2, a real output of a complex input (not holomorphic): grad_z = 2 * grad * z."""
-
-    @staticmethod
-    def forward(ctx: Any, z: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        ctx.save_for_backward(z)
-        return (z * z.conj()).real
-
-    @staticmethod
-    def backward(ctx: Any, grad: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        (z,) = ctx.saved_tensors
-        return 2 * grad * z
-
-
-class MatMulNumpyForward(Function):
-    """a @ b, forward in NumPy (memory-order agnostic), backward in ctxgrad ops: strided
-    inputs give the same results."""
-
-    @staticmethod
-    def forward(ctx: Any, a: ctxgrad.Tensor, b: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        ctx.save_for_backward(a, b)
-        return ctxgrad.from_numpy(a.detach().numpy() @ b.detach().numpy())
-
-    @staticmethod
-    def backward(ctx: Any, grad: ctxgrad.Tensor) -> tuple[ctxgrad.Tensor | None, ctxgrad.Tensor | None]:
-        a, b = ctx.saved_tensors
-        return grad @ b.mT if ctx.needs_input_grad[0] else None, a.mT @ grad if ctx.needs_input_grad[1] else None
-
-
-class SinCos(Function):
-    """Two differentiable outputs, each gradient used."""
-
-    @staticmethod
-    def forward(ctx: Any, x: ctxgrad.Tensor) -> tuple[ctxgrad.Tensor, ctxgrad.Tensor]:
-        ctx.save_for_backward(x)
-        return x.sin(), x.cos()
-
-    @staticmethod
-    def backward(ctx: Any, grad_sin: ctxgrad.Tensor, grad_cos: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        (x,) = ctx.saved_tensors
-        return grad_sin * x.cos() - grad_cos * x.sin()
-
-
-class SortValues(Function):
-    """Sorted values (differentiable) and their indices (an integer output marked
-    non-differentiable), along the last dimension."""
-
-    @staticmethod
-    def forward(ctx: Any, x: ctxgrad.Tensor) -> tuple[ctxgrad.Tensor, ctxgrad.Tensor]:
-        values, indices = x.sort(-1)
-        ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
-        ctx.shape = tuple(x.shape)
-        return values, indices
-
-    @staticmethod
-    def backward(ctx: Any, grad: ctxgrad.Tensor, grad_indices: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        (indices,) = ctx.saved_tensors
-        return ctxgrad.zeros(ctx.shape, dtype=grad.dtype).scatter(-1, indices, grad)
-
-
-class ClampedSquare(Function):
-    """A differentiable output and a boolean mask of where it was clamped."""
-
-    @staticmethod
-    def forward(ctx: Any, x: ctxgrad.Tensor) -> tuple[ctxgrad.Tensor, ctxgrad.Tensor]:
-        mask = x.abs() > 1.5
-        ctx.mark_non_differentiable(mask)
-        ctx.save_for_backward(x, mask)
-        return (x * x).masked_fill(mask, 2.25), mask
-
-    @staticmethod
-    def backward(ctx: Any, grad: ctxgrad.Tensor, grad_mask: ctxgrad.Tensor) -> ctxgrad.Tensor:
-        x, mask = ctx.saved_tensors
-        return (2 * x * grad).masked_fill(mask, 0.0)
-
-
-def _complex(*values: complex) -> ctxgrad.Tensor:
-    return ctxgrad.tensor(np.array(values, dtype=np.complex128))
-
-
-CORRECT: list[tuple[type[Function], tuple[Any, ...], dict[str, Any]]] = [
-    (ComplexMul, (_complex(1 + 2j, 0.5 - 1j), _complex(-0.3 + 1j, 2 + 0.5j)), {}),
-    (AbsSquared, (_complex(1 + 2j, 0.5 - 1j, -1j),), {}),
+# (Function, inputs (None: its example inputs), check_function keywords)
+CORRECT: list[tuple[type[Function], tuple[Any, ...] | None, dict[str, Any]]] = [
+    *((fn, None, {}) for fn in functions_of(KINDS)),
     (ComplexMul, (ctxgrad.tensor([1.0, 2.0]), ctxgrad.tensor([0.5, -1.0])), {"dtype": "complex128"}),
-    (
-        MatMulNumpyForward,
-        (ctxgrad.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]]), ctxgrad.tensor([[1.0], [2.0], [3.0]])),
-        {},
-    ),
-    (SinCos, (ctxgrad.tensor([[0.5, -1.0], [2.0, 0.1]]),), {}),
-    (SortValues, (ctxgrad.tensor([[0.5, -1.0, 2.0], [3.0, 0.1, -0.2]]),), {}),
-    (ClampedSquare, (ctxgrad.tensor([0.5, -1.0, 2.0, -3.0]),), {}),
 ]
 
 
@@ -339,3 +260,32 @@ def test_the_strided_check_runs_on_the_strided_corpus() -> None:
                 "pass",
                 "the same outputs and gradients for transposed or sliced inputs",
             )
+
+
+def test_both_corpora_each_mistake_named_by_its_own_finding_each_correct_function_passing() -> None:
+    """The two corpora in one run: every file of examples/checks/mistakes gives exactly its own
+    finding, and every correct Function (examples/checks/good_ops.py and good_kinds.py) passes
+    every check, double backward included."""
+    named = {}
+    for path in sorted(MISTAKES.glob("*.py")):
+        expected, severity, kwargs = MISTAKE_FINDINGS[path.stem]
+        report = check_function(only_function(path), **kwargs)
+        named[path.stem] = [(f.name, f.severity) for f in report.findings]
+        assert named[path.stem] == [(expected, severity)], str(report)
+    assert len(named) == len(MISTAKE_FINDINGS) >= 22
+    correct = [*functions_of(load(CHECKS / "good_ops.py")), *functions_of(KINDS)]
+    assert [fn.__name__ for fn in correct] == [
+        "Cube",
+        "Exp",
+        "ScaledMatVec",
+        "ComplexMul",
+        "AbsSquared",
+        "MatMulNumpyForward",
+        "SinCos",
+        "SortValues",
+        "ClampedSquare",
+    ]
+    for fn in correct:
+        report = check_function(fn, double=True)
+        assert report.ok and report.findings == [], str(report)
+        assert {c.name: c.status for c in report.checks}["double-backward"] == "pass", str(report)

@@ -58,6 +58,7 @@ _FLAGS = __future__.annotations.compiler_flag
 _P = inspect.Parameter
 
 
+@functools.cache  # (the rows share a few parameter lists: compiled once each at import)
 def signature_of(params: str) -> inspect.Signature:
     """The signature that ``params`` (as Python writes parameters: ``"input: Tensor, dim: int
     = 0"``) declares, its annotations kept as text."""

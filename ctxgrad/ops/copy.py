@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _dtypes
+from ctxgrad import _dtypes, _memory_format
 from ctxgrad._device import check_device, device
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import unary_rule
@@ -16,7 +16,8 @@ from ctxgrad.ops._row import Op
 
 
 class Clone(Function[Tensor]):
-    """A copy with its own storage; the gradient passes through."""
+    """A copy with its own storage, laid out as ``memory_format`` says (by default as the
+    input is: ``ctxgrad._memory_format``); the gradient passes through."""
 
     vmap = unary_rule
 
@@ -25,8 +26,38 @@ class Clone(Function[Tensor]):
     skips_without_gradient = True
 
     @staticmethod
+    def forward(ctx: Any, x: Tensor, memory_format: _memory_format.memory_format) -> Tensor:
+        ctx.memory_format = memory_format
+        return as_tensor(_memory_format.copy_in_format(x.array, memory_format))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None) -> Tensor:
+        return Clone.apply(tx, ctx.memory_format)
+
+
+def clone_args(name: str, input: Tensor, *, memory_format: Any = None) -> tuple[Tensor, Any]:
+    """``clone``'s arguments: ``memory_format`` a :mod:`memory format <ctxgrad._memory_format>`,
+    by default ``preserve_format``, as in torch."""
+    return input, _memory_format.check_memory_format(memory_format, name)
+
+
+class Contiguous(Function[Tensor]):
+    """A row-major copy of a tensor whose layout is not; the gradient passes through."""
+
+    vmap = unary_rule
+
+    node_name = "CloneBackward0"
+    holomorphic = True
+    skips_without_gradient = True
+    returns_views = True
+
+    @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
-        return as_tensor(x.array.copy())
+        return as_tensor(np.ascontiguousarray(x.array))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
@@ -34,18 +65,7 @@ class Clone(Function[Tensor]):
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor) -> Tensor:
-        return Clone.apply(tx)
-
-
-class Contiguous(Clone):
-    """A row-major copy of a tensor whose layout is not."""
-
-    node_name = "CloneBackward0"
-    returns_views = True
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        return as_tensor(np.ascontiguousarray(x.array))
+        return Contiguous.apply(tx)
 
 
 class ToDtype(Function[Tensor]):
@@ -98,7 +118,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dev is not None:
         check_device(dev)
     if dtype is None:
-        return Clone.apply(input) if copy else input
+        return Clone.apply(input, _memory_format.preserve_format) if copy else input
     dt = _dtypes.to_dtype(dtype)
     if dt == input.array.dtype and not copy:
         return input
@@ -221,7 +241,7 @@ def bool(input: Tensor) -> Tensor:
 
 # last in the op table (see above): the declarations of float, int, bool and type hide the builtins
 ROWS: list[Op] = [
-    Op("clone", Clone),
+    Op("clone", Clone, args=clone_args),
     Op("to", to, function=False),
     Op("type_as", type_as, function=False),
     Op("contiguous", contiguous, function=False),

@@ -1,0 +1,155 @@
+"""Memory formats: the layout ``clone`` and the ``*_like`` factories give their result.
+
+``ctxgrad.preserve_format`` (the default, as in torch) keeps the input's layout: a tensor
+whose elements fill their memory without gaps or overlaps ("non-overlapping and dense": a
+transposed or permuted tensor) is copied with exactly its strides; any other one (a slice
+with steps, an expanded tensor) gets dense strides that keep the order of its dimensions in
+memory (torch's ``infer_dense_strides``).  ``contiguous_format`` is row-major;
+``channels_last`` (4-d) and ``channels_last_3d`` (5-d) put dimension 1 innermost.
+
+>>> import ctxgrad
+>>> x = ctxgrad.zeros(4, 6)
+>>> x.t().clone().stride(), x.t()[::2].clone().stride(), x.t().clone(memory_format=ctxgrad.contiguous_format).stride()
+((1, 6), (1, 3), (4, 1))
+
+A layout is made in NumPy as an array over a fresh buffer with those strides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "channels_last",
+    "channels_last_3d",
+    "check_memory_format",
+    "contiguous_format",
+    "copy_in_format",
+    "empty_in_format",
+    "memory_format",
+    "preserve_format",
+]
+
+
+class memory_format:  # torch's name, lower case
+    """One memory format (``ctxgrad.preserve_format``, ...), as ``torch.memory_format``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name  # pickled by name: the module-level instance
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+#: The order of the dimensions, outermost first, of the channels-last formats (by rank).
+_CHANNELS_LAST = {channels_last: (4, (0, 2, 3, 1)), channels_last_3d: (5, (0, 2, 3, 4, 1))}
+
+
+def check_memory_format(value: Any, fn: str) -> memory_format:
+    """``value`` as a memory format (None is ``preserve_format``), or torch's TypeError."""
+    if value is None:
+        return preserve_format
+    if not isinstance(value, memory_format):
+        raise TypeError(f"{fn}(): argument 'memory_format' must be ctxgrad.memory_format, not {type(value).__name__}")
+    return value
+
+
+def _element_strides(array: np.ndarray[Any, Any]) -> tuple[int, ...]:
+    return tuple(s // array.itemsize for s in array.strides) if array.itemsize else (0,) * array.ndim
+
+
+def _non_overlapping_and_dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """torch's ``is_non_overlapping_and_dense``: the elements, taken by increasing stride
+    (dimensions of length < 2 left out), fill the memory one after the other."""
+    required = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d]):
+        if strides[d] != required:
+            return False
+        required *= shape[d]
+    return True
+
+
+def _dense_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """torch's ``infer_dense_strides``: dense strides that keep the order of the dimensions
+    in memory (a stable insertion sort by stride, a dimension of stride 0 kept in place, equal
+    strides ordered by size)."""
+    ndim = len(shape)
+    perm = list(reversed(range(ndim)))  # innermost first
+
+    def should_swap(a: int, b: int) -> int:
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return -1 if strides[a] < strides[b] else 1
+        return 1 if shape[a] > shape[b] else 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in reversed(range(i)):
+            order = should_swap(perm[dim0], perm[dim1])
+            if order > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif order < 0:
+                break
+    return _strides_in_order(shape, perm)
+
+
+def _strides_in_order(shape: tuple[int, ...], innermost_first: list[int]) -> tuple[int, ...]:
+    out = [0] * len(shape)
+    step = 1
+    for d in innermost_first:
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _strides_for(array: np.ndarray[Any, Any], fmt: memory_format) -> tuple[int, ...] | None:
+    """The element strides of ``array`` copied in ``fmt`` (None: row-major)."""
+    shape = array.shape
+    if fmt is preserve_format:
+        strides = _element_strides(array)
+        if strides == _strides_in_order(shape, list(reversed(range(array.ndim)))):
+            return None  # row-major already: np.empty gives it
+        if all(s >= 0 for s in strides) and _non_overlapping_and_dense(shape, strides):
+            return strides
+        return _dense_strides(shape, tuple(abs(s) for s in strides))
+    if fmt is contiguous_format:
+        return None
+    rank, order = _CHANNELS_LAST[fmt]
+    if array.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+    return _strides_in_order(shape, list(reversed(order)))
+
+
+def empty_in_format(like: np.ndarray[Any, Any], fmt: memory_format, dtype: Any = None) -> np.ndarray[Any, Any]:
+    """An uninitialised array of ``like``'s shape (and ``dtype``, by default ``like``'s) in
+    the layout ``fmt`` gives ``like``."""
+    dtype = like.dtype if dtype is None else np.dtype(dtype)
+    strides = _strides_for(like, fmt)
+    if strides is None or like.size == 0:
+        return np.empty(like.shape, dtype)
+    buffer = np.empty(like.size, dtype)
+    laid_out: np.ndarray[Any, Any] = np.ndarray(
+        like.shape, dtype, buffer=buffer, strides=tuple(s * dtype.itemsize for s in strides)
+    )
+    return laid_out
+
+
+def copy_in_format(array: np.ndarray[Any, Any], fmt: memory_format) -> np.ndarray[Any, Any]:
+    """A copy of ``array`` in the layout ``fmt`` gives it."""
+    out = empty_in_format(array, fmt)
+    out[...] = array
+    return out
