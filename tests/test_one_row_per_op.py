@@ -16,6 +16,7 @@ frontend("matmul")``) names the row, not the op, and is listed apart.
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pytest
 
 import ctxgrad
 import ctxgrad.nn.functional as F
+from ctxgrad.autograd import Function
 from ctxgrad.ops.table import OPS
 
 PACKAGE = Path(ctxgrad.__file__).resolve().parent
@@ -80,6 +82,17 @@ def is_about(function_name: str, op: str) -> bool:
     return function_name.startswith(f"{op}_") and function_name not in ROW_NAMES
 
 
+def is_function_class(module: str, class_name: str) -> bool:
+    """Whether a class is a Function (of the op, by its name), not another kind of object
+    named alike (``AbsTransform``, a distribution's transform). A class that cannot be looked
+    up (the fake module of the test of this test) counts."""
+    try:
+        cls = getattr(importlib.import_module(module), class_name)
+    except (ImportError, AttributeError):
+        return True
+    return not isinstance(cls, type) or issubclass(cls, Function)
+
+
 def places(op: str, function_class: str) -> list[tuple[str, str]]:
     """``(module, what)`` for every place that names ``op`` (see the module docstring)."""
     found: list[tuple[str, str]] = []
@@ -87,7 +100,11 @@ def places(op: str, function_class: str) -> list[tuple[str, str]]:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_about(node.name, op):
                 found.append((module, f"def {node.name}"))
-            elif isinstance(node, ast.ClassDef) and re.fullmatch(rf"{function_class}([A-Z]\w*)?", node.name):
+            elif (
+                isinstance(node, ast.ClassDef)
+                and re.fullmatch(rf"{function_class}([A-Z]\w*)?", node.name)
+                and is_function_class(module, node.name)
+            ):
                 found.append((module, f"class {node.name}"))
         for node in ast.walk(tree):
             if (
@@ -186,3 +203,10 @@ def test_the_reader_finds_places_outside_the_family() -> None:
     assert ("fake.module", "def sin") in found
     assert ("fake.module", "class SinAgain") in found
     assert ("fake.module", "a table entry -> 'sin'") in found
+
+
+def test_a_class_named_alike_that_is_not_a_function_is_not_a_place() -> None:
+    # ctxgrad.distributions.transforms.AbsTransform is a distribution's transform, not abs's code
+    found = places("abs", "Abs")
+    assert ("ctxgrad.distributions.transforms", "class AbsTransform") not in found
+    assert ("ctxgrad.ops.pointwise", "class Abs") in found
