@@ -46,7 +46,8 @@ def _subclasses(cls: type) -> Iterator[type]:
 
 def _all_functions() -> list[type]:
     for module in pkgutil.walk_packages(ctxgrad.__path__, "ctxgrad."):
-        if not module.name.endswith("__main__"):
+        # (__main__ runs the command line; ctxgrad.as_torch installs the torch alias)
+        if not module.name.endswith("__main__") and module.name != "ctxgrad.as_torch":
             importlib.import_module(module.name)
     ctxgrad.autograd._batched.stack_samples([ctxgrad.zeros(1)])  # (made on first use)
     return list(_subclasses(Function))
