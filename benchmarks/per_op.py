@@ -8,8 +8,8 @@ grad, runs ``fn`` and, when the output requires grad, ``(out * w).sum().backward
 minimum over ``--repeat`` rounds of the mean of a batch of calls lasting about ``--budget``
 seconds (the minimum: the machine's load only ever adds time).
 
-A case runs the op table rows whose names (or aliases) its ``fn`` mentions, and the dunders
-of the Python operators it uses (``a + b`` runs ``__add__``).  A row's ratio is its *slowest*
+A case runs the op table rows whose names (or aliases) its ``fn`` mentions, or when it names
+none, the dunders of the Python operators it uses (``a + b`` runs ``__add__``).  A row's ratio is its *slowest*
 case's (the cliffs are what this looks for); rows no case mentions are listed at the end.
 Cases torch refuses (the kit's strict xfails) are left out.
 
@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import dis
+import functools
 import json
 import statistics
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -76,9 +78,11 @@ def _names_in(code: types.CodeType, module_globals: dict[str, Any], seen: set[in
 
 
 def rows_of(fn: Callable[..., Any], row_names: dict[str, str]) -> set[str]:
-    """The op table rows (their names) a case's ``fn`` runs."""
-    found = _names_in(fn.__code__, fn.__globals__, set())
-    return {row_names[name] for name in found if name in row_names}
+    """The op table rows (their names) a case's ``fn`` runs: the rows it names, or, when it
+    names none, the dunders of its operators (``a * w`` in an ``i0`` case is not ``__mul__``'s cliff)."""
+    rows = {row_names[name] for name in _names_in(fn.__code__, fn.__globals__, set()) if name in row_names}
+    named = {row for row in rows if not row.startswith("__")}
+    return named or rows
 
 
 def _timed(call: Callable[[], object], budget: float, repeat: int) -> float:
@@ -124,8 +128,8 @@ def measure_cases(only: str | None, budget: float, repeat: int) -> list[dict[str
                 grads_of(ctxgrad, case.fn, arrays, "float64", case.seed)
             except Exception:  # (a case the kit expects to raise is not timed)
                 continue
-            ours = _timed(lambda: grads_of(ctxgrad, case.fn, arrays, "float64", case.seed), budget, repeat)
-            theirs = _timed(lambda: grads_of(torch, case.fn, arrays, "float64", case.seed), budget, repeat)
+            ours = _timed(functools.partial(grads_of, ctxgrad, case.fn, arrays, "float64", case.seed), budget, repeat)
+            theirs = _timed(functools.partial(grads_of, torch, case.fn, arrays, "float64", case.seed), budget, repeat)
             results.append({"case": label, "rows": sorted(rows), "ctxgrad_s": ours, "torch_s": theirs,
                             "ratio": ours / theirs})  # fmt: skip
     return results
@@ -159,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=0.01, help="seconds per timed batch (default 0.01)")
     parser.add_argument("--repeat", type=int, default=3, help="timed batches per case and library (default 3)")
     args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")  # (the cases' deprecation and casting warnings, torch's and ours)
     try:
         import torch
     except ImportError:
@@ -177,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     if ratios:
         print(f"\n{len(cases)} cases, {len(rows)} rows; median of the rows' slowest-case ratios "
               f"{statistics.median(ratios):.2f}x")  # fmt: skip
-    print(f"rows above {args.limit:g}x torch: {len(above)}" + "".join(f"\n  {n} {rows[n]['ratio']:.1f}x" for n in above))
+    print(
+        f"rows above {args.limit:g}x torch: {len(above)}" + "".join(f"\n  {n} {rows[n]['ratio']:.1f}x" for n in above)
+    )
     if args.only is None:
         missing = sorted({op.name for op in OPS} - rows.keys())
         print(f"rows no timed case runs ({len(missing)}): {' '.join(missing)}")

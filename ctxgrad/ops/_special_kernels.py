@@ -66,7 +66,8 @@ _P = (2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912
       1.96520832956077098242e2, 5.26445194995477358631e2, 9.34528527171957607540e2, 1.02755188689515710272e3,
       5.57535335369399327526e2)  # fmt: skip
 _Q = (1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2, 9.75708501743205489753e2,
-      1.82390916687909736289e3, 2.24633760818710981792e3, 1.65666309194161350182e3, 5.57535340817727675546e2)  # fmt: skip
+      1.82390916687909736289e3, 2.24633760818710981792e3, 1.65666309194161350182e3,
+      5.57535340817727675546e2)  # fmt: skip
 _R = (5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0, 6.16021097993053585195e0,
       7.40974269950448939160e0, 2.97886665372100240670e0)  # fmt: skip
 _S = (2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1, 1.70814450747565897222e1,
@@ -194,10 +195,12 @@ def _lgamma_numpy(x: Array) -> Array:
 
 def lgamma(x: Array) -> Array:
     """``log |Gamma(x)|`` of float64 ``x``, as torch: ``inf`` at the poles (0, -1, -2, ...) and
-    at ±inf."""
+    at ±inf, finite at the subnormals."""
     x = np.asarray(x, dtype=np.float64)
     special = scipy_special()
-    if special is None:
-        return _lgamma_numpy(x)
-    out: Array = special.gammaln(x)
+    out: Array = _lgamma_numpy(x) if special is None else special.gammaln(x)
+    with np.errstate(divide="ignore"):
+        # Gamma(x) = 1/x - Euler's gamma + O(x): near 0, where 1/x overflows, lgamma is -log |x|
+        tiny = (np.abs(x) < 2.0**-60) & (x != 0)
+        out = np.where(tiny, -np.log(np.abs(x)), out)
     return np.where(x == -math.inf, math.inf, out)

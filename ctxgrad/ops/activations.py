@@ -37,8 +37,8 @@ from ctxgrad.ops.pointwise import (
     Tanh,
     Where,
     _Elementwise,
-    _mask,
     _in_float64,
+    _mask,
     where,
 )
 
@@ -169,7 +169,9 @@ class Gelu(Function[Tensor]):
         if approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (data + _GELU_KAPPA * data * data * data)
             return as_tensor(keep_dtype(0.5 * data * (1 + np.tanh(inner)), data.dtype))
-        return as_tensor(keep_dtype(data * (0.5 * (1 + _in_float64(_special_kernels.erf, data * _SQRT1_2))), data.dtype))
+        return as_tensor(
+            keep_dtype(data * (0.5 * (1 + _in_float64(_special_kernels.erf, data * _SQRT1_2))), data.dtype)
+        )
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

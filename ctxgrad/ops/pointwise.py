@@ -676,7 +676,9 @@ class Frac(Function[Tensor]):
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def _in_float64(kernel: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]], data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def _in_float64(
+    kernel: Callable[[np.ndarray[Any, Any]], np.ndarray[Any, Any]], data: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
     """``kernel`` (a float64 array kernel of ``ops._special_kernels``: NumPy has no ``erf``) of
     ``data``, computed in float64 and returned in ``data``'s floating dtype."""
     out: np.ndarray[Any, Any] = kernel(data.astype(np.float64, copy=False)).astype(data.dtype, copy=False)

@@ -32,8 +32,8 @@ from ctxgrad.ops.pointwise import (
     Where,
     _Elementwise,
     _floating,
-    _mask,
     _in_float64,
+    _mask,
     tensor_arg,
 )
 
