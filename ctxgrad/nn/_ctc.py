@@ -1,0 +1,107 @@
+"""The CTC loss's Function: the forward (alpha) and backward (beta) recursions in log space, a
+loop over time vectorised over the batch and the extended labels (blanks between and around
+each target's labels), in float64 NumPy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd.function import Function, once_differentiable
+
+Array = np.ndarray[Any, Any]
+
+
+def _log_add3(a: Array, b: Array, c: Array) -> Array:
+    """``log(exp a + exp b + exp c)`` elementwise, -inf where all three are."""
+    top = np.maximum(np.maximum(a, b), c)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        out: Array = np.log(np.exp(a - safe) + np.exp(b - safe) + np.exp(c - safe)) + safe
+    return out
+
+
+def _shifted(values: Array, by: int) -> Array:
+    """``values`` moved ``by`` places along the last axis (right for positive), -inf filled."""
+    out = np.full_like(values, -np.inf)
+    if by > 0:
+        out[..., by:] = values[..., :-by]
+    else:
+        out[..., :by] = values[..., -by:]
+    return out
+
+
+class CtcLoss(Function[Tensor]):
+    """Per sample, ``-log`` of the total probability of the alignments of its extended labels
+    ``extended[n, :sizes[n]]`` under ``log_probs`` ``(T, N, C)`` over its first ``lengths[n]``
+    steps; ``skip[n, s]``: position ``s`` may be entered from ``s - 2`` (a label differing from
+    the label before it).  The gradient is the true derivative with respect to ``log_probs``:
+    minus the posterior of each class at each step (torch's adds ``exp(log_probs)``, which
+    vanishes through ``log_softmax``)."""
+
+    node_name = "CtcLossBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any, log_probs: Tensor, extended: Array, sizes: Array, skip: Array, lengths: Array, zero_infinity: bool
+    ) -> Tensor:
+        lp = log_probs.array.astype(np.float64, copy=False)
+        steps, batch, _ = lp.shape
+        width = extended.shape[1]
+        emissions = lp[:, np.arange(batch)[:, None], extended]  # (T, N, S)
+        inside = np.arange(width)[None, :] < sizes[:, None]
+        alpha = np.full((steps, batch, width), -np.inf)
+        if steps:
+            first = np.where(np.arange(width)[None, :] < np.minimum(sizes, 2)[:, None], emissions[0], -np.inf)
+            alpha[0] = np.where(inside, first, -np.inf)
+        for t in range(1, steps):
+            previous = alpha[t - 1]
+            into = _log_add3(previous, _shifted(previous, 1), np.where(skip, _shifted(previous, 2), -np.inf))
+            alpha[t] = np.where(inside & (t < lengths)[:, None], into + emissions[t], -np.inf)
+        last = np.maximum(lengths - 1, 0)
+        rows = np.arange(batch)
+        end = alpha[last, rows, np.maximum(sizes - 1, 0)]
+        before_end = np.where(sizes > 1, alpha[last, rows, np.maximum(sizes - 2, 0)], -np.inf)
+        likelihood = np.logaddexp(end, before_end)
+        # no step: only the empty target has an alignment
+        likelihood = np.where(lengths == 0, np.where(sizes == 1, 0.0, -np.inf), likelihood)
+        loss = -likelihood
+        infinite = np.isinf(loss)
+        if zero_infinity:
+            loss = np.where(infinite, 0.0, loss)
+        ctx.recursion = (emissions, alpha, likelihood, infinite, extended, sizes, skip, lengths)
+        ctx.classes = lp.shape[2]
+        ctx.dtype = log_probs.array.dtype
+        return as_tensor(loss.astype(log_probs.array.dtype, copy=False))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None, None]:
+        emissions, alpha, likelihood, infinite, extended, sizes, skip, lengths = ctx.recursion
+        steps, batch, width = alpha.shape
+        rows = np.arange(batch)
+        # skip_from[n, s]: position s + 2 may be entered from s
+        skip_from = np.zeros_like(skip)
+        skip_from[:, :-2] = skip[:, 2:]
+        positions = np.arange(width)[None, :]
+        ends = (positions == (sizes - 1)[:, None]) | ((positions == (sizes - 2)[:, None]) & (sizes > 1)[:, None])
+        beta = np.full((steps, batch, width), -np.inf)
+        following = np.full((batch, width), -np.inf)
+        for t in range(steps - 1, -1, -1):
+            on = _log_add3(following, _shifted(following, -1), np.where(skip_from, _shifted(following, -2), -np.inf))
+            start = np.where(ends, emissions[t], -np.inf)
+            current = np.where(
+                (t == lengths - 1)[:, None], start, np.where((t < lengths - 1)[:, None], on + emissions[t], -np.inf)
+            )
+            beta[t] = current
+            following = current
+        with np.errstate(invalid="ignore"):
+            posterior = np.exp(alpha + beta - emissions - likelihood[None, :, None])  # (T, N, S)
+        posterior = np.where(np.isfinite(likelihood)[None, :, None], np.nan_to_num(posterior), 0.0)
+        per_class = np.zeros((steps, batch, ctx.classes))
+        np.add.at(per_class, (slice(None), rows[:, None], extended), posterior)
+        scale = grad.array.astype(np.float64) * ~infinite
+        out = -per_class * scale[None, :, None]
+        return as_tensor(out.astype(ctx.dtype, copy=False)), None, None, None, None, None
