@@ -100,8 +100,10 @@ class CtcLoss(Function[Tensor]):
         with np.errstate(invalid="ignore"):
             posterior = np.exp(alpha + beta - emissions - likelihood[None, :, None])  # (T, N, S)
         posterior = np.where(np.isfinite(likelihood)[None, :, None], np.nan_to_num(posterior), 0.0)
-        per_class = np.zeros((steps, batch, ctx.classes))
-        np.add.at(per_class, (slice(None), rows[:, None], extended), posterior)
+        # (each step's posteriors added into their classes: one flat bincount over (t, n, class))
+        flat = (np.arange(steps)[:, None, None] * batch + rows[None, :, None]) * ctx.classes + extended[None]
+        size = steps * batch * ctx.classes
+        per_class = np.bincount(flat.ravel(), posterior.ravel(), minlength=size).reshape(steps, batch, ctx.classes)
         scale = grad.array.astype(np.float64) * ~infinite
         out = -per_class * scale[None, :, None]
         return as_tensor(out.astype(ctx.dtype, copy=False)), None, None, None, None, None
