@@ -57,6 +57,11 @@ def test_numpy_erf_and_erfc_match_scipy_and_the_c_library_to_an_ulp_or_two() -> 
     ours = _special_kernels._erfc_numpy(x)
     assert _relative_error(ours[normal], c_library[normal]).max() < 3e-15
     assert _relative_error(ours[normal], special.erfc(x)[normal]).max() < 1e-13
+    # the subnormal tail, where SciPy's erfc is already 0: the C library's within its last unit
+    deep = np.linspace(26.2, 27.5, 2001)  # (erfc(26.65) is about 1e-310)
+    np.testing.assert_allclose(
+        _special_kernels._erfc_numpy(deep), [math.erfc(v) for v in deep], rtol=3e-15, atol=1e-323
+    )
 
 
 def test_numpy_lgamma_matches_scipy_to_3e_14_and_an_absolute_1e_15_near_its_zeros() -> None:

@@ -72,7 +72,8 @@ _R = (5.64189583547755073984e-1, 1.27536670759978104416e0, 5.0190504225118047741
       7.40974269950448939160e0, 2.97886665372100240670e0)  # fmt: skip
 _S = (2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1, 1.70814450747565897222e1,
       9.60896809063285878198e0, 3.36907645100081516050e0)  # fmt: skip
-#: Beyond this, exp(-x²) underflows to 0 in float64.
+#: Beyond this, exp(-x²) is subnormal or 0 in float64.
+_LN2_HIGH, _LN2_LOW = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # (ln 2's first 32 bits, the rest)
 _MAX_LOG = 7.09782712893383996843e2
 
 
@@ -91,11 +92,21 @@ def _erf_small(x: Array) -> Array:
 
 
 def _erfc_tail(ax: Array) -> Array:
-    """``erfc(|x|)`` for ``|x| >= 1`` (0 where ``exp(-x²)`` underflows)."""
+    """``erfc(|x|)`` for ``|x| >= 1``, down to the subnormals (to ``|x|`` about 27.2)."""
     near = ax < 8.0
     p = np.where(near, _polynomial(ax, _P), _polynomial(ax, _R))
     q = np.where(near, _monic(ax, _Q), _monic(ax, _S))
-    out: Array = np.where(ax * ax > _MAX_LOG, 0.0, _exp_minus_square(ax) * p / q)
+    # Far out, where exp(-x²) alone is subnormal, the factor p/q (about 1/(x sqrt pi)) joins the
+    # exponent, reduced by whole powers of 2 (Cody and Waite: -m² - n ln 2 is exact) so that
+    # the result is rounded once, by ldexp.
+    m = np.floor(ax * 128.0 + 0.5) / 128.0
+    f = ax - m
+    small_part = np.log(p / q) - (2.0 * m * f + f * f)
+    powers = np.rint((small_part - m * m) / math.log(2.0))
+    reduced = (-m * m - powers * _LN2_HIGH) + (small_part - powers * _LN2_LOW)
+    deep = np.ldexp(np.exp(reduced), np.clip(powers, -2000, 0).astype(np.int64))
+    out: Array = np.where(ax * ax > _MAX_LOG - 20.0, deep, _exp_minus_square(ax) * p / q)
+    out = np.where(ax > 27.3, 0.0, out)  # (below the smallest subnormal from 27.23 on)
     return out
 
 
@@ -132,8 +143,11 @@ def erfc(x: Array) -> Array:
     """``1 - erf(x)`` of float64 ``x``, without the cancellation (0 at inf, 2 at -inf)."""
     x = np.asarray(x, dtype=np.float64)
     special = scipy_special()
-    out: Array = special.erfc(x) if special is not None else _erfc_numpy(x)
-    return out
+    if special is None:
+        return _erfc_numpy(x)
+    out: Array = special.erfc(x)
+    # SciPy's is 0 from 26.55 on; the C library's (torch's) goes on through the subnormals
+    return np.where(x > 26.0, _erfc_numpy(x), out)
 
 
 # Cephes lgam: on [2, 3], lgamma(2 + t) = t B(t) / C(t); above 13, Stirling's series with A.
