@@ -211,3 +211,26 @@ def test_adaptive_max_on_ties_nan_and_minus_inf_matches_torch(
     (t_out * torch.tensor(weights)).sum().backward()
     assert c_x.grad is not None and t_x.grad is not None
     np.testing.assert_array_equal(c_x.grad.numpy(), t_x.grad.numpy())
+
+
+@pytest.mark.parametrize(
+    ("shape", "args"),
+    [
+        ((2, 3, 8, 8, 8), (2,)),
+        ((1, 2, 5, 4, 5), ((3, 2, 2), (2, 1, 2), (1, 1, 0))),
+        ((3, 4, 4, 4), (2,)),
+        ((2, 2, 7, 6, 5), ((3, 3, 3), (2, 2, 2), (1, 1, 1))),
+    ],
+)
+def test_max_pool3d_on_ties_matches_torch(torch: Any, shape: tuple[int, ...], args: tuple[Any, ...]) -> None:
+    """All the windows' depths pooled at once: the first maximum in (depth, height, width)
+    order gets the gradient, as torch, also next to the padding."""
+    data = np.random.default_rng(7).integers(-2, 2, size=shape).astype(np.float64)  # many ties
+    c_x, t_x = ctxgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    c_out, t_out = F.max_pool3d(c_x, *args), torch.nn.functional.max_pool3d(t_x, *args)
+    np.testing.assert_array_equal(c_out.detach().numpy(), t_out.detach().numpy())
+    weights = np.random.default_rng(8).standard_normal(tuple(t_out.shape))
+    (c_out * ctxgrad.tensor(weights)).sum().backward()
+    (t_out * torch.tensor(weights)).sum().backward()
+    assert c_x.grad is not None and t_x.grad is not None
+    np.testing.assert_allclose(c_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-12, atol=0)

@@ -11,7 +11,16 @@ from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import _ops
 from ctxgrad.nn._functional_activations import _where
-from ctxgrad.ops.convolution import Im2Col, _check_input_dim, _check_window, _pair, _single, _stack, _triple, _unbatch
+from ctxgrad.ops.convolution import (
+    Im2Col,
+    _check_input_dim,
+    _check_window,
+    _pair,
+    _single,
+    _stack,
+    _triple,
+    _unbatch,
+)
 
 
 # =========================================================================== 1-d and adaptive pooling
@@ -205,7 +214,7 @@ def max_pool3d(
     return_indices: bool = False,
 ) -> Tensor:
     """The maximum of each ``kernel_size`` window of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``)
-    input: for each output depth, the maximum over the window's depth of :func:`max_pool2d`."""
+    input: the maximum over each window's depths of :func:`max_pool2d` of them all at once."""
     if return_indices or ceil_mode or dilation != 1:
         raise NotImplementedError(
             "ctxgrad.nn.functional.max_pool3d: return_indices, ceil_mode and dilation are not supported"
@@ -215,18 +224,19 @@ def max_pool3d(
     kernel, st, pd = _pool3d_args(kernel_size, stride, padding)
     unbatched = input.ndim == 4
     x = input.unsqueeze(0) if unbatched else input
-    depth = x.shape[2]
+    n, c, depth, h, w = x.shape
     out_depth = (depth + 2 * pd[0] - kernel[0]) // st[0] + 1
-    slices = []
-    for o in range(out_depth):  # the window's depths inside the input (padding never wins a max)
-        first = o * st[0] - pd[0]
-        planes = [
-            max_pool2d(x[:, :, first + kd], kernel[1:], st[1:], pd[1:])
-            for kd in range(kernel[0])
-            if 0 <= first + kd < depth
-        ]
-        slices.append(_stack(planes, 0).amax(0))
-    out = _stack(slices, 2)
+    # every depth of every window side by side, one max_pool2d over them all, then the first
+    # depth holding the maximum: torch's choice (and gradient) among ties, depth first; the
+    # depths in the padding are masked to -inf after the pooling (they never win a max)
+    depths = np.arange(out_depth)[:, None] * st[0] + np.arange(kernel[0])[None, :] - pd[0]
+    inside = (depths >= 0) & (depths < depth)
+    planes = x[:, :, Tensor(np.clip(depths, 0, depth - 1))].reshape(n, c * out_depth * kernel[0], h, w)
+    pooled = max_pool2d(planes, kernel[1:], st[1:], pd[1:])
+    pooled = pooled.reshape(n, c, out_depth, kernel[0], *pooled.shape[2:])
+    if not inside.all():
+        pooled = _where(Tensor(inside[:, :, None, None]), pooled, float("-inf"))
+    out: Tensor = pooled.max(3).values
     return out.squeeze(0) if unbatched else out
 
 
