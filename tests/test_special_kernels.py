@@ -196,3 +196,12 @@ def test_running_maximum_gradient_goes_to_the_latest_tie_as_torch() -> None:
     (torch.cummax(theirs, 1).values * torch.tensor(weights)).sum().backward()
     assert ours.grad is not None and theirs.grad is not None
     np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+
+
+def test_zero_dimensional_input_on_both_paths_matches_torch(path: str) -> None:
+    torch = pytest.importorskip("torch")
+    for name, value in [("erf", 0.5), ("erfc", 27.0), ("erfc", -1.5), ("lgamma", -2.5), ("digamma", 3.0)]:
+        ours = getattr(ctxgrad, name)(ctxgrad.tensor(np.array(value)))
+        theirs = getattr(torch, name)(torch.tensor(value, dtype=torch.float64))
+        assert tuple(ours.shape) == () and ours.dtype == ctxgrad.float64
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-14, atol=0)

@@ -135,7 +135,7 @@ def erf(x: Array) -> Array:
     """The error function of float64 ``x`` (±1 at ±inf, NaN at NaN)."""
     x = np.asarray(x, dtype=np.float64)
     special = scipy_special()
-    out: Array = special.erf(x) if special is not None else _erf_numpy(x)
+    out: Array = np.asarray(special.erf(x) if special is not None else _erf_numpy(x))
     return out
 
 
@@ -145,9 +145,12 @@ def erfc(x: Array) -> Array:
     special = scipy_special()
     if special is None:
         return _erfc_numpy(x)
-    out: Array = special.erfc(x)
+    out: Array = np.array(special.erfc(x), dtype=np.float64)  # (an array also when 0-d)
     # SciPy's is 0 from 26.55 on; the C library's (torch's) goes on through the subnormals
-    return np.where(x > 26.0, _erfc_numpy(x), out)
+    far = x > 26.0
+    if far.any():
+        out[far] = _erfc_numpy(x[far])
+    return out
 
 
 # Cephes lgam: on [2, 3], lgamma(2 + t) = t B(t) / C(t); above 13, Stirling's series with A.
