@@ -14,25 +14,6 @@ from ctxgrad.autograd.function import Function, once_differentiable
 Array = np.ndarray[Any, Any]
 
 
-def _log_add3(a: Array, b: Array, c: Array) -> Array:
-    """``log(exp a + exp b + exp c)`` elementwise, -inf where all three are."""
-    top = np.maximum(np.maximum(a, b), c)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out: Array = np.log(np.exp(a - safe) + np.exp(b - safe) + np.exp(c - safe)) + safe
-    return out
-
-
-def _shifted(values: Array, by: int) -> Array:
-    """``values`` moved ``by`` places along the last axis (right for positive), -inf filled."""
-    out = np.full_like(values, -np.inf)
-    if by > 0:
-        out[..., by:] = values[..., :-by]
-    else:
-        out[..., :by] = values[..., -by:]
-    return out
-
-
 class CtcLoss(Function[Tensor]):
     """Per sample, ``-log`` of the total probability of the alignments of its extended labels
     ``extended[n, :sizes[n]]`` under ``log_probs`` ``(T, N, C)`` over its first ``lengths[n]``
@@ -52,14 +33,19 @@ class CtcLoss(Function[Tensor]):
         width = extended.shape[1]
         emissions = lp[:, np.arange(batch)[:, None], extended]  # (T, N, S)
         inside = np.arange(width)[None, :] < sizes[:, None]
+        times = np.arange(steps)[:, None, None]
+        # the emission where a position can be occupied at a step, -inf elsewhere: adding it
+        # both emits and masks; skip_add is 0 where a position may be entered from two back
+        entering = np.where(inside & (times < lengths[None, :, None]), emissions, -np.inf)
+        skip_add = np.where(skip, 0.0, -np.inf)
         alpha = np.full((steps, batch, width), -np.inf)
         if steps:
-            first = np.where(np.arange(width)[None, :] < np.minimum(sizes, 2)[:, None], emissions[0], -np.inf)
-            alpha[0] = np.where(inside, first, -np.inf)
+            alpha[0] = np.where(np.arange(width)[None, :] < np.minimum(sizes, 2)[:, None], entering[0], -np.inf)
+        before = np.full((batch, width + 2), -np.inf)  # alpha of the step before, two -inf in front
         for t in range(1, steps):
-            previous = alpha[t - 1]
-            into = _log_add3(previous, _shifted(previous, 1), np.where(skip, _shifted(previous, 2), -np.inf))
-            alpha[t] = np.where(inside & (t < lengths)[:, None], into + emissions[t], -np.inf)
+            before[:, 2:] = alpha[t - 1]
+            stay_or_step = np.logaddexp(before[:, 2:], before[:, 1:-1])
+            alpha[t] = np.logaddexp(stay_or_step, before[:, :-2] + skip_add) + entering[t]
         last = np.maximum(lengths - 1, 0)
         rows = np.arange(batch)
         end = alpha[last, rows, np.maximum(sizes - 1, 0)]
@@ -87,16 +73,18 @@ class CtcLoss(Function[Tensor]):
         skip_from[:, :-2] = skip[:, 2:]
         positions = np.arange(width)[None, :]
         ends = (positions == (sizes - 1)[:, None]) | ((positions == (sizes - 2)[:, None]) & (sizes > 1)[:, None])
+        times = np.arange(steps)[:, None, None]
+        inside = positions < sizes[:, None]
+        continuing = np.where(inside & (times < (lengths - 1)[None, :, None]), emissions, -np.inf)
+        beginning = np.where(ends & (times == (lengths - 1)[None, :, None]), emissions, -np.inf)
+        skip_add = np.where(skip_from, 0.0, -np.inf)
         beta = np.full((steps, batch, width), -np.inf)
-        following = np.full((batch, width), -np.inf)
+        after = np.full((batch, width + 2), -np.inf)  # beta of the step after, two -inf behind
         for t in range(steps - 1, -1, -1):
-            on = _log_add3(following, _shifted(following, -1), np.where(skip_from, _shifted(following, -2), -np.inf))
-            start = np.where(ends, emissions[t], -np.inf)
-            current = np.where(
-                (t == lengths - 1)[:, None], start, np.where((t < lengths - 1)[:, None], on + emissions[t], -np.inf)
-            )
-            beta[t] = current
-            following = current
+            stay_or_step = np.logaddexp(after[:, :-2], after[:, 1:-1])
+            on = np.logaddexp(stay_or_step, after[:, 2:] + skip_add)
+            beta[t] = np.logaddexp(on + continuing[t], beginning[t])
+            after[:, :-2] = beta[t]
         with np.errstate(invalid="ignore"):
             posterior = np.exp(alpha + beta - emissions - likelihood[None, :, None])  # (T, N, S)
         posterior = np.where(np.isfinite(likelihood)[None, :, None], np.nan_to_num(posterior), 0.0)
