@@ -134,3 +134,27 @@ def test_float32_matches_torch_and_a_second_derivative_raises_as_in_torch(torch:
         (g,) = lib.autograd.grad(loss, lp, create_graph=True)
         with pytest.raises(RuntimeError, match=message):
             g.sum().backward()
+
+
+def test_vmap_over_log_probs_matches_a_loop(torch: Any) -> None:
+    """The batching rule folds vmap's samples into the loss's batch: the same values and
+    gradients as one call per sample, and as torch.func.vmap."""
+    rng = np.random.default_rng(12)
+    stacked = np.log(rng.dirichlet(np.ones(C), (4, T, N)))
+
+    def loss(lib: Any, lp: Any) -> Any:
+        return lib.nn.functional.ctc_loss(lp, lib.tensor(TARGETS), INPUT_LENGTHS, TARGET_LENGTHS, reduction="sum")
+
+    x = ctxgrad.tensor(stacked, requires_grad=True)
+    batched = ctxgrad.func.vmap(lambda lp: loss(ctxgrad, lp))(x)
+    looped = [float(loss(ctxgrad, ctxgrad.tensor(s))) for s in stacked]
+    np.testing.assert_allclose(batched.detach().numpy(), looped, rtol=1e-13)
+    theirs = torch.func.vmap(lambda lp: loss(torch, lp))(torch.tensor(stacked))
+    np.testing.assert_allclose(batched.detach().numpy(), theirs.numpy(), rtol=1e-12)
+    (batched * ctxgrad.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert x.grad is not None
+    for k, sample in enumerate(stacked):
+        one = ctxgrad.tensor(sample, requires_grad=True)
+        loss(ctxgrad, one).backward()
+        assert one.grad is not None
+        np.testing.assert_allclose(x.grad.numpy()[k], (k + 1) * one.grad.numpy(), rtol=1e-12, atol=1e-15)

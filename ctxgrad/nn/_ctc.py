@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import loop_over_samples, only_first_batched
 from ctxgrad.autograd.function import Function, once_differentiable
 
 Array = np.ndarray[Any, Any]
@@ -23,6 +24,18 @@ class CtcLoss(Function[Tensor]):
     vanishes through ``log_softmax``)."""
 
     node_name = "CtcLossBackward0"
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], log_probs: Tensor, *rest: Any) -> tuple[Any, Any]:
+        """vmap's samples ``(B, T, N, C)`` as ``B * N`` samples of one batch, each with its
+        sample's targets and lengths."""
+        if not only_first_batched(in_dims):
+            return loop_over_samples(cls, info, in_dims, log_probs, *rest)
+        extended, sizes, skip, lengths, zero_infinity = rest
+        size, steps, batch, classes = log_probs.shape
+        joined = log_probs.permute(1, 0, 2, 3).reshape(steps, size * batch, classes)
+        tiled = (np.tile(extended, (size, 1)), np.tile(sizes, size), np.tile(skip, (size, 1)), np.tile(lengths, size))
+        return cls.apply(joined, *tiled, zero_infinity).reshape(size, batch), 0
 
     @staticmethod
     def forward(
