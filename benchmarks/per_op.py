@@ -13,6 +13,10 @@ none, the dunders of the Python operators it uses (``a + b`` runs ``__add__``). 
 case's (the cliffs are what this looks for); rows no case mentions are listed at the end.
 Cases torch refuses (the kit's strict xfails) are left out.
 
+Two tables follow: the ``nn.functional`` ops and the sampler that have no op table row (so no
+case of the kit: :data:`FUNCTIONAL` writes them once, for both libraries), and the special
+functions' forward on 10^5 values against ``scipy.special`` (:data:`SPECIAL`, when SciPy imports).
+
 Run: ``python benchmarks/per_op.py [--json FILE] [--only SUBSTRING] [--limit 10]``; the table is
 sorted by ratio, the rows above ``--limit`` listed under it.
 """
