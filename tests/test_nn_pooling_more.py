@@ -177,3 +177,60 @@ def test_adaptive_max_pool3d_indices_and_modules_match_torch(torch: Any) -> None
         assert repr(c) == repr(t)
         data = randn(1, 2, 4, 5, 4)
         np.testing.assert_allclose(c(ctxgrad.tensor(data)).numpy(), t(torch.tensor(data)).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "output_size"),
+    [
+        ("adaptive_max_pool1d", (3, 11), 5),
+        ("adaptive_max_pool1d", (2, 3, 11), 4),
+        ("adaptive_max_pool2d", (2, 3, 10, 10), 4),
+        ("adaptive_max_pool2d", (3, 7, 9), (3, 5)),
+        ("adaptive_max_pool2d", (2, 3, 10, 10), (None, 3)),
+        ("adaptive_max_pool2d", (2, 3, 4, 4), (6, 7)),
+        ("adaptive_max_pool2d", (0, 3, 5, 5), 2),
+        ("adaptive_max_pool3d", (1, 2, 5, 4, 5), (2, 3, 2)),
+    ],
+)
+def test_adaptive_max_on_ties_nan_and_minus_inf_matches_torch(
+    torch: Any, name: str, shape: tuple[int, ...], output_size: Any
+) -> None:
+    """The windows gathered at once: the first maximum of each window (a NaN when there is
+    one) is the value, the index and where the whole gradient goes, as torch."""
+    data = np.random.default_rng(5).integers(-3, 3, size=shape).astype(np.float64)  # many ties
+    if data.size:
+        data.flat[3], data.flat[5] = np.nan, -np.inf
+    c_x, t_x = ctxgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    c_out, c_idx = getattr(F, name)(c_x, output_size, return_indices=True)
+    t_out, t_idx = getattr(torch.nn.functional, name)(t_x, output_size, return_indices=True)
+    np.testing.assert_array_equal(c_out.detach().numpy(), t_out.detach().numpy())
+    np.testing.assert_array_equal(c_idx.numpy(), t_idx.numpy())
+    assert c_idx.dtype == ctxgrad.int64 and tuple(c_idx.shape) == tuple(t_idx.shape)
+    weights = np.random.default_rng(6).standard_normal(tuple(t_out.shape))
+    (c_out * ctxgrad.tensor(weights)).sum().backward()
+    (t_out * torch.tensor(weights)).sum().backward()
+    assert c_x.grad is not None and t_x.grad is not None
+    np.testing.assert_array_equal(c_x.grad.numpy(), t_x.grad.numpy())
+
+
+@pytest.mark.parametrize(
+    ("shape", "args"),
+    [
+        ((2, 3, 8, 8, 8), (2,)),
+        ((1, 2, 5, 4, 5), ((3, 2, 2), (2, 1, 2), (1, 1, 0))),
+        ((3, 4, 4, 4), (2,)),
+        ((2, 2, 7, 6, 5), ((3, 3, 3), (2, 2, 2), (1, 1, 1))),
+    ],
+)
+def test_max_pool3d_on_ties_matches_torch(torch: Any, shape: tuple[int, ...], args: tuple[Any, ...]) -> None:
+    """All the windows' depths pooled at once: the first maximum in (depth, height, width)
+    order gets the gradient, as torch, also next to the padding."""
+    data = np.random.default_rng(7).integers(-2, 2, size=shape).astype(np.float64)  # many ties
+    c_x, t_x = ctxgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    c_out, t_out = F.max_pool3d(c_x, *args), torch.nn.functional.max_pool3d(t_x, *args)
+    np.testing.assert_array_equal(c_out.detach().numpy(), t_out.detach().numpy())
+    weights = np.random.default_rng(8).standard_normal(tuple(t_out.shape))
+    (c_out * ctxgrad.tensor(weights)).sum().backward()
+    (t_out * torch.tensor(weights)).sum().backward()
+    assert c_x.grad is not None and t_x.grad is not None
+    np.testing.assert_allclose(c_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-12, atol=0)

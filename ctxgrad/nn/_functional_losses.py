@@ -12,9 +12,9 @@ from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn import _ops
+from ctxgrad.nn._ctc import CtcLoss
 from ctxgrad.nn._functional_activations import _where, logsigmoid, pairwise_distance
 from ctxgrad.nn._made_functional import softplus
-from ctxgrad.ops.convolution import _stack, pad
 from ctxgrad.ops.losses import _reduce, _reduction
 
 
@@ -340,9 +340,6 @@ def gaussian_nll_loss(
     return _reduce(loss, reduction)
 
 
-_NEG = -1e300  # "log 0" for the CTC recursion: finite, so that logsumexp's gradient stays 0, not NaN
-
-
 def _lengths(value: Any) -> list[int]:
     if isinstance(value, Tensor):
         return [int(v) for v in value.detach().numpy().reshape(-1)]
@@ -361,8 +358,8 @@ def ctc_loss(
 ) -> Tensor:
     """Connectionist temporal classification: ``-log`` of the total probability of every
     alignment of each target (blanks between and around its labels, repeats merged) under
-    ``log_probs`` ``(T, N, C)``.  The forward (alpha) recursion is written in ctxgrad ops
-    (``logsumexp`` over the three ways into each position), so the gradient is its derivative.
+    ``log_probs`` ``(T, N, C)``: :class:`~ctxgrad.nn._ctc.CtcLoss`, whose gradient is the
+    derivative of the loss.
     ``reduction='mean'`` divides each loss by its target length, then averages."""
     reduction = _reduction(None, None, reduction)
     unbatched = log_probs.ndim == 2
@@ -372,37 +369,21 @@ def ctc_loss(
     flat_targets = targets.detach().numpy().astype(np.int64)
     if unbatched:
         flat_targets = flat_targets.reshape(1, -1)
-    losses = []
-    position = 0
+    # each target's extended labels (blank, l1, blank, l2, ..., blank), padded with blanks
+    width = 2 * max(tg_lengths, default=0) + 1
+    extended = np.full((batch, width), blank, dtype=np.int64)
+    skip = np.zeros((batch, width), dtype=bool)  # may come from two back: a label unlike the one before
+    starts = np.concatenate([[0], np.cumsum(tg_lengths)[:-1]]).astype(np.int64)
     for n in range(batch):
-        length, t_len = in_lengths[n], tg_lengths[n]
+        t_len = tg_lengths[n]
         if flat_targets.ndim == 2:
             labels = flat_targets[n, :t_len]
         else:
-            labels = flat_targets[position : position + t_len]
-            position += t_len
-        extended = np.full(2 * t_len + 1, blank, dtype=np.int64)
-        extended[1::2] = labels
-        size = extended.size
-        skip = np.zeros(size, dtype=bool)  # may come from two back: a label differing from the one before
-        skip[3::2] = labels[1:] != labels[:-1]
-        emissions = lp[:length, n].index_select(1, Tensor(extended))  # (T, 2S+1)
-        start = np.full(size, _NEG)
-        start[0] = 0.0
-        if size > 1:
-            start[1] = 0.0
-        alpha = emissions[0] + Tensor(np.where(start == 0.0, 0.0, _NEG).astype(emissions.dtype))
-        skip_t = Tensor(skip)
-        for t in range(1, length):
-            one_back = pad(alpha, (1, 0), value=_NEG)[:size]
-            two_back = _where(skip_t, pad(alpha, (2, 0), value=_NEG)[:size], _NEG)
-            alpha = _stack([alpha, one_back, two_back], 0).logsumexp(0) + emissions[t]
-        ends = alpha[-2:] if size > 1 else alpha[-1:]
-        loss = -ends.logsumexp(0)
-        if float(loss.detach()) > 1e299:  # no alignment fits: the loss is infinite
-            loss = loss * 0.0 if zero_infinity else loss * 0.0 + float("inf")
-        losses.append(loss)
-    per_sample = _stack(losses, 0)
+            labels = flat_targets[starts[n] : starts[n] + t_len]
+        extended[n, 1 : 2 * t_len : 2] = labels
+        skip[n, 3 : 2 * t_len : 2] = labels[1:] != labels[:-1]
+    sizes = 2 * np.array(tg_lengths, dtype=np.int64) + 1
+    per_sample = CtcLoss.apply(lp, extended, sizes, skip, np.array(in_lengths, dtype=np.int64), bool(zero_infinity))
     if reduction == "mean":
         divisors = Tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
         return (per_sample / divisors).mean()

@@ -10,7 +10,17 @@ import numpy as np
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor
 from ctxgrad.nn import _ops
-from ctxgrad.ops.convolution import Im2Col, _check_input_dim, _check_window, _pair, _single, _stack, _triple, _unbatch
+from ctxgrad.nn._functional_activations import _where
+from ctxgrad.ops.convolution import (
+    Im2Col,
+    _check_input_dim,
+    _check_window,
+    _pair,
+    _single,
+    _stack,
+    _triple,
+    _unbatch,
+)
 
 
 # =========================================================================== 1-d and adaptive pooling
@@ -122,28 +132,40 @@ def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -
     """The maximum of each adaptive window of the last ``len(sizes)`` dimensions (and, with
     ``return_indices``, its flat position within those dimensions)."""
     spatial = tuple(input.shape[input.ndim - len(sizes) :])
-    bounds = [_adaptive_bounds(n, o) for n, o in zip(spatial, sizes)]
-    dims = tuple(range(-len(sizes), 0))
-    cells = []
-    for corner in np.ndindex(*sizes):
-        window = input
-        for axis, (j, b) in enumerate(zip(corner, bounds)):
-            lo, hi = b[j]
-            window = window.narrow(input.ndim - len(sizes) + axis, lo, hi - lo)
-        cells.append(window.amax(dims))
-    out = _stack(cells, -1).reshape(*input.shape[: input.ndim - len(sizes)], *sizes)
+    lead = input.ndim - len(sizes)
+    # Per axis, the window of output j is [lo_j, hi_j); all windows are gathered at the widest
+    # one's width, the positions past a window's end masked to -inf (they never win a max):
+    # windows[..., j1, k1, j2, k2, ...] is input[..., lo_j1 + k1, lo_j2 + k2, ...].
+    index_arrays, starts, valid = [], [], np.ones((), dtype=bool)
+    for axis, (size, count) in enumerate(zip(spatial, sizes)):
+        bounds = np.array(_adaptive_bounds(size, count), dtype=np.int64).reshape(count, 2)
+        width = int((bounds[:, 1] - bounds[:, 0]).max()) if count else 0
+        positions = bounds[:, :1] + np.arange(width)  # (out, width)
+        shape = [1] * (2 * len(sizes))
+        shape[2 * axis], shape[2 * axis + 1] = count, width
+        index_arrays.append(np.minimum(positions, size - 1).reshape(shape))
+        valid = valid & (positions < bounds[:, 1:]).reshape(shape)
+        starts.append(bounds[:, 0])
+    key: tuple[Any, ...] = (Ellipsis, *[Tensor(i) for i in index_arrays])
+    gathered = input[key]
+    windows = _where(Tensor(valid), gathered, float("-inf"))
+    # each cell's window flattened in row-major order: max(-1) takes its first maximum (a NaN,
+    # when there is one) and sends the gradient there, as torch
+    window_dims = list(range(lead + 1, lead + 2 * len(sizes), 2))
+    order = [*range(lead), *range(lead, lead + 2 * len(sizes), 2), *window_dims]
+    widths = tuple(i.shape[2 * a + 1] for a, i in enumerate(index_arrays))
+    flat = windows.permute(*order).reshape(*input.shape[:lead], *sizes, int(np.prod(widths)))
+    out, local = flat.max(-1)
     if not return_indices:
         return out
-    data = input.detach().numpy()
-    index = np.empty(out.shape, dtype=np.int64)
-    for corner in np.ndindex(*sizes):
-        ranges = [b[j] for j, b in zip(corner, bounds)]
-        block = data[(...,) + tuple(slice(lo, hi) for lo, hi in ranges)]
-        flat = block.reshape(*block.shape[: block.ndim - len(sizes)], -1).argmax(-1)
-        local = np.unravel_index(flat, tuple(hi - lo for lo, hi in ranges))
-        position = np.ravel_multi_index(tuple(lo + p for (lo, _), p in zip(ranges, local)), spatial)
-        index[(...,) + tuple(corner)] = position
-    return out, Tensor(index)
+    # the flat position within the spatial dimensions: each axis's start plus its offset
+    position = local.new_zeros(())
+    for axis in range(len(sizes)):
+        inner = int(np.prod(widths[axis + 1 :]))
+        offset = (local // inner) % widths[axis]
+        start = Tensor(starts[axis].reshape([-1] + [1] * (len(sizes) - axis - 1)))
+        position = position * spatial[axis] + start + offset
+    return out, position
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -192,7 +214,7 @@ def max_pool3d(
     return_indices: bool = False,
 ) -> Tensor:
     """The maximum of each ``kernel_size`` window of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``)
-    input: for each output depth, the maximum over the window's depth of :func:`max_pool2d`."""
+    input: the maximum over each window's depths of :func:`max_pool2d` of them all at once."""
     if return_indices or ceil_mode or dilation != 1:
         raise NotImplementedError(
             "ctxgrad.nn.functional.max_pool3d: return_indices, ceil_mode and dilation are not supported"
@@ -202,18 +224,19 @@ def max_pool3d(
     kernel, st, pd = _pool3d_args(kernel_size, stride, padding)
     unbatched = input.ndim == 4
     x = input.unsqueeze(0) if unbatched else input
-    depth = x.shape[2]
+    n, c, depth, h, w = x.shape
     out_depth = (depth + 2 * pd[0] - kernel[0]) // st[0] + 1
-    slices = []
-    for o in range(out_depth):  # the window's depths inside the input (padding never wins a max)
-        first = o * st[0] - pd[0]
-        planes = [
-            max_pool2d(x[:, :, first + kd], kernel[1:], st[1:], pd[1:])
-            for kd in range(kernel[0])
-            if 0 <= first + kd < depth
-        ]
-        slices.append(_stack(planes, 0).amax(0))
-    out = _stack(slices, 2)
+    # every depth of every window side by side, one max_pool2d over them all, then the first
+    # depth holding the maximum: torch's choice (and gradient) among ties, depth first; the
+    # depths in the padding are masked to -inf after the pooling (they never win a max)
+    depths = np.arange(out_depth)[:, None] * st[0] + np.arange(kernel[0])[None, :] - pd[0]
+    inside = (depths >= 0) & (depths < depth)
+    planes = x[:, :, Tensor(np.clip(depths, 0, depth - 1))].reshape(n, c * out_depth * kernel[0], h, w)
+    pooled = max_pool2d(planes, kernel[1:], st[1:], pd[1:])
+    pooled = pooled.reshape(n, c, out_depth, kernel[0], *pooled.shape[2:])
+    if not inside.all():
+        pooled = _where(Tensor(inside[:, :, None, None]), pooled, float("-inf"))
+    out: Tensor = pooled.max(3).values
     return out.squeeze(0) if unbatched else out
 
 

@@ -26,6 +26,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd import Function, enable_grad, grad, is_grad_enabled
 from ctxgrad.autograd.batching import BatchedTensor, elementwise_rule
+from ctxgrad.ops import _special_kernels
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import keep_dtype, refuse_complex
 from ctxgrad.ops.pointwise import (
@@ -36,8 +37,8 @@ from ctxgrad.ops.pointwise import (
     Tanh,
     Where,
     _Elementwise,
+    _in_float64,
     _mask,
-    _per_element,
     where,
 )
 
@@ -168,7 +169,9 @@ class Gelu(Function[Tensor]):
         if approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (data + _GELU_KAPPA * data * data * data)
             return as_tensor(keep_dtype(0.5 * data * (1 + np.tanh(inner)), data.dtype))
-        return as_tensor(keep_dtype(data * (0.5 * (1 + _per_element(math.erf, data * _SQRT1_2))), data.dtype))
+        return as_tensor(
+            keep_dtype(data * (0.5 * (1 + _in_float64(_special_kernels.erf, data * _SQRT1_2))), data.dtype)
+        )
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

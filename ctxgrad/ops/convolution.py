@@ -484,8 +484,8 @@ def conv3d(
     groups: int = 1,
 ) -> Tensor:
     """3-D cross-correlation of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with ``(out_channels,
-    C/groups, kD, kH, kW)`` weight: for each output depth, the sum over the kernel's depth of
-    :func:`conv2d` of one input slice with one weight slice (exact, and slow for deep kernels)."""
+    C/groups, kD, kH, kW)`` weight: one :func:`conv2d` of the depth windows, the kernel's depth
+    taken as channels and the output depth as batch."""
     if input.ndim not in (4, 5):
         raise RuntimeError(
             f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}"
@@ -518,15 +518,15 @@ def conv3d(
             f"Calculated padded input size per channel: ({depth} x {x.shape[3]} x {x.shape[4]}). Kernel size: "
             f"({kernel[0]} x {kernel[1]} x {kernel[2]}). Kernel size can't be greater than actual input size"
         )
-    slices = []
-    for o in range(out_depth):
-        total: Tensor | None = None
-        for kd in range(kernel[0]):
-            part = conv2d(x[:, :, o * st[0] + kd * dl[0]], weight[:, :, kd], None, st[1:], 0, dl[1:], groups)
-            total = part if total is None else total + part
-        assert total is not None
-        slices.append(total)
-    out = _stack(slices, 2)
+    # The depth windows side by side: planes[n, o, c, kd] is x[n, c, o*stride + kd*dilation], so
+    # the kernel's depth joins the channels (after its group's channels, as the weight's
+    # reshape has it) and the output depth the batch: one conv2d.
+    n, c, _, h, w = x.shape
+    depths = np.arange(out_depth)[:, None] * st[0] + np.arange(kernel[0])[None, :] * dl[0]
+    planes = x[:, :, Tensor(depths)].permute(0, 2, 1, 3, 4, 5).reshape(n * out_depth, c * kernel[0], h, w)
+    flat_weight = weight.reshape(weight.shape[0], weight.shape[1] * kernel[0], *kernel[1:])
+    out = conv2d(planes, flat_weight, None, st[1:], 0, dl[1:], groups)
+    out = out.reshape(n, out_depth, *out.shape[1:]).permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + bias.reshape(1, -1, 1, 1, 1)
     return out.squeeze(0) if unbatched else out

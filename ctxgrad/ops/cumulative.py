@@ -184,6 +184,22 @@ _ACCUMULATE_IN: dict[np.dtype[Any], np.dtype[Any]] = {
 }
 
 
+def _running_extreme_indices(data: np.ndarray[Any, Any], largest: bool) -> np.ndarray[Any, Any]:
+    """Where the running maximum (``largest``) or minimum along the last axis was attained, as
+    torch: the latest of equal values, and once a NaN is met, the latest NaN.  A position is a
+    *record* when its value is the running extreme so far (``np.maximum`` propagates NaN, so
+    after the first NaN only NaNs are); the index at ``i`` is the latest record up to ``i``."""
+    if data.shape[-1] == 0:
+        return np.zeros(data.shape, dtype=np.int64)
+    running = (np.maximum if largest else np.minimum).accumulate(data, axis=-1)
+    record = data == running
+    if data.dtype.kind == "f":
+        record |= np.isnan(data)
+    positions = np.where(record, np.arange(data.shape[-1], dtype=np.int64), 0)
+    out: np.ndarray[Any, Any] = np.maximum.accumulate(positions, axis=-1)
+    return out
+
+
 class Cummax(Function[tuple[Tensor, Tensor]]):
     """The running maximum along ``dim`` and where it was attained (the latest of equal
     values; NaN, once met, stays); the gradient goes to that index."""
@@ -201,19 +217,8 @@ class Cummax(Function[tuple[Tensor, Tensor]]):
         d = _wrap_dim(dim, data.ndim) if data.ndim else 0
         flat = data.reshape(1) if data.ndim == 0 else data
         moved = np.moveaxis(flat, d, -1)
-        values = np.empty_like(moved)
-        indices = np.zeros(moved.shape, dtype=np.int64)
-        if moved.shape[-1]:
-            cur, at = moved[..., 0].copy(), np.zeros(moved.shape[:-1], dtype=np.int64)
-            floating = data.dtype.kind == "f"
-            for i in range(moved.shape[-1]):
-                v = moved[..., i]
-                better = v >= cur if ctx.forward_cls.largest else v <= cur
-                if floating:
-                    better = np.isnan(v) | (~np.isnan(cur) & better)
-                cur = np.where(better, v, cur)
-                at = np.where(better, i, at)
-                values[..., i], indices[..., i] = cur, at
+        indices = _running_extreme_indices(moved, ctx.forward_cls.largest)
+        values = np.take_along_axis(moved, indices, axis=-1)
         values, indices = np.moveaxis(values, -1, d), np.moveaxis(indices, -1, d)
         if data.ndim == 0:
             values, indices = values.reshape(()), indices.reshape(())

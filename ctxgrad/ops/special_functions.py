@@ -18,6 +18,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.ops import _special_kernels
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import refuse_complex
 from ctxgrad.ops.binary import _Binary
@@ -31,8 +32,8 @@ from ctxgrad.ops.pointwise import (
     Where,
     _Elementwise,
     _floating,
+    _in_float64,
     _mask,
-    _per_element,
     tensor_arg,
 )
 
@@ -53,14 +54,6 @@ class Sinc(_Elementwise):
         return Where.apply(_mask(zero), 0.0, d) if zero.any() else d
 
 
-def _lgamma_scalar(v: float) -> float:
-    """``math.lgamma``, with torch's ``inf`` at the poles (0, -1, -2, ...) where math raises."""
-    try:
-        return math.lgamma(v)
-    except ValueError:
-        return math.inf
-
-
 class Lgamma(_Elementwise):
     """``log |Gamma(x)|``; d/dx = digamma(x)."""
 
@@ -70,7 +63,7 @@ class Lgamma(_Elementwise):
     def forward(ctx: Any, x: Tensor) -> Tensor:
         refuse_complex(ctx, x.array)
         ctx.save_for_backward(x)
-        return as_tensor(_per_element(_lgamma_scalar, _floating(x)))
+        return as_tensor(_in_float64(_special_kernels.lgamma, _floating(x)))
 
     @staticmethod
     def derivative(ctx: Any) -> Tensor:
@@ -88,8 +81,16 @@ def _digamma(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Digamma in float64, vectorised: reflection below 1/2 (``psi(1-x) - pi / tan(pi x)``),
     the recurrence ``psi(x) = psi(x+1) - 1/x`` up to 20, then the asymptotic series
     ``log x - 1/(2x) - sum B_2k / (2k x^2k)`` (about 1e-16 relative there).  As torch: -inf at
-    0, +inf at -0, NaN at the negative integers."""
+    0, +inf at -0, NaN at the negative integers (SciPy's ``psi`` from 0 up when it imports)."""
     x = np.asarray(x, dtype=np.float64)
+    special = _special_kernels.scipy_special()
+    if special is not None:  # (below 0, the reflection here: SciPy's loses digits near the poles)
+        with np.errstate(all="ignore"):
+            negative = x < 0
+            psi: np.ndarray[Any, Any] = special.psi(np.where(negative, 1.0 - x, x))
+            shift = math.pi / np.tan(math.pi * (x - np.round(x)))
+            psi = np.where(negative, np.where(x == np.floor(x), math.nan, psi - shift), psi)
+        return psi
     out = np.empty_like(x)
     with np.errstate(all="ignore"):
         reflect = x < 0.5
@@ -126,6 +127,11 @@ def _polygamma(n: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return _digamma(x)
     x = np.asarray(x, dtype=np.float64)
     sign = 1.0 if n % 2 == 1 else -1.0
+    poles = (x <= 0) & (x == np.floor(x)) & np.isfinite(x)
+    special = _special_kernels.scipy_special()
+    if special is not None:  # (SciPy's, with the values above at the poles and at -inf)
+        values = special.polygamma(n, x)
+        return np.where(poles, sign * math.inf, np.where(x == -math.inf, math.nan, values))
     with np.errstate(all="ignore"):
         z = np.where(x == -math.inf, math.nan, x)  # (-inf would never reach the series)
         acc = np.zeros_like(z)
@@ -139,7 +145,7 @@ def _polygamma(n: int, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         for k, b in enumerate(_BERNOULLI, start=1):
             series += b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (2 * k + n)
         out = np.array(sign * (series + acc), dtype=np.float64)  # (an array also when 0-d)
-        out[(x <= 0) & (x == np.floor(x)) & np.isfinite(x)] = sign * math.inf
+        out[poles] = sign * math.inf
     result: np.ndarray[Any, Any] = out
     return result
 
@@ -195,8 +201,13 @@ class Polygamma(Function[Tensor]):
 def _erfinv(y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The inverse error function in float64: Giles' approximation ("Approximating the erfinv
     function", 2010), then two Newton steps on ``erf(x) = y`` with the C library's ``erf``
-    (about 1 ulp).  ``+-inf`` at ``+-1``, NaN outside ``[-1, 1]``, as torch."""
+    (about 1 ulp), or SciPy's ``erfinv`` when it imports.  ``+-inf`` at ``+-1``, NaN outside
+    ``[-1, 1]``, ``-0`` at ``-0``, as torch."""
     y = np.asarray(y, dtype=np.float64)
+    special = _special_kernels.scipy_special()
+    if special is not None:
+        values: np.ndarray[Any, Any] = np.where(y == 0, y, special.erfinv(y))
+        return values
     with np.errstate(all="ignore"):
         w = -np.log((1.0 - y) * (1.0 + y))
         small = w < 5.0
@@ -214,7 +225,7 @@ def _erfinv(y: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         inside = np.abs(y) < 1
         for _ in range(2):
             xi = np.where(inside & np.isfinite(x), x, 0.0)
-            err = _per_element(math.erf, xi) - y
+            err = _special_kernels.erf(xi) - y
             x = np.where(inside, xi - err / (_TWO_OVER_SQRT_PI * np.exp(-xi * xi)), x)
         x = np.where(y == 1, math.inf, np.where(y == -1, -math.inf, x))
         out: np.ndarray[Any, Any] = np.where(np.abs(y) > 1, math.nan, x)
@@ -246,8 +257,14 @@ def _bessel_i(nu: int, x: np.ndarray[Any, Any], scaled: bool) -> np.ndarray[Any,
     ``scaled``, in float64: the power series ``sum (x/2)^(2k+nu) / (k! (k+nu)!)`` (positive
     terms, no cancellation) up to ``|x| = 50``, the asymptotic series
     ``e^|x| / sqrt(2 pi |x|) sum_k (-1)^k a_k(nu) / |x|^k`` beyond (its terms fall below 1e-17
-    long before they grow again).  ``I_1`` is odd, ``I_0`` even."""
+    long before they grow again), or SciPy's ``i0``, ``i0e``, ``i1``, ``i1e`` when it imports.
+    ``I_1`` is odd, ``I_0`` even."""
     x = np.asarray(x, dtype=np.float64)
+    special = _special_kernels.scipy_special()
+    if special is not None:
+        kernel = getattr(special, f"i{nu}{'e' if scaled else ''}")
+        values: np.ndarray[Any, Any] = kernel(x)
+        return values
     ax = np.abs(x)
     out = np.empty_like(ax)
     with np.errstate(all="ignore"):
@@ -365,12 +382,16 @@ def _log_ndtr(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``log(ndtr(x))`` in float64: ``log(erfc(-x / sqrt 2) / 2)`` (the C library's erfc; above
     0, ``log1p(-erfc(x / sqrt 2) / 2)``) down to -30, and below, the asymptotic series
     ``-x²/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x² + 3/x⁴ - ...)`` (its eighth term is 1e-17 of
-    the first there)."""
+    the first there); SciPy's ``log_ndtr`` when it imports."""
     x = np.asarray(x, dtype=np.float64)
+    special = _special_kernels.scipy_special()
+    if special is not None:
+        values: np.ndarray[Any, Any] = special.log_ndtr(x)
+        return values
     with np.errstate(all="ignore"):
         near = np.where(x >= -30.0, x, 0.0)
         # above 0, log1p of the (small) upper tail keeps its digits
-        tail = _per_element(math.erfc, np.abs(near) / math.sqrt(2.0)) / 2
+        tail = _special_kernels.erfc(np.abs(near) / math.sqrt(2.0)) / 2
         out = np.where(near > 0, np.log1p(-tail), np.log(tail))
         far = x < -30.0
         if far.any():
@@ -411,8 +432,12 @@ def _ndtri(p: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     in the tails, a start from Abramowitz and Stegun 26.2.23 (error < 4.5e-4) on the smaller
     tail, then three Newton steps on ``log ndtr(x) = log q`` (quadratic convergence: 4.5e-4,
     1e-7, 1e-14, an ulp).  ``-inf`` at 0, ``inf`` at 1, NaN
-    outside [0, 1]."""
+    outside [0, 1]; SciPy's ``ndtri`` when it imports."""
     p = np.asarray(p, dtype=np.float64)
+    special = _special_kernels.scipy_special()
+    if special is not None:
+        values: np.ndarray[Any, Any] = special.ndtri(p)
+        return values
     with np.errstate(all="ignore"):
         lower = p < 0.5
         q = np.where(lower, p, 1.0 - p)  # the smaller tail
@@ -477,11 +502,9 @@ class Xlog1py(_Binary):
         return Log1p.apply(b), a / (1 + b)
 
 
-_lgamma = np.frompyfunc(math.lgamma, 1, 1)
-
-
 def log_gamma(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    return np.asarray(_lgamma(a), dtype=np.float64)
+    """``log |Gamma(a)|`` in float64 (``inf`` at the poles)."""
+    return _special_kernels.lgamma(a)
 
 
 #: A bound on the terms of either expansion (reached only by non-finite input: both converge
