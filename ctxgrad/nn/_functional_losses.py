@@ -9,7 +9,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn import _ops
 from ctxgrad.nn._functional_activations import _where, logsigmoid, pairwise_distance
@@ -386,13 +386,13 @@ def ctc_loss(
         size = extended.size
         skip = np.zeros(size, dtype=bool)  # may come from two back: a label differing from the one before
         skip[3::2] = labels[1:] != labels[:-1]
-        emissions = lp[:length, n].index_select(1, Tensor(extended))  # (T, 2S+1)
+        emissions = lp[:length, n].index_select(1, as_tensor(extended))  # (T, 2S+1)
         start = np.full(size, _NEG)
         start[0] = 0.0
         if size > 1:
             start[1] = 0.0
-        alpha = emissions[0] + Tensor(np.where(start == 0.0, 0.0, _NEG).astype(emissions.dtype))
-        skip_t = Tensor(skip)
+        alpha = emissions[0] + as_tensor(np.where(start == 0.0, 0.0, _NEG).astype(emissions.dtype))
+        skip_t = as_tensor(skip)
         for t in range(1, length):
             one_back = pad(alpha, (1, 0), value=_NEG)[:size]
             two_back = _where(skip_t, pad(alpha, (2, 0), value=_NEG)[:size], _NEG)
@@ -404,7 +404,7 @@ def ctc_loss(
         losses.append(loss)
     per_sample = _stack(losses, 0)
     if reduction == "mean":
-        divisors = Tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
+        divisors = as_tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
         return (per_sample / divisors).mean()
     if reduction == "sum":
         return per_sample.sum()
@@ -432,15 +432,15 @@ def multi_margin_loss(
     classes = x.shape[1]
     if labels.size and (labels.min() < 0 or labels.max() >= classes):
         raise RuntimeError("target out of range")
-    index = Tensor(labels.reshape(-1, 1))
+    index = as_tensor(labels.reshape(-1, 1))
     correct = x.gather(1, index)
     hinge = (x - correct + margin).clamp_min(0)
     if p == 2:
         hinge = hinge * hinge
-    others = Tensor(np.arange(classes)[None, :] != labels[:, None])
+    others = as_tensor(np.arange(classes)[None, :] != labels[:, None])
     hinge = _where(others, hinge, 0.0)
     if weight is not None:
-        hinge = hinge * weight.index_select(0, Tensor(labels)).unsqueeze(1)
+        hinge = hinge * weight.index_select(0, as_tensor(labels)).unsqueeze(1)
     loss = hinge.sum(1) / classes
     if input.ndim == 1:
         loss = loss.squeeze(0)
@@ -473,7 +473,7 @@ def multilabel_margin_loss(
             pairs[n, j] = 1.0
         pairs[n][:, chosen[n]] = 0.0
     hinge = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [n, j, i]
-    loss = (hinge * Tensor(pairs)).sum((1, 2)) / classes
+    loss = (hinge * as_tensor(pairs)).sum((1, 2)) / classes
     if input.ndim == 1:
         loss = loss.squeeze(0)
     return _reduce(loss, reduction)

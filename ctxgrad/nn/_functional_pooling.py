@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.nn import _ops
 from ctxgrad.ops.convolution import Im2Col, _check_input_dim, _check_window, _pair, _single, _stack, _triple, _unbatch
 
@@ -90,7 +90,7 @@ def _averaging_matrix(size: int, out: int, dtype: Any) -> Tensor:
     matrix = np.zeros((out, size), dtype=dtype)
     for j, (lo, hi) in enumerate(_adaptive_bounds(size, out)):
         matrix[j, lo:hi] = 1.0 / (hi - lo)
-    return Tensor(matrix)
+    return as_tensor(matrix)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -143,7 +143,7 @@ def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -
         local = np.unravel_index(flat, tuple(hi - lo for lo, hi in ranges))
         position = np.ravel_multi_index(tuple(lo + p for (lo, _), p in zip(ranges, local)), spatial)
         index[(...,) + tuple(corner)] = position
-    return out, Tensor(index)
+    return out, as_tensor(index)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -317,9 +317,9 @@ def max_pool2d(
         out = out.squeeze(0)
     if return_indices:
         if node is not None:
-            indices = Tensor(node.indices)  # type: ignore[attr-defined]
+            indices = as_tensor(node.indices)  # type: ignore[attr-defined]
         else:
-            indices = Tensor(_ops.max_pool2d_with_indices(x._data, kernel, st, pad, dilation2, bool(ceil_mode))[1])
+            indices = as_tensor(_ops.max_pool2d_with_indices(x._data, kernel, st, pad, dilation2, bool(ceil_mode))[1])
         return out, (indices.squeeze(0) if unbatched else indices)
     return out
 
@@ -360,5 +360,5 @@ def avg_pool2d(
     else:
         ones = np.ones((1, 1, h, w), dtype=x.dtype)
         count_pads = pads
-    counts = Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
+    counts = Im2Col.apply(as_tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
     return _unbatch(sums / counts, unbatched)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _factories
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 
 __all__ = [
@@ -78,7 +78,7 @@ def _generator(generator: Any) -> np.random.Generator:
 def _fill(tensor: Tensor, values: Any) -> Tensor:
     """Write ``values`` into ``tensor`` in place, unrecorded (the version counter still moves)."""
     with no_grad():
-        tensor.copy_(Tensor(np.asarray(values, dtype=tensor.dtype)))
+        tensor.copy_(as_tensor(np.asarray(values, dtype=tensor.dtype)))
     return tensor
 
 

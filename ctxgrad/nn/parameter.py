@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 
 __all__ = ["Parameter"]
 
@@ -52,7 +52,7 @@ class Parameter(Tensor):
         if id(self) in memo:
             copied: Parameter = memo[id(self)]
             return copied
-        result = Parameter(Tensor(self._data.copy()), self._requires_grad)
+        result = Parameter(as_tensor(self._data.copy()), self._requires_grad)
         memo[id(self)] = result
         return result
 
@@ -62,4 +62,4 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data: np.ndarray[Any, Any], requires_grad: bool) -> Parameter:
     """Unpickle a Parameter (its values and its ``requires_grad`` flag)."""
-    return Parameter(Tensor(data), requires_grad)
+    return Parameter(as_tensor(data), requires_grad)

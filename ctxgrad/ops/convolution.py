@@ -747,7 +747,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             positions = np.clip(positions, 0, size - 1)
         else:
             positions = positions % size
-        out = out.index_select(dim, Tensor(positions.astype(np.int64)))
+        out = out.index_select(dim, as_tensor(positions.astype(np.int64)))
     return out
 
 
