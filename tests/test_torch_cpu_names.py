@@ -90,8 +90,13 @@ def test_factories_take_size_as_a_keyword(name: str) -> None:
         if name in ("zeros", "ones"):
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
     ours_int = getattr(ctxgrad, name)(size=[2], dtype=ctxgrad.float64)
-    assert ours_int.dtype == ctxgrad.float64 and getattr(torch, name)(size=[2], dtype=torch.float64).dtype == torch.float64
-    ours_error, theirs_error = raised(lambda: getattr(ctxgrad, name)(3, size=(3,))), raised(lambda: getattr(torch, name)(3, size=(3,)))
+    assert (
+        ours_int.dtype == ctxgrad.float64 and getattr(torch, name)(size=[2], dtype=torch.float64).dtype == torch.float64
+    )
+    ours_error, theirs_error = (
+        raised(lambda: getattr(ctxgrad, name)(3, size=(3,))),
+        raised(lambda: getattr(torch, name)(3, size=(3,))),
+    )
     assert ours_error[0] == theirs_error[0] == "TypeError" and ours_error[1].startswith(f"{name}() ")
     if name in ("zeros", "ones", "empty"):  # torch's random factories list their signatures instead
         assert ours_error == theirs_error
@@ -143,3 +148,176 @@ def test_inplace_activation_after_a_layer_has_torchs_gradient(name: str) -> None
         (out * out).sum().backward()
         grads.append(weight.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- Module.to('meta')
+@pytest.mark.torch_names("torch.nn.Module.to")
+def test_module_to_meta_is_refused_naming_why() -> None:
+    assert torch.nn.Linear(2, 3).to("meta").weight.is_meta  # torch: shapes without data
+    with pytest.raises(RuntimeError, match=r"no meta device .*shape and no data are not supported"):
+        ctxgrad.nn.Linear(2, 3).to("meta")
+    with pytest.raises(RuntimeError, match="no meta device"):
+        ctxgrad.zeros(2, device="meta")
+
+
+@pytest.mark.torch_names("torch.nn.Module.to_empty")
+@pytest.mark.parametrize("recurse", [True, False])
+def test_to_empty_keeps_parameters_shapes_dtypes_and_flags(recurse: bool) -> None:
+    results = []
+    for lib in (ctxgrad, torch):
+        net = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3)).double()
+        weight = net[0].weight
+        assert net.to_empty(device="cpu", recurse=recurse) is net
+        assert net[0].weight is weight
+        results.append(
+            [(n, tuple(p.shape), str(p.dtype).split(".")[-1], p.requires_grad) for n, p in net.named_parameters()]
+        )
+        results.append([(n, tuple(b.shape), str(b.dtype).split(".")[-1]) for n, b in net.named_buffers()])
+    assert results[0] == results[2] and results[1] == results[3]
+
+
+@pytest.mark.torch_names("torch.nn.Module.register_backward_hook")
+@pytest.mark.filterwarnings("ignore:Using a non-full backward hook")  # torch's, for its older hook
+@pytest.mark.parametrize("name", ["Sigmoid", "Tanh", "ReLU"])
+def test_register_backward_hook_sees_a_one_op_modules_gradients_as_torch(name: str) -> None:
+    seen = []
+    for lib in (ctxgrad, torch):
+        got: list[Any] = []
+        module = getattr(lib.nn, name)()
+        handle = module.register_backward_hook(lambda m, gi, go, got=got: got.append((gi[0].tolist(), go[0].tolist())))
+        x = lib.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        (module(x) * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        handle.remove()
+        module(x).sum().backward()
+        seen.append(got)
+    assert len(seen[0]) == len(seen[1]) == 1
+    np.testing.assert_allclose(np.array(seen[0][0][0]), np.array(seen[1][0][0]), rtol=1e-6)
+    assert seen[0][0][1] == seen[1][0][1]
+
+
+# --------------------------------------------------------------------------- nn names
+@pytest.mark.torch_names("torch.nn.DataParallel", "torch.nn.parallel", "torch.nn.parallel.DataParallel")
+def test_data_parallel_is_a_pass_through_on_the_cpu() -> None:
+    import ctxgrad.nn.parallel
+    import torch.nn.parallel
+
+    assert ctxgrad.nn.parallel.DataParallel is ctxgrad.nn.DataParallel
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 2))
+    outs, grads, keys, reprs = [], [], [], []
+    for lib in (ctxgrad, torch):
+        inner = lib.nn.Linear(2, 3).double()
+        with lib.no_grad():
+            inner.weight.copy_(lib.tensor(np.arange(6.0).reshape(3, 2)))
+            inner.bias.fill_(0.5)
+        net = lib.nn.DataParallel(inner, device_ids=None)
+        assert net.module is inner and net.device_ids == []
+        out = net(lib.tensor(x))
+        out.pow(2).sum().backward()
+        outs.append(out.detach().numpy())
+        grads.append(inner.weight.grad.numpy())
+        keys.append(list(net.state_dict()))
+        reprs.append(repr(net))
+        net.load_state_dict(net.state_dict())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+    assert keys[0] == keys[1] == ["module.weight", "module.bias"]
+    assert reprs[0] == reprs[1]
+
+
+@pytest.mark.torch_names("torch.nn.parallel")
+def test_the_functional_data_parallel_is_refused_as_torch_without_a_gpu() -> None:
+    assert raised(lambda: ctxgrad.nn.parallel.data_parallel(ctxgrad.nn.Linear(2, 1), ctxgrad.ones(1, 2))) == raised(
+        lambda: torch.nn.parallel.data_parallel(torch.nn.Linear(2, 1), torch.ones(1, 2))
+    )
+
+
+@pytest.mark.torch_names("torch.nn.RNNBase")
+def test_rnn_base_builds_torchs_parameters_and_refuses_an_unknown_mode() -> None:
+    ours, theirs = ctxgrad.nn.RNNBase("LSTM", 3, 4, num_layers=2), torch.nn.RNNBase("LSTM", 3, 4, num_layers=2)
+    assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == [
+        (n, tuple(p.shape)) for n, p in theirs.named_parameters()
+    ]
+    assert issubclass(ctxgrad.nn.LSTM, ctxgrad.nn.RNNBase) and issubclass(torch.nn.LSTM, torch.nn.RNNBase)
+    assert raised(lambda: ctxgrad.nn.RNNBase("FOO", 3, 4)) == raised(lambda: torch.nn.RNNBase("FOO", 3, 4))
+
+
+@pytest.mark.torch_names("torch.nn.modules.batchnorm.BatchNorm2d")
+def test_batchnorm_has_torchs_module_path() -> None:
+    from ctxgrad.nn.modules.batchnorm import BatchNorm2d
+    from torch.nn.modules.batchnorm import BatchNorm2d as TorchBatchNorm2d
+
+    x = np.random.default_rng(1).standard_normal((2, 3, 4, 4))
+    ours, theirs = BatchNorm2d(3).double()(ctxgrad.tensor(x)), TorchBatchNorm2d(3).double()(torch.tensor(x))
+    assert BatchNorm2d is ctxgrad.nn.BatchNorm2d
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.torch_names("torch.nn.init.constant")
+@pytest.mark.parametrize("name", ["constant", "uniform", "normal", "xavier_uniform", "kaiming_normal", "orthogonal"])
+def test_the_old_init_names_warn_and_run_the_new_ones(name: str) -> None:
+    args = (0.25,) if name == "constant" else ()
+    messages = []
+    for lib in (ctxgrad, torch):
+        lib.manual_seed(0)
+        with pytest.warns(FutureWarning) as record:
+            out = getattr(lib.nn.init, name)(lib.empty(3, 4), *args)
+        messages.append(str(record[0].message))
+        assert tuple(out.shape) == (3, 4)
+        if name == "constant":
+            assert out.tolist() == [[0.25] * 4] * 3
+    assert messages[0] == messages[1] == f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`."
+
+
+# --------------------------------------------------------------------------- attention backends
+@pytest.mark.torch_names("torch.nn.attention.sdpa_kernel", "torch.nn.attention.SDPBackend")
+@pytest.mark.parametrize("choice", ["MATH", "FLASH_ATTENTION", ["MATH", "EFFICIENT_ATTENTION"], ["CUDNN_ATTENTION"]])
+def test_sdpa_kernel_sets_the_backend_switches_for_its_block_as_torch(choice: Any) -> None:
+    from ctxgrad.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend as TorchSDPBackend
+    from torch.nn.attention import sdpa_kernel as torch_sdpa_kernel
+
+    assert {m.name: m.value for m in SDPBackend} == {
+        name: member.value for name, member in TorchSDPBackend.__members__.items()
+    }
+    q = np.random.default_rng(2).standard_normal((1, 2, 3, 4))
+    switches, outs = [], []
+    for lib, backend, kernel in ((ctxgrad, SDPBackend, sdpa_kernel), (torch, TorchSDPBackend, torch_sdpa_kernel)):
+        chosen = [getattr(backend, c) for c in choice] if isinstance(choice, list) else getattr(backend, choice)
+        with kernel(chosen):
+            switches.append(_sdp_switches(lib))
+            if lib.backends.cuda.math_sdp_enabled():
+                t = lib.tensor(q)
+                outs.append(lib.nn.functional.scaled_dot_product_attention(t, t, t).numpy())
+        assert _sdp_switches(lib) == (True, True, True, True)
+    assert switches[0] == switches[1]
+    if outs:
+        np.testing.assert_allclose(outs[0], outs[1], rtol=1e-10)
+
+
+def _sdp_switches(lib: Any) -> tuple[bool, ...]:
+    cuda = lib.backends.cuda
+    return (
+        cuda.flash_sdp_enabled(),
+        cuda.mem_efficient_sdp_enabled(),
+        cuda.math_sdp_enabled(),
+        cuda.cudnn_sdp_enabled(),
+    )
+
+
+@pytest.mark.torch_names("torch.nn.attention.sdpa_kernel")
+def test_sdpa_kernel_refuses_what_is_not_a_backend_as_torch() -> None:
+    from ctxgrad.nn.attention import sdpa_kernel
+    from torch.nn.attention import sdpa_kernel as torch_sdpa_kernel
+
+    assert raised(lambda: sdpa_kernel("math")) == raised(lambda: torch_sdpa_kernel("math").__enter__())
+
+
+@pytest.mark.torch_names("torch.backends.cuda.sdp_kernel")
+def test_the_deprecated_sdp_kernel_warns_and_sets_the_switches_as_torch() -> None:
+    for lib in (ctxgrad, torch):
+        with pytest.warns(FutureWarning, match=r"`torch.backends.cuda.sdp_kernel\(\)` is deprecated"):
+            block = lib.backends.cuda.sdp_kernel(enable_flash=False, enable_cudnn=False)
+        with block:
+            assert _sdp_switches(lib) == (False, True, True, False)
+        assert _sdp_switches(lib) == (True, True, True, True)
