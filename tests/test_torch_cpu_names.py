@@ -5,7 +5,8 @@ programs reach (``nn.DataParallel``, ``torch.hub``, ``torch.multiprocessing``, m
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ def raised(call: Callable[[], Any]) -> tuple[str, str]:
     """The exception a call raises, as (type name, message with the library's name dropped)."""
     try:
         call()
-    except Exception as error:  # noqa: BLE001 - the point is to compare what was raised
+    except Exception as error:
         return type(error).__name__, str(error).replace("ctxgrad", "torch")
     raise AssertionError("nothing was raised")
 
@@ -198,8 +199,9 @@ def test_register_backward_hook_sees_a_one_op_modules_gradients_as_torch(name: s
 # --------------------------------------------------------------------------- nn names
 @pytest.mark.torch_names("torch.nn.DataParallel", "torch.nn.parallel", "torch.nn.parallel.DataParallel")
 def test_data_parallel_is_a_pass_through_on_the_cpu() -> None:
-    import ctxgrad.nn.parallel
     import torch.nn.parallel
+
+    import ctxgrad.nn.parallel
 
     assert ctxgrad.nn.parallel.DataParallel is ctxgrad.nn.DataParallel
     rng = np.random.default_rng(0)
@@ -244,8 +246,9 @@ def test_rnn_base_builds_torchs_parameters_and_refuses_an_unknown_mode() -> None
 
 @pytest.mark.torch_names("torch.nn.modules.batchnorm.BatchNorm2d")
 def test_batchnorm_has_torchs_module_path() -> None:
-    from ctxgrad.nn.modules.batchnorm import BatchNorm2d
     from torch.nn.modules.batchnorm import BatchNorm2d as TorchBatchNorm2d
+
+    from ctxgrad.nn.modules.batchnorm import BatchNorm2d
 
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 4))
     ours, theirs = BatchNorm2d(3).double()(ctxgrad.tensor(x)), TorchBatchNorm2d(3).double()(torch.tensor(x))
@@ -273,9 +276,10 @@ def test_the_old_init_names_warn_and_run_the_new_ones(name: str) -> None:
 @pytest.mark.torch_names("torch.nn.attention.sdpa_kernel", "torch.nn.attention.SDPBackend")
 @pytest.mark.parametrize("choice", ["MATH", "FLASH_ATTENTION", ["MATH", "EFFICIENT_ATTENTION"], ["CUDNN_ATTENTION"]])
 def test_sdpa_kernel_sets_the_backend_switches_for_its_block_as_torch(choice: Any) -> None:
-    from ctxgrad.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.attention import SDPBackend as TorchSDPBackend
     from torch.nn.attention import sdpa_kernel as torch_sdpa_kernel
+
+    from ctxgrad.nn.attention import SDPBackend, sdpa_kernel
 
     assert {m.name: m.value for m in SDPBackend} == {
         name: member.value for name, member in TorchSDPBackend.__members__.items()
@@ -307,8 +311,9 @@ def _sdp_switches(lib: Any) -> tuple[bool, ...]:
 
 @pytest.mark.torch_names("torch.nn.attention.sdpa_kernel")
 def test_sdpa_kernel_refuses_what_is_not_a_backend_as_torch() -> None:
-    from ctxgrad.nn.attention import sdpa_kernel
     from torch.nn.attention import sdpa_kernel as torch_sdpa_kernel
+
+    from ctxgrad.nn.attention import sdpa_kernel
 
     assert raised(lambda: sdpa_kernel("math")) == raised(lambda: torch_sdpa_kernel("math").__enter__())
 
