@@ -1013,3 +1013,39 @@ e = math.e
 inf = math.inf
 nan = math.nan
 newaxis = None
+
+# what a CPU-only torch answers: mixed precision (amp), hub, multiprocessing, the accelerator
+# and distributed questions, the build's versions, threads, and the named result tuples
+from ctxgrad import (  # noqa: E402
+    accelerator,
+    amp,
+    distributed,
+    hub,
+    multiprocessing,
+    return_types,
+    version,
+)
+from ctxgrad._dtypes import bfloat16  # noqa: E402
+from ctxgrad._runtime import (  # noqa: E402
+    get_autocast_dtype,
+    get_num_threads,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_num_threads,
+)
+
+__all__ += [
+    "accelerator",
+    "amp",
+    "bfloat16",
+    "distributed",
+    "get_autocast_dtype",
+    "get_num_threads",
+    "hub",
+    "is_autocast_cpu_enabled",
+    "is_autocast_enabled",
+    "multiprocessing",
+    "return_types",
+    "set_num_threads",
+    "version",
+]
