@@ -14,6 +14,7 @@ import multiprocessing.connection
 import signal
 import sys
 import traceback
+import warnings
 from multiprocessing import *  # noqa: F403 - torch.multiprocessing is multiprocessing with more names
 from typing import Any
 
@@ -155,5 +156,13 @@ def spawn(
     fn: Any, args: tuple[Any, ...] = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
     start_method: str = "spawn",
 ) -> ProcessContext | None:  # fmt: skip
-    """:func:`start_processes`, torch's usual entry point."""
-    return start_processes(fn, args, nprocs, join, daemon, start_method)
+    """:func:`start_processes` with the ``"spawn"`` start method, torch's usual entry point
+    (another method warns and is not used, as in torch)."""
+    if start_method != "spawn":
+        warnings.warn(
+            f"This method only supports start_method=spawn (got: {start_method}).\n"
+            "To use a different start_method use:\n\t\t ctxgrad.multiprocessing.start_processes(...)",
+            FutureWarning,
+            stacklevel=2,
+        )
+    return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -15,6 +15,8 @@ import ctxgrad
 
 torch = pytest.importorskip("torch")
 
+LIBS = [ctxgrad, torch]
+
 
 def raised(call: Callable[[], Any]) -> tuple[str, str]:
     """The exception a call raises, as (type name, message with the library's name dropped)."""
@@ -326,3 +328,391 @@ def test_the_deprecated_sdp_kernel_warns_and_sets_the_switches_as_torch() -> Non
         with block:
             assert _sdp_switches(lib) == (False, True, True, False)
         assert _sdp_switches(lib) == (True, True, True, True)
+
+
+# --------------------------------------------------------------------------- torch.hub
+@pytest.mark.torch_names("torch.hub", "torch.hub.load_state_dict_from_url")
+@pytest.mark.parametrize("check_hash", [False, True])
+def test_load_state_dict_from_url_downloads_a_file_url_once_and_loads_it(tmp_path: Any, check_hash: bool) -> None:
+    import hashlib
+
+    loaded = []
+    for lib in LIBS:
+        source = tmp_path / lib.__name__ / "weights.pt"
+        source.parent.mkdir()
+        lib.save({"w": lib.arange(3.0)}, str(source))
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()[:8]
+        named = source.with_name(f"weights-{digest}.pt")
+        source.rename(named)
+        cache = tmp_path / lib.__name__ / "cache"
+        state = lib.hub.load_state_dict_from_url(named.as_uri(), model_dir=str(cache), check_hash=check_hash)
+        named.unlink()  # cached now: a second call reads the cache, with no download
+        again = lib.hub.load_state_dict_from_url(named.as_uri(), model_dir=str(cache))
+        loaded.append((state["w"].tolist(), again["w"].tolist(), sorted(p.name for p in cache.iterdir())))
+    assert loaded[0][:2] == loaded[1][:2] == ([0.0, 1.0, 2.0], [0.0, 1.0, 2.0])
+    assert len(loaded[0][2]) == len(loaded[1][2]) == 1
+
+
+@pytest.mark.torch_names("torch.hub.download_url_to_file", "torch.hub.HASH_REGEX")
+def test_download_checks_the_hash_prefix_and_keeps_no_file_on_a_mismatch(tmp_path: Any) -> None:
+    source = tmp_path / "data.bin"
+    source.write_bytes(b"ctxgrad")
+    assert ctxgrad.hub.HASH_REGEX.pattern == torch.hub.HASH_REGEX.pattern
+    assert ctxgrad.hub.HASH_REGEX.search("resnet18-5c106cde.pth").group(1) == "5c106cde"
+    for lib in LIBS:
+        target = tmp_path / f"{lib.__name__}.bin"
+        lib.hub.download_url_to_file(source.as_uri(), str(target), progress=False)
+        assert target.read_bytes() == b"ctxgrad"
+        bad = tmp_path / f"{lib.__name__}-bad.bin"
+        with pytest.raises(RuntimeError, match=r'invalid hash value \(expected "ffff", got "'):
+            lib.hub.download_url_to_file(source.as_uri(), str(bad), hash_prefix="ffff", progress=False)
+        assert not bad.exists()
+
+
+@pytest.mark.torch_names("torch.hub.download_url_to_file", "torch.hub.load_state_dict_from_url")
+def test_a_url_that_cannot_be_reached_fails_with_urllibs_error_saying_what_to_do(tmp_path: Any) -> None:
+    import urllib.error
+
+    url = "http://127.0.0.1:9/weights.pt"  # the discard port: refused at once, no network needed
+    with pytest.raises(urllib.error.URLError):
+        torch.hub.download_url_to_file(url, str(tmp_path / "t.pt"), progress=False)
+    with pytest.raises(urllib.error.URLError, match=r"ctxgrad.hub: cannot download .*put the file at .*file://"):
+        ctxgrad.hub.load_state_dict_from_url(url, model_dir=str(tmp_path / "cache"))
+
+
+@pytest.mark.torch_names("torch.hub.load")
+def test_hub_load_runs_a_local_hubconf_entry_point_as_torch(tmp_path: Any) -> None:
+    (tmp_path / "hubconf.py").write_text(
+        "from helper import scale\n\ndef tiny(lib_name, factor=1.0):\n"
+        "    import importlib\n    lib = importlib.import_module(lib_name)\n"
+        "    return lib.nn.Linear(2, 1), scale(factor)\n"
+    )
+    (tmp_path / "helper.py").write_text("def scale(x):\n    return 2 * x\n")
+    results = []
+    for lib in LIBS:
+        model, value = lib.hub.load(str(tmp_path), "tiny", lib.__name__, source="local", factor=3.0)
+        results.append((type(model).__name__, value))
+        with pytest.raises(RuntimeError, match="Cannot find callable missing in hubconf"):
+            lib.hub.load(str(tmp_path), "missing", source="local")
+        with pytest.raises(ValueError, match='Unknown source: "nowhere"'):
+            lib.hub.load(str(tmp_path), "tiny", source="nowhere")
+    assert results[0] == results[1] == ("Linear", 6.0)
+
+
+@pytest.mark.torch_names("torch.hub.load")
+def test_hub_load_from_github_refuses_to_download_code_naming_the_local_way(tmp_path: Any) -> None:
+    ctxgrad.hub.set_dir(str(tmp_path))
+    try:
+        with pytest.raises(RuntimeError, match=r"ctxgrad downloads no code: clone it and pass its directory"):
+            ctxgrad.hub.load("owner/repo", "model")
+    finally:
+        ctxgrad.hub._hub_dir = None
+
+
+# --------------------------------------------------------------------------- torch.multiprocessing
+def _put_square(i: int, queue: Any) -> None:
+    queue.put((i, i * i))
+
+
+def _fail_on_one(i: int) -> None:
+    if i == 1:
+        raise ValueError("worker one failed")
+
+
+@pytest.mark.torch_names("torch.multiprocessing", "torch.multiprocessing.cpu_count")
+def test_start_processes_runs_fn_with_its_index_in_each_process_as_torch() -> None:
+    import multiprocessing
+
+    results = []
+    for lib in LIBS:
+        queue = multiprocessing.get_context("fork").SimpleQueue()
+        assert lib.multiprocessing.start_processes(_put_square, args=(queue,), nprocs=3, start_method="fork") is None
+        results.append(sorted(queue.get() for _ in range(3)))
+        assert lib.multiprocessing.cpu_count() == multiprocessing.cpu_count()
+        assert lib.multiprocessing.Process is multiprocessing.Process
+    assert results[0] == results[1] == [(0, 0), (1, 1), (2, 4)]
+
+
+@pytest.mark.torch_names("torch.multiprocessing")
+def test_a_childs_error_is_raised_in_the_parent_as_torch() -> None:
+    errors = []
+    for lib in LIBS:
+        with pytest.raises(lib.multiprocessing.ProcessRaisedException) as info:
+            lib.multiprocessing.start_processes(_fail_on_one, nprocs=2, start_method="fork")
+        message = str(info.value)
+        assert "-- Process 1 terminated with the following error:" in message
+        assert "ValueError: worker one failed" in message
+        errors.append((info.value.error_index, type(info.value).__mro__[1].__name__))
+    assert errors[0] == errors[1] == (1, "ProcessException")
+
+
+@pytest.mark.torch_names("torch.multiprocessing.spawn")
+def test_spawn_starts_fresh_interpreters_and_raises_a_childs_error_as_torch() -> None:
+    import math
+
+    for lib in LIBS:
+        assert lib.multiprocessing.spawn(math.sqrt, nprocs=1) is None  # sqrt(0) in the child
+        with pytest.raises(lib.multiprocessing.ProcessRaisedException, match="ValueError: math domain error"):
+            lib.multiprocessing.spawn(math.log, nprocs=1)  # log(0) in the child
+        with pytest.warns(FutureWarning, match=r"only supports start_method=spawn \(got: fork\)"):
+            lib.multiprocessing.spawn(math.sqrt, nprocs=1, start_method="fork")
+
+
+@pytest.mark.torch_names("torch.multiprocessing.set_start_method", "torch.multiprocessing")
+def test_multiprocessing_has_torchs_names() -> None:
+    import torch.multiprocessing
+
+    for name in ("set_start_method", "get_start_method", "Queue", "Pool", "Manager", "get_context", "start_processes"):
+        assert callable(getattr(ctxgrad.multiprocessing, name)) and callable(getattr(torch.multiprocessing, name))
+    assert ctxgrad.multiprocessing.get_all_sharing_strategies() == torch.multiprocessing.get_all_sharing_strategies()
+    assert ctxgrad.multiprocessing.get_sharing_strategy() == torch.multiprocessing.get_sharing_strategy()
+
+
+# --------------------------------------------------------------------------- CUDA, accelerators, versions
+@pytest.mark.torch_names("torch.cuda.FloatTensor", "torch.cuda.LongTensor")
+@pytest.mark.parametrize("name", ["FloatTensor", "LongTensor", "DoubleTensor", "ByteTensor", "BoolTensor"])
+def test_cuda_legacy_types_exist_match_nothing_and_refuse_to_make_tensors(name: str) -> None:
+    ours, theirs = getattr(ctxgrad.cuda, name), getattr(torch.cuda, name)
+    assert isinstance(ours, type) and isinstance(theirs, type)
+    assert not isinstance(ctxgrad.ones(1), ours) and not isinstance(torch.ones(1), theirs)
+    ours_error, theirs_error = raised(lambda: ours([1])), raised(lambda: theirs([1]))
+    assert ours_error[0] == theirs_error[0] == "TypeError"
+    assert ours_error[1].startswith(f"type torch.cuda.{name} not available.") and theirs_error[1].startswith(
+        f"type torch.cuda.{name} not available."
+    )
+
+
+@pytest.mark.torch_names("torch.cuda.OutOfMemoryError")
+def test_out_of_memory_error_is_a_runtime_error_to_catch() -> None:
+    for lib in LIBS:
+        assert issubclass(lib.cuda.OutOfMemoryError, RuntimeError)
+        with pytest.raises(lib.cuda.OutOfMemoryError):
+            raise lib.cuda.OutOfMemoryError("out of memory")
+
+
+@pytest.mark.torch_names("torch.version.cuda", "torch.accelerator.is_available", "torch.accelerator.device_count")
+def test_the_build_and_accelerator_questions_get_a_cpu_only_torchs_answers() -> None:
+    import torch.version
+
+    import ctxgrad.version
+
+    assert ctxgrad.version.cuda is torch.version.cuda is None
+    assert ctxgrad.version.hip is torch.version.hip is None
+    assert ctxgrad.cuda._initialized is torch.cuda._initialized is False
+    assert ctxgrad.accelerator.is_available() is torch.accelerator.is_available() is False
+    assert ctxgrad.accelerator.device_count() == torch.accelerator.device_count() == 0
+
+
+@pytest.mark.torch_names("torch.accelerator.current_accelerator")
+def test_current_accelerator_is_none_as_torch_without_one() -> None:
+    for check in (False, True):
+        assert ctxgrad.accelerator.current_accelerator(check) is torch.accelerator.current_accelerator(check) is None
+
+
+@pytest.mark.torch_names("torch.distributed.is_available")
+def test_distributed_is_not_available_where_torchs_cpu_build_has_gloo() -> None:
+    assert torch.distributed.is_available() is True  # docs/differences.md: ctxgrad runs in one process
+    assert ctxgrad.distributed.is_available() is False
+    assert ctxgrad.distributed.is_initialized() is torch.distributed.is_initialized() is False
+
+
+@pytest.mark.torch_names("torch.set_num_threads")
+def test_set_num_threads_as_torch() -> None:
+    before = ctxgrad.get_num_threads(), torch.get_num_threads()
+    assert before[0] == before[1]
+    try:
+        for lib in LIBS:
+            lib.set_num_threads(1)
+            assert lib.get_num_threads() == 1
+        for bad in (0, -2, 2.5, "2"):
+            assert raised(lambda b=bad: ctxgrad.set_num_threads(b)) == raised(lambda b=bad: torch.set_num_threads(b))
+    finally:
+        ctxgrad.set_num_threads(before[0])
+        torch.set_num_threads(before[1])
+
+
+# --------------------------------------------------------------------------- testing, autograd, serialization
+@pytest.mark.torch_names("torch.testing.assert_allclose")
+@pytest.mark.parametrize(
+    ("actual", "expected", "dtype"),
+    [
+        ([1.0, 2.0], [1.0, 2.00001], "float32"),
+        ([1.0], [1.1], "float32"),
+        ([1.0, float("nan")], [1.0, float("nan")], "float64"),
+        ([1, 2], [1, 3], "int64"),
+    ],
+)
+def test_assert_allclose_is_deprecated_and_compares_as_torch(actual: Any, expected: Any, dtype: str) -> None:
+    outcomes = []
+    for lib in LIBS:
+        with pytest.warns(FutureWarning, match=r"assert_allclose\(\)` is deprecated since 1.12"):
+            outcomes.append(
+                raised_or_none(
+                    lambda lib=lib: lib.testing.assert_allclose(lib.tensor(actual, dtype=getattr(lib, dtype)), expected)
+                )
+            )
+    assert outcomes[0] == outcomes[1]
+
+
+def raised_or_none(call: Callable[[], Any]) -> tuple[str, str] | None:
+    try:
+        call()
+    except AssertionError as error:
+        first = str(error).splitlines()[0]
+        return type(error).__name__, first
+    return None
+
+
+@pytest.mark.torch_names("torch.autograd.profiler.record_function")
+def test_record_function_labels_a_block_and_a_function_as_torch() -> None:
+    for lib in LIBS:
+        with lib.autograd.profiler.record_function("step") as block:
+            assert block.name == "step"
+            y = (lib.ones(2, requires_grad=True) * 3).sum()
+
+        @lib.autograd.profiler.record_function("double")
+        def double(x: Any) -> Any:
+            return x * 2
+
+        assert y.item() == 6.0 and double(lib.tensor(2.0)).item() == 4.0
+
+
+@pytest.mark.torch_names("torch.autograd._is_checkpoint_valid")
+def test_is_checkpoint_valid_outside_backward_as_torch() -> None:
+    assert ctxgrad.autograd._is_checkpoint_valid() is torch.autograd._is_checkpoint_valid() is True
+
+
+class _Point:
+    def __init__(self, x: float) -> None:
+        self.x = x
+
+
+@pytest.mark.torch_names("torch.serialization.safe_globals")
+def test_safe_globals_lets_weights_only_load_an_allowed_class_as_torch(tmp_path: Any) -> None:
+    for lib in LIBS:
+        path = str(tmp_path / f"{lib.__name__}.pt")
+        lib.save({"point": _Point(2.5), "w": lib.ones(2)}, path)
+        with pytest.raises(Exception, match=r"Unsupported global: GLOBAL .*_Point was not an allowed global") as info:
+            lib.load(path, weights_only=True)
+        assert type(info.value).__name__ == "UnpicklingError"
+        with lib.serialization.safe_globals([_Point]):
+            loaded = lib.load(path, weights_only=True)
+        assert loaded["point"].x == 2.5 and loaded["w"].tolist() == [1.0, 1.0]
+        assert _Point not in lib.serialization.get_safe_globals()
+
+
+@pytest.mark.torch_names("torch.return_types.values", "torch.return_types.indices")
+@pytest.mark.parametrize("op", ["max", "min", "sort", "topk", "median", "kthvalue", "mode", "cummax"])
+def test_return_types_have_values_and_indices_as_torch(op: str) -> None:
+    data = [[3.0, 1.0, 2.0], [0.5, 4.0, 4.0]]
+    args = {"topk": (2,), "kthvalue": (2,), "cummax": (1,)}.get(
+        op, (1,) if op in ("max", "min", "median", "mode") else ()
+    )
+    ours, theirs = getattr(ctxgrad.tensor(data), op)(*args), getattr(torch.tensor(data), op)(*args)
+    assert type(ours).__name__ == type(theirs).__name__ == op
+    assert isinstance(ours, getattr(ctxgrad.return_types, op)) and isinstance(theirs, getattr(torch.return_types, op))
+    assert ours.values.tolist() == theirs.values.tolist() and ours.indices.tolist() == theirs.indices.tolist()
+    values, indices = ours
+    assert values.tolist() == theirs[0].tolist() and indices.tolist() == theirs[1].tolist()
+
+
+# --------------------------------------------------------------------------- utils
+def _stream_class(lib: Any, with_len: bool) -> Any:
+    class Numbers(lib.utils.data.IterableDataset):
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def __iter__(self) -> Any:
+            return iter([lib.tensor([float(i), float(-i)]) for i in range(self.n)])
+
+    if with_len:
+        Numbers.__len__ = lambda self: self.n  # type: ignore[attr-defined]
+    return Numbers
+
+
+@pytest.mark.torch_names("torch.utils.data.IterableDataset", "torch.utils.data.DataLoader")
+@pytest.mark.parametrize(("batch_size", "drop_last"), [(3, False), (3, True), (None, False), (7, False)])
+def test_a_data_loader_batches_an_iterable_dataset_as_torch(batch_size: int | None, drop_last: bool) -> None:
+    seen = []
+    for lib in LIBS:
+        loader = lib.utils.data.DataLoader(_stream_class(lib, True)(7), batch_size=batch_size, drop_last=drop_last)
+        seen.append(([b.tolist() for b in loader], len(loader)))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.torch_names("torch.utils.data.IterableDataset")
+@pytest.mark.parametrize("option", [{"shuffle": True}, {"sampler": [0, 1]}, {"batch_sampler": [[0]]}])
+def test_an_iterable_dataset_refuses_samplers_and_shuffling_as_torch(option: dict[str, Any]) -> None:
+    assert raised(lambda: ctxgrad.utils.data.DataLoader(_stream_class(ctxgrad, False)(3), **option)) == raised(
+        lambda: torch.utils.data.DataLoader(_stream_class(torch, False)(3), **option)
+    )
+
+
+@pytest.mark.torch_names("torch.utils.data.IterableDataset")
+def test_a_stream_without_len_has_no_loader_length_as_torch() -> None:
+    ours = raised(lambda: len(ctxgrad.utils.data.DataLoader(_stream_class(ctxgrad, False)(3), batch_size=2)))
+    theirs = raised(lambda: len(torch.utils.data.DataLoader(_stream_class(torch, False)(3), batch_size=2)))
+    assert ours == theirs
+
+
+@pytest.mark.torch_names("torch.utils.data.get_worker_info")
+def test_get_worker_info_is_none_in_the_main_process_as_torch() -> None:
+    assert ctxgrad.utils.data.get_worker_info() is torch.utils.data.get_worker_info() is None
+
+
+@pytest.mark.torch_names(
+    "torch.utils.data.sampler",
+    "torch.utils.data.sampler.SubsetRandomSampler",
+    "torch.utils.data.dataloader",
+    "torch.utils.data.dataloader.default_collate",
+)
+def test_the_sampler_and_dataloader_module_paths_as_torch() -> None:
+    from torch.utils.data.dataloader import default_collate as torch_collate
+    from torch.utils.data.sampler import SubsetRandomSampler as TorchSubsetRandomSampler
+
+    from ctxgrad.utils.data.dataloader import default_collate
+    from ctxgrad.utils.data.sampler import SubsetRandomSampler
+
+    indices = [7, 3, 9, 1]
+    ours, theirs = SubsetRandomSampler(indices), TorchSubsetRandomSampler(indices)
+    assert len(ours) == len(theirs) == 4
+    assert sorted(ours) == sorted(theirs) == sorted(indices)
+    batch = [(np.float64(1.5), [1, 2]), (np.float64(2.5), [3, 4])]
+    ours_batch, theirs_batch = default_collate(batch), torch_collate(batch)
+    assert ours_batch[0].tolist() == theirs_batch[0].tolist() and str(ours_batch[0].dtype).endswith("float64")
+    assert [t.tolist() for t in ours_batch[1]] == [t.tolist() for t in theirs_batch[1]]
+
+
+@pytest.mark.torch_names("torch.utils.hooks.RemovableHandle")
+def test_removable_handle_has_torchs_path_and_removes_a_hook() -> None:
+    import torch.utils.hooks
+
+    import ctxgrad.utils.hooks
+
+    for lib, handle_type in (
+        (ctxgrad, ctxgrad.utils.hooks.RemovableHandle),
+        (torch, torch.utils.hooks.RemovableHandle),
+    ):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        handle = x.register_hook(lambda g: g * 10)
+        assert isinstance(handle, handle_type)
+        handle.remove()
+        (x * 3).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.torch_names("torch.utils.benchmark", "torch.utils.benchmark.Timer")
+def test_the_benchmark_timer_runs_the_statement_as_torchs() -> None:
+    import torch.utils.benchmark
+
+    import ctxgrad.utils.benchmark
+
+    for module in (ctxgrad.utils.benchmark, torch.utils.benchmark):
+        calls: list[int] = []
+        measurement = module.Timer("calls.append(1)", globals={"calls": calls}, label="append").timeit(25)
+        assert len(calls) == 25 + 2  # a warm-up of 2 runs first, as torch
+        assert measurement.number_per_run == 25 and len(measurement.times) == 1
+        assert measurement.times[0] >= 0 and measurement.mean == measurement.median == measurement.times[0]
+        assert measurement.title == "append"
+        blocked = module.Timer("x + 1", globals={"x": 1}).blocked_autorange(min_run_time=0.001)
+        assert blocked.number_per_run >= 1 and len(blocked.times) >= 1 and blocked.median >= 0

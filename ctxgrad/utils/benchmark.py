@@ -108,7 +108,9 @@ class Timer:
         return Measurement(number, raw_times, self.stmt, self.label, self.sub_label, self.description)
 
     def timeit(self, number: int = 1000000) -> Measurement:
-        """Run the statement ``number`` times (after the setup), as one block."""
+        """Run the statement ``number`` times (after the setup), as one block, after a
+        warm-up of ``max(number // 100, 2)`` runs, as torch's."""
+        self._timer.timeit(max(number // 100, 2))
         return self._measure(number, [self._timer.timeit(number)])
 
     def blocked_autorange(
