@@ -388,7 +388,6 @@ from ctxgrad._made_functions import (  # noqa: E402
     clamp_max,
     clamp_min,
     clip,
-    clone,
     column_stack,
     complex,
     concat,
@@ -621,10 +620,14 @@ from ctxgrad.ops.convolution import (  # noqa: E402
     conv_transpose1d,
     conv_transpose2d,
 )
+from ctxgrad.ops.copy import (  # noqa: E402
+    clone,
+)
 from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
 )
 from ctxgrad.ops.index_ops import (  # noqa: E402
+    embedding,
     masked_fill,
     masked_scatter,
 )
@@ -789,6 +792,7 @@ __all__ += [
     "dsplit",
     "dstack",
     "einsum",
+    "embedding",
     "eq",
     "erf",
     "erfc",
@@ -1026,6 +1030,15 @@ from ctxgrad import (  # noqa: E402
     version,
 )
 from ctxgrad._dtypes import bfloat16  # noqa: E402
+from ctxgrad._layouts import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
 from ctxgrad._runtime import (  # noqa: E402
     get_autocast_dtype,
     get_num_threads,
@@ -1038,14 +1051,21 @@ __all__ += [
     "accelerator",
     "amp",
     "bfloat16",
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
     "distributed",
     "get_autocast_dtype",
     "get_num_threads",
     "hub",
     "is_autocast_cpu_enabled",
     "is_autocast_enabled",
+    "layout",
+    "memory_format",
     "multiprocessing",
+    "preserve_format",
     "return_types",
     "set_num_threads",
+    "strided",
     "version",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _dtypes
+from ctxgrad import _dtypes, _layouts
 from ctxgrad._device import check_device
 from ctxgrad._generator import Generator, seed_value
 from ctxgrad._replayed import replayed_whole
@@ -165,6 +165,17 @@ def full(
     return _finish(np.full(_size((size,), "full"), _fill(fill_value, dt), dtype=dt), requires_grad, device)
 
 
+def _as_laid_out(made: Tensor, input: Tensor, memory_format: Any, name: str) -> Tensor:
+    """A ``*_like`` result (a new leaf, which nothing has seen yet) laid out as
+    ``memory_format`` says; by default (``preserve_format``) as ``input`` is, as torch."""
+    fmt = _layouts.checked(memory_format, name, input.shape)
+    if fmt is _layouts.contiguous_format or (fmt is _layouts.preserve_format and input._data.flags.c_contiguous):
+        return made  # (made row-major already: no copy for the usual case)
+    if made._data.shape == input._data.shape:  # (inside vmap the result is batched: left as made)
+        made._data = _layouts.laid_out(made._data, fmt, input._data)
+    return made
+
+
 def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
     return t._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
 
@@ -189,32 +200,48 @@ def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tens
     return out
 
 
-def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(np.zeros(lead + input._data.shape, dt), requires_grad, device))
+    made = batched_as(input, lambda lead: _finish(np.zeros(lead + input._data.shape, dt), requires_grad, device))
+    return _as_laid_out(made, input, memory_format, "zeros_like")
 
 
-def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(np.ones(lead + input._data.shape, dt), requires_grad, device))
+    made = batched_as(input, lambda lead: _finish(np.ones(lead + input._data.shape, dt), requires_grad, device))
+    return _as_laid_out(made, input, memory_format, "ones_like")
 
 
-def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
     dt = _like(input, dtype)
-    return batched_as(input, lambda lead: _finish(np.empty(lead + input._data.shape, dt), requires_grad, device))
+    made = batched_as(input, lambda lead: _finish(np.empty(lead + input._data.shape, dt), requires_grad, device))
+    return _as_laid_out(made, input, memory_format, "empty_like")
 
 
 def full_like(
-    input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
     fill_value = _fill_number(fill_value, "full_like")
     dt = _like(input, dtype)
     value = _fill(fill_value, dt)
-    return batched_as(input, lambda lead: _finish(np.full(lead + input._data.shape, value, dt), requires_grad, device))
+    made = batched_as(input, lambda lead: _finish(np.full(lead + input._data.shape, value, dt), requires_grad, device))
+    return _as_laid_out(made, input, memory_format, "full_like")
 
 
 def _fill(value: Any, dt: Any) -> Any:
@@ -373,21 +400,27 @@ def numel(input: Tensor) -> int:
 
 
 @replayed_whole
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Uniform samples from [0, 1) with ``input``'s shape and dtype."""
     dt = _floating(_like(input, dtype), _UNIFORM)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
+    made = _finish(_generator.random(input._data.shape).astype(dt), requires_grad, device)
+    return _as_laid_out(made, input, memory_format, "rand_like")
 
 
 @replayed_whole
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype."""
     dt = _floating(_like(input, dtype), _NORMAL)
     if (batched := _under_vmap(tuple(input.shape), _draw(_generator.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(_generator.standard_normal(input._data.shape).astype(dt), requires_grad, device)
+    made = _finish(_generator.standard_normal(input._data.shape).astype(dt), requires_grad, device)
+    return _as_laid_out(made, input, memory_format, "randn_like")
 
 
 def _number(value: Any) -> Any:

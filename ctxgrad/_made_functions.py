@@ -211,8 +211,6 @@ if TYPE_CHECKING:
 
     def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
-    def clone(input: Tensor) -> Tensor: ...
-
     def column_stack(tensors: Any, *, out: Tensor | None = None) -> Tensor: ...
 
     def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -1103,7 +1101,6 @@ __all__ = [
     "clamp_max",
     "clamp_min",
     "clip",
-    "clone",
     "column_stack",
     "complex",
     "concat",

@@ -80,10 +80,10 @@ def is_nonzero(input: Tensor) -> bool:
 
 
 def is_storage(obj: Any) -> bool:
-    """False: ctxgrad has no storage objects (a tensor's memory is its NumPy array, which is
-    not one), so nothing is a storage, as ``torch.is_storage`` says of anything that is not a
-    ``torch.TypedStorage`` or ``UntypedStorage``."""
-    return False
+    """True for what ``Tensor.storage()`` and ``untyped_storage()`` return, as torch's."""
+    from ctxgrad._storage import UntypedStorage
+
+    return isinstance(obj, UntypedStorage)
 
 
 def typename(obj: Any, /) -> str:

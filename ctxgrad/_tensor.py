@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
-from ctxgrad import _dtypes, _pydata
+from ctxgrad import _dtypes, _layouts, _pydata
 from ctxgrad._device import check_device, device
 from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state
 
 if TYPE_CHECKING:
+    from ctxgrad._storage import TypedStorage, UntypedStorage
     from ctxgrad.autograd.graph import AccumulateGrad, Node
     from ctxgrad.autograd.hooks import RemovableHandle
     from ctxgrad.ops import _return_types
@@ -435,9 +436,17 @@ class Tensor:
         """True for complex tensors."""
         return bool(self._data.dtype.kind == "c")
 
-    def is_contiguous(self) -> bool:
-        """True when the elements are laid out in row-major order without gaps."""
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """True when the elements are laid out in row-major order without gaps (or in the
+        order ``memory_format``, e.g. ``ctxgrad.channels_last``, says)."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return _layouts.is_contiguous_as(self._data, _layouts.checked(memory_format, "is_contiguous", self.shape))
+
+    @property
+    def layout(self) -> _layouts.layout:
+        """``ctxgrad.strided``: every ctxgrad tensor is dense, with strides."""
+        return _layouts.strided
 
     def is_inference(self) -> bool:
         """True for tensors made inside ``inference_mode``."""
@@ -910,6 +919,16 @@ class Tensor:
             dl_device: tuple[int, int] | None = None,
             copy: bool | None = None,
         ) -> Any: ...
+
+        def storage(self) -> TypedStorage: ...
+
+        def untyped_storage(self) -> UntypedStorage: ...
+
+        def share_memory_(self) -> Tensor: ...
+
+        def is_shared(self) -> bool: ...
+
+        def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor: ...
 
         def __dlpack_device__(self) -> tuple[int, int]: ...
 
@@ -1778,6 +1797,9 @@ class Tensor:
         @property
         def mH(self) -> Tensor: ...
 
+        @property
+        def H(self) -> Tensor: ...
+
         def adjoint(self) -> Tensor: ...
 
         def as_strided_scatter(
@@ -2131,13 +2153,13 @@ class Tensor:
 
         def msort(self) -> Tensor: ...
 
-        def clone(self) -> Tensor: ...
+        def clone(self, *, memory_format: Any = None) -> Tensor: ...
 
         def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
 
         def type_as(self, other: Tensor) -> Tensor: ...
 
-        def contiguous(self) -> Tensor: ...
+        def contiguous(self, memory_format: Any = None) -> Tensor: ...
 
         def cpu(self) -> Tensor: ...
 

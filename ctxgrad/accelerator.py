@@ -21,4 +21,3 @@ def device_count() -> int:
 def current_accelerator(check_available: bool = False) -> device | None:
     """None: there is no accelerator."""
     return None
-

@@ -18,8 +18,7 @@ import warnings
 from multiprocessing import *  # noqa: F403 - torch.multiprocessing is multiprocessing with more names
 from typing import Any
 
-__all__ = [
-    *multiprocessing.__all__,
+__all__ = [  # torch's additions (multiprocessing's own names are here too, documented by Python)
     "ProcessContext",
     "ProcessException",
     "ProcessExitedException",

@@ -284,11 +284,12 @@ class _Unpickle:
     def __call__(self, raw: np.ndarray[Any, Any], reason: Any) -> Any:
         if self.allowed:
             return self.module.loads(raw.tobytes(), **self.kwargs)
-        # Only the globals the user allowed (and ctxgrad's tensors): nothing else is imported.
-        try:
-            return _AllowListUnpickler(io.BytesIO(raw.tobytes())).load()
-        except pickle.UnpicklingError as error:
-            reason = f"{reason}, and {error}"
+        if _SAFE_GLOBALS:
+            # Only the globals the user allowed (and ctxgrad's tensors): nothing else is imported.
+            try:
+                return _AllowListUnpickler(io.BytesIO(raw.tobytes())).load()
+            except pickle.UnpicklingError as error:
+                reason = f"{reason}, and {error}"
         raise pickle.UnpicklingError(
             "Weights only load failed. This file can still be loaded, to do so you have two options, "
             "do those steps only if you trust the source of the checkpoint.\n"

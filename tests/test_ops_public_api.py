@@ -122,6 +122,7 @@ TENSOR_LIBRARY_INTERNALS = {
     ("ctxgrad._tensor", "_wrap_dim"): "torch's dimension wrapping and its IndexError, shared with Tensor",
     ("ctxgrad._state", "_state"): "the thread's grad-mode and vmap state, read on the hot path",
     ("ctxgrad", "_dtypes"): "the dtype table (names, promotion), which Tensor uses too",
+    ("ctxgrad", "_layouts"): "the memory formats and their layouts, which Tensor.is_contiguous uses too",
 }
 
 

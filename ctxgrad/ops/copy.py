@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _dtypes
+from ctxgrad import _dtypes, _layouts
 from ctxgrad._device import check_device, device
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import unary_rule
@@ -48,6 +48,27 @@ class Contiguous(Clone):
         return as_tensor(np.ascontiguousarray(x.array))
 
 
+class LaidOut(Function[Tensor]):
+    """The same values in the memory order of a memory format (``channels_last``: the channel
+    dimension last in memory); the gradient passes through."""
+
+    node_name = "CloneBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, fmt: Any, like: Any) -> Tensor:
+        ctx.fmt, ctx.like = fmt, like
+        return as_tensor(_layouts.laid_out(x.array, fmt, like))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return grad, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tx: Tensor, _: None, __: None) -> Tensor:
+        return LaidOut.apply(tx, ctx.fmt, ctx.like)
+
+
 class ToDtype(Function[Tensor]):
     """Convert to ``dtype``; the gradient is converted back.  An integer or bool result
     does not require grad (the engine never asks it for one)."""
@@ -86,6 +107,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = builtins.bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)
     dev = kwargs.pop("device", None)
+    fmt = _layouts.checked(kwargs.pop("memory_format", None), "to", input.shape)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
@@ -97,12 +119,14 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a
     if dev is not None:
         check_device(dev)
+    laid = fmt is _layouts.preserve_format or _layouts.is_contiguous_as(input.array, fmt)
     if dtype is None:
-        return Clone.apply(input) if copy else input
+        return _relaid(Clone.apply(input), fmt, input) if copy or not laid else input
     dt = _dtypes.to_dtype(dtype)
-    if dt == input.array.dtype and not copy:
+    if dt == input.array.dtype and not copy and laid:
         return input
-    return ToDtype.apply(input, dt)
+    out = ToDtype.apply(input, dt)  # (astype keeps the layout: preserve_format)
+    return out if fmt is _layouts.preserve_format else _relaid(out, fmt)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
@@ -110,11 +134,36 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
     return to(input, other.array.dtype)
 
 
-def contiguous(input: Tensor) -> Tensor:
-    """This tensor if it is row-major contiguous, else a contiguous copy."""
-    if input.array.flags.c_contiguous:
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """This tensor if it is laid out as ``memory_format`` says (None: row-major,
+    ``contiguous_format``), else a copy that is."""
+    fmt = _layouts.checked(
+        _layouts.contiguous_format if memory_format is None else memory_format, "contiguous", input.shape
+    )
+    if input.array.flags.c_contiguous and fmt in (_layouts.preserve_format, _layouts.contiguous_format):
         return input
-    return Contiguous.apply(input)
+    if fmt is _layouts.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if _layouts.is_contiguous_as(input.array, fmt):
+        return input
+    return _relaid(Contiguous.apply(input), fmt)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own memory; by default laid out as ``input`` is (``preserve_format``),
+    or as ``memory_format`` says."""
+    fmt = _layouts.checked(memory_format, "clone", input.shape)
+    return _relaid(Clone.apply(input), fmt, input)
+
+
+def _relaid(out: Tensor, fmt: _layouts.memory_format, like: Tensor | None = None) -> Tensor:
+    """``out`` (a copy just made) laid out as ``fmt`` says, by :class:`LaidOut`: nothing when
+    that is row-major and ``out`` is already."""
+    if out.array.flags.c_contiguous and fmt is _layouts.contiguous_format:
+        return out
+    if fmt is _layouts.preserve_format and (like is None or like.array.flags.c_contiguous):
+        return out
+    return LaidOut.apply(out, fmt, None if like is None else like.array)
 
 
 def cpu(input: Tensor) -> Tensor:
@@ -221,7 +270,7 @@ def bool(input: Tensor) -> Tensor:
 
 # last in the op table (see above): the declarations of float, int, bool and type hide the builtins
 ROWS: list[Op] = [
-    Op("clone", Clone),
+    Op("clone", clone),
     Op("to", to, function=False),
     Op("type_as", type_as, function=False),
     Op("contiguous", contiguous, function=False),

@@ -795,7 +795,20 @@ def diagonal_scatter_args(
     return embedded_args(name, input, src, np.diagonal(_positions(data.shape), offset, d1, d2))
 
 
+def embedding(
+    weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False, sparse: bool = False
+) -> Tensor:
+    """``weight[indices]`` with torch's gradient rules, as ``torch.embedding`` (weight first;
+    ``padding_idx=-1`` is none): the op under ``nn.functional.embedding``."""
+    from ctxgrad.nn._ops import Embedding  # (nn's Function: ctxgrad.nn imports the op table)
+
+    if sparse:
+        raise NotImplementedError("ctxgrad.embedding: sparse=True is not supported (gradients are dense)")
+    return Embedding.apply(indices, weight, int(padding_idx), bool(scale_grad_by_freq))
+
+
 ROWS: list[Op] = [
+    Op("embedding", embedding, method=False),
     Op("index_select", IndexSelect, args=index_select_args, numpy_dims=True, out=True),
     Op("put", Put, args=put_args, inplace=True, replayed=True, out=True),
     Op("index_add", IndexAdd, args=index_add_args, inplace=True, numpy_dims=True, replayed=True, out=True),
