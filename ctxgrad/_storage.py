@@ -92,7 +92,7 @@ class TypedStorage(UntypedStorage):
     def untyped(self) -> UntypedStorage:
         return UntypedStorage(self._owner)
 
-    def tolist(self) -> list[Any]:  # type: ignore[override]
+    def tolist(self) -> list[Any]:
         """The elements."""
         return list(np.ascontiguousarray(self._owner).reshape(-1).tolist())
 

@@ -136,7 +136,7 @@ def start_processes(
 ) -> ProcessContext | None:  # fmt: skip
     """Run ``fn(i, *args)`` for ``i`` in ``range(nprocs)``, each in a process started with
     ``start_method``; with ``join``, wait for them (None), else return their context."""
-    context = multiprocessing.get_context(start_method)
+    context: Any = multiprocessing.get_context(start_method)  # (each method's context has Process)
     errors = context.SimpleQueue()
     processes = []
     for i in range(nprocs):

@@ -53,7 +53,8 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
     extra = distance.fmod(span)
     flips = (distance / span).floor().detach()
     even = flips.fmod(2) == 0
-    return where(even, extra + low, span - extra + low)
+    reflected: Tensor = where(even, extra + low, span - extra + low)
+    return reflected
 
 
 def _source_positions(grid: Tensor, sizes: tuple[int, ...], padding_mode: str, align_corners: bool) -> list[Tensor]:

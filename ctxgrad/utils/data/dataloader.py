@@ -165,7 +165,7 @@ class DataLoader(Generic[T_co]):
         elif self.batch_sampler is not None:
             for indices in self.batch_sampler:
                 yield self.collate_fn([self.dataset[i] for i in indices])
-        else:
+        elif self.sampler is not None:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])
 

@@ -65,7 +65,7 @@ class ChainDataset(IterableDataset[T_co]):
             yield from dataset
 
     def __len__(self) -> int:
-        return sum(len(dataset) for dataset in self.datasets)  # type: ignore[arg-type]
+        return sum(len(dataset) for dataset in self.datasets)  # type: ignore[arg-type, misc]
 
 
 class TensorDataset(Dataset[tuple[Tensor, ...]]):
