@@ -11,8 +11,8 @@ from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
-from ctxgrad.nn import _ops
 from ctxgrad.ops.convolution import _stack
+from ctxgrad.ops.index_ops import Embedding
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -63,9 +63,7 @@ def embedding(
         padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
     if max_norm is not None:
         _embedding_renorm_(weight, input, float(max_norm), float(norm_type))
-    return _ops.Embedding.apply(
-        input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq)
-    )
+    return Embedding.apply(input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq))
 
 
 def _check_bag_offsets(starts: np.ndarray[Any, Any], total: int) -> None:
@@ -147,7 +145,7 @@ def embedding_bag(
         _embedding_renorm_(weight, flat, float(max_norm), float(norm_type))
     indices = flat.detach().numpy().astype(np.int64)
     keep = np.ones(total, dtype=bool) if padding_idx is None else indices != padding_idx % weight.shape[0]
-    rows = _ops.Embedding.apply(flat, weight, -1, bool(scale_grad_by_freq))  # (total, D)
+    rows = Embedding.apply(flat, weight, -1, bool(scale_grad_by_freq))  # (total, D)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     dtype = weight.dtype

@@ -123,7 +123,7 @@ class _Case:
     def tensors(self, requires_grad: Sequence[int] = ()) -> tuple[Any, ...]:
         """Fresh arguments: arrays become tensors (copies), those at ``requires_grad`` requiring grad."""
         return tuple(
-            Tensor(np.array(v, copy=True), requires_grad=p in requires_grad) if isinstance(v, np.ndarray) else v
+            Tensor(v, dtype=v.dtype, requires_grad=p in requires_grad) if isinstance(v, np.ndarray) else v
             for p, v in enumerate(self.values)
         )
 
