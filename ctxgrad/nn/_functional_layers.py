@@ -12,7 +12,7 @@ from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.ops.convolution import _stack
-from ctxgrad.ops.index_ops import Embedding
+from ctxgrad.ops.index_ops import Embedding, refuse_complex_gradient
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -63,6 +63,7 @@ def embedding(
         padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
     if max_norm is not None:
         _embedding_renorm_(weight, input, float(max_norm), float(norm_type))
+    refuse_complex_gradient(weight)
     return Embedding.apply(input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq))
 
 

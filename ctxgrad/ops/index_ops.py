@@ -853,7 +853,14 @@ def embedding(
     ``padding_idx=-1`` is none): the op under ``nn.functional.embedding``."""
     if sparse:
         raise NotImplementedError("ctxgrad.embedding: sparse=True is not supported (gradients are dense)")
+    refuse_complex_gradient(weight)
     return Embedding.apply(indices, weight, int(padding_idx), bool(scale_grad_by_freq))
+
+
+def refuse_complex_gradient(weight: Tensor) -> None:
+    """torch's refusal of an embedding that would need a complex gradient."""
+    if weight.is_complex() and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("embedding does not support automatic differentiation for outputs with complex dtype.")
 
 
 ROWS: list[Op] = [
