@@ -171,7 +171,7 @@ def _as_laid_out(made: Tensor, input: Tensor, memory_format: Any, name: str) -> 
     fmt = _layouts.checked(memory_format, name, input.shape)
     if fmt is _layouts.contiguous_format or (fmt is _layouts.preserve_format and input._data.flags.c_contiguous):
         return made  # (made row-major already: no copy for the usual case)
-    if made._data.shape == input._data.shape:  # (inside vmap the result is batched: left as made)
+    if isinstance(input._data, np.ndarray) and isinstance(made._data, np.ndarray):  # (not inside vmap)
         made._data = _layouts.laid_out(made._data, fmt, input._data)
     return made
 

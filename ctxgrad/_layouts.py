@@ -53,6 +53,11 @@ class memory_format:
     def __repr__(self) -> str:
         return f"ctxgrad.{self._name}"
 
+    @property
+    def torch_name(self) -> str:
+        """The name torch's C++ messages give the format (``ChannelsLast``)."""
+        return "".join(part.capitalize() for part in self._name.removesuffix("_format").split("_"))
+
 
 strided = layout("strided")
 contiguous_format = memory_format("contiguous_format", None, None)
@@ -92,7 +97,7 @@ def laid_out(arr: np.ndarray[Any, Any], fmt: memory_format, like: np.ndarray[Any
 
 def is_contiguous_as(arr: np.ndarray[Any, Any], fmt: memory_format) -> bool:
     """Whether ``arr`` is laid out as ``fmt`` says (sizes-1 dimensions may have any stride, as in torch)."""
-    if fmt._dims is None:
+    if fmt._dims is None or not isinstance(arr, np.ndarray):  # (inside vmap a sample has no memory order)
         return bool(arr.flags.c_contiguous)
     if arr.ndim != fmt._rank:
         return False

@@ -964,3 +964,16 @@ def test_asgd_refuses_bad_settings_as_torch(kwargs: dict[str, Any]) -> None:
     assert raised(lambda: ctxgrad.optim.ASGD([ctxgrad.ones(1, requires_grad=True)], **kwargs)) == raised(
         lambda: torch.optim.ASGD([torch.ones(1, requires_grad=True)], **kwargs)
     )
+
+
+@pytest.mark.torch_names("torch.channels_last")
+def test_channels_last_inside_vmap_is_refused_as_torch() -> None:
+    calls = [
+        lambda lib: lib.vmap(lambda x: x.contiguous(memory_format=lib.channels_last))(lib.ones(3, 2, 2, 2, 2)),
+        lambda lib: lib.vmap(lambda x: x.clone(memory_format=lib.channels_last))(lib.ones(3, 2, 2, 2, 2)),
+    ]
+    for call in calls:
+        assert raised(lambda c=call: c(ctxgrad)) == raised(lambda c=call: c(torch))
+    for lib in LIBS:  # the row-major formats are fine there
+        out = lib.vmap(lambda x, lib=lib: x.clone(memory_format=lib.contiguous_format) * 2)(lib.ones(3, 2))
+        assert out.tolist() == [[2.0, 2.0]] * 3

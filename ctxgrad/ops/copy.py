@@ -9,6 +9,7 @@ import numpy as np
 
 from ctxgrad import _dtypes, _layouts
 from ctxgrad._device import check_device, device
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import unary_rule
 from ctxgrad.autograd.function import Function
@@ -54,6 +55,11 @@ class LaidOut(Function[Tensor]):
 
     node_name = "CloneBackward0"
     skips_without_gradient = True
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], x: Tensor, fmt: Any, like: Any) -> tuple[Tensor, Any]:
+        # a sample's memory order is not observable under vmap: a plain copy of the batch
+        return Clone.apply(x), in_dims[0]
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, fmt: Any, like: Any) -> Tensor:
@@ -144,6 +150,10 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
         return input
     if fmt is _layouts.preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if _state.vmap_levels:
+        raise RuntimeError(
+            "NYI: querying is_contiguous inside of vmap for memory_format other than ctxgrad.contiguous_format"
+        )
     if _layouts.is_contiguous_as(input.array, fmt):
         return input
     return _relaid(Contiguous.apply(input), fmt)
@@ -153,6 +163,11 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy with its own memory; by default laid out as ``input`` is (``preserve_format``),
     or as ``memory_format`` says."""
     fmt = _layouts.checked(memory_format, "clone", input.shape)
+    if _state.vmap_levels and fmt not in (_layouts.preserve_format, _layouts.contiguous_format):
+        raise RuntimeError(
+            "NYI: Tensor.clone(memory_format) inside vmap is only supported with memory_format "
+            f"ctxgrad.preserve_format or ctxgrad.contiguous_format (got {fmt.torch_name})"
+        )
     return _relaid(Clone.apply(input), fmt, input)
 
 
