@@ -645,6 +645,7 @@ from ctxgrad.ops.decompositions import (  # noqa: E402
     lu,
 )
 from ctxgrad.ops.index_ops import (  # noqa: E402
+    embedding,
     masked_fill,
     masked_scatter,
 )
@@ -809,6 +810,7 @@ __all__ += [
     "dsplit",
     "dstack",
     "einsum",
+    "embedding",
     "eq",
     "erf",
     "erfc",
@@ -1035,3 +1037,50 @@ e = math.e
 inf = math.inf
 nan = math.nan
 newaxis = None
+
+# what a CPU-only torch answers: mixed precision (amp), hub, multiprocessing, the accelerator
+# and distributed questions, the build's versions, threads, and the named result tuples
+from ctxgrad import (  # noqa: E402
+    accelerator,
+    amp,
+    distributed,
+    hub,
+    multiprocessing,
+    return_types,
+    version,
+)
+from ctxgrad._dtypes import bfloat16  # noqa: E402
+from ctxgrad._memory_format import (  # noqa: E402
+    layout,
+    strided,
+)
+from ctxgrad._runtime import (  # noqa: E402
+    get_autocast_dtype,
+    get_num_threads,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_num_threads,
+)
+
+__all__ += [
+    "accelerator",
+    "amp",
+    "bfloat16",
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "distributed",
+    "get_autocast_dtype",
+    "get_num_threads",
+    "hub",
+    "is_autocast_cpu_enabled",
+    "is_autocast_enabled",
+    "layout",
+    "memory_format",
+    "multiprocessing",
+    "preserve_format",
+    "return_types",
+    "set_num_threads",
+    "strided",
+    "version",
+]

@@ -167,6 +167,14 @@ def check_device(dev: Any) -> None:
         return
     if d.type == "cuda":
         raise no_cuda(f"device '{d}'")
+    if d.type == "meta":
+        # torch's meta tensors have a shape and no values; every ctxgrad tensor holds a NumPy
+        # array, and its ops compute on it, so a shape alone cannot flow through them.
+        raise RuntimeError(
+            f"ctxgrad runs on the CPU only: it has no meta device (asked for device '{d}'): every ctxgrad tensor "
+            "holds its values in a NumPy array, so tensors with a shape and no data are not supported; "
+            "build the module on the CPU (docs/differences.md, section 27)"
+        )
     raise RuntimeError(f"ctxgrad runs on the CPU only: it has no {d.type} device (asked for device '{d}')")
 
 

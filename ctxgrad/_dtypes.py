@@ -151,6 +151,35 @@ int32 = as_dtype(np.int32)
 int64 = long = as_dtype(np.int64)
 bool_ = as_dtype(np.bool_)
 
+
+class _NoArrayDtype:
+    """A torch dtype that NumPy has no type for (``bfloat16``): a name ported code can pass
+    where the dtype is only named (``autocast(dtype=...)``, comparisons, ``is_floating_point``),
+    and a ``TypeError`` saying why wherever a tensor of it would be made."""
+
+    __slots__ = ("name", "reason")
+    is_floating_point, is_complex, is_signed, itemsize = True, False, True, 2
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name, self.reason = name, reason
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.{self.name}"
+
+    def refusal(self) -> TypeError:
+        """The error for making a tensor of this dtype."""
+        return TypeError(f"ctxgrad has no {self.name} tensors: {self.reason}")
+
+
+#: Measured: with the ``ml_dtypes`` package, NumPy's bfloat16 matmul runs without BLAS, about
+#: 150 times slower than float32 (256 x 256); ctxgrad keeps float32 (docs/differences.md).
+bfloat16 = _NoArrayDtype(
+    "bfloat16",
+    "NumPy has no bfloat16 type (the ml_dtypes package adds one, but NumPy computes in it without BLAS, about "
+    "150 times slower than float32), so ctxgrad computes in float32: use ctxgrad.float32 (autocast's "
+    "bfloat16 computes in float32 too)",
+)
+
 _default_dtype: np.dtype[Any] = float32
 
 # Torch's names for dtypes, used in reprs and messages ("torch.FloatTensor" style).
@@ -244,6 +273,8 @@ def set_default_dtype(d: Any) -> None:
 
 def to_dtype(d: Any) -> np.dtype[Any]:
     """Normalise anything NumPy accepts as a dtype (and Python's ``float``) to a dtype."""
+    if isinstance(d, _NoArrayDtype):
+        raise d.refusal()
     if d is builtins.float:
         return _default_dtype
     if d is builtins.int:

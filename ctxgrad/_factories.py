@@ -173,7 +173,7 @@ def laid_out_as(input: Tensor, values: np.ndarray[Any, Any], memory_format: Any,
     """``values`` (a new array of ``input``'s shape) in the layout ``memory_format`` gives
     ``input``: a ``*_like`` factory keeps a transposed input's strides, as torch's do with
     their default ``preserve_format``."""
-    fmt = _memory_format.check_memory_format(memory_format, fn)
+    fmt = _memory_format.checked(memory_format, fn, input.shape)
     if values.shape != input._data.shape:  # inside vmap: the batch is laid out row-major
         return values
     out = _memory_format.empty_in_format(input._data, fmt, values.dtype)

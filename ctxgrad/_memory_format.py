@@ -12,6 +12,13 @@ memory (torch's ``infer_dense_strides``).  ``contiguous_format`` is row-major;
 >>> x.t().clone().stride(), x.t()[::2].clone().stride(), x.t().clone(memory_format=ctxgrad.contiguous_format).stride()
 ((1, 6), (1, 3), (4, 1))
 
+``contiguous``, ``to`` and ``is_contiguous(memory_format=...)`` use the same formats, and
+``strided`` is every ctxgrad tensor's ``layout``:
+
+>>> y = ctxgrad.zeros(1, 2, 3, 4).contiguous(memory_format=ctxgrad.channels_last)
+>>> y.stride(), y.is_contiguous(), y.is_contiguous(memory_format=ctxgrad.channels_last)
+((24, 1, 8, 2), False, True)
+
 A layout is made in NumPy as an array over a fresh buffer with those strides.
 """
 
@@ -25,12 +32,35 @@ __all__ = [
     "channels_last",
     "channels_last_3d",
     "check_memory_format",
+    "checked",
     "contiguous_format",
     "copy_in_format",
     "empty_in_format",
+    "is_contiguous_as",
+    "laid_out",
+    "layout",
     "memory_format",
     "preserve_format",
+    "strided",
 ]
+
+
+class layout:
+    """A tensor layout, as ``torch.layout``: ctxgrad has one, :data:`strided`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ctxgrad.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+strided = layout("strided")
 
 
 class memory_format:  # torch's name, lower case
@@ -46,6 +76,11 @@ class memory_format:  # torch's name, lower case
 
     def __reduce__(self) -> str:
         return self.name  # pickled by name: the module-level instance
+
+    @property
+    def torch_name(self) -> str:
+        """The name torch's C++ messages give the format (``ChannelsLast``)."""
+        return "".join(part.capitalize() for part in self.name.removesuffix("_format").split("_"))
 
 
 preserve_format = memory_format("preserve_format")
@@ -64,6 +99,15 @@ def check_memory_format(value: Any, fn: str) -> memory_format:
     if not isinstance(value, memory_format):
         raise TypeError(f"{fn}(): argument 'memory_format' must be ctxgrad.memory_format, not {type(value).__name__}")
     return value
+
+
+def checked(value: Any, fn: str, shape: tuple[int, ...]) -> memory_format:
+    """``value`` as a memory format after torch's checks: its type, and the rank the
+    channels-last formats need."""
+    fmt = check_memory_format(value, fn)
+    if fmt in _CHANNELS_LAST and len(shape) != _CHANNELS_LAST[fmt][0]:
+        raise RuntimeError(f"required rank {_CHANNELS_LAST[fmt][0]} tensor to use {fmt.name} format")
+    return fmt
 
 
 def _element_strides(array: np.ndarray[Any, Any]) -> tuple[int, ...]:
@@ -153,3 +197,27 @@ def copy_in_format(array: np.ndarray[Any, Any], fmt: memory_format) -> np.ndarra
     out = empty_in_format(array, fmt)
     out[...] = array
     return out
+
+
+def laid_out(array: np.ndarray[Any, Any], fmt: memory_format, like: np.ndarray[Any, Any] | None = None) -> Any:
+    """A copy of ``array`` in ``fmt``'s layout; ``preserve_format`` keeps ``like``'s (by
+    default ``array``'s)."""
+    out = empty_in_format(array if like is None else like, fmt, array.dtype)
+    out[...] = array
+    return out
+
+
+def is_contiguous_as(array: np.ndarray[Any, Any], fmt: memory_format) -> bool:
+    """Whether ``array`` is laid out as ``fmt`` says (a dimension of length 1 may have any
+    stride, as in torch)."""
+    if fmt not in _CHANNELS_LAST or not isinstance(array, np.ndarray):  # (inside vmap a sample has no memory order)
+        return bool(array.flags.c_contiguous)
+    rank, order = _CHANNELS_LAST[fmt]
+    if array.ndim != rank:
+        return False
+    expected = 1
+    for d in reversed(order):
+        if array.shape[d] != 1 and array.strides[d] != expected * array.itemsize:
+            return False
+        expected *= array.shape[d]
+    return True

@@ -20,11 +20,14 @@ True
 from __future__ import annotations
 
 import functools
+import importlib
+import os
 import warnings
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
+from ctxgrad import _dtypes
 from ctxgrad._device import DEVICE_TYPES, check_device, device
 from ctxgrad._tensor import Tensor
 
@@ -33,11 +36,16 @@ __all__ = [
     "Stream",
     "autocast",
     "compile",
+    "get_autocast_dtype",
+    "get_num_threads",
+    "is_autocast_cpu_enabled",
+    "is_autocast_enabled",
     "is_complex",
     "is_floating_point",
     "is_nonzero",
     "is_storage",
     "set_flush_denormal",
+    "set_num_threads",
     "typename",
 ]
 
@@ -72,10 +80,10 @@ def is_nonzero(input: Tensor) -> bool:
 
 
 def is_storage(obj: Any) -> bool:
-    """False: ctxgrad has no storage objects (a tensor's memory is its NumPy array, which is
-    not one), so nothing is a storage, as ``torch.is_storage`` says of anything that is not a
-    ``torch.TypedStorage`` or ``UntypedStorage``."""
-    return False
+    """True for what ``Tensor.storage()`` and ``untyped_storage()`` return, as torch's."""
+    from ctxgrad._storage import UntypedStorage
+
+    return isinstance(obj, UntypedStorage)
 
 
 def typename(obj: Any, /) -> str:
@@ -144,6 +152,32 @@ def compile(
     return model
 
 
+# Whether autocast is on, and its dtype, per device type, as torch reports them.
+_AUTOCAST_ENABLED: dict[str, bool] = {}
+_AUTOCAST_DTYPE: dict[str, Any] = {"cpu": _dtypes.bfloat16, "cuda": _dtypes.float16}
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether an ``autocast`` block for ``device_type`` is on (without one, CUDA's, as torch)."""
+    return _AUTOCAST_ENABLED.get("cuda" if device_type is None else device_type, False)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """``is_autocast_enabled("cpu")``, with torch's ``DeprecationWarning``."""
+    warnings.warn(
+        "torch.is_autocast_cpu_enabled() is deprecated. Please use torch.is_autocast_enabled('cpu') instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return is_autocast_enabled("cpu")
+
+
+def get_autocast_dtype(device_type: str) -> Any:
+    """The dtype autocast for ``device_type`` names (CPU: bfloat16, CUDA: float16, as torch;
+    ctxgrad computes in float32 either way)."""
+    return _AUTOCAST_DTYPE.get(device_type, _dtypes.float16)
+
+
 class autocast:
     """torch.autocast's arguments and checks, as a context manager and a decorator; the ops
     inside keep computing in their inputs' dtypes.
@@ -170,7 +204,7 @@ class autocast:
                 f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: {device_type}"
             )
         self.device = device_type
-        self.fast_dtype = dtype
+        self.fast_dtype = get_autocast_dtype(device_type.split(":")[0]) if dtype is None else dtype
         self._enabled = bool(enabled)
         if device_type == "cuda" and enabled:
             warnings.warn(
@@ -187,11 +221,19 @@ class autocast:
             self._enabled = False
 
     def __enter__(self) -> autocast:
+        # The state torch's is_autocast_enabled/get_autocast_dtype report (only these read it).
+        kind = self.device.split(":")[0]
+        self._before = (_AUTOCAST_ENABLED.get(kind, False), _AUTOCAST_DTYPE.get(kind))
+        _AUTOCAST_ENABLED[kind] = self._enabled
+        if self.fast_dtype is not None:
+            _AUTOCAST_DTYPE[kind] = self.fast_dtype
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        kind = self.device.split(":")[0]
+        _AUTOCAST_ENABLED[kind], _AUTOCAST_DTYPE[kind] = self._before
         return None
 
     def __call__(self, func: F) -> F:
@@ -304,3 +346,28 @@ class Event:
 
     def __repr__(self) -> str:
         return f"ctxgrad.Event device_type=cpu, device_index=-1, event_flag={int(self.enable_timing)}, event_id=0"
+
+
+# --------------------------------------------------------------------------- threads
+_num_threads = os.cpu_count() or 1
+
+
+def set_num_threads(nthreads: int) -> None:
+    """Set the number of threads ops may use, as torch: NumPy's BLAS threads are limited to it
+    when the ``threadpoolctl`` package is installed (without it the number is only recorded)."""
+    global _num_threads
+    if type(nthreads) is not int:
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(nthreads).__name__}")
+    if nthreads <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _num_threads = nthreads
+    try:
+        threadpoolctl = importlib.import_module("threadpoolctl")
+    except ImportError:
+        return
+    threadpoolctl.threadpool_limits(limits=nthreads, user_api="blas")
+
+
+def get_num_threads() -> int:
+    """The number of threads :func:`set_num_threads` set (the number of cores at first, as torch)."""
+    return _num_threads

@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ctxgrad import _construct, _device, _dlpack, _factories, _legacy, _numpy, _sampling
+from ctxgrad import _construct, _device, _dlpack, _factories, _legacy, _numpy, _sampling, _storage
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd import _grad, hooks
 from ctxgrad.ops._util import write_out
@@ -59,6 +59,12 @@ METHODS: dict[str, Callable[..., Any]] = {
     "__array_function__": _numpy.array_function,
     # DLPack: np.from_dlpack(t) and torch.from_dlpack(t) share the tensor's memory (_dlpack.py)
     "__dlpack__": _dlpack.dlpack,
+    # storages and shared memory, as torch names them (_storage.py)
+    "storage": _storage.storage,
+    "untyped_storage": _storage.untyped_storage,
+    "share_memory_": _storage.share_memory_,
+    "is_shared": _storage.is_shared,
+    "resize_as_": _storage.resize_as_,
     "__dlpack_device__": _dlpack.dlpack_device,
 }
 

@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
-from ctxgrad import _dtypes, _pydata
+from ctxgrad import _dtypes, _memory_format, _pydata
 from ctxgrad._device import check_device, device
 from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state
 
 if TYPE_CHECKING:
+    from ctxgrad._storage import TypedStorage, UntypedStorage
     from ctxgrad.autograd.graph import AccumulateGrad, Node
     from ctxgrad.autograd.hooks import RemovableHandle
     from ctxgrad.ops import _return_types
@@ -161,21 +162,31 @@ class Tensor:
         )
 
     def __init__(self, data: Any = (), *sizes: int, dtype: Any = None, requires_grad: bool = False) -> None:
-        if sizes or isinstance(data, Size):
-            # torch's legacy constructor: ``Tensor(2, 3)`` (or one Size) is an uninitialised
-            # tensor of that size, of the default dtype, as ``ctxgrad.empty(2, 3)``.  One int
-            # stays a 0-d tensor of that value (``Tensor(3)``; torch: size 3), as ctxgrad's
-            # own code writes it: ``ctxgrad.empty(3)`` is the portable spelling.
+        # torch's legacy constructor, as real code writes it (``Parameter(Tensor(out, in))``):
+        # ints (or one Size) are a size, an uninitialised tensor of the default dtype, as
+        # ``ctxgrad.empty``; data (a list, an array) is converted to the default dtype; a tensor
+        # is shared.  ``dtype=`` (and ``requires_grad=``) are ctxgrad's additions: with a
+        # dtype, data keeps its values in that dtype, as ``ctxgrad.tensor(data, dtype=...)``.
+        if dtype is not None and not sizes and not isinstance(data, Size):
+            arr = _array_from(data, dtype)
+        elif sizes or isinstance(data, Size) or _is_size_int(data):
             shape = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
             for at, n in enumerate(shape):
-                if type(n) is not int and not isinstance(n, np.integer):
+                if not _is_size_int(n):
                     raise TypeError(
                         f"new(): argument 'size' failed to unpack the object at pos {at + 1} with error \"type must "
                         f'be tuple of ints,but got {type(n).__name__}"'
                     )
+            if any(n < 0 for n in shape):
+                raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
             arr = np.empty(shape, dtype=_dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype))
+        elif isinstance(data, Tensor):
+            arr = data._data  # torch shares the other tensor's storage (and its version counter)
+            self._vc = data._get_vc()
+        elif isinstance(data, (bool, float, complex, np.bool_, np.floating, np.complexfloating)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         else:
-            arr = _array_from(data, dtype)
+            arr = _array_from(data, _dtypes.get_default_dtype())
         self._data = arr
         if requires_grad:
             _check_requires_grad_dtype(arr.dtype, True)
@@ -425,9 +436,19 @@ class Tensor:
         """True for complex tensors."""
         return bool(self._data.dtype.kind == "c")
 
-    def is_contiguous(self) -> bool:
-        """True when the elements are laid out in row-major order without gaps."""
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """True when the elements are laid out in row-major order without gaps (or in the
+        order ``memory_format``, e.g. ``ctxgrad.channels_last``, says)."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return _memory_format.is_contiguous_as(
+            self._data, _memory_format.checked(memory_format, "is_contiguous", self.shape)
+        )
+
+    @property
+    def layout(self) -> _memory_format.layout:
+        """``ctxgrad.strided``: every ctxgrad tensor is dense, with strides."""
+        return _memory_format.strided
 
     def is_inference(self) -> bool:
         """True for tensors made inside ``inference_mode``."""
@@ -900,6 +921,16 @@ class Tensor:
             dl_device: tuple[int, int] | None = None,
             copy: bool | None = None,
         ) -> Any: ...
+
+        def storage(self) -> TypedStorage: ...
+
+        def untyped_storage(self) -> UntypedStorage: ...
+
+        def share_memory_(self) -> Tensor: ...
+
+        def is_shared(self) -> bool: ...
+
+        def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor: ...
 
         def __dlpack_device__(self) -> tuple[int, int]: ...
 
@@ -1776,6 +1807,9 @@ class Tensor:
         @property
         def mH(self) -> Tensor: ...
 
+        @property
+        def H(self) -> Tensor: ...
+
         def adjoint(self) -> Tensor: ...
 
         def as_strided_scatter(
@@ -2135,7 +2169,7 @@ class Tensor:
 
         def type_as(self, other: Tensor) -> Tensor: ...
 
-        def contiguous(self) -> Tensor: ...
+        def contiguous(self, memory_format: Any = None) -> Tensor: ...
 
         def cpu(self) -> Tensor: ...
 
@@ -2230,6 +2264,11 @@ def _flatten(data: Any) -> Iterator[Any]:
             yield from _flatten(v)
         else:
             yield v
+
+
+def _is_size_int(value: Any) -> bool:
+    """An int the legacy constructor reads as a size (a bool is data, as in torch)."""
+    return type(value) is int or isinstance(value, np.integer)
 
 
 def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:

@@ -48,7 +48,7 @@ import numpy as np
 
 from ctxgrad._dtypes import cpp_name, short_name, to_dtype
 from ctxgrad._made_functions import cat
-from ctxgrad._tensor import Tensor, _wrap_dim
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import householder as _householder
 from ctxgrad.ops import linalg as _ops
@@ -289,7 +289,7 @@ def matrix_norm(
             shape[d1] = 1
         else:
             del shape[d1]
-        return Tensor(np.zeros(shape, dtype=sums._data.dtype))  # torch: zeros, with no history
+        return as_tensor(np.zeros(shape, dtype=sums._data.dtype))  # torch: zeros, with no history
     return sums.amax(d1, bool(keepdim)) if p > 0 else sums.amin(d1, bool(keepdim))
 
 
@@ -362,7 +362,7 @@ def cond(A: Tensor, p: str | float | None = None) -> Tensor:
     # a singular matrix gives inf and nan there, and its condition number is inf
     lu, pivots, _ = _dec.LinalgLuFactor.apply(A, True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        inverse = _dec.linalg_lu_solve(lu, pivots, Tensor(np.eye(A._data.shape[-1], dtype=A._data.dtype)))
+        inverse = _dec.linalg_lu_solve(lu, pivots, as_tensor(np.eye(A._data.shape[-1], dtype=A._data.dtype)))
     product: Tensor = matrix_norm(A, p) * matrix_norm(inverse, p)
     return product.nan_to_num(math.inf, math.inf)
 
@@ -433,7 +433,7 @@ def vander(x: Tensor, N: int | None = None) -> Tensor:
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
-    ones = Tensor(np.ones((*x.shape, 1), dtype=powers._data.dtype))
+    ones = as_tensor(np.ones((*x.shape, 1), dtype=powers._data.dtype))
     return cat([ones, powers], -1)
 
 

@@ -45,6 +45,7 @@ Linear(in_features=2, out_features=1, bias=True)
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -56,7 +57,7 @@ import numpy as np
 
 from ctxgrad._tensor import _DTYPES, Tensor, _wrap
 
-__all__ = ["load", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
 
 FORMAT_NAME = "ctxgrad.save"
 FORMAT_VERSION = 1  #: the version of a file without pickle (what ctxgrad has always written)
@@ -281,17 +282,91 @@ class _Unpickle:
         self.allowed, self.module, self.kwargs = allowed, pickle if module is None else module, kwargs
 
     def __call__(self, raw: np.ndarray[Any, Any], reason: Any) -> Any:
-        if not self.allowed:
-            raise pickle.UnpicklingError(
-                "Weights only load failed. This file can still be loaded, to do so you have two options, "
-                "do those steps only if you trust the source of the checkpoint.\n"
-                "\t(1) Re-running `ctxgrad.load` with `weights_only` set to `False` will likely succeed, but it can "
-                "result in arbitrary code execution. Do it only if you got the file from a trusted source.\n"
-                "\t(2) Alternatively, save only what loads without pickle: tensors, NumPy arrays, and dicts, lists "
-                "and tuples of them with numbers, strings, booleans and None (a `state_dict()`).\n"
-                f"\tThe file holds a pickle since {reason}"
-            )
-        return self.module.loads(raw.tobytes(), **self.kwargs)
+        if self.allowed:
+            return self.module.loads(raw.tobytes(), **self.kwargs)
+        if _SAFE_GLOBALS:
+            # Only the globals the user allowed (and ctxgrad's tensors): nothing else is imported.
+            try:
+                return _AllowListUnpickler(io.BytesIO(raw.tobytes())).load()
+            except pickle.UnpicklingError as error:
+                reason = f"{reason}, and {error}"
+        raise pickle.UnpicklingError(
+            "Weights only load failed. This file can still be loaded, to do so you have two options, "
+            "do those steps only if you trust the source of the checkpoint.\n"
+            "\t(1) Re-running `ctxgrad.load` with `weights_only` set to `False` will likely succeed, but it can "
+            "result in arbitrary code execution. Do it only if you got the file from a trusted source.\n"
+            "\t(2) Alternatively, save only what loads without pickle: tensors, NumPy arrays, and dicts, lists "
+            "and tuples of them with numbers, strings, booleans and None (a `state_dict()`).\n"
+            f"\tThe file holds a pickle since {reason}"
+        )
+
+
+# --------------------------------------------------------------------------- safe globals
+#: The classes and functions a pickle may import under ``weights_only`` (torch's allow-list),
+#: added by :func:`add_safe_globals` and :class:`safe_globals`.
+_SAFE_GLOBALS: list[Any] = []
+
+
+def _qualified(obj: Any) -> str:
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+class _AllowListUnpickler(pickle.Unpickler):
+    """An unpickler that imports only the allowed globals, ctxgrad's tensors and NumPy's arrays."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        from ctxgrad import _tensor
+        from ctxgrad.nn import parameter
+
+        allowed = [*_SAFE_GLOBALS, _tensor.Tensor, _tensor._rebuild_tensor, parameter.Parameter]
+        allowed += [parameter._rebuild_parameter, OrderedDict, np.ndarray, np.dtype]
+        for candidate in allowed:
+            target = candidate[0] if isinstance(candidate, tuple) else candidate
+            spelled = candidate[1] if isinstance(candidate, tuple) else _qualified(candidate)
+            if spelled == f"{module}.{name}":
+                return target
+        if module in ("numpy.core.multiarray", "numpy._core.multiarray") and name == "_reconstruct":
+            return super().find_class(module, name)  # a NumPy array's own rebuild function
+        if (module, name) == ("_codecs", "encode"):
+            return super().find_class(module, name)  # how pickle's protocol 2 spells bytes (torch allows it)
+        if module.startswith("numpy.dtypes") or (module in ("numpy", "numpy.core.multiarray") and name == "scalar"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(
+            f"Unsupported global: GLOBAL {module}.{name} was not an allowed global by default. Please use "
+            f"`ctxgrad.serialization.add_safe_globals([{module}.{name}])` or the "
+            f"`ctxgrad.serialization.safe_globals([{module}.{name}])` context manager to allowlist this global "
+            "if you trust this class/function."
+        )
+
+
+def add_safe_globals(safe_globals: list[Any]) -> None:
+    """Allow these classes and functions (or ``(object, "module.name")`` pairs) in a pickle
+    that :func:`load` reads with ``weights_only``, as torch's ``add_safe_globals``."""
+    _SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals() -> list[Any]:
+    """The globals :func:`add_safe_globals` allowed."""
+    return list(_SAFE_GLOBALS)
+
+
+def clear_safe_globals() -> None:
+    """Forget the globals :func:`add_safe_globals` allowed."""
+    _SAFE_GLOBALS.clear()
+
+
+class safe_globals:
+    """``with safe_globals([MyClass]):``: :func:`add_safe_globals` for the block only."""
+
+    def __init__(self, safe_globals: list[Any]) -> None:
+        self.safe_globals = safe_globals
+
+    def __enter__(self) -> None:
+        self._before = list(_SAFE_GLOBALS)
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc: object) -> None:
+        _SAFE_GLOBALS[:] = self._before
 
 
 def _load_from(file: IO[bytes], name: Any, unpickle: _Unpickle) -> Any:

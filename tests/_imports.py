@@ -83,6 +83,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._device": 0,
     "ctxgrad._replayed": 0,  # (the frontends a trace replays whole: it reads only _state)
     "ctxgrad._pydata": 0,
+    "ctxgrad._memory_format": 0,  # (the memory formats: flags and NumPy layouts)
     # L1: Tensor.
     "ctxgrad._tensor": 1,
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).
@@ -103,6 +104,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._generator": 4,
     "ctxgrad._construct": 4,
     "ctxgrad._runtime": 4,
+    "ctxgrad._storage": 4,  # (Tensor.storage and shared memory, attached by the surface)
     # L5: everything built on the public surface.
     "ctxgrad.autograd.functional": 5,
     "ctxgrad.nn": 5,
@@ -124,6 +126,14 @@ LAYERS: dict[str, int] = {
     "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
     "ctxgrad.cuda": 5,
+    "ctxgrad.cuda.*": 5,
+    "ctxgrad.amp": 5,
+    "ctxgrad.hub": 5,
+    "ctxgrad.multiprocessing": 5,
+    "ctxgrad.accelerator": 5,
+    "ctxgrad.distributed": 5,
+    "ctxgrad.version": 5,
+    "ctxgrad.return_types": 5,
     "ctxgrad.backends": 5,
     "ctxgrad.backends.*": 5,
     "ctxgrad.random": 5,

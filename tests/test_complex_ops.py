@@ -228,6 +228,7 @@ SHAPE = [
     Case("T", lambda m, a: a.T, z_((2, 3))),
     Case("mT", lambda m, a: a.mT, z_((2, 2, 3)), ref=lambda m, a: np.swapaxes(a, -1, -2)),
     Case("mH", lambda m, a: a.mH, z_((2, 3)), ref=lambda m, a: np.conj(a).T),
+    Case("H", lambda m, a: a.H, z_((2, 3)), ref=lambda m, a: np.conj(a).T),
     Case("adjoint", lambda m, a: m.adjoint(a), z_((2, 2, 3)), ref=lambda m, a: np.conj(np.swapaxes(a, -1, -2))),
     Case("transpose", lambda m, a: a.transpose(0, 2), z_((2, 3, 2)), ref=lambda m, a: np.swapaxes(a, 0, 2)),
     Case("swapaxes", lambda m, a: a.swapaxes(0, 1), z_((2, 3))),
@@ -675,6 +676,8 @@ NOT_COMPLEX_IN_TORCH: dict[str, Callable[[Any, Any], Any]] = {
 }
 NOT_COMPLEX_IN_TORCH.update(
     {
+        # complex rows are taken without gradients; with one, torch refuses (as ctxgrad)
+        "embedding": lambda m, a: m.embedding(a.reshape(2, 1).requires_grad_(), m.tensor([0])),
         "deg2rad": lambda m, a: m.deg2rad(a),
         "rad2deg": lambda m, a: m.rad2deg(a),
         "lgamma": lambda m, a: m.lgamma(a),

@@ -122,7 +122,10 @@ TENSOR_LIBRARY_INTERNALS = {
     ("ctxgrad._tensor", "_wrap_dim"): "torch's dimension wrapping and its IndexError, shared with Tensor",
     ("ctxgrad._state", "_state"): "the thread's grad-mode and vmap state, read on the hot path",
     ("ctxgrad", "_dtypes"): "the dtype table (names, promotion), which Tensor uses too",
-    ("ctxgrad", "_memory_format"): "the memory formats and the layouts they give, which the *_like factories use too",
+    (
+        "ctxgrad",
+        "_memory_format",
+    ): "the memory formats and their layouts, which the *_like factories and Tensor use too",
 }
 
 

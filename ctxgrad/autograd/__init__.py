@@ -7,7 +7,11 @@ top-level ``ctxgrad`` package loads it, so ``ctxgrad.autograd.functional`` is al
 
 from __future__ import annotations
 
-from ctxgrad.autograd import _views, graph  # noqa: F401 (_views gives Tensor its view methods)
+from ctxgrad.autograd import (  # noqa: F401 (_views gives Tensor its view methods)
+    _views,
+    graph,
+    profiler,
+)
 from ctxgrad.autograd._grad import backward, grad
 from ctxgrad.autograd.anomaly_mode import (
     detect_anomaly,
@@ -37,7 +41,15 @@ from ctxgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ctxgrad.autograd.tracing import trace
 from ctxgrad.autograd.variable import Variable
 
+
+def _is_checkpoint_valid() -> bool:
+    """torch's question whether a checkpointed region may recompute now: always True here,
+    since ctxgrad's checkpoint recomputes under ``backward`` and ``grad`` alike."""
+    return True
+
+
 __all__ = [
+    "_is_checkpoint_valid",
     "BackwardCFunction",
     "Function",
     "FunctionCtx",
@@ -57,6 +69,7 @@ __all__ = [
     "gradgradcheck",
     "graph",
     "inference_mode",
+    "profiler",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_grad_enabled",

@@ -55,7 +55,7 @@ import numpy as np
 from ctxgrad._factories import zeros_like
 from ctxgrad._made_functions import stack
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd import forward_ad as fwAD
 from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
@@ -392,7 +392,7 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
         for e in range(inp.nelement()):
             flat[:] = 0
             flat[e] = 1
-            basis = Tensor(flat.reshape(inp._data.shape).copy())
+            basis = as_tensor(flat.reshape(inp._data.shape).copy())
             tangents = run(functools.partial(_one_hot_for, j, basis))
             if not per_output:
                 per_output = [[] for _ in tangents]
@@ -410,7 +410,7 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
             if cols:
                 row.append(stack(cols, dim=-1).reshape(shape))
             else:
-                row.append(Tensor(np.zeros(shape, dtype=out._data.dtype)))
+                row.append(as_tensor(np.zeros(shape, dtype=out._data.dtype)))
         jac.append(row)
     return _tuple_postprocess(tuple(tuple(r) for r in jac), (is_outputs_tuple, is_inputs_tuple))
 
@@ -506,7 +506,7 @@ def jacobian(
                 tuple(
                     stack(row, dim=0).view(*out.shape, *inp.shape)
                     if row
-                    else Tensor(np.zeros((*out.shape, *inp.shape), dtype=inp._data.dtype))
+                    else as_tensor(np.zeros((*out.shape, *inp.shape), dtype=inp._data.dtype))
                     for row, inp in zip(rows, ins)
                 )
             )

@@ -11,9 +11,24 @@ changes: ctxgrad computes in the dtype asked for, on the CPU.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["flash_sdp_enabled", "is_built", "math_sdp_enabled", "matmul", "mem_efficient_sdp_enabled"]
+__all__ = [
+    "cudnn_sdp_enabled",
+    "enable_cudnn_sdp",
+    "enable_flash_sdp",
+    "enable_math_sdp",
+    "enable_mem_efficient_sdp",
+    "flash_sdp_enabled",
+    "is_built",
+    "math_sdp_enabled",
+    "matmul",
+    "mem_efficient_sdp_enabled",
+    "sdp_kernel",
+]
 
 
 def is_built() -> bool:
@@ -21,19 +36,80 @@ def is_built() -> bool:
     return False
 
 
+# The scaled-dot-product-attention backends' switches: kept and reported as torch keeps them
+# (all on), set by ``enable_*_sdp``, ``sdp_kernel`` and ``nn.attention.sdpa_kernel``; ctxgrad
+# always computes attention one way (torch's "math" backend), whatever they say.
+_SDP_ENABLED = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+
+
 def flash_sdp_enabled() -> bool:
-    """True, torch's default (the switch has no effect here)."""
-    return True
+    """Whether the flash-attention switch is on (torch's default True; no effect here)."""
+    return _SDP_ENABLED["flash"]
 
 
 def mem_efficient_sdp_enabled() -> bool:
-    """True, torch's default (the switch has no effect here)."""
-    return True
+    """Whether the memory-efficient-attention switch is on (default True; no effect here)."""
+    return _SDP_ENABLED["mem_efficient"]
 
 
 def math_sdp_enabled() -> bool:
-    """True, torch's default."""
-    return True
+    """Whether the math-attention switch is on (default True)."""
+    return _SDP_ENABLED["math"]
+
+
+def cudnn_sdp_enabled() -> bool:
+    """Whether the cuDNN-attention switch is on (default True; no effect here)."""
+    return _SDP_ENABLED["cudnn"]
+
+
+def enable_flash_sdp(enabled: bool) -> None:
+    """Set the flash-attention switch."""
+    _SDP_ENABLED["flash"] = bool(enabled)
+
+
+def enable_mem_efficient_sdp(enabled: bool) -> None:
+    """Set the memory-efficient-attention switch."""
+    _SDP_ENABLED["mem_efficient"] = bool(enabled)
+
+
+def enable_math_sdp(enabled: bool) -> None:
+    """Set the math-attention switch."""
+    _SDP_ENABLED["math"] = bool(enabled)
+
+
+def enable_cudnn_sdp(enabled: bool) -> None:
+    """Set the cuDNN-attention switch."""
+    _SDP_ENABLED["cudnn"] = bool(enabled)
+
+
+@contextlib.contextmanager
+def _sdp_switches(**switches: bool) -> Iterator[None]:
+    """Set the attention switches for a ``with`` block, then put the old ones back."""
+    before = dict(_SDP_ENABLED)
+    _SDP_ENABLED.update(switches)
+    try:
+        yield
+    finally:
+        _SDP_ENABLED.update(before)
+
+
+def sdp_kernel(
+    enable_flash: bool = True, enable_math: bool = True, enable_mem_efficient: bool = True, enable_cudnn: bool = True
+) -> contextlib.AbstractContextManager[None]:
+    """Set the attention switches for a ``with`` block; deprecated in torch, with its
+    ``FutureWarning`` (``nn.attention.sdpa_kernel`` is the new spelling)."""
+    warnings.warn(
+        "`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be removed. "
+        "Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with updated signature.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return _sdp_switches(
+        flash=bool(enable_flash),
+        math=bool(enable_math),
+        mem_efficient=bool(enable_mem_efficient),
+        cudnn=bool(enable_cudnn),
+    )
 
 
 #: torch's names for the setter of each matmul flag, which its error message names.

@@ -67,7 +67,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd import grad as _autograd_grad
 from ctxgrad.autograd.function import Function as _CtxFunction
 from ctxgrad.autograd.function import once_differentiable
@@ -312,7 +312,7 @@ class _TensorInput(Node):
     def backward(self, grad: Any) -> None:
         """Add ``grad`` into the tensor's ``.grad`` (nothing when it does not require grad)."""
         if self.tensor.requires_grad:
-            g = Tensor(np.array(np.asarray(grad), dtype=self.tensor.array.dtype))
+            g = as_tensor(np.array(np.asarray(grad), dtype=self.tensor.array.dtype))
             self.tensor.grad = g if self.tensor.grad is None else self.tensor.grad + g
 
 
@@ -384,7 +384,7 @@ class _Evaluation:
             else:
                 values = node.data
                 values = values.astype(np.float64) if values.dtype.kind in "biu" else values.copy()
-                self.tensors[id(node)] = Tensor(values, requires_grad=leaf.requires_grad)
+                self.tensors[id(node)] = as_tensor(values).requires_grad_(leaf.requires_grad)
         outer = getattr(_current, "run", None)
         _current.run = self
         try:
@@ -525,7 +525,7 @@ class _LoupeCall(_CtxFunction):
         call.state = {k: v for k, v in vars(instance).items() if k not in _EVALUATION_FIELDS}
         ctx.call = call
         ctx.input_dtypes = [t.dtype for t in inputs]
-        return Tensor(value.astype(np.float64) if value.dtype.kind in "biu" else value.copy())
+        return as_tensor(value.astype(np.float64) if value.dtype.kind in "biu" else value.copy())
 
     @staticmethod
     @once_differentiable
@@ -540,7 +540,7 @@ class _LoupeCall(_CtxFunction):
         twin = object.__new__(call.cls)
         vars(twin).update({k: _swap(v, {id(n): s for n, s in zip(call.inputs, sinks)}) for k, v in call.state.items()})
         call.cls._loupe_backward(twin, np.array(grad.array))  # (a copy: loupe's own ops change it in place)
-        return (None, *(None if s.grad is None else Tensor(s.grad) for s in sinks))
+        return (None, *(None if s.grad is None else as_tensor(s.grad) for s in sinks))
 
 
 class Function(Node):
@@ -640,7 +640,7 @@ class Function(Node):
                 f"{type(self).__name__}.backward: grad of shape {g.shape} does not match the result's shape "
                 f"{tuple(out.shape)}"
             ) from None
-        run.backward(out, Tensor(np.array(g, dtype=out.array.dtype)))
+        run.backward(out, as_tensor(np.array(g, dtype=out.array.dtype)))
 
     def _loupe_backward(self, grad: np.ndarray[Any, Any]) -> None:
         raise NotImplementedError(

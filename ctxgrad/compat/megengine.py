@@ -219,7 +219,7 @@ def _float32_default(data: Any, dtype: Any) -> Any:
     if dtype is not None:
         return dtype
     kind = np.asarray(data._data if isinstance(data, _CtxTensor) else data).dtype
-    return np.float32 if kind == np.float64 else None
+    return np.float32 if kind == np.float64 else kind
 
 
 class Tensor(_CtxTensor):

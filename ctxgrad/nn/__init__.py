@@ -1,5 +1,6 @@
 """Neural networks, mirroring ``torch.nn``: :class:`Module` and its containers, the layers,
-the losses, :class:`Parameter`, :mod:`~ctxgrad.nn.init` and :mod:`~ctxgrad.nn.functional`.
+the losses, :class:`Parameter`, :mod:`~ctxgrad.nn.init` and :mod:`~ctxgrad.nn.functional`;
+:class:`DataParallel` (a pass-through on the CPU) and :mod:`~ctxgrad.nn.attention`.
 
 >>> import ctxgrad
 >>> from ctxgrad import nn
@@ -12,9 +13,20 @@ the losses, :class:`Parameter`, :mod:`~ctxgrad.nn.init` and :mod:`~ctxgrad.nn.fu
 
 from __future__ import annotations
 
-from ctxgrad.nn import functional, init, utils
+from ctxgrad.nn import attention, functional, init, parallel, utils
 from ctxgrad.nn.modules import *  # noqa: F403 - the layer classes, listed in modules.__all__
 from ctxgrad.nn.modules import __all__ as _module_names
+from ctxgrad.nn.parallel import DataParallel
 from ctxgrad.nn.parameter import Buffer, Parameter
 
-__all__ = ["Buffer", "Parameter", "functional", "init", "utils", *_module_names]
+__all__ = [
+    "Buffer",
+    "DataParallel",
+    "Parameter",
+    "attention",
+    "functional",
+    "init",
+    "parallel",
+    "utils",
+    *_module_names,
+]

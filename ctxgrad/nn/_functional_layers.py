@@ -9,10 +9,10 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
-from ctxgrad.nn import _ops
 from ctxgrad.ops.convolution import _stack
+from ctxgrad.ops.index_ops import Embedding, refuse_complex_gradient
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -63,9 +63,8 @@ def embedding(
         padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
     if max_norm is not None:
         _embedding_renorm_(weight, input, float(max_norm), float(norm_type))
-    return _ops.Embedding.apply(
-        input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq)
-    )
+    refuse_complex_gradient(weight)
+    return Embedding.apply(input, weight, -1 if padding_idx is None else int(padding_idx), bool(scale_grad_by_freq))
 
 
 def _check_bag_offsets(starts: np.ndarray[Any, Any], total: int) -> None:
@@ -147,7 +146,7 @@ def embedding_bag(
         _embedding_renorm_(weight, flat, float(max_norm), float(norm_type))
     indices = flat.detach().numpy().astype(np.int64)
     keep = np.ones(total, dtype=bool) if padding_idx is None else indices != padding_idx % weight.shape[0]
-    rows = _ops.Embedding.apply(flat, weight, -1, bool(scale_grad_by_freq))  # (total, D)
+    rows = Embedding.apply(flat, weight, -1, bool(scale_grad_by_freq))  # (total, D)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     dtype = weight.dtype
@@ -158,7 +157,7 @@ def embedding_bag(
             if chosen.size == 0:
                 out.append(_factories.zeros(weight.shape[1], dtype=dtype))
             else:
-                out.append(rows.index_select(0, Tensor(chosen)).amax(0))
+                out.append(rows.index_select(0, as_tensor(chosen)).amax(0))
         result: Tensor = _stack(out, 0)
         return result
     # sum and mean: a (bags, total) matrix of 1s (or 1/count) picks and adds each bag's rows.
@@ -169,7 +168,7 @@ def embedding_bag(
             count = bag_of[b].sum()
             if count:
                 bag_of[b] /= count
-    summed: Tensor = Tensor(bag_of) @ rows
+    summed: Tensor = as_tensor(bag_of) @ rows
     return summed
 
 
@@ -184,8 +183,8 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
     if over.any():
         scale = (max_norm / (norms[over] + 1e-7)).astype(data.dtype)
         with no_grad():
-            index = Tensor(rows[over])
-            weight[index] = weight[index] * Tensor(scale[:, None])
+            index = as_tensor(rows[over])
+            weight[index] = weight[index] * as_tensor(scale[:, None])
 
 
 @replayed_whole
@@ -202,7 +201,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be non-negative.")
     if data.size and data.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return Tensor((data[..., None] == np.arange(num_classes)).astype(np.int64))
+    return as_tensor((data[..., None] == np.arange(num_classes)).astype(np.int64))
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

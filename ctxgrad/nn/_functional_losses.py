@@ -9,7 +9,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.nn import _ops
 from ctxgrad.nn._ctc import CtcLoss
@@ -385,7 +385,7 @@ def ctc_loss(
     sizes = 2 * np.array(tg_lengths, dtype=np.int64) + 1
     per_sample = CtcLoss.apply(lp, extended, sizes, skip, np.array(in_lengths, dtype=np.int64), bool(zero_infinity))
     if reduction == "mean":
-        divisors = Tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
+        divisors = as_tensor(np.maximum(np.array(tg_lengths, dtype=np.float64), 1.0).astype(per_sample.dtype))
         return (per_sample / divisors).mean()
     if reduction == "sum":
         return per_sample.sum()
@@ -413,15 +413,15 @@ def multi_margin_loss(
     classes = x.shape[1]
     if labels.size and (labels.min() < 0 or labels.max() >= classes):
         raise RuntimeError("target out of range")
-    index = Tensor(labels.reshape(-1, 1))
+    index = as_tensor(labels.reshape(-1, 1))
     correct = x.gather(1, index)
     hinge = (x - correct + margin).clamp_min(0)
     if p == 2:
         hinge = hinge * hinge
-    others = Tensor(np.arange(classes)[None, :] != labels[:, None])
+    others = as_tensor(np.arange(classes)[None, :] != labels[:, None])
     hinge = _where(others, hinge, 0.0)
     if weight is not None:
-        hinge = hinge * weight.index_select(0, Tensor(labels)).unsqueeze(1)
+        hinge = hinge * weight.index_select(0, as_tensor(labels)).unsqueeze(1)
     loss = hinge.sum(1) / classes
     if input.ndim == 1:
         loss = loss.squeeze(0)
@@ -454,7 +454,7 @@ def multilabel_margin_loss(
             pairs[n, j] = 1.0
         pairs[n][:, chosen[n]] = 0.0
     hinge = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [n, j, i]
-    loss = (hinge * Tensor(pairs)).sum((1, 2)) / classes
+    loss = (hinge * as_tensor(pairs)).sum((1, 2)) / classes
     if input.ndim == 1:
         loss = loss.squeeze(0)
     return _reduce(loss, reduction)

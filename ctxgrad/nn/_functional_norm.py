@@ -11,7 +11,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.ops.convolution import pad
 from ctxgrad.ops.losses import _under_vmap
@@ -131,7 +131,7 @@ def _keep_mask(shape: tuple[int, ...], p: float, dtype: Any, under_vmap: bool) -
     """1 with probability ``1 - p``, else 0, from ctxgrad's generator (as :func:`dropout`)."""
     if under_vmap:
         return (_factories.rand(*shape, dtype=np.float64) >= p).to(dtype)
-    return Tensor((_factories._generator.random(shape) >= p).astype(dtype))
+    return as_tensor((_factories._generator.random(shape) >= p).astype(dtype))
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
@@ -375,13 +375,13 @@ def interpolate(
         dim = axis + 2
         if mode in ("nearest", "nearest-exact"):
             planar = input.ndim == 4
-            out = out.index_select(dim, Tensor(_nearest_indices(n, o, f, mode == "nearest-exact", planar)))
+            out = out.index_select(dim, as_tensor(_nearest_indices(n, o, f, mode == "nearest-exact", planar)))
             continue
         lower, upper, weight = _linear_weights(n, o, f, bool(align_corners))
         shape = (o,) + (1,) * (input.ndim - dim - 1)
-        w1 = Tensor(weight.astype(input.dtype).reshape(shape))
-        w0 = Tensor((1.0 - weight).astype(input.dtype).reshape(shape))
-        out = out.index_select(dim, Tensor(lower)) * w0 + out.index_select(dim, Tensor(upper)) * w1
+        w1 = as_tensor(weight.astype(input.dtype).reshape(shape))
+        w0 = as_tensor((1.0 - weight).astype(input.dtype).reshape(shape))
+        out = out.index_select(dim, as_tensor(lower)) * w0 + out.index_select(dim, as_tensor(upper)) * w1
     return out
 
 
@@ -421,7 +421,7 @@ def scaled_dot_product_attention(
             raise RuntimeError(
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
-        keep = Tensor(np.tril(np.ones((length, source), dtype=bool)))
+        keep = as_tensor(np.tril(np.ones((length, source), dtype=bool)))
         scores = where(keep, scores, float("-inf"))
     if attn_mask is not None:
         if str(attn_mask.dtype).endswith("bool"):
@@ -444,12 +444,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        mask = Tensor(np.zeros(input.shape, dtype=input.dtype))
+        mask = as_tensor(np.zeros(input.shape, dtype=input.dtype))
     elif _under_vmap(input):  # a mask per sample, or one for all, as vmap's randomness says
         mask = (_factories.rand(*input.shape, dtype=np.float64) >= p).to(input.dtype) / (1.0 - p)
     else:
         keep = _factories._generator.random(input.shape) >= p
-        mask = Tensor((keep / (1.0 - p)).astype(input.dtype))  # (in the input dtype, as torch)
+        mask = as_tensor((keep / (1.0 - p)).astype(input.dtype))  # (in the input dtype, as torch)
     return input.mul_(mask) if inplace else input * mask
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.nn import _ops
 from ctxgrad.nn._functional_activations import _where
 from ctxgrad.ops.convolution import (
@@ -100,7 +100,7 @@ def _averaging_matrix(size: int, out: int, dtype: Any) -> Tensor:
     matrix = np.zeros((out, size), dtype=dtype)
     for j, (lo, hi) in enumerate(_adaptive_bounds(size, out)):
         matrix[j, lo:hi] = 1.0 / (hi - lo)
-    return Tensor(matrix)
+    return as_tensor(matrix)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -146,9 +146,9 @@ def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -
         index_arrays.append(np.minimum(positions, size - 1).reshape(shape))
         valid = valid & (positions < bounds[:, 1:]).reshape(shape)
         starts.append(bounds[:, 0])
-    key: tuple[Any, ...] = (Ellipsis, *[Tensor(i) for i in index_arrays])
+    key: tuple[Any, ...] = (Ellipsis, *[as_tensor(i) for i in index_arrays])
     gathered = input[key]
-    windows = _where(Tensor(valid), gathered, float("-inf"))
+    windows = _where(as_tensor(valid), gathered, float("-inf"))
     # each cell's window flattened in row-major order: max(-1) takes its first maximum (a NaN,
     # when there is one) and sends the gradient there, as torch
     window_dims = list(range(lead + 1, lead + 2 * len(sizes), 2))
@@ -163,7 +163,7 @@ def _adaptive_max(input: Tensor, sizes: tuple[int, ...], return_indices: bool) -
     for axis in range(len(sizes)):
         inner = int(np.prod(widths[axis + 1 :]))
         offset = (local // inner) % widths[axis]
-        start = Tensor(starts[axis].reshape([-1] + [1] * (len(sizes) - axis - 1)))
+        start = as_tensor(starts[axis].reshape([-1] + [1] * (len(sizes) - axis - 1)))
         position = position * spatial[axis] + start + offset
     return out, position
 
@@ -231,11 +231,11 @@ def max_pool3d(
     # depths in the padding are masked to -inf after the pooling (they never win a max)
     depths = np.arange(out_depth)[:, None] * st[0] + np.arange(kernel[0])[None, :] - pd[0]
     inside = (depths >= 0) & (depths < depth)
-    planes = x[:, :, Tensor(np.clip(depths, 0, depth - 1))].reshape(n, c * out_depth * kernel[0], h, w)
+    planes = x[:, :, as_tensor(np.clip(depths, 0, depth - 1))].reshape(n, c * out_depth * kernel[0], h, w)
     pooled = max_pool2d(planes, kernel[1:], st[1:], pd[1:])
     pooled = pooled.reshape(n, c, out_depth, kernel[0], *pooled.shape[2:])
     if not inside.all():
-        pooled = _where(Tensor(inside[:, :, None, None]), pooled, float("-inf"))
+        pooled = _where(as_tensor(inside[:, :, None, None]), pooled, float("-inf"))
     out: Tensor = pooled.max(3).values
     return out.squeeze(0) if unbatched else out
 
@@ -340,9 +340,9 @@ def max_pool2d(
         out = out.squeeze(0)
     if return_indices:
         if node is not None:
-            indices = Tensor(node.indices)  # type: ignore[attr-defined]
+            indices = as_tensor(node.indices)  # type: ignore[attr-defined]
         else:
-            indices = Tensor(_ops.max_pool2d_with_indices(x._data, kernel, st, pad, dilation2, bool(ceil_mode))[1])
+            indices = as_tensor(_ops.max_pool2d_with_indices(x._data, kernel, st, pad, dilation2, bool(ceil_mode))[1])
         return out, (indices.squeeze(0) if unbatched else indices)
     return out
 
@@ -383,5 +383,5 @@ def avg_pool2d(
     else:
         ones = np.ones((1, 1, h, w), dtype=x.dtype)
         count_pads = pads
-    counts = Im2Col.apply(Tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
+    counts = Im2Col.apply(as_tensor(ones), kernel, (1, 1), count_pads, st).reshape(1, 1, -1, oh, ow).sum(2)
     return _unbatch(sums / counts, unbatched)

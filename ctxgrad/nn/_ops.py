@@ -6,9 +6,8 @@ ops with rows.)
 
 * :class:`MaxPool2d`: the maximum of each window, remembering where it was; the gradient is
   scattered back to those positions (``scatter_add``).
-* :class:`Embedding`: rows of a weight matrix picked by index; the gradient is added back
-  into the picked rows (``scatter_add``), skipping ``padding_idx`` and optionally divided by
-  each index's frequency.
+(``Embedding``, the rows of a weight matrix picked by index, is the op ``torch.embedding``:
+:class:`ctxgrad.ops.index_ops.Embedding`.)
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import numpy as np
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import (
     elementwise_rule,
-    loop_over_samples,
 )
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._util import keep_dtype
@@ -103,57 +101,6 @@ class MaxPool2d(Function[Tensor]):
         n, c, _h, _w = ctx.input_shape
         idx = ctx.indices
         return tx.reshape(n, c, -1).gather(2, as_tensor(idx.reshape(n, c, -1))).reshape(idx.shape)
-
-
-class Embedding(Function[Tensor]):
-    """``weight[indices]``; the gradient of each row is the sum over its occurrences (divided by
-    their number with ``scale_grad_by_freq``), none for ``padding_idx``."""
-
-    @classmethod
-    def vmap(cls, info: Any, in_dims: tuple[Any, ...], indices: Tensor, weight: Tensor, *rest: Any) -> tuple[Any, Any]:
-        if in_dims[1] is None:  # a batch of index tensors is one index tensor with a dimension more
-            return cls.apply(indices, weight, *rest), 0
-        return loop_over_samples(cls, info, in_dims, indices, weight, *rest)
-
-    node_name = "EmbeddingBackward0"
-    skips_without_gradient = True
-
-    @staticmethod
-    def forward(ctx: Any, indices: Tensor, weight: Tensor, padding_idx: int, scale_grad_by_freq: bool) -> Tensor:
-        idx = indices._data
-        if idx.dtype.kind not in "iu":
-            raise RuntimeError(
-                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-                f"but got {indices.dtype} instead (while checking arguments for embedding)"
-            )
-        num = weight._data.shape[0]
-        if idx.size and (idx.min() < 0 or idx.max() >= num):
-            raise IndexError("index out of range in self")
-        ctx.save_for_backward(indices)
-        ctx.num_weights = num
-        ctx.padding_idx = padding_idx
-        ctx.scale_grad_by_freq = scale_grad_by_freq
-        return as_tensor(weight._data[idx])
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, None, None]:
-        (indices,) = ctx.saved_tensors
-        idx = indices.reshape(-1)
-        dim = grad.shape[-1]
-        rows = grad.reshape(-1, dim)
-        if ctx.padding_idx >= 0:
-            rows = rows.masked_fill((idx == ctx.padding_idx).unsqueeze(1), 0.0)
-        if ctx.scale_grad_by_freq:
-            flat = idx._data
-            counts = np.bincount(flat, minlength=ctx.num_weights)
-            rows = rows * as_tensor((1.0 / counts[flat]).astype(grad._data.dtype)[:, None])
-        index = idx.unsqueeze(1).expand(-1, dim)
-        return None, grad.new_zeros((ctx.num_weights, dim)).scatter_add(0, index, rows), None, None
-
-    @staticmethod
-    def jvp(ctx: Any, _: None, tw: Tensor, *__: None) -> Tensor:
-        (idx,) = ctx.saved_tensors
-        return tw.index_select(0, idx.reshape(-1)).reshape(*idx.shape, tw.shape[-1])
 
 
 # torch's EPSILON for the BCE gradient, 1e-12 rounded to float32 (as torch stores it).

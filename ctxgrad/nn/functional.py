@@ -15,6 +15,9 @@ of 1; ``linear``, ``bilinear``,
 ``avg_pool2d``, ``layer_norm``, ``batch_norm``, ``dropout`` and the other ``pad`` modes are
 composed from existing ops, so double backward and forward mode come for free.
 
+Sampling.  ``grid_sample`` and ``affine_grid`` (spatial transformers) and ``gumbel_softmax``,
+composed from ops (:mod:`ctxgrad.nn._functional_sampling`).
+
 Losses.  ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``nll_loss``,
 ``cross_entropy`` (class indices or probabilities, ``weight``, ``ignore_index``,
 ``label_smoothing``), ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``
@@ -113,6 +116,7 @@ from ctxgrad.nn._functional_pooling import (
     max_pool2d,
     max_pool3d,
 )
+from ctxgrad.nn._functional_sampling import affine_grid, grid_sample, gumbel_softmax
 from ctxgrad.nn._made_functional import *  # noqa: F403  (the rows' functions, typed there)
 from ctxgrad.ops.convolution import fold, pad, unfold
 
@@ -123,6 +127,7 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -144,6 +149,8 @@ __all__ = [
     "fold",
     "gaussian_nll_loss",
     "glu",
+    "grid_sample",
+    "gumbel_softmax",
     "group_norm",
     "hardshrink",
     "hinge_embedding_loss",

@@ -15,28 +15,41 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ctxgrad import _factories
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 
 __all__ = [
     "calculate_gain",
+    "constant",
     "constant_",
+    "dirac",
     "dirac_",
+    "eye",
     "eye_",
+    "kaiming_normal",
     "kaiming_normal_",
+    "kaiming_uniform",
     "kaiming_uniform_",
+    "normal",
     "normal_",
     "ones_",
+    "orthogonal",
     "orthogonal_",
     "trunc_normal_",
+    "uniform",
     "uniform_",
+    "xavier_normal",
     "xavier_normal_",
+    "xavier_uniform",
     "xavier_uniform_",
     "zeros_",
 ]
@@ -78,7 +91,7 @@ def _generator(generator: Any) -> np.random.Generator:
 def _fill(tensor: Tensor, values: Any) -> Tensor:
     """Write ``values`` into ``tensor`` in place, unrecorded (the version counter still moves)."""
     with no_grad():
-        tensor.copy_(Tensor(np.asarray(values, dtype=tensor.dtype)))
+        tensor.copy_(as_tensor(np.asarray(values, dtype=tensor.dtype)))
     return tensor
 
 
@@ -218,3 +231,32 @@ def kaiming_normal_(
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def _deprecated_alias(new: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """torch's old name for an initialiser (``constant`` for ``constant_``): the same function,
+    after torch's ``FutureWarning``."""
+    old_name = new.__name__[:-1]
+
+    @functools.wraps(new)
+    def old(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning, stacklevel=2
+        )
+        return new(*args, **kwargs)
+
+    old.__name__ = old.__qualname__ = old_name
+    old.__doc__ = f"Deprecated: :func:`{new.__name__}`, with torch's ``FutureWarning``."
+    return old
+
+
+uniform = _deprecated_alias(uniform_)
+normal = _deprecated_alias(normal_)
+constant = _deprecated_alias(constant_)
+eye = _deprecated_alias(eye_)
+dirac = _deprecated_alias(dirac_)
+xavier_uniform = _deprecated_alias(xavier_uniform_)
+xavier_normal = _deprecated_alias(xavier_normal_)
+kaiming_uniform = _deprecated_alias(kaiming_uniform_)
+kaiming_normal = _deprecated_alias(kaiming_normal_)
+orthogonal = _deprecated_alias(orthogonal_)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 
 __all__ = ["Buffer", "Parameter"]
 
@@ -52,7 +52,7 @@ class Parameter(Tensor):
         if id(self) in memo:
             copied: Parameter = memo[id(self)]
             return copied
-        result = Parameter(Tensor(self._data.copy()), self._requires_grad)
+        result = Parameter(as_tensor(self._data.copy()), self._requires_grad)
         memo[id(self)] = result
         return result
 
@@ -62,7 +62,7 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data: np.ndarray[Any, Any], requires_grad: bool) -> Parameter:
     """Unpickle a Parameter (its values and its ``requires_grad`` flag)."""
-    return Parameter(Tensor(data), requires_grad)
+    return Parameter(as_tensor(data), requires_grad)
 
 
 class _BufferMeta(type):
@@ -93,7 +93,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:
-            data = Tensor(np.empty((0,), dtype=_dtypes.get_default_dtype()))
+            data = as_tensor(np.empty((0,), dtype=_dtypes.get_default_dtype()))
         elif not isinstance(data, Tensor):
             raise TypeError(f"Buffer(): data must be a Tensor or None, got {type(data).__name__}")
         marked = data.detach().requires_grad_(data.requires_grad)

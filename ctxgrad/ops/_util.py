@@ -24,7 +24,7 @@ def operand(other: Any) -> Any:
         return other
     if isinstance(other, np.ndarray):
         return as_tensor(other)
-    return Tensor(other, dtype=None)
+    return as_tensor(other)
 
 
 def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:

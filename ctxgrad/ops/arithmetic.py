@@ -532,7 +532,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) ->
     if out is not None:
         return write_out("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
-        input = Tensor(input)
+        input = as_tensor(input)
     return Add.apply(input, _scaled(other, alpha))
 
 
@@ -541,7 +541,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) ->
     if out is not None:
         return write_out("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     if not isinstance(input, Tensor):
-        input = Tensor(input)
+        input = as_tensor(input)
     if alpha != 1:
         _check_no_bool(input, other)
     return Sub.apply(input, _scaled(other, alpha))

@@ -523,7 +523,7 @@ def conv3d(
     # reshape has it) and the output depth the batch: one conv2d.
     n, c, _, h, w = x.shape
     depths = np.arange(out_depth)[:, None] * st[0] + np.arange(kernel[0])[None, :] * dl[0]
-    planes = x[:, :, Tensor(depths)].permute(0, 2, 1, 3, 4, 5).reshape(n * out_depth, c * kernel[0], h, w)
+    planes = x[:, :, as_tensor(depths)].permute(0, 2, 1, 3, 4, 5).reshape(n * out_depth, c * kernel[0], h, w)
     flat_weight = weight.reshape(weight.shape[0], weight.shape[1] * kernel[0], *kernel[1:])
     out = conv2d(planes, flat_weight, None, st[1:], 0, dl[1:], groups)
     out = out.reshape(n, out_depth, *out.shape[1:]).permute(0, 2, 1, 3, 4)
@@ -747,7 +747,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
             positions = np.clip(positions, 0, size - 1)
         else:
             positions = positions % size
-        out = out.index_select(dim, Tensor(positions.astype(np.int64)))
+        out = out.index_select(dim, as_tensor(positions.astype(np.int64)))
     return out
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ctxgrad import _dtypes, _memory_format
 from ctxgrad._device import check_device, device
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import unary_rule
 from ctxgrad.autograd.function import Function
@@ -42,7 +43,13 @@ class Clone(Function[Tensor]):
 def clone_args(name: str, input: Tensor, *, memory_format: Any = None) -> tuple[Tensor, Any]:
     """``clone``'s arguments: ``memory_format`` a :mod:`memory format <ctxgrad._memory_format>`,
     by default ``preserve_format``, as in torch."""
-    return input, _memory_format.check_memory_format(memory_format, name)
+    fmt = _memory_format.checked(memory_format, name, input.shape)
+    if _state.vmap_levels and fmt not in (_memory_format.preserve_format, _memory_format.contiguous_format):
+        raise RuntimeError(
+            "NYI: Tensor.clone(memory_format) inside vmap is only supported with memory_format "
+            f"ctxgrad.preserve_format or ctxgrad.contiguous_format (got {fmt.torch_name})"
+        )
+    return input, fmt
 
 
 class Contiguous(Function[Tensor]):
@@ -106,6 +113,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = builtins.bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)
     dev = kwargs.pop("device", None)
+    fmt = _memory_format.checked(kwargs.pop("memory_format", None), "to", input.shape)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
@@ -117,12 +125,14 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a
     if dev is not None:
         check_device(dev)
+    laid = fmt is _memory_format.preserve_format or _memory_format.is_contiguous_as(input.array, fmt)
     if dtype is None:
-        return Clone.apply(input, _memory_format.preserve_format) if copy else input
+        return Clone.apply(input, fmt) if copy or not laid else input
     dt = _dtypes.to_dtype(dtype)
-    if dt == input.array.dtype and not copy:
+    if dt == input.array.dtype and not copy and laid:
         return input
-    return ToDtype.apply(input, dt)
+    out = ToDtype.apply(input, dt)  # (astype keeps the layout: preserve_format)
+    return out if fmt is _memory_format.preserve_format else _relaid(out, fmt)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
@@ -130,11 +140,35 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
     return to(input, other.array.dtype)
 
 
-def contiguous(input: Tensor) -> Tensor:
-    """This tensor if it is row-major contiguous, else a contiguous copy."""
-    if input.array.flags.c_contiguous:
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """This tensor if it is laid out as ``memory_format`` says (None: row-major,
+    ``contiguous_format``), else a copy that is."""
+    fmt = _memory_format.checked(
+        _memory_format.contiguous_format if memory_format is None else memory_format, "contiguous", input.shape
+    )
+    if input.array.flags.c_contiguous and fmt in (_memory_format.preserve_format, _memory_format.contiguous_format):
         return input
-    return Contiguous.apply(input)
+    if fmt is _memory_format.contiguous_format:
+        return Contiguous.apply(input)
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if _state.vmap_levels:
+        raise RuntimeError(
+            "NYI: querying is_contiguous inside of vmap for memory_format other than ctxgrad.contiguous_format"
+        )
+    if _memory_format.is_contiguous_as(input.array, fmt):
+        return input
+    return Clone.apply(input, fmt)
+
+
+def _relaid(out: Tensor, fmt: _memory_format.memory_format) -> Tensor:
+    """``out`` (a copy just made, in its input's layout) laid out as ``fmt`` says: itself when
+    it already is."""
+    if fmt is _memory_format.preserve_format or (
+        fmt is _memory_format.contiguous_format and out.array.flags.c_contiguous
+    ):
+        return out
+    return Clone.apply(out, fmt)
 
 
 def cpu(input: Tensor) -> Tensor:

@@ -795,7 +795,76 @@ def diagonal_scatter_args(
     return embedded_args(name, input, src, np.diagonal(_positions(data.shape), offset, d1, d2))
 
 
+class Embedding(Function[Tensor]):
+    """``weight[indices]``; the gradient of each row is the sum over its occurrences (divided by
+    their number with ``scale_grad_by_freq``), none for ``padding_idx``."""
+
+    @classmethod
+    def vmap(cls, info: Any, in_dims: tuple[Any, ...], indices: Tensor, weight: Tensor, *rest: Any) -> tuple[Any, Any]:
+        if in_dims[1] is None:  # a batch of index tensors is one index tensor with a dimension more
+            return cls.apply(indices, weight, *rest), 0
+        return loop_over_samples(cls, info, in_dims, indices, weight, *rest)
+
+    node_name = "EmbeddingBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, indices: Tensor, weight: Tensor, padding_idx: int, scale_grad_by_freq: bool) -> Tensor:
+        idx = indices.array
+        if idx.dtype.kind not in "iu":
+            raise RuntimeError(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                f"but got {indices.dtype} instead (while checking arguments for embedding)"
+            )
+        num = weight.array.shape[0]
+        if idx.size and (idx.min() < 0 or idx.max() >= num):
+            raise IndexError("index out of range in self")
+        ctx.save_for_backward(indices)
+        ctx.num_weights = num
+        ctx.padding_idx = padding_idx
+        ctx.scale_grad_by_freq = scale_grad_by_freq
+        return as_tensor(weight.array[idx])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, None, None]:
+        (indices,) = ctx.saved_tensors
+        idx = indices.reshape(-1)
+        dim = grad.shape[-1]
+        rows = grad.reshape(-1, dim)
+        if ctx.padding_idx >= 0:
+            rows = rows.masked_fill((idx == ctx.padding_idx).unsqueeze(1), 0.0)
+        if ctx.scale_grad_by_freq:
+            flat = idx.array
+            counts = np.bincount(flat, minlength=ctx.num_weights)
+            rows = rows * as_tensor((1.0 / counts[flat]).astype(grad.array.dtype)[:, None])
+        index = idx.unsqueeze(1).expand(-1, dim)
+        return None, grad.new_zeros((ctx.num_weights, dim)).scatter_add(0, index, rows), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, tw: Tensor, *__: None) -> Tensor:
+        (idx,) = ctx.saved_tensors
+        return tw.index_select(0, idx.reshape(-1)).reshape(*idx.shape, tw.shape[-1])
+
+
+def embedding(
+    weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False, sparse: bool = False
+) -> Tensor:
+    """``weight[indices]`` with torch's gradient rules, as ``torch.embedding`` (weight first;
+    ``padding_idx=-1`` is none): the op under ``nn.functional.embedding``."""
+    if sparse:
+        raise NotImplementedError("ctxgrad.embedding: sparse=True is not supported (gradients are dense)")
+    refuse_complex_gradient(weight)
+    return Embedding.apply(indices, weight, int(padding_idx), bool(scale_grad_by_freq))
+
+
+def refuse_complex_gradient(weight: Tensor) -> None:
+    """torch's refusal of an embedding that would need a complex gradient."""
+    if weight.is_complex() and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("embedding does not support automatic differentiation for outputs with complex dtype.")
+
+
 ROWS: list[Op] = [
+    Op("embedding", embedding, method=False),
     Op("index_select", IndexSelect, args=index_select_args, numpy_dims=True, out=True),
     Op("put", Put, args=put_args, inplace=True, replayed=True, out=True),
     Op("index_add", IndexAdd, args=index_add_args, inplace=True, numpy_dims=True, replayed=True, out=True),

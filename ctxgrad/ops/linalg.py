@@ -800,7 +800,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     refusal of mixed dtypes and the error messages are torch's.  ``other`` may be anything
     ``ctxgrad.tensor`` takes (``x @ [[1.0], [2.0]]``).
     """
-    a, b = input, other if isinstance(other, Tensor) else Tensor(other)
+    a, b = input, other if isinstance(other, Tensor) else as_tensor(other)
     x, y = a.array, b.array
     na, nb = x.ndim, y.ndim
     if na == 1 and nb == 1:
@@ -845,7 +845,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def rmatmul_operator(input: Tensor, other: Any) -> Tensor:
     """``other @ input`` (``__rmatmul__``)."""
-    return matmul(other if isinstance(other, Tensor) else Tensor(other), input)
+    return matmul(other if isinstance(other, Tensor) else as_tensor(other), input)
 
 
 def _same_dtype_for_mm(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> None:

@@ -173,11 +173,11 @@ def nll_loss(
         return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)
     ignored = _check_nll_target(input, target, weight, ignore_index)
     tdata = target.array
-    safe = Tensor(np.where(ignored, 0, tdata).astype(np.int64))
+    safe = as_tensor(np.where(ignored, 0, tdata).astype(np.int64))
     if input.requires_grad:
         input = SecondOrderLink.apply(input)
     picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
-    keep = Tensor((~ignored).astype(input.dtype))
+    keep = as_tensor((~ignored).astype(input.dtype))
     w = keep if weight is None else weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * keep
     loss = picked * w
     if reduction == "none":
@@ -275,12 +275,12 @@ def cross_entropy(
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if label_smoothing == 0.0:
         return nll
-    ignored = Tensor(target.array == ignore_index)
+    ignored = as_tensor(target.array == ignore_index)
     smooth = -(logp * weight.reshape(wshape)).sum(cdim) if weight is not None else -logp.sum(cdim)
     smooth = smooth.masked_fill(ignored, 0.0)
     if reduction == "mean":
         if weight is not None:
-            safe = Tensor(np.where(ignored.array, 0, target.array).astype(np.int64))
+            safe = as_tensor(np.where(ignored.array, 0, target.array).astype(np.int64))
             denominator = (weight.index_select(0, safe.reshape(-1)) * (~ignored).reshape(-1).to(weight.dtype)).sum()
             ret = smooth.sum() / denominator
         else:

@@ -12,6 +12,7 @@ by every graph that saved the other."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -754,6 +755,19 @@ def matrix_adjoint(input: Tensor) -> Tensor:
     return _adjoint(input, "tensor.mH")
 
 
+def conjugate_transpose(input: Tensor) -> Tensor:
+    """``Tensor.H``: a matrix transposed and conjugated (a 0-d tensor: conjugated, with
+    torch's deprecation warning; other ranks are torch's errors)."""
+    n = input.dim()
+    if n == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return Conj.apply(input) if input.is_complex() else input
+    if n != 2:
+        batches = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{batches}")
+    return _adjoint(input, "tensor.H")
+
+
 def adjoint(input: Tensor) -> Tensor:
     """The last two dimensions swapped and conjugated, a view (``Tensor.mH`` as a function)."""
     return _adjoint(input, "tensor.adjoint()")
@@ -1028,6 +1042,7 @@ ROWS: list[Op] = [
     Op("T", Permute, args=reversed_dims_args, function=False, property=True),
     Op("mT", Transpose, args=matrix_transpose_args, function=False, property=True),
     Op("mH", matrix_adjoint, function=False, property=True),
+    Op("H", conjugate_transpose, function=False, property=True),
     Op("adjoint", adjoint),
     Op("as_strided_scatter", as_strided_scatter),
 ]

@@ -27,6 +27,7 @@ from ctxgrad.optim.adagrad import Adagrad
 from ctxgrad.optim.adam import Adam
 from ctxgrad.optim.adamax import Adamax
 from ctxgrad.optim.adamw import AdamW
+from ctxgrad.optim.asgd import ASGD
 from ctxgrad.optim.lbfgs import LBFGS
 from ctxgrad.optim.nadam import NAdam
 from ctxgrad.optim.optimizer import Optimizer
@@ -36,6 +37,7 @@ from ctxgrad.optim.rprop import Rprop
 from ctxgrad.optim.sgd import SGD
 
 __all__ = [
+    "ASGD",
     "SGD",
     "Adadelta",
     "Adagrad",

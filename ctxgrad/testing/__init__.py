@@ -12,7 +12,7 @@ Needs only NumPy (not torch): the oracles are central differences, float64 and y
 from __future__ import annotations
 
 from ctxgrad.checks import example
-from ctxgrad.testing._comparison import assert_close
+from ctxgrad.testing._comparison import assert_allclose, assert_close
 from ctxgrad.testing.op_test_case import OpTestCase
 
-__all__ = ["OpTestCase", "assert_close", "example"]
+__all__ = ["OpTestCase", "assert_allclose", "assert_close", "example"]

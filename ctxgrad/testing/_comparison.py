@@ -17,6 +17,7 @@ Greatest relative difference: 0.1428571492433548 at index (2,) (up to 1.3e-06 al
 from __future__ import annotations
 
 import cmath
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -289,3 +290,47 @@ def _isclose(
         return np.asarray(actual == expected)
     with np.errstate(invalid="ignore", over="ignore"):
         return np.asarray(np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+#: assert_allclose's default (rtol, atol) per dtype; other dtypes compare exactly.
+_ALLCLOSE_PRECISIONS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(
+    actual: Any,
+    expected: Any,
+    rtol: float | None = None,
+    atol: float | None = None,
+    equal_nan: bool = True,
+    msg: str = "",
+) -> None:
+    """torch's deprecated ``assert_allclose``, with its ``FutureWarning``: :func:`assert_close`
+    with NaNs equal, dtypes not compared and its own default tolerances (float32: 1e-4 and
+    1e-5), the looser of the two inputs'."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future release. "
+        "Please use `torch.testing.assert_close()` instead. "
+        "You can find detailed upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    from ctxgrad._factories import tensor
+
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_PRECISIONS.get(str(t.dtype).rsplit(".", 1)[-1], (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_device=True,
+        check_dtype=False,
+        check_stride=False,
+        msg=msg or None,
+    )

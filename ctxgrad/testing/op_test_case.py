@@ -68,7 +68,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd import forward_ad as fwAD
 from ctxgrad.autograd._grad import as_tuple
 from ctxgrad.autograd.errors import NoJvpError
@@ -123,7 +123,7 @@ class _Case:
     def tensors(self, requires_grad: Sequence[int] = ()) -> tuple[Any, ...]:
         """Fresh arguments: arrays become tensors (copies), those at ``requires_grad`` requiring grad."""
         return tuple(
-            Tensor(np.array(v, copy=True), requires_grad=p in requires_grad) if isinstance(v, np.ndarray) else v
+            Tensor(v, dtype=v.dtype, requires_grad=p in requires_grad) if isinstance(v, np.ndarray) else v
             for p, v in enumerate(self.values)
         )
 
@@ -528,7 +528,7 @@ class OpTestCase:
         for out in outputs:
             values = rng.standard_normal(tuple(out.shape)) if isinstance(out, Tensor) else None
             usable = isinstance(out, Tensor) and out.requires_grad and out.dtype.kind in "fc"
-            weights.append(Tensor(values.astype(out.dtype)) if usable and values is not None else None)
+            weights.append(as_tensor(values.astype(out.dtype)) if usable and values is not None else None)
         return weights
 
     def _weighted_gradients(self, case: _Case, requires_grad: Sequence[int]) -> list[np.ndarray[Any, Any] | None]:
@@ -557,7 +557,7 @@ class OpTestCase:
             args = list(case.tensors())
             for p in case.differentiable:
                 direction = rng.standard_normal(args[p].shape).astype(case.values[p].dtype)
-                args[p] = fwAD.make_dual(args[p], Tensor(direction))
+                args[p] = fwAD.make_dual(args[p], as_tensor(direction))
             outputs = as_tuple(self._call(tuple(args)))
             tangents: list[np.ndarray[Any, Any] | None] = []
             for q, out in enumerate(outputs):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ctxgrad.nn.modules import batchnorm  # noqa: F401 - torch's module path (nn.modules.batchnorm)
 from ctxgrad.nn.modules.activation import (
     CELU,
     ELU,
@@ -107,7 +108,7 @@ from ctxgrad.nn.modules.pooling import (
     MaxPool2d,
     MaxPool3d,
 )
-from ctxgrad.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from ctxgrad.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from ctxgrad.nn.modules.sparse import Embedding, EmbeddingBag
 from ctxgrad.nn.modules.transformer import (
     Transformer,
@@ -211,6 +212,7 @@ __all__ = [
     "PoissonNLLLoss",
     "RMSNorm",
     "RNN",
+    "RNNBase",
     "RNNCell",
     "RReLU",
     "ReLU",

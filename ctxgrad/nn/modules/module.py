@@ -34,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar
 
+from ctxgrad import _factories
 from ctxgrad._device import check_device
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.function import Function
@@ -266,6 +267,13 @@ class Module:
         if prepend:
             self._backward_hooks.insert(0, self._backward_hooks.pop())
         return handle
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """torch's older module backward hook: ``hook(module, grad_input, grad_output)``, here
+        with the gradients of the module's inputs, as :meth:`register_full_backward_hook`.
+        torch passes the gradients of the inputs of the last op its module ran instead,
+        which are the same for a module that runs one op on its input (docs/differences.md)."""
+        return self.register_full_backward_hook(hook)
 
     @staticmethod
     def _add_hook(hooks: list[Any], hook: Callable[..., Any], prepend: bool, with_kwargs: bool) -> RemovableHandle:
@@ -546,9 +554,10 @@ class Module:
         fn(self)
         return self
 
-    def _apply_to_tensors(self: _M, convert: Callable[[Tensor], Tensor]) -> _M:
-        """Replace every parameter's and buffer's values by ``convert(values)``, in place."""
-        for module in self.modules():
+    def _apply_to_tensors(self: _M, convert: Callable[[Tensor], Tensor], recurse: bool = True) -> _M:
+        """Replace every parameter's and buffer's values by ``convert(values)``, in place
+        (only this module's own with ``recurse=False``)."""
+        for module in self.modules() if recurse else (self,):
             with no_grad():
                 for p in module._parameters.values():
                     if p is not None:
@@ -574,6 +583,12 @@ class Module:
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={target}"
             )
         return self._apply_to_tensors(lambda t: t.to(target) if t.is_floating_point() else t)
+
+    def to_empty(self: _M, *, device: Any, recurse: bool = True) -> _M:
+        """Give every parameter and buffer new, uninitialised values of the same shape and
+        dtype on ``device`` (only the CPU exists), as torch's ``to_empty``."""
+        check_device(device)
+        return self._apply_to_tensors(lambda t: _factories.empty_like(t), recurse)
 
     def double(self: _M) -> _M:
         """Convert floating-point parameters and buffers to float64."""

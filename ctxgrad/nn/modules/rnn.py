@@ -77,6 +77,8 @@ class RNNBase(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size

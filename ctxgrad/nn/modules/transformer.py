@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.nn import functional as F
 from ctxgrad.nn import init
 from ctxgrad.nn.modules.attention import MultiheadAttention
@@ -333,4 +333,4 @@ class Transformer(Module):
         from ctxgrad._dtypes import float32
 
         mask = np.triu(np.full((sz, sz), -np.inf), k=1)
-        return Tensor(mask).to(dtype if dtype is not None else float32)
+        return as_tensor(mask).to(dtype if dtype is not None else float32)

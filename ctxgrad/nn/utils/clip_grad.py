@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
@@ -43,7 +43,7 @@ def clip_grad_norm_(
     grads = _grads(parameters)
     norm_type = float(norm_type)
     if not grads:
-        return Tensor(0.0)
+        return as_tensor(0.0)
     with no_grad():
         if norm_type == float("inf"):
             norms: list[Tensor] = [g.abs().max() for g in grads]

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ctxgrad._made_functions import cat, stack
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.nn import functional as F
 
 __all__ = [
@@ -94,7 +94,7 @@ def pack_padded_sequence(
         sizes = sizes[order]
     x = input.transpose(0, 1) if batch_first else input
     if order is not None:
-        x = x.index_select(1, Tensor(order))
+        x = x.index_select(1, as_tensor(order))
     if sizes.size and sizes[-1] <= 0:
         raise RuntimeError(
             "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
@@ -103,8 +103,8 @@ def pack_padded_sequence(
     batch_sizes = np.array([(sizes > t).sum() for t in range(steps)], dtype=np.int64)
     data = cat([x[t, : int(b)] for t, b in enumerate(batch_sizes)], 0)
     if order is None:
-        return PackedSequence(data, Tensor(batch_sizes), None, None)
-    return PackedSequence(data, Tensor(batch_sizes), Tensor(order), Tensor(np.argsort(order, kind="stable")))
+        return PackedSequence(data, as_tensor(batch_sizes), None, None)
+    return PackedSequence(data, as_tensor(batch_sizes), as_tensor(order), as_tensor(np.argsort(order, kind="stable")))
 
 
 def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
@@ -146,4 +146,4 @@ def pad_packed_sequence(
         lengths = lengths[unsorted.detach().numpy()]
     if batch_first:
         padded = padded.transpose(0, 1)
-    return padded, Tensor(lengths)
+    return padded, as_tensor(lengths)

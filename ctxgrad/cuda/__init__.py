@@ -24,6 +24,18 @@ from typing import Any
 from ctxgrad._device import no_cuda
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "OutOfMemoryError",
+    "ShortTensor",
+    "amp",
     "current_device",
     "device_count",
     "empty_cache",
@@ -186,3 +198,69 @@ def initial_seed() -> int:
 def get_rng_state(device: Any = "cuda") -> Any:
     """Fails: there is no GPU generator."""
     raise no_cuda("ctxgrad.cuda.get_rng_state()")
+
+
+# --- CUDA's legacy tensor types: names that exist, types that make nothing --------------------
+class OutOfMemoryError(RuntimeError):
+    """torch's error for a GPU out of memory; never raised here (nothing lives on a GPU), kept
+    so that ``except torch.cuda.OutOfMemoryError:`` works."""
+
+
+#: False: CUDA is never initialised (torch's module attribute, which code reads directly).
+_initialized = False
+
+
+class _CudaTensorType(type):
+    """The class of ``ctxgrad.cuda.FloatTensor`` and the others: no tensor is one (every
+    tensor is on the CPU), and making one is torch's ``TypeError`` for a build without CUDA."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return False
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"type ctxgrad.cuda.{cls.__name__} not available. ctxgrad runs on the CPU only: it has no CUDA."
+        )
+
+
+class FloatTensor(metaclass=_CudaTensorType):
+    """CUDA's float32 tensor type: see :class:`_CudaTensorType`."""
+
+
+class DoubleTensor(metaclass=_CudaTensorType):
+    """CUDA's float64 tensor type."""
+
+
+class HalfTensor(metaclass=_CudaTensorType):
+    """CUDA's float16 tensor type."""
+
+
+class BFloat16Tensor(metaclass=_CudaTensorType):
+    """CUDA's bfloat16 tensor type."""
+
+
+class LongTensor(metaclass=_CudaTensorType):
+    """CUDA's int64 tensor type."""
+
+
+class IntTensor(metaclass=_CudaTensorType):
+    """CUDA's int32 tensor type."""
+
+
+class ShortTensor(metaclass=_CudaTensorType):
+    """CUDA's int16 tensor type."""
+
+
+class CharTensor(metaclass=_CudaTensorType):
+    """CUDA's int8 tensor type."""
+
+
+class ByteTensor(metaclass=_CudaTensorType):
+    """CUDA's uint8 tensor type."""
+
+
+class BoolTensor(metaclass=_CudaTensorType):
+    """CUDA's bool tensor type."""
+
+
+from ctxgrad.cuda import amp  # noqa: E402 - after the names it builds on
