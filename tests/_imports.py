@@ -122,6 +122,9 @@ LAYERS: dict[str, int] = {
     "ctxgrad.utils.*": 5,
     "ctxgrad.checks": 5,
     "ctxgrad._check_inputs": 5,  # (the inputs checks runs a Function on: specs, guesses, strided copies)
+    "ctxgrad.checks_torch": 5,  # (checks against torch: the bridge or the file's torch Function)
+    "ctxgrad.compiler": 5,
+    "ctxgrad._torch_alias": 5,  # (the torch alias: it maps torch's module paths to ctxgrad's)
     "ctxgrad.bridge": 5,  # (a ctxgrad Function as a torch.autograd.Function; torch imported lazily)
     "ctxgrad._gen_methods": 5,
     "ctxgrad.serialization": 5,
@@ -150,6 +153,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad": 6,
     # L7: the command line (``ctxgrad check``, ``--version``), a program that uses the package.
     "ctxgrad.cli": 7,
+    "ctxgrad.as_torch": 7,  # (imported for its effect: installs the torch alias)
     "ctxgrad.__main__": 7,
 }
 
