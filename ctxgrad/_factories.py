@@ -52,9 +52,11 @@ def rng(generator: Generator | None = None, caller: str = "rand") -> np.random.G
     return generator.numpy_generator
 
 
-def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> Tensor:
+def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None, pin_memory: bool = False) -> Tensor:
     if dev is not None:
         check_device(dev)
+    if pin_memory:
+        raise RuntimeError(PIN_MEMORY_REFUSED)
     t = _wrap(arr)
     if requires_grad:
         _check_requires_grad_dtype(arr.dtype, True)
@@ -62,6 +64,13 @@ def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None) -> 
     if _state.inference:
         t._inference = True
     return t
+
+
+#: torch's answer, on a machine without an accelerator, to ``pin_memory=True``.
+PIN_MEMORY_REFUSED = (
+    "pin_memory=True requires a CUDA or other accelerator backend; "
+    "no pinned memory allocator is available on this system."
+)
 
 
 class _NoSize:
@@ -119,12 +128,14 @@ def _dtype_or_default(dtype: Any) -> np.dtype[Any]:
     return _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
 
 
-def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
     """A new tensor that copies ``data`` (nested lists, numbers, arrays or tensors).
 
     Python floats give the default dtype (float32), ints int64, bools bool.
     """
-    return _finish(_array_from(data, dtype), requires_grad, device)
+    return _finish(_array_from(data, dtype), requires_grad, device, pin_memory)
 
 
 def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
@@ -135,34 +146,70 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
 
 
 def zeros(
-    *sizes: Any, size: Any = NO_SIZE, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    *sizes: Any,
+    size: Any = NO_SIZE,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A tensor of zeros."""
-    return _finish(np.zeros(_size(sizes, "zeros", size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(
+        np.zeros(_size(sizes, "zeros", size), dtype=_dtype_or_default(dtype)), requires_grad, device, pin_memory
+    )
 
 
 def ones(
-    *sizes: Any, size: Any = NO_SIZE, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    *sizes: Any,
+    size: Any = NO_SIZE,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A tensor of ones."""
-    return _finish(np.ones(_size(sizes, "ones", size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(
+        np.ones(_size(sizes, "ones", size), dtype=_dtype_or_default(dtype)), requires_grad, device, pin_memory
+    )
 
 
 def empty(
-    *sizes: Any, size: Any = NO_SIZE, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    *sizes: Any,
+    size: Any = NO_SIZE,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
-    """A tensor whose values are not initialised."""
-    return _finish(np.empty(_size(sizes, "empty", size), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    """A tensor whose values are not initialised, laid out as ``memory_format`` says (by
+    default row-major; ``channels_last`` puts dimension 1 innermost)."""
+    shape = _size(sizes, "empty", size)
+    fmt = _memory_format.checked(
+        _memory_format.contiguous_format if memory_format is None else memory_format, "empty", shape
+    )
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    values = np.empty(shape, dtype=_dtype_or_default(dtype))
+    if fmt is not _memory_format.contiguous_format:
+        values = _memory_format.empty_in_format(values, fmt)
+    return _finish(values, requires_grad, device, pin_memory)
 
 
 def full(
-    size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value, as in torch (a NumPy
     scalar counts as the Python number it holds: ``np.int64(7)`` gives int64)."""
     fill_value = _fill_number(fill_value, "full")
     dt = _dtypes.scalar_dtype(fill_value) if dtype is None else _dtypes.to_dtype(dtype)
-    return _finish(np.full(_size((size,), "full"), _fill(fill_value, dt), dtype=dt), requires_grad, device)
+    return _finish(np.full(_size((size,), "full"), _fill(fill_value, dt), dtype=dt), requires_grad, device, pin_memory)
 
 
 def _like(t: Tensor, dtype: Any) -> np.dtype[Any]:
@@ -292,6 +339,7 @@ def arange(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Values from ``start`` (default 0) up to ``end``, excluded; int64 unless a bound is a float."""
     if end is None:
@@ -307,7 +355,7 @@ def arange(
         dt = _dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else _dtypes.int64
     else:
         dt = _dtypes.to_dtype(dtype)
-    return _finish(np.arange(values[0], values[1], values[2]).astype(dt), requires_grad, device)
+    return _finish(np.arange(values[0], values[1], values[2]).astype(dt), requires_grad, device, pin_memory)
 
 
 def _draw(sample: Any, dt: Any) -> Any:
@@ -348,6 +396,7 @@ def rand(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Uniform samples from [0, 1)."""
     draws = rng(generator, "rand")
@@ -356,7 +405,7 @@ def rand(
     if (batched := _under_vmap(shape, _draw(draws.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
     arr = draws.random(shape).astype(dt)
-    return _finish(arr, requires_grad, device)
+    return _finish(arr, requires_grad, device, pin_memory)
 
 
 @replayed_whole
@@ -367,6 +416,7 @@ def randn(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Standard normal samples."""
     draws = rng(generator, "randn")
@@ -375,7 +425,7 @@ def randn(
     if (batched := _under_vmap(shape, _draw(draws.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
     arr = draws.standard_normal(shape).astype(dt)
-    return _finish(arr, requires_grad, device)
+    return _finish(arr, requires_grad, device, pin_memory)
 
 
 @replayed_whole

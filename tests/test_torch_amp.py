@@ -53,14 +53,14 @@ def test_cpu_autocast_with_float32_warns_and_disables_itself_as_torch() -> None:
     assert messages[0] == messages[1]
 
 
-@pytest.mark.torch_names("torch.amp.autocast")
+@pytest.mark.torch_names("torch.amp.autocast", "torch.amp.autocast(enabled=)", "torch.amp.autocast(device_type=)")
 def test_autocast_keeps_float32_values_as_a_no_op_when_disabled_and_as_a_decorator() -> None:
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 2)).astype(np.float32)
     results = []
     for lib in LIBS:
 
-        @lib.amp.autocast("cpu", enabled=False)
+        @lib.amp.autocast(device_type="cpu", enabled=False)
         def product(x: Any, y: Any) -> Any:
             return x @ y
 

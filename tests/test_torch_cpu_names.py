@@ -275,7 +275,7 @@ def test_the_old_init_names_warn_and_run_the_new_ones(name: str) -> None:
 
 
 # --------------------------------------------------------------------------- attention backends
-@pytest.mark.torch_names("torch.nn.attention.sdpa_kernel", "torch.nn.attention.SDPBackend")
+@pytest.mark.torch_names("torch.nn.attention", "torch.nn.attention.sdpa_kernel", "torch.nn.attention.SDPBackend")
 @pytest.mark.parametrize("choice", ["MATH", "FLASH_ATTENTION", ["MATH", "EFFICIENT_ATTENTION"], ["CUDNN_ATTENTION"]])
 def test_sdpa_kernel_sets_the_backend_switches_for_its_block_as_torch(choice: Any) -> None:
     from torch.nn.attention import SDPBackend as TorchSDPBackend
@@ -331,7 +331,9 @@ def test_the_deprecated_sdp_kernel_warns_and_sets_the_switches_as_torch() -> Non
 
 
 # --------------------------------------------------------------------------- torch.hub
-@pytest.mark.torch_names("torch.hub", "torch.hub.load_state_dict_from_url")
+@pytest.mark.torch_names(
+    "torch.hub", "torch.hub.load_state_dict_from_url", "torch.hub.load_state_dict_from_url(map_location=)"
+)
 @pytest.mark.parametrize("check_hash", [False, True])
 def test_load_state_dict_from_url_downloads_a_file_url_once_and_loads_it(tmp_path: Any, check_hash: bool) -> None:
     import hashlib
@@ -347,7 +349,7 @@ def test_load_state_dict_from_url_downloads_a_file_url_once_and_loads_it(tmp_pat
         cache = tmp_path / lib.__name__ / "cache"
         state = lib.hub.load_state_dict_from_url(named.as_uri(), model_dir=str(cache), check_hash=check_hash)
         named.unlink()  # cached now: a second call reads the cache, with no download
-        again = lib.hub.load_state_dict_from_url(named.as_uri(), model_dir=str(cache))
+        again = lib.hub.load_state_dict_from_url(named.as_uri(), model_dir=str(cache), map_location="cpu")
         loaded.append((state["w"].tolist(), again["w"].tolist(), sorted(p.name for p in cache.iterdir())))
     assert loaded[0][:2] == loaded[1][:2] == ([0.0, 1.0, 2.0], [0.0, 1.0, 2.0])
     assert len(loaded[0][2]) == len(loaded[1][2]) == 1
@@ -685,7 +687,7 @@ def test_the_sampler_and_dataloader_module_paths_as_torch() -> None:
     assert [t.tolist() for t in ours_batch[1]] == [t.tolist() for t in theirs_batch[1]]
 
 
-@pytest.mark.torch_names("torch.utils.hooks.RemovableHandle")
+@pytest.mark.torch_names("torch.utils.hooks", "torch.utils.hooks.RemovableHandle")
 def test_removable_handle_has_torchs_path_and_removes_a_hook() -> None:
     import torch.utils.hooks
 
