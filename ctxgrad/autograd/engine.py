@@ -139,8 +139,7 @@ def run_backward(
     # The graph is acyclic and freed by reference counting; the cyclic collector, triggered by
     # the tensors a backward allocates, would only re-scan the graph (12% of a long chain's time).
     collecting = gc.isenabled()
-    if collecting:
-        gc.disable()
+    gc.disable()
     try:
         run_in_grad_mode(create_graph, _execute, run, keep_graph)
     finally:  # (saved-tensor hooks entered during backward do not outlive it, as in torch)

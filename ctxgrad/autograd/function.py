@@ -454,13 +454,14 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
-        if _state.recorder is not None:
-            return _state.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
-        if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
-            return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
-        if _state.fw_levels:
-            dual: _Out = apply_dual(cls, args, _run)
-            return dual
+        if _state.special:  # (one flag for the four modes: a trace, vmap, forward mode, inference)
+            if _state.recorder is not None:
+                return _state.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
+            if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
+                return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
+            if _state.fw_levels:
+                dual: _Out = apply_dual(cls, args, _run)
+                return dual
         try:
             out: _Out = _run(cls, cls._backward_cls(), args)
         except ValueError as exc:  # (NumPy's error for a write into a read-only array)
@@ -500,7 +501,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
         and out._data.base is None
         and ctx._dirty is None
         and not out._requires_grad
-        and not state.inference
+        and not state.special  # (inference mode marks its outputs)
     ):
         for a in args:
             if a is out:
