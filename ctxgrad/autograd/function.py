@@ -58,6 +58,7 @@ from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._ctx_fields import CtxFields
 from ctxgrad.autograd._dual import apply_dual
+from ctxgrad.autograd._node_api import saved_field_properties
 from ctxgrad.autograd._outputs import (
     alias,
     finish_untracked,
@@ -308,6 +309,7 @@ class FunctionMeta(type):
                 "skips_without_gradient": getattr(cls, "skips_without_gradient", False),
                 "__module__": cls.__module__,
                 "__doc__": f"Backward node of {name}.",
+                **saved_field_properties(cls, node_name),  # grad_fn._saved_self, ...
             },
         )
         cls._backward_cls.forward_cls = cls  # type: ignore[assignment]  # public; the core reads _forward_cls
