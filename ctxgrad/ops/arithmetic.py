@@ -691,11 +691,13 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
     Function for every dtype pair and grad mode.)"""
     if _state.special:
         return None
+    x: Any
+    y: Any
     if isinstance(a, Tensor):
-        x = a._data
+        x = a.array
         dt = x.dtype
         if isinstance(b, Tensor):
-            y = b._data
+            y = b.array
             if (y.dtype is not dt and y.dtype != dt) or dt.kind not in "fc":
                 return None
         elif dt.kind == "f" and (type(b) is float or type(b) is int):
@@ -703,13 +705,13 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
         else:
             return None
     else:  # a number on the left of a tensor (``2.0 - x``)
-        x, y = a, b._data
+        x, y = a, b.array
         dt = y.dtype
         if dt.kind != "f" or (type(a) is not float and type(a) is not int):
             return None
     if _state.grad_enabled:
-        for t in (a, b):  # (a view is left to apply: its requires_grad may come from its base)
-            if isinstance(t, Tensor) and (t._requires_grad or t._base is not None):
+        for t in (a, b):
+            if isinstance(t, Tensor) and t.requires_grad:
                 return None
     try:
         out = ufunc(x, y)
