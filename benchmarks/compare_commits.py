@@ -1,4 +1,5 @@
-"""Compare two commits of ctxgrad on W1, W1b, W2 and W3 (MLP, batch 32), in one run.
+"""Compare two commits of ctxgrad on W1, W1b, W2 and W3 (MLP, batch 32), in one run (also, with
+``--workloads``: W2's traced replay, ``W2 replay``, and W5, the 100,002-op chain, in seconds).
 
 Run: ``python benchmarks/compare_commits.py BEFORE AFTER [--rounds 2] [--runs 9]`` (commits
 as git understands them: ``cbc6c37``, ``HEAD``, ``main``; ``.`` is the working tree).
@@ -30,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORKLOADS = ("W1", "W1b", "W2", "W3 mlp-32")
-UNITS = {"W1": "µs/op", "W1b": "µs/op", "W2": "µs/op", "W3 mlp-32": "ms/step"}
+UNITS = {"W1": "µs/op", "W1b": "µs/op", "W2": "µs/op", "W2 replay": "µs/op", "W3 mlp-32": "ms/step", "W5": "s"}
 
 
 def snapshot(commit: str, into: Path) -> Path:
@@ -55,6 +56,15 @@ def workload(name: str) -> tuple[Callable[[], object], int]:
         import bench_builtin_chain as builtin
 
         return builtin.ctxgrad_case(1000)[1], builtin.op_count(1000)  # type: ignore[index]
+    if name == "W2 replay":
+        import bench_builtin_chain as builtin
+
+        return builtin.replay_case(1000)[1], builtin.op_count(1000)  # type: ignore[index]
+    if name == "W5":
+        import bench_builtin_chain as builtin
+        import bench_long_chain as long
+
+        return builtin.ctxgrad_case(long.steps_for(100_002))[1], 1  # type: ignore[index]
     import bench_training_step as training
     import numpy as np
 
@@ -85,7 +95,7 @@ def child(name: str, runs: int, warmup: int) -> None:
         start = time.process_time()
         fn()
         times.append(time.process_time() - start)
-    scale = 1e3 if name.startswith("W3") else 1e6
+    scale = 1e3 if name.startswith("W3") else 1.0 if name == "W5" else 1e6
     print(statistics.median(times) / units * scale)
 
 

@@ -16,7 +16,6 @@ class _ModeState(threading.local):
     """Per-thread mode flags; the class attributes give every new thread its defaults."""
 
     grad_enabled: bool = True
-    inference: bool = False
     anomaly: bool = False
     anomaly_check_nan: bool = True
     # What the engine runs each node through while a mode watches backward (anomaly mode,
@@ -28,15 +27,12 @@ class _ModeState(threading.local):
     # Innermost last: (pack, unpack) pairs of ``saved_tensors_hooks`` blocks.
     saved_hooks: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
     saved_hooks_disabled: str | None = None
-    # The open forward-mode dual levels, innermost last, and per level the tensors given a
-    # tangent at it (weak references), so that leaving the level can drop those tangents.
-    fw_levels: tuple[int, ...] = ()
     # The open levels while forward grad is switched off (``forward_ad._set_fwd_grad_enabled``):
     # hidden from the ops, which then compute no tangents, as torch's switch makes them.
     fw_hidden: tuple[int, ...] | None = None
+    # Per open forward-mode dual level, the tensors given a tangent at it (weak references), so
+    # that leaving the level can drop those tangents.
     fw_dual_tensors: dict[int, list[Any]] | None = None
-    # The open vmap levels (``autograd/_batched.py``), innermost last.
-    vmap_levels: tuple[Any, ...] = ()
     # The grad/vjp/jvp transforms (``ctxgrad.func``) running: inside one, a tensor made in
     # inference mode may be saved for backward, as torch's transforms allow.
     func_transforms: int = 0
@@ -48,11 +44,63 @@ class _ModeState(threading.local):
     once_watch: list[str] | None = None
     # The backward calls running in this thread, innermost last (what multi-grad hooks ask).
     backward_runs: tuple[Any, ...] = ()
-    # The recorder of an open ``ctxgrad.trace`` (ctxgrad/trace.py): ``Function.apply`` hands it
-    # each call, and ``Tensor.item()`` and its kin tell it of each value read.
-    recorder: Any = None
     # The open ``allow_mutation_on_saved_tensors`` context, if any (autograd/_mutation.py).
     allow_mutation: Any = None
+
+    # ------------------------------------------------------------------ the special modes
+    # Four modes change what ``Function.apply`` does: an open trace, vmap, forward mode and
+    # inference mode.  ``special`` is true while any of them is on, so that ``apply`` (and the
+    # operators' NumPy shortcut) reads one flag instead of four; setting one of the four, through
+    # the properties below, keeps it up to date.
+    special: bool = False
+    _recorder: Any = None
+    _vmap_levels: tuple[Any, ...] = ()
+    _fw_levels: tuple[int, ...] = ()
+    _inference: bool = False
+
+    def _update_special(self) -> None:
+        self.special = bool(self._recorder is not None or self._vmap_levels or self._fw_levels or self._inference)
+
+    @property
+    def recorder(self) -> Any:
+        """The recorder of an open ``ctxgrad.trace`` (ctxgrad/trace.py): ``Function.apply`` hands
+        it each call, and ``Tensor.item()`` and its kin tell it of each value read."""
+        return self._recorder
+
+    @recorder.setter
+    def recorder(self, value: Any) -> None:
+        self._recorder = value
+        self._update_special()
+
+    @property
+    def vmap_levels(self) -> tuple[Any, ...]:
+        """The open vmap levels (``autograd/_batched.py``), innermost last."""
+        return self._vmap_levels
+
+    @vmap_levels.setter
+    def vmap_levels(self, value: tuple[Any, ...]) -> None:
+        self._vmap_levels = value
+        self._update_special()
+
+    @property
+    def fw_levels(self) -> tuple[int, ...]:
+        """The open forward-mode dual levels, innermost last."""
+        return self._fw_levels
+
+    @fw_levels.setter
+    def fw_levels(self, value: tuple[int, ...]) -> None:
+        self._fw_levels = value
+        self._update_special()
+
+    @property
+    def inference(self) -> bool:
+        """Inference mode is on."""
+        return self._inference
+
+    @inference.setter
+    def inference(self, value: bool) -> None:
+        self._inference = value
+        self._update_special()
 
 
 _state = _ModeState()

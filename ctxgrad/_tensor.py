@@ -2337,7 +2337,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     >>> ctxgrad.as_tensor(np.float64(3.0) * 2)
     tensor(6., dtype=ctxgrad.float64)
     """
-    if type(data) is _ndarray and dtype is None and device is None and data.dtype in _DTYPES and not _state.inference:
+    if type(data) is _ndarray and dtype is None and device is None and data.dtype in _DTYPES and not _state.special:
         t = _new_tensor(Tensor)
         t._data = data
         return t

@@ -25,6 +25,7 @@ unpack)`` puts saved-tensor hooks on that one tensor.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Callable
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
     from ctxgrad.autograd.saved import SavedTensor
 
-__all__ = ["NodeAPI", "RawSavedTensor"]
+__all__ = ["NodeAPI", "RawSavedTensor", "saved_field_properties"]
 
 
 class NodeAPI:
@@ -115,33 +116,24 @@ class NodeAPI:
         return slots[0] if len(slots) == 1 else tuple(slots)
 
     # ------------------------------------------------------------------ saved values by name
-    if not TYPE_CHECKING:  # (hidden from type checkers, so that a misspelt node attribute stays an error)
-
-        def __getattr__(self, name: str) -> Any:
-            raw = name.startswith("_raw_saved_")
-            if raw or name.startswith("_saved_"):
-                fields = _fields_of(self)
-                spec = fields.get(name[11:] if raw else name[7:], _MISSING)
-                if spec is not _MISSING and (not raw or isinstance(spec, int)):
-                    return _saved_value(self, spec, raw)
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self) -> list[str]:
-        fields = _fields_of(self)
-        names = [f"_saved_{k}" for k in fields] + [f"_raw_saved_{k}" for k, v in fields.items() if isinstance(v, int)]
-        return sorted(set(super().__dir__()) | set(names))
+    # ``_saved_<name>`` and ``_raw_saved_<name>`` are properties of each Function's node class,
+    # made with it (:func:`saved_field_properties`): a missing attribute costs no Python call.
 
 
-_MISSING = object()
-
-
-def _fields_of(node: NodeAPI) -> dict[str, Any]:
-    cls = getattr(type(node), "_forward_cls", None)
-    fields: dict[str, Any] = getattr(cls, "saved_fields", None) or {}
-    by_node: dict[str, dict[str, Any]] | None = getattr(cls, "saved_fields_of_node", None)
+def saved_field_properties(forward_cls: type, node_name: str) -> dict[str, property]:
+    """The ``_saved_<name>`` (and, for a saved tensor, ``_raw_saved_<name>``) properties of the
+    node class named ``node_name`` that records calls of ``forward_cls``, from its
+    ``saved_fields`` (or ``saved_fields_of_node[node_name]``)."""
+    fields: dict[str, Any] = getattr(forward_cls, "saved_fields", None) or {}
+    by_node: dict[str, dict[str, Any]] | None = getattr(forward_cls, "saved_fields_of_node", None)
     if by_node is not None:  # (one Function recorded under several node names: transpose is a permute)
-        fields = by_node.get(node.name(), fields)
-    return fields
+        fields = by_node.get(node_name, fields)
+    properties = {}
+    for name, spec in fields.items():
+        properties[f"_saved_{name}"] = property(functools.partial(_saved_value, spec=spec, raw=False))
+        if isinstance(spec, int):
+            properties[f"_raw_saved_{name}"] = property(functools.partial(_saved_value, spec=spec, raw=True))
+    return properties
 
 
 def _saved_value(node: Any, spec: Any, raw: bool) -> Any:

@@ -36,12 +36,12 @@ __all__ = ["adopt_view", "explain_read_only", "lock_array", "relock", "unlock_ar
 # middle of any bytecode, including inside ``lock_array`` while this thread holds the guard,
 # and it then runs ``SavedTensor.__del__`` in the same thread.  A finaliser that waited for
 # the guard would wait on its own thread forever (seen on Python 3.12 and 3.13).  So releases
-# never wait: ``unlock_array`` appends the array to ``_pending_unlocks`` (an atomic deque
-# append) and then only *tries* the guard.  Whoever holds the guard drains the queue after
-# letting go of it (``_drain_pending``), so a release queued while the guard was busy, by
-# this thread's collector or by another thread, is applied as soon as the holder is done:
-# the append happens before the failed try, the failed try before the holder's release, and
-# the holder looks at the queue after its release.
+# never wait: ``unlock_array`` only *tries* the guard; when another holds it, it appends the
+# array to ``_pending_unlocks`` (an atomic deque append) and then tries again.  Whoever holds
+# the guard drains the queue after letting go of it (``_drain_pending``), so a release queued
+# while the guard was busy, by this thread's collector or by another thread, is applied as
+# soon as the holder is done: the append happens before the failed second try, that try
+# before the holder's release, and the holder looks at the queue after its release.
 _locks: dict[int, list[Any]] = {}
 _locks_guard = threading.Lock()
 _pending_unlocks: deque[np.ndarray[Any, Any]] = deque()
@@ -59,9 +59,10 @@ def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     with _locks_guard:
         entry = _locks.get(id(owner))
         if entry is None:
-            writeable = bool(owner.flags.writeable)
+            flags = owner.flags  # (read once: each ``.flags`` makes a new object)
+            writeable = flags.writeable
             if writeable:
-                owner.flags.writeable = False
+                flags.writeable = False
             _locks[id(owner)] = entry = [owner, 1, writeable, None]
         else:
             entry[1] += 1
@@ -70,7 +71,8 @@ def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         if owner is not arr and arr.flags.writeable and not owner.flags.writeable:
             arr.flags.writeable = False
             _give_back_later(entry, arr)
-    _drain_pending()
+    if _pending_unlocks:
+        _drain_pending()
     return owner
 
 
@@ -108,8 +110,15 @@ def unlock_array(arr: np.ndarray[Any, Any] | None) -> None:
     Safe to call from a finaliser: it never waits for the guard (see above)."""
     if arr is None:
         return
-    _pending_unlocks.append(arr)
-    _drain_pending()
+    if _locks_guard.acquire(blocking=False):  # (the common case: no one holds the guard)
+        try:
+            _release(arr)
+        finally:
+            _locks_guard.release()
+    else:
+        _pending_unlocks.append(arr)
+    if _pending_unlocks:
+        _drain_pending()
 
 
 def _drain_pending() -> None:
@@ -118,27 +127,31 @@ def _drain_pending() -> None:
             return  # the holder drains after its release
         try:
             while _pending_unlocks:
-                arr = _pending_unlocks.popleft()
-                entry = _locks.get(id(arr))
-                if entry is None or entry[0] is not arr:
-                    continue
-                entry[1] -= 1
-                if entry[1] == 0:
-                    del _locks[id(arr)]
-                    if entry[2]:
-                        try:  # (a view whose owner another graph still holds stays read-only)
-                            arr.flags.writeable = True
-                        except ValueError:
-                            pass
-                    for ref in entry[3] or ():
-                        view = ref()
-                        try:  # (a view of a read-only view, a broadcast one, stays read-only)
-                            if view is not None:
-                                view.flags.writeable = True
-                        except ValueError:
-                            pass
+                _release(_pending_unlocks.popleft())
         finally:
             _locks_guard.release()
+
+
+def _release(arr: np.ndarray[Any, Any]) -> None:
+    """(Holding the guard) one holder fewer for ``arr``; the last gives the flags back."""
+    entry = _locks.get(id(arr))
+    if entry is None or entry[0] is not arr:
+        return
+    entry[1] -= 1
+    if entry[1] == 0:
+        del _locks[id(arr)]
+        if entry[2]:
+            try:  # (a view whose owner another graph still holds stays read-only)
+                arr.flags.writeable = True
+            except ValueError:
+                pass
+        for ref in entry[3] or ():
+            view = ref()
+            try:  # (a view of a read-only view, a broadcast one, stays read-only)
+                if view is not None:
+                    view.flags.writeable = True
+            except ValueError:
+                pass
 
 
 def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:

@@ -58,6 +58,7 @@ from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._ctx_fields import CtxFields
 from ctxgrad.autograd._dual import apply_dual
+from ctxgrad.autograd._node_api import saved_field_properties
 from ctxgrad.autograd._outputs import (
     alias,
     finish_untracked,
@@ -308,6 +309,7 @@ class FunctionMeta(type):
                 "skips_without_gradient": getattr(cls, "skips_without_gradient", False),
                 "__module__": cls.__module__,
                 "__doc__": f"Backward node of {name}.",
+                **saved_field_properties(cls, node_name),  # grad_fn._saved_self, ...
             },
         )
         cls._backward_cls.forward_cls = cls  # type: ignore[assignment]  # public; the core reads _forward_cls
@@ -454,13 +456,14 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
-        if _state.recorder is not None:
-            return _state.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
-        if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
-            return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
-        if _state.fw_levels:
-            dual: _Out = apply_dual(cls, args, _run)
-            return dual
+        if _state.special:  # (one flag for the four modes: a trace, vmap, forward mode, inference)
+            if _state.recorder is not None:
+                return _state.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
+            if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
+                return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
+            if _state.fw_levels:
+                dual: _Out = apply_dual(cls, args, _run)
+                return dual
         try:
             out: _Out = _run(cls, cls._backward_cls(), args)
         except ValueError as exc:  # (NumPy's error for a write into a read-only array)
@@ -500,7 +503,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
         and out._data.base is None
         and ctx._dirty is None
         and not out._requires_grad
-        and not state.inference
+        and not state.special  # (inference mode marks its outputs)
     ):
         for a in args:
             if a is out:

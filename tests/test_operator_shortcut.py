@@ -1,0 +1,167 @@
+"""The operators ``+ - * /`` compute with NumPy directly when nothing records
+(``ctxgrad/ops/arithmetic.py``, ``_untracked``): the result must be exactly what the op's
+Function gives, for every dtype pair, operand kind and grad mode.
+
+Each example computes ``a op b`` through the operator and through ``Function.apply`` (the
+path the operator falls back to), and compares the values bit for bit, the dtype, the shape,
+``requires_grad``, ``grad_fn``'s name and, when one raises, the exception type and message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ctxgrad
+from ctxgrad.autograd import forward_ad
+from ctxgrad.ops.arithmetic import Add, Div, Mul, Sub
+
+DTYPES = [
+    np.bool_,
+    np.uint8,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+]
+# (operator, the Function it stands for)
+OPS: list[tuple[Callable[[Any, Any], Any], type[ctxgrad.autograd.Function]]] = [
+    (operator.add, Add),
+    (operator.sub, Sub),
+    (operator.mul, Mul),
+    (operator.truediv, Div),
+]
+SCALARS = [True, 0, 3, -2, 2**40, 0.0, 2.5, -1e300, float("inf"), float("nan"), 1.5j]
+
+
+@contextlib.contextmanager
+def grad_mode(mode: str) -> Iterator[None]:
+    if mode == "grad":
+        yield
+    elif mode == "no_grad":
+        with ctxgrad.no_grad():
+            yield
+    elif mode == "inference":
+        with ctxgrad.inference_mode():
+            yield
+    elif mode == "forward":
+        with forward_ad.dual_level():
+            yield
+    else:  # grad mode switched back on inside no_grad
+        with ctxgrad.no_grad(), ctxgrad.enable_grad():
+            yield
+
+
+def outcome(compute: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[str, Any]:
+    """What ``compute(a, b)`` gives: the result's facts, or the exception's type and message."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = compute(a, b)
+    except Exception as exc:  # (the comparison is of the errors themselves)
+        return "raised", (type(exc), str(exc))
+    grad_fn = None if out.grad_fn is None else out.grad_fn.name()
+    data = out.detach().numpy()
+    return "result", (data.dtype, data.shape, data.tobytes(), out.requires_grad, grad_fn, out.is_inference())
+
+
+def tensor_of(data: Any, dtype: Any, requires_grad: bool) -> ctxgrad.Tensor:
+    with np.errstate(invalid="ignore"):  # (NaN made an integer: whatever NumPy gives, both paths see it)
+        array = np.asarray(data).astype(dtype)
+    floating = array.dtype.kind in "fc"
+    return ctxgrad.tensor(array, requires_grad=requires_grad and floating)
+
+
+values = st.lists(st.sampled_from([0.0, 1.0, -1.0, 2.5, -3.0, 7.0, 255.0, float("nan"), 0.5]), min_size=1, max_size=3)
+shapes = st.sampled_from([(), (1,), (3,), (2, 1)])
+
+
+@st.composite
+def operand_pair(draw: st.DrawFn) -> tuple[Any, Any]:
+    """A tensor with a tensor (0-d, broadcasting or not), or with a Python number on either side."""
+
+    def tensor() -> ctxgrad.Tensor:
+        shape = draw(shapes)
+        data = np.resize(np.array(draw(values)), shape)
+        return tensor_of(data, draw(st.sampled_from(DTYPES)), draw(st.booleans()))
+
+    kind = draw(st.sampled_from(["tensor-tensor", "tensor-number", "number-tensor"]))
+    if kind == "tensor-tensor":
+        return tensor(), tensor()
+    number = draw(st.sampled_from(SCALARS))
+    return (tensor(), number) if kind == "tensor-number" else (number, tensor())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pair=operand_pair(),
+    op=st.sampled_from(OPS),
+    mode=st.sampled_from(["grad", "no_grad", "inference", "forward", "enable_grad"]),
+)
+def test_the_operators_give_what_the_function_gives(pair: tuple[Any, Any], op: Any, mode: str) -> None:
+    a, b = pair
+    apply_op, function = op
+    with grad_mode(mode):
+        by_operator = outcome(apply_op, a, b)
+        by_function = outcome(function.apply, a, b)
+    assert by_operator == by_function
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference", "forward", "enable_grad"])
+@pytest.mark.parametrize("apply_op,function", OPS)
+@pytest.mark.parametrize("dtype_b", DTYPES)
+@pytest.mark.parametrize("dtype_a", DTYPES)
+def test_every_dtype_pair_and_mode(dtype_a: Any, dtype_b: Any, apply_op: Any, function: Any, mode: str) -> None:
+    """Every pair once, deterministically (the fuzzer above samples the rest of the space)."""
+    a = tensor_of([1.0, -2.0, 3.0], dtype_a, requires_grad=True)
+    b = tensor_of([2.0, 0.0, -1.0], dtype_b, requires_grad=False)
+    with grad_mode(mode):
+        for left, right in ((a, b), (b, a), (a, 2), (a, 0.5), (3, a), (-1.5, a), (a, b[0])):
+            assert outcome(apply_op, left, right) == outcome(function.apply, left, right)
+
+
+def test_the_shortcut_keeps_torch_results_and_errors() -> None:
+    """The values the shortcut computes, and the errors of the cases it leaves to the Function,
+    are torch's (the same code on both)."""
+    torch = pytest.importorskip("torch")
+    for lib in (ctxgrad, torch):
+        x = lib.tensor([1.0, 2.0, 4.0], dtype=lib.float32)
+        with lib.no_grad():
+            y = 2.0 - x / 4 * 3 + 1
+        assert y.dtype == lib.float32
+        assert y.tolist() == [2.25, 1.5, 0.0]
+        i = lib.tensor([1, 2])
+        assert (i / 2).dtype == lib.float32  # int / int: the default float dtype, not NumPy's float64
+        assert (i * 2.5).dtype == lib.float32
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\)"):
+        ctxgrad.ones(3) + ctxgrad.ones(2)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
+        ctxgrad.tensor([True]) - 1.0
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\)"):
+        torch.ones(3) + torch.ones(2)
+
+
+def test_no_grad_leaves_nothing_to_record() -> None:
+    """Under ``no_grad`` an input that requires grad gives a result that does not, and with grad
+    on, the same operator records (the shortcut steps aside)."""
+    x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
+    with ctxgrad.no_grad():
+        y = x * 2.0 + 1.0
+    assert not y.requires_grad and y.grad_fn is None
+    z = x * 2.0 + 1.0
+    assert z.grad_fn is not None and z.grad_fn.name() == "AddBackward0"
+    z.sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [2.0, 2.0]
