@@ -165,3 +165,15 @@ def test_no_grad_leaves_nothing_to_record() -> None:
     assert z.grad_fn is not None and z.grad_fn.name() == "AddBackward0"
     z.sum().backward()
     assert x.grad is not None and x.grad.tolist() == [2.0, 2.0]
+
+
+OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_a_number_on_the_left_of_a_0d_float32_tensor_keeps_float32(op: str) -> None:
+    # (NumPy 1.x's value-based casting would widen a 0-d float32 with a Python float to float64)
+    for value in (2.0, 3):
+        assert OPERATORS[op](value, ctxgrad.tensor(1.5)).dtype == ctxgrad.float32
+        with ctxgrad.no_grad():
+            assert OPERATORS[op](value, ctxgrad.tensor(1.5, requires_grad=True)).dtype == ctxgrad.float32

@@ -64,13 +64,15 @@ def test_numpy_erf_and_erfc_match_scipy_and_the_c_library_to_an_ulp_or_two() -> 
     )
 
 
-def test_numpy_lgamma_matches_scipy_to_3e_14_and_an_absolute_1e_15_near_its_zeros() -> None:
+def test_numpy_lgamma_matches_scipy_to_2e_13_and_an_absolute_1e_15_near_its_zeros() -> None:
+    # (3e-14 with NumPy 2 and a recent SciPy; the oldest NumPy and SciPy we support, 1.26 and
+    # 1.9, differ from them in the last bits of log and gammaln: 1e-13 was measured there)
     special = pytest.importorskip("scipy.special")
     x = _wide_grid()
     x = x[~((x <= 0) & (x == np.floor(x)))]
     ours, exact = _special_kernels._lgamma_numpy(x), special.gammaln(x)
     near_zeros = (np.abs(x - 1) < 0.05) | (np.abs(x - 2) < 0.05)  # (lgamma is 0 at 1 and 2)
-    assert _relative_error(ours[~near_zeros], exact[~near_zeros]).max() < 3e-14
+    assert _relative_error(ours[~near_zeros], exact[~near_zeros]).max() < 2e-13
     assert np.abs(ours[near_zeros] - exact[near_zeros]).max() < 1e-15
 
 

@@ -87,6 +87,10 @@ def arrays(a: Any, b: Any, refuse: Callable[[Any, Any], None] | None = None) -> 
     else:
         x = a
         y = b.array
+        if y.dtype.kind == "f" and (type(a) is float or type(a) is int):  # (``2.0 - x``)
+            if _LEGACY_PROMOTION and y.ndim == 0:
+                return y.dtype.type(a), y
+            return a, y
     if refuse is not None:
         refuse(x, y)
     return promote_operands(x, y)
