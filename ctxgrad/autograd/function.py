@@ -35,7 +35,7 @@ op returns is checked and fitted to its input.
 The pieces ``apply`` hands work to live beside this module: :mod:`._binding` (keyword
 arguments), :mod:`._outputs` (outputs that are views, aliases or dirty inputs; saved
 tensors), :mod:`._validate` (the gradients backward returns), :mod:`._dual` (forward
-mode) and :mod:`.hooks` (node hooks).
+mode) and :mod:`ctxgrad.autograd.hooks` (node hooks).
 
 Built-in ops in :mod:`ctxgrad.ops` are written exactly like this; read any of them as an
 example.

@@ -92,7 +92,7 @@ def _gather(flat: Tensor, index: list[Tensor], sizes: tuple[int, ...], channels:
 def grid_sample(
     input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros", align_corners: bool | None = None
 ) -> Tensor:
-    """The values of ``input`` (N, C, *spatial) at the points of ``grid`` (N, *out, d), in
+    """The values of ``input`` ``(N, C, *spatial)`` at the points of ``grid`` ``(N, *out, d)``, in
     [-1, 1] coordinates: see the module's docstring.  ``bicubic`` is not supported."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
@@ -145,8 +145,8 @@ def grid_sample(
 
 
 def affine_grid(theta: Tensor, size: list[int] | tuple[int, ...], align_corners: bool | None = None) -> Tensor:
-    """The sampling grid (N, *spatial, d) of the affine maps ``theta`` (N, d, d + 1) for an
-    output of ``size`` (N, C, *spatial): ``grid_sample``'s grid for a spatial transformer."""
+    """The sampling grid ``(N, *spatial, d)`` of the affine maps ``theta`` ``(N, d, d + 1)`` for
+    an output of ``size`` ``(N, C, *spatial)``: ``grid_sample``'s grid for a spatial transformer."""
     aligned = _align(align_corners)
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
