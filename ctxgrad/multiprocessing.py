@@ -105,11 +105,12 @@ class ProcessContext:
         running = [p for p in self.processes if p.exitcode is None]
         if running:
             multiprocessing.connection.wait([p.sentinel for p in running], timeout=timeout)
-        failed = next((i for i, p in enumerate(self.processes) if p.exitcode not in (None, 0)), None)
+        # (one reading of the exit codes: a process that ends between two readings would
+        # otherwise be neither failed nor running, and its error lost)
+        codes = [p.exitcode for p in self.processes]
+        failed = next((i for i, code in enumerate(codes) if code not in (None, 0)), None)
         if failed is None:
-            if any(p.exitcode is None for p in self.processes):
-                return False
-            return True
+            return all(code is not None for code in codes)
         for p in self.processes:
             if p.is_alive():
                 p.terminate()

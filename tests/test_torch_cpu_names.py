@@ -458,8 +458,8 @@ if __name__ == "__main__":
 
 @pytest.mark.torch_names("torch.multiprocessing")
 def test_a_childs_error_is_raised_in_the_parent_as_torch(tmp_path: Any) -> None:
-    # (in a fresh interpreter: forking pytest's own process, with its plugins and threads, is
-    # not what a program does)
+    # (from a script, as a program runs it; repeated runs of this test found a race in
+    # ProcessContext.join, which read the exit codes twice and could lose a child's error)
     import subprocess
     import sys
 
@@ -495,7 +495,7 @@ if __name__ == "__main__":
 
 @pytest.mark.torch_names("torch.multiprocessing.spawn")
 def test_spawn_starts_fresh_interpreters_and_raises_a_childs_error_as_torch(tmp_path: Any) -> None:
-    # (run from a script, as a program runs it, not from inside pytest's own process)
+    # (from a script, as a program runs it)
     import subprocess
     import sys
 
