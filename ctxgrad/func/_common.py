@@ -99,11 +99,11 @@ def _as_input(root: Tensor) -> Tensor:
         # No history and no tangent to keep: a leaf of its own over the same memory, so that
         # an in-place write into it or a view of it is refused as torch refuses it (a view of
         # ``root`` would be a view of a tensor that does not require grad, and allowed).
-        inp = _wrap(root._data).requires_grad_()
+        inp = _wrap(root._data)._set_requires_grad()
     else:
         inp = root.view_as(root)
         if not inp.requires_grad:
-            inp.requires_grad_()
+            inp._set_requires_grad()
     if inp.is_leaf:
         _INPUT_DEPTH[id(inp)] = _state.func_transforms
         weakref.finalize(inp, _INPUT_DEPTH.pop, id(inp), None)

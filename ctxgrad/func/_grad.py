@@ -17,6 +17,7 @@ from ctxgrad.autograd._dual import FUNC_JVP_LEVELS
 from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad
+from ctxgrad.autograd.hooks import disable_saved_tensors_hooks
 from ctxgrad.func._common import (
     _as_input,
     _depth,
@@ -33,6 +34,14 @@ from ctxgrad.func._common import (
     _write_back,
 )
 from ctxgrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+
+# vjp (and so grad, jacrev, hessian) refuses saved-tensor hooks while it runs the function, as
+# torch.func does: a hook would see the tensors that hold the whole batch of every open vmap
+# level and the transform's own inputs, not what the function was given.
+_NO_SAVED_HOOKS = (
+    "torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks. Please open an issue with your "
+    "use case."
+)
 
 
 def _diff_args(args: tuple[Any, ...], argnums: int | tuple[int, ...], who: str) -> tuple[Any, ...]:
@@ -144,7 +153,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     tracked = _tracked()
     forward_outside = bool(_state.fw_levels)
     depth = _state.func_transforms + 1
-    with _transform_running(), enable_grad():
+    with disable_saved_tensors_hooks(_NO_SAVED_HOOKS), _transform_running(), enable_grad():
         leaves, spec = tree_flatten(primals)
         _check_tensors(leaves)
         roots = [_to_levels(x, levels) for x in leaves]

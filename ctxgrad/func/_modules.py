@@ -115,7 +115,7 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[s
         ps = [dict(m.named_parameters())[k] for m in models]
         s = stack([p.detach() for p in ps])
         if all(p.requires_grad for p in ps):
-            s.requires_grad_()
+            s._set_requires_grad()
         params[k] = s
     buffers = {k: stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
     return params, buffers
