@@ -85,7 +85,7 @@ def _refuse_in_transform(call: str, also: str = "") -> None:
     being transformed (by ``vmap``, ``grad``, ``vjp``, ``jvp``...), where a tensor's autograd
     flags belong to the transform: the library's own code sets them with
     :meth:`Tensor._set_requires_grad`."""
-    if _state.func_transforms or _state.vmap_levels:
+    if _state.transforming or _state.vmap_levels:
         raise RuntimeError(
             f"You are attempting to call Tensor.{call}{also} inside of a function being transformed by a functorch "
             "transform. This is unsupported, please attempt to use the functorch transforms (e.g. grad, vjp, "

@@ -150,6 +150,38 @@ def test_requires_grad_outside_a_transform_after_a_refusal_still_works() -> None
         np.testing.assert_allclose(x.grad.numpy(), [1.0, 2.0, 4.0])
 
 
+def _recomputing_sin(lib: Any) -> Any:
+    """sin, whose backward recomputes it on a detached copy that it sets to require grad."""
+
+    def forward(x: Any) -> Any:
+        return x.sin()
+
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.save_for_backward(inputs[0])
+
+    def backward(ctx: Any, g: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        with lib.enable_grad():
+            at = x.detach().requires_grad_()
+            return lib.autograd.grad(at.sin(), at, g)[0]
+
+    body = {"forward": forward, "setup_context": setup_context, "backward": backward}
+    return type("RecomputingSin", (lib.autograd.Function,), {k: staticmethod(v) for k, v in body.items()})
+
+
+def test_a_backward_that_sets_requires_grad_runs_in_a_vjp_fn_called_outside_and_is_refused_in_grad() -> None:
+    # torch runs grad's backward inside the transform, and a vjp_fn called later outside it.
+    def vjp_fn_outside(lib: Any) -> Any:
+        _, vjp_fn = lib.func.vjp(_recomputing_sin(lib).apply, _x(lib))
+        return vjp_fn(lib.ones(3))
+
+    def in_grad(lib: Any) -> Any:
+        return lib.func.grad(lambda v: _recomputing_sin(lib).apply(v).sum())(_x(lib))
+
+    np.testing.assert_allclose(_as_torch(vjp_fn_outside)[0], np.cos([0.5, 1.0, 2.0]), rtol=1e-6)
+    _refused(_as_torch(in_grad), _REQUIRES_GRAD)
+
+
 # ----------------------------------------------------------------------------- retain_grad
 @pytest.mark.parametrize("transform", sorted(TRANSFORMS))
 @pytest.mark.parametrize("which", ["input", "intermediate"])

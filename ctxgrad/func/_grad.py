@@ -30,6 +30,7 @@ from ctxgrad.func._common import (
     _to_levels,
     _tracked,
     _transform_running,
+    _transforming,
     _unwrap_all,
     _write_back,
 )
@@ -109,7 +110,8 @@ def grad_and_value(
 
         # the gradient of a scalar is its vector-Jacobian product with 1
         value, vjp_fn, *aux = vjp(scalar_function, *chosen, has_aux=has_aux)
-        grads = vjp_fn(ones_like(value))
+        with _transforming():  # (a custom backward may not call requires_grad_ there either)
+            grads = vjp_fn(ones_like(value))
         result = grads[0] if isinstance(argnums, int) else grads
         return (result, (value, aux[0])) if has_aux else (result, value)
 
@@ -191,7 +193,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                 f"Expected pytree structure of cotangents to be the same as pytree structure of outputs to the "
                 f"function. cotangents: {ct_spec}, primal output: {out_spec}"
             )
-        with _transform_running():
+        with _transform_running(transforming=False):
             return _vjp_apply(ct_leaves, root_outs, ins, levels, spec, nested, forward_outside or _tracked())
 
     if forward_outside:
