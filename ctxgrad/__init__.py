@@ -167,6 +167,7 @@ __all__ += ["linalg", "special"]
 
 # probability distributions and the discrete Fourier transforms
 from ctxgrad import distributions, fft  # noqa: E402
+from ctxgrad.distributions._functions import standard_gamma as _standard_gamma  # noqa: E402, F401  (torch's name)
 
 __all__ += ["distributions", "fft"]
 
@@ -187,6 +188,7 @@ __all__ += ["allclose", "equal", "eye", "isclose", "linspace", "logspace", "rand
 # random sampling (manual_seed makes every draw reproducible)
 from ctxgrad._sampling import (  # noqa: E402
     bernoulli,
+    binomial,
     multinomial,
     normal,
     poisson,
@@ -194,7 +196,7 @@ from ctxgrad._sampling import (  # noqa: E402
     randperm,
 )
 
-__all__ += ["bernoulli", "multinomial", "normal", "poisson", "randint_like", "randperm"]
+__all__ += ["bernoulli", "binomial", "multinomial", "normal", "poisson", "randint_like", "randperm"]
 
 # training: optimizers, schedulers, saving and data loading
 from ctxgrad import optim, utils  # noqa: E402
@@ -404,7 +406,9 @@ from ctxgrad._made_functions import (  # noqa: E402
     chunk,
     clamp,
     clamp_max,
+    clamp_max_,
     clamp_min,
+    clamp_min_,
     clip,
     clone,
     column_stack,
@@ -767,7 +771,9 @@ __all__ += [
     "chunk",
     "clamp",
     "clamp_max",
+    "clamp_max_",
     "clamp_min",
+    "clamp_min_",
     "clip",
     "clone",
     "column_stack",

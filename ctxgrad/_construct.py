@@ -74,7 +74,7 @@ def asarray(
         elif requires_grad is False and obj.requires_grad:
             result = obj.detach()
         if requires_grad:
-            result.requires_grad_(True)
+            result._set_requires_grad(True)
         return result
     if isinstance(obj, (bytes, bytearray, memoryview)):
         arr: np.ndarray[Any, Any] = np.frombuffer(obj, dtype=dt or _dtypes.get_default_dtype())

@@ -5,6 +5,8 @@ Random tensors come from one NumPy ``Generator`` that ``manual_seed`` resets.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 import secrets
 from collections.abc import Callable, Sequence
@@ -388,6 +390,50 @@ def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     return random_under_vmap(shape, draw)
 
 
+def takes_out(name: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """torch's ``out=`` keyword for the random factory ``name`` (``randn(2, 3, out=t)``): the
+    values are drawn in ``out``'s dtype (a ``dtype=`` given too must be it) and written into
+    ``out``, which is resized to their shape without a warning, as torch's factories resize it;
+    an ``out`` that requires grad is refused, as torch refuses to resize it."""
+
+    def decorate(factory: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        @functools.wraps(factory)
+        def with_out(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+            if out is None:
+                return factory(*args, **kwargs)
+            if not isinstance(out, Tensor):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            dt = out._data.dtype
+            given = kwargs.get("dtype")
+            if given is not None and _dtypes.to_dtype(given) != dt:
+                raise RuntimeError(
+                    f"dtype {_dtypes.short_name(_dtypes.to_dtype(given))} does not match dtype of out parameter "
+                    f"({_dtypes.short_name(dt)})"
+                )
+            if out.requires_grad:
+                raise RuntimeError("cannot resize variables that require grad")
+            wants_grad = kwargs.pop("requires_grad", False)
+            made = factory(*args, **{**kwargs, "dtype": dt})
+            if out.shape != made.shape:
+                out.resize_(made.shape)
+            from ctxgrad.autograd.grad_mode import no_grad
+
+            with no_grad():
+                out.copy_(made)
+            if wants_grad:
+                out._set_requires_grad(True)
+            return out
+
+        signature = inspect.signature(factory)
+        params = list(signature.parameters.values())
+        keyword = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Tensor | None")
+        setattr(with_out, "__signature__", signature.replace(parameters=[*params, keyword]))  # noqa: B010
+        return with_out
+
+    return decorate
+
+
+@takes_out("rand")
 @replayed_whole
 def rand(
     *sizes: Any,
@@ -408,6 +454,7 @@ def rand(
     return _finish(arr, requires_grad, device, pin_memory)
 
 
+@takes_out("randn")
 @replayed_whole
 def randn(
     *sizes: Any,
@@ -428,6 +475,7 @@ def randn(
     return _finish(arr, requires_grad, device, pin_memory)
 
 
+@takes_out("randint")
 @replayed_whole
 def randint(
     low: int,

@@ -207,7 +207,11 @@ if TYPE_CHECKING:
 
     def clamp_max(input: Tensor, max: Any, *, out: Tensor | None = None) -> Tensor: ...
 
+    def clamp_max_(input: Tensor, max: Any) -> Tensor: ...
+
     def clamp_min(input: Tensor, min: Any, *, out: Tensor | None = None) -> Tensor: ...
+
+    def clamp_min_(input: Tensor, min: Any) -> Tensor: ...
 
     def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor: ...
 
@@ -1101,7 +1105,9 @@ __all__ = [
     "chunk",
     "clamp",
     "clamp_max",
+    "clamp_max_",
     "clamp_min",
+    "clamp_min_",
     "clip",
     "clone",
     "column_stack",

@@ -1,5 +1,5 @@
 """Random sampling: ``randperm``, ``normal`` (all four of torch's overloads), ``bernoulli``,
-``multinomial``, ``poisson``, ``randint_like``, and the in-place samplers torch has
+``multinomial``, ``poisson``, ``binomial``, ``randint_like``, and the in-place samplers torch has
 (``uniform_``, ``normal_``, ``bernoulli_``, ``exponential_``, ``random_``, ``log_normal_``,
 ``geometric_``, ``cauchy_``).
 
@@ -40,6 +40,7 @@ from ctxgrad.autograd.function import Function
 __all__ = [
     "bernoulli",
     "bernoulli_",
+    "binomial",
     "cauchy_",
     "exponential_",
     "geometric_",
@@ -127,6 +128,17 @@ class Bernoulli(Sampled):
 
 class Poisson(Sampled):
     node_name = "PoissonBackward0"
+
+
+class Binomial(Sampled):
+    """torch gives a binomial sample a history whose backward refuses (there is no derivative
+    with respect to the counts or probabilities, not even a zero one)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        raise RuntimeError("derivative for aten::binomial is not implemented")
 
 
 class Multinomial(Sampled):
@@ -482,6 +494,55 @@ def _poisson_draw(
 
 
 @replayed_whole
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """The number of successes in ``count`` trials of probability ``prob`` (broadcast together),
+    in their floating dtype.
+
+    >>> import ctxgrad
+    >>> ctxgrad.binomial(ctxgrad.tensor([0.0, 5.0]), ctxgrad.tensor([0.3, 1.0]))
+    tensor([0., 5.])
+    """
+    rng = _rng(generator, "binomial")
+    for position, (name, value) in enumerate((("count", count), ("prob", prob)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"binomial(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+    counts, probs = count.array, prob.array
+    if counts.dtype.kind != "f":
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {_dtypes.short_name(counts.dtype)}"
+        )
+    if probs.dtype != counts.dtype:
+        raise RuntimeError(
+            f"Found dtype {_dtypes.short_name(probs.dtype)} but expected {_dtypes.short_name(counts.dtype)}"
+        )
+    if counts.dtype == np.float16:
+        raise NotImplementedError("\"binomial_cpu\" not implemented for 'Half'")
+    try:
+        np.broadcast_shapes(counts.shape, probs.shape)
+    except ValueError:
+        from ctxgrad.ops._util import broadcast_error
+
+        raise broadcast_error(counts, probs) from None
+    return _sample(Binomial, lambda n, p, *carrier: _binomial_draw(rng, n, p, *carrier), count, prob)
+
+
+def _binomial_draw(
+    rng: np.random.Generator, n: np.ndarray[Any, Any], p: np.ndarray[Any, Any], *carrier: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
+    # torch draws something for counts that are not whole numbers and probabilities outside
+    # [0, 1] (and NaN for a NaN probability); ctxgrad refuses them (docs/differences.md).
+    if n.size and not (np.isfinite(n).all() and (n >= 0).all() and (n == np.floor(n)).all()):
+        raise RuntimeError("binomial(): expected count to hold whole numbers >= 0")
+    if p.size and not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError("binomial(): expected prob to be in [0, 1]")
+    shape = _shape(n, p, *carrier)
+    draws = rng.binomial(np.broadcast_to(n, shape).astype(np.int64), np.broadcast_to(p, shape).astype(np.float64))
+    return np.asarray(draws).astype(n.dtype)
+
+
+@replayed_whole
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
     """``num_samples`` category indices drawn with the (unnormalised) weights ``input``, per
     row of a matrix; without ``replacement`` each category at most once.
@@ -534,6 +595,7 @@ def _multinomial_draw(rng: np.random.Generator, n: int, replacement: bool) -> Ca
     return draw
 
 
+@_factories.takes_out("randperm")
 @replayed_whole
 def randperm(
     n: int,

@@ -36,6 +36,9 @@ class _ModeState(threading.local):
     # The grad/vjp/jvp transforms (``ctxgrad.func``) running: inside one, a tensor made in
     # inference mode may be saved for backward, as torch's transforms allow.
     func_transforms: int = 0
+    # Of those, the ones running the function they transform (not a ``vjp_fn``): inside one,
+    # as inside ``vmap``, ``requires_grad_()`` and ``retain_grad()`` are refused, as torch's are.
+    transforming: int = 0
     # The ``once_differentiable`` backward (its node's name) that, in the last backward call,
     # gave results without a graph under ``create_graph`` although its inputs require grad,
     # as torch does (a derivative of them is silently zero): an error then names it.  And

@@ -92,6 +92,8 @@ def functions(op: Op) -> Iterator[tuple[str, Callable[..., Any]]]:
         yield op.name, op.frontend
         for alias in op.aliases:
             yield alias, op.frontend
+        if op.inplace_function and callable(op.inplace):
+            yield op.inplace.__name__, op.inplace
 
 
 def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
@@ -137,7 +139,7 @@ def made_functions() -> dict[str, Callable[..., Any]]:
             function = op.frontend
         else:
             continue
-        made.update((name, function) for name, _ in functions(op))
+        made.update((name, function if fn is op.frontend else fn) for name, fn in functions(op))
     return made
 
 

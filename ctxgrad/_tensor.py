@@ -80,6 +80,19 @@ _NOT_LEAF_MSG = (
 _OWN_DTYPE = "own"
 
 
+def _refuse_in_transform(call: str, also: str = "") -> None:
+    """torch.func's error for ``requires_grad_()`` or ``retain_grad()`` called inside a function
+    being transformed (by ``vmap``, ``grad``, ``vjp``, ``jvp``...), where a tensor's autograd
+    flags belong to the transform: the library's own code sets them with
+    :meth:`Tensor._set_requires_grad`."""
+    if _state.transforming or _state.vmap_levels:
+        raise RuntimeError(
+            f"You are attempting to call Tensor.{call}{also} inside of a function being transformed by a functorch "
+            "transform. This is unsupported, please attempt to use the functorch transforms (e.g. grad, vjp, "
+            f"jacrev, jacfwd, hessian) or call {call} outside of a function being transformed instead."
+        )
+
+
 def _check_requires_grad_dtype(dt: np.dtype[Any], factory: bool) -> None:
     """Torch's error for an integer or bool tensor asked to require grad (worded as each
     entry point words it: factories, the setter, ``requires_grad_``)."""
@@ -228,14 +241,20 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if value and self._grad_fn is None:
             _check_requires_grad_setter(self._data.dtype)
-        self.requires_grad_(value)
+        self._set_requires_grad(value)  # (torch.func allows the setter where it refuses requires_grad_)
 
     @requires_grad.deleter
     def requires_grad(self) -> None:
         raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` of a leaf in place and return it."""
+        """Set ``requires_grad`` of a leaf in place and return it (refused inside a function
+        that ``ctxgrad.func`` transforms, as torch.func refuses it)."""
+        _refuse_in_transform("requires_grad_()", " (or perhaps using torch.autograd.functional.* APIs)")
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad: bool = True) -> Tensor:
+        """``requires_grad_`` for the library's own code, which may run inside a transform."""
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(_NOT_LEAF_MSG)
@@ -806,6 +825,7 @@ class Tensor:
         fn = self._grad_fn if self._base is None else self._history()  # (a view re-read first, as for a hook)
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        _refuse_in_transform("retain_grad()")
         if fn is None or self._retains_grad:
             return
         fn._add_retain_grad(self._output_nr, self)

@@ -238,7 +238,9 @@ def _jvp_from_backward(
     # Ones, not zeros: backward is linear in its gradients, so any value gives the same
     # derivative, but a backward that ignores them (NumPy inside) then shows as nonzero.
     probes = [
-        _wrap(np.ones_like(o._data)).requires_grad_() if isinstance(o, Tensor) and o._data.dtype.kind in "fc" else None
+        _wrap(np.ones_like(o._data))._set_requires_grad()
+        if isinstance(o, Tensor) and o._data.dtype.kind in "fc"
+        else None
         for o in outs
     ]
     seeds = [

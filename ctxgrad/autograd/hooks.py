@@ -330,13 +330,17 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
-    """Inside this block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
+    """Inside this block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``;
+    entering the block itself raises it while such hooks are on (as in torch: the code that
+    disables them, ``ctxgrad.func.vjp``, cannot honour hooks set outside either)."""
 
     def __init__(self, error_message: str) -> None:
         self.error_message = error_message
         self._prev: str | None = None
 
     def __enter__(self) -> None:
+        if _state.saved_hooks:
+            raise RuntimeError(self.error_message)
         self._prev = _state.saved_hooks_disabled
         _state.saved_hooks_disabled = self.error_message
 

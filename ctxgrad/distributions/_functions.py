@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _sampling
+from ctxgrad import _dtypes, _sampling
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops.special_functions import incomplete_gamma_sums, log_gamma
 
-__all__ = ["StandardGamma", "gamma_sample_grad"]
+__all__ = ["StandardGamma", "gamma_sample_grad", "standard_gamma"]
 
 
 def gamma_sample_grad(alpha: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -62,29 +62,39 @@ class StandardGamma(Function[Tensor]):
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, alpha: Tensor) -> Tensor:
+    def forward(ctx: Any, alpha: Tensor, generator: Any = None) -> Tensor:
         a = alpha.array
-        draw = _sampling._rng().standard_gamma(a.astype(np.float64))
+        draw = _sampling._rng(generator, "_standard_gamma").standard_gamma(a.astype(np.float64))
         # As torch, a sample is never exactly 0 (its log is used): the smallest normal number.
         sample = np.maximum(draw, np.finfo(a.dtype).tiny).astype(a.dtype)
         ctx.save_for_backward(as_tensor(gamma_sample_grad(a, sample).astype(a.dtype)))
         return as_tensor(np.asarray(sample))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
         (dsample,) = ctx.saved_tensors
-        out: Tensor = grad * dsample
-        return out
+        return (grad * dsample, *(None for _ in ctx.needs_input_grad[1:]))  # (none for a generator)
 
     @staticmethod
-    def jvp(ctx: Any, tangent: Tensor) -> Tensor:
+    def jvp(ctx: Any, tangent: Tensor, *_: None) -> Tensor:
         (dsample,) = ctx.saved_tensors
         out: Tensor = tangent * dsample
         return out
 
     @staticmethod
-    def vmap(info: Any, in_dims: tuple[Any, ...], alpha: Tensor) -> tuple[Tensor, int]:
+    def vmap(info: Any, in_dims: tuple[Any, ...], alpha: Tensor, generator: Any = None) -> tuple[Tensor, int]:
         """One draw for the whole batch of shapes (each element its own sample: ``"different"``
         randomness); ``"error"`` refuses, and so does ``"same"`` for batched shapes, as torch."""
         _sampling._random_mode_allows(info, batched_input=True)
-        return StandardGamma.apply(alpha), 0
+        return StandardGamma.apply(alpha, generator), 0
+
+
+def standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
+    """``torch._standard_gamma``: samples of the standard Gamma distribution with the shapes
+    ``input``, differentiable with respect to them (:class:`StandardGamma`)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_standard_gamma(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    dt = input.array.dtype
+    if dt.kind != "f" or dt == np.float16:
+        raise NotImplementedError(f"\"gamma_cpu\" not implemented for '{_dtypes.short_name(dt)}'")
+    return StandardGamma.apply(input, generator)

@@ -99,11 +99,11 @@ def _as_input(root: Tensor) -> Tensor:
         # No history and no tangent to keep: a leaf of its own over the same memory, so that
         # an in-place write into it or a view of it is refused as torch refuses it (a view of
         # ``root`` would be a view of a tensor that does not require grad, and allowed).
-        inp = _wrap(root._data).requires_grad_()
+        inp = _wrap(root._data)._set_requires_grad()
     else:
         inp = root.view_as(root)
         if not inp.requires_grad:
-            inp.requires_grad_()
+            inp._set_requires_grad()
     if inp.is_leaf:
         _INPUT_DEPTH[id(inp)] = _state.func_transforms
         weakref.finalize(inp, _INPUT_DEPTH.pop, id(inp), None)
@@ -129,18 +129,33 @@ def _tracked() -> bool:
 
 
 @contextlib.contextmanager
-def _transform_running() -> Iterator[None]:
-    """The body of ``vjp``/``jvp``: out of inference mode (a transform differentiates even
-    there, and its results are not inference tensors, as torch's), and marked as running, so
-    that a tensor made in inference mode may be saved for its backward."""
+def _transform_running(transforming: bool = True) -> Iterator[None]:
+    """The body of ``vjp``/``jvp`` (``transforming``: running the function they transform) or
+    a ``vjp_fn``: out of inference mode (a transform differentiates even there, and its results
+    are not inference tensors, as torch's), and marked as running, so that a tensor made in
+    inference mode may be saved for its backward, and, while the function runs, that
+    ``requires_grad_()`` and ``retain_grad()`` are refused in it (as torch.func refuses them)."""
     inference = _state.inference
     _state.inference = False
     _state.func_transforms += 1
+    _state.transforming += transforming
     try:
         yield
     finally:
+        _state.transforming -= transforming
         _state.func_transforms -= 1
         _state.inference = inference
+
+
+@contextlib.contextmanager
+def _transforming() -> Iterator[None]:
+    """``grad``'s own backward, which torch runs inside the transform: marked as
+    :func:`_transform_running` marks the function's body."""
+    _state.transforming += 1
+    try:
+        yield
+    finally:
+        _state.transforming -= 1
 
 
 # The inputs a grad/vjp transform differentiates by (leaves of its own), with the depth of

@@ -17,6 +17,7 @@ from ctxgrad.autograd._dual import FUNC_JVP_LEVELS
 from ctxgrad.autograd._grad import differentiated_again
 from ctxgrad.autograd._grad import grad as autograd_grad
 from ctxgrad.autograd.grad_mode import enable_grad
+from ctxgrad.autograd.hooks import disable_saved_tensors_hooks
 from ctxgrad.func._common import (
     _as_input,
     _depth,
@@ -29,10 +30,19 @@ from ctxgrad.func._common import (
     _to_levels,
     _tracked,
     _transform_running,
+    _transforming,
     _unwrap_all,
     _write_back,
 )
 from ctxgrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+
+# vjp (and so grad, jacrev, hessian) refuses saved-tensor hooks while it runs the function, as
+# torch.func does: a hook would see the tensors that hold the whole batch of every open vmap
+# level and the transform's own inputs, not what the function was given.
+_NO_SAVED_HOOKS = (
+    "torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks. Please open an issue with your "
+    "use case."
+)
 
 
 def _diff_args(args: tuple[Any, ...], argnums: int | tuple[int, ...], who: str) -> tuple[Any, ...]:
@@ -100,7 +110,8 @@ def grad_and_value(
 
         # the gradient of a scalar is its vector-Jacobian product with 1
         value, vjp_fn, *aux = vjp(scalar_function, *chosen, has_aux=has_aux)
-        grads = vjp_fn(ones_like(value))
+        with _transforming():  # (a custom backward may not call requires_grad_ there either)
+            grads = vjp_fn(ones_like(value))
         result = grads[0] if isinstance(argnums, int) else grads
         return (result, (value, aux[0])) if has_aux else (result, value)
 
@@ -144,7 +155,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     tracked = _tracked()
     forward_outside = bool(_state.fw_levels)
     depth = _state.func_transforms + 1
-    with _transform_running(), enable_grad():
+    with disable_saved_tensors_hooks(_NO_SAVED_HOOKS), _transform_running(), enable_grad():
         leaves, spec = tree_flatten(primals)
         _check_tensors(leaves)
         roots = [_to_levels(x, levels) for x in leaves]
@@ -182,7 +193,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                 f"Expected pytree structure of cotangents to be the same as pytree structure of outputs to the "
                 f"function. cotangents: {ct_spec}, primal output: {out_spec}"
             )
-        with _transform_running():
+        with _transform_running(transforming=False):
             return _vjp_apply(ct_leaves, root_outs, ins, levels, spec, nested, forward_outside or _tracked())
 
     if forward_outside:

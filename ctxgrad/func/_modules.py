@@ -115,7 +115,23 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[s
         ps = [dict(m.named_parameters())[k] for m in models]
         s = stack([p.detach() for p in ps])
         if all(p.requires_grad for p in ps):
-            s.requires_grad_()
+            s._set_requires_grad()
         params[k] = s
     buffers = {k: stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root: Any) -> Any:
+    """Make every batch-norm module of ``root`` (``root`` included) use the statistics of the
+    batch it is given, in place: no running mean and variance, ``track_running_stats`` off,
+    so that it can run under ``vmap`` (where an update of a running statistic shared by all
+    samples would be per-sample).  Returns ``root``."""
+    from ctxgrad.nn.modules.normalization import _BatchNorm
+
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

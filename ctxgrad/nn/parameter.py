@@ -43,7 +43,7 @@ class Parameter(Tensor):
         if requires_grad:
             if self._data.dtype.kind not in "fc":
                 raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-            self.requires_grad_(True)
+            self._set_requires_grad(True)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -96,7 +96,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
             data = as_tensor(np.empty((0,), dtype=_dtypes.get_default_dtype()))
         elif not isinstance(data, Tensor):
             raise TypeError(f"Buffer(): data must be a Tensor or None, got {type(data).__name__}")
-        marked = data.detach().requires_grad_(data.requires_grad)
+        marked = data.detach()._set_requires_grad(data.requires_grad)
         marked.persistent = persistent  # type: ignore[attr-defined]
         marked._is_buffer = True  # type: ignore[attr-defined]
         return marked  # type: ignore[return-value]

@@ -210,6 +210,9 @@ class Op:
     #: ``view=True``, from the view op; or a subclass of the row's Function that the in-place
     #: form runs instead (torch names some in-place nodes apart: ``EluBackward1``).
     inplace: Callable[..., Any] | bool | None = None
+    #: The in-place variant is a ``ctxgrad`` function too, as torch has ``torch.exp_`` (for some
+    #: ops only: there is no ``torch.add_``).
+    inplace_function: bool = False
     #: The op returns a view of its input (with ``inplace=True``: ``x.t_()``).
     view: bool = False
     #: ``ctxgrad.<name>`` takes torch's ``out=`` (added by ``_surface.with_out``).

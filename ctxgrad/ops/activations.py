@@ -317,7 +317,7 @@ class Composite(Function[Tensor]):
         (x,) = ctx.saved_tensors
         building = is_grad_enabled()  # (a graph of the gradient: double backward)
         with enable_grad():
-            at = x if building and x.requires_grad else x.detach().requires_grad_()
+            at = x if building and x.requires_grad else x.detach()._set_requires_grad()
             y = ctx.forward_cls.formula(at, *ctx.params)
             (g,) = grad(y, at, grad_output, create_graph=building)
         return (g, *(None for _ in ctx.params))

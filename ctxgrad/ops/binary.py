@@ -1045,8 +1045,8 @@ ROWS: list[Op] = [
     Op("minimum", Minimum, args=tensor_operands, method_frontend=minimum_method, out=True, numpy=("minimum",)),
     Op("clamp", clamp, inplace=clamp_, out=True),
     Op("clip", clip, inplace=clip_, out=True),
-    Op("clamp_min", clamp_min, inplace=clamp_min_, out=True),
-    Op("clamp_max", clamp_max, inplace=clamp_max_, out=True),
+    Op("clamp_min", clamp_min, inplace=clamp_min_, inplace_function=True, out=True),
+    Op("clamp_max", clamp_max, inplace=clamp_max_, inplace_function=True, out=True),
     Op("lerp", lerp, method_frontend=lerp_method, inplace=lerp_, out=True),
     Op(
         "hypot",

@@ -59,7 +59,7 @@ class _RandomState:
 
 def _detached(args: Iterable[Any]) -> list[Any]:
     """Tensors detached (keeping ``requires_grad``), other arguments as they are."""
-    return [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a for a in args]
+    return [a.detach()._set_requires_grad(a.requires_grad) if isinstance(a, Tensor) else a for a in args]
 
 
 class CheckpointFunction(Function[Any]):
