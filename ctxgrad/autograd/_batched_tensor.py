@@ -175,10 +175,14 @@ class BatchedTensor(Tensor):
 
     value: Tensor
     level: int
+    #: where the batch dimension was in the tensor vmap was given (``value`` has it first):
+    #: what a user's ``vmap`` staticmethod is told, as torch tells it (its ``in_dims``)
+    bdim: int
 
-    def __init__(self, value: Tensor, level: int) -> None:  # (Tensor.__init__ makes an array; this has none)
+    def __init__(self, value: Tensor, level: int, bdim: int = 0) -> None:  # (Tensor.__init__ makes an array)
         self.value = value
         self.level = level
+        self.bdim = bdim
 
     @property
     def _data(self) -> Any:  # type: ignore[override]

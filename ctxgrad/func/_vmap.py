@@ -176,7 +176,9 @@ def _vmap_once(
     lv = open_level(size, randomness)
     try:
         batched = [
-            BatchedTensor(leaf.movedim(d, 0) if d % leaf.dim() != 0 else leaf, lv.level) if d is not None else leaf
+            BatchedTensor(leaf.movedim(d, 0) if d % leaf.dim() != 0 else leaf, lv.level, d % leaf.dim())
+            if d is not None
+            else leaf
             for leaf, d in zip(leaves, dims)
         ]
         out = func(*tree_unflatten(batched, spec), **kwargs)
