@@ -814,13 +814,14 @@ class SamplePositions(Function[Tensor]):
                 "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch "
                 "over indexing with a boolean mask."
             )
-        from ctxgrad.autograd._batched import stack_samples
+        # (imported here: joining's module reaches this one through shape and gather_scatter)
+        from ctxgrad.ops.joining import Stack
 
         samples = [
             SamplePositions.apply(shape, template, *(t[b] if d == 0 else t for t, d in zip(tensors, dims)))
             for b in range(info.batch_size)
         ]
-        return stack_samples(samples), 0
+        return Stack.apply(0, *samples), 0
 
 
 def index_put_args(
