@@ -29,9 +29,7 @@ from ctxgrad.autograd._batched import align_samples
 from ctxgrad.autograd._batched_tensor import (
     RANDOM_ERROR_MSG,
     SAME_RANDOMNESS_BATCHED_MSG,
-    BatchedTensor,
     check_random_fill,
-    level_info,
     random_carrier,
 )
 from ctxgrad.autograd._views import write_in_place
@@ -124,6 +122,10 @@ class NormalNumberTensor(Sampled):
 
 class Bernoulli(Sampled):
     node_name = "BernoulliBackward0"
+
+
+class BernoulliNumber(Sampled):
+    node_name = "BernoulliBackward1"
 
 
 class Poisson(Sampled):
@@ -451,14 +453,16 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     rng = _rng(generator, "bernoulli")
     data = input.array
     if p is not None:
-        # (a batched input: a target batched alike, so that "different" randomness draws per sample)
-        target = as_tensor(np.empty(data.shape, data.dtype))
-        if isinstance(input, BatchedTensor):
-            lv = level_info(input.level)
-            if lv is not None and lv.randomness == "same":
-                raise RuntimeError(SAME_RANDOMNESS_BATCHED_MSG)  # (torch's: the probabilities are batched)
-            target = input.detach().clone()
-        return bernoulli_(target, p)
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+        # A draw of the input's shape (the input gives only that, so no gradient flows to it);
+        # under vmap, one per sample with "different" randomness even for a shared input.
+        prob = float(p)
+        return _sample(
+            BernoulliNumber,
+            lambda data, *carrier: (rng.random(_shape(data, *carrier)) < prob).astype(data.dtype),
+            input.detach(),
+        )
     if data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtypes.short_name(data.dtype)}'")
     return _sample(Bernoulli, lambda data, *carrier: _bernoulli_draw(rng, data, *carrier), input)
@@ -617,7 +621,20 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = np.dtype(np.int64) if dtype is None else _dtypes.to_dtype(dtype)
+    # Inside vmap, as its randomness says; "different" gives the samples the permutations
+    # that as many calls in a row would (torch's order).
+    draw = _factories._draw(lambda shape: _permutations(rng, shape), dt)
+    if (batched := _factories._under_vmap((n,), draw)) is not None:
+        return batched  # type: ignore[no-any-return]
     return _factories._finish(rng.permutation(n).astype(dt), requires_grad, device)
+
+
+def _permutations(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """Permutations of ``0 .. shape[-1]-1``, one drawn after the other for each of the
+    leading positions of ``shape``."""
+    n = shape[-1]
+    rows = [rng.permutation(n) for _ in range(int(np.prod(shape[:-1], dtype=np.int64)))]
+    return np.asarray(rows, dtype=np.int64).reshape(shape)
 
 
 @replayed_whole

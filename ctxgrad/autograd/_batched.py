@@ -6,7 +6,9 @@ the shape of one sample (its *logical* shape).  When a Function is applied to a 
 tensor, ``apply`` asks the Function for its batching rule, its ``vmap`` staticmethod, with
 torch's signature: ``vmap(info, in_dims, *args)`` gets the ``value`` of each batched argument
 (``in_dims`` says which: 0, or None for an argument that is the same for every sample) and
-returns ``(outputs, out_dims)``.  A rule usually applies the same Function once, to the whole
+returns ``(outputs, out_dims)``.  (A rule written outside ctxgrad gets torch's contract: each
+batched argument as ``vmap`` was given it, with the dimension its batch is in.)
+A rule usually applies the same Function once, to the whole
 batch, with its arguments adjusted (a reduction's ``dim`` moved past the batch dimension):
 NumPy runs the batch in one call, and autograd records that call as any other, so gradients
 flow through ``vmap`` with nothing added to the engine.
@@ -76,11 +78,21 @@ _WARNED: weakref.WeakSet[type] = weakref.WeakSet()
 
 
 def _rule_kind(cls: type) -> str:
+    """``"vmap"`` (a rule written in ctxgrad, batch first), ``"user"`` (a ``vmap`` written
+    outside ctxgrad: torch's contract), ``"generate"`` or ``"loop"``."""
     kind = _RULES.get(cls)
     if kind is None:
         owner = next(c for c in cls.__mro__ if "vmap" in c.__dict__)
         if owner is not function_class():
-            kind = "vmap"
+            if getattr(cls, "generate_vmap_rule", False):
+                raise RuntimeError(
+                    f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True and an "
+                    "overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the overridden "
+                    "vmap staticmethod to avoid ambiguity. For more details, please see "
+                    "https://pytorch.org/docs/main/notes/extending.func.html"
+                )
+            rule = getattr(owner.__dict__["vmap"], "__func__", owner.__dict__["vmap"])
+            kind = "vmap" if getattr(rule, "__module__", "").startswith("ctxgrad.") else "user"
         elif getattr(cls, "generate_vmap_rule", False):
             kind = "generate"
         else:
@@ -112,7 +124,13 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
     if writes and in_dims[0] is None:
         _refuse_write_into_unbatched(cls, args)
     kind = _rule_kind(cls)
-    if kind == "vmap":
+    if kind == "user":
+        # torch's contract: each batched argument laid out as vmap was given it, its in_dim
+        # saying where the batch is (ctxgrad's own rules take the batch first)
+        user_dims = tuple(a.bdim if d == 0 else None for a, d in zip(args, in_dims))
+        laid_out = tuple(v.movedim(0, d) if d else v for v, d in zip(values, user_dims))
+        out, out_dims = _user_rule_result(cls, cls.vmap(info, user_dims, *laid_out))
+    elif kind == "vmap":
         result = cls.vmap(info, in_dims, *values)
         if not (isinstance(result, tuple) and len(result) == 2):
             raise RuntimeError(
@@ -129,6 +147,35 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
     if writes:
         return args[0]  # an in-place op returns the tensor it wrote into
     return wrapped
+
+
+_EXTENDING = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+def _user_rule_result(cls: Any, result: Any) -> tuple[Any, Any]:
+    """What a user's ``vmap`` staticmethod returned, checked as torch checks it: two things,
+    the outputs and out_dims whose structure fits them (one int for all, or one per output)."""
+    from ctxgrad.func._pytree import broadcast_prefix, tree_flatten
+
+    if not isinstance(result, tuple):
+        raise RuntimeError(
+            "Expected the vmap staticmethod to have two returns, an output and out_dims with pytree structure "
+            f"compatible with the output. Got a {type(result)} instead"
+        )
+    if len(result) != 2:
+        raise RuntimeError(
+            "Expected the vmap staticmethod to have two returns, an output and out_dims with pytree structure "
+            f"compatible with the output. Got {len(result)} returns instead"
+        )
+    out, out_dims = result
+    spec = tree_flatten(out)[1]
+    if broadcast_prefix(out_dims, spec) is None:
+        raise RuntimeError(
+            "The autograd.Function's vmap staticmethod returned an incompatible (output, out_dims) tuple. "
+            f"Expected out_dims={out_dims} to be compatible with the structure of `output`. out_dims has structure "
+            f"{tree_flatten(out_dims)[1]} but output has structure {spec}. {_EXTENDING}"
+        )
+    return out, out_dims
 
 
 def _refuse_write_into_unbatched(cls: Any, args: tuple[Any, ...]) -> None:

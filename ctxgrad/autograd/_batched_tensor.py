@@ -89,6 +89,17 @@ _CONTROL_FLOW_MSG = (
 )
 
 
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int, order: Any) -> bool:
+    """Whether ``strides`` (bytes) lay ``shape`` out without gaps, the dimensions taken from
+    the fastest in ``order`` (``reversed``: row-major); a dimension of length 1 has any stride."""
+    step = itemsize
+    for n, stride in order(list(zip(shape, strides))):
+        if n != 1 and stride != step:
+            return False
+        step *= n
+    return True
+
+
 def values_error(level: int) -> RuntimeError:
     if level_info(level) is None:
         return RuntimeError(
@@ -104,18 +115,23 @@ def values_error(level: int) -> RuntimeError:
 
 class _LogicalArray(ArrayFacts):
     """What a batched tensor has where a tensor has its array: the facts of one sample
-    (``shape``, ``dtype``), so that code that reads them works, and no values."""
+    (``shape``, ``dtype``, and its layout: the ``strides`` of the batch without its batch
+    dimension, as torch reports them), so that code that reads them works, and no values."""
 
-    __slots__ = ("dtype", "level", "shape")
+    __slots__ = ("dtype", "flags", "level", "shape", "strides")
     base = None
-    #: Layout questions (``contiguous()`` asks) have the answer "as if contiguous": the values
-    #: of one sample are the same however the batch is laid out.
-    flags = SimpleNamespace(c_contiguous=True, f_contiguous=False, writeable=True, owndata=False)
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any], level: int) -> None:
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any], level: int, strides: tuple[int, ...]) -> None:
         self.shape = shape
         self.dtype = dtype
         self.level = level
+        self.strides = strides
+        self.flags = SimpleNamespace(
+            c_contiguous=_dense(shape, strides, dtype.itemsize, reversed),
+            f_contiguous=_dense(shape, strides, dtype.itemsize, iter),
+            writeable=True,
+            owndata=False,
+        )
 
     @property
     def ndim(self) -> int:  # type: ignore[override]
@@ -159,15 +175,22 @@ class BatchedTensor(Tensor):
 
     value: Tensor
     level: int
+    #: where the batch dimension was in the tensor vmap was given (``value`` has it first):
+    #: what a user's ``vmap`` staticmethod is told, as torch tells it (its ``in_dims``)
+    bdim: int
 
-    def __init__(self, value: Tensor, level: int) -> None:  # (Tensor.__init__ makes an array; this has none)
+    def __init__(self, value: Tensor, level: int, bdim: int = 0) -> None:  # (Tensor.__init__ makes an array)
         self.value = value
         self.level = level
+        self.bdim = bdim
 
     @property
     def _data(self) -> Any:  # type: ignore[override]
         v = self.value._data
-        return _LogicalArray(v.shape[1:], v.dtype, self.level)
+        return _LogicalArray(v.shape[1:], v.dtype, self.level, tuple(v.strides[1:]))
+
+    def storage_offset(self) -> int:
+        return self.value.storage_offset()
 
     @property  # type: ignore[misc]
     def requires_grad(self) -> bool:

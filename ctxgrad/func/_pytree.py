@@ -43,6 +43,8 @@ class TreeSpec:
         children = [c.__repr__(indent) for c in self.children]
         inner = children[0] + ("," if len(children) > 1 else "") if children else ""
         inner += ",".join("\n" + " " * indent + c for c in children[1:])
+        if self.kind == "seq" and hasattr(self.type, "_fields"):  # (torch's: the kind, then the class)
+            return f"TreeSpec(namedtuple, {self.type}, [{inner}])"
         return f"TreeSpec({self.type.__name__}, {context}, [{inner}])"
 
 
@@ -105,6 +107,14 @@ def _broadcast(prefix: Any, spec: TreeSpec, out: list[Any]) -> bool:
         if spec.kind != "dict" or set(prefix) != set(spec.keys):
             return False
         return all(_broadcast(prefix[k], c, out) for k, c in zip(spec.keys, spec.children))
-    if spec.kind != "seq" or len(prefix) != len(spec.children):
+    if spec.kind != "seq" or _seq_kind(type(prefix)) != _seq_kind(spec.type) or len(prefix) != len(spec.children):
         return False
     return all(_broadcast(p, c, out) for p, c in zip(prefix, spec.children))
+
+
+def _seq_kind(type_: Any) -> str:
+    """Which of torch's pytree nodes a sequence type is: a list, a tuple and a named tuple
+    are three kinds (a prefix of one kind does not match a tree of another, as in torch)."""
+    if issubclass(type_, list):
+        return "list"
+    return "namedtuple" if hasattr(type_, "_fields") else "tuple"

@@ -58,6 +58,7 @@ def _vmap_call(
     kwargs: dict[str, Any],
 ) -> Any:
     name = _name(func)
+    _check_out_dims(name, out_dims)
     where = f"vmap({name}, in_dims={_fmt_dims(in_dims)}, ...)(<inputs>)"
     if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
         raise ValueError(
@@ -121,7 +122,7 @@ def _vmap_call(
         chunks.append(_vmap_once(func, name, part, dims, spec, out_dims, stop - start, randomness, args, kwargs))
     out_leaves = [tree_flatten(c)[0] for c in chunks]
     out_spec = tree_flatten(chunks[0])[1]
-    odims = broadcast_prefix(out_dims, out_spec) or [out_dims] * out_spec.num_leaves
+    odims = _flat_out_dims(name, out_dims, chunks[0], out_spec)
     joined = [
         cat([c[i] for c in out_leaves], dim=od) if od is not None else out_leaves[0][i] for i, od in enumerate(odims)
     ]
@@ -130,6 +131,34 @@ def _vmap_call(
 
 def _fmt_dims(in_dims: Any) -> str:
     return str(in_dims)
+
+
+def _check_out_dims(name: str, out_dims: Any) -> None:
+    """Torch's refusal of ``out_dims`` other than an int, None, or a tree of them (before
+    the function runs)."""
+    leaves = [out_dims] if isinstance(out_dims, int) else tree_flatten(out_dims)[0]
+    if not all(d is None or isinstance(d, int) for d in leaves):
+        raise ValueError(
+            f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a python collection of "
+            "ints representing where in the outputs the vmapped dimension should appear."
+        )
+
+
+def _flat_out_dims(name: str, out_dims: Any, out: Any, out_spec: TreeSpec) -> list[Any]:
+    """One out_dim per output tensor; a function returning one tensor also takes a 1-tuple
+    (torch's ``out_dims=(1,)`` for a single output), but not a list."""
+    odims: list[Any] | None
+    if isinstance(out, Tensor) and isinstance(out_dims, tuple) and len(out_dims) == 1:
+        odims = list(out_dims)
+    else:
+        odims = broadcast_prefix(out_dims, out_spec)
+    if odims is None:
+        raise ValueError(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the structure "
+            f"of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs has structure "
+            f"{out_spec}."
+        )
+    return odims
 
 
 def _vmap_once(
@@ -147,18 +176,14 @@ def _vmap_once(
     lv = open_level(size, randomness)
     try:
         batched = [
-            BatchedTensor(leaf.movedim(d, 0) if d % leaf.dim() != 0 else leaf, lv.level) if d is not None else leaf
+            BatchedTensor(leaf.movedim(d, 0) if d % leaf.dim() != 0 else leaf, lv.level, d % leaf.dim())
+            if d is not None
+            else leaf
             for leaf, d in zip(leaves, dims)
         ]
         out = func(*tree_unflatten(batched, spec), **kwargs)
         out_leaves, out_spec = tree_flatten(out)
-        odims = broadcast_prefix(out_dims, out_spec)
-        if odims is None:
-            raise ValueError(
-                f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the structure "
-                f"of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs has structure "
-                f"{out_spec}."
-            )
+        odims = _flat_out_dims(name, out_dims, out, out_spec)
         result = [_unbatch(name, o, od, lv) for o, od in zip(out_leaves, odims)]
     finally:
         close_level(lv)

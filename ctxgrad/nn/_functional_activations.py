@@ -9,6 +9,7 @@ import numpy as np
 
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd.inplace import write_in_place
 from ctxgrad.nn import _ops
@@ -167,6 +168,10 @@ def rrelu(
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     slope: Any = (lower + upper) / 2
+    if training and _state.vmap_levels:
+        # (torch refuses rrelu under vmap; the slopes of one draw would be shared by the samples)
+        name = "rrelu_" if inplace else "rrelu"
+        raise RuntimeError(f"vmap: we do not yet support aten::{name}. Please file an issue")
     if training:
         slope = _factories._generator.uniform(lower, upper, input.shape).astype(input.dtype)
     return _activated(_activations.Rrelu, _activations.RreluInPlace, input, inplace, slope)

@@ -10,6 +10,9 @@ import numpy as np
 from ctxgrad import _factories
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad.autograd._batched import unary_rule
+from ctxgrad.autograd._batched_tensor import BatchedTensor
+from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.ops.convolution import _stack
 from ctxgrad.ops.index_ops import Embedding, refuse_complex_gradient
@@ -189,19 +192,46 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
 
 @replayed_whole
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """``(*, num_classes)`` int64 with a 1 at each value of the integer ``tensor``."""
-    data = tensor._data
-    if data.dtype.kind not in "iu":
+    """``(*, num_classes)`` int64 with a 1 at each value of the int64 ``tensor``.
+
+    Under vmap (torch's rules there): ``num_classes`` must be given, and positive; the values
+    of every sample are checked as outside vmap (where torch gives out-of-range values a row
+    of zeros: docs/differences.md)."""
+    if isinstance(tensor, BatchedTensor):
+        if tensor.dtype != np.int64:
+            raise RuntimeError("one_hot is only applicable to index tensor.")
+        if num_classes <= 0:
+            raise RuntimeError(
+                "When vmap-ing torch.nn.functional.one_hot, please provide an explicit positive num_classes argument."
+            )
+    elif tensor._data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
-        if data.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(data.max()) + 1
-    if data.size and data.min() < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if data.size and data.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    return as_tensor((data[..., None] == np.arange(num_classes)).astype(np.int64))
+    out: Tensor = OneHot.apply(tensor, int(num_classes))
+    return out
+
+
+class OneHot(Function[Tensor]):
+    """:func:`one_hot` of the values (an int64 result: no gradient); on a batch, the same
+    (the batch is one more leading dimension)."""
+
+    vmap = unary_rule
+
+    @staticmethod
+    def forward(ctx: Any, tensor: Tensor, num_classes: int) -> Tensor:
+        data = tensor.array
+        if num_classes == -1:
+            if data.size == 0:
+                raise RuntimeError("Can not infer total number of classes from empty tensor.")
+            num_classes = int(data.max()) + 1
+        if data.size and data.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if data.size and data.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+        return as_tensor((data[..., None] == np.arange(num_classes)).astype(np.int64))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None]:
+        return None, None
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

@@ -120,6 +120,8 @@ def _as_int(item: Any) -> int | None:
     or array), else None."""
     if isinstance(item, np.integer):
         return int(item)
+    if isinstance(item, BatchedTensor):
+        return None  # (an int for each sample: an index tensor, whose values vmap does not show)
     if isinstance(item, (Tensor, np.ndarray)):
         data = item.array if isinstance(item, Tensor) else item
         if data.ndim == 0 and data.dtype.kind in "iu":
@@ -431,6 +433,8 @@ def _advanced_getitem(input: Tensor, index: Any) -> Tensor:
     items = index if isinstance(index, tuple) else (index,)
     if _batched_int_indices(items, input.array.shape):  # each sample's own positions, read in forward
         return Take.apply(input, IndexPositions.apply(input.array.shape, 0, *items))
+    if holds_batched(items):  # any other index with a tensor batched by vmap: each sample's positions
+        return Take.apply(input, sample_positions(input.array.shape, items))
     found = numpy_index(index, input.array.shape)
     if found.advanced is not None:
         return Index.apply(input, found)
@@ -763,6 +767,63 @@ class IndexPositions(Function[Tensor]):
         return IndexPositions.apply(shape, keep + 1, *align_samples(given, (0,) * len(given))), 0
 
 
+def holds_batched(items: tuple[Any, ...]) -> bool:
+    """Whether an index (its items) holds a tensor batched by vmap."""
+    return any(isinstance(item, BatchedTensor) for item in items)
+
+
+_SLOT = object()  # where a tensor stood in an index (SamplePositions gets the tensors apart)
+
+
+def sample_positions(shape: tuple[int, ...], items: tuple[Any, ...]) -> Tensor:
+    """The flat positions the index ``items`` selects in a tensor of ``shape`` (the index
+    holds tensors batched by vmap: each sample's own positions)."""
+    tensors = [item for item in items if isinstance(item, Tensor)]
+    template = tuple(_SLOT if isinstance(item, Tensor) else item for item in items)
+    out: Tensor = SamplePositions.apply(shape, template, *tensors)
+    return out
+
+
+class SamplePositions(Function[Tensor]):
+    """The flat positions ``x[index]`` reads in a tensor of ``shape``, for any index holding
+    tensors (``template``: the index with each tensor's place marked), after torch's checks of
+    the index. Under vmap, each sample's positions (the index of each sample: its own
+    tensors' values); a batched boolean mask is refused, as in torch (each sample would
+    select its own number of elements). Not differentiable."""
+
+    node_name = "SamplePositionsBackward0"
+    skips_without_gradient = True
+
+    @staticmethod
+    def forward(ctx: Any, shape: tuple[int, ...], template: tuple[Any, ...], *tensors: Tensor) -> Tensor:
+        given = iter(tensors)
+        index = tuple(next(given) if item is _SLOT else item for item in template)
+        result = as_tensor(np.ascontiguousarray(numpy_index(index, shape).take(_positions(shape))))
+        ctx.mark_non_differentiable(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, ...]:
+        return (None,) * len(ctx.needs_input_grad)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], shape: Any, template: Any, *tensors: Tensor) -> tuple[Tensor, int]:
+        dims = in_dims[2:]
+        if any(d == 0 and t.dtype in (np.bool_, np.uint8) for t, d in zip(tensors, dims)):
+            raise RuntimeError(
+                "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch "
+                "over indexing with a boolean mask."
+            )
+        # (imported here: joining's module reaches this one through shape and gather_scatter)
+        from ctxgrad.ops.joining import Stack
+
+        samples = [
+            SamplePositions.apply(shape, template, *(t[b] if d == 0 else t for t, d in zip(tensors, dims)))
+            for b in range(info.batch_size)
+        ]
+        return Stack.apply(0, *samples), 0
+
+
 def index_put_args(
     name: str, input: Tensor, indices: Any, values: Tensor, accumulate: bool = False
 ) -> tuple[Tensor, Tensor, Any, bool]:
@@ -789,6 +850,8 @@ def index_put_args(
     pos: Any
     if _batched_int_indices(indices, data.shape):  # each sample's own positions, read in forward
         pos = IndexPositions.apply(data.shape, 0, *indices)
+    elif holds_batched(tuple(indices)):
+        pos = sample_positions(data.shape, tuple(indices))
     else:
         pos = numpy_index(tuple(indices), data.shape).take(_positions(data.shape))
     shape = tuple(pos.shape)

@@ -43,7 +43,7 @@ from ctxgrad.autograd.inplace import (
     write_in_place,
 )
 from ctxgrad.ops._row import Op
-from ctxgrad.ops.indexing import PutFlat, _batched_int_indices, index_put_args, numpy_index
+from ctxgrad.ops.indexing import PutFlat, holds_batched, index_put_args, numpy_index
 
 __all__ = ["CopyFrom", "Fill", "Zero", "copy_", "fill_", "setitem", "zero_"]
 
@@ -223,7 +223,11 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: a write at the elements the index selects (``CopySlices``
     for a basic index, ``IndexPutBackward0`` for an advanced one), which marks ``input``
     dirty; when ``input`` is a view, the core records the write on its base too."""
-    if _state.vmap_levels and (isinstance(input, BatchedTensor) or isinstance(value, BatchedTensor)):
+    if _state.vmap_levels and (
+        isinstance(input, BatchedTensor)
+        or isinstance(value, BatchedTensor)
+        or holds_batched(index if isinstance(index, tuple) else (index,))
+    ):
         _setitem_batched(input, index, value)
         return
     values = value if isinstance(value, Tensor) else Tensor(value, dtype=input.dtype)
@@ -258,20 +262,17 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
 def _setitem_batched(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value`` inside vmap: the same write into the whole batch, the index
     taking every sample (a value of one sample per sample lines up with the selection)."""
-    level = max(t.level for t in (input, value) if isinstance(t, BatchedTensor))
+    where = index if isinstance(index, tuple) else (index,)
+    level = max(t.level for t in (input, value, *where) if isinstance(t, BatchedTensor))
     if not (isinstance(input, BatchedTensor) and input.level == level):
         raise RuntimeError(
-            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor in extra_args "
-            "that is batched while `self` is not: the result has more elements than `self` can hold. Please "
-            "try to use out-of-place operators instead."
+            "vmap: index_put_(self, *extra_args) is not possible because there exists a Tensor `other` in "
+            "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
+            "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
+            "index_put_. If said operator is being called inside the PyTorch framework, please file a bug report "
+            "instead."
         )
-    where = index if isinstance(index, tuple) else (index,)
     if any(isinstance(i, BatchedTensor) for i in where):
-        if not _batched_int_indices(where, input.array.shape):
-            raise NotImplementedError(
-                "vmap: an index that is itself batched is supported in x[index] = value only as integer tensors, "
-                "one per leading dimension"
-            )
         v = value if isinstance(value, Tensor) else as_tensor(np.asarray(value, dtype=input.array.dtype))
         values = v if v.dtype == input.dtype else v.to(input.dtype)
         write_in_place(PutFlat, *index_put_args("index_put_", input, where, values))  # (each sample's own positions)
