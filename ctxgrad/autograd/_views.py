@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import can_cast, short_name
-from ctxgrad._state import _state
+from ctxgrad._state import _state, refuse_inference_write
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
@@ -342,8 +342,7 @@ def check_writable(
                     "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 )
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if x._inference and not _state.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+    refuse_inference_write(x)
     if _state.allow_mutation is not None:
         before_in_place_write(x)
 
@@ -508,6 +507,7 @@ def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: 
         raise NotImplementedError(f"{view.__name__}_: an in-place change of shape is not batched under vmap")
     if _state.grad_enabled and x._requires_grad and x._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    refuse_inference_write(x)
     out = view(x, *args, **kwargs)
     x._data = out._data
     x._bump_version()
