@@ -446,6 +446,8 @@ def internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
     (``unfold`` with a step below the size, ``as_strided``), into which torch writes element
     by element, each write seen by the later reads: a result that is neither the op's nor
     what its gradient describes, so ctxgrad refuses those too (docs/differences.md)."""
+    if arr.size == 0:  # (no element, so none shares a location: NumPy gives an empty array any strides)
+        return False
     if any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides)):
         return True
     # Provably apart when each dimension steps over the whole span of the finer ones.
