@@ -323,20 +323,25 @@ class saved_tensors_hooks:
 
 
 class save_on_cpu(saved_tensors_hooks):
-    """Saved-tensor hooks that keep saved tensors on the CPU, where ctxgrad keeps them anyway."""
+    """Saved-tensor hooks that keep saved tensors on the CPU, where ctxgrad keeps them anyway;
+    with ``pin_memory``, a copy of each (torch copies into pinned memory), so that a later
+    in-place change of the tensor does not reach what backward reads."""
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
-        super().__init__(lambda t: t.detach(), lambda t: t)
+        super().__init__((lambda t: t.detach().clone()) if pin_memory else (lambda t: t.detach()), lambda t: t)
 
 
 class disable_saved_tensors_hooks:
-    """Inside this block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
+    """Inside this block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``;
+    so does entering this block while such hooks are on, as torch's does."""
 
     def __init__(self, error_message: str) -> None:
         self.error_message = error_message
         self._prev: str | None = None
 
     def __enter__(self) -> None:
+        if _state.saved_hooks:
+            raise RuntimeError(self.error_message)
         self._prev = _state.saved_hooks_disabled
         _state.saved_hooks_disabled = self.error_message
 
