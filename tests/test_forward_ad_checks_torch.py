@@ -148,3 +148,30 @@ def test_an_empty_tensor_of_any_strides_may_be_changed_in_place() -> None:
         return empty.mul_(2).tolist(), empty.add_(empty).shape == (0, 3)
 
     assert _same(program) == ([], True)
+
+
+def test_a_conjugated_or_negated_primal_takes_its_tangent_as_given() -> None:
+    def program(lib: Any) -> Any:
+        fw = lib.autograd.forward_ad
+        values = lib.tensor([[1 + 2j, 3 - 1j], [0.5j, 2]], dtype=lib.complex128)
+        tangent = lib.tensor([[1 + 1j, 2], [3, 4j]], dtype=lib.complex128)
+        with fw.dual_level():
+            conjugated = fw.make_dual(values.conj(), tangent)
+            negated = fw.make_dual(values.conj().imag, tangent.imag)
+            pieces = (conjugated[1:], conjugated.conj_physical(), conjugated.conj() * 2, negated[1:], negated.neg())
+            return [fw.unpack_dual(p).tangent.tolist() for p in pieces]
+
+    assert _same(program)[0] == [[3 + 0j, 4j]]
+
+
+def test_a_tangent_copied_into_a_bigger_storage_is_found_by_as_strided() -> None:
+    def program(lib: Any) -> Any:
+        fw = lib.autograd.forward_ad
+        primal = lib.arange(5.0)[:4]
+        tangent = lib.arange(4.0) * 10
+        with fw.dual_level():
+            dual = fw.make_dual(primal, tangent)
+            fw.unpack_dual(dual).tangent.mul_(2)
+            return tangent.tolist(), fw.unpack_dual(dual.as_strided((2,), (2,), 1)).tangent.tolist()
+
+    assert _same(program) == ([0.0, 10.0, 20.0, 30.0], [20.0, 60.0])
