@@ -233,3 +233,32 @@ def test_an_in_place_change_of_an_inference_tensor_under_vmap_is_refused() -> No
     outcome = _same(program)
     assert outcome[:2] == ("raises", "RuntimeError")
     assert outcome[2].startswith("Inplace update to inference tensor outside InferenceMode")
+
+
+def test_grad_mode_inside_inference_mode_records_nothing() -> None:
+    def program(lib: Any) -> Any:
+        leaf = lib.ones(3, requires_grad=True)
+        with lib.inference_mode(), lib.enable_grad():
+            product = leaf * 2
+            view = leaf[1:]
+            view_history = view.grad_fn
+            leaf.add_(1)  # (nothing is recorded, so a leaf that requires grad may change)
+            return lib.is_grad_enabled(), product.grad_fn is None, view_history is None, product, leaf
+
+    assert _same(program) == (True, True, True, ([2.0, 2.0, 2.0], True, False), ([2.0, 2.0, 2.0], False, True))
+
+
+def test_a_parameter_of_an_inference_tensor_is_one() -> None:
+    def inside(lib: Any) -> Any:
+        with lib.inference_mode():
+            return lib.nn.Parameter(lib.ones(2))
+
+    def outside(lib: Any) -> Any:
+        return lib.nn.Parameter(_made_in_inference_mode(lib))
+
+    assert _same(inside) == ([1.0, 1.0], True, True)
+    assert _same(outside) == (
+        "raises",
+        "RuntimeError",
+        "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.",
+    )

@@ -334,7 +334,7 @@ def check_writable(
     needs a gradient, through any of them)."""
     if x._base is not None:
         check_view_change(x, base_changed=False, through=view_op, operands=operands)
-    if _state.grad_enabled:
+    if _state.grad_enabled and not _state.inference:  # (inference mode records nothing to guard)
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:
             if x._base is not None or through_view:
