@@ -175,3 +175,23 @@ def test_a_tangent_copied_into_a_bigger_storage_is_found_by_as_strided() -> None
             return tangent.tolist(), fw.unpack_dual(dual.as_strided((2,), (2,), 1)).tangent.tolist()
 
     assert _same(program) == ([0.0, 10.0, 20.0, 30.0], [20.0, 60.0])
+
+
+def test_forward_mode_transforms_under_vmap() -> None:
+    """A batched primal with an unbatched tangent (and the reverse) is made dual as it is."""
+
+    def program(lib: Any) -> Any:
+        func = lib.func
+        x = lib.arange(6.0).reshape(2, 3)
+        along_ones = func.vmap(lambda a: func.jvp(lib.sin, (a,), (lib.ones(3),))[1])(x)
+        batched_tangents = func.vmap(lambda t: func.jvp(lib.sin, (x[0],), (t,))[1])(x)
+        jacobians = func.vmap(func.jacfwd(lib.sin))(x.t())
+        return [_rounded(t.tolist()) for t in (along_ones, batched_tangents, jacobians)]
+
+    _same(program)
+
+
+def _rounded(values: Any) -> Any:
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return round(values, 6)

@@ -198,6 +198,8 @@ def _laid_out_like(tangent: Tensor, primal: Tensor) -> Tensor:
     from ctxgrad._tensor import _wrap
 
     data = tangent._data
+    if type(data) is not np.ndarray or type(primal._data) is not np.ndarray:
+        return tangent  # (a batched tensor under vmap has no memory of its own to lay out)
     if data.size == 0 or _layout(tangent) == (layout := _layout(primal)):
         return tangent
     strides, offset, size = layout
