@@ -107,3 +107,16 @@ class _ModeState(threading.local):
 
 
 _state = _ModeState()
+
+# torch's words (its three sentences run together, as its message prints them).
+INFERENCE_WRITE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def refuse_inference_write(t: Any) -> None:
+    """Refuse a change in place (a written value, a new shape, an ``out=`` result) of ``t``,
+    an inference tensor, outside inference mode, before anything is changed, as torch does."""
+    if t._inference and not _state._inference:
+        raise RuntimeError(INFERENCE_WRITE)

@@ -36,7 +36,7 @@ from ctxgrad import _dtypes, _memory_format, _pydata
 from ctxgrad._device import check_device, device
 from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
-from ctxgrad._state import _state
+from ctxgrad._state import _state, refuse_inference_write
 
 if TYPE_CHECKING:
     from ctxgrad._storage import TypedStorage, UntypedStorage
@@ -212,7 +212,9 @@ class Tensor:
 
         Changes made through ``.data`` are invisible to autograd, as in torch.
         """
-        return _wrap(self._data)
+        out = _wrap(self._data)
+        out._inference = self._inference
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -588,6 +590,7 @@ class Tensor:
                 )
         if self._requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
+        refuse_inference_write(self)
         old = self._data.reshape(-1)
         new = np.empty(tuple(int(n) for n in sizes), dtype=self._data.dtype)
         keep = min(old.size, new.size)
@@ -631,6 +634,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._inference:  # (as torch's, whose inference tensors have no version counter)
+            raise RuntimeError("Inference tensors do not track version counter.")
         vc = self._vc
         return 0 if vc is None else vc.value
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import result_dtype
+from ctxgrad._state import refuse_inference_write
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched_generate import generated_rule
 from ctxgrad.autograd._batched_tensor import (
@@ -123,6 +124,11 @@ def apply_batched(cls: Any, args: tuple[Any, ...]) -> Any:
     writes = cls.writes_first_input
     if writes and in_dims[0] is None:
         _refuse_write_into_unbatched(cls, args)
+    if writes:
+        target = args[0]
+        while isinstance(target, BatchedTensor):
+            target = target.value
+        refuse_inference_write(target)  # (the samples are the inference tensor's memory)
     kind = _rule_kind(cls)
     if kind == "user":
         # torch's contract: each batched argument laid out as vmap was given it, its in_dim

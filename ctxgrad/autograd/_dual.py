@@ -139,7 +139,7 @@ def _tangents_at(
     # compute out of place and write, set the tangent themselves).
     dirty = [i for i, a in enumerate(args) if isinstance(a, Tensor) and any(o is a for o in outs)]
     check_dirty = bool(dirty) and cls._has_jvp and not cls.skips_without_gradient
-    versions = {i: t._version for i in dirty if (t := full[i]) is not None} if check_dirty else {}
+    versions = {i: t._get_vc().value for i in dirty if (t := full[i]) is not None} if check_dirty else {}
     try:
         if cls._has_jvp:
             result = cls.jvp(ctx, *full)
@@ -297,7 +297,7 @@ def _check_dirty_tangents(
         for j, o in enumerate(outs):
             if o is args[i]:
                 t = results[j] if j < len(results) else None
-                if t is not full[i] or full[i]._version == version:
+                if t is not full[i] or full[i]._get_vc().value == version:
                     raise RuntimeError(
                         "An inplace custom Function is not modifying the forward mode gradients inplace. If the "
                         "forward is modifying an input inplace, then the jvp function must modify the "

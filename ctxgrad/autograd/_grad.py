@@ -17,6 +17,7 @@ from typing_extensions import overload
 
 from ctxgrad import _dtypes
 from ctxgrad._state import _state
+from ctxgrad.autograd._callbacks import final_callbacks
 from ctxgrad.autograd.engine import run_backward
 from ctxgrad.autograd.errors import OnceDifferentiableError
 from ctxgrad.autograd.graph import GradientEdge
@@ -210,7 +211,8 @@ def backward(
         )
     seeds = _make_seeds(outputs, (() if grad_tensors is None else as_tuple(grad_tensors)), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
-    run_backward(outputs, seeds, keep, create_graph, input_list, accumulate=True)
+    with final_callbacks():
+        run_backward(outputs, seeds, keep, create_graph, input_list, accumulate=True)
 
 
 # Typed by what comes back: a tuple of tensors (a dict for a dict of inputs), with None for
@@ -349,7 +351,8 @@ def grad(
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     seeds = _make_seeds(out_list, (() if grad_outputs is None else as_tuple(grad_outputs)), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
-    result = run_backward(out_list, seeds, keep, create_graph, in_list, accumulate=False)
+    with final_callbacks():
+        result = run_backward(out_list, seeds, keep, create_graph, in_list, accumulate=False)
     for k, g in enumerate(result):
         if g is None:
             if not allow:

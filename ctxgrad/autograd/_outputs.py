@@ -242,8 +242,12 @@ def _finish_untracked_output(
             # forward built history with enable_grad; nothing is recorded, so drop it.
             o = o.detach()
         _mark_view(cls, o, i, several, args, grad_enabled)
-    if inference:  # (a view of an ordinary tensor stays ordinary, as in torch)
-        o._inference = o._base is None or o._base._inference
+    if dirty is not None and _among(o, dirty):
+        return o  # (changed in place: an ordinary tensor stays ordinary, in inference mode too)
+    if o._base is not None:  # a view is of its base's kind, in or out of inference mode, as in torch
+        o._inference = o._base._inference
+    elif inference:
+        o._inference = True
     return o
 
 

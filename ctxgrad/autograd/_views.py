@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import can_cast, short_name
-from ctxgrad._state import _state
+from ctxgrad._state import _state, refuse_inference_write
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
@@ -334,7 +334,7 @@ def check_writable(
     needs a gradient, through any of them)."""
     if x._base is not None:
         check_view_change(x, base_changed=False, through=view_op, operands=operands)
-    if _state.grad_enabled:
+    if _state.grad_enabled and not _state.inference:  # (inference mode records nothing to guard)
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:
             if x._base is not None or through_view:
@@ -342,8 +342,7 @@ def check_writable(
                     "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 )
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if x._inference and not _state.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+    refuse_inference_write(x)
     if _state.allow_mutation is not None:
         before_in_place_write(x)
 
@@ -447,6 +446,8 @@ def internal_overlap(arr: np.ndarray[Any, Any]) -> bool:
     (``unfold`` with a step below the size, ``as_strided``), into which torch writes element
     by element, each write seen by the later reads: a result that is neither the op's nor
     what its gradient describes, so ctxgrad refuses those too (docs/differences.md)."""
+    if arr.size == 0:  # (no element, so none shares a location: NumPy gives an empty array any strides)
+        return False
     if any(stride == 0 and n > 1 for n, stride in zip(arr.shape, arr.strides)):
         return True
     # Provably apart when each dimension steps over the whole span of the finer ones.
@@ -508,6 +509,7 @@ def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: 
         raise NotImplementedError(f"{view.__name__}_: an in-place change of shape is not batched under vmap")
     if _state.grad_enabled and x._requires_grad and x._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    refuse_inference_write(x)
     out = view(x, *args, **kwargs)
     x._data = out._data
     x._bump_version()

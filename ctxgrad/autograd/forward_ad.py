@@ -158,10 +158,10 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if _state.fw_hidden is not None:
         return tensor.view_as(tensor)
     lvl = _current_level(level, "create a dual Tensor for forward AD")
-    if tangent._data.dtype.kind not in "fc":
-        raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_str(tangent)}")
     if tensor._data.dtype.kind not in "fc":
         raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_str(tensor)}")
+    if tangent._data.dtype.kind not in "fc":
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_str(tangent)}")
     if tangent._data.shape != tensor._data.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original Tensor, "
@@ -175,9 +175,45 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"{_state.fw_levels.index(lvl)} is not supported."
         )
     dual = tensor.view_as(tensor)
-    set_tangent(dual, lvl, tangent)
+    set_tangent(dual, lvl, _laid_out_like(tangent, tensor))
     dual.__dict__[TANGENT_OWNER] = {lvl: weakref.ref(dual)}
     return dual
+
+
+def _layout(t: Tensor) -> tuple[Any, ...]:
+    """Strides, storage offset and storage size of ``t``, in elements: what torch compares
+    before it takes a tangent as it is."""
+    owner = t._data
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    return t.stride(), t.storage_offset(), owner.nbytes // t._data.itemsize
+
+
+def _laid_out_like(tangent: Tensor, primal: Tensor) -> Tensor:
+    """``tangent`` itself when its memory is laid out as ``primal``'s, else its values copied
+    into new memory laid out so (the same strides, offset and storage size), as torch's
+    ``make_dual`` does, so that a view of the dual (``as_strided`` included) finds its
+    tangent where it finds its primal, and a change of the unpacked tangent leaves the
+    tangent given here alone."""
+    from ctxgrad._tensor import _wrap
+
+    data = tangent._data
+    if type(data) is not np.ndarray or type(primal._data) is not np.ndarray:
+        return tangent  # (a batched tensor under vmap has no memory of its own to lay out)
+    if data.size == 0 or _layout(tangent) == (layout := _layout(primal)):
+        return tangent
+    strides, offset, size = layout
+    if any(st == 0 and n > 1 for st, n in zip(strides, data.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation."
+        )
+    memory = np.zeros(max(size, offset + 1), dtype=data.dtype)
+    laid_out: np.ndarray[Any, Any] = np.ndarray(
+        data.shape, data.dtype, memory, offset * data.itemsize, tuple(st * data.itemsize for st in strides)
+    )
+    laid_out[...] = data
+    return _wrap(laid_out)
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:

@@ -495,7 +495,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
     finally:
         if grad_enabled:
             state.grad_enabled = True
-    if grad_enabled and True in needs:
+    if grad_enabled and True in needs and not state.inference:  # (inference mode records nothing)
         return _record(cls, ctx, args, out)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
@@ -510,7 +510,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
                 break
         else:
             return out
-    return finish_untracked(ctx, args, out, grad_enabled)
+    return finish_untracked(ctx, args, out, grad_enabled and not state.inference)
 
 
 class InplaceFunction(Function):

@@ -26,7 +26,7 @@ R = TypeVar("R")
 def run_in_grad_mode(enabled: bool, fn: Callable[..., R], *args: Any) -> R:
     """``fn(*args)`` with grad mode ``enabled`` in this thread, the previous mode restored
     after: the helper behind the internal switches (the engine runs with ``create_graph``,
-    hooks after accumulation with grad off).  ``apply``, the hottest path, switches grad mode
+    saved-tensor pack hooks with grad off).  ``apply``, the hottest path, switches grad mode
     off around ``forward`` inline, with the same try/finally."""
     prev = _state.grad_enabled
     if prev == enabled:

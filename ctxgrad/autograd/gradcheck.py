@@ -75,6 +75,11 @@ _WORST_SHOWN = 5
 _SEED = 0
 
 
+class _OptionsError(ValueError, AssertionError):
+    """Options that do not go together: a ``ValueError``, and an ``AssertionError`` as torch's
+    (its checks are asserts), so that code catching either catches it."""
+
+
 class GradcheckError(RuntimeError):
     """Raised by :func:`gradcheck` and :func:`gradgradcheck` when a check fails."""
 
@@ -840,6 +845,7 @@ def _check_backward_with_zero_and_undefined_grads(
         try:
             grads = grad(outs, inputs, [_wrap(np.zeros_like(o._data)) for o in outs], allow_unused=True)
         except Exception as exc:
+            _warn_undefined_grad_check()
             raise GradcheckError(
                 "Expected backward function to handle undefined output grads. "
                 'Please look at "Notes about undefined output gradients" in '
@@ -849,12 +855,25 @@ def _check_backward_with_zero_and_undefined_grads(
             ) from exc
         for i, g in enumerate(grads):
             if g is not None and np.any(g._data):
+                _warn_undefined_grad_check()
                 raise GradcheckError(
                     "Expected all input grads to be undefined or zero when all output grads are undefined "
                     'or zero. Please look at "Notes about undefined output gradients" in '
                     f'"tools/autograd/derivatives.yaml"\n(input {i}, {checked.input_name(i)}, when the gradient of '
                     f"{which} was undefined)"
                 )
+
+
+def _warn_undefined_grad_check() -> None:
+    # torch's warning when this check fails, since it is on by default and older callers may
+    # not expect it.
+    warnings.warn(
+        "Backwards compatibility: New undefined gradient support checking feature is enabled by default, but it "
+        "may break existing callers of this function. If this is true for you, you can call this function with "
+        '"check_undefined_grad=False" to disable the feature',
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def _check_no_differentiable_outputs(
@@ -951,11 +970,11 @@ def gradcheck(
     float32 finite differences are too coarse for the default tolerances.
     """
     if not (check_forward_ad or check_backward_ad):
-        raise ValueError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+        raise _OptionsError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     if check_batched_grad and not check_backward_ad:
-        raise ValueError("Setting check_batched_grad=True requires check_backward_ad to be True")
+        raise _OptionsError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
-        raise ValueError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+        raise _OptionsError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     tupled = as_tuple(inputs)
     labels, names = _input_labels(func, tupled)
     checked = _Checked(func, tupled, _check_inputs(tupled), labels, names, None, complex_step=complex_step)
@@ -1059,11 +1078,11 @@ def gradgradcheck(
     ``check_forward_ad``.
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
-        raise ValueError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+        raise _OptionsError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
     if check_undefined_grad and not check_rev_over_rev:
-        raise ValueError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+        raise _OptionsError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     if check_batched_grad and not check_rev_over_rev:
-        raise ValueError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
+        raise _OptionsError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
     tupled_inputs = as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(_SEED)

@@ -33,7 +33,6 @@ from ctxgrad._state import _state
 from ctxgrad.autograd._mutation import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
 from ctxgrad.autograd._node_api import NodeAPI
 from ctxgrad.autograd._readonly import relock, writable
-from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.hooks import _NodeHooks, _run_tensor_hooks, run_prehooks
 from ctxgrad.autograd.hooks import disable_saved_tensors_hooks as disable_saved_tensors_hooks
 from ctxgrad.autograd.hooks import register_multi_grad_hook as register_multi_grad_hook
@@ -175,9 +174,9 @@ class AccumulateGrad(Node):
             grad = grad.to(var._grad_dtype)
         _accumulate_into(var, grad)
         post = var._post_acc_hooks
-        if post:  # (before the node's post hooks, as in torch)
+        if post:  # (before the node's post hooks, in the engine's grad mode, as in torch)
             for hook in tuple(post):
-                if run_in_grad_mode(False, hook, var) is not None:
+                if hook(var) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         if hooks is not None and hooks.post:
             for hook in tuple(hooks.post):

@@ -323,10 +323,12 @@ class saved_tensors_hooks:
 
 
 class save_on_cpu(saved_tensors_hooks):
-    """Saved-tensor hooks that keep saved tensors on the CPU, where ctxgrad keeps them anyway."""
+    """Saved-tensor hooks that keep saved tensors on the CPU, where ctxgrad keeps them anyway;
+    with ``pin_memory``, a copy of each (torch copies into pinned memory), so that a later
+    in-place change of the tensor does not reach what backward reads."""
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
-        super().__init__(lambda t: t.detach(), lambda t: t)
+        super().__init__((lambda t: t.detach().clone()) if pin_memory else (lambda t: t.detach()), lambda t: t)
 
 
 class disable_saved_tensors_hooks:

@@ -19,6 +19,7 @@ from ctxgrad import _dtypes
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _VersionCounter, _wrap
 from ctxgrad.autograd._readonly import lock_array, relock, unlock_array, writable
+from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of
 from ctxgrad.autograd.values import wrap_like
 
@@ -91,7 +92,7 @@ class SavedTensor:
     def _hook(self, tensor: Tensor, node: Node, pack: Callable[[Tensor], Any], unpack: Callable[[Any], Any]) -> None:
         """Keep ``pack(tensor)`` in place of the tensor, to be given back through ``unpack``."""
         version = self._vc.value
-        self._packed = pack(tensor)
+        self._packed = run_in_grad_mode(False, pack, tensor)  # (torch packs with grad mode off)
         if self._vc.value != version:
             raise RuntimeError(
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as "
@@ -115,8 +116,10 @@ class SavedTensor:
         unlock_array(self._locked)
 
     def unpack(self, node: Node, index: int) -> Tensor:
-        """The saved tensor, after checking that no in-place change happened since saving."""
-        if self._vc.value != self._version:
+        """The saved tensor, after checking that no in-place change happened since saving
+        (not when hooks packed it: what ``unpack_hook`` gives back is the hooks' business, and
+        a hook that packed a copy gives back the values as they were, as in torch)."""
+        if self._unpack is None and self._vc.value != self._version:
             raise RuntimeError(self._version_message(node, index))
         if self._unpack is not None:
             out = self._unpack(self._packed)

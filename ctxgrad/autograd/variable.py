@@ -18,6 +18,7 @@ import warnings
 from typing import Any
 
 from ctxgrad._tensor import Tensor, _check_requires_grad_dtype
+from ctxgrad.autograd._callbacks import ExecutionEngine
 
 __all__ = ["Variable"]
 
@@ -51,3 +52,6 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """torch's legacy name for a tensor; calling it makes a leaf that shares ``data``'s values."""
+
+    # (where torch's code reaches the engine: ``Variable._execution_engine.queue_callback(fn)``)
+    _execution_engine = ExecutionEngine()

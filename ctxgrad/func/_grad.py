@@ -329,10 +329,10 @@ def jvp(
         duals = [
             forward_ad.make_dual(r, _to_levels(t, levels).to(p.dtype)) for r, p, t in zip(roots, p_leaves, t_leaves)
         ]
-        versions = [r._version for r in roots]
+        versions = [r._get_vc().value for r in roots]
         out = func(*tree_unflatten([_rewrap(d, levels) for d in duals], p_spec))
         for p, r, v in zip(p_leaves, roots, versions):
-            if r._version != v and r is not _to_levels(p, ()):
+            if r._get_vc().value != v and r is not _to_levels(p, ()):
                 _write_back(p, r, levels)
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):

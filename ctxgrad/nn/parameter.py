@@ -38,6 +38,7 @@ class Parameter(Tensor):
         elif isinstance(data, Tensor):
             self._data = data._data
             self._vc = data._get_vc()
+            self._inference = data._inference  # (and so refuses requires_grad outside the mode, as torch's)
         else:
             raise TypeError(f"Parameter(): data must be a Tensor or None, got {type(data).__name__}")
         if requires_grad:

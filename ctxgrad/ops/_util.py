@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ctxgrad._dtypes import can_cast, get_default_dtype, promote_operands, short_name
+from ctxgrad._state import refuse_inference_write
 from ctxgrad._tensor import Size, Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.saved import save_for_gradients
 
@@ -347,6 +348,7 @@ def _write_one(out: Tensor, result: Tensor, *, exact_dtype: bool) -> Tensor:
 
     from ctxgrad._dtypes import cpp_name
 
+    refuse_inference_write(out)
     dt = out.array.dtype
     if exact_dtype and result.array.dtype != dt:
         # (torch's kernels with several results check each dtype exactly)
