@@ -153,6 +153,7 @@ class Graph:
     outside_grad: tuple[bool, ...] = ()  # requires_grad of each outside tensor when recorded
     fast: bool = False  # can a replay run the forwards directly under one TracedBackward node?
     lowered: _Lowered | None = None  # the fast replay as generated NumPy code, where it can be
+    outputs_read: tuple[int, ...] = ()  # the outputs a recorded backward reads (saved by each replay)
 
     @property
     def first_step(self) -> int:
@@ -690,7 +691,8 @@ class Traced(Function):
             _run_forwards(graph, values, nodes)
             ctx.run = _Run(graph, nodes, values)
             outs = tuple(values[r.i].detach() for r in graph.out_refs)  # (fresh tensors: no cycle)
-        ctx.save_for_backward(*tensors)
+        # (an output a backward reads is saved too: changed in place before backward, it raises)
+        ctx.save_for_backward(*tensors, *[outs[k] for k in graph.outputs_read])
         ctx.set_materialize_grads(False)
         return outs if len(outs) != 1 else outs[0]
 
@@ -707,9 +709,10 @@ class Traced(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Tensor | None) -> Any:
-        inputs = ctx.saved_tensors  # (checks that no input was changed in place since)
+        saved = ctx.saved_tensors  # (checks that nothing saved was changed in place since)
         run: _Run | _LoweredRun = ctx.run
         graph = run.graph
+        inputs = saved[: graph.first_step]  # (then the outputs a backward reads)
         if _state.grad_enabled:  # create_graph=True: differentiate the step-by-step replay
             return (None, *_differentiate(graph, inputs, grads))
         key = tuple(g is not None for g in grads)
@@ -745,6 +748,10 @@ class Traced(Function):
         else:
             plan.out_refs = [None if r is None else _Slot(recorder.slot_of[id(r)]) for r in result]
             graph.backward_plans[key] = plan
+            read = {a.i for s in plan.steps for a in _slots_in(s.args)} | {r.i for r in plan.out_refs if r is not None}
+            graph.outputs_read = tuple(
+                k for k, r in enumerate(graph.out_refs) if k in graph.outputs_read or r.i in read
+            )
             if graph.lowered is not None:
                 graph.lowered.add_backward(key, plan, tuple((tuple(g.shape), g._data.dtype) for g in present))
         return (None, *result)
