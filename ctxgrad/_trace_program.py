@@ -25,6 +25,7 @@ allocates once; arrays passed in are never written.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -98,9 +99,16 @@ def ufunc_of(cls: type, args: Sequence[int | Const], metas: dict[int, Meta], out
         return None
     if out != (shape, dtype):
         return None
-    with np.errstate(all="ignore"):  # (the dtype NumPy gives, tried on one element)
-        tried = ufunc(*(a.value if isinstance(a, Const) else np.ones(1, dtype) for a in args))
-    return ufunc if tried.dtype == dtype else None
+    kinds = tuple(type(a.value) if isinstance(a, Const) else None for a in args)
+    return ufunc if _result_dtype(ufunc, dtype, kinds) == dtype else None
+
+
+@functools.lru_cache(maxsize=512)
+def _result_dtype(ufunc: np.ufunc, dtype: np.dtype[Any], kinds: tuple[type | None, ...]) -> np.dtype[Any]:
+    """The dtype ``ufunc`` gives on arrays of ``dtype`` and Python numbers of the types in
+    ``kinds`` (None: an array), tried on one element."""
+    with np.errstate(all="ignore"):
+        return np.asarray(ufunc(*(np.ones(1, dtype) if k is None else k(1) for k in kinds))).dtype
 
 
 @dataclass

@@ -77,7 +77,7 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
-from ctxgrad._trace_program import Const, Instruction, Meta, Program, lower
+from ctxgrad._trace_program import Const, Instruction, Meta, Program, lower, ufunc_of
 from ctxgrad.autograd import Function, grad
 from ctxgrad.autograd._dot import new_digraph
 from ctxgrad.autograd._outputs import meta_of, pack_saved
@@ -548,7 +548,7 @@ class _Build:
 
     def __init__(
         self,
-        forward: Program,
+        forward: Program | None,
         kept: tuple[int, ...],
         backward: dict[tuple[bool, ...], _BackwardCode],
     ) -> None:
@@ -578,10 +578,22 @@ class _Lowered:
         instructions = _instructions(graph, metas)
         if instructions is None:
             return None
-        forward = _lower_forward(graph, metas, ())
-        if forward is None:
+        known = dict(metas)
+        for cls, args, out, meta in instructions:
+            if ufunc_of(cls, args, known, meta) is None:
+                return None
+            known[out] = meta
+        return _Lowered(graph, metas, _Build(None, (), {}))  # (the code is written when first run)
+
+    def ready(self, needs: tuple[bool, ...], tensors: tuple[Tensor, ...]) -> _Build | None:
+        """The build a replay runs: once a backward is lowered, or when no gradient is needed
+        (a first backward must run the recorded backward methods to record its plan)."""
+        build = self.build
+        if not (build.backward or not any(needs)) or not self.fits(tensors):
             return None
-        return _Lowered(graph, metas, _Build(forward, (), {}))
+        if build.forward is None:
+            build.forward = _lower_forward(self.graph, self.metas, build.kept)
+        return build
 
     def add_backward(self, key: tuple[bool, ...], plan: Graph, grad_metas: tuple[Meta, ...]) -> None:
         """Lower the backward plan just recorded for ``key`` (nothing if it has a step without an
@@ -601,9 +613,7 @@ class _Lowered:
             return
         old = self.build
         kept = tuple(sorted({*old.kept, *(p for p in params if graph.first_step <= p < n_values)}))
-        forward = old.forward if kept == old.kept else _lower_forward(graph, self.metas, kept)
-        if forward is None:
-            return
+        forward = old.forward if kept == old.kept else None  # (written again when first run)
         entries = {**{k: (e[0], e[1]) for k, e in old.backward.items()}, key: (program, grad_metas)}
 
         def source(p: int) -> tuple[int, int]:
@@ -678,9 +688,10 @@ class Traced(Function):
     @staticmethod
     def forward(ctx: Any, graph: Graph, *tensors: Tensor) -> Any:
         lowered = graph.lowered
+        build = None if lowered is None else lowered.ready(ctx._needs, tensors)
         outs: tuple[Tensor, ...]
-        if lowered is not None and (lowered.build.backward or not any(ctx._needs)) and lowered.fits(tensors):
-            build = lowered.build  # (one generated function: its outputs, then what backward reads)
+        if build is not None and build.forward is not None:
+            # (one generated function: the outputs, then the values its backward reads)
             result = build.forward.fn(*[t._data for t in tensors])
             n = len(graph.out_refs)
             ctx.run = _LoweredRun(graph, build, result[n:])
