@@ -634,9 +634,7 @@ class _Lowered:
         """Whether the outside tensors still have the shapes and dtypes the code was made for
         (the inputs' are the recording's key)."""
         n = len(self.graph.input_labels)
-        return all(
-            t._data.dtype == m[1] and t._data.shape == m[0] for t, m in zip(tensors[n:], self.outside_metas)
-        )
+        return all(t._data.dtype == m[1] and t._data.shape == m[0] for t, m in zip(tensors[n:], self.outside_metas))
 
 
 def _instructions(graph: Graph, metas: dict[int, Meta]) -> list[Instruction] | None:

@@ -105,7 +105,7 @@ def test_elementwise_programs_replay_as_generated_code_bit_for_bit(name: str, fn
 
 
 def test_a_zero_dimensional_program_replays_as_generated_code() -> None:
-    traced, runs = eager_and_replays(lambda x: (x * 2 + x.tanh()) * x - 1, [[0.5], [-2.0]], ctxgrad.float32)
+    _, runs = eager_and_replays(lambda x: (x * 2 + x.tanh()) * x - 1, [[0.5], [-2.0]], ctxgrad.float32)
     assert [kind for kind, _, _ in runs[1:]] == ["_LoweredRun"] * (len(runs) - 1)
     assert all(out.shape == () and out.dtype == np.float32 for _, out, _ in runs)
 
@@ -274,13 +274,14 @@ def test_a_replay_that_needs_no_gradient_is_generated_code_from_the_first() -> N
     assert build.forward is None  # (written when a replay first runs it)
     x = tensor(np.linspace(2, -2, 5))
     out = traced(x)
-    generated, calls = build.forward.fn, []
+    code: Any = build.forward
+    generated, calls = code.fn, []
 
     def counted(*arrays: Any) -> Any:
         calls.append(len(arrays))
         return generated(*arrays)
 
-    build.forward.fn = counted
+    code.fn = counted
     again = traced(x)
     assert calls == [1] and out.grad_fn is None
     assert np.array_equal(out.numpy(), w2_chain(x).numpy()) and np.array_equal(again.numpy(), out.numpy())
@@ -328,5 +329,5 @@ def test_random_elementwise_programs_replay_as_generated_code_bit_for_bit(seed: 
     program = random_program(rng, 2, int(rng.integers(3, 12)))
     dtype = [ctxgrad.float64, ctxgrad.float32][seed % 2]
     inputs = [[rng.normal(size=4), rng.normal(size=4)] for _ in range(2)]
-    traced, runs = eager_and_replays(program, inputs, dtype, seeds=2)
+    _, runs = eager_and_replays(program, inputs, dtype, seeds=2)
     assert [kind for kind, _, _ in runs][1:] == ["_LoweredRun"] * (len(runs) - 1)
