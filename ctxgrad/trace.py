@@ -58,6 +58,11 @@ the replay runs the recorded ``forward`` methods directly and makes **one** grap
 ``TracedBackward``, whose backward runs the recorded backward methods in reverse (and
 records the ops they apply, so that later backwards run those directly); with
 ``create_graph=True`` that node replays step by step instead, so double backward works.
+When every step, and every op a recorded backward applies, is one NumPy ufunc call on real
+floating arrays (``+ - * /`` and the one-input elementwise ops such as ``tanh``, ``exp``,
+``sin``; see :mod:`ctxgrad._trace_program`), both are written out as generated Python
+functions of those ufunc calls, compiled once: from then on a replay's forward is one call
+and its backward another, with the same values bit for bit.
 Otherwise (and inside forward mode, ``vmap`` or anomaly mode) each step is applied as
 ``fn`` applied it, one node per step (``traced(..., fast=False)`` asks for this always).
 """
