@@ -9,8 +9,9 @@ chain / number of ops), median and min over ``--runs`` runs after ``--warmup`` u
 ones, for
 
 - ctxgrad's built-in ops;
-- the same chain traced once with ``ctxgrad.trace`` and replayed (the recorded forwards run
-  directly under one graph node, whose backward runs the recorded backwards in reverse);
+- the same chain traced once with ``ctxgrad.trace`` and replayed: one graph node, whose
+  forward and backward are each one generated function of NumPy ufunc calls (written by
+  the first replay's backward, which the check before timing runs; see ``docs/trace.md``);
 - torch running the same code (skipped, with a note, when torch cannot be imported);
 - HIPS autograd running the same code on ``autograd.numpy`` (skipped, with a note, when
   autograd cannot be imported);

@@ -58,6 +58,11 @@ the replay runs the recorded ``forward`` methods directly and makes **one** grap
 ``TracedBackward``, whose backward runs the recorded backward methods in reverse (and
 records the ops they apply, so that later backwards run those directly); with
 ``create_graph=True`` that node replays step by step instead, so double backward works.
+When every step, and every op a recorded backward applies, is one NumPy ufunc call on real
+floating arrays (``+ - * /`` and the one-input elementwise ops such as ``tanh``, ``exp``,
+``sin``; see :mod:`ctxgrad._trace_program`), both are written out as generated Python
+functions of those ufunc calls, compiled once: from then on a replay's forward is one call
+and its backward another, with the same values bit for bit.
 Otherwise (and inside forward mode, ``vmap`` or anomaly mode) each step is applied as
 ``fn`` applied it, one node per step (``traced(..., fast=False)`` asks for this always).
 """
@@ -76,7 +81,8 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor
+from ctxgrad._tensor import Tensor, as_tensor
+from ctxgrad._trace_program import Const, Instruction, Meta, Program, lower, ufunc_of
 from ctxgrad.autograd import Function, grad
 from ctxgrad.autograd._dot import new_digraph
 from ctxgrad.autograd._outputs import meta_of, pack_saved
@@ -151,9 +157,17 @@ class Graph:
     backward_plans: dict[tuple[bool, ...], Graph | None] = field(default_factory=dict)
     outside_grad: tuple[bool, ...] = ()  # requires_grad of each outside tensor when recorded
     fast: bool = False  # can a replay run the forwards directly under one TracedBackward node?
+    lowered: _Lowered | None = None  # the fast replay as generated NumPy code, where it can be
+    outputs_read: tuple[int, ...] = ()  # the outputs a recorded backward reads (saved by each replay)
+
+    @property
+    def first_step(self) -> int:
+        """The number of the first value a step made (after the inputs and outside tensors)."""
+        return len(self.input_labels) + len(self.outside)
 
     def finish(self) -> None:
-        """Decide :attr:`fast`, once the recording is complete."""
+        """Decide :attr:`fast` (and lower it to NumPy code where it can be), once the
+        recording is complete."""
         outs = [r.i for r in self.out_refs if isinstance(r, _Slot)]
         first = len(self.input_labels) + len(self.outside)
         self.outside_grad = tuple(t.requires_grad for t in self.outside)
@@ -165,6 +179,8 @@ class Graph:
             and len(set(outs)) == len(outs)
             and all(i >= first for i in outs)
         )
+        if self.fast:
+            self.lowered = _Lowered.of(self)
 
     def _lines(self) -> Iterator[tuple[str, str]]:
         def meta(m: tuple[tuple[int, ...], np.dtype[Any]]) -> str:
@@ -521,6 +537,142 @@ def _warn_new_shape(graph: Graph, step: Step, tensors: list[Tensor]) -> None:
     )
 
 
+# A lowered backward: its program, the (shape, dtype) of each gradient it was made for, where
+# each parameter comes from, and where each returned gradient that is a parameter comes from.
+_BackwardCode = tuple[Program, tuple[Meta, ...], tuple[tuple[int, int], ...], tuple["tuple[int, int] | None", ...]]
+
+
+class _Build:
+    """One consistent state of a :class:`_Lowered`: the forward program returns the outputs,
+    then the values in ``kept`` (those its backward programs read); ``backward`` has, per
+    pattern of the outputs that got a gradient, the program, the (shape, dtype) of each
+    gradient it was made for, and where each of its parameters comes from (0: the replay's
+    input or outside tensor number ``i``; 1: ``kept[i]``; 2: the ``i``-th gradient given)."""
+
+    __slots__ = ("backward", "forward", "kept")
+
+    def __init__(
+        self,
+        forward: Program | None,
+        kept: tuple[int, ...],
+        backward: dict[tuple[bool, ...], _BackwardCode],
+    ) -> None:
+        self.forward, self.kept, self.backward = forward, kept, backward
+
+
+class _Lowered:
+    """A fast replay as generated NumPy code (``ctxgrad._trace_program``): the forward as one
+    function call, and each backward plan (``Graph.backward_plans``) once it is recorded.  A
+    replay uses it once a backward plan is lowered (or when no gradient is needed), since the
+    first backward must run the recorded backward methods to record its plan."""
+
+    def __init__(self, graph: Graph, metas: dict[int, Meta], build: _Build) -> None:
+        self.graph = graph
+        self.metas = metas  # (shape, dtype) of every value of the forward
+        self.outside_metas = [metas[i] for i in range(len(graph.input_labels), graph.first_step)]
+        self.build = build  # (replaced whole when a backward is added: a run keeps the one it used)
+
+    @staticmethod
+    def of(graph: Graph) -> _Lowered | None:
+        """The forward of ``graph`` lowered, or None if a step has no exact NumPy ufunc."""
+        metas: dict[int, Meta] = {}
+        for i, (shape, dtype) in enumerate(graph.input_metas):
+            metas[i] = (tuple(shape), dtype)
+        for i, t in enumerate(graph.outside, len(graph.input_labels)):
+            metas[i] = (tuple(t._data.shape), t._data.dtype)
+        instructions = _instructions(graph, metas)
+        if instructions is None:
+            return None
+        known = dict(metas)
+        for cls, args, out, meta in instructions:
+            if ufunc_of(cls, args, known, meta) is None:
+                return None
+            known[out] = meta
+        return _Lowered(graph, metas, _Build(None, (), {}))  # (the code is written when first run)
+
+    def ready(self, needs: tuple[bool, ...], tensors: tuple[Tensor, ...]) -> _Build | None:
+        """The build a replay runs: once a backward is lowered, or when no gradient is needed
+        (a first backward must run the recorded backward methods to record its plan)."""
+        build = self.build
+        if not (build.backward or not any(needs)) or not self.fits(tensors):
+            return None
+        if build.forward is None:
+            build.forward = _lower_forward(self.graph, self.metas, build.kept)
+        return build
+
+    def add_backward(self, key: tuple[bool, ...], plan: Graph, grad_metas: tuple[Meta, ...]) -> None:
+        """Lower the backward plan just recorded for ``key`` (nothing if it has a step without an
+        exact ufunc: its backwards run the plan's Functions), and the forward again if that
+        backward reads values the forward did not keep."""
+        graph, n_values = self.graph, self.graph.n_values
+        metas = {**self.metas, **{n_values + k: m for k, m in enumerate(grad_metas)}}
+        instructions = _instructions(plan, metas)
+        if instructions is None:
+            return
+        made = {out for _, _, out, _ in instructions}
+        read = {a for _, args, _, _ in instructions for a in args if not isinstance(a, Const)}
+        returns = [r.i if isinstance(r, _Slot) else None for r in plan.out_refs]
+        params = sorted((read | {r for r in returns if r is not None}) - made)
+        program = lower("backward", instructions, params, metas, returns)
+        if program is None:
+            return
+        old = self.build
+        kept = tuple(sorted({*old.kept, *(p for p in params if graph.first_step <= p < n_values)}))
+        forward = old.forward if kept == old.kept else None  # (written again when first run)
+        entries = {**{k: (e[0], e[1]) for k, e in old.backward.items()}, key: (program, grad_metas)}
+
+        def source(p: int) -> tuple[int, int]:
+            if p < graph.first_step:
+                return (0, p)
+            if p < n_values:
+                return (1, kept.index(p))
+            return (2, p - n_values)
+
+        def code(prog: Program, gm: tuple[Meta, ...]) -> _BackwardCode:
+            params = set(prog.params)
+            returned = tuple(source(r) if r in params else None for r in prog.returns)
+            return (prog, gm, tuple(source(p) for p in prog.params), returned)
+
+        self.build = _Build(forward, kept, {k: code(*entry) for k, entry in entries.items()})
+
+    def fits(self, tensors: tuple[Tensor, ...]) -> bool:
+        """Whether the outside tensors still have the shapes and dtypes the code was made for
+        (the inputs' are the recording's key)."""
+        n = len(self.graph.input_labels)
+        return all(t._data.dtype == m[1] and t._data.shape == m[0] for t, m in zip(tensors[n:], self.outside_metas))
+
+
+def _instructions(graph: Graph, metas: dict[int, Meta]) -> list[Instruction] | None:
+    """The steps of ``graph`` for ``ctxgrad._trace_program.lower`` (None if a step has other
+    than one output); adds each step's result to ``metas``."""
+    out: list[Instruction] = []
+    for s in graph.steps:
+        if len(s.outs) != 1 or s.call:
+            return None
+        args = [a.i if type(a) is _Slot else Const(a) for a in s.args]
+        shape, dtype = s.metas[0]
+        metas[s.outs[0]] = (tuple(shape), dtype)
+        out.append((s.cls, args, s.outs[0], metas[s.outs[0]]))
+    return out
+
+
+def _lower_forward(graph: Graph, metas: dict[int, Meta], kept: tuple[int, ...]) -> Program | None:
+    instructions = _instructions(graph, dict(metas))
+    if instructions is None:
+        return None
+    returns = [*(r.i for r in graph.out_refs), *kept]
+    return lower("forward", instructions, range(graph.first_step), metas, returns)
+
+
+class _LoweredRun:
+    """One replay run by a :class:`_Lowered`'s code: the build it used and the arrays it kept."""
+
+    __slots__ = ("build", "graph", "kept")
+
+    def __init__(self, graph: Graph, build: _Build, kept: tuple[Any, ...]) -> None:
+        self.graph, self.build, self.kept = graph, build, kept
+
+
 class _Run:
     """One fast replay, kept on its node for backward: the step ctxs and every value."""
 
@@ -538,13 +690,24 @@ class Traced(Function):
 
     @staticmethod
     def forward(ctx: Any, graph: Graph, *tensors: Tensor) -> Any:
-        values: list[Any] = [*tensors, *([None] * (graph.n_values - len(tensors)))]
-        nodes: list[Any] = []
-        _run_forwards(graph, values, nodes)
-        ctx.run = _Run(graph, nodes, values)
-        ctx.save_for_backward(*tensors)
+        lowered = graph.lowered
+        build = None if lowered is None else lowered.ready(ctx._needs, tensors)
+        outs: tuple[Tensor, ...]
+        if build is not None and build.forward is not None:
+            # (one generated function: the outputs, then the values its backward reads)
+            result = build.forward.fn(*[t._data for t in tensors])
+            n = len(graph.out_refs)
+            ctx.run = _LoweredRun(graph, build, result[n:])
+            outs = tuple(as_tensor(a) for a in result[:n])
+        else:
+            values: list[Any] = [*tensors, *([None] * (graph.n_values - len(tensors)))]
+            nodes: list[Any] = []
+            _run_forwards(graph, values, nodes)
+            ctx.run = _Run(graph, nodes, values)
+            outs = tuple(values[r.i].detach() for r in graph.out_refs)  # (fresh tensors: no cycle)
+        # (an output a backward reads is saved too: changed in place before backward, it raises)
+        ctx.save_for_backward(*tensors, *[outs[k] for k in graph.outputs_read])
         ctx.set_materialize_grads(False)
-        outs = tuple(values[r.i].detach() for r in graph.out_refs)  # (fresh tensors: no cycle)
         return outs if len(outs) != 1 else outs[0]
 
     @staticmethod
@@ -560,12 +723,24 @@ class Traced(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Tensor | None) -> Any:
-        inputs = ctx.saved_tensors  # (checks that no input was changed in place since)
-        run: _Run = ctx.run
+        saved = ctx.saved_tensors  # (checks that nothing saved was changed in place since)
+        run: _Run | _LoweredRun = ctx.run
         graph = run.graph
+        inputs = saved[: graph.first_step]  # (then the outputs a backward reads)
         if _state.grad_enabled:  # create_graph=True: differentiate the step-by-step replay
             return (None, *_differentiate(graph, inputs, grads))
         key = tuple(g is not None for g in grads)
+        if type(run) is _LoweredRun:
+            lowered_grads = _run_lowered_backward(run, key, inputs, grads)
+            if lowered_grads is not None:
+                return (None, *lowered_grads)
+            # (no code for this pattern of gradients yet, or gradients of other shapes: the
+            # forward's steps again, deterministic as they are, to run their backward methods)
+            nodes: list[Any] = []
+            values: list[Any] = [*inputs, *([None] * (graph.n_values - len(inputs)))]
+            _run_forwards(graph, values, nodes)
+            ctx.run = run = _Run(graph, nodes, values)
+        assert type(run) is _Run
         plan = graph.backward_plans.get(key)
         if plan is not None:  # the ops this graph's backward computes, recorded: run them directly
             return (None, *_run_forwards(plan, [*run.values, *[g for g in grads if g is not None]]))
@@ -587,7 +762,37 @@ class Traced(Function):
         else:
             plan.out_refs = [None if r is None else _Slot(recorder.slot_of[id(r)]) for r in result]
             graph.backward_plans[key] = plan
+            read = {a.i for s in plan.steps for a in _slots_in(s.args)} | {r.i for r in plan.out_refs if r is not None}
+            graph.outputs_read = tuple(
+                k for k, r in enumerate(graph.out_refs) if k in graph.outputs_read or r.i in read
+            )
+            if graph.lowered is not None:
+                graph.lowered.add_backward(key, plan, tuple((tuple(g.shape), g._data.dtype) for g in present))
         return (None, *result)
+
+
+def _run_lowered_backward(
+    run: _LoweredRun, key: tuple[bool, ...], inputs: tuple[Tensor, ...], grads: tuple[Tensor | None, ...]
+) -> list[Tensor | None] | None:
+    """The gradients of a lowered replay's inputs by the generated backward for ``key``; None
+    if there is none, or the gradients have other shapes or dtypes than it was made for."""
+    entry = run.build.backward.get(key)
+    if entry is None:
+        return None
+    program, grad_metas, sources, returned = entry
+    given = [g for g in grads if g is not None]
+    present = [g._data for g in given]
+    if any(a.dtype != m[1] or a.shape != m[0] for a, m in zip(present, grad_metas)):
+        return None
+    from_inputs = [t._data for t in inputs]
+    pools = (from_inputs, run.kept, present)
+    result = program.fn(*[pools[k][i] for k, i in sources])
+    # (a gradient passed through unchanged, or an input itself, is that tensor, as in the plan)
+    tensors = (inputs, None, given)
+    return [
+        None if a is None else as_tensor(a) if r is None or r[0] == 1 else tensors[r[0]][r[1]]  # type: ignore[index]
+        for a, r in zip(result, returned)
+    ]
 
 
 def _release(node: Any) -> None:
