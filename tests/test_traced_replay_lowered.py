@@ -106,7 +106,10 @@ def test_elementwise_programs_replay_as_generated_code_bit_for_bit(name: str, fn
 
 def test_a_zero_dimensional_program_replays_as_generated_code() -> None:
     _, runs = eager_and_replays(lambda x: (x * 2 + x.tanh()) * x - 1, [[0.5], [-2.0]], ctxgrad.float32)
-    assert [kind for kind, _, _ in runs[1:]] == ["_LoweredRun"] * (len(runs) - 1)
+    # NumPy 1.x promotes a 0-d float32 array with a Python float by value, not as torch does,
+    # so there such a step keeps its Function (the same values, checked above)
+    expected = "_LoweredRun" if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else "_Run"
+    assert [kind for kind, _, _ in runs[1:]] == [expected] * (len(runs) - 1)
     assert all(out.shape == () and out.dtype == np.float32 for _, out, _ in runs)
 
 
