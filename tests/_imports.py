@@ -84,6 +84,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad._replayed": 0,  # (the frontends a trace replays whole: it reads only _state)
     "ctxgrad._pydata": 0,
     "ctxgrad._memory_format": 0,  # (the memory formats: flags and NumPy layouts)
+    "ctxgrad.func._pytree": 0,  # (pytrees: plain Python, nothing of ctxgrad; vmap's rules read them)
     # L1: Tensor.
     "ctxgrad._tensor": 1,
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).
@@ -145,6 +146,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.func.*": 5,
     "ctxgrad.compat": 5,
     "ctxgrad.compat.*": 5,
+    "ctxgrad._trace_program": 5,  # (a trace's replay as generated NumPy code)
     "ctxgrad.trace": 5,
     "ctxgrad.trace.*": 5,
     "ctxgrad.viz": 5,

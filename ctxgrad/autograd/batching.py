@@ -51,6 +51,7 @@ from ctxgrad.autograd._batched import (
     only_first_batched,
     shift_dim,
     shift_dims,
+    stack_samples,
     unary_rule,
 )
 from ctxgrad.autograd._batched_tensor import BatchedTensor, VmapInfo, refuse_dynamic_shape
@@ -74,5 +75,6 @@ __all__ = [
     "refuse_dynamic_shape",
     "shift_dim",
     "shift_dims",
+    "stack_samples",
     "unary_rule",
 ]

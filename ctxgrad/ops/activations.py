@@ -317,7 +317,10 @@ class Composite(Function[Tensor]):
         (x,) = ctx.saved_tensors
         building = is_grad_enabled()  # (a graph of the gradient: double backward)
         with enable_grad():
-            at = x if building and x.requires_grad else x.detach()._set_requires_grad()
+            at = x
+            if not (building and x.requires_grad):
+                at = x.detach()
+                at.requires_grad = True  # (the setter: requires_grad_() is refused inside a transform)
             y = ctx.forward_cls.formula(at, *ctx.params)
             (g,) = grad(y, at, grad_output, create_graph=building)
         return (g, *(None for _ in ctx.params))

@@ -38,6 +38,7 @@ from ctxgrad.autograd.batching import (
     loop_over_samples,
     only_first_batched,
     refuse_dynamic_shape,
+    stack_samples,
 )
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._row import Op
@@ -814,14 +815,11 @@ class SamplePositions(Function[Tensor]):
                 "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch "
                 "over indexing with a boolean mask."
             )
-        # (imported here: joining's module reaches this one through shape and gather_scatter)
-        from ctxgrad.ops.joining import Stack
-
         samples = [
             SamplePositions.apply(shape, template, *(t[b] if d == 0 else t for t, d in zip(tensors, dims)))
             for b in range(info.batch_size)
         ]
-        return Stack.apply(0, *samples), 0
+        return stack_samples(samples), 0
 
 
 def index_put_args(
