@@ -711,8 +711,8 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
             return None
     if _state.grad_enabled:
         for t in (a, b):
-            if isinstance(t, Tensor) and t.requires_grad:
-                return None
+            if isinstance(t, Tensor) and (t._requires_grad if t._base is None else t.requires_grad):
+                return None  # (the property, which re-reads a view's base, only for a view)
     try:
         out = ufunc(x, y)
     except ValueError:  # (shapes that do not broadcast: the Function raises torch's error)
