@@ -693,8 +693,8 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
         return None
     if _state.grad_enabled:  # (first: a recorded op leaves at once)
         for t in (a, b):
-            if isinstance(t, Tensor) and (t._requires_grad if t._base is None else t.requires_grad):
-                return None  # (the property, which re-reads a view's base, only for a view)
+            if isinstance(t, Tensor) and t.requires_grad:
+                return None
     x: Any
     y: Any
     if isinstance(a, Tensor):
