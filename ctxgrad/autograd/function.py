@@ -560,7 +560,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     to_save = ctx.to_save
     if to_save is not None:
         pack_saved(cls, ctx, to_save)
-    if cls._ctx_checks_left and ctx.__dict__:
+    if cls._ctx_checks_left:  # (a Function's first calls only: reading __dict__ makes one)
         warn_tensor_attributes(cls, ctx.__dict__)
     if _state.anomaly:
         record_forward(ctx)
