@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
@@ -58,6 +57,7 @@ from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._ctx_fields import CtxFields
 from ctxgrad.autograd._dual import apply_dual
+from ctxgrad.autograd._legacy_calls import LegacyCalls
 from ctxgrad.autograd._node_api import saved_field_properties
 from ctxgrad.autograd._outputs import (
     _METAS,
@@ -327,7 +327,7 @@ def _raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:
     return raise_
 
 
-class Function(Generic[_Out], metaclass=FunctionMeta):
+class Function(LegacyCalls, Generic[_Out], metaclass=FunctionMeta):
     """Base class for differentiable operations; subclass it and call ``apply``.
 
     >>> import ctxgrad
@@ -376,29 +376,6 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
     #: by :func:`ctxgrad.autograd.in_place` does: under ``vmap`` an unbatched first argument
     #: with a batched other one is refused, as torch refuses it.
     writes_first_input: ClassVar[bool] = False
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        cls = type(self)
-        if args or kwargs:
-            raise RuntimeError(
-                f"{cls.__name__} should not be instantiated: Functions are used through their class. "
-                f"Call {cls.__name__}.apply(...) with these arguments instead."
-            )
-        warnings.warn(
-            f"{cls} should not be instantiated. Methods on autograd functions are all static, so you "
-            "should invoke them on the class itself. Instantiating an autograd function will raise an "
-            "error in a future version of PyTorch.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(
-            "Legacy autograd function with non-static forward method is deprecated. Please use "
-            f"new-style autograd function with static forward method: call {type(self).__name__}.apply(...). "
-            "(For instance-style forward(self, ...)/backward(self, ...) called as F()(x), as in MegEngine or "
-            "torch before 0.4, subclass ctxgrad.compat.megengine.Function instead.)"
-        )
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
