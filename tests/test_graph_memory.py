@@ -317,3 +317,39 @@ def test_built_in_nodes_keep_no_arrays_after_backward(family: str) -> None:
     refs = _graph_refs(_outputs(result), keep=[])
     nodes = [ref() for name, ref in refs.items() if name.startswith("node ")]
     assert [kept for node in nodes for kept in _arrays_kept_as_attributes(node)] == []
+
+
+def _has_attribute_dict(node: Any) -> bool:
+    """Whether ``node`` holds a dict object for its attributes (asked without making one, as
+    reading ``__dict__`` would; attributes CPython keeps inline show as their values)."""
+    return any(type(r) is dict for r in gc.get_referents(node))
+
+
+def test_a_node_keeps_no_attribute_dict_unless_its_function_sets_an_attribute() -> None:
+    # The fields the core sets on every node are slots; past a Function's first calls (whose
+    # ctx attributes are checked for tensors), nothing makes a node an attribute dict object:
+    # x + y and tanh set no attribute, x * 2.0 keeps its number as one (ctx.scalars, which
+    # CPython stores inline), and a Function's own attributes are there as set.
+    x = ctxgrad.linspace(-1.0, 1.0, 5, dtype=ctxgrad.float64, requires_grad=True)
+    y = ctxgrad.ones(5, dtype=ctxgrad.float64, requires_grad=True)
+
+    class Scale(Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            ctx.factor = 3.0
+            return t * 3.0
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * ctx.factor
+
+    for _ in range(40):
+        product, total, squashed, scaled = x * 2.0, x + y, ctxgrad.tanh(x), Scale.apply(x)
+    assert [_has_attribute_dict(t.grad_fn) for t in (product, total, squashed)] == [False, False, False]
+    kept = [vars(t.grad_fn) for t in (product, total, squashed, scaled)]
+    assert kept == [{"scalars": (None, 2.0)}, {}, {}, {"factor": 3.0}]
+    assert product.grad_fn._saved_other.item() == 2.0  # (the number, as torch's field gives it)
+    (product + total + squashed + scaled).sum().backward()
+    expected = 2.0 + 1.0 + (1.0 - np.tanh(x.detach().numpy()) ** 2) + 3.0
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-15)
+    np.testing.assert_array_equal(y.grad.numpy(), np.ones(5))

@@ -1,5 +1,6 @@
 """torch's ctx fields by their own names: ``ctx.dirty_tensors``, ``ctx.non_differentiable``
-and ``ctx.saved_for_forward``, and the long-removed ``ctx.mark_shared_storage``.
+and ``ctx.saved_for_forward``, the deprecated ``ctx.saved_variables`` and the long-removed
+``ctx.mark_shared_storage``.
 
 In torch these are the attributes the ctx methods write: ``ctx.mark_dirty(x)`` sets
 ``ctx.dirty_tensors = (x,)``, ``ctx.mark_non_differentiable(i)`` sets
@@ -31,6 +32,8 @@ from __future__ import annotations
 
 import warnings
 from typing import TYPE_CHECKING, Any
+
+from ctxgrad.autograd.values import is_value_dtype
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -66,6 +69,8 @@ class CtxFields:
         def mark_dirty(self, *tensors: Tensor) -> None: ...
         def mark_non_differentiable(self, *tensors: Tensor) -> None: ...
         def save_for_forward(self, *tensors: Tensor | None) -> None: ...
+        @property
+        def saved_tensors(self) -> tuple[Tensor, ...]: ...
 
     @property
     def dirty_tensors(self) -> tuple[Tensor, ...] | None:
@@ -103,6 +108,14 @@ class CtxFields:
             vars(self).pop("_fw_saved", None)
         else:
             self.save_for_forward(*_tuple_field("saved_for_forward", value))
+
+    @property
+    def saved_variables(self) -> tuple[Tensor, ...]:
+        """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
+        over values that are not arrays, see :mod:`.values`)."""
+        if not any(e is not None and is_value_dtype(e[3]) for e in getattr(self, "_edges", ())):
+            warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def mark_shared_storage(self, *pairs: Any) -> None:
         """Removed from torch's API long ago: warns (a FutureWarning, as torch 2.13 does) and

@@ -130,7 +130,6 @@ def _tangents_at(
     ``backward`` where the Function has no ``jvp``."""
     levels = _state.fw_levels
     _state.fw_levels = tuple(x for x in levels if x != level)
-    had_saved = "_saved" in ctx.__dict__
     old_saved = ctx._saved
     if view is not None:
         ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
@@ -153,10 +152,7 @@ def _tangents_at(
     finally:
         _state.fw_levels = levels
         if view is not None:
-            if had_saved:
-                ctx._saved = old_saved
-            else:
-                del ctx._saved
+            ctx._saved = old_saved
 
 
 def _follow_views(args: tuple[Any, ...], outs: tuple[Any, ...], level: int) -> None:

@@ -119,6 +119,10 @@ _WHY = {
 }
 
 
+# The op name in a guarded view's label, by node class name: "TransposeBackward0" -> "Transpose".
+_VIEW_NAMES: dict[str, str] = {}
+
+
 def view_meta(
     cls: type[Function], i: int, several: bool, parent: Tensor | None, grad_enabled: bool
 ) -> tuple[int, str] | None:
@@ -127,7 +131,10 @@ def view_meta(
     ``chunk``, ``unbind``: guarded as torch's multi-output functions, even with one piece)."""
     if not grad_enabled:
         return (INFERENCE_MODE if _state.inference else NO_GRAD, "")
-    name = re.sub(r"Backward[0-9]*$", "", cls._backward_cls.__name__)
+    node_name = cls._backward_cls.__name__
+    name = _VIEW_NAMES.get(node_name)
+    if name is None:  # (made once per node class: a regular expression per view is costly)
+        name = _VIEW_NAMES[node_name] = re.sub(r"Backward[0-9]*$", "", node_name)
     inherited = None if parent is None else parent._view_meta
     if inherited is not None:  # a view of a guarded view is guarded as it is
         return view_of_guarded(inherited, name, i)

@@ -132,6 +132,21 @@ def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 
 # --------------------------------------------------------------------------- the engine
+def has_complex(grads: list[Tensor | None]) -> bool:
+    """Some gradient is complex (a holomorphic backward then runs on the conjugates)."""
+    for g in grads:  # (a loop: a third of the cost of any() over a generator)
+        if g is not None and g._data.dtype.kind == "c":
+            return True
+    return False
+
+
+def conjugate(grads: Any) -> Any:
+    """Each tensor conjugated (``conj`` is attached from the op table, a layer above)."""
+    if isinstance(grads, tuple):
+        return tuple(g.conj() if isinstance(g, Tensor) else g for g in grads)
+    return grads.conj() if isinstance(grads, Tensor) else grads
+
+
 def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
     """Check what a backward returned, one gradient per forward argument, and fit each one.
 

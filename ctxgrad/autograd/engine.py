@@ -191,8 +191,12 @@ def _execute(run: _Run, keep_graph: bool) -> None:
     visit, runnable, runner = run.visit, run.runnable, _state.node_runner
     pop, push = heapq.heappop, heapq.heappush
     run_it = True
-    while ready:
-        node = pop(ready)[2]
+    following = None  # a node that became ready while the heap was empty: it runs next, past the heap
+    while ready or following is not None:
+        if following is not None:
+            node, following = following, None
+        else:
+            node = pop(ready)[2]
         buf = buffers.pop(node, None)
         if buf is None:  # no gradient reached it: a built-in op passes none on, as torch's do
             buf = [None] * len(node._out_meta)
@@ -224,6 +228,12 @@ def _execute(run: _Run, keep_graph: bool) -> None:
             n = deps[child] - 1
             deps[child] = n
             if n == 0 and (visit is None or child in visit):
+                if following is None and not ready:  # (a chain's next node: no heap push and pop)
+                    following = child
+                    continue
+                if following is not None:
+                    push(ready, (-following._seq, id(following), following))
+                    following = None
                 push(ready, (-child._seq, id(child), child))
 
 

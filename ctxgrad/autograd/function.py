@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
@@ -58,8 +57,10 @@ from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._ctx_fields import CtxFields
 from ctxgrad.autograd._dual import apply_dual
+from ctxgrad.autograd._legacy_calls import LegacyCalls
 from ctxgrad.autograd._node_api import saved_field_properties
 from ctxgrad.autograd._outputs import (
+    _METAS,
     alias,
     finish_untracked,
     meta_of,
@@ -68,14 +69,14 @@ from ctxgrad.autograd._outputs import (
     wire_outputs,
 )
 from ctxgrad.autograd._readonly import explain_read_only
-from ctxgrad.autograd._validate import GradientTypeError, check_all_tensors, check_grads
+from ctxgrad.autograd._validate import GradientTypeError, check_all_tensors, check_grads, conjugate, has_complex
 from ctxgrad.autograd.anomaly_mode import record_forward
 from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
 from ctxgrad.autograd.saved import SavedTensor
-from ctxgrad.autograd.values import is_value_dtype, zero_of
+from ctxgrad.autograd.values import zero_of
 
 __all__ = [
     "BackwardCFunction",
@@ -122,11 +123,15 @@ class BackwardCFunction(CtxFields, Node):
     that ctx.
     """
 
-    __slots__ = ("_needs", "_out_meta")
+    # The fields every call sets or every backward reads are slots, set when the ctx is made
+    # (``_run``; ``__init__`` for a ctx made elsewhere); ``__dict__`` (Node's) holds only what
+    # a Function sets itself (``ctx.scale = 2``) and the rarely set fields below.
+    __slots__ = ("_hooks", "_needs", "_out_meta", "_saved")
 
     forward_cls: ClassVar[type[Function]]
     _forward_cls: ClassVar[type[Function]]  # the same, for the core: a ctx attribute cannot hide it
     _needs: tuple[bool, ...]
+    _saved: tuple[SavedTensor | None, ...] | None  # () when nothing was saved, None once freed
 
     # Defaults for what the ctx API sets; an instance stores only what was set.
     to_save: tuple[Tensor | None, ...] | None = None
@@ -134,8 +139,10 @@ class BackwardCFunction(CtxFields, Node):
     _non_diff: tuple[Tensor, ...] | None = None
     _materialize: bool = True
     _fw_saved: tuple[Tensor | None, ...] | None = None
-    _saved: tuple[SavedTensor | None, ...] | None = ()
     _cleared_on_access: bool = False
+
+    def __init__(self) -> None:
+        self._saved, self._hooks = (), None
 
     if TYPE_CHECKING:  # a user's ctx attributes (ctx.scale = 2), for type checkers: any name, Any
 
@@ -187,14 +194,6 @@ class BackwardCFunction(CtxFields, Node):
             self._saved = None
             self._cleared_on_access = True
         return out  # type: ignore[return-value]  # (the Nones saved, typed as tensors: see above)
-
-    @property
-    def saved_variables(self) -> tuple[Tensor, ...]:
-        """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
-        over values that are not arrays, see :mod:`.values`)."""
-        if not any(e is not None and is_value_dtype(e[3]) for e in getattr(self, "_edges", ())):
-            warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
-        return self.saved_tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare the inputs that ``forward`` changed in place; they must be returned.
@@ -250,8 +249,8 @@ class BackwardCFunction(CtxFields, Node):
                 if g is None:  # zeros for the outputs that got no gradient
                     grads = [zero_of(m) if g is None and m else g for g, m in zip(grads, self._out_meta)]
                     break
-        if cls.holomorphic and _has_complex(grads):
-            result = _conjugate(cls._backward_impl(self, *_conjugate(tuple(grads))))
+        if cls.holomorphic and has_complex(grads):
+            result = conjugate(cls._backward_impl(self, *conjugate(tuple(grads))))
         else:
             result = cls._backward_impl(self, grads) if cls.boxed_grads_call else cls._backward_impl(self, *grads)
         checked = check_grads(self, result)
@@ -261,20 +260,7 @@ class BackwardCFunction(CtxFields, Node):
 
 
 FunctionCtx = BackwardCFunction
-
-
-def _has_complex(grads: list[Tensor | None]) -> bool:
-    for g in grads:  # (a loop: a third of the cost of any() over a generator)
-        if g is not None and g._data.dtype.kind == "c":
-            return True
-    return False
-
-
-def _conjugate(grads: Any) -> Any:
-    """Each tensor conjugated (``conj`` is attached from the op table, a layer above)."""
-    if isinstance(grads, tuple):
-        return tuple(g.conj() if isinstance(g, Tensor) else g for g in grads)
-    return grads.conj() if isinstance(grads, Tensor) else grads
+_new_ctx = object.__new__  # a ctx without its __init__ call: ``_run`` sets its slots
 
 
 def _overrides(cls: type, name: str) -> bool:
@@ -341,7 +327,7 @@ def _raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:
     return raise_
 
 
-class Function(Generic[_Out], metaclass=FunctionMeta):
+class Function(LegacyCalls, Generic[_Out], metaclass=FunctionMeta):
     """Base class for differentiable operations; subclass it and call ``apply``.
 
     >>> import ctxgrad
@@ -390,29 +376,6 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
     #: by :func:`ctxgrad.autograd.in_place` does: under ``vmap`` an unbatched first argument
     #: with a batched other one is refused, as torch refuses it.
     writes_first_input: ClassVar[bool] = False
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        cls = type(self)
-        if args or kwargs:
-            raise RuntimeError(
-                f"{cls.__name__} should not be instantiated: Functions are used through their class. "
-                f"Call {cls.__name__}.apply(...) with these arguments instead."
-            )
-        warnings.warn(
-            f"{cls} should not be instantiated. Methods on autograd functions are all static, so you "
-            "should invoke them on the class itself. Instantiating an autograd function will raise an "
-            "error in a future version of PyTorch.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(
-            "Legacy autograd function with non-static forward method is deprecated. Please use "
-            f"new-style autograd function with static forward method: call {type(self).__name__}.apply(...). "
-            "(For instance-style forward(self, ...)/backward(self, ...) called as F()(x), as in MegEngine or "
-            "torch before 0.4, subclass ctxgrad.compat.megengine.Function instead.)"
-        )
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
@@ -465,7 +428,7 @@ class Function(Generic[_Out], metaclass=FunctionMeta):
                 dual: _Out = apply_dual(cls, args, _run)
                 return dual
         try:
-            out: _Out = _run(cls, cls._backward_cls(), args)
+            out: _Out = _run(cls, _new_ctx(cls._backward_cls), args)
         except ValueError as exc:  # (NumPy's error for a write into a read-only array)
             explain_read_only(cls, args, exc)
             raise
@@ -478,11 +441,14 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
     state = _state
     for a in args:  # (a view whose base was changed in place is re-read: .requires_grad)
         if isinstance(a, Tensor) and (a._requires_grad or a._base is not None):
-            needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
+            # (a view's requires_grad re-reads its base: the property, only for views)
+            needs = tuple(
+                [isinstance(a, Tensor) and (a._requires_grad if a._base is None else a.requires_grad) for a in args]
+            )
             break
     else:  # nothing requires grad, as for most ops inside forward and backward: all False
         needs = (False,) * len(args)
-    ctx._needs = needs
+    ctx._needs, ctx._saved, ctx._hooks = needs, (), None  # (its __init__, inline)
     grad_enabled = state.grad_enabled
     if grad_enabled:
         state.grad_enabled = False  # (ops inside forward record nothing)
@@ -533,7 +499,11 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
         if isinstance(a, Tensor):
             if a._base is not None:
                 a._history()
-            shape, dtype = meta_of(a._data)[0]
+            data = a._data
+            meta = _METAS.get(data.shape)  # (meta_of without its call, as the common case)
+            if meta is None or meta[0][1] is not data.dtype:
+                meta = meta_of(data)
+            shape, dtype = meta[0]
             if not a._requires_grad:
                 edges.append((None, 0, shape, dtype))
             elif (fn := a._grad_fn) is None:
@@ -553,7 +523,11 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             if a is out:
                 out = alias(out, cls)
                 break
-        ctx._out_meta = meta = meta_of(out._data)  # ((shape, dtype),), shared between nodes
+        data = out._data
+        meta = _METAS.get(data.shape)  # ((shape, dtype),), shared between nodes (meta_of, inline)
+        if meta is None or meta[0][1] is not data.dtype:
+            meta = meta_of(data)
+        ctx._out_meta = meta
         if meta[0][1].kind in "fc":  # a floating or complex output is differentiable
             out._grad_fn = ctx
             out._output_nr = 0
@@ -563,7 +537,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     to_save = ctx.to_save
     if to_save is not None:
         pack_saved(cls, ctx, to_save)
-    if cls._ctx_checks_left and ctx.__dict__:
+    if cls._ctx_checks_left:  # (a Function's first calls only: reading __dict__ makes one)
         warn_tensor_attributes(cls, ctx.__dict__)
     if _state.anomaly:
         record_forward(ctx)

@@ -691,6 +691,10 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
     Function for every dtype pair and grad mode.)"""
     if _state.special:
         return None
+    if _state.grad_enabled:  # (first: a recorded op leaves at once)
+        for t in (a, b):
+            if isinstance(t, Tensor) and t.requires_grad:
+                return None
     x: Any
     y: Any
     if isinstance(a, Tensor):
@@ -709,10 +713,6 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
         dt = y.dtype
         if dt.kind != "f" or (type(a) is not float and type(a) is not int):
             return None
-    if _state.grad_enabled:
-        for t in (a, b):
-            if isinstance(t, Tensor) and t.requires_grad:
-                return None
     try:
         out = ufunc(x, y)
     except ValueError:  # (shapes that do not broadcast: the Function raises torch's error)
