@@ -1,5 +1,6 @@
 """Compare two commits of ctxgrad on W1, W1b, W2 and W3 (MLP, batch 32), in one run (also, with
-``--workloads``: W2's traced replay, ``W2 replay``, and W5, the 100,002-op chain, in seconds).
+``--workloads``: W1b written on arrays, ``W1b-arrays``; W2's traced replay, ``W2 replay``; and W5,
+the 100,002-op chain, in seconds).
 
 Run: ``python benchmarks/compare_commits.py BEFORE AFTER [--rounds 2] [--runs 9]`` (commits
 as git understands them: ``cbc6c37``, ``HEAD``, ``main``; ``.`` is the working tree).
@@ -31,7 +32,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORKLOADS = ("W1", "W1b", "W2", "W3 mlp-32")
-UNITS = {"W1": "µs/op", "W1b": "µs/op", "W2": "µs/op", "W2 replay": "µs/op", "W3 mlp-32": "ms/step", "W5": "s"}
+UNITS = {
+    "W1": "µs/op",
+    "W1b": "µs/op",
+    "W1b-arrays": "µs/op",
+    "W2": "µs/op",
+    "W2 replay": "µs/op",
+    "W3 mlp-32": "ms/step",
+    "W5": "s",
+}
 
 
 def snapshot(commit: str, into: Path) -> Path:
@@ -48,7 +57,7 @@ def snapshot(commit: str, into: Path) -> Path:
 
 def workload(name: str) -> tuple[Callable[[], object], int]:
     """The function one timed run calls, and how many units (ops or steps) one call does."""
-    if name in ("W1", "W1b"):
+    if name in ("W1", "W1b", "W1b-arrays"):
         import bench_custom_chain as custom
 
         return custom.ctxgrad_case(name, 1000)[1], 1000  # type: ignore[index]

@@ -44,6 +44,8 @@ MAKERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("rand_like", lambda m, x: m.rand_like(x)),
     ("randn_like", lambda m, x: m.randn_like(x)),
     ("randint_like", lambda m, x: m.randint_like(x, 5)),
+    ("randint_like contiguous", lambda m, x: m.randint_like(x, 2, 5, memory_format=m.contiguous_format)),
+    ("randint_like preserve", lambda m, x: m.randint_like(x, 5, memory_format=m.preserve_format)),
     ("contiguous_format", lambda m, x: x.clone(memory_format=m.contiguous_format)),
     ("zeros_like contiguous", lambda m, x: m.zeros_like(x, memory_format=m.contiguous_format)),
 ]
@@ -83,9 +85,14 @@ def test_channels_last_formats() -> None:
         assert x.clone(memory_format=m.channels_last).stride() == (60, 1, 15, 3)
         assert m.empty_like(x[None], memory_format=m.channels_last_3d).stride() == (120, 1, 40, 10, 2)
         np.testing.assert_array_equal(x.clone(memory_format=m.channels_last).numpy(), values)
+        drawn = m.randint_like(x, 3, 10, memory_format=m.channels_last)
+        assert drawn.stride() == (60, 1, 15, 3) and drawn.dtype == x.dtype
+        assert 3 <= drawn.min().item() and drawn.max().item() < 10
     for m in (ctxgrad, torch):
         with pytest.raises(RuntimeError, match=r"^required rank 4 tensor to use channels_last format$"):
             m.zeros(2, 3).clone(memory_format=m.channels_last)
+        with pytest.raises(RuntimeError, match=r"^required rank 4 tensor to use channels_last format$"):
+            m.randint_like(m.zeros(2, 3), 5, memory_format=m.channels_last)
 
 
 def test_a_memory_format_that_is_not_one_is_refused_as_torch_refuses_it() -> None:
@@ -98,6 +105,12 @@ def test_a_memory_format_that_is_not_one_is_refused_as_torch_refuses_it() -> Non
         ctxgrad.zeros(2).clone(memory_format=3)
     with pytest.raises(TypeError, match=r"^zeros_like\(\): argument 'memory_format' must be ctxgrad.memory_format"):
         ctxgrad.zeros_like(ctxgrad.zeros(2), memory_format="preserve")
+    with pytest.raises(TypeError, match=r"memory_format"):
+        torch.randint_like(torch.zeros(2), 5, memory_format=3)
+    with pytest.raises(
+        TypeError, match=r"^randint_like\(\): argument 'memory_format' must be ctxgrad.memory_format, not int$"
+    ):
+        ctxgrad.randint_like(ctxgrad.zeros(2), 5, memory_format=3)
 
 
 def test_the_formats_print_and_pickle_as_themselves() -> None:

@@ -18,7 +18,12 @@ from ctxgrad.nn import init
     ("nonlinearity", "param"),
     [
         ("linear", None),
+        ("conv1d", None),
         ("conv2d", None),
+        ("conv3d", None),
+        ("conv_transpose1d", None),
+        ("conv_transpose2d", None),
+        ("conv_transpose3d", None),
         ("sigmoid", None),
         ("tanh", None),
         ("relu", None),
@@ -29,7 +34,9 @@ from ctxgrad.nn import init
     ],
 )
 def test_calculate_gain_matches_torch(torch: Any, nonlinearity: str, param: float | None) -> None:
-    assert init.calculate_gain(nonlinearity, param) == pytest.approx(torch.nn.init.calculate_gain(nonlinearity, param))
+    ours, theirs = init.calculate_gain(nonlinearity, param), torch.nn.init.calculate_gain(nonlinearity, param)
+    assert ours == pytest.approx(theirs)
+    assert type(ours) is type(theirs)  # torch's int 1 for the linear layers and sigmoid, floats elsewhere
 
 
 def test_calculate_gain_errors(torch: Any) -> None:

@@ -302,6 +302,21 @@ def _finish_marks(
 
 def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
     """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
+    for t in to_save:  # (the checks below only when something is not a plain tensor: rarely)
+        if type(t) is not Tensor or t._inference:
+            _check_saveable(cls, ctx, to_save)
+            break
+    ctx._saved = tuple(
+        [None if t is None else SavedTensor(t, ctx) if isinstance(t, Tensor) else SavedValue(t) for t in to_save]
+    )
+    del ctx.to_save
+    if _state.allow_mutation is not None:
+        track_saved(ctx)
+
+
+def _check_saveable(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
+    """Refuse what ``save_for_backward`` cannot keep: non-tensors (but in a Function over
+    values that are not arrays) and inference tensors."""
     for i, t in enumerate(to_save):
         if t is not None and not isinstance(t, Tensor):
             if any(e is not None and is_value_dtype(e[3]) for e in ctx._edges):
@@ -318,12 +333,6 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
                 "clone to get a normal tensor and use it in autograd, or use ctxgrad.no_grad() instead of "
                 f"ctxgrad.inference_mode() ({cls.__name__} saves one as saved_tensors[{i}])."
             )
-    ctx._saved = tuple(
-        [None if t is None else SavedTensor(t, ctx) if isinstance(t, Tensor) else SavedValue(t) for t in to_save]
-    )
-    del ctx.to_save
-    if _state.allow_mutation is not None:
-        track_saved(ctx)
 
 
 def _wire_output(

@@ -70,7 +70,9 @@ class SavedTensor:
     )
 
     def __init__(self, tensor: Tensor, node: Node) -> None:
-        vc = tensor._get_vc()
+        vc = tensor._vc  # (``_get_vc`` inline: every saved tensor passes here)
+        if vc is None:
+            vc = tensor._vc = _VersionCounter()
         self._vc = vc
         self._version = vc.value
         self._locked = lock_array(tensor._data)

@@ -13,6 +13,7 @@ import numpy as np
 from ctxgrad import _dtypes, _sampling
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops import _special_kernels
 from ctxgrad.ops.special_functions import incomplete_gamma_sums, log_gamma
 
 __all__ = ["StandardGamma", "gamma_sample_grad", "standard_gamma"]
@@ -28,7 +29,10 @@ def gamma_sample_grad(alpha: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> n
     function (the lower one ``P`` below ``x = alpha + 1``, the upper one ``Q = 1 - P`` above,
     so that the difference never cancels against 1), and the division by the density is done
     in logarithms, so that neither ``exp(-x)`` nor ``x^alpha`` is formed: both cancel.  The
-    relative error is about 1e-9 in float64.
+    relative error is about 1e-9 in float64.  With SciPy installed (``ctxgrad[scipy]``), ``P``
+    and ``Q`` are SciPy's (fixed work per element) and divided by the density directly, the
+    expansions running only where the density or ``F`` leaves the normal range; the two paths
+    agree to about 1e-8.
     """
     a = np.asarray(alpha, dtype=np.float64)
     z = np.asarray(x, dtype=np.float64)
@@ -41,6 +45,27 @@ def gamma_sample_grad(alpha: np.ndarray[Any, Any], x: np.ndarray[Any, Any]) -> n
     h = 1e-5 * np.maximum(a, 1e-3)
     log_z = np.log(z)
     lg = log_gamma(a)
+    special = _special_kernels.scipy_special()
+    if special is not None:
+        # SciPy's P and Q (fixed work per element), then the same central difference over the
+        # density; where the density or F leaves the normal range, the expansions below.
+        with np.errstate(all="ignore"):
+            f = np.exp((a - 1.0) * log_z - z - lg)
+            cdf_plus = np.where(upper, special.gammaincc(a + h, z), special.gammainc(a + h, z))
+            cdf_minus = np.where(upper, special.gammaincc(a - h, z), special.gammainc(a - h, z))
+            dF = (cdf_plus - cdf_minus) / (2 * h) / f
+        good = np.isfinite(dF) & (np.minimum(cdf_plus, cdf_minus) > 1e-280) & (f > 1e-280)
+        good &= np.isfinite(f)
+        result_good = np.where(upper, dF, -dF)
+        if good.all():
+            out[ok] = result_good
+            done: np.ndarray[Any, Any] = out.reshape(np.broadcast_shapes(np.shape(alpha), np.shape(x)))
+            return done
+        inside = np.flatnonzero(ok)
+        out[inside[good]] = result_good[good]
+        ok = np.zeros_like(ok)
+        ok[inside[~good]] = True
+        a, z, upper, h, log_z, lg = a[~good], z[~good], upper[~good], h[~good], log_z[~good], lg[~good]
     # r(a') = F(a') / f(a), with F = P or Q written as z^a' e^-z / Gamma(a') * S(a').
     ratios = []
     for step in (h, -h):

@@ -59,10 +59,10 @@ _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended scale of the weights in front of ``nonlinearity`` (torch's table):
-    1 for linear layers and sigmoid, 5/3 for tanh, √2 for relu, √(2 / (1 + slope²)) for
-    leaky_relu (slope ``param``, default 0.01), 3/4 for selu."""
+    1 for linear layers and sigmoid (the int 1, as torch returns it), 5/3 for tanh, √2 for
+    relu, √(2 / (1 + slope²)) for leaky_relu (slope ``param``, default 0.01), 3/4 for selu."""
     if nonlinearity in _LINEAR_FNS or nonlinearity == "sigmoid":
-        return 1.0
+        return 1
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
