@@ -17,9 +17,8 @@ hip: str | None = None
 rocm: str | None = None
 xpu: str | None = None
 
-#: The modules the optional compiled build compiles from their ``.py`` files (Cython's
-#: pure-Python mode, with the ``.pxd`` files beside some of them): ``python
-#: tools/build_compiled.py`` in a checkout.  A plain install runs them as Python.
+#: The modules the optional compiled build compiles, with Cython, from their ``.py`` files as they
+#: are: ``python tools/build_compiled.py`` in a checkout.  A plain install runs them as Python.
 COMPILABLE: tuple[str, ...] = (
     "ctxgrad._state",
     "ctxgrad.autograd.function",

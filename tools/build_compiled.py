@@ -1,6 +1,6 @@
 """Build the optional compiled core in place: the modules ``ctxgrad.version.COMPILABLE`` names,
-compiled by Cython from the same ``.py`` files (its pure-Python mode), with the typed
-declarations of the ``.pxd`` files beside some of them.
+compiled by Cython from the same ``.py`` files, unchanged (its pure-Python mode: a ``.pxd`` file
+put beside one, if any, adds typed declarations without touching the ``.py``).
 
 The ``.py`` files stay the source and the reference: a plain ``pip install`` ships and runs them,
 and Python imports a compiled module (``function.cpython-311-x86_64-linux-gnu.so``) instead of its
