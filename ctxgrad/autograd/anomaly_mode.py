@@ -13,6 +13,7 @@ Unlike torch, where this flag is process-wide, the flag is per thread, like grad
 
 from __future__ import annotations
 
+import os
 import traceback
 import warnings
 from types import TracebackType
@@ -22,6 +23,12 @@ import numpy as np
 
 from ctxgrad._state import _state
 from ctxgrad.autograd._decorator import _DecoratorContextManager
+
+# The frames at the top of a recorded stack that are ``apply`` recording the call, not the call:
+# dropped by file rather than counted, since a compiled core (tools/build_compiled.py) has none.
+_RECORDING_FILES = frozenset(
+    {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)), "function.py")}
+)
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -128,7 +135,10 @@ def record_forward(node: Node) -> None:
     """In anomaly mode, keep on a new node the stack of the call that made it and, when it is
     made by another node's backward (``create_graph``), that node: its "parent"."""
     md = node.metadata
-    md["traceback_"] = traceback.format_stack()[:-3]
+    stack = traceback.extract_stack()
+    while stack and os.path.abspath(stack[-1].filename) in _RECORDING_FILES:
+        stack.pop()
+    md["traceback_"] = traceback.format_list(stack)
     parent = _state.anomaly_parent
     if parent is not None:
         md["parent_"] = parent
