@@ -85,7 +85,7 @@ def _refuse_in_transform(call: str, also: str = "") -> None:
     being transformed (by ``vmap``, ``grad``, ``vjp``, ``jvp``...), where a tensor's autograd
     flags belong to the transform: the library's own code sets them with
     :meth:`Tensor._set_requires_grad`."""
-    if _state.transforming or _state.vmap_levels:
+    if _state.modes.transforming or _state.modes.vmap_levels:
         raise RuntimeError(
             f"You are attempting to call Tensor.{call}{also} inside of a function being transformed by a functorch "
             "transform. This is unsupported, please attempt to use the functorch transforms (e.g. grad, vjp, "
@@ -263,7 +263,7 @@ class Tensor:
             return self
         if requires_grad:
             _check_requires_grad_dtype(self._data.dtype, False)
-            if self._inference and not _state.inference:
+            if self._inference and not _state.modes.inference:
                 raise RuntimeError(
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
                 )
@@ -612,7 +612,7 @@ class Tensor:
                 f"set_() received an invalid combination of arguments - got ({type(source).__name__}), but "
                 "expected one of: (), (Tensor source)"
             )
-        grad_mode = _state.grad_enabled
+        grad_mode = _state.modes.grad_enabled
         if grad_mode and self._requires_grad and self._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if source is not None and source._data.dtype != self._data.dtype:
@@ -655,16 +655,16 @@ class Tensor:
         As in torch, a tensor that requires grad refuses while grad mode is on (inside a
         Function's ``forward`` or ``no_grad`` it is allowed).
         """
-        if self._requires_grad and _state.grad_enabled and not force:
+        if self._requires_grad and _state.modes.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if _state.recorder is not None:  # (a value read while ctxgrad.trace records)
-            _state.recorder.value_read("numpy()")
+        if _state.modes.recorder is not None:  # (a value read while ctxgrad.trace records)
+            _state.modes.recorder.value_read("numpy()")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         """``np.asarray(t)``: the values, refused (as ``numpy()`` refuses) for a tensor that
         requires grad while grad mode is on, whose graph NumPy would silently lose."""
-        if self._requires_grad and _state.grad_enabled:
+        if self._requires_grad and _state.modes.grad_enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. "
                 "(NumPy asked for this tensor's array; call ctxgrad's op on the tensor to keep its graph.)"
@@ -681,15 +681,15 @@ class Tensor:
         the annotation leaves out, as torch's does)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        if _state.recorder is not None:
-            _state.recorder.value_read("item()")
+        if _state.modes.recorder is not None:
+            _state.modes.recorder.value_read("item()")
         return self._data.reshape(()).item()  # type: ignore[no-any-return]
 
     def tolist(self) -> list[Any]:
         """The values as (nested) Python lists (a 0-d tensor's as a number, which the
         annotation leaves out, as torch's does)."""
-        if _state.recorder is not None:
-            _state.recorder.value_read("tolist()")
+        if _state.modes.recorder is not None:
+            _state.modes.recorder.value_read("tolist()")
         return self._data.tolist()  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
@@ -727,8 +727,8 @@ class Tensor:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        if _state.recorder is not None:
-            _state.recorder.value_read("bool()")
+        if _state.modes.recorder is not None:
+            _state.modes.recorder.value_read("bool()")
         return bool(self._data.reshape(()).item())
 
     # ------------------------------------------------------------------ pickle and deepcopy
@@ -793,8 +793,8 @@ class Tensor:
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         fw = self._fw if self._base is None else self._view_tangents()
-        if fw is not None and _state.fw_levels:
-            tangent = fw.get(_state.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
+        if fw is not None and _state.modes.fw_levels:
+            tangent = fw.get(_state.modes.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
             if tangent is not None:
                 suffixes.append(f"tangent={tangent!r}")
         return add_suffixes(prefix + body, suffixes, len(prefix))
@@ -2362,7 +2362,13 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     >>> ctxgrad.as_tensor(np.float64(3.0) * 2)
     tensor(6., dtype=ctxgrad.float64)
     """
-    if type(data) is _ndarray and dtype is None and device is None and data.dtype in _DTYPES and not _state.special:
+    if (
+        type(data) is _ndarray
+        and dtype is None
+        and device is None
+        and data.dtype in _DTYPES
+        and not _state.modes.special
+    ):
         t = _new_tensor(Tensor)
         t._data = data
         return t
@@ -2387,7 +2393,7 @@ def _as_tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     if device is not None:
         _device(device)
     t = _wrap(arr)
-    if _state.inference:
+    if _state.modes.inference:
         t._inference = True
     return t
 
