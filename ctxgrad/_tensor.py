@@ -28,7 +28,7 @@ import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from ctxgrad.autograd.graph import AccumulateGrad, Node
     from ctxgrad.autograd.hooks import RemovableHandle
     from ctxgrad.ops import _return_types
+
+
+_TensorT = TypeVar("_TensorT", bound="Tensor")
 
 
 class _VersionCounter:
@@ -122,13 +125,17 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    # Class defaults: an instance stores only the attributes that differ from them.
-    _requires_grad: bool = False
+    # The fields every recorded op reads are slots, set when a tensor is made (``__new__``;
+    # ``_wrap`` and ``as_tensor`` inline): a slot reads faster than a class default.  ``__dict__``
+    # stays for the rest, which keep class defaults (an instance stores only those that differ),
+    # and for users' own attributes.
+    __slots__ = ("__dict__", "__weakref__", "_base", "_data", "_grad_fn", "_output_nr", "_requires_grad")
+    _requires_grad: bool
+    _grad_fn: Node | None
+    _output_nr: int
+    _base: Tensor | None
     _grad: Tensor | None = None
-    _grad_fn: Node | None = None
-    _output_nr: int = 0
     _vc: _VersionCounter | None = None
-    _base: Tensor | None = None
     _hooks: list[Callable[[Tensor], Tensor | None]] | None = None
     _post_acc_hooks: list[Callable[[Tensor], None]] | None = None
     _accumulator: weakref.ref[AccumulateGrad] | None = None
@@ -173,6 +180,14 @@ class Tensor:
             read-only while it is saved, so NumPy refuses such a write there.
             """,
         )
+
+    def __new__(cls: type[_TensorT], *args: Any, **kwargs: Any) -> _TensorT:
+        t = object.__new__(cls)
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        t._base = None
+        return t
 
     def __init__(self, data: Any = (), *sizes: int, dtype: Any = None, requires_grad: bool = False) -> None:
         # torch's legacy constructor, as real code writes it (``Parameter(Tensor(out, in))``):
@@ -2298,12 +2313,17 @@ def _is_size_int(value: Any) -> bool:
 
 def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
     """A new leaf tensor around ``arr`` (no copy), for the core (ops use :func:`as_tensor`)."""
-    t = _new_tensor(Tensor)
+    t = _new_leaf(Tensor)
     t._data = arr
+    t._requires_grad = False  # (Tensor.__new__, inline)
+    t._grad_fn = None
+    t._output_nr = 0
+    t._base = None
     return t
 
 
-_new_tensor = object.__new__
+_new_leaf = object.__new__  # (a tensor's slots are then set by the caller, as Tensor.__new__ does)
+_new_tensor = Tensor.__new__  # a tensor without its ``__init__``
 _ndarray = np.ndarray  # a global: one lookup fewer in as_tensor's first branch
 _device = check_device
 
@@ -2369,8 +2389,12 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         and data.dtype in _DTYPES
         and not _state.modes.special
     ):
-        t = _new_tensor(Tensor)
+        t = _new_leaf(Tensor)
         t._data = data
+        t._requires_grad = False  # (Tensor.__new__, inline)
+        t._grad_fn = None
+        t._output_nr = 0
+        t._base = None
         return t
     return _as_tensor(data, dtype, device)
 

@@ -358,7 +358,7 @@ for _attr in dir(Tensor):
 
 
 def _new_variable() -> Variable:
-    out: Variable = object.__new__(Variable)
+    out: Variable = Tensor.__new__(Variable)  # (a tensor's slots set, its __init__ skipped)
     return out
 
 
