@@ -1,10 +1,10 @@
 """Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``, and
 :func:`run_in_grad_mode` for ctxgrad's own switches.
 
-Each mode is a flag in ``ctxgrad._state._state``, a ``threading.local``: a ``no_grad`` block in one
+Each mode is a flag in the thread's own ``ctxgrad._state._state.modes``: a ``no_grad`` block in one
 thread never changes what another thread records, and a new thread starts with grad
-enabled, as in torch.  ``Function.apply`` reads ``_state.modes.grad_enabled`` on every call, so
-the flag is a plain attribute rather than a property.
+enabled, as in torch.  ``Function.apply`` fetches the modes once per call and reads
+``grad_enabled`` on every call, so the flag is a plain slot rather than a property.
 
 Every mode object works as a context manager and as a decorator; the decorated function
 keeps its ``__name__`` and ``__doc__``.
