@@ -50,7 +50,7 @@ def dlpack(
 ) -> Any:
     """``Tensor.__dlpack__``: a DLPack capsule of this tensor's memory (see the module
     docstring); the arguments are the protocol's (``stream`` is None or -1 on the CPU)."""
-    if input.requires_grad and _state.grad_enabled:
+    if input.requires_grad and _state.modes.grad_enabled:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if stream is not None and stream != -1:
         raise BufferError(f"ctxgrad runs on the CPU, where the DLPack stream must be None (got {stream!r})")

@@ -45,8 +45,8 @@ def manual_seed(seed: int) -> np.random.Generator:
 def rng(generator: Generator | None = None, caller: str = "rand") -> np.random.Generator:
     """The NumPy generator a draw comes from: ``generator``'s, or (None) the default one
     ``manual_seed`` seeds (read at each draw: seeding replaces it)."""
-    if _state.recorder is not None:  # (a draw that no replayed op of an open ctxgrad.trace makes)
-        _state.recorder.random_draw(f"{caller}()")
+    if _state.modes.recorder is not None:  # (a draw that no replayed op of an open ctxgrad.trace makes)
+        _state.modes.recorder.random_draw(f"{caller}()")
     if generator is None:
         return _generator
     if not isinstance(generator, Generator):
@@ -63,7 +63,7 @@ def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None, pin
     if requires_grad:
         _check_requires_grad_dtype(arr.dtype, True)
         t._requires_grad = True
-    if _state.inference:
+    if _state.modes.inference:
         t._inference = True
     return t
 
@@ -237,7 +237,7 @@ def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tens
     with ``lead`` the batch dimensions ``input`` has inside vmap (``()`` outside), the result
     batched as ``input`` is, so that each sample has its own (as torch's batching rules
     give it: an in-place write or a random fill of one sample does not reach the others)."""
-    if not _state.vmap_levels:
+    if not _state.modes.vmap_levels:
         return make(())
     from ctxgrad.autograd._batched_tensor import BatchedTensor
 
@@ -383,7 +383,7 @@ def _floating(dt: np.dtype[Any], kernel: str) -> np.dtype[Any]:
 
 def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     """Inside vmap: the random tensor its ``randomness`` asks for (see ``random_under_vmap``)."""
-    if not _state.vmap_levels:
+    if not _state.modes.vmap_levels:
         return None
     from ctxgrad.autograd._batched_tensor import random_under_vmap
 

@@ -35,7 +35,7 @@ def replayed_whole(frontend: _F) -> _F:
 
     @functools.wraps(frontend)
     def call(*args: Any, **kwargs: Any) -> Any:
-        recorder = _state.recorder
+        recorder = _state.modes.recorder
         if recorder is None:
             return frontend(*args, **kwargs)
         return recorder.call(frontend, args, kwargs)

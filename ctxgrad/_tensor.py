@@ -28,7 +28,7 @@ import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from ctxgrad.autograd.graph import AccumulateGrad, Node
     from ctxgrad.autograd.hooks import RemovableHandle
     from ctxgrad.ops import _return_types
+
+
+_TensorT = TypeVar("_TensorT", bound="Tensor")
 
 
 class _VersionCounter:
@@ -85,7 +88,7 @@ def _refuse_in_transform(call: str, also: str = "") -> None:
     being transformed (by ``vmap``, ``grad``, ``vjp``, ``jvp``...), where a tensor's autograd
     flags belong to the transform: the library's own code sets them with
     :meth:`Tensor._set_requires_grad`."""
-    if _state.transforming or _state.vmap_levels:
+    if _state.modes.transforming or _state.modes.vmap_levels:
         raise RuntimeError(
             f"You are attempting to call Tensor.{call}{also} inside of a function being transformed by a functorch "
             "transform. This is unsupported, please attempt to use the functorch transforms (e.g. grad, vjp, "
@@ -122,13 +125,17 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    # Class defaults: an instance stores only the attributes that differ from them.
-    _requires_grad: bool = False
+    # The fields every recorded op reads are slots, set when a tensor is made (``__new__``;
+    # ``_wrap`` and ``as_tensor`` inline): a slot reads faster than a class default.  ``__dict__``
+    # stays for the rest, which keep class defaults (an instance stores only those that differ),
+    # and for users' own attributes.
+    __slots__ = ("__dict__", "__weakref__", "_base", "_data", "_grad_fn", "_output_nr", "_requires_grad")
+    _requires_grad: bool
+    _grad_fn: Node | None
+    _output_nr: int
+    _base: Tensor | None
     _grad: Tensor | None = None
-    _grad_fn: Node | None = None
-    _output_nr: int = 0
     _vc: _VersionCounter | None = None
-    _base: Tensor | None = None
     _hooks: list[Callable[[Tensor], Tensor | None]] | None = None
     _post_acc_hooks: list[Callable[[Tensor], None]] | None = None
     _accumulator: weakref.ref[AccumulateGrad] | None = None
@@ -173,6 +180,14 @@ class Tensor:
             read-only while it is saved, so NumPy refuses such a write there.
             """,
         )
+
+    def __new__(cls: type[_TensorT], *args: Any, **kwargs: Any) -> _TensorT:
+        t = object.__new__(cls)
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        t._base = None
+        return t
 
     def __init__(self, data: Any = (), *sizes: int, dtype: Any = None, requires_grad: bool = False) -> None:
         # torch's legacy constructor, as real code writes it (``Parameter(Tensor(out, in))``):
@@ -263,7 +278,7 @@ class Tensor:
             return self
         if requires_grad:
             _check_requires_grad_dtype(self._data.dtype, False)
-            if self._inference and not _state.inference:
+            if self._inference and not _state.modes.inference:
                 raise RuntimeError(
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
                 )
@@ -612,7 +627,7 @@ class Tensor:
                 f"set_() received an invalid combination of arguments - got ({type(source).__name__}), but "
                 "expected one of: (), (Tensor source)"
             )
-        grad_mode = _state.grad_enabled
+        grad_mode = _state.modes.grad_enabled
         if grad_mode and self._requires_grad and self._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if source is not None and source._data.dtype != self._data.dtype:
@@ -655,16 +670,16 @@ class Tensor:
         As in torch, a tensor that requires grad refuses while grad mode is on (inside a
         Function's ``forward`` or ``no_grad`` it is allowed).
         """
-        if self._requires_grad and _state.grad_enabled and not force:
+        if self._requires_grad and _state.modes.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if _state.recorder is not None:  # (a value read while ctxgrad.trace records)
-            _state.recorder.value_read("numpy()")
+        if _state.modes.recorder is not None:  # (a value read while ctxgrad.trace records)
+            _state.modes.recorder.value_read("numpy()")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         """``np.asarray(t)``: the values, refused (as ``numpy()`` refuses) for a tensor that
         requires grad while grad mode is on, whose graph NumPy would silently lose."""
-        if self._requires_grad and _state.grad_enabled:
+        if self._requires_grad and _state.modes.grad_enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. "
                 "(NumPy asked for this tensor's array; call ctxgrad's op on the tensor to keep its graph.)"
@@ -681,15 +696,15 @@ class Tensor:
         the annotation leaves out, as torch's does)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        if _state.recorder is not None:
-            _state.recorder.value_read("item()")
+        if _state.modes.recorder is not None:
+            _state.modes.recorder.value_read("item()")
         return self._data.reshape(()).item()  # type: ignore[no-any-return]
 
     def tolist(self) -> list[Any]:
         """The values as (nested) Python lists (a 0-d tensor's as a number, which the
         annotation leaves out, as torch's does)."""
-        if _state.recorder is not None:
-            _state.recorder.value_read("tolist()")
+        if _state.modes.recorder is not None:
+            _state.modes.recorder.value_read("tolist()")
         return self._data.tolist()  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
@@ -727,8 +742,8 @@ class Tensor:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        if _state.recorder is not None:
-            _state.recorder.value_read("bool()")
+        if _state.modes.recorder is not None:
+            _state.modes.recorder.value_read("bool()")
         return bool(self._data.reshape(()).item())
 
     # ------------------------------------------------------------------ pickle and deepcopy
@@ -793,8 +808,8 @@ class Tensor:
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         fw = self._fw if self._base is None else self._view_tangents()
-        if fw is not None and _state.fw_levels:
-            tangent = fw.get(_state.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
+        if fw is not None and _state.modes.fw_levels:
+            tangent = fw.get(_state.modes.fw_levels[-1])  # a dual tensor shows its tangent, as in torch
             if tangent is not None:
                 suffixes.append(f"tangent={tangent!r}")
         return add_suffixes(prefix + body, suffixes, len(prefix))
@@ -2298,12 +2313,17 @@ def _is_size_int(value: Any) -> bool:
 
 def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
     """A new leaf tensor around ``arr`` (no copy), for the core (ops use :func:`as_tensor`)."""
-    t = _new_tensor(Tensor)
+    t = _new_leaf(Tensor)
     t._data = arr
+    t._requires_grad = False  # (Tensor.__new__, inline)
+    t._grad_fn = None
+    t._output_nr = 0
+    t._base = None
     return t
 
 
-_new_tensor = object.__new__
+_new_leaf = object.__new__  # (a tensor's slots are then set by the caller, as Tensor.__new__ does)
+_new_tensor = Tensor.__new__  # a tensor without its ``__init__``
 _ndarray = np.ndarray  # a global: one lookup fewer in as_tensor's first branch
 _device = check_device
 
@@ -2362,9 +2382,19 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     >>> ctxgrad.as_tensor(np.float64(3.0) * 2)
     tensor(6., dtype=ctxgrad.float64)
     """
-    if type(data) is _ndarray and dtype is None and device is None and data.dtype in _DTYPES and not _state.special:
-        t = _new_tensor(Tensor)
+    if (
+        type(data) is _ndarray
+        and dtype is None
+        and device is None
+        and data.dtype in _DTYPES
+        and not _state.modes.special
+    ):
+        t = _new_leaf(Tensor)
         t._data = data
+        t._requires_grad = False  # (Tensor.__new__, inline)
+        t._grad_fn = None
+        t._output_nr = 0
+        t._base = None
         return t
     return _as_tensor(data, dtype, device)
 
@@ -2387,7 +2417,7 @@ def _as_tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     if device is not None:
         _device(device)
     t = _wrap(arr)
-    if _state.inference:
+    if _state.modes.inference:
         t._inference = True
     return t
 

@@ -356,7 +356,7 @@ class _Recorder:
         return a
 
     def _refuse_backward(self, name: str) -> None:
-        if _state.backward_runs and not self.in_backward:
+        if _state.modes.backward_runs and not self.in_backward:
             raise RuntimeError(
                 f"ctxgrad.trace: {self.graph.name} ran a backward pass while being traced ({name} was "
                 "applied by it); a trace records forward computations only: call backward on the replay's "
@@ -370,11 +370,11 @@ class _Recorder:
         self._refuse_backward(name)
         values = (*args, *kwargs.values())
         tmpl = tuple(self.ref(a, f"argument {k} of {name}") for k, a in enumerate(values))
-        _state.recorder = None
+        _state.modes.recorder = None
         try:
             out = frontend(*args, **kwargs)
         finally:
-            _state.recorder = self
+            _state.modes.recorder = self
         self._record_call(_Call(frontend, tuple(kwargs)), tmpl, out)
         return out
 
@@ -394,11 +394,11 @@ class _Recorder:
         tmpl = tuple(self.ref(a, f"argument {k} of {cls.__name__}") for k, a in enumerate(args))
         if cls.__module__.startswith("ctxgrad.") and any(_holds(a, np.ndarray) for a in args):
             self.array_argument(cls, args)
-        _state.recorder = None
+        _state.modes.recorder = None
         try:
             out = cls.apply(*args)
         finally:
-            _state.recorder = self
+            _state.modes.recorder = self
         tensors = _tensors_in(out)
         nested = any(isinstance(a, (tuple, list)) and any(True for _ in _slots_in(a)) for a in tmpl)
         # replayable: one tensor out, not written in place, no output marked non-differentiable:
@@ -409,7 +409,7 @@ class _Recorder:
             and not nested
             and (
                 out.requires_grad
-                or not _state.grad_enabled
+                or not _state.modes.grad_enabled
                 or not any(isinstance(a, Tensor) and a.requires_grad for a in args)
             )
         )
@@ -727,7 +727,7 @@ class Traced(Function):
         run: _Run | _LoweredRun = ctx.run
         graph = run.graph
         inputs = saved[: graph.first_step]  # (then the outputs a backward reads)
-        if _state.grad_enabled:  # create_graph=True: differentiate the step-by-step replay
+        if _state.modes.grad_enabled:  # create_graph=True: differentiate the step-by-step replay
             return (None, *_differentiate(graph, inputs, grads))
         key = tuple(g is not None for g in grads)
         if type(run) is _LoweredRun:
@@ -746,16 +746,16 @@ class Traced(Function):
             return (None, *_run_forwards(plan, [*run.values, *[g for g in grads if g is not None]]))
         present = [g for g in grads if g is not None]
         known = [*run.values, *present]
-        if key in graph.backward_plans or _state.recorder is not None or len({id(v) for v in known}) < len(known):
+        if key in graph.backward_plans or _state.modes.recorder is not None or len({id(v) for v in known}) < len(known):
             # (already given up; or inside a trace, whose recorder sees this; or one tensor in two
             # places, which a recording could not tell apart on the next run)
             return (None, *_run_backwards(graph, run.nodes, grads, len(inputs)))
         recorder = _BackwardRecorder(Graph(f"backward of {graph.name}", [], []), known)
-        _state.recorder = recorder
+        _state.modes.recorder = recorder
         try:
             result = _run_backwards(graph, run.nodes, grads, len(inputs))
         finally:
-            _state.recorder = None
+            _state.modes.recorder = None
         plan = recorder.graph
         if recorder.unsafe or plan.outside or not all(s.replayable for s in plan.steps):
             graph.backward_plans[key] = None  # (give up: run the recorded backwards every time)
@@ -945,15 +945,15 @@ class TracedFunction:
             [(t.shape, t._data.dtype) for t in tensors],
         )
         recorder = _Recorder(graph, tensors)
-        if _state.recorder is not None:
+        if _state.modes.recorder is not None:
             raise RuntimeError(
                 f"ctxgrad.trace: {self.name} is being traced inside another trace; trace the outer function only"
             )
-        _state.recorder = recorder
+        _state.modes.recorder = recorder
         try:
             out = self.fn(*args, **kwargs)
         finally:
-            _state.recorder = None
+            _state.modes.recorder = None
         out_leaves, graph.out_spec = tree_flatten(out)
         for o in out_leaves:
             if isinstance(o, Tensor):
@@ -1005,7 +1005,11 @@ class TracedFunction:
             return self.record(args, kwargs)
         inputs = [t for t in leaves if isinstance(t, Tensor)]
         values = [*inputs, *graph.outside]
-        if self.fast and graph.fast and not (_state.fw_levels or _state.vmap_levels or _state.anomaly):
+        if (
+            self.fast
+            and graph.fast
+            and not (_state.modes.fw_levels or _state.modes.vmap_levels or _state.modes.anomaly)
+        ):
             out = Traced.apply(graph, *values)
             outs = list(out) if isinstance(out, tuple) else [out]
         else:

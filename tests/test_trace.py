@@ -216,22 +216,22 @@ def test_with_anomaly_mode_the_trace_runs_its_checks_and_records_the_nan() -> No
         with ctxgrad.autograd.detect_anomaly():
             with trace() as t, pytest.raises(RuntimeError, match="returned nan values in its 0th output"):
                 loss.backward()
-            assert _state.node_runner is run_checked  # the trace closed: anomaly mode's alone
+            assert _state.modes.node_runner is run_checked  # the trace closed: anomaly mode's alone
     assert t[-1].name == "MakesNanBackward"
     assert t[-1].error == "RuntimeError: Function 'MakesNanBackward' returned nan values in its 0th output."
 
 
 def test_no_trace_no_runner_and_traces_nest() -> None:
-    assert _state.node_runner is None and _state.tracer is None  # the engine calls node._run directly
+    assert _state.modes.node_runner is None and _state.modes.tracer is None  # the engine calls node._run directly
     x, _, loss = small_graph()
     with trace() as outer:
-        assert _state.node_runner == outer._run_node
+        assert _state.modes.node_runner == outer._run_node
         with trace() as inner:
-            assert _state.node_runner == inner._run_node
+            assert _state.modes.node_runner == inner._run_node
             loss.backward(retain_graph=True)
-        assert _state.node_runner == outer._run_node
+        assert _state.modes.node_runner == outer._run_node
         loss.backward()
-    assert _state.node_runner is None and _state.tracer is None
+    assert _state.modes.node_runner is None and _state.modes.tracer is None
     assert len(inner) == 5 and len(outer) == 5  # each recorded one backward
     assert x.grad is not None and x.grad.tolist() == [8.0, 10.0]
 
@@ -243,7 +243,7 @@ def test_a_trace_is_per_thread() -> None:
     ready, go = threading.Event(), threading.Event()
 
     def other_thread() -> None:
-        seen_there.append(_state.node_runner)
+        seen_there.append(_state.modes.node_runner)
         with trace() as mine:
             ready.set()
             go.wait(10)

@@ -363,7 +363,7 @@ def test_the_graph_prints_and_draws() -> None:
 def test_tracing_leaves_nothing_open_and_the_matrix_trace_is_still_there() -> None:
     with pytest.raises(ZeroDivisionError):
         ctxgrad.trace(lambda x: x * (1 / 0), t64([1.0]))
-    assert _state.recorder is None
+    assert _state.modes.recorder is None
     m = t64([[1.0, 2.0], [3.0, 4.0]], True)
     assert ctxgrad.trace(input=m).item() == 5.0
     out = ctxgrad.trace(m)
@@ -399,7 +399,7 @@ def test_a_backward_inside_fn_is_refused() -> None:
 
     with pytest.raises(RuntimeError, match="ran a backward pass while being traced"):
         ctxgrad.trace(f, t64([1.0], True))
-    assert _state.recorder is None
+    assert _state.modes.recorder is None
 
 
 def test_a_replayed_graph_is_freed_after_backward() -> None:
@@ -514,7 +514,7 @@ def test_a_replay_inside_a_trace_is_one_step_and_its_backward_there_is_refused()
 
     with pytest.raises(RuntimeError, match="ran a backward pass while being traced"):
         ctxgrad.trace(differentiates, t64([1.0], True))
-    assert _state.recorder is None
+    assert _state.modes.recorder is None
 
 
 def test_a_fast_replays_graph_is_freed_by_reference_counting() -> None:

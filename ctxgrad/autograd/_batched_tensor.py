@@ -62,17 +62,17 @@ class VmapInfo(NamedTuple):
 def open_level(batch_size: int, randomness: str) -> VmapLevel:
     """Open a new vmap level (closed by :func:`close_level`), innermost last."""
     lv = VmapLevel(next(_level_counter), batch_size, randomness)
-    _state.vmap_levels = (*_state.vmap_levels, lv)
+    _state.modes.vmap_levels = (*_state.modes.vmap_levels, lv)
     return lv
 
 
 def close_level(lv: VmapLevel) -> None:
-    _state.vmap_levels = tuple(x for x in _state.vmap_levels if x.level != lv.level)
+    _state.modes.vmap_levels = tuple(x for x in _state.modes.vmap_levels if x.level != lv.level)
 
 
 def level_info(level: int) -> VmapLevel | None:
     lv: VmapLevel
-    for lv in _state.vmap_levels:
+    for lv in _state.modes.vmap_levels:
         if lv.level == level:
             return lv
     return None
@@ -246,7 +246,7 @@ def random_under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     """Random values of ``shape`` made inside vmap, as its ``randomness`` says: ``"error"``
     refuses, ``"same"`` draws once for all samples, ``"different"`` draws for each sample
     (a batched tensor).  ``draw(shape)`` makes a tensor of random values; None outside vmap."""
-    levels = _state.vmap_levels
+    levels = _state.modes.vmap_levels
     if not levels:
         return None
     if any(lv.randomness == "error" for lv in levels):
@@ -272,7 +272,7 @@ def random_carrier() -> Tensor | None:
     0-d bool tensor batched at every ``"different"`` level (None when there is none).  Given
     to the op as one more input, it makes the op's rule draw for every sample; ``"same"``
     draws once, as outside vmap."""
-    if not _state.vmap_levels:
+    if not _state.modes.vmap_levels:
         return None
     t = random_under_vmap((), lambda shape: _wrap(np.zeros(shape, bool)))
     return t if isinstance(t, BatchedTensor) else None
@@ -291,7 +291,7 @@ def check_random_fill(x: Tensor, op: str, *sources: Tensor) -> None:
     probabilities) inside vmap: torch's errors for ``"error"`` mode, for batched sources
     under ``"same"`` or written into a tensor not batched alike, and for ``"different"``
     randomness asked of a tensor that is not batched there."""
-    levels = _state.vmap_levels
+    levels = _state.modes.vmap_levels
     if not levels:
         return
     if any(lv.randomness == "error" for lv in levels):

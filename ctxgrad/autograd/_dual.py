@@ -54,7 +54,7 @@ def apply_dual(
     whose tangents it computes switched off, then ``jvp`` once per level at which an
     argument has a tangent.  Four steps: run forward on plain values, find what ``jvp`` may
     read as saved, compute and attach each level's tangents, and give saved outputs theirs."""
-    levels = _state.fw_levels
+    levels = _state.modes.fw_levels
     per_level = [(lv, ts) for lv in levels if (ts := forward_ad.tangents_of(args, lv)) is not None]
     ctx = cls._backward_cls()
     ctx._hooks = None
@@ -90,13 +90,13 @@ def _forward_on_plain_values(
 ) -> tuple[Any, tuple[Any, ...]]:
     """``run`` with the ``active`` levels switched off, so that ``forward`` sees plain values;
     its result and the outputs it marked non-differentiable."""
-    levels = _state.fw_levels
-    _state.fw_levels = tuple(lv for lv in levels if lv not in active)
+    levels = _state.modes.fw_levels
+    _state.modes.fw_levels = tuple(lv for lv in levels if lv not in active)
     ctx.__dict__["_dual"] = True  # keeps ctx._non_diff for the tangents
     try:
         out = run(cls, ctx, args)
     finally:
-        _state.fw_levels = levels
+        _state.modes.fw_levels = levels
         del ctx.__dict__["_dual"]
     non_diff = ctx.__dict__.pop("_non_diff", None) or ()  # (a recorded node must not keep its outputs)
     return out, tuple(non_diff)
@@ -128,8 +128,8 @@ def _tangents_at(
     """The outputs' tangents at ``level``, from the inputs' (``full``): ``cls.jvp`` run with
     that level switched off (checked for a user's in-place and view outputs), or derived from
     ``backward`` where the Function has no ``jvp``."""
-    levels = _state.fw_levels
-    _state.fw_levels = tuple(x for x in levels if x != level)
+    levels = _state.modes.fw_levels
+    _state.modes.fw_levels = tuple(x for x in levels if x != level)
     old_saved = ctx._saved
     if view is not None:
         ctx._saved = tuple(None if t is None else _SavedAsIs(t) for t in view)  # type: ignore[misc]
@@ -150,7 +150,7 @@ def _tangents_at(
         derived = _jvp_from_backward(cls, ctx, args, outs, full)
         return tuple(None if any(o is n for n in non_diff) else t for o, t in zip(outs, derived))
     finally:
-        _state.fw_levels = levels
+        _state.modes.fw_levels = levels
         if view is not None:
             ctx._saved = old_saved
 
@@ -243,7 +243,7 @@ def _jvp_from_backward(
         p if p is not None else (_wrap(np.zeros_like(o._data)) if isinstance(o, Tensor) else None)
         for p, o in zip(probes, outs)
     ]
-    grad_mode = _state.grad_enabled
+    grad_mode = _state.modes.grad_enabled
     needs = ctx._needs
     # The inputs with a tangent are the ones whose gradient backward must produce.
     ctx._needs = tuple(

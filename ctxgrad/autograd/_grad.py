@@ -131,13 +131,13 @@ def differentiated_again() -> Iterator[list[str]]:
     that the next derivative raises its error instead of silently leaving out its terms
     (where, as torch, it would otherwise give results without a graph).  Yields the names
     of those nodes."""
-    outer = _state.once_watch
+    outer = _state.modes.once_watch
     seen: list[str] = []
-    _state.once_watch = seen
+    _state.modes.once_watch = seen
     try:
         yield seen
     finally:
-        _state.once_watch = outer
+        _state.modes.once_watch = outer
         if outer is not None:
             outer.extend(seen)
 
@@ -150,15 +150,15 @@ def _check_outputs(outputs: tuple[Any, ...]) -> None:
             raise TypeError(f"element {i} of tensors is a {type(out).__name__}, not a Tensor")
         if not out._requires_grad:
             message = f"element {i} of tensors does not require grad and does not have a grad_fn"
-            if _state.once_dropped is not None:
+            if _state.modes.once_dropped is not None:
                 raise OnceDifferentiableError(
                     f"{message} (the last backward, run with create_graph=True, went through "
-                    f"{_state.once_dropped}, whose backward is marked @once_differentiable: as in torch, the "
+                    f"{_state.modes.once_dropped}, whose backward is marked @once_differentiable: as in torch, the "
                     "gradients it gave do not require grad and cannot be differentiated again; write that "
                     "backward in differentiable ctxgrad operations to allow higher-order gradients)"
                 )
             raise RuntimeError(message)
-    _state.once_dropped = None  # (what the backward about to run notes)
+    _state.modes.once_dropped = None  # (what the backward about to run notes)
 
 
 def _check_inputs(inputs: tuple[Any, ...]) -> None:

@@ -44,16 +44,16 @@ class _AllowMutationOnSavedContext:
         self.open = False
 
     def __enter__(self) -> _AllowMutationOnSavedContext:
-        if _state.allow_mutation is not None:
+        if _state.modes.allow_mutation is not None:
             raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
-        _state.allow_mutation = self
+        _state.modes.allow_mutation = self
         self.open = True
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        _state.allow_mutation = None
+        _state.modes.allow_mutation = None
         self.open = False
         self.nodes.clear()
 
@@ -66,14 +66,14 @@ def allow_mutation_on_saved_tensors() -> _AllowMutationOnSavedContext:
 
 def track_saved(node: Any) -> None:
     """Called for each node that saves tensors while a context is open."""
-    ctx = _state.allow_mutation
+    ctx = _state.modes.allow_mutation
     if ctx is not None:
         ctx.nodes.append(weakref.ref(node))
 
 
 def before_in_place_write(x: Tensor) -> None:
     """``x`` is about to be changed in place: copy the saved tensors that share its memory."""
-    ctx = _state.allow_mutation
+    ctx = _state.modes.allow_mutation
     if ctx is None:
         return
     target = x._data

@@ -130,7 +130,7 @@ def view_meta(
     else ``(kind, "Output i of Name")``.  ``several``: ``cls`` returned a tuple (``split``,
     ``chunk``, ``unbind``: guarded as torch's multi-output functions, even with one piece)."""
     if not grad_enabled:
-        return (INFERENCE_MODE if _state.inference else NO_GRAD, "")
+        return (INFERENCE_MODE if _state.modes.inference else NO_GRAD, "")
     node_name = cls._backward_cls.__name__
     name = _VIEW_NAMES.get(node_name)
     if name is None:  # (made once per node class: a regular expression per view is costly)
@@ -162,7 +162,7 @@ def check_view_change(
     ``view[0] = v``), which is guarded as ``view`` and named as itself."""
     meta = view._view_meta
     base = view._base
-    if meta is None or base is None or not _state.grad_enabled:
+    if meta is None or base is None or not _state.modes.grad_enabled:
         return
     # Guarded when the change needs a gradient: the base, the view itself or an operand of
     # the in-place op requires grad (as torch asks of the op).
@@ -196,7 +196,7 @@ def finish_untracked(ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, gr
     inputs version-bumped, inference tensors marked."""
     cls = ctx._forward_cls
     dirty = ctx._dirty
-    inference = _state.inference
+    inference = _state.modes.inference
     if type(out) is not tuple:
         if isinstance(out, Tensor):
             out = _finish_untracked_output(cls, out, 0, False, args, dirty, inference, grad_enabled)
@@ -310,7 +310,7 @@ def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, 
         [None if t is None else SavedTensor(t, ctx) if isinstance(t, Tensor) else SavedValue(t) for t in to_save]
     )
     del ctx.to_save
-    if _state.allow_mutation is not None:
+    if _state.modes.allow_mutation is not None:
         track_saved(ctx)
 
 
@@ -326,7 +326,7 @@ def _check_saveable(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[
                 f"{type(t).__name__} (in {cls.__name__}.forward). Save non-tensors as attributes "
                 "of ctx instead."
             )
-        if t is not None and t._inference and not _state.func_transforms:
+        if t is not None and t._inference and not _state.modes.func_transforms:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
                 "inference mode in computation tracked by autograd. To work around this, you can make a "

@@ -334,7 +334,7 @@ def check_writable(
     needs a gradient, through any of them)."""
     if x._base is not None:
         check_view_change(x, base_changed=False, through=view_op, operands=operands)
-    if _state.grad_enabled and not _state.inference:  # (inference mode records nothing to guard)
+    if _state.modes.grad_enabled and not _state.modes.inference:  # (inference mode records nothing to guard)
         root = x._base if x._base is not None else x
         if root._requires_grad and root._grad_fn is None:
             if x._base is not None or through_view:
@@ -343,7 +343,7 @@ def check_writable(
                 )
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     refuse_inference_write(x)
-    if _state.allow_mutation is not None:
+    if _state.modes.allow_mutation is not None:
         before_in_place_write(x)
 
 
@@ -488,7 +488,7 @@ def check_no_partial_overlap(target: np.ndarray[Any, Any], operands: tuple[Any, 
 def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
-    if _state.vmap_levels and (isinstance(x, BatchedTensor) or any(isinstance(a, BatchedTensor) for a in args)):
+    if _state.modes.vmap_levels and (isinstance(x, BatchedTensor) or any(isinstance(a, BatchedTensor) for a in args)):
         return in_place(fn).apply(x, *args)  # type: ignore[no-any-return]  # (its batching rule writes the batch)
     check_writable(x, operands=args)
     if x._base is not None and internal_overlap(x._data):
@@ -507,7 +507,7 @@ def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: 
     """
     if isinstance(x, BatchedTensor):
         raise NotImplementedError(f"{view.__name__}_: an in-place change of shape is not batched under vmap")
-    if _state.grad_enabled and x._requires_grad and x._grad_fn is None:
+    if _state.modes.grad_enabled and x._requires_grad and x._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     refuse_inference_write(x)
     out = view(x, *args, **kwargs)
@@ -526,7 +526,7 @@ def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: 
 def _reread(view: Tensor, base: Tensor, positions: np.ndarray[Any, Any] | None = None) -> None:
     """Give ``view`` the history of a view of ``base`` as it is now (after a write to it)."""
     view._view_version = view._get_vc().value
-    if base._requires_grad and _state.grad_enabled:
+    if base._requires_grad and _state.modes.grad_enabled:
         if positions is None:
             positions = _base_positions(view, base)
         again = _read_view(view, base, positions)
@@ -575,7 +575,7 @@ def history(view: Tensor) -> Node | None:
     vc = view._vc
     if vc is not None and view._view_version != vc.value:
         base = view._base
-        if base is not None and _state.grad_enabled:
+        if base is not None and _state.modes.grad_enabled:
             check_view_change(view, base_changed=True)
             _reread(view, base)
     return view._grad_fn
@@ -637,13 +637,13 @@ def view_tangents(view: Tensor) -> dict[int, Tensor] | None:
         base = view._base
         if base is not None and base._fw is not None:
             positions = _base_positions(view, base)
-            levels = _state.fw_levels
+            levels = _state.modes.fw_levels
             for level, tangent in list(base._fw.items()):
-                _state.fw_levels = tuple(lv for lv in levels if lv != level)
+                _state.modes.fw_levels = tuple(lv for lv in levels if lv != level)
                 try:
                     again = _read_view(view, tangent, positions)
                 finally:
-                    _state.fw_levels = levels
+                    _state.modes.fw_levels = levels
                 set_tangent(view, level, again)
     return view._fw
 

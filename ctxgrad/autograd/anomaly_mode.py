@@ -37,12 +37,12 @@ if TYPE_CHECKING:
 
 def is_anomaly_enabled() -> bool:
     """True when anomaly detection is on in this thread."""
-    return _state.anomaly
+    return _state.modes.anomaly
 
 
 def is_anomaly_check_nan_enabled() -> bool:
     """True when anomaly detection also checks backward results for NaN."""
-    return _state.anomaly_check_nan
+    return _state.modes.anomaly_check_nan
 
 
 def _warn_enabled() -> None:
@@ -75,10 +75,10 @@ class detect_anomaly(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         _warn_enabled()
-        self._prev = _state.anomaly
-        self._prev_nan = _state.anomaly_check_nan
-        _state.anomaly = True
-        _state.anomaly_check_nan = self.check_nan
+        self._prev = _state.modes.anomaly
+        self._prev_nan = _state.modes.anomaly_check_nan
+        _state.modes.anomaly = True
+        _state.modes.anomaly_check_nan = self.check_nan
         choose_runner()
 
     def __exit__(
@@ -87,8 +87,8 @@ class detect_anomaly(_DecoratorContextManager):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.anomaly = self._prev
-        _state.anomaly_check_nan = self._prev_nan
+        _state.modes.anomaly = self._prev
+        _state.modes.anomaly_check_nan = self._prev_nan
         choose_runner()
 
 
@@ -96,12 +96,12 @@ class set_detect_anomaly:
     """Set anomaly detection at once; as a context manager, restore it on exit."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self._prev = _state.anomaly
-        self._prev_nan = _state.anomaly_check_nan
+        self._prev = _state.modes.anomaly
+        self._prev_nan = _state.modes.anomaly_check_nan
         if mode and not self._prev:
             _warn_enabled()
-        _state.anomaly = bool(mode)
-        _state.anomaly_check_nan = check_nan
+        _state.modes.anomaly = bool(mode)
+        _state.modes.anomaly_check_nan = check_nan
         choose_runner()
 
     def __enter__(self) -> None:
@@ -113,8 +113,8 @@ class set_detect_anomaly:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.anomaly = self._prev
-        _state.anomaly_check_nan = self._prev_nan
+        _state.modes.anomaly = self._prev
+        _state.modes.anomaly_check_nan = self._prev_nan
         choose_runner()
 
 
@@ -122,13 +122,13 @@ def choose_runner() -> None:
     """Set what the engine runs each node through in this thread, from the modes that are
     on: an open trace (which runs :func:`run_checked` itself in anomaly mode), else anomaly
     mode's :func:`run_checked`, else nothing (``node._run`` directly)."""
-    tracer = _state.tracer
+    tracer = _state.modes.tracer
     if tracer is not None:
-        _state.node_runner = tracer._run_node
-    elif _state.anomaly:
-        _state.node_runner = run_checked
+        _state.modes.node_runner = tracer._run_node
+    elif _state.modes.anomaly:
+        _state.modes.node_runner = run_checked
     else:
-        _state.node_runner = None
+        _state.modes.node_runner = None
 
 
 def record_forward(node: Node) -> None:
@@ -139,18 +139,18 @@ def record_forward(node: Node) -> None:
     while stack and os.path.abspath(stack[-1].filename) in _RECORDING_FILES:
         stack.pop()
     md["traceback_"] = traceback.format_list(stack)
-    parent = _state.anomaly_parent
+    parent = _state.modes.anomaly_parent
     if parent is not None:
         md["parent_"] = parent
 
 
 def run_checked(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
     """Run one node in anomaly mode: check its results for NaN and report where it was made."""
-    outer = _state.anomaly_parent
-    _state.anomaly_parent = node  # (nodes its backward records remember it)
+    outer = _state.modes.anomaly_parent
+    _state.modes.anomaly_parent = node  # (nodes its backward records remember it)
     try:
         grads = node._run(buf)
-        if _state.anomaly_check_nan:
+        if _state.modes.anomaly_check_nan:
             for i, g in enumerate(grads):
                 if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
@@ -159,7 +159,7 @@ def run_checked(node: Node, buf: list[Tensor | None]) -> list[Tensor | None]:
         _report_anomaly(node, exc)
         raise
     finally:
-        _state.anomaly_parent = outer
+        _state.modes.anomaly_parent = outer
 
 
 def _report_anomaly(node: Node, exc: Exception) -> None:

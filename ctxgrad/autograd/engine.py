@@ -12,7 +12,7 @@
    sequence number is the largest there is, as in torch).  Running a node, the body of
    the loop and the one place where that happens, applies its tensor hooks, calls
    ``node._run`` (the user's ``backward`` for a Function node, the ``.grad`` update for
-   ``AccumulateGrad``; through ``_state.node_runner`` when anomaly mode or a trace
+   ``AccumulateGrad``; through ``_state.modes.node_runner`` when anomaly mode or a trace
    watches), and adds each gradient it returns into the buffer of the node the edge
    leads to.
 
@@ -134,8 +134,8 @@ def run_backward(
     reach each of ``inputs`` are returned and no ``.grad`` changes.
     """
     run = _prepare(roots, seeds, inputs, accumulate)
-    outer, hooks = _state.backward_runs, _state.saved_hooks
-    _state.backward_runs = (*outer, run)  # (a multi-grad hook asks which nodes will run)
+    outer, hooks = _state.modes.backward_runs, _state.modes.saved_hooks
+    _state.modes.backward_runs = (*outer, run)  # (a multi-grad hook asks which nodes will run)
     # The graph is acyclic and freed by reference counting; the cyclic collector, triggered by
     # the tensors a backward allocates, would only re-scan the graph (12% of a long chain's time).
     collecting = gc.isenabled()
@@ -143,7 +143,7 @@ def run_backward(
     try:
         run_in_grad_mode(create_graph, _execute, run, keep_graph)
     finally:  # (saved-tensor hooks entered during backward do not outlive it, as in torch)
-        _state.backward_runs, _state.saved_hooks = outer, hooks
+        _state.modes.backward_runs, _state.modes.saved_hooks = outer, hooks
         if collecting:
             gc.enable()
     return run.captured
@@ -188,7 +188,7 @@ def _prepare(
 def _execute(run: _Run, keep_graph: bool) -> None:
     """Run the ready nodes, newest first, until none is left; the one place a node runs."""
     buffers, deps, ready, captures = run.buffers, run.deps, run.ready, run.captures
-    visit, runnable, runner = run.visit, run.runnable, _state.node_runner
+    visit, runnable, runner = run.visit, run.runnable, _state.modes.node_runner
     pop, push = heapq.heappop, heapq.heappush
     run_it = True
     following = None  # a node that became ready while the heap was empty: it runs next, past the heap

@@ -55,9 +55,9 @@ def enter_dual_level() -> int:
     is 0); inside, each level has a key unique across threads, so that a tensor carrying a
     tangent from one thread's level is never read at another thread's."""
     key = next(_level_numbers)
-    _state.fw_levels = (*_state.fw_levels, key)
+    _state.modes.fw_levels = (*_state.modes.fw_levels, key)
     _registry()[key] = []
-    return len(_state.fw_levels) - 1
+    return len(_state.modes.fw_levels) - 1
 
 
 _level_numbers = itertools.count()
@@ -65,17 +65,17 @@ _level_numbers = itertools.count()
 
 def _registry() -> dict[int, list[weakref.ref[Tensor]]]:
     """This thread's tensors with tangents, per level (levels are numbered per thread)."""
-    registry = _state.fw_dual_tensors
+    registry = _state.modes.fw_dual_tensors
     if registry is None:
-        registry = _state.fw_dual_tensors = {}
+        registry = _state.modes.fw_dual_tensors = {}
     return registry
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
     """Close the innermost dual level: every tangent set at it is dropped."""
     # (with forward grad switched off, the open levels are the hidden ones)
-    in_hiding = not _state.fw_levels and _state.fw_hidden is not None
-    levels = _state.fw_hidden or () if in_hiding else _state.fw_levels
+    in_hiding = not _state.modes.fw_levels and _state.modes.fw_hidden is not None
+    levels = _state.modes.fw_hidden or () if in_hiding else _state.modes.fw_levels
     if not levels:
         raise RuntimeError("Trying to exit a forward AD level but no level is currently active.")
     innermost = len(levels) - 1
@@ -92,9 +92,9 @@ def exit_dual_level(*, level: int | None = None) -> None:
             if not t._fw:
                 del t._fw
     if in_hiding:
-        _state.fw_hidden = levels[:-1]
+        _state.modes.fw_hidden = levels[:-1]
     else:
-        _state.fw_levels = levels[:-1]
+        _state.modes.fw_levels = levels[:-1]
 
 
 @contextmanager
@@ -112,7 +112,7 @@ def dual_level() -> Iterator[int]:
 
 def _current_level(level: int | None, action: str) -> int:
     """The key of dual level number ``level`` (the innermost when None)."""
-    levels = _state.fw_levels
+    levels = _state.modes.fw_levels
     if level is None:
         if not levels:
             raise RuntimeError(f"Trying to {action} but no level exists, make sure to enter_dual_level() first.")
@@ -155,7 +155,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
         raise TypeError(f"make_dual expects tensors, but got {type(tensor).__name__} and {type(tangent).__name__}")
-    if _state.fw_hidden is not None:
+    if _state.modes.fw_hidden is not None:
         return tensor.view_as(tensor)
     lvl = _current_level(level, "create a dual Tensor for forward AD")
     if tensor._data.dtype.kind not in "fc":
@@ -172,7 +172,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if fw is not None and fw.get(lvl) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
-            f"{_state.fw_levels.index(lvl)} is not supported."
+            f"{_state.modes.fw_levels.index(lvl)} is not supported."
         )
     dual = tensor.view_as(tensor)
     set_tangent(dual, lvl, _laid_out_like(tangent, tensor))
@@ -222,7 +222,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
 
     if not isinstance(tensor, Tensor):
         raise TypeError(f"unpack_dual expects a tensor, but got {type(tensor).__name__}")
-    levels = _state.fw_levels
+    levels = _state.modes.fw_levels
     if level is None:
         level = levels[-1] if levels else None
     else:
@@ -231,29 +231,29 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     tangent = fw.get(level) if fw is not None and level is not None else None
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    saved = _state.fw_levels
-    _state.fw_levels = tuple(lv for lv in saved if lv != level)
+    saved = _state.modes.fw_levels
+    _state.modes.fw_levels = tuple(lv for lv in saved if lv != level)
     try:
         primal = tensor.view_as(tensor)
     finally:
-        _state.fw_levels = saved
+        _state.modes.fw_levels = saved
     return UnpackedDualTensor(primal, tangent)
 
 
 def _is_fwd_grad_enabled() -> bool:
     """Whether ops compute tangents: torch's private switch, which its own tests use."""
-    return _state.fw_hidden is None
+    return _state.modes.fw_hidden is None
 
 
 def _switch_fwd_grad(mode: bool) -> None:
     """Off: the open levels are hidden from the ops (and from ``unpack_dual``, which then
     finds no tangent, as torch's does); on: they come back, outermost first, with any level
     opened meanwhile inside them."""
-    hidden = _state.fw_hidden
+    hidden = _state.modes.fw_hidden
     if mode and hidden is not None:
-        _state.fw_levels, _state.fw_hidden = (*hidden, *_state.fw_levels), None
+        _state.modes.fw_levels, _state.modes.fw_hidden = (*hidden, *_state.modes.fw_levels), None
     elif not mode and hidden is None:
-        _state.fw_hidden, _state.fw_levels = _state.fw_levels, ()
+        _state.modes.fw_hidden, _state.modes.fw_levels = _state.modes.fw_levels, ()
 
 
 class _set_fwd_grad_enabled(_DecoratorContextManager):

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 import numpy as np
 from typing_extensions import TypeVar
 
-from ctxgrad._state import _state
+from ctxgrad._state import Modes, _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
@@ -419,26 +419,28 @@ class Function(LegacyCalls, Generic[_Out], metaclass=FunctionMeta):
         """Run ``forward`` on the arguments and, when grad is needed, record the call."""
         if kwargs or len(args) < cls._min_args:
             args = cls._plan.bind(cls, args, kwargs)
-        if _state.special:  # (one flag for the four modes: a trace, vmap, forward mode, inference)
-            if _state.recorder is not None:
-                return _state.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
-            if _state.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
+        modes = _state.modes  # (the thread's flags, fetched once per call)
+        if modes.special:  # (one flag for the four modes: a trace, vmap, forward mode, inference)
+            if modes.recorder is not None:
+                return modes.recorder(cls, args)  # type: ignore[no-any-return]  # (inside ctxgrad.trace)
+            if modes.vmap_levels and (batched := apply_batched(cls, args)) is not NOT_BATCHED:
                 return batched  # type: ignore[no-any-return]  # (inside vmap: the batching rule)
-            if _state.fw_levels:
+            if modes.fw_levels:
                 dual: _Out = apply_dual(cls, args, _run)
                 return dual
         try:
-            out: _Out = _run(cls, _new_ctx(cls._backward_cls), args)
+            out: _Out = _run(cls, _new_ctx(cls._backward_cls), args, modes)
         except ValueError as exc:  # (NumPy's error for a write into a read-only array)
             explain_read_only(cls, args, exc)
             raise
         return out
 
 
-def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> Any:
+def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], state: Modes | None = None) -> Any:
     """The body of ``apply``: forward (with grad mode off, as in torch), then record the
-    call if grad mode was on and some input requires grad."""
-    state = _state
+    call if grad mode was on and some input requires grad.  ``state``: the thread's modes."""
+    if state is None:
+        state = _state.modes
     for a in args:  # (a view whose base was changed in place is re-read: .requires_grad)
         if isinstance(a, Tensor) and (a._requires_grad or a._base is not None):
             # (a view's requires_grad re-reads its base: the property, only for views)
@@ -462,7 +464,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...]) -> 
         if grad_enabled:
             state.grad_enabled = True
     if grad_enabled and True in needs and not state.inference:  # (inference mode records nothing)
-        return _record(cls, ctx, args, out)
+        return _record(cls, ctx, args, out, state.anomaly)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
         type(out) is Tensor
@@ -491,7 +493,7 @@ class NestedIOFunction(Function):
     """Legacy torch base class; ctxgrad does not support nested-output functions."""
 
 
-def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any) -> Any:
+def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, anomaly: bool) -> Any:
     """Make ``ctx`` the node of this call: edges to the inputs, ``grad_fn`` on the outputs,
     saved tensors packed with their versions."""
     edges: list[Any] = []
@@ -539,7 +541,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
         pack_saved(cls, ctx, to_save)
     if cls._ctx_checks_left:  # (a Function's first calls only: reading __dict__ makes one)
         warn_tensor_attributes(cls, ctx.__dict__)
-    if _state.anomaly:
+    if anomaly:
         record_forward(ctx)
     return out
 
@@ -591,7 +593,7 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     those through an ``Error`` node (torch's name), so differentiating them raises ``trying
     to differentiate twice a function that was marked with @once_differentiable``; otherwise
     they do not require grad (``x.grad`` after ``backward(create_graph=True)``).  Where the
-    node's inputs require grad, the node is noted (``_state.once_dropped``): differentiating
+    node's inputs require grad, the node is noted (``_state.modes.once_dropped``): differentiating
     such a gradient names it; and where the library differentiates the derivative again
     itself (:func:`~ctxgrad.autograd._grad.differentiated_again`: the functional API's
     Hessians, nested ``ctxgrad.func`` transforms), the results are linked to the node's
@@ -601,7 +603,7 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         outputs = run_in_grad_mode(False, fn, ctx, *args)
-        if not _state.grad_enabled:
+        if not _state.modes.grad_enabled:
             return outputs
         is_tuple = isinstance(outputs, tuple)
         outs: list[Any] = list(outputs) if isinstance(outputs, tuple) else [outputs]
@@ -611,8 +613,8 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         links = [g for g in args if isinstance(g, Tensor) and g._requires_grad]
         inputs = [e for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
         if not links and inputs:
-            _state.once_dropped = ctx.name()
-            watch = _state.once_watch
+            _state.modes.once_dropped = ctx.name()
+            watch = _state.modes.once_watch
             if watch is not None:  # (the library differentiates this derivative again)
                 watch.append(ctx.name())
                 links = [_phantom(e) for e in inputs]

@@ -297,7 +297,7 @@ def vjp(
             _validate_v(vs, outs, is_outputs_tuple)
         else:
             _check_v_none(outs, about_input=False)
-    with set_grad_enabled(True if create_graph else _state.grad_enabled):
+    with set_grad_enabled(True if create_graph else _state.modes.grad_enabled):
         grad_res = _autograd_grad(outs, ins, vs, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, ins, strict, create_graph, "vjp")
     return (
@@ -345,7 +345,7 @@ def jvp(
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outs)
         grad_inputs = _autograd_grad(outs, ins, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    with set_grad_enabled(True if create_graph else _state.grad_enabled):
+    with set_grad_enabled(True if create_graph else _state.modes.grad_enabled):
         grad_res = _autograd_grad(grad_inputs, grad_outputs, vs, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, outs, strict, create_graph, "jvp")
     return (
@@ -690,7 +690,7 @@ def vhp(
         is_inputs_tuple, ins, vs, is_outputs_tuple, outs, jac = _scalar_function_prologue(
             "vhp", func, inputs, v, create_graph, strict
         )
-    with set_grad_enabled(True if create_graph else _state.grad_enabled):
+    with set_grad_enabled(True if create_graph else _state.modes.grad_enabled):
         grad_res = _autograd_grad(jac, ins, vs, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, ins, strict, create_graph, "vhp")
     return (
@@ -725,7 +725,7 @@ def hvp(
         grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in ins)
         double_back = _autograd_grad(jac, ins, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    with set_grad_enabled(True if create_graph else _state.grad_enabled):
+    with set_grad_enabled(True if create_graph else _state.modes.grad_enabled):
         grad_res = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, ins, strict, create_graph, "hvp")
     return (

@@ -1,10 +1,10 @@
 """Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``, and
 :func:`run_in_grad_mode` for ctxgrad's own switches.
 
-Each mode is a flag in ``ctxgrad._state._state``, a ``threading.local``: a ``no_grad`` block in one
+Each mode is a flag in the thread's own ``ctxgrad._state._state.modes``: a ``no_grad`` block in one
 thread never changes what another thread records, and a new thread starts with grad
-enabled, as in torch.  ``Function.apply`` reads ``_state.grad_enabled`` on every call, so
-the flag is a plain attribute rather than a property.
+enabled, as in torch.  ``Function.apply`` fetches the modes once per call and reads
+``grad_enabled`` on every call, so the flag is a plain slot rather than a property.
 
 Every mode object works as a context manager and as a decorator; the decorated function
 keeps its ``__name__`` and ``__doc__``.
@@ -28,24 +28,24 @@ def run_in_grad_mode(enabled: bool, fn: Callable[..., R], *args: Any) -> R:
     after: the helper behind the internal switches (the engine runs with ``create_graph``,
     saved-tensor pack hooks with grad off).  ``apply``, the hottest path, switches grad mode
     off around ``forward`` inline, with the same try/finally."""
-    prev = _state.grad_enabled
+    prev = _state.modes.grad_enabled
     if prev == enabled:
         return fn(*args)
-    _state.grad_enabled = enabled
+    _state.modes.grad_enabled = enabled
     try:
         return fn(*args)
     finally:
-        _state.grad_enabled = prev
+        _state.modes.grad_enabled = prev
 
 
 def is_grad_enabled() -> bool:
     """True when ops record a graph in this thread."""
-    return _state.grad_enabled
+    return _state.modes.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
     """True inside an ``inference_mode`` block in this thread."""
-    return _state.inference
+    return _state.modes.inference
 
 
 class no_grad(_DecoratorContextManager):
@@ -71,8 +71,8 @@ class no_grad(_DecoratorContextManager):
         self._prev = True
 
     def __enter__(self) -> None:
-        self._prev = _state.grad_enabled
-        _state.grad_enabled = False
+        self._prev = _state.modes.grad_enabled
+        _state.modes.grad_enabled = False
 
     def __exit__(
         self,
@@ -80,7 +80,7 @@ class no_grad(_DecoratorContextManager):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.grad_enabled = self._prev
+        _state.modes.grad_enabled = self._prev
 
 
 class enable_grad(_DecoratorContextManager):
@@ -95,8 +95,8 @@ class enable_grad(_DecoratorContextManager):
         self._prev = True
 
     def __enter__(self) -> None:
-        self._prev = _state.grad_enabled
-        _state.grad_enabled = True
+        self._prev = _state.modes.grad_enabled
+        _state.modes.grad_enabled = True
 
     def __exit__(
         self,
@@ -104,7 +104,7 @@ class enable_grad(_DecoratorContextManager):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.grad_enabled = self._prev
+        _state.modes.grad_enabled = self._prev
 
 
 class set_grad_enabled(_DecoratorContextManager):
@@ -118,20 +118,20 @@ class set_grad_enabled(_DecoratorContextManager):
     """
 
     def __init__(self, mode: bool) -> None:
-        self._prev = _state.grad_enabled
+        self._prev = _state.modes.grad_enabled
         self.mode = bool(mode)
-        _state.grad_enabled = self.mode
+        _state.modes.grad_enabled = self.mode
 
     def __call__(self, func: F) -> F:
         # Used as a decorator, the constructor must not leave the mode changed.
-        _state.grad_enabled = self._prev
+        _state.modes.grad_enabled = self._prev
         return super().__call__(func)
 
     def clone(self) -> set_grad_enabled:
         return self.__class__(self.mode)
 
     def __enter__(self) -> None:
-        _state.grad_enabled = self.mode
+        _state.modes.grad_enabled = self.mode
 
     def __exit__(
         self,
@@ -139,7 +139,7 @@ class set_grad_enabled(_DecoratorContextManager):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.grad_enabled = self._prev
+        _state.modes.grad_enabled = self._prev
 
 
 class inference_mode(_DecoratorContextManager):
@@ -164,11 +164,11 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
     def __enter__(self) -> None:
-        self._prev_grad = _state.grad_enabled
-        self._prev_inf = _state.inference
+        self._prev_grad = _state.modes.grad_enabled
+        self._prev_inf = _state.modes.inference
         # As torch: inference_mode(False) turns inference mode off and grad mode on.
-        _state.grad_enabled = not self.mode
-        _state.inference = self.mode
+        _state.modes.grad_enabled = not self.mode
+        _state.modes.inference = self.mode
 
     def __exit__(
         self,
@@ -176,5 +176,5 @@ class inference_mode(_DecoratorContextManager):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.grad_enabled = self._prev_grad
-        _state.inference = self._prev_inf
+        _state.modes.grad_enabled = self._prev_grad
+        _state.modes.inference = self._prev_inf

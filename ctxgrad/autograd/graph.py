@@ -120,7 +120,7 @@ def _accumulate_into(t: Tensor, grad: Tensor) -> None:
     old = t._grad
     if type(grad) is not Tensor and is_value_dtype(grad._data.dtype):
         t._grad = grad if old is None else old + grad
-    elif _state.grad_enabled:
+    elif _state.modes.grad_enabled:
         # create_graph: keep the history of the gradient, so never write in place; and
         # copy, so that .grad never aliases a tensor someone else holds.
         t._grad = grad.clone() if old is None else old + grad

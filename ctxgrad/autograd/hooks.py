@@ -163,7 +163,7 @@ def register_multi_grad_hook(
 
     def entry_of(run: Any) -> int:
         me = threading.get_ident()
-        running = _state.backward_runs
+        running = _state.modes.backward_runs
         # Forget the calls of this thread that have ended.
         seen[:] = [e for e in seen if e[0] != me or any(r is e[1] for r in running)]
         for k, e in enumerate(seen):
@@ -178,7 +178,7 @@ def register_multi_grad_hook(
 
     def make_hook(i: int) -> Callable[[Tensor], None]:
         def hook(grad: Tensor) -> None:
-            run = _state.backward_runs[-1]
+            run = _state.modes.backward_runs[-1]
             with lock:
                 k = entry_of(run)
                 me, _, buffer, left = seen[k]
@@ -312,14 +312,14 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> saved_tensors_hooks:
-        msg = _state.saved_hooks_disabled
+        msg = _state.modes.saved_hooks_disabled
         if msg is not None:
             raise RuntimeError(msg)
-        _state.saved_hooks = (*_state.saved_hooks, (self.pack_hook, self.unpack_hook))
+        _state.modes.saved_hooks = (*_state.modes.saved_hooks, (self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _state.saved_hooks = _state.saved_hooks[:-1]
+        _state.modes.saved_hooks = _state.modes.saved_hooks[:-1]
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -341,10 +341,10 @@ class disable_saved_tensors_hooks:
         self._prev: str | None = None
 
     def __enter__(self) -> None:
-        if _state.saved_hooks:
+        if _state.modes.saved_hooks:
             raise RuntimeError(self.error_message)
-        self._prev = _state.saved_hooks_disabled
-        _state.saved_hooks_disabled = self.error_message
+        self._prev = _state.modes.saved_hooks_disabled
+        _state.modes.saved_hooks_disabled = self.error_message
 
     def __exit__(
         self,
@@ -352,4 +352,4 @@ class disable_saved_tensors_hooks:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.saved_hooks_disabled = self._prev
+        _state.modes.saved_hooks_disabled = self._prev

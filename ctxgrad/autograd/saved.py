@@ -80,7 +80,7 @@ class SavedTensor:
         self._data: np.ndarray[Any, Any] | None = None
         self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
         self._unpack: Callable[[Any], Any] | None = None
-        hooks = _state.saved_hooks
+        hooks = _state.modes.saved_hooks
         if hooks:
             self._hook(tensor, node, *hooks[-1])
         elif tensor._grad_fn is node:

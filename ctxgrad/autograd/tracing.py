@@ -167,8 +167,8 @@ class trace:
         self._prev: Any = None
 
     def __enter__(self) -> trace:
-        self._prev = _state.tracer
-        _state.tracer = self
+        self._prev = _state.modes.tracer
+        _state.modes.tracer = self
         choose_runner()
         return self
 
@@ -178,7 +178,7 @@ class trace:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _state.tracer = self._prev
+        _state.modes.tracer = self._prev
         self._prev = None
         self._keys = {}
         choose_runner()
@@ -205,7 +205,7 @@ class trace:
         timing it, and record the step."""
         start = time.perf_counter()
         try:
-            out = run_checked(node, grads) if _state.anomaly else node._run(grads)
+            out = run_checked(node, grads) if _state.modes.anomaly else node._run(grads)
         except Exception as exc:
             self._record(node, grads, None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
             raise

@@ -244,7 +244,7 @@ class Variable(Tensor):
         protocol's add), the feedbacks are kept side by side instead: see :class:`Join`."""
         if not isinstance(other, Variable):
             raise TypeError(f"Only Variables can be added to each other (Variable + {type(other).__name__}).")
-        if _state.backward_runs:
+        if _state.modes.backward_runs:
             joined = _joined_feedback([self, other])
             assert joined is not None  # (two feedbacks join to one)
             return joined
@@ -358,7 +358,7 @@ for _attr in dir(Tensor):
 
 
 def _new_variable() -> Variable:
-    out: Variable = object.__new__(Variable)
+    out: Variable = Tensor.__new__(Variable)  # (a tensor's slots set, its __init__ skipped)
     return out
 
 

@@ -95,7 +95,7 @@ def _rewrap(root: Tensor, levels: tuple[VmapLevel, ...]) -> Tensor:
 def _as_input(root: Tensor) -> Tensor:
     """A tensor to differentiate by: a new node (so that only this transform's uses count)
     that requires grad, keeping any forward-mode tangent."""
-    if root._inference or not (root.requires_grad or _state.fw_levels):
+    if root._inference or not (root.requires_grad or _state.modes.fw_levels):
         # No history and no tangent to keep: a leaf of its own over the same memory, so that
         # an in-place write into it or a view of it is refused as torch refuses it (a view of
         # ``root`` would be a view of a tensor that does not require grad, and allowed).
@@ -105,7 +105,7 @@ def _as_input(root: Tensor) -> Tensor:
         if not inp.requires_grad:
             inp._set_requires_grad()
     if inp.is_leaf:
-        _INPUT_DEPTH[id(inp)] = _state.func_transforms
+        _INPUT_DEPTH[id(inp)] = _state.modes.func_transforms
         weakref.finalize(inp, _INPUT_DEPTH.pop, id(inp), None)
     return inp
 
@@ -118,14 +118,14 @@ def _detached(tree: Any) -> Any:
 
 def _nested() -> bool:
     """Whether an outer transform will differentiate what this one computes."""
-    return _depth.grad > 0 or bool(_state.fw_levels)
+    return _depth.grad > 0 or bool(_state.modes.fw_levels)
 
 
 def _tracked() -> bool:
     """Whether the code around this transform records for reverse mode: under ``no_grad``
     or ``inference_mode`` a transform's results are constants to everything outside it
     (an outer ``grad`` included), as in torch."""
-    return _state.grad_enabled and not _state.inference
+    return _state.modes.grad_enabled and not _state.modes.inference
 
 
 @contextlib.contextmanager
@@ -135,27 +135,27 @@ def _transform_running(transforming: bool = True) -> Iterator[None]:
     are not inference tensors, as torch's), and marked as running, so that a tensor made in
     inference mode may be saved for its backward, and, while the function runs, that
     ``requires_grad_()`` and ``retain_grad()`` are refused in it (as torch.func refuses them)."""
-    inference = _state.inference
-    _state.inference = False
-    _state.func_transforms += 1
-    _state.transforming += transforming
+    inference = _state.modes.inference
+    _state.modes.inference = False
+    _state.modes.func_transforms += 1
+    _state.modes.transforming += transforming
     try:
         yield
     finally:
-        _state.transforming -= transforming
-        _state.func_transforms -= 1
-        _state.inference = inference
+        _state.modes.transforming -= transforming
+        _state.modes.func_transforms -= 1
+        _state.modes.inference = inference
 
 
 @contextlib.contextmanager
 def _transforming() -> Iterator[None]:
     """``grad``'s own backward, which torch runs inside the transform: marked as
     :func:`_transform_running` marks the function's body."""
-    _state.transforming += 1
+    _state.modes.transforming += 1
     try:
         yield
     finally:
-        _state.transforming -= 1
+        _state.modes.transforming -= 1
 
 
 # The inputs a grad/vjp transform differentiates by (leaves of its own), with the depth of

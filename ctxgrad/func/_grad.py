@@ -151,10 +151,10 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     >>> fn(ctxgrad.ones(2))
     (tensor([1.0000, 0.5403]),)
     """
-    levels = _state.vmap_levels
+    levels = _state.modes.vmap_levels
     tracked = _tracked()
-    forward_outside = bool(_state.fw_levels)
-    depth = _state.func_transforms + 1
+    forward_outside = bool(_state.modes.fw_levels)
+    depth = _state.modes.func_transforms + 1
     with disable_saved_tensors_hooks(_NO_SAVED_HOOKS), _transform_running(), enable_grad():
         leaves, spec = tree_flatten(primals)
         _check_tensors(leaves)
@@ -258,8 +258,8 @@ def _vjp_apply(
             )
         else:
             grads = (None,) * len(ins)
-    if (nested or through_cotangents) and not _state.fw_levels:
-        depth = _state.func_transforms
+    if (nested or through_cotangents) and not _state.modes.fw_levels:
+        depth = _state.modes.func_transforms
         grads = tuple(g if g is None or _reaches_outside([g], ins, depth) else g.detach() for g in grads)
     gs = [_rewrap(zeros_like(i) if g is None else g, levels) for g, i in zip(grads, ins)]
     return tuple(tree_unflatten(gs, spec))
@@ -269,7 +269,7 @@ def _vjp_apply(
 @contextlib.contextmanager
 def _func_jvp_level() -> Iterator[None]:
     """Mark the dual level just opened as jvp's (see ``FUNC_JVP_LEVELS``)."""
-    key = _state.fw_levels[-1]
+    key = _state.modes.fw_levels[-1]
     FUNC_JVP_LEVELS.add(key)
     try:
         yield
@@ -318,12 +318,12 @@ def jvp(
                 "jvp(f, primals, tangents): Expected primals and tangents to have the same shape, got "
                 f"{p.shape} and {t.shape}"
             )
-    levels = _state.vmap_levels
+    levels = _state.modes.vmap_levels
     # What outer code differentiates keeps its history: an outer jvp's tangents always, and
     # reverse-mode history unless the code around records nothing (no_grad, inference_mode).
-    forward_outside = bool(_state.fw_levels)
+    forward_outside = bool(_state.modes.fw_levels)
     tracked = _tracked()
-    depth = _state.func_transforms + 1
+    depth = _state.modes.func_transforms + 1
     with _transform_running(), forward_ad.dual_level(), _func_jvp_level():
         roots = [_own_root(p, levels) for p in p_leaves]
         duals = [

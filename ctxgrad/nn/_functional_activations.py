@@ -168,7 +168,7 @@ def rrelu(
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     slope: Any = (lower + upper) / 2
-    if training and _state.vmap_levels:
+    if training and _state.modes.vmap_levels:
         # (torch refuses rrelu under vmap; the slopes of one draw would be shared by the samples)
         name = "rrelu_" if inplace else "rrelu"
         raise RuntimeError(f"vmap: we do not yet support aten::{name}. Please file an issue")

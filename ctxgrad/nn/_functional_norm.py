@@ -146,7 +146,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, alp
 
 
 def _apply_dropout(input: Tensor, p: float, inplace: bool, alpha: bool, shape: tuple[int, ...]) -> Tensor:
-    keep = _keep_mask(shape, p, input.dtype, bool(_state.vmap_levels))
+    keep = _keep_mask(shape, p, input.dtype, bool(_state.modes.vmap_levels))
     if not alpha:
         mask = keep * (0.0 if p == 1.0 else 1.0 / (1.0 - p))
         return input.mul_(mask) if inplace else input * mask
@@ -445,7 +445,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         mask = as_tensor(np.zeros(input.shape, dtype=input.dtype))
-    elif _state.vmap_levels:  # a mask per sample, or one for all, as vmap's randomness says (shared input too)
+    elif _state.modes.vmap_levels:  # a mask per sample, or one for all, as vmap's randomness says (shared input too)
         mask = (_factories.rand(*input.shape, dtype=np.float64) >= p).to(input.dtype) / (1.0 - p)
     else:
         keep = _factories._generator.random(input.shape) >= p

@@ -689,9 +689,10 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
     torch's errors.  An op inside ``forward`` or ``backward``, or under ``no_grad``, thus costs
     about what NumPy's own call costs.  (tests/test_operator_shortcut.py checks it against the
     Function for every dtype pair and grad mode.)"""
-    if _state.special:
+    modes = _state.modes  # (the thread's flags, fetched once)
+    if modes.special:
         return None
-    if _state.grad_enabled:  # (first: a recorded op leaves at once)
+    if modes.grad_enabled:  # (first: a recorded op leaves at once)
         for t in (a, b):
             if isinstance(t, Tensor) and t.requires_grad:
                 return None

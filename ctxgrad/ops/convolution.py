@@ -351,7 +351,7 @@ class ZeroSecondOrder(Function[Tensor]):
 def linked_to_input(ctx: Any, grad: Tensor) -> Tensor:
     """``grad``, connected to the node's first saved tensor (its input) when a backward is
     being recorded (``create_graph``) and that input requires grad."""
-    if not _state.grad_enabled:
+    if not _state.modes.grad_enabled:
         return grad
     x = ctx.saved_tensors[0]
     return ZeroSecondOrder.apply(grad, x) if x.requires_grad else grad

@@ -44,7 +44,7 @@ def clone_args(name: str, input: Tensor, *, memory_format: Any = None) -> tuple[
     """``clone``'s arguments: ``memory_format`` a :mod:`memory format <ctxgrad._memory_format>`,
     by default ``preserve_format``, as in torch."""
     fmt = _memory_format.checked(memory_format, name, input.shape)
-    if _state.vmap_levels and fmt not in (_memory_format.preserve_format, _memory_format.contiguous_format):
+    if _state.modes.vmap_levels and fmt not in (_memory_format.preserve_format, _memory_format.contiguous_format):
         raise RuntimeError(
             "NYI: Tensor.clone(memory_format) inside vmap is only supported with memory_format "
             f"ctxgrad.preserve_format or ctxgrad.contiguous_format (got {fmt.torch_name})"
@@ -152,7 +152,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
         return Contiguous.apply(input)
     if fmt is _memory_format.preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
-    if _state.vmap_levels:
+    if _state.modes.vmap_levels:
         raise RuntimeError(
             "NYI: querying is_contiguous inside of vmap for memory_format other than ctxgrad.contiguous_format"
         )

@@ -109,7 +109,7 @@ class Cumprod(Function[Tensor]):
         if not zero.any():
             out: Tensor = Cumsum.apply(grad * y, axis, True) / x
             return out, None
-        if _state.grad_enabled:
+        if _state.modes.grad_enabled:
             return _cumprod_grad_quadratic(x, grad, axis), None
         return _cumprod_grad_zeros(x, y, grad, zero, axis), None
 

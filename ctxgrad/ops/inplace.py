@@ -223,7 +223,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: a write at the elements the index selects (``CopySlices``
     for a basic index, ``IndexPutBackward0`` for an advanced one), which marks ``input``
     dirty; when ``input`` is a view, the core records the write on its base too."""
-    if _state.vmap_levels and (
+    if _state.modes.vmap_levels and (
         isinstance(input, BatchedTensor)
         or isinstance(value, BatchedTensor)
         or holds_batched(index if isinstance(index, tuple) else (index,))

@@ -269,7 +269,7 @@ def _prod_grad(ctx: Any, grad: Tensor) -> Tensor:
     if axis is None:
         if data.size == 1:
             return grad.reshape(data.shape)
-        if not _state.grad_enabled and np.count_nonzero(zeros) > 1:
+        if not _state.modes.grad_enabled and np.count_nonzero(zeros) > 1:
             return as_tensor(np.zeros_like(data))
         others = _others_product(x.reshape(-1), 0).reshape(data.shape)
     elif data.shape[axis] == 1:
