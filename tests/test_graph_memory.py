@@ -17,6 +17,7 @@ outputs).
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -345,7 +346,8 @@ def test_a_node_keeps_no_attribute_dict_unless_its_function_sets_an_attribute() 
 
     for _ in range(40):
         product, total, squashed, scaled = x * 2.0, x + y, ctxgrad.tanh(x), Scale.apply(x)
-    assert [_has_attribute_dict(t.grad_fn) for t in (product, total, squashed)] == [False, False, False]
+    if sys.version_info >= (3, 11):  # (3.10 keeps every instance's attributes in a dict object)
+        assert [_has_attribute_dict(t.grad_fn) for t in (product, total, squashed)] == [False, False, False]
     kept = [vars(t.grad_fn) for t in (product, total, squashed, scaled)]
     assert kept == [{"scalars": (None, 2.0)}, {}, {}, {"factor": 3.0}]
     assert product.grad_fn._saved_other.item() == 2.0  # (the number, as torch's field gives it)
