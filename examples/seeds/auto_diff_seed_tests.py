@@ -16,10 +16,17 @@ import sys
 import unittest
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
+    # The tests draw their inputs from NumPy's global generator and check gradients by central
+    # differences with a step of 1e-8 under np.allclose's default tolerance. When a drawn input
+    # is near 1e-4, the difference's rounding error alone exceeds that tolerance (about one run in
+    # 1,500 of test_op_dot, with the exact gradient). A fixed seed keeps the run reproducible.
+    np.random.seed(0)
     suite = unittest.defaultTestLoader.discover(
         str(HERE / "toy_auto_diff_tests"), pattern="test*.py", top_level_dir=str(HERE)
     )
