@@ -159,6 +159,30 @@ class ViewDtype(Function[Tensor]):
         return ViewDtype.apply(tx, ctx.out_dtype)
 
 
+# The inverse of each permutation seen, by its dims: permutes run in every backward of a
+# matrix product, and checking and inverting the same few tuples again each time cost more
+# than the view itself.
+_INVERSES: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _inverse_permutation(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """The permutation undoing ``dims`` (checked to be one of ``range(ndim)``), remembered."""
+    if sorted(dims) != list(range(ndim)):
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+            f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to "
+            f"len(dims) = {len(dims)}"
+            if len(dims) != ndim
+            else f"permute(): duplicate dims are not allowed in {list(dims)}"
+        )
+    inverse = [0] * ndim
+    for position, dim in enumerate(dims):
+        inverse[dim] = position
+    if type(dims) is tuple and len(_INVERSES) < 4096:  # (bounded: ever new ranks cannot grow it forever)
+        _INVERSES[dims] = tuple(inverse)
+    return tuple(inverse)
+
+
 class Permute(Function[Tensor]):
     """Reorder dimensions; the gradient is permuted back by the inverse order."""
 
@@ -179,17 +203,12 @@ class Permute(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
         data = x.array
-        if sorted(dims) != list(range(data.ndim)):
-            raise RuntimeError(
-                f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
-                f"of the desired ordering of dimensions i.e. input.dim() = {data.ndim} is not equal to "
-                f"len(dims) = {len(dims)}"
-                if len(dims) != data.ndim
-                else f"permute(): duplicate dims are not allowed in {list(dims)}"
-            )
+        inverse = _INVERSES.get(dims) if type(dims) is tuple and len(dims) == data.ndim else None
+        if inverse is None:
+            inverse = _inverse_permutation(dims, data.ndim)
         ctx.dims = dims
-        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
-        return as_tensor(np.transpose(data, dims))
+        ctx.inverse = inverse
+        return as_tensor(data.transpose(dims))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
