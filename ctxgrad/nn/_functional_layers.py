@@ -16,6 +16,7 @@ from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.grad_mode import no_grad
 from ctxgrad.ops.convolution import _stack
 from ctxgrad.ops.index_ops import Embedding, refuse_complex_gradient
+from ctxgrad.ops.linalg import addmm
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -26,7 +27,15 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
             f"{weight.shape[1]}x{weight.shape[0]})"
         )
-    out = input @ weight.mT if weight.ndim == 2 else input @ weight
+    if weight.ndim != 2:
+        out = input @ weight
+        return out if bias is None else out + bias
+    if bias is not None and input.ndim >= 1:  # (torch's graph: AddmmBackward0 over TBackward0)
+        if input.ndim == 2:
+            return addmm(bias, input, weight.t())
+        rows = input.reshape(-1, input.shape[-1])  # (other ranks: as rows of one matrix, then back)
+        return addmm(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
+    out = input @ weight.t()
     return out if bias is None else out + bias
 
 

@@ -177,22 +177,103 @@ class Mm(_MatrixProduct):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         x, y = a.array, b.array
-        if x.ndim != 2:
-            raise RuntimeError("self must be a matrix")
-        if y.ndim != 2:
-            raise RuntimeError("mat2 must be a matrix")
-        if x.shape[1] != y.shape[0]:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and {y.shape[0]}x{y.shape[1]})"
-            )
-        if x.dtype != y.dtype:
-            raise RuntimeError(
-                "expected m1 and m2 to have the same dtype, but got: "
-                f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
-            )
-        _not_for_bool(x, "addmm_impl_cpu_")
+        _check_matrices(x, y)
         save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         return as_tensor(x @ y)
+
+
+def _check_matrices(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any], names: tuple[str, str] | None = None) -> None:
+    """Torch's checks of ``mm``'s operands (``addmm``'s: ``names``, which its messages give
+    with the rank that came): two matrices that multiply, of one dtype, not bool."""
+    for array, name in zip((x, y), names or ("self", "mat2")):
+        if array.ndim != 2:
+            got = f", got {array.ndim}-D tensor" if names else ""
+            raise RuntimeError(f"{name} must be a matrix{got}")
+    if x.shape[1] != y.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and {y.shape[0]}x{y.shape[1]})"
+        )
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_CPP_NAMES.get(x.dtype.name, x.dtype.name)} != {_CPP_NAMES.get(y.dtype.name, y.dtype.name)}"
+        )
+    _not_for_bool(x, "addmm_impl_cpu_")
+
+
+class Addmm(Function[Tensor]):
+    """``beta * input + alpha * (mat1 @ mat2)`` as one node, torch's ``AddmmBackward0`` (what
+    ``nn.functional.linear`` records for a matrix input and a bias): grad_input = beta *
+    grad (summed over the dimensions ``input`` was broadcast along), grad_mat1 = alpha * grad
+    @ mat2ᵀ, grad_mat2 = alpha * mat1ᵀ @ grad; the tangent is the sum of those terms' tangents."""
+
+    node_name = "AddmmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "mat1": 0,
+        "mat2": 1,
+        "mat1_sym_sizes": ("sizes", 1),
+        "mat2_sym_sizes": ("sizes", 2),
+        "beta": "beta",
+        "alpha": "alpha",
+    }
+    holomorphic = True  # linear in each operand
+    skips_without_gradient = True
+
+    @classmethod
+    def vmap(
+        cls, info: VmapInfo, in_dims: tuple[Any, ...], input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any
+    ) -> tuple[Any, Any]:
+        """``mm``'s rule for the product (its checks and one batched ``matmul``), then the scaled
+        sum with ``input``, whose batched samples get leading dimensions of size 1."""
+        _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
+        if in_dims[1] is None and in_dims[2] is None:  # (a batch of inputs to one product)
+            product = Mm.apply(mat1, mat2)
+            product = product.expand(info.batch_size, *product.shape)
+        else:
+            product, _ = Mm.vmap(info, in_dims[1:3], mat1, mat2)
+        if in_dims[0] == 0 and input.ndim < 3:
+            input = input.reshape((input.shape[0],) + (1,) * (3 - input.ndim) + tuple(input.shape[1:]))
+        return _scaled_sum(input, product, beta, alpha), 0
+
+    @staticmethod
+    def forward(ctx: Any, input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any) -> Tensor:
+        x, y = mat1.array, mat2.array
+        _check_matrices(x, y, ("mat1", "mat2"))
+        _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
+        ctx.beta, ctx.alpha = beta, alpha
+        save_for_gradients(ctx, (mat1, mat2), _READ_BY_THE_OTHER_MATRIX)
+        product = x @ y
+        result = as_tensor(product)
+        if beta == 1 and alpha == 1:  # (as nn.functional.linear calls it: one NumPy addition)
+            _broadcast_result(input, result)
+            product += input.array
+            return result
+        return _scaled_sum(input, result, beta, alpha)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None, None]:
+        mat1, mat2 = ctx.saved_tensors
+        need_input, need_mat1, need_mat2 = ctx.needs_input_grad[:3]
+        beta, alpha = ctx.beta, ctx.alpha
+        grad_input = (grad if beta == 1 else grad * beta) if need_input else None
+        if alpha != 1 and (need_mat1 or need_mat2):
+            grad = grad * alpha
+        grad_mat1 = Mm.apply(grad, mat2.mT) if need_mat1 else None
+        grad_mat2 = Mm.apply(mat1.mT, grad) if need_mat2 else None
+        return grad_input, grad_mat1, grad_mat2, None, None
+
+    @staticmethod
+    def jvp(ctx: Any, t_input: Tensor, t_mat1: Tensor, t_mat2: Tensor, _beta: Any, _alpha: Any) -> Tensor:
+        mat1, mat2 = ctx.saved_tensors
+        beta, alpha = ctx.beta, ctx.alpha
+        tangent: Tensor = Mm.apply(t_mat1, mat2) + Mm.apply(mat1, t_mat2)
+        if alpha != 1:
+            tangent = tangent * alpha
+        return tangent + (t_input if beta == 1 else t_input * beta)
+
+
+# Addmm keeps mat1 for mat2's gradient and mat2 for mat1's (its arguments 1 and 2).
+_READ_BY_THE_OTHER_MATRIX = ((2,), (1,))
 
 
 class Bmm(_MatrixProduct):
@@ -875,19 +956,19 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor
 def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
     """``product`` after torch's check that ``input`` expands to its shape (the error is
     ``expand``'s)."""
-    if tuple(input.shape) != tuple(product.shape):
-        try:
-            if np.broadcast_shapes(tuple(input.shape), tuple(product.shape)) != tuple(product.shape):
-                raise ValueError
-        except ValueError:
-            input.expand(*product.shape)  # raises torch's message
+    given, wanted = input._data.shape, product._data.shape
+    expands = len(given) <= len(wanted) and all(
+        n == m or n == 1 for n, m in zip(reversed(given), reversed(wanted))
+    )  # (NumPy's broadcast_shapes, written out: it costs more than the product of small matrices)
+    if not expands:
+        input.expand(*wanted)  # raises torch's message
     return product
 
 
 def _same_dtype(message: str, *operands: Tensor) -> None:
     """torch's refusal of fused operands of different dtypes (``message`` is formatted with
     their dtypes' torch names ``{0}``, ``{1}``, ... and C++ names ``{c0}``, ...)."""
-    dtypes = [t.array.dtype for t in operands]
+    dtypes = [t._data.dtype for t in operands]
     if any(dt != dtypes[0] for dt in dtypes):
         names = {f"c{i}": cpp_name(dt) for i, dt in enumerate(dtypes)}
         raise RuntimeError(message.format(*(short_name(dt) for dt in dtypes), **names))
@@ -895,9 +976,7 @@ def _same_dtype(message: str, *operands: Tensor) -> None:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``."""
-    product = Mm.apply(mat1, mat2)
-    _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
-    return _scaled_sum(input, product, beta, alpha)
+    return Addmm.apply(input, mat1, mat2, beta, alpha)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
