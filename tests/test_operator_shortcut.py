@@ -177,3 +177,77 @@ def test_a_number_on_the_left_of_a_0d_float32_tensor_keeps_float32(op: str) -> N
         assert OPERATORS[op](value, ctxgrad.tensor(1.5)).dtype == ctxgrad.float32
         with ctxgrad.no_grad():
             assert OPERATORS[op](value, ctxgrad.tensor(1.5, requires_grad=True)).dtype == ctxgrad.float32
+
+
+# (the in-place method, the Function its general path applies)
+IN_PLACE_OPS: list[tuple[str, type[ctxgrad.autograd.Function]]] = [
+    ("add_", Add),
+    ("sub_", Sub),
+    ("mul_", Mul),
+    ("div_", Div),
+]
+
+
+def in_place_outcome(write: Callable[[Any, Any], Any], target: Any, other: Any) -> tuple[str, Any]:
+    """What writing ``other`` into a copy of ``target`` gives: the copy's facts and how far its
+    version moved, or the exception's type and message."""
+    with ctxgrad.no_grad():
+        x = target.clone()
+    x.requires_grad_(target.requires_grad)
+    version = (lambda: None) if x.is_inference() else (lambda: x._version)  # (inference tensors have none)
+    before = version()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = write(x, other)
+    except Exception as exc:  # (the comparison is of the errors themselves)
+        return "raised", (type(exc), str(exc))
+    data = x.detach().numpy()
+    moved = None if before is None else version() - before
+    return "result", (out is x, data.dtype, data.tobytes(), moved, x.requires_grad, x.grad_fn is None)
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference", "enable_grad"])
+@pytest.mark.parametrize("method,function", IN_PLACE_OPS)
+@pytest.mark.parametrize("dtype_b", DTYPES)
+@pytest.mark.parametrize("dtype_a", DTYPES)
+def test_in_place_operators_write_what_the_function_writes(
+    dtype_a: Any, dtype_b: Any, method: str, function: Any, mode: str
+) -> None:
+    """``x.add_(y)`` and the others write with NumPy directly when nothing records
+    (``_untracked_in_place``, and ``write_in_place``'s own path without a node): the values,
+    dtype, version and errors are the in-place Function's, for every dtype pair, requires-grad state and grad mode."""
+    from ctxgrad.autograd._views import check_writable, in_place
+
+    def through_the_function(x: Any, y: Any) -> Any:  # (the in-place Function, as before any shortcut)
+        check_writable(x, operands=(y,))
+        return in_place(function).apply(x, y)
+
+    b = tensor_of([2.0, 0.0, -1.0], dtype_b, requires_grad=False)
+    for requires_grad in (False, True):
+        a = tensor_of([1.0, -2.0, 3.0], dtype_a, requires_grad=requires_grad)
+        with grad_mode(mode):
+            for other in (b, b[0], 2, 0.5, -1e300, float("nan")):
+                by_method = in_place_outcome(lambda x, y: getattr(x, method)(y), a, other)
+                by_function = in_place_outcome(through_the_function, a, other)
+                assert by_method == by_function
+
+
+def test_in_place_shortcut_steps_aside_for_views_overlap_and_saved_arrays() -> None:
+    """A view, an operand sharing the target's memory, and an array a graph saved all take the
+    Function's path: a base sees the view's write, ``x[1:] += x[:-1]`` is torch's error, and a
+    saved tensor changed under ``no_grad`` makes backward raise torch's version error."""
+    base = ctxgrad.zeros(4)
+    with ctxgrad.no_grad():
+        base[1:3].add_(1.0)
+    assert base.tolist() == [0.0, 1.0, 1.0, 0.0]
+    x = ctxgrad.arange(4.0)
+    with pytest.raises(RuntimeError, match="unsupported operation: some elements of the input tensor"):
+        x[1:].add_(x[:-1])
+    w = ctxgrad.ones(3, requires_grad=True)
+    loss = (w * w).sum()
+    with ctxgrad.no_grad():
+        w.add_(1.0)
+    assert w.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()

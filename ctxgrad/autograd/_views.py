@@ -40,6 +40,7 @@ from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule,
 from ctxgrad.autograd._batched_tensor import BatchedTensor
 from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
+from ctxgrad.autograd._readonly import explain_read_only
 from ctxgrad.autograd.forward_ad import set_tangent
 from ctxgrad.autograd.function import Function
 from ctxgrad.autograd.graph import Node
@@ -488,14 +489,52 @@ def check_no_partial_overlap(target: np.ndarray[Any, Any], operands: tuple[Any, 
 def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
     """``in_place(fn).apply(x, *args)`` after torch's checks that ``x`` may be changed: the
     body of every built-in in-place op (``x.mul_(y)`` is ``write_in_place(Mul, x, y)``)."""
-    if _state.modes.vmap_levels and (isinstance(x, BatchedTensor) or any(isinstance(a, BatchedTensor) for a in args)):
+    modes = _state.modes
+    if modes.vmap_levels and (isinstance(x, BatchedTensor) or any(isinstance(a, BatchedTensor) for a in args)):
         return in_place(fn).apply(x, *args)  # type: ignore[no-any-return]  # (its batching rule writes the batch)
+    if (
+        not modes.special
+        and x._base is None
+        and x._fw is None
+        and not (modes.grad_enabled and _any_requires_grad(x, args))
+    ):
+        return _write_unrecorded(fn, x, args)
     check_writable(x, operands=args)
     if x._base is not None and internal_overlap(x._data):
         raise RuntimeError(_OVERLAP_MSG)
     check_no_partial_overlap(x._data, args)
     out: Tensor = in_place(fn).apply(x, *args)
     return out
+
+
+def _any_requires_grad(x: Tensor, args: tuple[Any, ...]) -> bool:
+    if x._requires_grad:
+        return True
+    for a in args:
+        if isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a.requires_grad)):
+            return True
+    return False
+
+
+def _write_unrecorded(fn: type[Function[Any]], x: Tensor, args: tuple[Any, ...]) -> Tensor:
+    """``write_in_place`` where nothing is recorded (grad mode off, as in an optimizer's step,
+    or no operand requiring grad), for a tensor that is no view and has no tangent: the same
+    checks and result as ``in_place(fn)``, without a node's bookkeeping: ``fn`` computes the
+    new values untracked, they are written into ``x``'s array and its version moves on."""
+    check_writable(x, operands=args)
+    check_no_partial_overlap(x._data, args)
+    out = fn.apply(x, *args)
+    _check_result(x, out)
+    flipped = writable(x._data)
+    try:
+        np.copyto(x._data, out._data, casting="unsafe")
+    except ValueError as exc:  # (NumPy's refusal to write into a read-only array)
+        explain_read_only(fn, (x, *args), exc)
+        raise
+    finally:
+        relock(flipped)
+    x._bump_version()
+    return x
 
 
 def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
