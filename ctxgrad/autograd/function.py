@@ -193,7 +193,7 @@ class BackwardCFunction(CtxFields, Node):
         if self._forward_cls.clear_saved_tensors_on_access:
             self._saved = None
             self._cleared_on_access = True
-        return out  # type: ignore[return-value]  # (the Nones saved, typed as tensors: see above)
+        return out  # (the Nones saved come back typed as tensors: see above)
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare the inputs that ``forward`` changed in place; they must be returned.
