@@ -305,8 +305,8 @@ def pack_saved(
 ) -> None:
     """Turn what ``save_for_backward`` got into SavedTensors that remember their versions.
     ``modes``: the thread's modes, when the caller has them at hand."""
-    for t in to_save:  # (the checks below only when something is not a plain tensor: rarely)
-        if type(t) is not Tensor or t._inference:
+    for t in to_save:  # (the checks below only when something is not None or a plain tensor: rarely)
+        if t is not None and (type(t) is not Tensor or t._inference):
             _check_saveable(cls, ctx, to_save)
             break
     if modes is None:
