@@ -231,13 +231,13 @@ def unpack_saved(node: Node, saved: tuple[SavedTensor | None, ...]) -> tuple[Any
     the common case inline (every backward that saves passes here): a tensor kept as it is,
     unchanged in place since (no counter yet, or one at the saved version), comes back itself."""
     out: list[Any] = []
-    for i, s in enumerate(saved):
-        if s is None:
-            out.append(None)
-        elif (t := s._tensor) is not None and ((vc := t._vc) is None or vc.value == s._version):
+    i = 0  # (counted by hand: cheaper than enumerate for the one or two tensors a node saves)
+    for s in saved:
+        if s is not None and (t := s._tensor) is not None and ((vc := t._vc) is None or vc.value == s._version):
             out.append(t)
         else:
-            out.append(s.unpack(node, i))
+            out.append(None if s is None else s.unpack(node, i))
+        i += 1
     return tuple(out)
 
 
