@@ -1,5 +1,5 @@
-"""Instructions per op: small versions of W1, W1b, W2, W3 (MLP, batch 32), W5 and an untracked
-``x * 2.0``, counted by callgrind for ctxgrad and, where installed, torch, HIPS autograd and the
+"""Instructions per op: small versions of W1, W1b, W1b-arrays, W2, W3 (MLP, batch 32), W5 and an
+untracked ``x * 2.0``, counted by callgrind for ctxgrad and, where installed, torch, HIPS autograd and the
 NumPy floor.
 
 Wall-clock time on a shared machine moves by 10-50% from one minute to the next; the number of
@@ -18,19 +18,21 @@ untracked multiply: per call), and the ratio of ctxgrad to torch.  The workloads
 benchmark scripts' own (``bench_custom_chain.py``, ``bench_builtin_chain.py``,
 ``bench_training_step.py``), shorter:
 
-======== ======================================================== =========================
-workload what one repetition runs                                   counted
-======== ======================================================== =========================
-W1       a chain of 100 custom ``x * 2`` Functions, fwd + bwd      3 repetitions, per op
-W1b      100 custom ``x / (1 + x²)`` Functions saving x, fwd + bwd 3 repetitions, per op
-W2       W2's chain of 100 steps (210 built-in ops), fwd + bwd     3 repetitions, per op
-W3       one SGD step of the 64→128→10 MLP, batch 32, float32      5 steps, per step
-W5       W2's chain made 10,002 ops long, fwd + bwd                1 repetition, per op
-x*2.0    ``x * 2.0`` on 16 float64 elements, nothing requires grad 2,000 calls, per call
-======== ======================================================== =========================
+========== ============================================================= =====================
+workload   what one repetition runs                                      counted
+========== ============================================================= =====================
+W1         a chain of 100 custom ``x * 2`` Functions, fwd + bwd          3 repetitions, per op
+W1b        100 custom ``x / (1 + x²)`` Functions saving x, fwd + bwd     3 repetitions, per op
+W1b-arrays W1b's Functions written on arrays (``x.array``, NumPy,        3 repetitions, per op
+           ``as_tensor``; HIPS autograd runs W1b's primitive), fwd + bwd
+W2         W2's chain of 100 steps (210 built-in ops), fwd + bwd         3 repetitions, per op
+W3         one SGD step of the 64→128→10 MLP, batch 32, float32          5 steps, per step
+W5         W2's chain made 10,002 ops long, fwd + bwd                    1 repetition, per op
+x*2.0      ``x * 2.0`` on 16 float64 elements, nothing requires grad     2,000 calls, per call
+========== ============================================================= =====================
 
 Run: ``python benchmarks/instructions.py [--libraries ctxgrad,torch,autograd,numpy]
-[--workloads W1,W1b,W2,W3,W5,x*2.0] [--json FILE]`` (about 3-4 minutes for everything on
+[--workloads W1,W1b,W1b-arrays,W2,W3,W5,x*2.0] [--json FILE]`` (about 3-4 minutes for everything on
 2 cores; ``--libraries ctxgrad`` alone about a minute).  Needs ``valgrind``.
 """
 
@@ -52,11 +54,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 LIBRARIES = ("ctxgrad", "torch", "autograd", "numpy")
-WORKLOADS = ("W1", "W1b", "W2", "W3", "W5", "x*2.0")
+WORKLOADS = ("W1", "W1b", "W1b-arrays", "W2", "W3", "W5", "x*2.0")
 CHAIN_LENGTH = 100  # W1, W1b, W2 steps
 LONG_CHAIN_OPS = 10_002  # W5
 UNTRACKED_CALLS = 2000
-REPEATS = {"W1": 3, "W1b": 3, "W2": 3, "W3": 5, "W5": 1, "x*2.0": 1}
+REPEATS = {"W1": 3, "W1b": 3, "W1b-arrays": 3, "W2": 3, "W3": 5, "W5": 1, "x*2.0": 1}
 UNITS = {"W3": "per step", "x*2.0": "per call"}
 MARKER = "math_fsum"  # the C function the counted region runs inside
 
@@ -73,7 +75,7 @@ def _workload(library: str, name: str) -> tuple[Callable[[], object], int] | Non
     import bench_training_step as training
     import numpy as np
 
-    if name in ("W1", "W1b"):
+    if name in ("W1", "W1b", "W1b-arrays"):
         maker = {
             "ctxgrad": custom.ctxgrad_case,
             "torch": custom.torch_case,

@@ -449,6 +449,57 @@ def test_result_saved_by_an_inplace_op_survives_a_later_inplace_op(torch: Any) -
     assert run(ctxgrad).tolist() == [-1.0, -0.25]  # d(-sqrt a)/da = -1 / (2 sqrt a)
 
 
+def _square_saving_input(m: Any) -> Any:
+    """``x * x`` as a custom Function saving its input (the same code for both libraries)."""
+
+    class Square(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return 2 * g * x
+
+    return Square
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda x: x.add_(1), id="itself"),
+        pytest.param(lambda x: x[0].mul_(2), id="through-a-view-made-after-the-save"),
+        pytest.param(lambda x: x.view(-1)[1:].zero_(), id="through-a-view-of-a-view"),
+        pytest.param(lambda x: None, id="unchanged"),
+    ],
+)
+def test_saved_tensor_without_a_version_counter_yet_sees_a_later_change(
+    torch: Any, change: Callable[[Any], Any]
+) -> None:
+    """A fresh tensor saved before anything gave it a version counter (ctxgrad makes one only
+    when needed) is at version 0: a change after the save, to it or through a view made
+    after it, raises torch's error at backward, with the versions; no change, no error."""
+    outcomes = []
+    for m in (torch, ctxgrad):
+        a = leaf(m, M23)
+        x = a.detach() * 1  # fresh, no history: saved as it is
+        x.requires_grad_(True)
+        y = _square_saving_input(m).apply(x)
+        change(x.detach())
+        try:
+            y.sum().backward()
+            outcomes.append(np.asarray(x.grad.numpy()))
+        except RuntimeError as exc:
+            assert str(exc).startswith(VERSION_MSG), str(exc)
+            assert "is at version 1; expected version 0 instead" in str(exc), str(exc)
+            outcomes.append(None)
+    assert (outcomes[0] is None) == (outcomes[1] is None)
+    if outcomes[0] is not None:
+        np.testing.assert_allclose(outcomes[1], outcomes[0])
+
+
 def test_version_error_names_the_node_and_versions() -> None:
     a = leaf(ctxgrad, [1.0, 2.0])
     y = a * 1

@@ -39,6 +39,7 @@ class _SavedAsIs:
     inside ``jvp`` (the tensors of ``save_for_forward``, or of an unrecorded call)."""
 
     __slots__ = ("tensor",)
+    _tensor = None  # (what ``unpack_saved`` reads for its shortcut: None sends it to ``unpack``)
 
     def __init__(self, tensor: Tensor) -> None:
         self.tensor = tensor

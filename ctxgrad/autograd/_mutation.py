@@ -84,7 +84,7 @@ def before_in_place_write(x: Tensor) -> None:
             continue
         alive.append(ref)
         for s in node._saved or ():
-            if s is not None and s._unpack is None and s._vc.value == s._version:
+            if s is not None and s._unpack is None and s.version_now() == s._version:
                 arr = s._tensor._data if s._tensor is not None else s._data
                 if arr is not None and np.may_share_memory(arr, target) and np.shares_memory(arr, target):
                     _keep_a_copy(s)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ctxgrad._state import _state
+from ctxgrad._state import Modes, _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._mutation import track_saved
 from ctxgrad.autograd._readonly import adopt_view
@@ -300,17 +300,24 @@ def _finish_marks(
         ctx.__dict__.pop("_fw_saved", None)  # (ctx.saved_for_forward is None after apply, as in torch)
 
 
-def pack_saved(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...]) -> None:
-    """Turn what ``save_for_backward`` got into SavedTensors that remember their versions."""
-    for t in to_save:  # (the checks below only when something is not a plain tensor: rarely)
-        if type(t) is not Tensor or t._inference:
+def pack_saved(
+    cls: type[Function], ctx: BackwardCFunction, to_save: tuple[Any, ...], modes: Modes | None = None
+) -> None:
+    """Turn what ``save_for_backward`` got into SavedTensors that remember their versions.
+    ``modes``: the thread's modes, when the caller has them at hand."""
+    for t in to_save:  # (the checks below only when something is not None or a plain tensor: rarely)
+        if t is not None and (type(t) is not Tensor or t._inference):
             _check_saveable(cls, ctx, to_save)
             break
-    ctx._saved = tuple(
-        [None if t is None else SavedTensor(t, ctx) if isinstance(t, Tensor) else SavedValue(t) for t in to_save]
-    )
+    if modes is None:
+        modes = _state.modes
+    hooks = modes.saved_hooks
+    saved: list[SavedTensor | None] = []  # (a loop, not a comprehension: no function call)
+    for t in to_save:
+        saved.append(None if t is None else SavedTensor(t, ctx, hooks) if isinstance(t, Tensor) else SavedValue(t))
+    ctx._saved = tuple(saved)
     del ctx.to_save
-    if _state.modes.allow_mutation is not None:
+    if modes.allow_mutation is not None:
         track_saved(ctx)
 
 

@@ -144,12 +144,14 @@ def _drain_pending() -> None:
 
 def _release(arr: np.ndarray[Any, Any]) -> None:
     """(Holding the guard) one holder fewer for ``arr``; the last gives the flags back."""
-    entry = _locks.get(id(arr))
+    key = id(arr)
+    entry = _locks.get(key)
     if entry is None or entry[0] is not arr:
         return
-    entry[1] -= 1
-    if entry[1] == 0:
-        del _locks[id(arr)]
+    if entry[1] > 1:  # another saved tensor still holds it
+        entry[1] -= 1
+    else:
+        del _locks[key]
         if entry[2]:
             try:  # (a view whose owner another graph still holds stays read-only)
                 _setflags(arr, True)

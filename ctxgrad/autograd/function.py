@@ -75,7 +75,7 @@ from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
-from ctxgrad.autograd.saved import SavedTensor
+from ctxgrad.autograd.saved import SavedTensor, unpack_saved
 from ctxgrad.autograd.values import zero_of
 
 __all__ = [
@@ -189,11 +189,11 @@ class BackwardCFunction(CtxFields, Node):
             )
         if not saved:
             return ()
-        out = tuple([None if s is None else s.unpack(self, i) for i, s in enumerate(saved)])
+        out = unpack_saved(self, saved)
         if self._forward_cls.clear_saved_tensors_on_access:
             self._saved = None
             self._cleared_on_access = True
-        return out  # type: ignore[return-value]  # (the Nones saved, typed as tensors: see above)
+        return out  # (the Nones saved come back typed as tensors: see above)
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare the inputs that ``forward`` changed in place; they must be returned.
@@ -464,7 +464,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
         if grad_enabled:
             state.grad_enabled = True
     if grad_enabled and True in needs and not state.inference:  # (inference mode records nothing)
-        return _record(cls, ctx, args, out, state.anomaly)
+        return _record(cls, ctx, args, out, state)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
         type(out) is Tensor
@@ -493,7 +493,7 @@ class NestedIOFunction(Function):
     """Legacy torch base class; ctxgrad does not support nested-output functions."""
 
 
-def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, anomaly: bool) -> Any:
+def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, state: Modes) -> Any:
     """Make ``ctx`` the node of this call: edges to the inputs, ``grad_fn`` on the outputs,
     saved tensors packed with their versions."""
     edges: list[Any] = []
@@ -538,10 +538,10 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
         out = wire_outputs(cls, ctx, args, out, dirty, non_diff)
     to_save = ctx.to_save
     if to_save is not None:
-        pack_saved(cls, ctx, to_save)
+        pack_saved(cls, ctx, to_save, state)
     if cls._ctx_checks_left:  # (a Function's first calls only: reading __dict__ makes one)
         warn_tensor_attributes(cls, ctx.__dict__)
-    if anomaly:
+    if state.anomaly:
         record_forward(ctx)
     return out
 

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _VersionCounter, _wrap
 from ctxgrad.autograd._readonly import lock_array, relock, unlock_array, writable
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
@@ -31,6 +30,7 @@ __all__ = [
     "relock",
     "save_for_gradients",
     "unlock_array",
+    "unpack_saved",
     "writable",
 ]
 
@@ -69,33 +69,43 @@ class SavedTensor:
         "_version",
     )
 
-    def __init__(self, tensor: Tensor, node: Node) -> None:
-        vc = tensor._vc  # (``_get_vc`` inline: every saved tensor passes here)
+    def __init__(self, tensor: Tensor, node: Node, hooks: tuple[Any, ...] = ()) -> None:
+        """``hooks``: the open ``saved_tensors_hooks`` pairs (``_state.modes.saved_hooks``, read
+        once per call by the caller); the innermost packs."""
+        self._locked = lock_array(tensor._data)
+        self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
+        self._unpack: Callable[[Any], Any] | None = None
+        if not hooks and tensor._grad_fn is not node:
+            # Kept as it is (an input or an intermediate), the common case.  Its version is
+            # read through it, so a tensor that has no version counter yet (none has changed
+            # it in place) gets none here: it is at version 0 until one is made.
+            vc = tensor._vc
+            self._vc: _VersionCounter | None = vc
+            self._version = 0 if vc is None else vc.value
+            self._tensor: Tensor | None = tensor
+            self._data: np.ndarray[Any, Any] | None = None
+            return
+        vc = tensor._vc  # (an output or a hooked tensor shares the counter: it is made now)
         if vc is None:
             vc = tensor._vc = _VersionCounter()
         self._vc = vc
         self._version = vc.value
-        self._locked = lock_array(tensor._data)
-        self._tensor: Tensor | None = None
-        self._data: np.ndarray[Any, Any] | None = None
-        self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
-        self._unpack: Callable[[Any], Any] | None = None
-        hooks = _state.modes.saved_hooks
+        self._tensor = None
+        self._data = None
         if hooks:
             self._hook(tensor, node, *hooks[-1])
-        elif tensor._grad_fn is node:
+        else:
             self._data = tensor._data
             self._output_nr = tensor._output_nr
             self._requires_grad = tensor._requires_grad
             self._base = tensor._base
-        else:
-            self._tensor = tensor
 
     def _hook(self, tensor: Tensor, node: Node, pack: Callable[[Tensor], Any], unpack: Callable[[Any], Any]) -> None:
         """Keep ``pack(tensor)`` in place of the tensor, to be given back through ``unpack``."""
-        version = self._vc.value
+        vc = tensor._get_vc()
+        version = vc.value
         self._packed = run_in_grad_mode(False, pack, tensor)  # (torch packs with grad mode off)
-        if self._vc.value != version:
+        if vc.value != version:
             raise RuntimeError(
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as "
                 "input to pack hook cannot be modified by in-place operations as this can lead "
@@ -121,7 +131,7 @@ class SavedTensor:
         """The saved tensor, after checking that no in-place change happened since saving
         (not when hooks packed it: what ``unpack_hook`` gives back is the hooks' business, and
         a hook that packed a copy gives back the values as they were, as in torch)."""
-        if self._unpack is None and self._vc.value != self._version:
+        if self._unpack is None and self.version_now() != self._version:
             raise RuntimeError(self._version_message(node, index))
         if self._unpack is not None:
             out = self._unpack(self._packed)
@@ -145,6 +155,13 @@ class SavedTensor:
         if self._fw:
             t._fw = self._fw  # shared: leaving a dual level drops the tangent here too
         return t
+
+    def version_now(self) -> int:
+        """The version of what is saved now (a kept tensor's own counter, which it may have
+        got after the save)."""
+        t = self._tensor
+        vc = self._vc if t is None else t._vc
+        return 0 if vc is None else vc.value
 
     def _with_history(self, out: Tensor, node: Node) -> Tensor:
         """What an unpack hook returned, linked into the graph where the saved tensor was,
@@ -178,7 +195,7 @@ class SavedTensor:
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [ctxgrad.{_dtypes.type_name(data.dtype)} {list(data.shape)}], {what}, is at "
-            f"version {self._vc.value}; expected version {self._version} instead. It was saved for "
+            f"version {self.version_now()}; expected version {self._version} instead. It was saved for "
             f"backward by {node.name()} as saved_tensors[{index}]. Hint: enable anomaly detection to "
             "find the operation that failed to compute its gradient, with "
             "ctxgrad.autograd.set_detect_anomaly(True)."
@@ -207,6 +224,21 @@ class SavedValue(SavedTensor):
 
     def unpack(self, node: Node, index: int) -> Any:
         return self.value
+
+
+def unpack_saved(node: Node, saved: tuple[SavedTensor | None, ...]) -> tuple[Any, ...]:
+    """``ctx.saved_tensors``: each of ``saved`` unpacked as :meth:`SavedTensor.unpack` does it,
+    the common case inline (every backward that saves passes here): a tensor kept as it is,
+    unchanged in place since (no counter yet, or one at the saved version), comes back itself."""
+    out: list[Any] = []
+    i = 0  # (counted by hand: cheaper than enumerate for the one or two tensors a node saves)
+    for s in saved:
+        if s is not None and (t := s._tensor) is not None and ((vc := t._vc) is None or vc.value == s._version):
+            out.append(t)
+        else:
+            out.append(None if s is None else s.unpack(node, i))
+        i += 1
+    return tuple(out)
 
 
 def _op_name(node: Node) -> str:
