@@ -215,7 +215,7 @@ def test_in_place_operators_write_what_the_function_writes(
     dtype_a: Any, dtype_b: Any, method: str, function: Any, mode: str
 ) -> None:
     """``x.add_(y)`` and the others write with NumPy directly when nothing records
-    (``_untracked_in_place``, and ``write_in_place``'s own path without a node): the values,
+    (``write_ufunc_in_place``, and ``write_in_place``'s own path without a node): the values,
     dtype, version and errors are the in-place Function's, for every dtype pair, requires-grad state and grad mode."""
     from ctxgrad.autograd._views import check_writable, in_place
 

@@ -537,6 +537,42 @@ def _write_unrecorded(fn: type[Function[Any]], x: Tensor, args: tuple[Any, ...])
     return x
 
 
+def write_ufunc_in_place(ufunc: Any, x: Tensor, y: Any) -> bool:
+    """``ufunc(x, y)`` written by NumPy straight into ``x``'s array, where nothing records (no
+    special mode; grad mode off or no operand requiring grad) and NumPy's result has ``x``'s
+    floating dtype (``y`` a tensor of that dtype, or a Python int or float), and the write
+    needs none of the in-place path's care: ``x`` is an ordinary tensor (no view, not an
+    inference tensor, its array writable) and ``y`` shares no memory with it.  True when done
+    (``x``'s version then moves on, as the Function's path moves it); False leaves the call to
+    the in-place Function, which also raises torch's errors.  An optimizer's step
+    (``p.add_(g, alpha=-lr)`` under ``no_grad``) thus costs about one NumPy call per update.
+    (``add_``, ``sub_``, ``mul_`` and ``div_`` use it; tests/test_operator_shortcut.py checks
+    it against the in-place Function's path.)"""
+    modes = _state.modes
+    if modes.special or modes.allow_mutation is not None or x._base is not None or x._inference:
+        return False
+    if modes.grad_enabled and (x._requires_grad or (isinstance(y, Tensor) and y.requires_grad)):
+        return False
+    a = x._data
+    dt = a.dtype
+    if not a.flags.writeable or dt.kind not in "fc":
+        return False
+    if isinstance(y, Tensor):
+        b = y._data
+        if (b.dtype is not dt and b.dtype != dt) or np.may_share_memory(a, b):
+            return False
+    elif dt.kind == "f" and (type(y) is float or type(y) is int):
+        b = y
+    else:
+        return False
+    try:
+        ufunc(a, b, out=a)
+    except ValueError:  # (y does not broadcast to x's shape: the Function raises torch's error)
+        return False
+    x._bump_version()
+    return True
+
+
 def view_in_place(view: Callable[..., Tensor], x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """The in-place view ops' body (``x.t_()`` is ``view_in_place(ctxgrad.t, x)``).
 

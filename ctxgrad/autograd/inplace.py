@@ -5,7 +5,9 @@ a copy of its body: :func:`in_place` makes, once per Function, the Function whos
 ``forward`` runs the original's, writes the result into its first argument and marks it
 dirty (``ctx.mark_dirty``); ``backward``, ``jvp`` and the node's name are the original's.
 :func:`write_in_place` is the body of every built-in in-place op: torch's checks that the
-tensor may be changed, then ``in_place(fn).apply``.  A user's Function gets its twin the
+tensor may be changed, then ``in_place(fn).apply`` (or, where nothing records, the same
+without a node); :func:`write_ufunc_in_place` lets a NumPy ufunc write into the tensor's
+array directly where that gives the same result.  A user's Function gets its twin the
 same way:
 
 >>> import ctxgrad
@@ -50,6 +52,7 @@ from ctxgrad.autograd._views import (
     view_positions,
     write,
     write_in_place,
+    write_ufunc_in_place,
 )
 
 __all__ = [
@@ -63,4 +66,5 @@ __all__ = [
     "view_positions",
     "write",
     "write_in_place",
+    "write_ufunc_in_place",
 ]

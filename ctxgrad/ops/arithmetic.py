@@ -16,7 +16,7 @@ from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.autograd.inplace import write_in_place
+from ctxgrad.autograd.inplace import write_in_place, write_ufunc_in_place
 from ctxgrad.autograd.saved import READ_BY_OTHER
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import (
@@ -788,44 +788,10 @@ def reflected_operands(name: str, input: Tensor, other: Any) -> tuple[Any, Tenso
 # --------------------------------------------------------------------------- in-place variants
 # Each is its op's Function made in place (ctxgrad.autograd.inplace.in_place: it writes into
 # ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
-def _untracked_in_place(ufunc: Any, x: Tensor, y: Any) -> bool:
-    """``ufunc(x, y)`` written by NumPy straight into ``x``'s array, where :func:`_untracked`'s
-    conditions hold (nothing records, and the result has ``x``'s floating dtype) and the write
-    needs none of the in-place path's care: ``x`` is an ordinary tensor (no view, not an
-    inference tensor, its array writable) and ``y`` shares no memory with it.  True when done
-    (``x``'s version then moves on, as the Function's path moves it); False leaves the call to
-    the in-place Function, which also raises torch's errors.  An optimizer's step
-    (``p.add_(g, alpha=-lr)`` under ``no_grad``) thus costs about one NumPy call per update.
-    (tests/test_operator_shortcut.py checks it against the Function's path.)"""
-    modes = _state.modes
-    if modes.special or modes.allow_mutation is not None or x._base is not None or x._inference:
-        return False
-    if modes.grad_enabled and (x._requires_grad or (isinstance(y, Tensor) and y.requires_grad)):
-        return False
-    a = x._data
-    dt = a.dtype
-    if not a.flags.writeable or dt.kind not in "fc":
-        return False
-    if isinstance(y, Tensor):
-        b = y._data
-        if (b.dtype is not dt and b.dtype != dt) or np.may_share_memory(a, b):
-            return False
-    elif dt.kind == "f" and (type(y) is float or type(y) is int):
-        b = y
-    else:
-        return False
-    try:
-        ufunc(a, b, out=a)
-    except ValueError:  # (y does not broadcast to x's shape: the Function raises torch's error)
-        return False
-    x._bump_version()
-    return True
-
-
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: ``input + alpha * other`` (``+=``)."""
     other = _scaled(other, alpha)
-    return input if _untracked_in_place(np.add, input, other) else write_in_place(Add, input, other)
+    return input if write_ufunc_in_place(np.add, input, other) else write_in_place(Add, input, other)
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -833,13 +799,13 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha != 1:
         _check_no_bool(input, other)
     other = _scaled(other, alpha)
-    return input if _untracked_in_place(np.subtract, input, other) else write_in_place(Sub, input, other)
+    return input if write_ufunc_in_place(np.subtract, input, other) else write_in_place(Sub, input, other)
 
 
 def mul_(input: Tensor, other: Any) -> Tensor:
     """In place: ``input * other`` (``*=``)."""
     other = other if type(other) in _PLAIN else operand(other)
-    return input if _untracked_in_place(np.multiply, input, other) else write_in_place(Mul, input, other)
+    return input if write_ufunc_in_place(np.multiply, input, other) else write_in_place(Mul, input, other)
 
 
 def div_(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -847,7 +813,7 @@ def div_(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tens
     if rounding_mode is not None and _rounding_mode(rounding_mode) is not None:
         return write_in_place(DivRounded, input, operand(other), rounding_mode)
     other = other if type(other) in _PLAIN else operand(other)
-    return input if _untracked_in_place(np.true_divide, input, other) else write_in_place(Div, input, other)
+    return input if write_ufunc_in_place(np.true_divide, input, other) else write_in_place(Div, input, other)
 
 
 def pow_(input: Tensor, exponent: Any) -> Tensor:

@@ -956,7 +956,7 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor
 def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
     """``product`` after torch's check that ``input`` expands to its shape (the error is
     ``expand``'s)."""
-    given, wanted = input._data.shape, product._data.shape
+    given, wanted = input.array.shape, product.array.shape
     expands = len(given) <= len(wanted) and all(
         n == m or n == 1 for n, m in zip(reversed(given), reversed(wanted))
     )  # (NumPy's broadcast_shapes, written out: it costs more than the product of small matrices)
@@ -968,7 +968,7 @@ def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
 def _same_dtype(message: str, *operands: Tensor) -> None:
     """torch's refusal of fused operands of different dtypes (``message`` is formatted with
     their dtypes' torch names ``{0}``, ``{1}``, ... and C++ names ``{c0}``, ...)."""
-    dtypes = [t._data.dtype for t in operands]
+    dtypes = [t.array.dtype for t in operands]
     if any(dt != dtypes[0] for dt in dtypes):
         names = {f"c{i}": cpp_name(dt) for i, dt in enumerate(dtypes)}
         raise RuntimeError(message.format(*(short_name(dt) for dt in dtypes), **names))
