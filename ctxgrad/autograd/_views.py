@@ -557,6 +557,7 @@ def write_ufunc_in_place(ufunc: Any, x: Tensor, y: Any) -> bool:
     dt = a.dtype
     if not a.flags.writeable or dt.kind not in "fc":
         return False
+    b: Any
     if isinstance(y, Tensor):
         b = y._data
         if (b.dtype is not dt and b.dtype != dt) or np.may_share_memory(a, b):

@@ -33,8 +33,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and input.ndim >= 1:  # (torch's graph: AddmmBackward0 over TBackward0)
         if input.ndim == 2:
             return addmm(bias, input, weight.t())
-        rows = input.reshape(-1, input.shape[-1])  # (other ranks: as rows of one matrix, then back)
-        return addmm(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
+        matrix = input.reshape(-1, input.shape[-1])  # (other ranks: as rows of one matrix, then back)
+        return addmm(bias, matrix, weight.t()).view(*input.shape[:-1], weight.shape[0])
     out = input @ weight.t()
     return out if bias is None else out + bias
 
