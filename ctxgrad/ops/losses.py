@@ -55,19 +55,22 @@ class CrossEntropyWithIndices(Function[Tensor]):
                 total = np.nan
         onehot = np.zeros_like(data)
         onehot[rows, target] = kept
-        ctx.save_for_backward(x, as_tensor(kept[:, None]), as_tensor(onehot))
+        ctx.save_for_backward(x)
+        # (arrays the call made, which nothing else sees or changes: kept on ctx as they are,
+        # without a saved tensor's version check and read-only lock)
+        ctx.kept, ctx.onehot = kept[:, None], onehot
         ctx.scale = scale
         return as_tensor(np.asarray(total * scale if scale else total, dtype=data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        x, kept, onehot = ctx.saved_tensors
-        return (x.softmax(1) * kept - onehot) * (grad * ctx.scale), None, None, None
+        (x,) = ctx.saved_tensors
+        return (x.softmax(1) * as_tensor(ctx.kept) - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
-        x, kept, onehot = ctx.saved_tensors
-        tangent: Tensor = ((x.softmax(1) * kept - onehot) * tx).sum() * ctx.scale
+        (x,) = ctx.saved_tensors
+        tangent: Tensor = ((x.softmax(1) * as_tensor(ctx.kept) - as_tensor(ctx.onehot)) * tx).sum() * ctx.scale
         return tangent
 
     @staticmethod
@@ -146,6 +149,8 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
             f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
             f"tensor of shape: {list(weight.shape)}"
         )
+    if tdata.size and not 0 <= ignore_index < n_classes and 0 <= tdata.min() and tdata.max() < n_classes:
+        return np.zeros(tdata.shape, dtype=bool)  # (every target a class, none ignored: two reductions)
     ignored = tdata == ignore_index
     bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
     if bad.any():
@@ -249,8 +254,7 @@ def cross_entropy(
         and not _under_vmap(input, target)
     ):
         # The common case, fused into one Function; the target gets nll_loss's checks first.
-        _check_nll_target(input, target, None, ignore_index)
-        keep = target.array != ignore_index
+        keep = ~_check_nll_target(input, target, None, ignore_index)
         rows = np.where(keep, target.array, 0).astype(np.intp)
         return CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
     logp = input.log_softmax(cdim)
