@@ -583,3 +583,28 @@ def test_a_built_in_in_place_op_is_its_function_made_in_place() -> None:
     function = type(y.grad_fn)._forward_cls
     assert issubclass(function, Mul) and function is not Mul
     assert function.backward is Mul.backward and y.grad_fn.name() == "MulBackward0"
+
+
+def test_write_in_place_refuses_a_setup_context_function_whether_or_not_anything_records() -> None:
+    """``in_place`` needs a forward that takes ctx; the path that records nothing refuses such a
+    Function the same way, rather than writing without the check."""
+    from ctxgrad.autograd.inplace import write_in_place
+
+    class Double(ctxgrad.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            pass
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    for records in (True, False):
+        x = ctxgrad.ones(2, requires_grad=records) * 1 if records else ctxgrad.ones(2)
+        with pytest.raises(TypeError, match=r"in_place\(Double\): a forward that takes ctx is needed"):
+            write_in_place(Double, x)
+        assert x.tolist() == [1.0, 1.0]

@@ -494,6 +494,7 @@ def write_in_place(fn: type[Function[Any]], x: Tensor, *args: Any) -> Tensor:
         return in_place(fn).apply(x, *args)  # type: ignore[no-any-return]  # (its batching rule writes the batch)
     if (
         not modes.special
+        and not fn._setup_style  # (in_place refuses those: its TypeError below)
         and x._base is None
         and x._fw is None
         and not (modes.grad_enabled and _any_requires_grad(x, args))

@@ -12,6 +12,7 @@ by every graph that saved the other."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -159,14 +160,11 @@ class ViewDtype(Function[Tensor]):
         return ViewDtype.apply(tx, ctx.out_dtype)
 
 
-# The inverse of each permutation seen, by its dims: permutes run in every backward of a
-# matrix product, and checking and inverting the same few tuples again each time cost more
-# than the view itself.
-_INVERSES: dict[tuple[int, ...], tuple[int, ...]] = {}
-
-
+# (remembered: permutes run in every backward of a matrix product, and checking and inverting
+# the same few tuples again each time cost more than the view itself)
+@functools.lru_cache(maxsize=4096)
 def _inverse_permutation(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
-    """The permutation undoing ``dims`` (checked to be one of ``range(ndim)``), remembered."""
+    """The permutation undoing ``dims``, checked to be one of ``range(ndim)``."""
     if sorted(dims) != list(range(ndim)):
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
@@ -178,8 +176,6 @@ def _inverse_permutation(dims: tuple[int, ...], ndim: int) -> tuple[int, ...]:
     inverse = [0] * ndim
     for position, dim in enumerate(dims):
         inverse[dim] = position
-    if type(dims) is tuple and len(_INVERSES) < 4096:  # (bounded: ever new ranks cannot grow it forever)
-        _INVERSES[dims] = tuple(inverse)
     return tuple(inverse)
 
 
@@ -203,11 +199,8 @@ class Permute(Function[Tensor]):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Tensor:
         data = x.array
-        inverse = _INVERSES.get(dims) if type(dims) is tuple and len(dims) == data.ndim else None
-        if inverse is None:
-            inverse = _inverse_permutation(dims, data.ndim)
         ctx.dims = dims
-        ctx.inverse = inverse
+        ctx.inverse = _inverse_permutation(dims if type(dims) is tuple else tuple(dims), data.ndim)
         return as_tensor(data.transpose(dims))
 
     @staticmethod
