@@ -18,11 +18,13 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._replayed import replayed_whole
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, unary_rule
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops._row import Op
 from ctxgrad.ops.convolution import linked_to_input
+from ctxgrad.ops.softmax import softmax_array
 
 
 # --------------------------------------------------------------------------- cross-entropy
@@ -39,38 +41,59 @@ class CrossEntropyWithIndices(Function[Tensor]):
     skips_without_gradient = True
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, target: np.ndarray[Any, Any], keep: np.ndarray[Any, Any], mean: bool) -> Tensor:
+    def forward(
+        ctx: Any, x: Tensor, target: np.ndarray[Any, Any], keep: np.ndarray[Any, Any] | None, mean: bool
+    ) -> Tensor:
+        """``keep``: the rows that count, None for all of them (then the mask's products,
+        each by 1.0, exact, are left out)."""
         data = x.array
         rows = np.arange(data.shape[0])
-        shifted = data - data.max(axis=1, keepdims=True)
-        log_p = shifted[rows, target] - np.log(np.exp(shifted).sum(axis=1))
-        kept = keep.astype(data.dtype)
-        total = -(log_p * kept).sum()
+        shifted = data - np.maximum.reduce(data, axis=1, keepdims=True)
+        log_p = shifted[rows, target] - np.log(np.add.reduce(np.exp(shifted), axis=1))
+        onehot = np.zeros_like(data)
+        if keep is None:
+            total = -np.add.reduce(log_p)
+            count = data.dtype.type(data.shape[0])
+            onehot[rows, target] = 1
+            ctx.kept = None
+        else:
+            kept = keep.astype(data.dtype)
+            total = -np.add.reduce(log_p * kept)
+            count = np.add.reduce(kept)
+            onehot[rows, target] = kept
+            ctx.kept = kept[:, None]
         scale = 1.0
         if mean:
-            count = kept.sum()
             # Every row ignored: the mean is NaN and its gradient 0 (no row contributes), as in torch.
             scale = 1.0 / count if count else 0.0
             if not count:
                 total = np.nan
-        onehot = np.zeros_like(data)
-        onehot[rows, target] = kept
         ctx.save_for_backward(x)
         # (arrays the call made, which nothing else sees or changes: kept on ctx as they are,
         # without a saved tensor's version check and read-only lock)
-        ctx.kept, ctx.onehot = kept[:, None], onehot
+        ctx.onehot = onehot
         ctx.scale = scale
         return as_tensor(np.asarray(total * scale if scale else total, dtype=data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         (x,) = ctx.saved_tensors
-        return (x.softmax(1) * as_tensor(ctx.kept) - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
+        modes = _state.modes
+        if not modes.grad_enabled and not modes.special and type(x) is Tensor and grad.dtype == x.dtype:
+            # Nothing records (no create_graph, no transform): the same formula on the arrays,
+            # ufunc for ufunc what the ops below compute, without their calls.
+            p = softmax_array(x.array, 1)
+            if ctx.kept is not None:
+                p = p * ctx.kept
+            return as_tensor((p - ctx.onehot) * (grad.array * ctx.scale)), None, None, None
+        p_kept = x.softmax(1) if ctx.kept is None else x.softmax(1) * as_tensor(ctx.kept)
+        return (p_kept - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         (x,) = ctx.saved_tensors
-        tangent: Tensor = ((x.softmax(1) * as_tensor(ctx.kept) - as_tensor(ctx.onehot)) * tx).sum() * ctx.scale
+        p_kept = x.softmax(1) if ctx.kept is None else x.softmax(1) * as_tensor(ctx.kept)
+        tangent: Tensor = ((p_kept - as_tensor(ctx.onehot)) * tx).sum() * ctx.scale
         return tangent
 
     @staticmethod
@@ -129,7 +152,7 @@ def _class_dim(input: Tensor) -> int:
 
 def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Any:
     """torch's checks of an ``nll_loss`` target (shape, dtype, bounds) and weight; returns
-    the mask of the ignored targets."""
+    the mask of the ignored targets, or None when no target is ignored."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     cdim = _class_dim(input)
@@ -150,7 +173,7 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
             f"tensor of shape: {list(weight.shape)}"
         )
     if tdata.size and not 0 <= ignore_index < n_classes and 0 <= tdata.min() and tdata.max() < n_classes:
-        return np.zeros(tdata.shape, dtype=bool)  # (every target a class, none ignored: two reductions)
+        return None  # (every target a class, none ignored: two reductions)
     ignored = tdata == ignore_index
     bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
     if bad.any():
@@ -178,6 +201,8 @@ def nll_loss(
         return _nll_loss_of_batch(input, target, weight, ignore_index, reduction, cdim)
     ignored = _check_nll_target(input, target, weight, ignore_index)
     tdata = target.array
+    if ignored is None:
+        ignored = np.zeros(tdata.shape, dtype=bool)
     safe = as_tensor(np.where(ignored, 0, tdata).astype(np.int64))
     if input.requires_grad:
         input = SecondOrderLink.apply(input)
@@ -254,7 +279,10 @@ def cross_entropy(
         and not _under_vmap(input, target)
     ):
         # The common case, fused into one Function; the target gets nll_loss's checks first.
-        keep = ~_check_nll_target(input, target, None, ignore_index)
+        ignored = _check_nll_target(input, target, None, ignore_index)
+        if ignored is None:
+            return CrossEntropyWithIndices.apply(input, target.array.astype(np.intp), None, reduction == "mean")
+        keep = ~ignored
         rows = np.where(keep, target.array, 0).astype(np.intp)
         return CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
     logp = input.log_softmax(cdim)

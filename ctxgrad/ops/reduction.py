@@ -50,6 +50,10 @@ def _axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     return axes
 
 
+# (``Sum`` and ``SumToSize`` call ``np.add.reduce``: ``np.sum`` is that call behind a Python
+# wrapper that costs as much as the reduction of a small array.)
+
+
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
@@ -71,7 +75,7 @@ class Sum(Function[Tensor]):
         ctx.shape = data.shape
         ctx.axes = axes
         ctx.keepdim = keepdim
-        return as_tensor(np.sum(data, axis=axes, keepdims=keepdim))
+        return as_tensor(np.add.reduce(data, axis=axes, keepdims=True) if keepdim else np.add.reduce(data, axis=axes))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -139,8 +143,8 @@ class SumToSize(Function[Tensor]):
         ctx.out_shape = shape
         lead = data.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
-        out = np.sum(data, axis=axes, keepdims=True) if axes else data
-        return as_tensor(np.reshape(out, shape) if out.shape != shape else out.copy() if out is data else out)
+        out = np.add.reduce(data, axis=axes, keepdims=True) if axes else data
+        return as_tensor(out.reshape(shape) if out.shape != shape else out.copy() if out is data else out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

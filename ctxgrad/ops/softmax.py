@@ -19,6 +19,19 @@ from ctxgrad.ops._util import (
     refuse_complex,
 )
 
+# (The reductions below are ``np.maximum.reduce`` and ``np.add.reduce``, what ``np.max`` and
+# ``np.sum`` call behind a Python wrapper that costs as much as the reduction of a small array.)
+
+
+def softmax_array(data: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
+    """The softmax of a non-empty array along ``axis``, in its dtype: ``Softmax``'s forward,
+    and the NumPy backward of the fused cross-entropy, which must give the same values."""
+    wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
+    with np.errstate(invalid="ignore"):
+        e = np.exp(wide - np.maximum.reduce(wide, axis=axis, keepdims=True))
+        out: np.ndarray[Any, Any] = (e / np.add.reduce(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False)
+    return out
+
 
 class Softmax(Function[Tensor]):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed around the maximum."""
@@ -39,10 +52,7 @@ class Softmax(Function[Tensor]):
         elif data.size == 0:
             y = as_tensor(data.copy())
         else:
-            wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
-            with np.errstate(invalid="ignore"):
-                e = np.exp(wide - np.max(wide, axis=axis, keepdims=True))
-                y = as_tensor((e / np.sum(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False))
+            y = as_tensor(softmax_array(data, axis))
         ctx.save_for_backward(y)
         return y
 
@@ -85,8 +95,8 @@ class LogSoftmax(Function[Tensor]):
         else:
             wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
             with np.errstate(invalid="ignore", divide="ignore"):
-                shifted = wide - np.max(wide, axis=axis, keepdims=True)
-                out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+                shifted = wide - np.maximum.reduce(wide, axis=axis, keepdims=True)
+                out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
                 y = as_tensor(out.astype(data.dtype, copy=False))
         ctx.save_for_backward(y)
         return y

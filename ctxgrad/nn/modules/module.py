@@ -222,6 +222,8 @@ class Module:
     forward = _forward_unimplemented
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)  # (no hooks: the common call, without their bookkeeping)
         for entry in list(self._forward_pre_hooks):
             hook, with_kwargs = entry
             if with_kwargs:
