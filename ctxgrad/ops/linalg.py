@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import cpp_name, promote_operands, short_name
+from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
@@ -161,6 +162,27 @@ class _MatrixProduct(Function[Tensor]):
         return out
 
 
+def _product_gradients(
+    grad: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool, need_b: bool
+) -> tuple[Tensor | None, Tensor | None] | None:
+    """The gradients grad @ bᵀ (if ``need_a``) and aᵀ @ grad (if ``need_b``) of the product of
+    the matrices ``a`` and ``b`` (each saved only where needed: None otherwise), computed on the
+    arrays when nothing records (grad mode off, no trace, transform or forward mode) and all
+    have one dtype; else None (the caller then applies ``Mm``).  ``Mm.apply`` would check nothing
+    that can fail there and compute ``x @ y`` on the same arrays (a transpose is a view): the
+    same values, without the bookkeeping of four calls."""
+    modes = _state.modes
+    if modes.grad_enabled or modes.special:
+        return None
+    g = grad.array
+    if any(t is not None and t.array.dtype != g.dtype for t in (a, b)):
+        return None
+    return (
+        as_tensor(g @ b.array.T) if need_a and b is not None else None,
+        as_tensor(a.array.T @ g) if need_b and a is not None else None,
+    )
+
+
 class Mm(_MatrixProduct):
     """``a @ b`` for two matrices; grad_a = grad @ bᵀ, grad_b = aᵀ @ grad."""
 
@@ -180,6 +202,13 @@ class Mm(_MatrixProduct):
         _check_matrices(x, y)
         save_for_gradients(ctx, (a, b), READ_BY_OTHER)
         return as_tensor(x @ y)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        on_arrays = _product_gradients(grad, a, b, need_a, need_b)
+        return _MatrixProduct.backward(ctx, grad) if on_arrays is None else on_arrays
 
 
 def _check_matrices(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any], names: tuple[str, str] | None = None) -> None:
@@ -258,6 +287,9 @@ class Addmm(Function[Tensor]):
         grad_input = (grad if beta == 1 else grad * beta) if need_input else None
         if alpha != 1 and (need_mat1 or need_mat2):
             grad = grad * alpha
+        on_arrays = _product_gradients(grad, mat1, mat2, need_mat1, need_mat2)
+        if on_arrays is not None:
+            return grad_input, on_arrays[0], on_arrays[1], None, None
         grad_mat1 = Mm.apply(grad, mat2.mT) if need_mat1 else None
         grad_mat2 = Mm.apply(mat1.mT, grad) if need_mat2 else None
         return grad_input, grad_mat1, grad_mat2, None, None
