@@ -23,7 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ctxgrad._tensor import Tensor
+import numpy as np
+
+from ctxgrad._state import _state
+from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd.errors import GradientTypeError
 from ctxgrad.autograd.values import is_value_dtype, value_type_of
 
@@ -196,10 +199,23 @@ def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | No
         raise _gradient_problem(fatal[0], node._forward_cls, node.name(), i, g, e).error()
     assert e is not None and isinstance(g, Tensor)  # (else a fatal problem was raised)
     if g._data.shape != e[2]:
-        g = g.sum_to_size(e[2])  # (an op: the method is attached from the op table, a layer above)
+        modes = _state.modes
+        if modes.grad_enabled or modes.special or type(g) is not Tensor:
+            g = g.sum_to_size(e[2])  # (an op: the method is attached from the op table, a layer above)
+        else:  # (nothing records: what that op's forward computes, without its call)
+            g = _wrap(summed_to_shape(g._data, e[2]))
     if g._data.dtype != e[3] and not _any_grad_dtype(e[0]):
         g = g.to(e[3])
     return g if e[0] is not None else None
+
+
+def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``data`` summed down to ``shape``, a shape it broadcasts from (over its leading
+    dimensions, and where ``shape`` has a 1): ``sum_to_size``'s values, in a new array."""
+    lead = data.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
+    out = np.add.reduce(data, axis=axes, keepdims=True) if axes else data
+    return out.reshape(shape) if out.shape != shape else out.copy() if out is data else out
 
 
 def _any_grad_dtype(node: Any) -> bool:

@@ -20,6 +20,7 @@ from typing_extensions import overload
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
+from ctxgrad.autograd._validate import summed_to_shape
 from ctxgrad.autograd.batching import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
@@ -50,8 +51,8 @@ def _axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     return axes
 
 
-# (``Sum`` and ``SumToSize`` call ``np.add.reduce``: ``np.sum`` is that call behind a Python
-# wrapper that costs as much as the reduction of a small array.)
+# (``Sum`` calls ``np.add.reduce``, as ``summed_to_shape`` does: ``np.sum`` is that call behind a
+# Python wrapper that costs as much as the reduction of a small array.)
 
 
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -141,10 +142,7 @@ class SumToSize(Function[Tensor]):
         data = x.array
         ctx.shape = data.shape
         ctx.out_shape = shape
-        lead = data.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
-        out = np.add.reduce(data, axis=axes, keepdims=True) if axes else data
-        return as_tensor(out.reshape(shape) if out.shape != shape else out.copy() if out is data else out)
+        return as_tensor(summed_to_shape(data, shape))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
