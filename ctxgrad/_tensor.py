@@ -2454,3 +2454,12 @@ def _wrap_dim(dim: SupportsIndex, ndim: int) -> int:
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
     return d + n if d < 0 else d
+
+
+def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``data`` summed down to ``shape``, a shape it broadcasts from (over its leading
+    dimensions, and where ``shape`` has a 1): ``sum_to_size``'s values, in a new array."""
+    lead = data.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
+    out = np.add.reduce(data, axis=axes, keepdims=True) if axes else data
+    return out.reshape(shape) if out.shape != shape else out.copy() if out is data else out

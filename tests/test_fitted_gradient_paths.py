@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ctxgrad
-from ctxgrad.autograd._validate import summed_to_shape
+from ctxgrad._tensor import summed_to_shape
 
 CASES = [((32, 16), (16,)), ((3, 1, 5), (1, 5)), ((4, 6, 5), (6, 1)), ((2, 3), (2, 3)), ((7,), ())]
 

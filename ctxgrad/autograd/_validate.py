@@ -23,10 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad._tensor import Tensor, _wrap, summed_to_shape
 from ctxgrad.autograd.errors import GradientTypeError
 from ctxgrad.autograd.values import is_value_dtype, value_type_of
 
@@ -207,15 +205,6 @@ def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | No
     if g._data.dtype != e[3] and not _any_grad_dtype(e[0]):
         g = g.to(e[3])
     return g if e[0] is not None else None
-
-
-def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
-    """``data`` summed down to ``shape``, a shape it broadcasts from (over its leading
-    dimensions, and where ``shape`` has a 1): ``sum_to_size``'s values, in a new array."""
-    lead = data.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
-    out = np.add.reduce(data, axis=axes, keepdims=True) if axes else data
-    return out.reshape(shape) if out.shape != shape else out.copy() if out is data else out
 
 
 def _any_grad_dtype(node: Any) -> bool:

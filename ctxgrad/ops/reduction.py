@@ -19,8 +19,7 @@ from typing_extensions import overload
 
 from ctxgrad._dtypes import short_name, to_dtype
 from ctxgrad._state import _state
-from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
-from ctxgrad.autograd._validate import summed_to_shape
+from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor, summed_to_shape
 from ctxgrad.autograd.batching import VmapInfo, dims_rule, flat_rule, loop_over_samples, only_first_batched, shift_dim
 from ctxgrad.autograd.function import Function
 from ctxgrad.ops import _return_types
