@@ -153,18 +153,17 @@ def _class_dim(input: Tensor) -> int:
 def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Any:
     """torch's checks of an ``nll_loss`` target (shape, dtype, bounds) and weight; returns
     the mask of the ignored targets, or None when no target is ignored."""
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    cdim = _class_dim(input)
-    n_classes = input.shape[cdim]
-    expected = input.shape[:cdim] + input.shape[cdim + 1 :]
-    if input.ndim >= 2 and target.shape[:1] != input.shape[:1]:
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
-        )
-    if tuple(target.shape) != tuple(expected):
-        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    tdata = target.array
+    shape, tdata = input.array.shape, target.array  # (the arrays' shapes: plain tuples, read once)
+    tshape = tdata.shape
+    if not shape:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    cdim = 0 if len(shape) == 1 else 1
+    n_classes = shape[cdim]
+    expected = shape[:cdim] + shape[cdim + 1 :]
+    if len(shape) >= 2 and tshape[:1] != shape[:1]:
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({tshape[0]}).")
+    if tshape != expected:
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(tshape)}")
     if tdata.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
     if weight is not None and tuple(weight.shape) != (n_classes,):
@@ -172,7 +171,12 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
             f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
             f"tensor of shape: {list(weight.shape)}"
         )
-    if tdata.size and not 0 <= ignore_index < n_classes and 0 <= tdata.min() and tdata.max() < n_classes:
+    if (
+        tdata.size
+        and not 0 <= ignore_index < n_classes
+        and 0 <= np.minimum.reduce(tdata, axis=None)
+        and np.maximum.reduce(tdata, axis=None) < n_classes
+    ):
         return None  # (every target a class, none ignored: two reductions)
     ignored = tdata == ignore_index
     bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
