@@ -85,7 +85,10 @@ class CrossEntropyWithIndices(Function[Tensor]):
             p = softmax_array(x.array, 1)
             if ctx.kept is not None:
                 p = p * ctx.kept
-            return as_tensor((p - ctx.onehot) * (grad.array * ctx.scale)), None, None, None
+            g = grad.array
+            # (the scale in the gradient's dtype, as ``grad * ctx.scale`` takes a Python number;
+            # NumPy 1.x would otherwise widen the 0-d product to float64)
+            return as_tensor((p - ctx.onehot) * (g * g.dtype.type(ctx.scale))), None, None, None
         p_kept = x.softmax(1) if ctx.kept is None else x.softmax(1) * as_tensor(ctx.kept)
         return (p_kept - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
 
