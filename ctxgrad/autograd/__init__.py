@@ -34,6 +34,7 @@ from ctxgrad.autograd.grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_recording,
     no_grad,
     set_grad_enabled,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_recording",
     "no_grad",
     "once_differentiable",
     "set_detect_anomaly",

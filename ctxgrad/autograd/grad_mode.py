@@ -43,6 +43,19 @@ def is_grad_enabled() -> bool:
     return _state.modes.grad_enabled
 
 
+def is_recording() -> bool:
+    """True when ctxgrad ops run now can be recorded or transformed: grad mode is on, or a
+    trace, ``vmap``, forward-mode level or inference mode is active in this thread.
+
+    When it is False, nothing will see how a result was computed, so a ``backward`` may
+    compute on the arrays (``x.array``, NumPy, ``as_tensor``) and skip the ops' bookkeeping;
+    when it is True (``create_graph=True``, a transform), it must use ctxgrad ops, so that
+    its result is differentiable and batchable.  The built-in matrix products,
+    ``cross_entropy`` and the engine's summing of broadcast gradients take this shortcut.
+    docs/custom-functions.md, section 10, shows a Function that does."""
+    return _state.modes.grad_enabled or _state.modes.special
+
+
 def is_inference_mode_enabled() -> bool:
     """True inside an ``inference_mode`` block in this thread."""
     return _state.modes.inference

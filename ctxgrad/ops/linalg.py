@@ -22,10 +22,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import cpp_name, promote_operands, short_name
-from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import VmapInfo, matrix_rule, unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.grad_mode import is_recording
 from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error, tangent_sum
@@ -167,12 +167,11 @@ def _product_gradients(
 ) -> tuple[Tensor | None, Tensor | None] | None:
     """The gradients grad @ bᵀ (if ``need_a``) and aᵀ @ grad (if ``need_b``) of the product of
     the matrices ``a`` and ``b`` (each saved only where needed: None otherwise), computed on the
-    arrays when nothing records (grad mode off, no trace, transform or forward mode) and all
+    arrays when nothing records (:func:`~ctxgrad.autograd.grad_mode.is_recording` is False) and all
     have one dtype; else None (the caller then applies ``Mm``).  ``Mm.apply`` would check nothing
     that can fail there and compute ``x @ y`` on the same arrays (a transpose is a view): the
     same values, without the bookkeeping of four calls."""
-    modes = _state.modes
-    if modes.grad_enabled or modes.special:
+    if is_recording():
         return None
     g = grad.array
     if any(t is not None and t.array.dtype != g.dtype for t in (a, b)):

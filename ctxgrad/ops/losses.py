@@ -18,10 +18,10 @@ import numpy as np
 
 from ctxgrad._dtypes import short_name
 from ctxgrad._replayed import replayed_whole
-from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import BatchedTensor, unary_rule
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.grad_mode import is_recording
 from ctxgrad.ops._row import Op
 from ctxgrad.ops.convolution import linked_to_input
 from ctxgrad.ops.softmax import softmax_array
@@ -78,8 +78,7 @@ class CrossEntropyWithIndices(Function[Tensor]):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         (x,) = ctx.saved_tensors
-        modes = _state.modes
-        if not modes.grad_enabled and not modes.special and type(x) is Tensor and grad.dtype == x.dtype:
+        if not is_recording() and type(x) is Tensor and grad.dtype == x.dtype:
             # Nothing records (no create_graph, no transform): the same formula on the arrays,
             # ufunc for ufunc what the ops below compute, without their calls.
             p = softmax_array(x.array, 1)
