@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor, _wrap, summed_to_shape
 from ctxgrad.autograd.errors import GradientTypeError
+from ctxgrad.autograd.grad_mode import is_recording
 from ctxgrad.autograd.values import is_value_dtype, value_type_of
 
 if TYPE_CHECKING:
@@ -197,8 +197,7 @@ def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | No
         raise _gradient_problem(fatal[0], node._forward_cls, node.name(), i, g, e).error()
     assert e is not None and isinstance(g, Tensor)  # (else a fatal problem was raised)
     if g._data.shape != e[2]:
-        modes = _state.modes
-        if modes.grad_enabled or modes.special or type(g) is not Tensor:
+        if is_recording() or type(g) is not Tensor:
             g = g.sum_to_size(e[2])  # (an op: the method is attached from the op table, a layer above)
         else:  # (nothing records: what that op's forward computes, without its call)
             g = _wrap(summed_to_shape(g._data, e[2]))

@@ -88,14 +88,12 @@ class CrossEntropyWithIndices(Function[Tensor]):
             # (the scale in the gradient's dtype, as ``grad * ctx.scale`` takes a Python number;
             # NumPy 1.x would otherwise widen the 0-d product to float64)
             return as_tensor((p - ctx.onehot) * (g * g.dtype.type(ctx.scale))), None, None, None
-        p_kept = x.softmax(1) if ctx.kept is None else x.softmax(1) * as_tensor(ctx.kept)
-        return (p_kept - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
+        return (_kept_softmax(ctx, x) - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         (x,) = ctx.saved_tensors
-        p_kept = x.softmax(1) if ctx.kept is None else x.softmax(1) * as_tensor(ctx.kept)
-        tangent: Tensor = ((p_kept - as_tensor(ctx.onehot)) * tx).sum() * ctx.scale
+        tangent: Tensor = ((_kept_softmax(ctx, x) - as_tensor(ctx.onehot)) * tx).sum() * ctx.scale
         return tangent
 
     @staticmethod
@@ -117,6 +115,12 @@ class CrossEntropyWithIndices(Function[Tensor]):
             count = kept.sum()
             total = total * (1.0 / count) if count else total * 0.0 + float("nan")  # (no row: NaN, gradient 0)
         return total, 0
+
+
+def _kept_softmax(ctx: Any, x: Tensor) -> Tensor:
+    """The softmax of the logits ``x`` with ctxgrad ops, its ignored rows zeroed."""
+    p = x.softmax(1)
+    return p if ctx.kept is None else p * as_tensor(ctx.kept)
 
 
 # =========================================================================== losses

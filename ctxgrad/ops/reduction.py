@@ -50,10 +50,6 @@ def _axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     return axes
 
 
-# (``Sum`` calls ``np.add.reduce``, as ``summed_to_shape`` does: ``np.sum`` is that call behind a
-# Python wrapper that costs as much as the reduction of a small array.)
-
-
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
@@ -75,6 +71,8 @@ class Sum(Function[Tensor]):
         ctx.shape = data.shape
         ctx.axes = axes
         ctx.keepdim = keepdim
+        # (np.add.reduce: np.sum is this call behind a Python wrapper that costs as much as the
+        # reduction of a small array)
         return as_tensor(np.add.reduce(data, axis=axes, keepdims=True) if keepdim else np.add.reduce(data, axis=axes))
 
     @staticmethod

@@ -19,13 +19,13 @@ from ctxgrad.ops._util import (
     refuse_complex,
 )
 
-# (The reductions below are ``np.maximum.reduce`` and ``np.add.reduce``, what ``np.max`` and
-# ``np.sum`` call behind a Python wrapper that costs as much as the reduction of a small array.)
-
 
 def softmax_array(data: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
     """The softmax of a non-empty array along ``axis``, in its dtype: ``Softmax``'s forward,
-    and the NumPy backward of the fused cross-entropy, which must give the same values."""
+    and the NumPy backward of the fused cross-entropy, which must give the same values.
+    (It and ``LogSoftmax`` reduce with ``np.maximum.reduce`` and ``np.add.reduce``: ``np.max``
+    and ``np.sum`` are those calls behind Python wrappers that cost as much as the reduction
+    of a small array.)"""
     wide = data.astype(np.float32) if data.dtype == np.float16 else data  # torch computes half in float
     with np.errstate(invalid="ignore"):
         e = np.exp(wide - np.maximum.reduce(wide, axis=axis, keepdims=True))
