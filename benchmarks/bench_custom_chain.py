@@ -11,7 +11,10 @@ tensor of 16 elements that requires grad, then ``.sum().backward()``:
   (``docs/custom-functions.md``, section 3): ``forward`` and ``backward`` read ``x.array``
   and ``g.array``, compute with NumPy and return ``ctxgrad.as_tensor(...)`` of the result.
   torch's Function does the same with ``.detach().numpy()`` and ``torch.from_numpy``;
-  HIPS autograd's primitive is written on arrays anyway (the same row as W1b's).
+  HIPS autograd's primitive is written on arrays anyway (the same row as W1b's).  W1b-arrays
+  also runs with the saved-array lock off (``set_saved_array_lock_enabled(False)``: saving
+  ``x`` no longer makes its memory read-only, as in torch and HIPS autograd), the row
+  ``lock-off ctxgrad Function``.
 
 The arithmetic is tiny, so the time is almost all per-op overhead: ``apply``, making the
 node, saving tensors, and the engine running the node.  Reported in microseconds per op
@@ -57,10 +60,12 @@ from _harness import (
 
 import ctxgrad
 from ctxgrad.autograd import Function
+from ctxgrad.autograd.graph import set_saved_array_lock_enabled
 
 N_ELEMENTS = 16
 # The targets: ctxgrad's forward + backward at most this times HIPS autograd's (W1 and W1b: Core v2's).
 TARGET_VS_AUTOGRAD = {"W1": 0.8, "W1b": 0.8, "W1b-arrays": 1.0}
+UNLOCKED = "lock-off ctxgrad Function"
 
 
 class Double(Function):
@@ -126,6 +131,13 @@ def leaf(workload: str) -> np.ndarray:
 def ctxgrad_case(workload: str, length: int) -> Case:
     x = ctxgrad.tensor(leaf(workload), dtype=ctxgrad.float64, requires_grad=True)
     return graph_case(x, chain(FUNCTIONS[workload].apply, length))
+
+
+def unlocked_case(workload: str, length: int) -> Case:
+    """``ctxgrad_case`` with the saved-array lock off while each run records."""
+    forward, forward_backward = ctxgrad_case(workload, length)
+    unlocked = set_saved_array_lock_enabled(False)
+    return unlocked(forward), unlocked(forward_backward)
 
 
 def torch_case(workload: str, length: int) -> Case:
@@ -250,16 +262,19 @@ def main(argv: list[str] | None = None) -> int:
             f"elements\n{runs} timed runs after {warmup} warm-up; microseconds per op, median (min); "
             f"ratios of medians (of mins)\n{versions()}"
         )
-        cases: dict[str, Case] = {
-            "ctxgrad Function": ctxgrad_case(workload, length),
-            torch_label("Function"): torch_case(workload, length),
-            autograd_label("primitive"): autograd_case(workload, length),
-            "numpy loop": numpy_case(workload, length),
-        }
+        cases: dict[str, Case] = {"ctxgrad Function": ctxgrad_case(workload, length)}
+        if workload == "W1b-arrays":
+            cases[UNLOCKED] = unlocked_case(workload, length)
+        cases[torch_label("Function")] = torch_case(workload, length)
+        cases[autograd_label("primitive")] = autograd_case(workload, length)
+        cases["numpy loop"] = numpy_case(workload, length)
         verify(cases, "ctxgrad Function")
         results = report(cases, "ctxgrad Function", length, runs, warmup)
         target = (f"{workload} forward + backward", "autograd", TARGET_VS_AUTOGRAD[workload])
         print_targets(results, "ctxgrad Function", [target])
+        if UNLOCKED in results:
+            target = (f"{workload} forward + backward, lock off", "autograd", TARGET_VS_AUTOGRAD[workload])
+            print_targets(results, UNLOCKED, [target])
     return 0
 
 

@@ -25,6 +25,8 @@ W1         a chain of 100 custom ``x * 2`` Functions, fwd + bwd          3 repet
 W1b        100 custom ``x / (1 + x²)`` Functions saving x, fwd + bwd     3 repetitions, per op
 W1b-arrays W1b's Functions written on arrays (``x.array``, NumPy,        3 repetitions, per op
            ``as_tensor``; HIPS autograd runs W1b's primitive), fwd + bwd
+W1b-a-off  W1b-arrays with ctxgrad's saved-array lock off                3 repetitions, per op
+           (``set_saved_array_lock_enabled(False)``; ctxgrad only)
 W2         W2's chain of 100 steps (210 built-in ops), fwd + bwd         3 repetitions, per op
 W3         one SGD step of the 64→128→10 MLP, batch 32, float32          5 steps, per step
 W5         W2's chain made 10,002 ops long, fwd + bwd                    1 repetition, per op
@@ -54,11 +56,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 LIBRARIES = ("ctxgrad", "torch", "autograd", "numpy")
-WORKLOADS = ("W1", "W1b", "W1b-arrays", "W2", "W3", "W5", "x*2.0")
+WORKLOADS = ("W1", "W1b", "W1b-arrays", "W1b-a-off", "W2", "W3", "W5", "x*2.0")
 CHAIN_LENGTH = 100  # W1, W1b, W2 steps
 LONG_CHAIN_OPS = 10_002  # W5
 UNTRACKED_CALLS = 2000
-REPEATS = {"W1": 3, "W1b": 3, "W1b-arrays": 3, "W2": 3, "W3": 5, "W5": 1, "x*2.0": 1}
+REPEATS = {"W1": 3, "W1b": 3, "W1b-arrays": 3, "W1b-a-off": 3, "W2": 3, "W3": 5, "W5": 1, "x*2.0": 1}
 UNITS = {"W3": "per step", "x*2.0": "per call"}
 MARKER = "math_fsum"  # the C function the counted region runs inside
 
@@ -83,6 +85,8 @@ def _workload(library: str, name: str) -> tuple[Callable[[], object], int] | Non
             "numpy": custom.numpy_case,
         }
         return maker[library](name, CHAIN_LENGTH)[1], CHAIN_LENGTH  # type: ignore[index]
+    if name == "W1b-a-off":  # (the lock is ctxgrad's own: the others' row is W1b-arrays)
+        return (custom.unlocked_case("W1b-arrays", CHAIN_LENGTH)[1], CHAIN_LENGTH) if library == "ctxgrad" else None
     if name in ("W2", "W5"):
         steps = CHAIN_LENGTH if name == "W2" else long.steps_for(LONG_CHAIN_OPS)
         maker = {

@@ -31,6 +31,7 @@ class Modes:
         "fw_dual_tensors",
         "fw_hidden",
         "grad_enabled",
+        "lock_saved",
         "node_runner",
         "once_dropped",
         "once_watch",
@@ -75,6 +76,9 @@ class Modes:
     backward_runs: tuple[Any, ...]
     # The open ``allow_mutation_on_saved_tensors`` context, if any (autograd/_mutation.py).
     allow_mutation: Any
+    # Saving a tensor for backward makes its memory read-only while saved (autograd/_readonly.py);
+    # ``set_saved_array_lock_enabled(False)`` turns that off in this thread, for speed.
+    lock_saved: bool
 
     # ------------------------------------------------------------------ the special modes
     # Four modes change what ``Function.apply`` does: an open trace, vmap, forward mode and
@@ -105,6 +109,7 @@ class Modes:
         self.once_watch = None
         self.backward_runs = ()
         self.allow_mutation = None
+        self.lock_saved = True
         self.special = False
         self._recorder = None
         self._vmap_levels = ()

@@ -311,10 +311,12 @@ def pack_saved(
             break
     if modes is None:
         modes = _state.modes
-    hooks = modes.saved_hooks
+    hooks, lock = modes.saved_hooks, modes.lock_saved
     saved: list[SavedTensor | None] = []  # (a loop, not a comprehension: no function call)
     for t in to_save:
-        saved.append(None if t is None else SavedTensor(t, ctx, hooks) if isinstance(t, Tensor) else SavedValue(t))
+        saved.append(
+            None if t is None else SavedTensor(t, ctx, hooks, lock) if isinstance(t, Tensor) else SavedValue(t)
+        )
     ctx._saved = tuple(saved)
     del ctx.to_save
     if modes.allow_mutation is not None:

@@ -12,6 +12,11 @@ made *before* the save (by NumPy code, or by a ctxgrad view op) keeps its own wr
 which NumPy does not tie to its base's: a write through it is not caught (torch catches no
 NumPy write at all).  docs/guarantees.md states the boundary; tests/test_saved_arrays.py pins
 it.
+
+The lock costs a few microseconds per saved tensor (flag flips and a registry entry), which
+shows only in graphs of many tiny ops.  :class:`set_saved_array_lock_enabled` turns it off
+in a thread, as MyGrad's ``mem_guard_off`` does: the version counter still catches
+ctxgrad's own in-place ops, and a NumPy write goes uncaught, as in torch.
 """
 
 from __future__ import annotations
@@ -20,14 +25,83 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from types import TracebackType
+from typing import Any, TypeVar
 
 import numpy as np
 
+from ctxgrad._state import _state
+from ctxgrad.autograd._decorator import _DecoratorContextManager
 from ctxgrad.autograd._validate import arg_label_of
 from ctxgrad.autograd.errors import SavedArrayWriteError
 
-__all__ = ["adopt_view", "explain_read_only", "lock_array", "relock", "unlock_array", "writable"]
+__all__ = [
+    "adopt_view",
+    "explain_read_only",
+    "is_saved_array_lock_enabled",
+    "lock_array",
+    "relock",
+    "set_saved_array_lock_enabled",
+    "unlock_array",
+    "writable",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class set_saved_array_lock_enabled(_DecoratorContextManager):
+    """Make the memory of tensors saved for backward read-only while saved (``mode=True``,
+    the default) or not (``False``), in this thread: at once when called, restored when
+    used with ``with`` or as a decorator, as ``set_grad_enabled`` does.
+
+    The lock is what turns a NumPy write into a saved tensor's memory into an error instead
+    of a silently wrong gradient (docs/guarantees.md).  Turned off, a tensor saved in the
+    meantime is not locked (one saved before stays locked until its graph is freed), which
+    saves a few microseconds per saved tensor: worth it only for graphs of many tiny ops
+    whose code never writes into arrays with NumPy.  In-place changes made with ctxgrad's
+    own ops are still caught by the version counter, as in torch.
+
+    >>> import ctxgrad
+    >>> from ctxgrad.autograd.graph import set_saved_array_lock_enabled
+    >>> x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> with set_saved_array_lock_enabled(False):
+    ...     y = x.exp()  # saves its output, unlocked
+    >>> y.numpy(force=True).flags.writeable
+    True
+    >>> z = x.exp()  # the lock is back on: z's memory is read-only while saved
+    >>> z.numpy(force=True).flags.writeable
+    False
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = _state.modes.lock_saved
+        self.mode = bool(mode)
+        _state.modes.lock_saved = self.mode
+
+    def __call__(self, func: F) -> F:
+        # Used as a decorator, the constructor must not leave the mode changed.
+        _state.modes.lock_saved = self._prev
+        return super().__call__(func)
+
+    def clone(self) -> set_saved_array_lock_enabled:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        _state.modes.lock_saved = self.mode
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _state.modes.lock_saved = self._prev
+
+
+def is_saved_array_lock_enabled() -> bool:
+    """True when saving a tensor for backward makes its memory read-only in this thread."""
+    return _state.modes.lock_saved
+
 
 # Per owning array: [array, how many saved tensors hold it, whether it was writeable before,
 # weak references to the views of it that are read-only because of the lock, to give back

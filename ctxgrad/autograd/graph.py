@@ -32,7 +32,9 @@ import numpy as np
 from ctxgrad._state import _state
 from ctxgrad.autograd._mutation import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
 from ctxgrad.autograd._node_api import NodeAPI
+from ctxgrad.autograd._readonly import is_saved_array_lock_enabled as is_saved_array_lock_enabled
 from ctxgrad.autograd._readonly import relock, writable
+from ctxgrad.autograd._readonly import set_saved_array_lock_enabled as set_saved_array_lock_enabled
 from ctxgrad.autograd.hooks import _NodeHooks, _run_tensor_hooks, run_prehooks
 from ctxgrad.autograd.hooks import disable_saved_tensors_hooks as disable_saved_tensors_hooks
 from ctxgrad.autograd.hooks import register_multi_grad_hook as register_multi_grad_hook

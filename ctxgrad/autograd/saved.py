@@ -69,10 +69,11 @@ class SavedTensor:
         "_version",
     )
 
-    def __init__(self, tensor: Tensor, node: Node, hooks: tuple[Any, ...] = ()) -> None:
+    def __init__(self, tensor: Tensor, node: Node, hooks: tuple[Any, ...] = (), lock: bool = True) -> None:
         """``hooks``: the open ``saved_tensors_hooks`` pairs (``_state.modes.saved_hooks``, read
-        once per call by the caller); the innermost packs."""
-        self._locked = lock_array(tensor._data)
+        once per call by the caller); the innermost packs.  ``lock``: make the memory read-only
+        while saved (``_state.modes.lock_saved``, also read by the caller)."""
+        self._locked = lock_array(tensor._data) if lock else None
         self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
         self._unpack: Callable[[Any], Any] | None = None
         if not hooks and tensor._grad_fn is not node:
