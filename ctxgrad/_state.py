@@ -76,8 +76,9 @@ class Modes:
     backward_runs: tuple[Any, ...]
     # The open ``allow_mutation_on_saved_tensors`` context, if any (autograd/_mutation.py).
     allow_mutation: Any
-    # Saving a tensor for backward makes its memory read-only while saved (autograd/_readonly.py);
-    # ``set_saved_array_lock_enabled(False)`` turns that off in this thread, for speed.
+    # Saving a tensor for backward makes its memory read-only while saved (autograd/_readonly.py,
+    # autograd/saved.py's LockedSavedTensor); ``set_saved_array_lock_enabled(False)`` turns that
+    # off in this thread, for speed.
     lock_saved: bool
 
     # ------------------------------------------------------------------ the special modes

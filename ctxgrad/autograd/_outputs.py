@@ -20,7 +20,7 @@ from ctxgrad._state import Modes, _state
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._mutation import track_saved
 from ctxgrad.autograd._readonly import adopt_view
-from ctxgrad.autograd.saved import SavedTensor, SavedValue
+from ctxgrad.autograd.saved import LockedSavedTensor, SavedTensor, SavedValue
 from ctxgrad.autograd.values import is_value_dtype
 
 if TYPE_CHECKING:
@@ -311,12 +311,11 @@ def pack_saved(
             break
     if modes is None:
         modes = _state.modes
-    hooks, lock = modes.saved_hooks, modes.lock_saved
+    hooks = modes.saved_hooks
+    kind = LockedSavedTensor if modes.lock_saved else SavedTensor
     saved: list[SavedTensor | None] = []  # (a loop, not a comprehension: no function call)
     for t in to_save:
-        saved.append(
-            None if t is None else SavedTensor(t, ctx, hooks, lock) if isinstance(t, Tensor) else SavedValue(t)
-        )
+        saved.append(None if t is None else kind(t, ctx, hooks) if isinstance(t, Tensor) else SavedValue(t))
     ctx._saved = tuple(saved)
     del ctx.to_save
     if modes.allow_mutation is not None:

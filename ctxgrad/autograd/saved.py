@@ -4,7 +4,8 @@ A :class:`SavedTensor` remembers the version its tensor had when it was saved; u
 after an in-place change raises, naming the node and the tensor.  An output of the saving
 node is kept as its array alone and rebuilt on unpack (keeping the tensor would make a
 reference cycle output → node → output).  While saved, an array is read-only, so that NumPy
-code cannot change it behind the version counter's back.
+code cannot change it behind the version counter's back (a :class:`LockedSavedTensor`, unless
+``set_saved_array_lock_enabled(False)`` turned that off).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ctxgrad.autograd.values import wrap_like
 
 __all__ = [
     "READ_BY_OTHER",
+    "LockedSavedTensor",
     "SavedTensor",
     "SavedValue",
     "lock_array",
@@ -69,11 +71,15 @@ class SavedTensor:
         "_version",
     )
 
-    def __init__(self, tensor: Tensor, node: Node, hooks: tuple[Any, ...] = (), lock: bool = True) -> None:
+    #: Make the memory read-only while saved: :class:`LockedSavedTensor`, the default, does
+    #: (``set_saved_array_lock_enabled(False)`` saves into this class, which has no finaliser
+    #: to run when it is freed).
+    locks = False
+
+    def __init__(self, tensor: Tensor, node: Node, hooks: tuple[Any, ...] = ()) -> None:
         """``hooks``: the open ``saved_tensors_hooks`` pairs (``_state.modes.saved_hooks``, read
-        once per call by the caller); the innermost packs.  ``lock``: make the memory read-only
-        while saved (``_state.modes.lock_saved``, also read by the caller)."""
-        self._locked = lock_array(tensor._data) if lock else None
+        once per call by the caller); the innermost packs."""
+        self._locked = lock_array(tensor._data) if self.locks else None
         self._fw: dict[int, Tensor] | None = None  # a saved output's tangents (forward mode)
         self._unpack: Callable[[Any], Any] | None = None
         if not hooks and tensor._grad_fn is not node:
@@ -124,9 +130,6 @@ class SavedTensor:
         self._grad_fn = _OUTPUT if fn is node else fn
         self._accumulator = _accumulator_of(tensor) if fn is None and tensor._requires_grad else None
         self._base = None
-
-    def __del__(self) -> None:
-        unlock_array(self._locked)
 
     def unpack(self, node: Node, index: int) -> Tensor:
         """The saved tensor, after checking that no in-place change happened since saving
@@ -203,7 +206,18 @@ class SavedTensor:
         )
 
 
-class SavedValue(SavedTensor):
+class LockedSavedTensor(SavedTensor):
+    """A saved tensor whose memory is read-only while it is saved (the default): freeing it
+    gives the memory back its writeability."""
+
+    __slots__ = ()
+    locks = True
+
+    def __del__(self) -> None:
+        unlock_array(self._locked)
+
+
+class SavedValue(LockedSavedTensor):
     """A plain Python value (a string, say) that a Function over non-array values saved with
     ``save_for_backward`` (afnio's Functions do): given back as it is.  To the code that
     inspects saved tensors (printing, in-place tracking) it looks like a saved 0-d object
