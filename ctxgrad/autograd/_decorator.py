@@ -2,7 +2,8 @@
 
 ``@no_grad()`` on a function enters a fresh copy of the mode on every call; on a generator
 function, around every step of the generator, so that code between ``yield`` s runs in the
-mode and the caller's code does not.
+mode and the caller's code does not.  :class:`_ModeSwitch` is the ``set_grad_enabled(mode)``
+kind: it sets one flag of the thread's modes when called, and restores it after a block.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import sys
 import warnings
 from collections.abc import Callable, Generator
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
+
+from ctxgrad._state import _state
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["_DecoratorContextManager"]
+__all__ = ["_DecoratorContextManager", "_ModeSwitch"]
 
 
 class _DecoratorContextManager:
@@ -85,3 +88,35 @@ class _DecoratorContextManager:
         tb: TracebackType | None,
     ) -> None:  # pragma: no cover - every subclass overrides it
         raise NotImplementedError
+
+
+class _ModeSwitch(_DecoratorContextManager):
+    """Set the thread's flag ``_state.modes.<flag>`` to ``mode``: at once when called, restored
+    when used with ``with`` (at the block's end) or as a decorator (after each call)."""
+
+    flag: ClassVar[str]  # the name of the flag in ``ctxgrad._state.Modes``
+
+    def __init__(self, mode: bool) -> None:
+        modes = _state.modes
+        self._prev: bool = getattr(modes, self.flag)
+        self.mode = bool(mode)
+        setattr(modes, self.flag, self.mode)
+
+    def __call__(self, func: F) -> F:
+        # Used as a decorator, the constructor must not leave the flag changed.
+        setattr(_state.modes, self.flag, self._prev)
+        return super().__call__(func)
+
+    def clone(self) -> _ModeSwitch:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        setattr(_state.modes, self.flag, self.mode)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        setattr(_state.modes, self.flag, self._prev)

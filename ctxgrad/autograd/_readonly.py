@@ -25,13 +25,12 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
-from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from ctxgrad._state import _state
-from ctxgrad.autograd._decorator import _DecoratorContextManager
+from ctxgrad.autograd._decorator import _ModeSwitch
 from ctxgrad.autograd._validate import arg_label_of
 from ctxgrad.autograd.errors import SavedArrayWriteError
 
@@ -46,10 +45,8 @@ __all__ = [
     "writable",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
 
-
-class set_saved_array_lock_enabled(_DecoratorContextManager):
+class set_saved_array_lock_enabled(_ModeSwitch):
     """Make the memory of tensors saved for backward read-only while saved (``mode=True``,
     the default) or not (``False``), in this thread: at once when called, restored when
     used with ``with`` or as a decorator, as ``set_grad_enabled`` does.
@@ -73,29 +70,7 @@ class set_saved_array_lock_enabled(_DecoratorContextManager):
     False
     """
 
-    def __init__(self, mode: bool) -> None:
-        self._prev = _state.modes.lock_saved
-        self.mode = bool(mode)
-        _state.modes.lock_saved = self.mode
-
-    def __call__(self, func: F) -> F:
-        # Used as a decorator, the constructor must not leave the mode changed.
-        _state.modes.lock_saved = self._prev
-        return super().__call__(func)
-
-    def clone(self) -> set_saved_array_lock_enabled:
-        return self.__class__(self.mode)
-
-    def __enter__(self) -> None:
-        _state.modes.lock_saved = self.mode
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        _state.modes.lock_saved = self._prev
+    flag = "lock_saved"
 
 
 def is_saved_array_lock_enabled() -> bool:

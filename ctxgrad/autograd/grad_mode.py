@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ctxgrad._state import _state
-from ctxgrad.autograd._decorator import _DecoratorContextManager
+from ctxgrad.autograd._decorator import _DecoratorContextManager, _ModeSwitch
 
 F = TypeVar("F", bound=Callable[..., Any])
 R = TypeVar("R")
@@ -120,7 +120,7 @@ class enable_grad(_DecoratorContextManager):
         _state.modes.grad_enabled = self._prev
 
 
-class set_grad_enabled(_DecoratorContextManager):
+class set_grad_enabled(_ModeSwitch):
     """Set grad mode to ``mode``: at once when called, restored when used with ``with``.
 
     >>> import ctxgrad
@@ -130,29 +130,7 @@ class set_grad_enabled(_DecoratorContextManager):
     >>> _ = ctxgrad.set_grad_enabled(True)
     """
 
-    def __init__(self, mode: bool) -> None:
-        self._prev = _state.modes.grad_enabled
-        self.mode = bool(mode)
-        _state.modes.grad_enabled = self.mode
-
-    def __call__(self, func: F) -> F:
-        # Used as a decorator, the constructor must not leave the mode changed.
-        _state.modes.grad_enabled = self._prev
-        return super().__call__(func)
-
-    def clone(self) -> set_grad_enabled:
-        return self.__class__(self.mode)
-
-    def __enter__(self) -> None:
-        _state.modes.grad_enabled = self.mode
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        _state.modes.grad_enabled = self._prev
+    flag = "grad_enabled"
 
 
 class inference_mode(_DecoratorContextManager):
