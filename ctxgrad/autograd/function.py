@@ -463,7 +463,8 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
     finally:
         if grad_enabled:
             state.grad_enabled = True
-    if grad_enabled and True in needs and not state.inference:  # (inference mode records nothing)
+    # (inference mode records nothing; it is one of the special modes, so a plain call reads one flag)
+    if grad_enabled and True in needs and not (state.special and state.inference):
         return _record(cls, ctx, args, out, state)
     # Nothing recorded: a fresh tensor result goes back as it is.
     if (
@@ -478,7 +479,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
                 break
         else:
             return out
-    return finish_untracked(ctx, args, out, grad_enabled and not state.inference)
+    return finish_untracked(ctx, args, out, grad_enabled and not (state.special and state.inference))
 
 
 class InplaceFunction(Function):

@@ -692,10 +692,10 @@ def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
     modes = _state.modes  # (the thread's flags, fetched once)
     if modes.special:
         return None
-    if modes.grad_enabled:  # (first: a recorded op leaves at once)
-        for t in (a, b):
-            if isinstance(t, Tensor) and t.requires_grad:
-                return None
+    if modes.grad_enabled and (  # (first: a recorded op leaves at once)
+        (isinstance(a, Tensor) and a.requires_grad) or (isinstance(b, Tensor) and b.requires_grad)
+    ):
+        return None
     x: Any
     y: Any
     if isinstance(a, Tensor):
