@@ -2461,5 +2461,6 @@ def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.nd
     dimensions, and where ``shape`` has a 1): ``sum_to_size``'s values, in a new array."""
     lead = data.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
-    out = np.add.reduce(data, axis=axes, keepdims=True) if axes else data
-    return out.reshape(shape) if out.shape != shape else out.copy() if out is data else out
+    if not axes:  # (nothing to sum: ``data`` already has ``shape``)
+        return data.copy()
+    return np.add.reduce(data, axis=axes, keepdims=True).reshape(shape)

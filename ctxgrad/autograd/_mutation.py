@@ -103,12 +103,12 @@ def _keep_a_copy(s: SavedTensor) -> None:
         copy._accumulator = t._accumulator  # a leaf's gradient still reaches the leaf
         s._tensor = copy
         s._vc = copy._get_vc()
-        s._locked = lock_array(copy._data) if old_lock is not None else None  # (locked as the original was)
+        s._locked = lock_array(copy._data) if s.locks else None  # (locked as its kind of saved tensor is)
     else:
         assert s._data is not None
         s._data = s._data.copy()
         s._vc = _VersionCounter()
-        s._locked = lock_array(s._data) if old_lock is not None else None
+        s._locked = lock_array(s._data) if s.locks else None
         s._base = None
     s._version = s._vc.value
     unlock_array(old_lock)

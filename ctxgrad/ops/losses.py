@@ -163,7 +163,7 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
     tshape = tdata.shape
     if not shape:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    cdim = 0 if len(shape) == 1 else 1
+    cdim = _class_dim(input)
     n_classes = shape[cdim]
     expected = shape[:cdim] + shape[cdim + 1 :]
     if len(shape) >= 2 and tshape[:1] != shape[:1]:
