@@ -2463,4 +2463,5 @@ def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.nd
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
     if not axes:  # (nothing to sum: ``data`` already has ``shape``)
         return data.copy()
-    return np.add.reduce(data, axis=axes, keepdims=True).reshape(shape)
+    summed: np.ndarray[Any, Any] = np.add.reduce(data, axis=axes, keepdims=True)
+    return summed.reshape(shape)
