@@ -2462,6 +2462,7 @@ def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.nd
     lead = data.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
     if not axes:  # (nothing to sum: ``data`` already has ``shape``)
-        return data.copy()
-    summed: np.ndarray[Any, Any] = np.add.reduce(data, axis=axes, keepdims=True)
-    return summed.reshape(shape)
+        copied: np.ndarray[Any, Any] = data.copy()
+        return copied
+    summed: np.ndarray[Any, Any] = np.add.reduce(data, axis=axes, keepdims=True).reshape(shape)
+    return summed
