@@ -118,7 +118,18 @@ class Modes:
         self._inference = False
 
     def _update_special(self) -> None:
-        self.special = bool(self._recorder is not None or self._vmap_levels or self._fw_levels or self._inference)
+        special = bool(self._recorder is not None or self._vmap_levels or self._fw_levels or self._inference)
+        if special:  # (registered before the flag is set, dropped after it is cleared: see below)
+            special_modes[id(self)] = None
+            self.special = True
+        else:
+            self.special = False
+            special_modes.pop(id(self), None)
+
+    def __del__(self) -> None:
+        # (a thread that ended inside a special mode: its flags go with it)
+        if self.special:
+            special_modes.pop(id(self), None)
 
     @property
     def recorder(self) -> Any:
@@ -160,6 +171,14 @@ class Modes:
     def inference(self, value: bool) -> None:
         self._inference = value
         self._update_special()
+
+
+# The Modes of the threads that have a special mode on, by id: empty in the common case, so
+# that code that only needs to know that this thread has none (``as_tensor``) can skip the
+# ``threading.local`` lookup of the thread's flags, which costs more than the rest of such a
+# check.  A thread's entry is there whenever its ``special`` is True.  (A dict's insert and pop
+# are atomic: no lock, so that a finaliser may run them anywhere.)
+special_modes: dict[int, None] = {}
 
 
 class _PerThread(threading.local):

@@ -37,6 +37,7 @@ from ctxgrad._device import check_device, device
 from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state, refuse_inference_write
+from ctxgrad._state import special_modes as _special_modes
 
 if TYPE_CHECKING:
     from ctxgrad._storage import TypedStorage, UntypedStorage
@@ -2387,7 +2388,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         and dtype is None
         and device is None
         and data.dtype in _DTYPES
-        and not _state.modes.special
+        and (not _special_modes or not _state.modes.special)
     ):
         t = _new_leaf(Tensor)
         t._data = data

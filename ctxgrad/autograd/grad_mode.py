@@ -53,7 +53,8 @@ def is_recording() -> bool:
     its result is differentiable and batchable.  The built-in matrix products,
     ``cross_entropy`` and the engine's summing of broadcast gradients take this shortcut.
     docs/custom-functions.md, section 10, shows a Function that does."""
-    return _state.modes.grad_enabled or _state.modes.special
+    modes = _state.modes  # (one lookup of the thread's flags, not two)
+    return modes.grad_enabled or modes.special
 
 
 def is_inference_mode_enabled() -> bool:
