@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
@@ -218,13 +219,17 @@ class BackwardCFunction(CtxFields, Node):
         """Free the saved tensors now (used by code that manages memory itself)."""
         self._saved = None
 
-    @property
-    def needs_input_grad(self) -> tuple[bool, ...]:
-        """One bool per forward argument: is it a tensor that requires grad?
+    if TYPE_CHECKING:
 
-        Fixed when ``apply`` is called, whatever the grad mode, as in torch.
-        """
-        return self._needs
+        @property
+        def needs_input_grad(self) -> tuple[bool, ...]: ...
+
+    else:  # (read by nearly every backward: an attrgetter property runs no Python code)
+        needs_input_grad = property(
+            operator.attrgetter("_needs"),
+            doc="One bool per forward argument: is it a tensor that requires grad?  Fixed when "
+            "``apply`` is called, whatever the grad mode, as in torch.",
+        )
 
     @property
     def requires_grad(self) -> bool:
