@@ -23,7 +23,12 @@ Then every row's output and gradient are checked against ctxgrad's, and under th
 the Core v2 targets (forward + backward no slower than torch; a 10⁶-op chain runs; at
 most about 480 bytes of graph per node) are checked, on the medians.
 
-Run: ``python benchmarks/bench_long_chain.py [--length N] [--runs N] [--warmup N]``.
+With ``--gc-share``, ctxgrad and torch also run with the cyclic garbage collector off (rows
+``... gc off``), and the share of each one's time that the collector takes is printed: the
+graph's nodes are Python objects that the collector walks while the forward builds them
+(torch's live in C++, out of its sight).
+
+Run: ``python benchmarks/bench_long_chain.py [--length N] [--runs N] [--warmup N] [--gc-share]``.
 """
 
 from __future__ import annotations
@@ -38,10 +43,10 @@ import numpy as np
 from _harness import (
     Case,
     autograd_label,
-    chain_arguments,
     measure,
     ratio,
     target_line,
+    timing_parser,
     torch_label,
     verify,
     versions,
@@ -139,8 +144,35 @@ def graph_memory(steps: int) -> dict[str, tuple[str, float] | str]:
     return rows
 
 
+GC_OFF = ", gc off"
+
+
+def without_gc(case: Case) -> Case:
+    """``case`` run with the cyclic garbage collector off (a note stays a note)."""
+    if isinstance(case, str):
+        return case
+    forward, forward_backward = case
+
+    def run() -> object:
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return forward_backward()
+        finally:
+            if was_on:
+                gc.enable()
+
+    return forward, run
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = chain_arguments(__doc__, argv, "ops in the chain, at least", length=100_000, runs=5, warmup=0)
+    parser = timing_parser(__doc__, runs=5, warmup=0)
+    parser.add_argument("--length", type=int, default=100_000, help="ops in the chain, at least (default 100000)")
+    parser.add_argument(
+        "--gc-share", action="store_true", help="also time ctxgrad and torch with the cyclic garbage collector off"
+    )
+    args = parser.parse_args(argv)
+    gc_share = args.gc_share
     runs, warmup = args.runs, args.warmup
     steps = steps_for(args.length)
     ops = op_count(steps)
@@ -157,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         autograd_label("ops"): autograd_case(steps),
         "numpy loop": numpy_case(steps),
     }
+    if gc_share:
+        cases["ctxgrad ops" + GC_OFF] = without_gc(cases["ctxgrad ops"])
+        cases[torch_label("ops") + GC_OFF] = without_gc(cases[torch_label("ops")])
     verify(cases, "ctxgrad ops")
     ready = {name: case[1] for name, case in cases.items() if not isinstance(case, str)}
     microseconds = measure(list(ready.values()), 1, runs, warmup)
@@ -167,9 +202,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:30} {f'{timing[0]:.3f} ({timing[1]:.3f})':>22}")
     mine = timed["ctxgrad ops"]
     for name, timing in timed.items():
-        if name != "ctxgrad ops":
+        if name != "ctxgrad ops" and not name.endswith(GC_OFF):
             print(f"{'ratio ctxgrad/' + name.split()[0]:30} {ratio(mine, timing):>22}")
-    by_short = {name.split()[0]: timing for name, timing in timed.items()}
+    for name, timing in timed.items():
+        if name.endswith(GC_OFF):  # the collector's share: 1 - time without it / time with it
+            on = timed[name[: -len(GC_OFF)]]
+            share = f"{1 - timing[0] / on[0]:.0%} ({1 - timing[1] / on[1]:.0%})"
+            print(f"{'gc share, ' + name.split()[0]:30} {share:>22}")
+    by_short = {name.split()[0]: timing for name, timing in timed.items() if not name.endswith(GC_OFF)}
     print(target_line("W5 forward + backward", "torch", TARGET_VS_TORCH, mine, by_short.get("torch")))
     long_enough = ops >= TARGET_LENGTH
     print(
