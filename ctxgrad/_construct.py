@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ctxgrad import _dtypes
-from ctxgrad._factories import _finish, _size, tensor
+from ctxgrad._factories import _finish, _size, takes_out, tensor
+from ctxgrad._memory_format import check_layout
 from ctxgrad._tensor import Tensor
 
 __all__ = ["asarray", "empty_permuted", "empty_strided", "frombuffer", "new_empty_strided", "range"]
@@ -147,8 +148,9 @@ def empty_strided(
 ) -> Tensor:
     """An uninitialised tensor of ``size`` laid out with ``stride`` (in elements), on just
     enough memory for it, as torch's."""
+    check_layout(layout, "empty_strided")
     dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
-    return _finish(_strided(size, stride, dt), requires_grad, device)
+    return _finish(_strided(size, stride, dt), requires_grad, device, pin_memory)
 
 
 def new_empty_strided(
@@ -163,8 +165,9 @@ def new_empty_strided(
     pin_memory: bool = False,
 ) -> Tensor:
     """:func:`empty_strided` with this tensor's dtype unless ``dtype`` is given."""
+    check_layout(layout, "new_empty_strided")
     dt = input.dtype if dtype is None else _dtypes.to_dtype(dtype)
-    return _finish(_strided(size, stride, dt), requires_grad, device)
+    return _finish(_strided(size, stride, dt), requires_grad, device, pin_memory)
 
 
 def empty_permuted(
@@ -179,6 +182,7 @@ def empty_permuted(
 ) -> Tensor:
     """An uninitialised tensor of ``size`` whose dimensions lie in memory in the order
     ``physical_layout`` (outermost first): ``empty(size permuted).permute(inverse)``."""
+    check_layout(layout, "empty_permuted")
     shape, order = _size((size,), "empty_permuted"), [int(d) for d in physical_layout]
     if len(shape) != len(order):
         raise RuntimeError(
@@ -197,9 +201,10 @@ def empty_permuted(
         seen[d] = True
     dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
     physical = np.empty([shape[d] for d in order], dtype=dt)
-    return _finish(physical.transpose(np.argsort(order)), requires_grad, device)
+    return _finish(physical.transpose(np.argsort(order)), requires_grad, device, pin_memory)
 
 
+@takes_out("range")
 def range(
     start: Any = 0,
     end: Any = None,
@@ -214,11 +219,12 @@ def range(
     steps of ``step``, of the default dtype; use ``arange``, which excludes ``end``."""
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
+    check_layout(layout, "range")
     warnings.warn(
         "ctxgrad.range is deprecated and will be removed in a future release because its behavior is inconsistent "
         "with Python's range builtin. Instead, use ctxgrad.arange, which produces values in [start, end).",
         UserWarning,
-        stacklevel=2,
+        stacklevel=3,
     )
     lo, hi, by = (float(v.item()) if isinstance(v, Tensor) else float(v) for v in (start, end, step))
     if by == 0:

@@ -68,6 +68,57 @@ def _finish(arr: np.ndarray[Any, Any], requires_grad: bool, dev: Any = None, pin
     return t
 
 
+def takes_out(name: str, *, resizes: bool = False) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """torch's ``out=`` keyword for the factory ``name`` (``zeros(2, 3, out=t)``): the values
+    are made in ``out``'s dtype (a ``dtype=`` given too must be it) and written into ``out``,
+    which is resized to their shape without a warning, as torch's factories resize it.
+
+    An ``out`` that requires grad is refused as torch refuses it: by the factories that
+    resize ``out`` first (``resizes``: ``empty``, ``randn``) always, as torch's ``resize_``
+    does; by the others while grad mode is on (an ``out=`` call is not differentiable)."""
+
+    def decorate(factory: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        @functools.wraps(factory)
+        def with_out(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+            if out is None:
+                return factory(*args, **kwargs)
+            if not isinstance(out, Tensor):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            dt = out._data.dtype
+            given = kwargs.get("dtype")
+            if given is not None and _dtypes.to_dtype(given) != dt:
+                raise RuntimeError(
+                    f"dtype {_dtypes.short_name(_dtypes.to_dtype(given))} does not match dtype of out parameter "
+                    f"({_dtypes.short_name(dt)})"
+                )
+            if out.requires_grad and resizes:
+                raise RuntimeError("cannot resize variables that require grad")
+            if out.requires_grad and _state.modes.grad_enabled:
+                raise RuntimeError(
+                    f"aten::{name}(): functions with out=... arguments don't support automatic differentiation, "
+                    "but one of the arguments requires grad."
+                )
+            wants_grad = kwargs.pop("requires_grad", False)
+            made = factory(*args, **{**kwargs, "dtype": dt})
+            if out.shape != made.shape:
+                out.resize_(made.shape)
+            from ctxgrad.autograd.grad_mode import no_grad
+
+            with no_grad():
+                out.copy_(made)
+            if wants_grad:
+                out._set_requires_grad(True)
+            return out
+
+        signature = inspect.signature(factory)
+        params = list(signature.parameters.values())
+        keyword = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Tensor | None")
+        setattr(with_out, "__signature__", signature.replace(parameters=[*params, keyword]))  # noqa: B010
+        return with_out
+
+    return decorate
+
+
 #: torch's answer, on a machine without an accelerator, to ``pin_memory=True``.
 PIN_MEMORY_REFUSED = (
     "pin_memory=True requires a CUDA or other accelerator backend; "
@@ -147,38 +198,46 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     return as_tensor(array)
 
 
+@takes_out("zeros")
 def zeros(
     *sizes: Any,
     size: Any = NO_SIZE,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A tensor of zeros."""
+    _memory_format.check_layout(layout, "zeros")
     return _finish(
         np.zeros(_size(sizes, "zeros", size), dtype=_dtype_or_default(dtype)), requires_grad, device, pin_memory
     )
 
 
+@takes_out("ones")
 def ones(
     *sizes: Any,
     size: Any = NO_SIZE,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A tensor of ones."""
+    _memory_format.check_layout(layout, "ones")
     return _finish(
         np.ones(_size(sizes, "ones", size), dtype=_dtype_or_default(dtype)), requires_grad, device, pin_memory
     )
 
 
+@takes_out("empty", resizes=True)
 def empty(
     *sizes: Any,
     size: Any = NO_SIZE,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
@@ -186,6 +245,7 @@ def empty(
 ) -> Tensor:
     """A tensor whose values are not initialised, laid out as ``memory_format`` says (by
     default row-major; ``channels_last`` puts dimension 1 innermost)."""
+    _memory_format.check_layout(layout, "empty")
     shape = _size(sizes, "empty", size)
     fmt = _memory_format.checked(
         _memory_format.contiguous_format if memory_format is None else memory_format, "empty", shape
@@ -198,17 +258,20 @@ def empty(
     return _finish(values, requires_grad, device, pin_memory)
 
 
+@takes_out("full")
 def full(
     size: Sequence[int],
     fill_value: Any,
     *,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value, as in torch (a NumPy
     scalar counts as the Python number it holds: ``np.int64(7)`` gives int64)."""
+    _memory_format.check_layout(layout, "full")
     fill_value = _fill_number(fill_value, "full")
     dt = _dtypes.scalar_dtype(fill_value) if dtype is None else _dtypes.to_dtype(dtype)
     return _finish(np.full(_size((size,), "full"), _fill(fill_value, dt), dtype=dt), requires_grad, device, pin_memory)
@@ -253,9 +316,17 @@ def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tens
 
 
 def zeros_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "zeros_like")
     dt = _like(input, dtype)
     return batched_as(
         input,
@@ -263,27 +334,47 @@ def zeros_like(
             laid_out_as(input, np.zeros(lead + input._data.shape, dt), memory_format, "zeros_like"),
             requires_grad,
             device,
+            pin_memory,
         ),
     )
 
 
 def ones_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "ones_like")
     dt = _like(input, dtype)
     return batched_as(
         input,
         lambda lead: _finish(
-            laid_out_as(input, np.ones(lead + input._data.shape, dt), memory_format, "ones_like"), requires_grad, device
+            laid_out_as(input, np.ones(lead + input._data.shape, dt), memory_format, "ones_like"),
+            requires_grad,
+            device,
+            pin_memory,
         ),
     )
 
 
 def empty_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "empty_like")
     dt = _like(input, dtype)
     return batched_as(
         input,
@@ -291,6 +382,7 @@ def empty_like(
             laid_out_as(input, np.empty(lead + input._data.shape, dt), memory_format, "empty_like"),
             requires_grad,
             device,
+            pin_memory,
         ),
     )
 
@@ -300,11 +392,14 @@ def full_like(
     fill_value: Any,
     *,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "full_like")
     fill_value = _fill_number(fill_value, "full_like")
     dt = _like(input, dtype)
     value = _fill(fill_value, dt)
@@ -314,6 +409,7 @@ def full_like(
             laid_out_as(input, np.full(lead + input._data.shape, value, dt), memory_format, "full_like"),
             requires_grad,
             device,
+            pin_memory,
         ),
     )
 
@@ -333,17 +429,20 @@ def _fill_number(value: Any, maker: str) -> Any:
     return value
 
 
+@takes_out("arange")
 def arange(
     start: Any,
     end: Any = None,
     step: Any = 1,
     *,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """Values from ``start`` (default 0) up to ``end``, excluded; int64 unless a bound is a float."""
+    _memory_format.check_layout(layout, "arange")
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -390,49 +489,6 @@ def _under_vmap(shape: tuple[int, ...], draw: Any) -> Any:
     return random_under_vmap(shape, draw)
 
 
-def takes_out(name: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
-    """torch's ``out=`` keyword for the random factory ``name`` (``randn(2, 3, out=t)``): the
-    values are drawn in ``out``'s dtype (a ``dtype=`` given too must be it) and written into
-    ``out``, which is resized to their shape without a warning, as torch's factories resize it;
-    an ``out`` that requires grad is refused, as torch refuses to resize it."""
-
-    def decorate(factory: Callable[..., Tensor]) -> Callable[..., Tensor]:
-        @functools.wraps(factory)
-        def with_out(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
-            if out is None:
-                return factory(*args, **kwargs)
-            if not isinstance(out, Tensor):
-                raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-            dt = out._data.dtype
-            given = kwargs.get("dtype")
-            if given is not None and _dtypes.to_dtype(given) != dt:
-                raise RuntimeError(
-                    f"dtype {_dtypes.short_name(_dtypes.to_dtype(given))} does not match dtype of out parameter "
-                    f"({_dtypes.short_name(dt)})"
-                )
-            if out.requires_grad:
-                raise RuntimeError("cannot resize variables that require grad")
-            wants_grad = kwargs.pop("requires_grad", False)
-            made = factory(*args, **{**kwargs, "dtype": dt})
-            if out.shape != made.shape:
-                out.resize_(made.shape)
-            from ctxgrad.autograd.grad_mode import no_grad
-
-            with no_grad():
-                out.copy_(made)
-            if wants_grad:
-                out._set_requires_grad(True)
-            return out
-
-        signature = inspect.signature(factory)
-        params = list(signature.parameters.values())
-        keyword = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Tensor | None")
-        setattr(with_out, "__signature__", signature.replace(parameters=[*params, keyword]))  # noqa: B010
-        return with_out
-
-    return decorate
-
-
 @takes_out("rand")
 @replayed_whole
 def rand(
@@ -440,11 +496,13 @@ def rand(
     size: Any = NO_SIZE,
     generator: Generator | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """Uniform samples from [0, 1)."""
+    _memory_format.check_layout(layout, "rand")
     draws = rng(generator, "rand")
     shape = _size(sizes, "rand", size)
     dt = _floating(_dtype_or_default(dtype), _UNIFORM)
@@ -454,18 +512,20 @@ def rand(
     return _finish(arr, requires_grad, device, pin_memory)
 
 
-@takes_out("randn")
+@takes_out("randn", resizes=True)
 @replayed_whole
 def randn(
     *sizes: Any,
     size: Any = NO_SIZE,
     generator: Generator | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """Standard normal samples."""
+    _memory_format.check_layout(layout, "randn")
     draws = rng(generator, "randn")
     shape = _size(sizes, "randn", size)
     dt = _floating(_dtype_or_default(dtype), _NORMAL)
@@ -484,10 +544,14 @@ def randint(
     *,
     generator: Generator | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
     ``randint(low, high, size)``, as torch's two forms."""
+    _memory_format.check_layout(layout, "randint")
     if size is None:
         if not isinstance(high, (tuple, list, Size)):
             raise TypeError("randint() missing required argument 'size' (a tuple of ints)")
@@ -502,7 +566,9 @@ def randint(
         batched := _under_vmap(_size((size,), "randint"), _draw(lambda s: draws.integers(low, high, size=s), dt))
     ) is not None:
         return batched  # type: ignore[no-any-return]
-    return _finish(draws.integers(low, high, size=_size((size,), "randint")).astype(dt), False, device)
+    return _finish(
+        draws.integers(low, high, size=_size((size,), "randint")).astype(dt), requires_grad, device, pin_memory
+    )
 
 
 def is_tensor(obj: object) -> bool:
@@ -524,31 +590,53 @@ def numel(input: Tensor) -> int:
 
 @replayed_whole
 def rand_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+    input: Tensor,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Uniform samples from [0, 1) with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "rand_like")
+    draws = rng(generator, "rand_like")
     dt = _floating(_like(input, dtype), _UNIFORM)
-    if (batched := _under_vmap(tuple(input.shape), _draw(_generator.random, dt))) is not None:
+    if (batched := _under_vmap(tuple(input.shape), _draw(draws.random, dt))) is not None:
         return batched  # type: ignore[no-any-return]
     return _finish(
-        laid_out_as(input, _generator.random(input._data.shape).astype(dt), memory_format, "rand_like"),
+        laid_out_as(input, draws.random(input._data.shape).astype(dt), memory_format, "rand_like"),
         requires_grad,
         device,
+        pin_memory,
     )
 
 
 @replayed_whole
 def randn_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None
+    input: Tensor,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Standard normal samples with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "randn_like")
+    draws = rng(generator, "randn_like")
     dt = _floating(_like(input, dtype), _NORMAL)
-    if (batched := _under_vmap(tuple(input.shape), _draw(_generator.standard_normal, dt))) is not None:
+    if (batched := _under_vmap(tuple(input.shape), _draw(draws.standard_normal, dt))) is not None:
         return batched  # type: ignore[no-any-return]
     return _finish(
-        laid_out_as(input, _generator.standard_normal(input._data.shape).astype(dt), memory_format, "randn_like"),
+        laid_out_as(input, draws.standard_normal(input._data.shape).astype(dt), memory_format, "randn_like"),
         requires_grad,
         device,
+        pin_memory,
     )
 
 
@@ -556,13 +644,23 @@ def _number(value: Any) -> Any:
     return value.item() if isinstance(value, Tensor) else value
 
 
+@takes_out("linspace")
 def linspace(
-    start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included.
 
     As in torch, the first half counts up from ``start`` and the second half down from
     ``end`` (so both ends are exact), in the output dtype."""
+    _memory_format.check_layout(layout, "linspace")
     steps = int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -578,9 +676,10 @@ def linspace(
         step = (last - first) / work.type(max(steps - 1, 1))
         i = np.arange(steps, dtype=work)
         values = np.where(i < steps // 2, first + i * step, last - (steps - 1 - i) * step).astype(work)
-    return _finish(values.astype(dt), requires_grad, device)
+    return _finish(values.astype(dt), requires_grad, device, pin_memory)
 
 
+@takes_out("logspace")
 def logspace(
     start: Any,
     end: Any,
@@ -588,22 +687,38 @@ def logspace(
     base: float = 10.0,
     *,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
+    _memory_format.check_layout(layout, "logspace")
     dt = _dtype_or_default(dtype)
     exponents = linspace(start, end, steps, dtype=np.float64)._data
-    return _finish(np.power(float(base), exponents).astype(dt), requires_grad, device)
+    return _finish(np.power(float(base), exponents).astype(dt), requires_grad, device, pin_memory)
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+@takes_out("eye")
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
+    _memory_format.check_layout(layout, "eye")
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _finish(np.eye(int(n), None if m is None else int(m), dtype=_dtype_or_default(dtype)), requires_grad, device)
+    return _finish(
+        np.eye(int(n), None if m is None else int(m), dtype=_dtype_or_default(dtype)), requires_grad, device, pin_memory
+    )
 
 
 def _same_dtype(input: Tensor, other: Any, op: str) -> None:
@@ -667,9 +782,12 @@ def new_zeros(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return _new(zeros, input, sizes, size, dtype, device=device, requires_grad=requires_grad)
+    _memory_format.check_layout(layout, "new_zeros")
+    return _new(zeros, input, sizes, size, dtype, device=device, requires_grad=requires_grad, pin_memory=pin_memory)
 
 
 def new_ones(
@@ -679,9 +797,12 @@ def new_ones(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return _new(ones, input, sizes, size, dtype, device=device, requires_grad=requires_grad)
+    _memory_format.check_layout(layout, "new_ones")
+    return _new(ones, input, sizes, size, dtype, device=device, requires_grad=requires_grad, pin_memory=pin_memory)
 
 
 def new_empty(
@@ -691,9 +812,12 @@ def new_empty(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-    return _new(empty, input, sizes, size, dtype, device=device, requires_grad=requires_grad)
+    _memory_format.check_layout(layout, "new_empty")
+    return _new(empty, input, sizes, size, dtype, device=device, requires_grad=requires_grad, pin_memory=pin_memory)
 
 
 def new_full(
@@ -704,8 +828,11 @@ def new_full(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``fill_value`` everywhere, in ``size``, with this tensor's dtype (unless ``dtype`` is given)."""
+    _memory_format.check_layout(layout, "new_full")
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     fill_value = _fill_number(fill_value, "new_full")
@@ -713,13 +840,27 @@ def new_full(
 
     def per_sample(lead: tuple[int, ...]) -> Tensor:
         shape = lead + _size((size,), "new_full") if lead else size
-        return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
+        return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad, pin_memory=pin_memory)
 
     return batched_as(input, per_sample)
 
 
 def new_tensor(
-    input: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Tensor,
+    data: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor copying ``data``, with this tensor's dtype (unless ``dtype`` is given)."""
-    return tensor(data, dtype=input._data.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    _memory_format.check_layout(layout, "new_tensor")
+    return tensor(
+        data,
+        dtype=input._data.dtype if dtype is None else dtype,
+        device=device,
+        requires_grad=requires_grad,
+        pin_memory=pin_memory,
+    )

@@ -31,6 +31,7 @@ import numpy as np
 __all__ = [
     "channels_last",
     "channels_last_3d",
+    "check_layout",
     "check_memory_format",
     "checked",
     "contiguous_format",
@@ -61,6 +62,16 @@ class layout:
 
 
 strided = layout("strided")
+
+
+def check_layout(value: Any, fn: str) -> None:
+    """torch's ``layout=`` keyword of a factory: ``strided`` (or None, the default), the one
+    layout ctxgrad has; anything else is refused as torch refuses what is not a layout."""
+    if value is None or value is strided:
+        return
+    if isinstance(value, layout):
+        raise RuntimeError(f"{fn}(): ctxgrad has only the strided layout, not {value!r}")
+    raise TypeError(f"{fn}(): argument 'layout' must be ctxgrad.layout, not {type(value).__name__}")
 
 
 class memory_format:  # torch's name, lower case

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad import _dtypes, _factories
+from ctxgrad import _dtypes, _factories, _memory_format
 from ctxgrad._replayed import replayed_whole
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd._batched import align_samples
@@ -606,6 +606,7 @@ def randperm(
     *,
     generator: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
@@ -616,6 +617,7 @@ def randperm(
     >>> sorted(ctxgrad.randperm(4).tolist())
     [0, 1, 2, 3]
     """
+    _memory_format.check_layout(layout, "randperm")
     rng = _rng(generator, "randperm")
     n = int(n)
     if n < 0:
@@ -643,22 +645,27 @@ def randint_like(
     low: int = 0,
     high: int | None = None,
     *,
+    generator: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Integers drawn uniformly from ``[low, high)`` (``randint_like(input, high)``: from 0),
     with ``input``'s shape and dtype."""
+    _memory_format.check_layout(layout, "randint_like")
     if high is None:
         low, high = 0, low
     if int(low) >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={int(low)} >= to={int(high)}")
     dt = input._data.dtype if dtype is None else _dtypes.to_dtype(dtype)
-    draw = _factories._draw(lambda shape: _rng().integers(int(low), int(high), shape), dt)
+    draws = _rng(generator, "randint_like")
+    draw = _factories._draw(lambda shape: draws.integers(int(low), int(high), shape), dt)
     if (batched := _factories._under_vmap(tuple(input.shape), draw)) is not None:
         return batched  # type: ignore[no-any-return]
-    values = _rng().integers(int(low), int(high), input.array.shape).astype(dt)
+    values = draws.integers(int(low), int(high), input.array.shape).astype(dt)
     return _factories._finish(
-        _factories.laid_out_as(input, values, memory_format, "randint_like"), requires_grad, device
+        _factories.laid_out_as(input, values, memory_format, "randint_like"), requires_grad, device, pin_memory
     )

@@ -875,15 +875,36 @@ class Tensor:
         def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle: ...
 
         def new_zeros(
-            self, *sizes: Any, size: Any = ..., dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self,
+            *sizes: Any,
+            size: Any = ...,
+            dtype: Any = None,
+            device: Any = None,
+            requires_grad: bool = False,
+            layout: Any = None,
+            pin_memory: bool = False,
         ) -> Tensor: ...
 
         def new_ones(
-            self, *sizes: Any, size: Any = ..., dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self,
+            *sizes: Any,
+            size: Any = ...,
+            dtype: Any = None,
+            device: Any = None,
+            requires_grad: bool = False,
+            layout: Any = None,
+            pin_memory: bool = False,
         ) -> Tensor: ...
 
         def new_empty(
-            self, *sizes: Any, size: Any = ..., dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self,
+            *sizes: Any,
+            size: Any = ...,
+            dtype: Any = None,
+            device: Any = None,
+            requires_grad: bool = False,
+            layout: Any = None,
+            pin_memory: bool = False,
         ) -> Tensor: ...
 
         def new_full(
@@ -894,10 +915,19 @@ class Tensor:
             dtype: Any = None,
             device: Any = None,
             requires_grad: bool = False,
+            layout: Any = None,
+            pin_memory: bool = False,
         ) -> Tensor: ...
 
         def new_tensor(
-            self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+            self,
+            data: Any,
+            *,
+            dtype: Any = None,
+            device: Any = None,
+            requires_grad: bool = False,
+            layout: Any = None,
+            pin_memory: bool = False,
         ) -> Tensor: ...
 
         def new(self, *args: Any, **kwargs: Any) -> Tensor: ...
