@@ -78,7 +78,14 @@ FileLike = str | os.PathLike[str] | IO[bytes]
 
 
 # --------------------------------------------------------------------------- save
-def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int = 2) -> None:
+def save(
+    obj: Any,
+    f: FileLike,
+    pickle_module: Any = None,
+    pickle_protocol: int = 2,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
     """Write ``obj`` to ``f`` (a path, or a binary file object open for writing).
 
     A tensor, a NumPy array, or a dict, list or tuple nesting tensors, arrays, numbers,
@@ -92,7 +99,9 @@ def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int 
     Tensors (and arrays) that share memory, such as a tensor and views of it, are stored as
     that memory once and load sharing it again, as torch keeps a storage shared.
 
-    The file is an ``.npz`` archive whatever its name (no suffix is added).
+    The file is an ``.npz`` archive whatever its name (no suffix is added), whatever torch's
+    ``_use_new_zipfile_serialization`` and ``_disable_byteorder_record`` say: they choose
+    between torch's own formats, and are taken so that code that passes them runs.
     """
     arrays: dict[str, np.ndarray[Any, Any]] = {}
     structure: dict[str, Any]

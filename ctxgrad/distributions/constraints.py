@@ -246,6 +246,9 @@ class _Bound(Constraint):
 
 
 class _GreaterThan(_Bound):
+    def __init__(self, lower_bound: Any) -> None:  # (torch's keyword)
+        super().__init__(lower_bound)
+
     @property
     def lower_bound(self) -> Any:
         return self._bound
@@ -255,6 +258,9 @@ class _GreaterThan(_Bound):
 
 
 class _GreaterThanEq(_Bound):
+    def __init__(self, lower_bound: Any) -> None:  # (torch's keyword)
+        super().__init__(lower_bound)
+
     @property
     def lower_bound(self) -> Any:
         return self._bound
@@ -265,6 +271,9 @@ class _GreaterThanEq(_Bound):
 
 class _LessThan(_Bound):
     _field = "upper_bound"
+
+    def __init__(self, upper_bound: Any) -> None:  # (torch's keyword)
+        super().__init__(upper_bound)
 
     @property
     def upper_bound(self) -> Any:

@@ -171,9 +171,33 @@ def _relaid(out: Tensor, fmt: _memory_format.memory_format) -> Tensor:
     return Clone.apply(out, fmt)
 
 
-def cpu(input: Tensor) -> Tensor:
-    """This tensor (ctxgrad has only the CPU)."""
-    return input
+def cpu(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """This tensor (ctxgrad has only the CPU), or a copy laid out as ``memory_format`` says
+    when it asks for another layout than this tensor's, as torch's."""
+    return _converted(input, input.array.dtype, memory_format, "cpu")
+
+
+def _suggested_format(array: Any) -> _memory_format.memory_format:
+    """torch's ``suggest_memory_format``: channels-last for a 4-d (5-d) array laid out so and
+    not also row-major, else ``contiguous_format``."""
+    if array.ndim in (4, 5) and not array.flags.c_contiguous:
+        fmt = _memory_format.channels_last if array.ndim == 4 else _memory_format.channels_last_3d
+        if _memory_format.is_contiguous_as(array, fmt):
+            return fmt
+    return _memory_format.contiguous_format
+
+
+def _converted(input: Tensor, dt: Any, memory_format: Any, name: str) -> Tensor:
+    """``input`` converted to ``dt`` (``float()``, ``long()``, ``cpu()``, ...), laid out as
+    ``memory_format`` says (by default as ``input`` is).  As in torch, ``input`` itself when it
+    has that dtype and the format asks for nothing else than the layout torch would suggest
+    for it (a transposed matrix is its own ``contiguous_format``)."""
+    fmt = _memory_format.checked(memory_format, name, input.shape)
+    same = dt == input.array.dtype
+    if same and (fmt is _memory_format.preserve_format or _suggested_format(input.array) is fmt):
+        return input
+    out = input if same else ToDtype.apply(input, dt)  # (astype keeps the layout: preserve_format)
+    return out if fmt is _memory_format.preserve_format else _relaid(out, fmt)
 
 
 def cuda(input: Tensor, device: Any = None, non_blocking: Any = False, memory_format: Any = None) -> Tensor:
@@ -222,19 +246,19 @@ def type(input: Tensor, dtype: Any = None, non_blocking: Any = False, **kwargs: 
     return ToDtype.apply(input, dt)
 
 
-def double(input: Tensor) -> Tensor:
+def double(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to float64."""
-    return to(input, _dtypes.float64)
+    return _converted(input, _dtypes.float64, memory_format, "double")
 
 
-def cdouble(input: Tensor) -> Tensor:
+def cdouble(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to complex128."""
-    return to(input, _dtypes.complex128)
+    return _converted(input, _dtypes.complex128, memory_format, "cdouble")
 
 
-def cfloat(input: Tensor) -> Tensor:
+def cfloat(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to complex64."""
-    return to(input, _dtypes.complex64)
+    return _converted(input, _dtypes.complex64, memory_format, "cfloat")
 
 
 def to_dense(input: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
@@ -243,34 +267,34 @@ def to_dense(input: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Te
     return input if dtype is None else to(input, dtype)
 
 
-def half(input: Tensor) -> Tensor:
+def half(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to float16."""
-    return to(input, _dtypes.float16)
+    return _converted(input, _dtypes.float16, memory_format, "half")
 
 
-def long(input: Tensor) -> Tensor:
+def long(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to int64."""
-    return to(input, _dtypes.int64)
+    return _converted(input, _dtypes.int64, memory_format, "long")
 
 
-def byte(input: Tensor) -> Tensor:
+def byte(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to uint8."""
-    return to(input, _dtypes.uint8)
+    return _converted(input, _dtypes.uint8, memory_format, "byte")
 
 
-def float(input: Tensor) -> Tensor:
+def float(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to float32."""
-    return to(input, _dtypes.float32)
+    return _converted(input, _dtypes.float32, memory_format, "float")
 
 
-def int(input: Tensor) -> Tensor:
+def int(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to int32."""
-    return to(input, _dtypes.int32)
+    return _converted(input, _dtypes.int32, memory_format, "int")
 
 
-def bool(input: Tensor) -> Tensor:
+def bool(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Convert to bool."""
-    return to(input, _dtypes.bool_)
+    return _converted(input, _dtypes.bool_, memory_format, "bool")
 
 
 # last in the op table (see above): the declarations of float, int, bool and type hide the builtins

@@ -190,8 +190,8 @@ class Module:
     _buffers: dict[str, Tensor | None]
     _non_persistent_buffers_set: set[str]
     _modules: dict[str, Module | None]
-    _forward_hooks: list[tuple[Callable[..., Any], bool]]  # (hook, with_kwargs)
-    _forward_pre_hooks: list[tuple[Callable[..., Any], bool]]
+    _forward_hooks: list[tuple[Callable[..., Any], bool, bool]]  # (hook, with_kwargs, always_call)
+    _forward_pre_hooks: list[tuple[Callable[..., Any], bool, bool]]
     _backward_hooks: list[Callable[..., Any]]
     _backward_pre_hooks: list[Callable[..., Any]]
 
@@ -225,7 +225,7 @@ class Module:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)  # (no hooks: the common call, without their bookkeeping)
         for entry in list(self._forward_pre_hooks):
-            hook, with_kwargs = entry
+            hook, with_kwargs, _ = entry
             if with_kwargs:
                 changed = hook(self, args, kwargs)
                 if changed is not None:
@@ -243,12 +243,36 @@ class Module:
         if (self._backward_hooks or self._backward_pre_hooks) and is_grad_enabled():
             backward_hooks = _BackwardHooks(self, len(args))
             args = backward_hooks.wrap_inputs(args)
-        result = self.forward(*args, **kwargs)
-        for entry in list(self._forward_hooks):
-            hook, with_kwargs = entry
-            changed = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
-            if changed is not None:
-                result = changed
+        result = None
+        called: set[int] = set()  # the always_call hooks already run
+        try:
+            result = self.forward(*args, **kwargs)
+            for entry in list(self._forward_hooks):
+                hook, with_kwargs, always_call = entry
+                if always_call:
+                    called.add(id(entry))
+                changed = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
+                if changed is not None:
+                    result = changed
+        except Exception:
+            # (torch's always_call: those hooks still run, on the result so far; an error of
+            # theirs is a warning, and the first error goes on)
+            for entry in list(self._forward_hooks):
+                hook, with_kwargs, always_call = entry
+                if not always_call or id(entry) in called:
+                    continue
+                try:
+                    changed = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
+                except Exception as exc:
+                    warnings.warn(
+                        "module forward hook with ``always_call=True`` raised an exception that was silenced as "
+                        f"another error was raised in forward: {exc}",
+                        stacklevel=2,
+                    )
+                    continue
+                if changed is not None:
+                    result = changed
+            raise
         if backward_hooks is not None:
             result = backward_hooks.wrap_outputs(result)
         return result
@@ -278,8 +302,10 @@ class Module:
         return self.register_full_backward_hook(hook)
 
     @staticmethod
-    def _add_hook(hooks: list[Any], hook: Callable[..., Any], prepend: bool, with_kwargs: bool) -> RemovableHandle:
-        handle = RemovableHandle(hooks, (hook, with_kwargs))
+    def _add_hook(
+        hooks: list[Any], hook: Callable[..., Any], prepend: bool, with_kwargs: bool, always_call: bool = False
+    ) -> RemovableHandle:
+        handle = RemovableHandle(hooks, (hook, with_kwargs, always_call))
         if prepend:
             hooks.insert(0, hooks.pop())
         return handle
@@ -294,11 +320,13 @@ class Module:
         return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
     def register_forward_hook(
-        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
     ) -> RemovableHandle:
         """Call ``hook(module, args, output)`` after ``forward`` (``hook(module, args, kwargs,
-        output)`` with ``with_kwargs=True``); a return value replaces the output."""
-        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        output)`` with ``with_kwargs=True``); a return value replaces the output.  With
+        ``always_call=True`` it runs even when ``forward`` (or an earlier hook) raises, with
+        the output so far (None), before the error goes on."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs, always_call)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -459,9 +487,10 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self) -> Iterator[Module]:
-        """This module and every submodule, depth first."""
-        for _, module in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        """This module and every submodule, depth first (a module met twice, once unless
+        ``remove_duplicate=False``)."""
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def named_children(self) -> Iterator[tuple[str, Module]]:

@@ -52,7 +52,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module: Module, name: str, dim: Any) -> WeightNorm:
-        for hook, _ in module._forward_pre_hooks:
+        for hook, _, _ in module._forward_pre_hooks:
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, -1 if dim is None else dim)
@@ -90,7 +90,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo :func:`weight_norm`: ``<name>`` becomes one parameter again, with the current value."""
-    for hook, _ in module._forward_pre_hooks:
+    for hook, _, _ in module._forward_pre_hooks:
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)
             return module

@@ -6,6 +6,8 @@ from __future__ import annotations
 import collections.abc
 import copy
 import itertools
+import multiprocessing
+import multiprocessing.context
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -93,7 +95,8 @@ class DataLoader(Generic[T_co]):
         batch_sampler: an iterable of index lists, instead of ``batch_size``, ``shuffle``,
             ``sampler`` and ``drop_last``.
         num_workers: accepted for torch compatibility; samples are always loaded in the
-            calling process.
+            calling process.  ``prefetch_factor``, ``persistent_workers`` and
+            ``multiprocessing_context`` are checked against it as torch checks them, and kept.
         collate_fn: merges a list of samples into a batch (default :func:`default_collate`).
         pin_memory: accepted; ignored (there is only the CPU).
         drop_last: drop the last batch when it is smaller than ``batch_size``.
@@ -113,12 +116,33 @@ class DataLoader(Generic[T_co]):
         drop_last: bool = False,
         timeout: float = 0,
         worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: Any = None,
         generator: np.random.Generator | Generator | None = None,
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
     ) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        # The worker options are checked as torch checks them, and kept; the samples are
+        # loaded in the calling process whatever they say.
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing."
+                "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None."
+            )
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if multiprocessing_context is not None:
+            multiprocessing_context = _start_context(multiprocessing_context, num_workers)
         iterable = isinstance(dataset, IterableDataset)
         if iterable:
             # a stream has no indices: samplers and shuffling mean nothing for it (torch's errors)
@@ -153,6 +177,11 @@ class DataLoader(Generic[T_co]):
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.generator = generator
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
+        self.multiprocessing_context = multiprocessing_context
         self._iterable = iterable
         self._auto_collation = batch_sampler is not None or (iterable and batch_size is not None)
         if collate_fn is None:
@@ -190,6 +219,30 @@ class DataLoader(Generic[T_co]):
         if self.batch_sampler is not None:
             return len(self.batch_sampler)  # type: ignore[arg-type]
         return len(self.sampler)  # type: ignore[arg-type]
+
+
+def _start_context(context: Any, num_workers: int) -> Any:
+    """``multiprocessing_context``, checked as torch checks it: a start method's name (made
+    its context) or a context, and only with ``num_workers > 0``."""
+    if num_workers == 0:
+        raise ValueError(
+            "multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+            f"but got num_workers={num_workers}"
+        )
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(
+                f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                f"but got multiprocessing_context={context!r}"
+            )
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(
+            "multiprocessing_context option should be a valid context object or a string specifying the start "
+            f"method, but got multiprocessing_context={context}"
+        )
+    return context
 
 
 def _convert(sample: Any) -> Any:
