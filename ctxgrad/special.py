@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ctxgrad._dtypes import get_default_dtype
+from ctxgrad._surface import with_out as _with_out
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops import special_functions as _special
@@ -141,3 +142,11 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
     total: Tensor = _special.Lgamma.apply(x.unsqueeze(-1) + offsets).sum(-1)
     out: Tensor = total + p * (p - 1) / 4 * math.log(math.pi)
     return out
+
+
+# torch's ``out=`` keyword, which every function of torch.special but ``softmax`` and
+# ``log_softmax`` takes: the result written into ``out`` (``ctxgrad.ops._util.write_out``).
+# Each name keeps its own signature for type checkers.
+_TAKE_OUT = tuple(name for name in __all__ if name not in ("softmax", "log_softmax"))
+for _name in _TAKE_OUT:
+    globals()[_name] = _with_out(_name, globals()[_name])

@@ -5,7 +5,9 @@ options, ``save``'s format switches, ``Module.modules(remove_duplicate=)``,
 
 from __future__ import annotations
 
+import inspect
 import io
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -236,3 +238,76 @@ def test_bound_constraints_take_torchs_keyword_names(make: Callable[[Any], Any])
         constraint = make(lib.distributions.constraints)
         checks.append(constraint.check(lib.tensor([0.0, 0.5, 2.0])).tolist())
     assert checks[0] == checks[1]
+
+
+# ------------------------------------------------------------------------------------ out= of linalg, fft, special
+def _documented_keywords(fn: Any, module: str, name: str) -> set[str]:
+    """The keywords of the signature lines of torch's docstring for ``module.name``."""
+    found: set[str] = set()
+    for line in (fn.__doc__ or "").splitlines()[:8]:
+        if re.match(rf"\s*((torch\.)?{module}\.)?{name}\(", line):
+            found |= set(re.findall(r"(\w+)=", line))
+    return found
+
+
+@pytest.mark.parametrize("module", ["linalg", "fft", "special"])
+def test_every_function_of_linalg_fft_and_special_takes_torchs_keywords(module: str) -> None:
+    theirs, ours = getattr(torch, module), getattr(ctxgrad, module)
+    lacking = {}
+    for name in dir(theirs):
+        fn, mine = getattr(theirs, name), getattr(ours, name, None)
+        if name.startswith("_") or mine is None or not callable(fn) or inspect.isclass(fn):
+            continue
+        missing = _documented_keywords(fn, module, name) - set(inspect.signature(mine).parameters)
+        if missing:
+            lacking[name] = sorted(missing)
+    assert lacking == {}
+
+
+OUT_CALLS: dict[str, Callable[[Any, Any], Any]] = {
+    "linalg.inv": lambda lib, out: lib.linalg.inv(lib.tensor([[2.0, 1.0], [1.0, 3.0]]), out=out),
+    "linalg.det": lambda lib, out: lib.linalg.det(lib.tensor([[2.0, 1.0], [1.0, 3.0]]), out=out),
+    "linalg.vector_norm": lambda lib, out: lib.linalg.vector_norm(lib.tensor([3.0, 4.0]), out=out),
+    "linalg.matrix_power": lambda lib, out: lib.linalg.matrix_power(lib.tensor([[1.0, 1.0], [0.0, 1.0]]), 3, out=out),
+    "fft.rfft": lambda lib, out: lib.fft.rfft(lib.tensor([1.0, 2.0, 3.0, 4.0]), out=out),
+    "fft.irfft": lambda lib, out: lib.fft.irfft(lib.tensor([10.0, -2.0, -2.0]), out=out),
+    "fft.fftfreq": lambda lib, out: lib.fft.fftfreq(4, out=out),
+    "special.erf": lambda lib, out: lib.special.erf(lib.tensor([0.0, 0.5]), out=out),
+    "special.ndtr": lambda lib, out: lib.special.ndtr(lib.tensor([0.0, 1.0]), out=out),
+    "special.xlog1py": lambda lib, out: lib.special.xlog1py(lib.tensor([1.0, 2.0]), lib.tensor([0.5, 1.0]), out=out),
+    "special.logsumexp": lambda lib, out: lib.special.logsumexp(lib.tensor([[1.0, 2.0]]), 1, out=out),
+    "special.multigammaln": lambda lib, out: lib.special.multigammaln(lib.tensor([2.0, 3.0]), 2, out=out),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_CALLS))
+def test_out_of_linalg_fft_and_special_is_written_and_returned_as_torch(name: str) -> None:
+    got = []
+    for lib in LIBS:
+        complex_result = name in ("fft.rfft",)
+        out = lib.empty(0, dtype=lib.complex64 if complex_result else lib.float32)
+        made = OUT_CALLS[name](lib, out)
+        assert made is out
+        got.append((tuple(out.shape), str(out.dtype).split(".")[-1], out.numpy().round(5).tolist()))
+    assert got[0] == got[1]
+
+
+def test_out_of_a_linalg_function_with_several_results_is_a_tuple_as_torch() -> None:
+    got = []
+    for lib in LIBS:
+        outs = (lib.empty(0), lib.empty(0))
+        result = lib.linalg.qr(lib.tensor([[3.0, 1.0], [4.0, 2.0]]), out=outs)
+        assert result[0] is outs[0] and result[1] is outs[1]
+        got.append((type(result).__name__, [o.abs().numpy().round(5).tolist() for o in outs]))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("name", ["linalg.inv", "special.erf", "fft.rfft"])
+def test_out_of_linalg_fft_and_special_refuses_grad_as_torch(name: str) -> None:
+    kinds = []
+    for lib in LIBS:
+        out = lib.empty(0, dtype=lib.complex64 if name == "fft.rfft" else lib.float32, requires_grad=True)
+        with pytest.raises(RuntimeError) as caught:
+            OUT_CALLS[name](lib, out)
+        kinds.append(str(caught.value).split("(): ", 1)[1])
+    assert kinds[0] == kinds[1]
