@@ -500,6 +500,17 @@ def ihfftn(
 # --------------------------------------------------------------------------- helpers
 
 
+def _frequencies(
+    name: str, freqs: Any, out: Tensor | None, dtype: Any, layout: Any, device: Any, requires_grad: bool
+) -> Tensor:
+    """``freqs``, NumPy's sample frequencies, as :func:`fftfreq` and :func:`rfftfreq` return them."""
+    check_layout(layout, name)
+    dt = dtype or get_default_dtype()
+    return written(
+        name, out, (), lambda: _factories.tensor(freqs, dtype=dt, device=device, requires_grad=requires_grad)
+    )
+
+
 def fftfreq(
     n: int,
     d: float = 1.0,
@@ -512,16 +523,7 @@ def fftfreq(
 ) -> Tensor:
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``:
     ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n)``."""
-    check_layout(layout, "fftfreq")
-    freqs = np.fft.fftfreq(int(n), d)
-    return written(
-        "fftfreq",
-        out,
-        (),
-        lambda: _factories.tensor(
-            freqs, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad
-        ),
-    )
+    return _frequencies("fftfreq", np.fft.fftfreq(int(n), d), out, dtype, layout, device, requires_grad)
 
 
 def rfftfreq(
@@ -535,16 +537,7 @@ def rfftfreq(
     requires_grad: bool = False,
 ) -> Tensor:
     """The non-negative sample frequencies of an ``n``-point :func:`rfft`: ``[0, ..., n // 2] / (d n)``."""
-    check_layout(layout, "rfftfreq")
-    freqs = np.fft.rfftfreq(int(n), d)
-    return written(
-        "rfftfreq",
-        out,
-        (),
-        lambda: _factories.tensor(
-            freqs, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad
-        ),
-    )
+    return _frequencies("rfftfreq", np.fft.rfftfreq(int(n), d), out, dtype, layout, device, requires_grad)
 
 
 def _shift_dims(input: Tensor, dim: int | Sequence[int] | None) -> list[int]:
