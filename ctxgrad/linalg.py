@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad import _made_functions as _made
 from ctxgrad._dtypes import cpp_name, short_name, to_dtype
 from ctxgrad._made_functions import cat
 from ctxgrad._surface import with_out as _with_out
@@ -56,7 +57,6 @@ from ctxgrad.ops import linalg as _ops
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
-from ctxgrad.ops.table import frontend
 
 __all__ = [
     "LinAlgError",
@@ -155,8 +155,8 @@ def matrix_exp(A: Tensor) -> Tensor:
     return _ops.LinalgMatrixExp.apply(*_ops.matrix_exp_args("matrix_exp", A))
 
 
-#: ``ctxgrad.matmul``'s frontend (the row's, in ctxgrad/ops/linalg.py).
-matmul = frontend("matmul")
+#: ``ctxgrad.matmul`` itself (the row's frontend in ctxgrad/ops/linalg.py, with its ``out=``).
+matmul = _made.matmul
 
 
 def _check_input(x: Tensor, name: str) -> None:
@@ -476,10 +476,39 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tens
 # torch gives one: the result written into ``out`` (``ctxgrad.ops._util.write_out``).  Each
 # name keeps its own signature for type checkers.
 _TAKE_OUT = (
-    "cholesky", "cholesky_ex", "cond", "cross", "det", "eig", "eigh", "eigvals", "eigvalsh", "householder_product",
-    "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_norm", "matrix_power",
-    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
-    "svdvals", "tensorinv", "tensorsolve", "vecdot", "vector_norm",
-)  # fmt: skip
+    "cholesky",
+    "cholesky_ex",
+    "cond",
+    "cross",
+    "det",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "householder_product",
+    "inv",
+    "inv_ex",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vecdot",
+    "vector_norm",
+)  # fmt: skip (``matmul`` is ``ctxgrad.matmul``, which has it already)
 for _name in _TAKE_OUT:
     globals()[_name] = _with_out(_name, globals()[_name])

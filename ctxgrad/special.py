@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ctxgrad import _made_functions as _made
 from ctxgrad._dtypes import get_default_dtype
 from ctxgrad._surface import with_out as _with_out
 from ctxgrad._tensor import Tensor, as_tensor
@@ -37,20 +38,34 @@ __all__ = [
 ]  # fmt: skip
 
 #: torch.special's names for ops of the table (the same functions as ``ctxgrad.erf``, ...).
-digamma: Callable[..., Tensor] = _frontend("digamma")
-erf: Callable[..., Tensor] = _frontend("erf")
-erfc: Callable[..., Tensor] = _frontend("erfc")
-erfinv: Callable[..., Tensor] = _frontend("erfinv")
-exp2: Callable[..., Tensor] = _frontend("exp2")
-expm1: Callable[..., Tensor] = _frontend("expm1")
-log1p: Callable[..., Tensor] = _frontend("log1p")
-logit: Callable[..., Tensor] = _frontend("logit")
-sinc: Callable[..., Tensor] = _frontend("sinc")
-logsumexp: Callable[..., Tensor] = _frontend("logsumexp")
+digamma = _made.digamma
+erf = _made.erf
+erfc = _made.erfc
+erfinv = _made.erfinv
+exp2 = _made.exp2
+expm1 = _made.expm1
+log1p = _made.log1p
+logit = _made.logit
+sinc = _made.sinc
+logsumexp = _made.logsumexp
+polygamma = _made.polygamma
+xlogy = _made.xlogy
+_FROM_TABLE = (
+    "digamma",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "expm1",
+    "log1p",
+    "logit",
+    "sinc",
+    "logsumexp",
+    "polygamma",
+    "xlogy",
+)
 softmax: Callable[..., Tensor] = _frontend("softmax")
 log_softmax: Callable[..., Tensor] = _frontend("log_softmax")
-polygamma: Callable[..., Tensor] = _frontend("polygamma")
-xlogy: Callable[..., Tensor] = _frontend("xlogy")
 _igamma: Callable[..., Tensor] = _frontend("igamma")
 _igammac: Callable[..., Tensor] = _frontend("igammac")
 
@@ -147,6 +162,7 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
 # torch's ``out=`` keyword, which every function of torch.special but ``softmax`` and
 # ``log_softmax`` takes: the result written into ``out`` (``ctxgrad.ops._util.write_out``).
 # Each name keeps its own signature for type checkers.
-_TAKE_OUT = tuple(name for name in __all__ if name not in ("softmax", "log_softmax"))
+# (the ops of the table above have it already, as ``ctxgrad.erf`` has)
+_TAKE_OUT = tuple(name for name in __all__ if name not in ("softmax", "log_softmax", *_FROM_TABLE))
 for _name in _TAKE_OUT:
     globals()[_name] = _with_out(_name, globals()[_name])
