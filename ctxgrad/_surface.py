@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ctxgrad import _construct, _device, _dlpack, _factories, _legacy, _numpy, _sampling, _storage
@@ -123,6 +123,16 @@ def with_out(name: str, frontend: Callable[..., Any]) -> Callable[..., Any]:
     at = len(params) - (params[-1].kind is inspect.Parameter.VAR_KEYWORD if params else 0)
     setattr(function, "__signature__", signature.replace(parameters=[*params[:at], extra, *params[at:]]))  # noqa: B010
     return function
+
+
+def add_out(namespace: dict[str, Any], names: Iterable[str]) -> None:
+    """torch's ``out=`` keyword (:func:`with_out`) on each of ``names`` in ``namespace`` (a
+    module's globals: ``ctxgrad.linalg``, ``fft``, ``special``) that has none of its own.  The
+    names keep their own signatures for type checkers."""
+    for name in names:
+        function = namespace[name]
+        if "out" not in inspect.signature(function).parameters:
+            namespace[name] = with_out(name, function)
 
 
 def made_functions() -> dict[str, Callable[..., Any]]:

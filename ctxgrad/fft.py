@@ -41,10 +41,10 @@ from ctxgrad import _factories
 from ctxgrad._dtypes import get_default_dtype, short_name
 from ctxgrad._made_functions import cat
 from ctxgrad._memory_format import check_layout
+from ctxgrad._surface import add_out as _add_out
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.autograd.batching import dims_rule
 from ctxgrad.autograd.function import Function
-from ctxgrad.ops._util import written
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift",
@@ -305,239 +305,146 @@ def _c2r(x: Tensor, dims: tuple[int, ...], sizes: list[int | None], norm: str | 
 # --------------------------------------------------------------------------- the transforms
 
 
-def fft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out: Tensor | None = None
-) -> Tensor:
+def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The one-dimensional discrete Fourier transform along ``dim`` (``n``: crop or zero-pad
     to ``n`` points first)."""
-    return written("fft", out, (input,), lambda: _c2c(input, *_one_dim(input, n, dim), norm, True))
+    return _c2c(input, *_one_dim(input, n, dim), norm, True)
 
 
-def ifft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out: Tensor | None = None
-) -> Tensor:
+def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The one-dimensional inverse discrete Fourier transform along ``dim``."""
-    return written("ifft", out, (input,), lambda: _c2c(input, *_one_dim(input, n, dim), norm, False))
+    return _c2c(input, *_one_dim(input, n, dim), norm, False)
 
 
 def fft2(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] = (-2, -1),
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
 ) -> Tensor:
     """The two-dimensional discrete Fourier transform (over the last two dimensions)."""
-    return written("fft2", out, (input,), lambda: _c2c(input, *_dims_and_sizes(input, s, dim), norm, True))
+    return _c2c(input, *_dims_and_sizes(input, s, dim), norm, True)
 
 
 def ifft2(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] = (-2, -1),
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
 ) -> Tensor:
     """The two-dimensional inverse discrete Fourier transform."""
-    return written("ifft2", out, (input,), lambda: _c2c(input, *_dims_and_sizes(input, s, dim), norm, False))
+    return _c2c(input, *_dims_and_sizes(input, s, dim), norm, False)
 
 
 def fftn(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] | None = None,
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
 ) -> Tensor:
     """The N-dimensional discrete Fourier transform over ``dim`` (default: all dimensions, or
     the last ``len(s)``)."""
-    return written("fftn", out, (input,), lambda: _c2c(input, *_dims_and_sizes(input, s, dim), norm, True))
+    return _c2c(input, *_dims_and_sizes(input, s, dim), norm, True)
 
 
 def ifftn(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] | None = None,
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
 ) -> Tensor:
     """The N-dimensional inverse discrete Fourier transform."""
-    return written("ifftn", out, (input,), lambda: _c2c(input, *_dims_and_sizes(input, s, dim), norm, False))
+    return _c2c(input, *_dims_and_sizes(input, s, dim), norm, False)
 
 
-def rfft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out: Tensor | None = None
-) -> Tensor:
+def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The Fourier transform of a real signal: its ``n // 2 + 1`` non-negative frequencies."""
-    return written("rfft", out, (input,), lambda: _r2c(input, *_one_dim(input, n, dim), norm, True, "rfft"))
+    return _r2c(input, *_one_dim(input, n, dim), norm, True, "rfft")
 
 
 def rfft2(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] = (-2, -1),
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
 ) -> Tensor:
     """The two-dimensional Fourier transform of a real input (one-sided in the last dim)."""
-    return written("rfft2", out, (input,), lambda: _r2c(input, *_dims_and_sizes(input, s, dim), norm, True, "rfftn"))
+    return _r2c(input, *_dims_and_sizes(input, s, dim), norm, True, "rfftn")
 
 
 def rfftn(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] | None = None,
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
 ) -> Tensor:
     """The N-dimensional Fourier transform of a real input (one-sided in the last dim)."""
-    return written("rfftn", out, (input,), lambda: _r2c(input, *_dims_and_sizes(input, s, dim), norm, True, "rfftn"))
+    return _r2c(input, *_dims_and_sizes(input, s, dim), norm, True, "rfftn")
 
 
-def irfft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out: Tensor | None = None
-) -> Tensor:
+def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of :func:`rfft`: a real signal of ``n`` points (default ``2 (m - 1)`` for
     ``m`` input frequencies)."""
-    return written("irfft", out, (input,), lambda: _c2r(input, *_one_dim(input, n, dim), norm, False))
+    return _c2r(input, *_one_dim(input, n, dim), norm, False)
 
 
 def irfft2(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] = (-2, -1),
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
 ) -> Tensor:
     """The inverse of :func:`rfft2`."""
-    return written("irfft2", out, (input,), lambda: _c2r(input, *_dims_and_sizes(input, s, dim), norm, False))
+    return _c2r(input, *_dims_and_sizes(input, s, dim), norm, False)
 
 
 def irfftn(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] | None = None,
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
 ) -> Tensor:
     """The inverse of :func:`rfftn`."""
-    return written("irfftn", out, (input,), lambda: _c2r(input, *_dims_and_sizes(input, s, dim), norm, False))
+    return _c2r(input, *_dims_and_sizes(input, s, dim), norm, False)
 
 
-def hfft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out: Tensor | None = None
-) -> Tensor:
+def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The Fourier transform of a Hermitian-symmetric signal given by its first half: a real
     result of ``n`` points (default ``2 (m - 1)``)."""
-    return written("hfft", out, (input,), lambda: _c2r(input, *_one_dim(input, n, dim), norm, True))
+    return _c2r(input, *_one_dim(input, n, dim), norm, True)
 
 
-def ihfft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out: Tensor | None = None
-) -> Tensor:
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of :func:`hfft`: the one-sided inverse transform of a real signal."""
-    return written("ihfft", out, (input,), lambda: _r2c(input, *_one_dim(input, n, dim), norm, False, "ihfft"))
+    return _r2c(input, *_one_dim(input, n, dim), norm, False, "ihfft")
 
 
 def hfft2(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] = (-2, -1),
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
 ) -> Tensor:
     """The two-dimensional :func:`hfftn`."""
-    return written("hfft2", out, (input,), lambda: _c2r(input, *_dims_and_sizes(input, s, dim), norm, True))
+    return _c2r(input, *_dims_and_sizes(input, s, dim), norm, True)
 
 
 def ihfft2(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] = (-2, -1),
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None
 ) -> Tensor:
     """The two-dimensional :func:`ihfftn`."""
-    return written("ihfft2", out, (input,), lambda: _r2c(input, *_dims_and_sizes(input, s, dim), norm, False, "ihfftn"))
+    return _r2c(input, *_dims_and_sizes(input, s, dim), norm, False, "ihfftn")
 
 
 def hfftn(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] | None = None,
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
 ) -> Tensor:
     """The N-dimensional transform of a signal Hermitian-symmetric in the last dimension, given
     by its first half there: a real result."""
-    return written("hfftn", out, (input,), lambda: _c2r(input, *_dims_and_sizes(input, s, dim), norm, True))
+    return _c2r(input, *_dims_and_sizes(input, s, dim), norm, True)
 
 
 def ihfftn(
-    input: Tensor,
-    s: Sequence[int] | None = None,
-    dim: Sequence[int] | None = None,
-    norm: str | None = None,
-    *,
-    out: Tensor | None = None,
+    input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None
 ) -> Tensor:
     """The inverse of :func:`hfftn`: the N-dimensional inverse transform of a real signal,
     one-sided in the last dimension."""
-    return written("ihfftn", out, (input,), lambda: _r2c(input, *_dims_and_sizes(input, s, dim), norm, False, "ihfftn"))
+    return _r2c(input, *_dims_and_sizes(input, s, dim), norm, False, "ihfftn")
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _frequencies(
-    name: str, freqs: Any, out: Tensor | None, dtype: Any, layout: Any, device: Any, requires_grad: bool
-) -> Tensor:
-    """``freqs``, NumPy's sample frequencies, as :func:`fftfreq` and :func:`rfftfreq` return them."""
-    check_layout(layout, name)
-    dt = dtype or get_default_dtype()
-    return written(
-        name, out, (), lambda: _factories.tensor(freqs, dtype=dt, device=device, requires_grad=requires_grad)
-    )
-
-
 def fftfreq(
-    n: int,
-    d: float = 1.0,
-    *,
-    out: Tensor | None = None,
-    dtype: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
+    n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``:
     ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n)``."""
-    return _frequencies("fftfreq", np.fft.fftfreq(int(n), d), out, dtype, layout, device, requires_grad)
+    check_layout(layout, "fftfreq")
+    freqs = np.fft.fftfreq(int(n), d)
+    return _factories.tensor(freqs, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
 def rfftfreq(
-    n: int,
-    d: float = 1.0,
-    *,
-    out: Tensor | None = None,
-    dtype: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
+    n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """The non-negative sample frequencies of an ``n``-point :func:`rfft`: ``[0, ..., n // 2] / (d n)``."""
-    return _frequencies("rfftfreq", np.fft.rfftfreq(int(n), d), out, dtype, layout, device, requires_grad)
+    check_layout(layout, "rfftfreq")
+    freqs = np.fft.rfftfreq(int(n), d)
+    return _factories.tensor(freqs, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
 def _shift_dims(input: Tensor, dim: int | Sequence[int] | None) -> list[int]:
@@ -556,3 +463,7 @@ def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of :func:`fftshift`: a roll by ``-(n // 2)``."""
     dims = _shift_dims(input, dim)
     return input.roll([-(input.shape[d] // 2) for d in dims], dims)
+
+
+# torch's ``out=`` on every function here but the two shifts, as torch.fft has it.
+_add_out(globals(), (name for name in __all__ if name not in ("fftshift", "ifftshift")))

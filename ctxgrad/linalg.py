@@ -49,7 +49,7 @@ import numpy as np
 from ctxgrad import _made_functions as _made
 from ctxgrad._dtypes import cpp_name, short_name, to_dtype
 from ctxgrad._made_functions import cat
-from ctxgrad._surface import with_out as _with_out
+from ctxgrad._surface import add_out as _add_out
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import householder as _householder
@@ -472,43 +472,8 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tens
     return solve(A.reshape(n, n), B.reshape(n)).reshape(*shape[B.dim() :])
 
 
-# torch's ``out=`` keyword, which every function of torch.linalg takes, on each here that
-# torch gives one: the result written into ``out`` (``ctxgrad.ops._util.write_out``).  Each
-# name keeps its own signature for type checkers.
-_TAKE_OUT = (
-    "cholesky",
-    "cholesky_ex",
-    "cond",
-    "cross",
-    "det",
-    "eig",
-    "eigh",
-    "eigvals",
-    "eigvalsh",
-    "householder_product",
-    "inv",
-    "inv_ex",
-    "lu",
-    "lu_factor",
-    "lu_factor_ex",
-    "lu_solve",
-    "matrix_norm",
-    "matrix_power",
-    "matrix_rank",
-    "multi_dot",
-    "norm",
-    "pinv",
-    "qr",
-    "slogdet",
-    "solve",
-    "solve_ex",
-    "solve_triangular",
-    "svd",
-    "svdvals",
-    "tensorinv",
-    "tensorsolve",
-    "vecdot",
-    "vector_norm",
-)  # fmt: skip (``matmul`` is ``ctxgrad.matmul``, which has it already)
-for _name in _TAKE_OUT:
-    globals()[_name] = _with_out(_name, globals()[_name])
+# torch's ``out=`` on every function here that torch gives one (``matmul``, which is
+# ``ctxgrad.matmul``, has it already).
+_add_out(
+    globals(), (name for name in __all__ if name not in ("LinAlgError", "diagonal", "lstsq", "matrix_exp", "vander"))
+)

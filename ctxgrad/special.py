@@ -22,7 +22,7 @@ import numpy as np
 
 from ctxgrad import _made_functions as _made
 from ctxgrad._dtypes import get_default_dtype
-from ctxgrad._surface import with_out as _with_out
+from ctxgrad._surface import add_out as _add_out
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.ops import pointwise as _pointwise
 from ctxgrad.ops import special_functions as _special
@@ -50,20 +50,6 @@ sinc = _made.sinc
 logsumexp = _made.logsumexp
 polygamma = _made.polygamma
 xlogy = _made.xlogy
-_FROM_TABLE = (
-    "digamma",
-    "erf",
-    "erfc",
-    "erfinv",
-    "exp2",
-    "expm1",
-    "log1p",
-    "logit",
-    "sinc",
-    "logsumexp",
-    "polygamma",
-    "xlogy",
-)
 softmax: Callable[..., Tensor] = _frontend("softmax")
 log_softmax: Callable[..., Tensor] = _frontend("log_softmax")
 _igamma: Callable[..., Tensor] = _frontend("igamma")
@@ -159,10 +145,6 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
     return out
 
 
-# torch's ``out=`` keyword, which every function of torch.special but ``softmax`` and
-# ``log_softmax`` takes: the result written into ``out`` (``ctxgrad.ops._util.write_out``).
-# Each name keeps its own signature for type checkers.
-# (the ops of the table above have it already, as ``ctxgrad.erf`` has)
-_TAKE_OUT = tuple(name for name in __all__ if name not in ("softmax", "log_softmax", *_FROM_TABLE))
-for _name in _TAKE_OUT:
-    globals()[_name] = _with_out(_name, globals()[_name])
+# torch's ``out=`` on every function here but the two torch gives none (the ops of the table
+# above have it already, as ``ctxgrad.erf`` has).
+_add_out(globals(), (name for name in __all__ if name not in ("softmax", "log_softmax")))

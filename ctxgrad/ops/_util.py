@@ -299,14 +299,6 @@ def refuse_complex(ctx: Any, *operands: Any) -> None:
 _Result = TypeVar("_Result")
 
 
-def written(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], _Result]) -> _Result:
-    """``compute()``; with torch's ``out=`` (``out`` not None), its result written into ``out``
-    by :func:`write_out`: for a function that declares ``out`` itself."""
-    if out is None:
-        return compute()
-    return write_out(name, out, args, compute)
-
-
 def write_out(name: str, out: Any, args: tuple[Any, ...], compute: Callable[[], _Result]) -> _Result:
     """The ``out=`` form of op ``name``: the result of ``compute()`` written into ``out``.
 
