@@ -33,9 +33,13 @@ Run: ``python benchmarks/bench_long_chain.py [--length N] [--runs N] [--warmup N
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
+import statistics
+import subprocess
 import sys
+import time
 import tracemalloc
 from collections.abc import Callable
 
@@ -165,13 +169,82 @@ def without_gc(case: Case) -> Case:
     return forward, run
 
 
+def collections_during(run: Callable[[], object]) -> dict[int, tuple[int, float]]:
+    """Per generation, how many collections the cyclic garbage collector made while ``run``
+    ran once, and the seconds they took (from ``gc.callbacks``)."""
+    found: dict[int, tuple[int, float]] = {}
+    started = [0.0]
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            count, seconds = found.get(info["generation"], (0, 0.0))
+            found[info["generation"]] = (count + 1, seconds + time.perf_counter() - started[0])
+
+    gc.callbacks.append(note)
+    try:
+        run()
+    finally:
+        gc.callbacks.remove(note)
+    return found
+
+
+OWN_PROCESS = ", own process"
+MAKERS = {"ctxgrad": ctxgrad_case, "torch": torch_case}
+
+
+def own_process_runs(steps: int, runs: int) -> dict[str, list[float]]:
+    """Seconds per forward + backward of ctxgrad and of torch, each timed in fresh processes
+    that import no other library: two processes per library, taking turns, each running the
+    workload once untimed and then ``runs`` / 2 times timed.
+
+    In one process, the full collections of the cyclic garbage collector, which a graph of
+    Python objects sets off as it grows, walk every object the process holds: torch's own
+    (about 145,000 once it is imported) as well as ctxgrad's.  torch's graph, in C++, sets off
+    none; so in one process only ctxgrad pays for the other library being loaded."""
+    seconds: dict[str, list[float]] = {name: [] for name in MAKERS}
+    per_process = str(max(1, (runs + 1) // 2))
+    for _ in range(2):
+        for name in MAKERS:
+            child = [sys.executable, __file__, "--child", name, "--length", str(steps), "--runs", per_process]
+            done = subprocess.run(child, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise RuntimeError(f"{name}'s own process failed: {done.stderr.strip()[-500:]}")
+            seconds[name].extend(float(line) for line in done.stdout.split())
+    return seconds
+
+
+def child_run(name: str, steps: int, runs: int) -> int:
+    """(In a child process) one untimed run, then ``runs`` timed; prints their seconds."""
+    case = MAKERS[name](steps)
+    if isinstance(case, str):
+        raise SystemExit(case)
+    case[1]()
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        case[1]()
+        print(time.perf_counter() - start)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = timing_parser(__doc__, runs=5, warmup=0)
     parser.add_argument("--length", type=int, default=100_000, help="ops in the chain, at least (default 100000)")
     parser.add_argument(
         "--gc-share", action="store_true", help="also time ctxgrad and torch with the cyclic garbage collector off"
     )
+    parser.add_argument(
+        "--own-process",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time ctxgrad and torch each in processes of their own, which import no other library (default: on)",
+    )
+    parser.add_argument("--child", choices=sorted(MAKERS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:  # (the --length of a child is its number of steps)
+        return child_run(args.child, args.length, args.runs)
     gc_share = args.gc_share
     runs, warmup = args.runs, args.warmup
     steps = steps_for(args.length)
@@ -209,8 +282,20 @@ def main(argv: list[str] | None = None) -> int:
             on = timed[name[: -len(GC_OFF)]]
             share = f"{1 - timing[0] / on[0]:.0%} ({1 - timing[1] / on[1]:.0%})"
             print(f"{'gc share, ' + name.split()[0]:30} {share:>22}")
+    if gc_share:  # where ctxgrad's share goes: one more run, its collections per generation
+        found = collections_during(ready["ctxgrad ops"])
+        print("collections in one ctxgrad forward + backward, per generation (count, seconds):")
+        print("   " + ", ".join(f"gen {g}: {n}, {s:.3f} s" for g, (n, s) in sorted(found.items())))
     by_short = {name.split()[0]: timing for name, timing in timed.items() if not name.endswith(GC_OFF)}
     print(target_line("W5 forward + backward", "torch", TARGET_VS_TORCH, mine, by_short.get("torch")))
+    if args.own_process and not isinstance(cases[torch_label("ops")], str):
+        alone = {name: (statistics.median(ts), min(ts)) for name, ts in own_process_runs(steps, runs).items()}
+        print(f"\n{'each in its own process':30} {'forward + backward, s':>22}")
+        for name, timing in alone.items():
+            print(f"{name + ' ops' + OWN_PROCESS:30} {f'{timing[0]:.3f} ({timing[1]:.3f})':>22}")
+        print(f"{'ratio ctxgrad/torch':30} {ratio(alone['ctxgrad'], alone['torch']):>22}")
+        what = "W5 forward + backward, each in its own process"
+        print(target_line(what, "torch", TARGET_VS_TORCH, alone["ctxgrad"], alone["torch"]))
     long_enough = ops >= TARGET_LENGTH
     print(
         f"target W5, a {TARGET_LENGTH}-op chain runs: "
