@@ -29,6 +29,16 @@ COMPILABLE: tuple[str, ...] = (
     "ctxgrad.autograd._outputs",
     "ctxgrad.ops.arithmetic",
     "ctxgrad.ops._util",
+    "ctxgrad.autograd.saved",
+    "ctxgrad.autograd._readonly",
+    "ctxgrad.autograd._views",
+    "ctxgrad.autograd._grad",
+    "ctxgrad.autograd.values",
+    "ctxgrad.ops.linalg",
+    "ctxgrad.ops.shape",
+    "ctxgrad.ops.pointwise",
+    "ctxgrad.ops.losses",
+    "ctxgrad.ops.softmax",
 )
 
 
