@@ -26,9 +26,16 @@ most about 480 bytes of graph per node) are checked, on the medians.
 With ``--gc-share``, ctxgrad and torch also run with the cyclic garbage collector off (rows
 ``... gc off``), and the share of each one's time that the collector takes is printed: the
 graph's nodes are Python objects that the collector walks while the forward builds them
-(torch's live in C++, out of its sight).
+(torch's live in C++, out of its sight); and ctxgrad's collections in one more run are
+counted per generation, with their seconds.
 
-Run: ``python benchmarks/bench_long_chain.py [--length N] [--runs N] [--warmup N] [--gc-share]``.
+Then (``--own-process``, on unless ``--no-own-process``) ctxgrad and torch are also timed
+each in fresh processes that import no other library, and the target is checked on those
+times too: in one process, the collector's full collections walk torch's Python objects as
+well as ctxgrad's graph, which only ctxgrad pays for.
+
+Run: ``python benchmarks/bench_long_chain.py [--length N] [--runs N] [--warmup N] [--gc-share]
+[--no-own-process]``.
 """
 
 from __future__ import annotations
@@ -194,7 +201,7 @@ OWN_PROCESS = ", own process"
 MAKERS = {"ctxgrad": ctxgrad_case, "torch": torch_case}
 
 
-def own_process_runs(steps: int, runs: int) -> dict[str, list[float]]:
+def own_process_runs(length: int, runs: int) -> dict[str, list[float]]:
     """Seconds per forward + backward of ctxgrad and of torch, each timed in fresh processes
     that import no other library: two processes per library, taking turns, each running the
     workload once untimed and then ``runs`` / 2 times timed.
@@ -207,7 +214,7 @@ def own_process_runs(steps: int, runs: int) -> dict[str, list[float]]:
     per_process = str(max(1, (runs + 1) // 2))
     for _ in range(2):
         for name in MAKERS:
-            child = [sys.executable, __file__, "--child", name, "--length", str(steps), "--runs", per_process]
+            child = [sys.executable, __file__, "--child", name, "--length", str(length), "--runs", per_process]
             done = subprocess.run(child, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise RuntimeError(f"{name}'s own process failed: {done.stderr.strip()[-500:]}")
@@ -243,8 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--child", choices=sorted(MAKERS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:  # (the --length of a child is its number of steps)
-        return child_run(args.child, args.length, args.runs)
+    if args.child:
+        return child_run(args.child, steps_for(args.length), args.runs)
     gc_share = args.gc_share
     runs, warmup = args.runs, args.warmup
     steps = steps_for(args.length)
@@ -289,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     by_short = {name.split()[0]: timing for name, timing in timed.items() if not name.endswith(GC_OFF)}
     print(target_line("W5 forward + backward", "torch", TARGET_VS_TORCH, mine, by_short.get("torch")))
     if args.own_process and not isinstance(cases[torch_label("ops")], str):
-        alone = {name: (statistics.median(ts), min(ts)) for name, ts in own_process_runs(steps, runs).items()}
+        alone = {name: (statistics.median(ts), min(ts)) for name, ts in own_process_runs(args.length, runs).items()}
         print(f"\n{'each in its own process':30} {'forward + backward, s':>22}")
         for name, timing in alone.items():
             print(f"{name + ' ops' + OWN_PROCESS:30} {f'{timing[0]:.3f} ({timing[1]:.3f})':>22}")
