@@ -315,6 +315,33 @@ def batched_as(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tens
     return out
 
 
+def _made_like(
+    name: str,
+    make: Callable[[tuple[int, ...], np.dtype[Any]], np.ndarray[Any, Any]],
+    input: Tensor,
+    dtype: Any,
+    layout: Any,
+    device: Any,
+    requires_grad: bool,
+    memory_format: Any,
+    pin_memory: bool,
+) -> Tensor:
+    """The body of the ``*_like`` factories that fill a new array: ``make(shape, dtype)`` with
+    ``input``'s shape (and its batch dimensions inside vmap) and dtype, laid out as
+    ``memory_format`` gives ``input``."""
+    _memory_format.check_layout(layout, name)
+    dt = _like(input, dtype)
+    return batched_as(
+        input,
+        lambda lead: _finish(
+            laid_out_as(input, make(lead + input._data.shape, dt), memory_format, name),
+            requires_grad,
+            device,
+            pin_memory,
+        ),
+    )
+
+
 def zeros_like(
     input: Tensor,
     *,
@@ -326,17 +353,7 @@ def zeros_like(
     pin_memory: bool = False,
 ) -> Tensor:
     """Zeros with ``input``'s shape and dtype."""
-    _memory_format.check_layout(layout, "zeros_like")
-    dt = _like(input, dtype)
-    return batched_as(
-        input,
-        lambda lead: _finish(
-            laid_out_as(input, np.zeros(lead + input._data.shape, dt), memory_format, "zeros_like"),
-            requires_grad,
-            device,
-            pin_memory,
-        ),
-    )
+    return _made_like("zeros_like", np.zeros, input, dtype, layout, device, requires_grad, memory_format, pin_memory)
 
 
 def ones_like(
@@ -350,17 +367,7 @@ def ones_like(
     pin_memory: bool = False,
 ) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
-    _memory_format.check_layout(layout, "ones_like")
-    dt = _like(input, dtype)
-    return batched_as(
-        input,
-        lambda lead: _finish(
-            laid_out_as(input, np.ones(lead + input._data.shape, dt), memory_format, "ones_like"),
-            requires_grad,
-            device,
-            pin_memory,
-        ),
-    )
+    return _made_like("ones_like", np.ones, input, dtype, layout, device, requires_grad, memory_format, pin_memory)
 
 
 def empty_like(
@@ -374,17 +381,7 @@ def empty_like(
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor with ``input``'s shape and dtype."""
-    _memory_format.check_layout(layout, "empty_like")
-    dt = _like(input, dtype)
-    return batched_as(
-        input,
-        lambda lead: _finish(
-            laid_out_as(input, np.empty(lead + input._data.shape, dt), memory_format, "empty_like"),
-            requires_grad,
-            device,
-            pin_memory,
-        ),
-    )
+    return _made_like("empty_like", np.empty, input, dtype, layout, device, requires_grad, memory_format, pin_memory)
 
 
 def full_like(
@@ -399,19 +396,12 @@ def full_like(
     pin_memory: bool = False,
 ) -> Tensor:
     """``fill_value`` everywhere, with ``input``'s shape and dtype."""
-    _memory_format.check_layout(layout, "full_like")
-    fill_value = _fill_number(fill_value, "full_like")
-    dt = _like(input, dtype)
-    value = _fill(fill_value, dt)
-    return batched_as(
-        input,
-        lambda lead: _finish(
-            laid_out_as(input, np.full(lead + input._data.shape, value, dt), memory_format, "full_like"),
-            requires_grad,
-            device,
-            pin_memory,
-        ),
-    )
+    fill_value = _fill_number(fill_value, "full_like")  # (before the layout, as torch's arguments are read)
+
+    def filled(shape: tuple[int, ...], dt: np.dtype[Any]) -> np.ndarray[Any, Any]:
+        return np.full(shape, _fill(fill_value, dt), dt)
+
+    return _made_like("full_like", filled, input, dtype, layout, device, requires_grad, memory_format, pin_memory)
 
 
 def _fill(value: Any, dt: Any) -> Any:
