@@ -61,6 +61,28 @@ def test_a_conversion_to_the_same_dtype_is_the_tensor_itself_whatever_the_format
         assert x.cpu(memory_format=lib.contiguous_format) is x
 
 
+@pytest.mark.parametrize("fmt", ["preserve_format", "contiguous_format", "channels_last"])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64"])
+def test_to_follows_the_conversions_rule_for_the_layout_as_torch(fmt: str, dtype: str | None) -> None:
+    seen = []
+    for lib in LIBS:
+        contiguous = lib.arange(24.0).reshape(1, 2, 3, 4)
+        tried = (
+            contiguous,
+            contiguous.contiguous(memory_format=lib.channels_last),
+            contiguous.permute(0, 2, 1, 3),
+            lib.zeros(2, 3).t(),
+        )
+        for x in tried:
+            if fmt == "channels_last" and x.dim() != 4:
+                continue
+            args = () if dtype is None else (getattr(lib, dtype),)
+            y = x.to(*args, memory_format=getattr(lib, fmt))
+            seen.append((y is x, tuple(y.stride()), str(y.dtype).split(".")[-1], y.tolist() == x.tolist()))
+    half = len(seen) // 2
+    assert seen[:half] == seen[half:]
+
+
 # ------------------------------------------------------------------------------------ DataLoader
 @pytest.mark.parametrize(
     "options",

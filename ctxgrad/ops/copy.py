@@ -125,7 +125,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a
     if dev is not None:
         check_device(dev)
-    laid = fmt is _memory_format.preserve_format or _memory_format.is_contiguous_as(input.array, fmt)
+    laid = _keeps_layout(input, fmt)
     if dtype is None:
         return Clone.apply(input, fmt) if copy or not laid else input
     dt = _dtypes.to_dtype(dtype)
@@ -187,14 +187,20 @@ def _suggested_format(array: Any) -> _memory_format.memory_format:
     return _memory_format.contiguous_format
 
 
+def _keeps_layout(input: Tensor, fmt: _memory_format.memory_format) -> bool:
+    """torch's rule for whether ``to`` (and ``float()``, ``cpu()``, ...) may give back ``input``
+    itself as far as the layout goes: ``fmt`` asks for nothing else than the layout torch would
+    suggest for it (a transposed matrix is its own ``contiguous_format``)."""
+    return fmt is _memory_format.preserve_format or _suggested_format(input.array) is fmt
+
+
 def _converted(input: Tensor, dt: Any, memory_format: Any, name: str) -> Tensor:
     """``input`` converted to ``dt`` (``float()``, ``long()``, ``cpu()``, ...), laid out as
-    ``memory_format`` says (by default as ``input`` is).  As in torch, ``input`` itself when it
-    has that dtype and the format asks for nothing else than the layout torch would suggest
-    for it (a transposed matrix is its own ``contiguous_format``)."""
+    ``memory_format`` says (by default as ``input`` is): ``input`` itself when it has that
+    dtype and keeps its layout (:func:`_keeps_layout`), as in torch."""
     fmt = _memory_format.checked(memory_format, name, input.shape)
     same = dt == input.array.dtype
-    if same and (fmt is _memory_format.preserve_format or _suggested_format(input.array) is fmt):
+    if same and _keeps_layout(input, fmt):
         return input
     out = input if same else ToDtype.apply(input, dt)  # (astype keeps the layout: preserve_format)
     return out if fmt is _memory_format.preserve_format else _relaid(out, fmt)
