@@ -187,7 +187,7 @@ def _suggested_format(array: Any) -> _memory_format.memory_format:
     return _memory_format.contiguous_format
 
 
-def _keeps_layout(input: Tensor, fmt: _memory_format.memory_format) -> bool:
+def _keeps_layout(input: Tensor, fmt: _memory_format.memory_format) -> builtins.bool:
     """torch's rule for whether ``to`` (and ``float()``, ``cpu()``, ...) may give back ``input``
     itself as far as the layout goes: ``fmt`` asks for nothing else than the layout torch would
     suggest for it (a transposed matrix is its own ``contiguous_format``)."""
