@@ -34,8 +34,10 @@ class CrossEntropyWithIndices(Function[Tensor]):
     composed form (log_softmax, gather, mask, sum) takes about ten.
 
     loss = -Σᵢ keepᵢ log softmax(xᵢ)[tᵢ] (· 1/Σ keep for the mean); d loss / d xᵢ =
-    keepᵢ (softmax(xᵢ) - onehot(tᵢ)) (· 1/Σ keep).  The backward recomputes the softmax
-    from the saved input with ctxgrad ops, so it can be differentiated again."""
+    keepᵢ (softmax(xᵢ) - onehot(tᵢ)) (· 1/Σ keep).  The forward keeps the softmax it computes
+    on the way (an array of the logits' size, as torch's ``log_softmax`` keeps its result), for
+    the backward on arrays; a backward that records (``create_graph``) computes it again from
+    the saved input with ctxgrad ops, so it can be differentiated again."""
 
     node_name = "NllLossBackward0"
     skips_without_gradient = True
@@ -49,18 +51,17 @@ class CrossEntropyWithIndices(Function[Tensor]):
         data = x.array
         rows = np.arange(data.shape[0])
         shifted = data - np.maximum.reduce(data, axis=1, keepdims=True)
-        log_p = shifted[rows, target] - np.log(np.add.reduce(np.exp(shifted), axis=1))
-        onehot = np.zeros_like(data)
+        exp = np.exp(shifted)
+        sums = np.add.reduce(exp, axis=1, keepdims=True)
+        log_p = shifted[rows, target] - np.log(sums[:, 0])
         if keep is None:
             total = -np.add.reduce(log_p)
             count = data.dtype.type(data.shape[0])
-            onehot[rows, target] = 1
             ctx.kept = None
         else:
             kept = keep.astype(data.dtype)
             total = -np.add.reduce(log_p * kept)
             count = np.add.reduce(kept)
-            onehot[rows, target] = kept
             ctx.kept = kept[:, None]
         scale = 1.0
         if mean:
@@ -70,8 +71,10 @@ class CrossEntropyWithIndices(Function[Tensor]):
                 total = np.nan
         ctx.save_for_backward(x)
         # (arrays the call made, which nothing else sees or changes: kept on ctx as they are,
-        # without a saved tensor's version check and read-only lock)
-        ctx.onehot = onehot
+        # without a saved tensor's version check and read-only lock.  The softmax is the one
+        # ``softmax_array`` computes, ufunc for ufunc; half precision is computed in float there.)
+        ctx.probs = exp / sums if data.dtype != np.float16 else None
+        ctx.rows, ctx.target = rows, target
         ctx.scale = scale
         return as_tensor(np.asarray(total * scale if scale else total, dtype=data.dtype))
 
@@ -81,19 +84,24 @@ class CrossEntropyWithIndices(Function[Tensor]):
         if not is_recording() and type(x) is Tensor and grad.dtype == x.dtype:
             # Nothing records (no create_graph, no transform): the same formula on the arrays,
             # ufunc for ufunc what the ops below compute, without their calls.
-            p = softmax_array(x.array, 1)
+            p = ctx.probs if ctx.probs is not None else softmax_array(x.array, 1)
+            # (softmax minus the one-hot rows, in a new array: a retained graph runs this again)
             if ctx.kept is not None:
                 p = p * ctx.kept
+                p[ctx.rows, ctx.target] -= ctx.kept[:, 0]
+            else:
+                p = p.copy()
+                p[ctx.rows, ctx.target] -= 1
             g = grad.array
             # (the scale in the gradient's dtype, as ``grad * ctx.scale`` takes a Python number;
             # NumPy 1.x would otherwise widen the 0-d product to float64)
-            return as_tensor((p - ctx.onehot) * (g * g.dtype.type(ctx.scale))), None, None, None
-        return (_kept_softmax(ctx, x) - as_tensor(ctx.onehot)) * (grad * ctx.scale), None, None, None
+            return as_tensor(p * (g * g.dtype.type(ctx.scale))), None, None, None
+        return (_kept_softmax(ctx, x) - as_tensor(_onehot(ctx, x))) * (grad * ctx.scale), None, None, None
 
     @staticmethod
     def jvp(ctx: Any, tx: Tensor, *_: None) -> Tensor:
         (x,) = ctx.saved_tensors
-        tangent: Tensor = ((_kept_softmax(ctx, x) - as_tensor(ctx.onehot)) * tx).sum() * ctx.scale
+        tangent: Tensor = ((_kept_softmax(ctx, x) - as_tensor(_onehot(ctx, x))) * tx).sum() * ctx.scale
         return tangent
 
     @staticmethod
@@ -115,6 +123,14 @@ class CrossEntropyWithIndices(Function[Tensor]):
             count = kept.sum()
             total = total * (1.0 / count) if count else total * 0.0 + float("nan")  # (no row: NaN, gradient 0)
         return total, 0
+
+
+def _onehot(ctx: Any, x: Tensor) -> np.ndarray[Any, Any]:
+    """The one-hot rows of the targets, in the logits' dtype (each ignored row all zeros)."""
+    data = x.array
+    onehot = np.zeros(data.shape, data.dtype)
+    onehot[ctx.rows, ctx.target] = 1 if ctx.kept is None else ctx.kept[:, 0]
+    return onehot
 
 
 def _kept_softmax(ctx: Any, x: Tensor) -> Tensor:
