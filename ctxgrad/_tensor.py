@@ -2491,6 +2491,9 @@ def summed_to_shape(data: np.ndarray[Any, Any], shape: tuple[int, ...]) -> np.nd
     """``data`` summed down to ``shape``, a shape it broadcasts from (over its leading
     dimensions, and where ``shape`` has a 1): ``sum_to_size``'s values, in a new array."""
     lead = data.ndim - len(shape)
+    if lead and shape and data.shape[lead:] == shape:  # (the common case, a bias's: leading dimensions only;
+        # a full sum takes the path below, whose ``keepdims`` keeps a 0-d array, not a NumPy scalar)
+        return np.add.reduce(data, axis=0 if lead == 1 else tuple(range(lead)))  # type: ignore[no-any-return]
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
     if not axes:  # (nothing to sum: ``data`` already has ``shape``)
         copied: np.ndarray[Any, Any] = data.copy()

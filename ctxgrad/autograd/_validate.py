@@ -189,6 +189,12 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
 def _fit(node: BackwardCFunction, i: int, g: Any, e: Edge | None) -> Tensor | None:
     """A gradient that is not exactly its input's: raise its first fatal problem, else sum
     it down to the input's shape and cast it to the input's dtype."""
+    if type(g) is Tensor and e is not None and (data := g._data).dtype == e[3] and e[3].metadata is None:
+        # The common case, a gradient of the input's dtype and a broadcast shape (a bias's):
+        # no problem is possible but the shape, and it is summed down on the array when
+        # nothing records, as ``sum_to_size``'s forward would.
+        if _expandable(e[2], data.shape) and not is_recording():
+            return _wrap(summed_to_shape(data, e[2])) if e[0] is not None else None
     if node._forward_cls.holomorphic and isinstance(g, Tensor) and e is not None and g._data.dtype.kind == "c":
         if e[3].kind != "c":
             g = g.real  # a real input of a built-in complex computation: the real part, as in torch
