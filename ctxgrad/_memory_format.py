@@ -35,6 +35,7 @@ __all__ = [
     "check_memory_format",
     "checked",
     "contiguous_format",
+    "copied_for_grad",
     "copy_in_format",
     "empty_in_format",
     "is_contiguous_as",
@@ -216,6 +217,20 @@ def laid_out(array: np.ndarray[Any, Any], fmt: memory_format, like: np.ndarray[A
     out = empty_in_format(array if like is None else like, fmt, array.dtype)
     out[...] = array
     return out
+
+
+def copied_for_grad(grad: np.ndarray[Any, Any], variable: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A copy of ``grad`` to be ``variable``'s ``.grad``: in ``variable``'s layout where that is
+    non-overlapping and dense, else row-major.  This is torch's ``clone_obey_contract``: a
+    weight used through ``t()`` gets a row-major ``.grad``, as it is itself, whatever the
+    layout of the gradient that reached it (so ``w.grad.view(-1)`` works)."""
+    if variable.flags.c_contiguous:
+        return np.array(grad, copy=True, order="C")
+    strides = _element_strides(variable)
+    if variable.size and all(s >= 0 for s in strides) and _non_overlapping_and_dense(variable.shape, strides):
+        copied: np.ndarray[Any, Any] = laid_out(grad, preserve_format, like=variable)
+        return copied
+    return np.array(grad, copy=True, order="C")
 
 
 def is_contiguous_as(array: np.ndarray[Any, Any], fmt: memory_format) -> bool:

@@ -129,3 +129,56 @@ def test_a_strided_clone_passes_its_gradient_as_torchs_does() -> None:
         assert y.stride() == (1, 6) and y.grad_fn.name() == "CloneBackward0"
     np.testing.assert_array_equal(grads[0], grads[1])
     np.testing.assert_array_equal(grads[0], BASE)
+
+
+# (name, a scalar whose gradient reaches the leaf x, from a module m)
+GRADIENT_PATHS: list[tuple[str, Callable[[Any, Any], Any]]] = [
+    ("elementwise", lambda m, x: (x * 3.0).sum()),
+    ("through a transpose", lambda m, x: (x.transpose(0, -1) * 3.0).sum()),
+    ("through a copy of a transpose", lambda m, x: (x.transpose(0, -1).contiguous() * 3.0).sum()),
+]
+
+
+@pytest.mark.parametrize(("path", "loss"), GRADIENT_PATHS, ids=[p[0] for p in GRADIENT_PATHS])
+@pytest.mark.parametrize(("layout", "lay_out"), LAYOUTS, ids=[lay[0] for lay in LAYOUTS])
+def test_a_leafs_grad_has_the_leafs_layout_as_torchs(layout: str, lay_out: Any, path: str, loss: Any) -> None:
+    """``.grad`` is laid out as its leaf where the leaf has no gaps or overlaps, row-major
+    otherwise, whatever the layout of the gradient that reaches it (torch's
+    ``clone_obey_contract``): a weight used through ``t()`` gets a row-major ``.grad``, so
+    ``w.grad.view(-1)`` works; and the second backward adds into it in place.  (The strides
+    of dimensions of length 1 are left out: torch keeps the incoming gradient's there when
+    it can take that gradient as it is, and no view or reshape reads them.)"""
+
+    def strides(t: Any) -> tuple[int, ...]:
+        return tuple(s for s, n in zip(t.stride(), t.shape) if n != 1)
+
+    seen = []
+    for m in (ctxgrad, torch):
+        x = lay_out(m, m.tensor(BASE)).detach().requires_grad_()
+        loss(m, x).backward()
+        first = strides(x.grad)
+        loss(m, x).backward()
+        seen.append((first, strides(x.grad), x.grad.tolist()))
+    assert seen[0] == seen[1]
+
+
+def test_a_weights_grad_is_row_major_and_flattens_as_torchs() -> None:
+    """``nn.Linear`` uses its weight through ``t()``: its ``.grad`` is still row-major, so the
+    usual flattening of every gradient (``torch.cat([p.grad.view(-1) ...])``) works, with or
+    without ``create_graph``."""
+    rng = np.random.default_rng(0)
+    inputs, weight, bias = rng.standard_normal((5, 4)), rng.standard_normal((3, 4)), rng.standard_normal(3)
+    seen = []
+    for m in (ctxgrad, torch):
+        layer = m.nn.Linear(4, 3, dtype=m.float64)
+        with m.no_grad():
+            layer.weight.copy_(m.tensor(weight))
+            layer.bias.copy_(m.tensor(bias))
+        (layer(m.tensor(inputs)) ** 2).sum().backward(create_graph=True)
+        strides = layer.weight.grad.stride()
+        flat = m.cat([p.grad.view(-1) for p in layer.parameters()])
+        layer.zero_grad()
+        (layer(m.tensor(inputs)) ** 2).sum().backward()
+        seen.append((strides, layer.weight.grad.stride(), flat.detach().numpy()))
+    assert seen[0][:2] == seen[1][:2] == ((4, 1), (4, 1))
+    np.testing.assert_allclose(seen[0][2], seen[1][2], rtol=1e-12)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from ctxgrad._memory_format import contiguous_format, copied_for_grad
 from ctxgrad._state import _state
 from ctxgrad.autograd._mutation import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
 from ctxgrad.autograd._node_api import NodeAPI
@@ -125,9 +126,13 @@ def _accumulate_into(t: Tensor, grad: Tensor) -> None:
     elif _state.modes.grad_enabled:
         # create_graph: keep the history of the gradient, so never write in place; and
         # copy, so that .grad never aliases a tensor someone else holds.
-        t._grad = grad.clone() if old is None else old + grad
-    elif old is None:
-        t._grad = _wrap(np.array(grad._data, copy=True))
+        t._grad = (
+            (grad.clone(memory_format=contiguous_format) if t._data.flags.c_contiguous else grad.clone())
+            if old is None
+            else old + grad
+        )
+    elif old is None:  # (in the leaf's layout, as torch: see copied_for_grad)
+        t._grad = _wrap(copied_for_grad(grad._data, t._data))
     elif old._requires_grad:
         t._grad = old + grad.detach()
     else:
