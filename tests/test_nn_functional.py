@@ -372,6 +372,21 @@ def test_nll_loss_target_out_of_bounds(torch: Any) -> None:
         torch.nn.functional.nll_loss(torch.zeros(2, 3), torch.tensor([0, 5]))
 
 
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8"])
+@pytest.mark.parametrize("bad", [-1, -101, 3, 127])
+def test_a_target_out_of_bounds_on_either_side_is_refused_as_torch(torch: Any, loss: str, dtype: str, bad: int) -> None:
+    """A negative target other than ``ignore_index``, or one past the last class, is torch's
+    IndexError, for every integer dtype of the targets (the check reads a signed target as
+    unsigned, so one reduction finds both sides)."""
+    targets = np.array([0, bad, 1]).astype(dtype)  # (uint8 wraps -1 to 255 and -101 to 155)
+    bad = int(targets[1])
+    with pytest.raises(IndexError, match=rf"Target {bad} is out of bounds\."):
+        getattr(F, loss)(ctxgrad.zeros(3, 3, requires_grad=True), ctxgrad.from_numpy(targets))
+    with pytest.raises(IndexError, match=rf"Target {bad} is out of bounds\."):
+        getattr(torch.nn.functional, loss)(torch.zeros(3, 3, requires_grad=True), torch.from_numpy(targets).long())
+
+
 @pytest.mark.parametrize("reduction", ["mean", "none"])
 def test_binary_cross_entropy(torch: Any, reduction: str) -> None:
     p = 1 / (1 + np.exp(-randn(4, 3)))

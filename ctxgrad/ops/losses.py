@@ -172,6 +172,10 @@ def _class_dim(input: Tensor) -> int:
     return 0 if input.ndim == 1 else 1
 
 
+# The native integer dtypes, each with the unsigned one of its size.
+_AS_UNSIGNED = {np.dtype(f"{kind}{n}"): np.dtype(f"u{n}") for kind in "iu" for n in (1, 2, 4, 8)}
+
+
 def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Any:
     """torch's checks of an ``nll_loss`` target (shape, dtype, bounds) and weight; returns
     the mask of the ignored targets, or None when no target is ignored."""
@@ -193,13 +197,14 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
             f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
             f"tensor of shape: {list(weight.shape)}"
         )
-    if (
-        tdata.size
-        and not 0 <= ignore_index < n_classes
-        and 0 <= np.minimum.reduce(tdata, axis=None)
-        and np.maximum.reduce(tdata, axis=None) < n_classes
-    ):
-        return None  # (every target a class, none ignored: two reductions)
+    if tdata.size and not 0 <= ignore_index < n_classes:
+        unsigned = _AS_UNSIGNED.get(tdata.dtype)
+        if unsigned is not None:  # (seen unsigned, a negative target is a huge one: one reduction)
+            in_range = np.maximum.reduce(tdata.view(unsigned), axis=None) < n_classes
+        else:  # (a byte order of its own)
+            in_range = 0 <= np.minimum.reduce(tdata, axis=None) and np.maximum.reduce(tdata, axis=None) < n_classes
+        if in_range:
+            return None  # (every target a class, none ignored)
     ignored = tdata == ignore_index
     bad = (~ignored) & ((tdata < 0) | (tdata >= n_classes))
     if bad.any():
