@@ -233,6 +233,39 @@ def test_in_place_operators_write_what_the_function_writes(
                 assert by_method == by_function
 
 
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference"])
+@pytest.mark.parametrize("alpha", [2, -0.01, 1e300, 0.5])
+@pytest.mark.parametrize("method,function", IN_PLACE_OPS[:2])
+@pytest.mark.parametrize("dtype_b", DTYPES)
+@pytest.mark.parametrize("dtype_a", DTYPES)
+def test_add_and_sub_with_alpha_write_what_the_function_writes(
+    dtype_a: Any, dtype_b: Any, method: str, function: Any, alpha: Any, mode: str
+) -> None:
+    """``p.add_(g, alpha=-lr)`` (an optimizer's step) scales ``g`` by NumPy and writes straight
+    into ``p`` when nothing records: the values, dtype, version and errors are those of the
+    in-place Function applied to ``alpha * g``, for every dtype pair, and for ``x`` with itself."""
+    from ctxgrad.autograd._views import check_writable, in_place
+    from ctxgrad.ops.arithmetic import _check_no_bool, _scaled
+
+    def through_the_function(x: Any, y: Any) -> Any:  # (add_ and sub_ as before the shortcut)
+        if function is Sub:
+            _check_no_bool(x, y)
+        scaled = _scaled(y, alpha)
+        check_writable(x, operands=(scaled,))
+        return in_place(function).apply(x, scaled)
+
+    b = tensor_of([2.0, 0.0, -1.0], dtype_b, requires_grad=False)
+    for requires_grad in (False, True):
+        a = tensor_of([1.0, -2.0, 3.0], dtype_a, requires_grad=requires_grad)
+        with grad_mode(mode):
+            for other in (b, b[0], 2, 0.5):
+                by_method = in_place_outcome(lambda x, y: getattr(x, method)(y, alpha=alpha), a, other)
+                by_function = in_place_outcome(through_the_function, a, other)
+                assert by_method == by_function
+            itself = in_place_outcome(lambda x, _: getattr(x, method)(x, alpha=alpha), a, None)
+            assert itself == in_place_outcome(lambda x, _: through_the_function(x, x), a, None)
+
+
 def test_in_place_shortcut_steps_aside_for_views_overlap_and_saved_arrays() -> None:
     """A view, an operand sharing the target's memory, and an array a graph saved all take the
     Function's path: a base sees the view's write, ``x[1:] += x[:-1]`` is torch's error, and a

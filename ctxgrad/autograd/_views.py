@@ -538,7 +538,7 @@ def _write_unrecorded(fn: type[Function[Any]], x: Tensor, args: tuple[Any, ...])
     return x
 
 
-def write_ufunc_in_place(ufunc: Any, x: Tensor, y: Any) -> bool:
+def write_ufunc_in_place(ufunc: Any, x: Tensor, y: Any, alpha: Any = 1) -> bool:
     """``ufunc(x, y)`` written by NumPy straight into ``x``'s array, where nothing records (no
     special mode; grad mode off or no operand requiring grad) and NumPy's result has ``x``'s
     floating dtype (``y`` a tensor of that dtype, or a Python int or float), and the write
@@ -547,6 +547,8 @@ def write_ufunc_in_place(ufunc: Any, x: Tensor, y: Any) -> bool:
     (``x``'s version then moves on, as the Function's path moves it); False leaves the call to
     the in-place Function, which also raises torch's errors.  An optimizer's step
     (``p.add_(g, alpha=-lr)`` under ``no_grad``) thus costs about one NumPy call per update.
+    ``alpha`` (``add_`` and ``sub_``'s): ``y`` a tensor, scaled first by a Python number, as
+    the operators' shortcut multiplies it (its product is a new array: no shared memory).
     (``add_``, ``sub_``, ``mul_`` and ``div_`` use it; tests/test_operator_shortcut.py checks
     it against the in-place Function's path.)"""
     modes = _state.modes
@@ -561,8 +563,19 @@ def write_ufunc_in_place(ufunc: Any, x: Tensor, y: Any) -> bool:
     b: Any
     if isinstance(y, Tensor):
         b = y._data
-        if (b.dtype is not dt and b.dtype != dt) or np.may_share_memory(a, b):
+        if b.dtype is not dt and b.dtype != dt:
             return False
+        if alpha != 1:
+            if dt.kind != "f" or (type(alpha) is not float and type(alpha) is not int):
+                return False
+            b = b * alpha
+            if b.dtype != dt:
+                return False
+        # (two arrays that own their memory share none; else NumPy's bounds check)
+        elif (a is b or a.base is not None or b.base is not None) and np.may_share_memory(a, b):
+            return False
+    elif alpha != 1:
+        return False
     elif dt.kind == "f" and (type(y) is float or type(y) is int):
         b = y
     else:

@@ -790,6 +790,8 @@ def reflected_operands(name: str, input: Tensor, other: Any) -> tuple[Any, Tenso
 # ``input`` and marks it dirty), after torch's checks that ``input`` may be changed.
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: ``input + alpha * other`` (``+=``)."""
+    if alpha != 1 and write_ufunc_in_place(np.add, input, other, alpha):  # (an optimizer's step)
+        return input
     other = _scaled(other, alpha)
     return input if write_ufunc_in_place(np.add, input, other) else write_in_place(Add, input, other)
 
@@ -798,6 +800,8 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In place: ``input - alpha * other`` (``-=``)."""
     if alpha != 1:
         _check_no_bool(input, other)
+        if write_ufunc_in_place(np.subtract, input, other, alpha):
+            return input
     other = _scaled(other, alpha)
     return input if write_ufunc_in_place(np.subtract, input, other) else write_in_place(Sub, input, other)
 
