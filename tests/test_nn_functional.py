@@ -611,6 +611,23 @@ def test_fused_cross_entropy_backward_on_arrays_equals_the_recorded_one(dtype: s
         assert not first.numpy()[[1, 4]].any()  # (an ignored row gets no gradient)
 
 
+def test_fused_cross_entropy_gradient_is_for_the_targets_of_its_forward() -> None:
+    """A label buffer that the caller fills with the next batch before ``backward`` (NumPy
+    writes, which no version counter sees) does not change the gradient: the loss keeps its
+    own copy of the targets.  (torch reads the buffer at backward, and gives the gradient of
+    a loss it never computed.)"""
+    rng = np.random.default_rng(7)
+    logits = rng.standard_normal((4, 3))
+    labels = np.array([0, 2, 1, 1])
+    x = ctxgrad.tensor(logits, requires_grad=True)
+    loss = ctxgrad.nn.functional.cross_entropy(x, ctxgrad.from_numpy(labels))
+    labels[:] = [2, 0, 0, 2]  # (the next batch, written into the same buffer)
+    loss.backward()
+    p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    p[np.arange(4), [0, 2, 1, 1]] -= 1
+    np.testing.assert_allclose(x.grad.numpy(), p / 4, rtol=1e-12)
+
+
 # --- silent NaNs and gradient penalties (the correctness issue) ------------------------------
 
 

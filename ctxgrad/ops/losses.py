@@ -298,24 +298,19 @@ def cross_entropy(
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing == 0.0 and weight is None and reduction != "none" and not _under_vmap(input, target):
+        data, tdata = input.array, target.array
+        if data.ndim == 2 and data.dtype.kind == "f" and tdata.dtype.kind != "f":
+            # The common case, fused into one Function; the target gets nll_loss's checks first.
+            ignored = _check_nll_target(input, target, None, ignore_index)
+            if ignored is None:
+                # (a copy of the targets: the backward reads them, after the caller may have reused its own)
+                return CrossEntropyWithIndices.apply(input, tdata.astype(np.intp), None, reduction == "mean")
+            keep = ~ignored
+            rows = np.where(keep, tdata, 0).astype(np.intp)
+            return CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
     cdim = _class_dim(input)
     n_classes = input.shape[cdim]
-    if (
-        not target.is_floating_point()
-        and label_smoothing == 0.0
-        and weight is None
-        and input.ndim == 2
-        and reduction != "none"
-        and input.is_floating_point()
-        and not _under_vmap(input, target)
-    ):
-        # The common case, fused into one Function; the target gets nll_loss's checks first.
-        ignored = _check_nll_target(input, target, None, ignore_index)
-        if ignored is None:
-            return CrossEntropyWithIndices.apply(input, target.array.astype(np.intp), None, reduction == "mean")
-        keep = ~ignored
-        rows = np.where(keep, target.array, 0).astype(np.intp)
-        return CrossEntropyWithIndices.apply(input, rows, keep, reduction == "mean")
     logp = input.log_softmax(cdim)
     wshape = [1] * input.ndim
     wshape[cdim] = n_classes
