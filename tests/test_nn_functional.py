@@ -72,6 +72,38 @@ def test_linear_shape_mismatch_message(torch: Any) -> None:
         torch.nn.functional.linear(torch.ones(4, 3), torch.ones(5, 2))
 
 
+LINEAR_RANKS = [
+    ((), (5, 4), None),
+    ((3, 4), (), None),
+    ((3, 4), (4,), None),
+    ((3, 4), (4,), (1,)),
+    ((4,), (4,), None),
+    ((4,), (4,), (1,)),
+    ((2, 3, 4), (4,), (1,)),
+    ((3, 4), (5, 4, 2), None),
+    ((3, 4), (5, 4, 2), (2,)),
+    ((4,), (5, 4), (5,)),
+    ((2, 1, 3, 4), (5, 4), (5,)),
+    ((2, 3, 4), (5, 4), None),
+]
+
+
+@pytest.mark.parametrize(("input_shape", "weight_shape", "bias_shape"), LINEAR_RANKS)
+def test_linear_of_every_rank_as_torch(torch: Any, input_shape: Any, weight_shape: Any, bias_shape: Any) -> None:
+    """``linear`` with inputs and weights of other ranks than two: the result's shape and
+    node, or torch's error (a 0-d argument; a weight that ``t()`` or ``addmm`` refuses)."""
+    seen = []
+    for m in (ctxgrad, torch):
+        weight = m.ones(weight_shape).requires_grad_()
+        bias = None if bias_shape is None else m.ones(bias_shape)
+        try:
+            out = m.nn.functional.linear(m.ones(input_shape), weight, bias)
+            seen.append((tuple(out.shape), type(out.grad_fn).__name__))
+        except RuntimeError as exc:
+            seen.append(str(exc))
+    assert seen[0] == seen[1]
+
+
 def test_bilinear(torch: Any) -> None:
     check(torch, "bilinear", [randn(4, 3), randn(4, 2), randn(5, 3, 2), randn(5)])
 

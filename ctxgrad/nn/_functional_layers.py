@@ -21,20 +21,22 @@ from ctxgrad.ops.linalg import addmm
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: ``weight`` is ``(out_features, in_features)``."""
-    if input.shape[-1:] != weight.shape[-1:] and input.ndim and weight.ndim == 2:
-        rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
+    shape, wshape = input.shape, weight.shape  # (each read once: a shape is made per read)
+    ndim, wdim = len(shape), len(wshape)
+    if ndim == 0 or wdim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {ndim}D and {wdim}D")
+    if shape[-1:] != wshape[-1:] and wdim == 2:
+        rows = int(np.prod(shape[:-1])) if ndim > 1 else 1
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-            f"{weight.shape[1]}x{weight.shape[0]})"
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{shape[-1]} and {wshape[1]}x{wshape[0]})"
         )
-    if weight.ndim != 2:
-        out = input @ weight
-        return out if bias is None else out + bias
-    if bias is not None and input.ndim >= 1:  # (torch's graph: AddmmBackward0 over TBackward0)
-        if input.ndim == 2:
+    # torch's graph: AddmmBackward0 over TBackward0 (a weight of another rank gets torch's
+    # errors from there: t() refuses three dimensions, addmm a vector)
+    if bias is not None:
+        if ndim == 2:
             return addmm(bias, input, weight.t())
-        matrix = input.reshape(-1, input.shape[-1])  # (other ranks: as rows of one matrix, then back)
-        return addmm(bias, matrix, weight.t()).view(*input.shape[:-1], weight.shape[0])
+        product = addmm(bias, input.reshape(-1, shape[-1]), weight.t())  # (other ranks: as rows of one matrix)
+        return product.view(*shape[:-1], wshape[0])
     out = input @ weight.t()
     return out if bias is None else out + bias
 

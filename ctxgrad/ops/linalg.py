@@ -213,10 +213,11 @@ class Mm(_MatrixProduct):
 def _check_matrices(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any], names: tuple[str, str] | None = None) -> None:
     """Torch's checks of ``mm``'s operands (``addmm``'s: ``names``, which its messages give
     with the rank that came): two matrices that multiply, of one dtype, not bool."""
-    for array, name in zip((x, y), names or ("self", "mat2")):
-        if array.ndim != 2:
-            got = f", got {array.ndim}-D tensor" if names else ""
-            raise RuntimeError(f"{name} must be a matrix{got}")
+    if x.ndim != 2 or y.ndim != 2:
+        for array, name in zip((x, y), names or ("self", "mat2")):
+            if array.ndim != 2:
+                got = f", got {array.ndim}-D tensor" if names else ""
+                raise RuntimeError(f"{name} must be a matrix{got}")
     if x.shape[1] != y.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and {y.shape[0]}x{y.shape[1]})"
@@ -267,7 +268,8 @@ class Addmm(Function[Tensor]):
     def forward(ctx: Any, input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any) -> Tensor:
         x, y = mat1.array, mat2.array
         _check_matrices(x, y, ("mat1", "mat2"))
-        _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
+        if input.array.dtype != y.dtype:
+            _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
         ctx.beta, ctx.alpha = beta, alpha
         save_for_gradients(ctx, (mat1, mat2), _READ_BY_THE_OTHER_MATRIX)
         product = x @ y
@@ -988,6 +990,8 @@ def _broadcast_result(input: Tensor, product: Tensor) -> Tensor:
     """``product`` after torch's check that ``input`` expands to its shape (the error is
     ``expand``'s)."""
     given, wanted = input.array.shape, product.array.shape
+    if given == wanted[-1:] or given == wanted:  # (a bias, or a full matrix: the common cases)
+        return product
     expands = len(given) <= len(wanted) and all(
         n == m or n == 1 for n, m in zip(reversed(given), reversed(wanted))
     )  # (NumPy's broadcast_shapes, written out: it costs more than the product of small matrices)

@@ -525,7 +525,10 @@ def t(input: Tensor) -> Tensor:
     n = input.array.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return TransposeT.apply(input, tuple(range(n - 1, -1, -1)))
+    return TransposeT.apply(input, _REVERSED[n])
+
+
+_REVERSED = ((), (0,), (1, 0))  # t()'s dimensions, by rank
 
 
 def _swap(input: Tensor, dim0: int, dim1: int) -> Tensor:
