@@ -204,3 +204,30 @@ def test_forward_ad_still_asks_for_a_view_tangent_there_as_torch_does() -> None:
         == run(torch)
         == ("A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view.")
     )
+
+
+@pytest.mark.parametrize("output", ["fresh", "view", "tuple"])
+def test_saved_for_forward_is_none_after_apply_for_every_kind_of_output(output: str) -> None:
+    """``ctx.saved_for_forward`` holds the tensors during ``forward`` and is None on the node
+    after ``apply``, as in torch, whatever the Function returns (a fresh tensor, a view, a
+    tuple): the node keeps no reference to them, so an output saved for forward makes no
+    reference cycle through its own node."""
+    seen: list[Any] = []
+    for L in (ctxgrad, torch):
+
+        class SavesForForward(L.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                out = x.view(-1) if output == "view" else x * 2
+                ctx.save_for_forward(x, out)
+                seen.append(ctx.saved_for_forward[1] is out)
+                return (out, x + 1) if output == "tuple" else out
+
+            @staticmethod
+            def backward(ctx: Any, g: Any, *rest: Any) -> Any:
+                return g.view(2, 2) if output == "view" else g
+
+        result = SavesForForward.apply(L.ones(2, 2, requires_grad=True))
+        out = result[0] if output == "tuple" else result
+        seen.append(out.grad_fn.saved_for_forward)
+    assert seen == [True, None, True, None]

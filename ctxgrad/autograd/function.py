@@ -141,6 +141,7 @@ class BackwardCFunction(CtxFields, Node):
     _materialize: bool = True
     _fw_saved: tuple[Tensor | None, ...] | None = None
     _cleared_on_access: bool = False
+    _marked: bool = False  # (a mark or save_for_forward was set: recording takes the general path)
 
     def __init__(self) -> None:
         self._saved, self._hooks = (), None
@@ -169,7 +170,7 @@ class BackwardCFunction(CtxFields, Node):
                     f"type {type(t).__name__} (in {self._forward_cls.__name__}); save non-tensors as "
                     "attributes on ctx."
                 )
-        self._fw_saved = tensors
+        self._fw_saved, self._marked = tensors, True
 
     @property
     def saved_tensors(self) -> tuple[Tensor, ...]:
@@ -203,13 +204,13 @@ class BackwardCFunction(CtxFields, Node):
         now goes through this node.  A leaf that requires grad cannot be changed in place.
         """
         check_all_tensors(self, "mark_dirty", tensors)
-        self._dirty = tensors
+        self._dirty, self._marked = tensors, True
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Declare outputs that have no gradient: they do not require grad, and
         ``backward`` receives zeros (or None without materialisation) for them."""
         check_all_tensors(self, "mark_non_differentiable", tensors)
-        self._non_diff = tensors
+        self._non_diff, self._marked = tensors, True
 
     def set_materialize_grads(self, value: bool) -> None:
         """With False, ``backward`` gets None instead of zeros for outputs that got no gradient."""
@@ -523,9 +524,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     ctx._edges = tuple(edges)
     ctx._seq = next(_sequence)
 
-    dirty = ctx._dirty
-    non_diff = ctx._non_diff
-    if type(out) is Tensor and dirty is None and non_diff is None and out._data.base is None:
+    if type(out) is Tensor and not ctx._marked and out._data.base is None:
         # The common case, one fresh output: its grad_fn is this node.
         for a in args:
             if a is out:
@@ -541,7 +540,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             out._output_nr = 0
             out._requires_grad = True
     else:
-        out = wire_outputs(cls, ctx, args, out, dirty, non_diff)
+        out = wire_outputs(cls, ctx, args, out, ctx._dirty, ctx._non_diff)
     to_save = ctx.to_save
     if to_save is not None:
         pack_saved(cls, ctx, to_save, state)
