@@ -449,10 +449,12 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
         state = _state.modes
     for a in args:  # (a view whose base was changed in place is re-read: .requires_grad)
         if isinstance(a, Tensor) and (a._requires_grad or a._base is not None):
-            # (a view's requires_grad re-reads its base: the property, only for views)
-            needs = tuple(
-                [isinstance(a, Tensor) and (a._requires_grad if a._base is None else a.requires_grad) for a in args]
-            )
+            # (a view's requires_grad re-reads its base: the property, only for views; a loop, as a
+            # comprehension is a call of its own before Python 3.12)
+            flags = []
+            for b in args:
+                flags.append(isinstance(b, Tensor) and (b._requires_grad if b._base is None else b.requires_grad))
+            needs = tuple(flags)
             break
     else:  # nothing requires grad, as for most ops inside forward and backward: all False
         needs = (False,) * len(args)
