@@ -174,7 +174,7 @@ def _product_gradients(
     if is_recording():
         return None
     g = grad.array
-    if any(t is not None and t.array.dtype != g.dtype for t in (a, b)):
+    if (a is not None and a.array.dtype != g.dtype) or (b is not None and b.array.dtype != g.dtype):
         return None
     return (
         as_tensor(g @ b.array.T) if need_a and b is not None else None,

@@ -141,7 +141,10 @@ def _kept_softmax(ctx: Any, x: Tensor) -> Tensor:
 
 # =========================================================================== losses
 def _under_vmap(*tensors: Tensor | None) -> bool:
-    return any(isinstance(t, BatchedTensor) for t in tensors)
+    for t in tensors:  # (a loop: a generator costs a call of its own)
+        if isinstance(t, BatchedTensor):
+            return True
+    return False
 
 
 def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
