@@ -38,6 +38,7 @@ from ctxgrad._dtypes import _BY_NUMPY
 from ctxgrad._format import add_suffixes, format_array
 from ctxgrad._state import _state, refuse_inference_write
 from ctxgrad._state import special_modes as _special_modes
+from ctxgrad._tensor_base import TensorBase
 
 if TYPE_CHECKING:
     from ctxgrad._storage import TypedStorage, UntypedStorage
@@ -115,7 +116,7 @@ def _check_requires_grad_setter(dt: np.dtype[Any]) -> None:
         )
 
 
-class Tensor:
+class Tensor(TensorBase):
     """An n-dimensional array that can record the operations applied to it.
 
     >>> import ctxgrad
@@ -126,11 +127,11 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    # The fields every recorded op reads are slots, set when a tensor is made (``__new__``;
-    # ``_wrap`` and ``as_tensor`` inline): a slot reads faster than a class default.  ``__dict__``
-    # stays for the rest, which keep class defaults (an instance stores only those that differ),
-    # and for users' own attributes.
-    __slots__ = ("__dict__", "__weakref__", "_base", "_data", "_grad_fn", "_output_nr", "_requires_grad")
+    # The fields every recorded op reads are TensorBase's, set when a tensor is made
+    # (``__new__``; ``_wrap`` and ``as_tensor`` inline): a slot reads faster than a class default,
+    # and the compiled core reads them at fixed offsets.  ``__dict__`` holds the rest, which keep
+    # class defaults (an instance stores only those that differ), and users' own attributes.
+    __slots__ = ("__dict__", "__weakref__")
     _requires_grad: bool
     _grad_fn: Node | None
     _output_nr: int
@@ -183,7 +184,7 @@ class Tensor:
         )
 
     def __new__(cls: type[_TensorT], *args: Any, **kwargs: Any) -> _TensorT:
-        t = object.__new__(cls)
+        t = _new_leaf(cls)
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0
@@ -2353,7 +2354,7 @@ def _wrap(arr: np.ndarray[Any, Any]) -> Tensor:
     return t
 
 
-_new_leaf = object.__new__  # (a tensor's slots are then set by the caller, as Tensor.__new__ does)
+_new_leaf = TensorBase.__new__  # (a tensor's slots are then set by the caller, as Tensor.__new__ does)
 _new_tensor = Tensor.__new__  # a tensor without its ``__init__``
 _ndarray = np.ndarray  # a global: one lookup fewer in as_tensor's first branch
 _device = check_device

@@ -21,6 +21,8 @@ xpu: str | None = None
 #: are: ``python tools/build_compiled.py`` in a checkout.  A plain install runs them as Python.
 COMPILABLE: tuple[str, ...] = (
     "ctxgrad._state",
+    "ctxgrad._tensor_base",
+    "ctxgrad._tensor",
     "ctxgrad.autograd.function",
     "ctxgrad.autograd.engine",
     "ctxgrad.autograd.graph",

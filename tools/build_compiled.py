@@ -50,7 +50,9 @@ sys.argv[1:] = ["build_ext", "--build-lib", scratch + "/lib", "--build-temp", sc
 extensions = [Extension(m, [root + "/" + m.replace(".", "/") + ".py"]) for m in modules]
 setup(
     name="ctxgrad-compiled-core",
-    ext_modules=cythonize(extensions, build_dir=scratch + "/c", quiet=True, compiler_directives={directives!r}),
+    ext_modules=cythonize(
+        extensions, build_dir=scratch + "/c", quiet=True, include_path=[root], compiler_directives={directives!r}
+    ),
 )
 """
 

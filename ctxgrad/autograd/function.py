@@ -448,7 +448,10 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
     if state is None:
         state = _state.modes
     for a in args:  # (a view whose base was changed in place is re-read: .requires_grad)
-        if isinstance(a, Tensor) and (a._requires_grad or a._base is not None):
+        if not isinstance(a, Tensor):
+            continue
+        t = a
+        if t._requires_grad or t._base is not None:
             # (a view's requires_grad re-reads its base: the property, only for views; a loop, as a
             # comprehension is a call of its own before Python 3.12)
             flags = []
@@ -475,18 +478,19 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
     if grad_enabled and True in needs and not (state.special and state.inference):
         return _record(cls, ctx, args, out, state)
     # Nothing recorded: a fresh tensor result goes back as it is.
-    if (
-        type(out) is Tensor
-        and out._data.base is None
-        and ctx._dirty is None
-        and not out._requires_grad
-        and not state.special  # (inference mode marks its outputs)
-    ):
-        for a in args:
-            if a is out:
-                break
-        else:
-            return out
+    if type(out) is Tensor:
+        t = out
+        if (
+            t._data.base is None
+            and ctx._dirty is None
+            and not t._requires_grad
+            and not state.special  # (inference mode marks its outputs)
+        ):
+            for a in args:
+                if a is out:
+                    break
+            else:
+                return out
     return finish_untracked(ctx, args, out, grad_enabled and not (state.special and state.inference))
 
 
@@ -508,19 +512,20 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     edges: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
-            if a._base is not None:
-                a._history()
-            data = a._data
+            t = a
+            if t._base is not None:
+                t._history()
+            data = t._data
             meta = _METAS.get(data.shape)  # (meta_of without its call, as the common case)
             if meta is None or meta[0][1] is not data.dtype:
                 meta = meta_of(data)
             shape, dtype = meta[0]
-            if not a._requires_grad:
+            if not t._requires_grad:
                 edges.append((None, 0, shape, dtype))
-            elif (fn := a._grad_fn) is None:
-                edges.append((_accumulator_of(a), 0, shape, dtype))
+            elif (fn := t._grad_fn) is None:
+                edges.append((_accumulator_of(t), 0, shape, dtype))
             else:
-                edges.append((fn, a._output_nr, shape, dtype))
+                edges.append((fn, t._output_nr, shape, dtype))
         else:
             edges.append(None)
     ctx._edges = tuple(edges)
@@ -532,15 +537,16 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
             if a is out:
                 out = alias(out, cls)
                 break
-        data = out._data
+        t = out
+        data = t._data
         meta = _METAS.get(data.shape)  # ((shape, dtype),), shared between nodes (meta_of, inline)
         if meta is None or meta[0][1] is not data.dtype:
             meta = meta_of(data)
         ctx._out_meta = meta
         if meta[0][1].kind in "fc":  # a floating or complex output is differentiable
-            out._grad_fn = ctx
-            out._output_nr = 0
-            out._requires_grad = True
+            t._grad_fn = ctx
+            t._output_nr = 0
+            t._requires_grad = True
     else:
         out = wire_outputs(cls, ctx, args, out, ctx._dirty, ctx._non_diff)
     to_save = ctx.to_save
