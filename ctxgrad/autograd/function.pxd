@@ -1,13 +1,15 @@
 # Typed declarations for the optional compiled core (tools/build_compiled.py), read by Cython
-# beside function.py and never by Python.  Each ``t`` below holds a tensor: declared a
-# TensorBase, its autograd fields are read and written at fixed offsets instead of by name
-# (assigning a non-tensor to it would raise TypeError, so the code assigns only tensors).
+# beside function.py and never by Python.  Each ``t`` below holds a tensor and ``state`` the
+# thread's Modes: declared as the extension types TensorBase and Modes, their fields are read
+# and written at fixed offsets instead of by name (assigning anything else to ``t`` would raise
+# TypeError, so the code assigns only tensors to it).
 
 import cython
+from ctxgrad._state cimport Modes
 from ctxgrad._tensor_base cimport TensorBase
 
 @cython.locals(t=TensorBase)
-cpdef _run(cls, ctx, args, state=*)
+cpdef _run(cls, ctx, args, Modes state=*)
 
 @cython.locals(t=TensorBase)
-cpdef _record(cls, ctx, args, out, state)
+cpdef _record(cls, ctx, args, out, Modes state)
