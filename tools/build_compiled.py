@@ -40,18 +40,27 @@ DIRECTIVES = {
 
 # Run in a scratch directory (setuptools would read the project's pyproject.toml, which hatchling
 # builds), from absolute source paths; the compiled modules are then copied beside their sources.
+# ``include_path``: where a ``.pxd`` finds the ones it cimports (``from ctxgrad._tensor_base
+# cimport TensorBase``).  Cython and the C compiler run one job per core.
 _SETUP = """
+import os
 import sys
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 root, scratch, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
-sys.argv[1:] = ["build_ext", "--build-lib", scratch + "/lib", "--build-temp", scratch + "/temp"]
+jobs = os.cpu_count() or 1
+sys.argv[1:] = ["build_ext", "--build-lib", scratch + "/lib", "--build-temp", scratch + "/temp", "-j", str(jobs)]
 extensions = [Extension(m, [root + "/" + m.replace(".", "/") + ".py"]) for m in modules]
 setup(
     name="ctxgrad-compiled-core",
     ext_modules=cythonize(
-        extensions, build_dir=scratch + "/c", quiet=True, include_path=[root], compiler_directives={directives!r}
+        extensions,
+        build_dir=scratch + "/c",
+        quiet=True,
+        include_path=[root],
+        nthreads=jobs,
+        compiler_directives={directives!r},
     ),
 )
 """
