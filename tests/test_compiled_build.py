@@ -7,6 +7,7 @@ Without a compiled build (a plain install) only the first test runs; the others 
 from __future__ import annotations
 
 import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -132,3 +133,48 @@ def test_compiled_and_pure_cores_give_bit_identical_results(tmp_path: Path) -> N
     assert pure_lines[0] == "False"
     assert len(compiled_lines) == 1 + 2 + 2 + 5 + 4
     assert compiled_lines[1:] == pure_lines[1:]
+
+
+# ------------------------------------------------------------------ the .pxd declarations
+
+_PACKAGE = Path(ctxgrad.__file__).resolve().parent
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not an extension type
+
+
+def _declared_classes() -> dict[tuple[str, str], list[str]]:
+    """(module, class) -> the fields its ``.pxd`` declares, for every ``cdef class`` there."""
+    declared: dict[tuple[str, str], list[str]] = {}
+    for pxd in sorted(_PACKAGE.rglob("*.pxd")):
+        module = ".".join(pxd.relative_to(_PACKAGE.parent).with_suffix("").parts)
+        fields: list[str] | None = None
+        for line in pxd.read_text().splitlines():
+            if match := re.match(r"cdef class (\w+)", line):
+                fields = declared.setdefault((module, match.group(1)), [])
+            elif fields is not None and (match := re.match(r"    cdef public object (\w+)$", line)):
+                fields.append(match.group(1))
+    return declared
+
+
+def test_every_declared_class_has_its_slots_as_fields() -> None:
+    # The .pxd (compiled core) and the class's __slots__ (pure Python) list the same fields, so
+    # both cores give a tensor, the thread's modes and a saved tensor the same attributes.
+    declared = _declared_classes()
+    assert {("ctxgrad._tensor_base", "TensorBase"), ("ctxgrad._state", "Modes")} <= set(declared)
+    for (module, name), fields in declared.items():
+        cls = getattr(importlib.import_module(module), name)
+        assert sorted(fields) == sorted(cls.__slots__), f"{module}.{name}"
+
+
+@pytest.mark.skipif(not ctxgrad.version.compiled, reason="the compiled core is not built (tools/build_compiled.py)")
+def test_the_declared_classes_are_extension_types_in_the_compiled_core() -> None:
+    for module, name in _declared_classes():
+        cls = getattr(importlib.import_module(module), name)
+        assert not cls.__flags__ & _HEAP_TYPE, f"{module}.{name} was not built from its .pxd"
+        obj = cls.__new__(cls)
+        assert all(getattr(obj, field) is None for field in cls.__slots__)  # (members start as None)
+    # Tensor stays a class of its own statement (the op table attaches its methods to it), on
+    # TensorBase; as torch's, object.__new__ refuses it.
+    assert ctxgrad.Tensor.__flags__ & _HEAP_TYPE
+    assert ctxgrad.Tensor.__mro__[1].__name__ == "TensorBase"
+    with pytest.raises(TypeError, match="is not safe, use"):
+        object.__new__(ctxgrad.Tensor)
