@@ -531,13 +531,13 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     ctx._edges = tuple(edges)
     ctx._seq = next(_sequence)
 
-    if type(out) is Tensor and not ctx._marked and out._data.base is None:
+    t = out if type(out) is Tensor else None
+    if t is not None and not ctx._marked and t._data.base is None:
         # The common case, one fresh output: its grad_fn is this node.
         for a in args:
             if a is out:
-                out = alias(out, cls)
+                out = t = alias(out, cls)
                 break
-        t = out
         data = t._data
         meta = _METAS.get(data.shape)  # ((shape, dtype),), shared between nodes (meta_of, inline)
         if meta is None or meta[0][1] is not data.dtype:
