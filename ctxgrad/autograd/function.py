@@ -450,7 +450,7 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
     for a in args:  # (a view whose base was changed in place is re-read: .requires_grad)
         if not isinstance(a, Tensor):
             continue
-        t = a
+        t = a  # (a name for tensors only: the compiled core reads its fields at fixed offsets, function.pxd)
         if t._requires_grad or t._base is not None:
             # (a view's requires_grad re-reads its base: the property, only for views; a loop, as a
             # comprehension is a call of its own before Python 3.12)
@@ -512,7 +512,7 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     edges: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
-            t = a
+            t = a  # (typed in the compiled core: function.pxd)
             if t._base is not None:
                 t._history()
             data = t._data
