@@ -1,8 +1,8 @@
 # Typed declarations for the optional compiled core (tools/build_compiled.py), read by Cython
-# beside function.py and never by Python.  Each ``t`` below holds a tensor and ``state`` the
-# thread's Modes: declared as the extension types TensorBase and Modes, their fields are read
-# and written at fixed offsets instead of by name (assigning anything else to ``t`` would raise
-# TypeError, so the code assigns only tensors to it).
+# beside function.py and never by Python.  Each ``t`` (and ``o``, an output) below holds a
+# tensor and ``state`` the thread's Modes: declared as the extension types TensorBase and Modes,
+# their fields are read and written at fixed offsets instead of by name (assigning anything but
+# a tensor or None to ``t`` would raise TypeError, so the code assigns only those to it).
 
 import cython
 from ctxgrad._state cimport Modes
@@ -14,5 +14,5 @@ cdef dict _METAS
 @cython.locals(t=TensorBase)
 cpdef _run(cls, ctx, args, Modes state=*)
 
-@cython.locals(t=TensorBase)
+@cython.locals(t=TensorBase, o=TensorBase)
 cpdef _record(cls, ctx, args, out, Modes state)

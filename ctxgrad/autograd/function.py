@@ -531,22 +531,22 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     ctx._edges = tuple(edges)
     ctx._seq = next(_sequence)
 
-    t = out if type(out) is Tensor else None
-    if t is not None and not ctx._marked and t._data.base is None:
+    o = out if type(out) is Tensor else None  # (the output, typed as ``t`` is: function.pxd)
+    if o is not None and not ctx._marked and o._data.base is None:
         # The common case, one fresh output: its grad_fn is this node.
         for a in args:
             if a is out:
-                out = t = alias(out, cls)
+                out = o = alias(out, cls)
                 break
-        data = t._data
+        data = o._data
         meta = _METAS.get(data.shape)  # ((shape, dtype),), shared between nodes (meta_of, inline)
         if meta is None or meta[0][1] is not data.dtype:
             meta = meta_of(data)
         ctx._out_meta = meta
         if meta[0][1].kind in "fc":  # a floating or complex output is differentiable
-            t._grad_fn = ctx
-            t._output_nr = 0
-            t._requires_grad = True
+            o._grad_fn = ctx
+            o._output_nr = 0
+            o._requires_grad = True
     else:
         out = wire_outputs(cls, ctx, args, out, ctx._dirty, ctx._non_diff)
     to_save = ctx.to_save
