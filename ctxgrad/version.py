@@ -23,6 +23,7 @@ COMPILABLE: tuple[str, ...] = (
     "ctxgrad._state",
     "ctxgrad._tensor_base",
     "ctxgrad._tensor",
+    "ctxgrad._shortcut",
     "ctxgrad.autograd.function",
     "ctxgrad.autograd.engine",
     "ctxgrad.autograd.graph",

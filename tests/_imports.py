@@ -87,6 +87,7 @@ LAYERS: dict[str, int] = {
     "ctxgrad.func._pytree": 0,  # (pytrees: plain Python, nothing of ctxgrad; vmap's rules read them)
     # L1: Tensor.
     "ctxgrad._tensor": 1,
+    "ctxgrad._shortcut": 1,  # (the operators' NumPy shortcut: it reads the autograd fields)
     "ctxgrad._tensor_base": 1,  # (its autograd fields: the compiled core's fixed layout)
     # L2: the autograd core (Function, graph, engine, grad modes, forward mode, ...).
     "ctxgrad.autograd": 2,

@@ -1,5 +1,5 @@
 """The operators ``+ - * /`` compute with NumPy directly when nothing records
-(``ctxgrad/ops/arithmetic.py``, ``_untracked``): the result must be exactly what the op's
+(``ctxgrad/_shortcut.py``, ``untracked``): the result must be exactly what the op's
 Function gives, for every dtype pair, operand kind and grad mode.
 
 Each example computes ``a op b`` through the operator and through ``Function.apply`` (the

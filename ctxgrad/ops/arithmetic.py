@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ctxgrad._dtypes import fill_value_as, get_default_dtype, result_dtype, short_name
-from ctxgrad._state import _state
+from ctxgrad._shortcut import untracked
 from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad.autograd.batching import elementwise_rule
 from ctxgrad.autograd.function import Function
@@ -679,53 +679,11 @@ def fmod_(input: Tensor, other: Any) -> Tensor:
     return write_in_place(FmodScalar, input, operand(other))
 
 
-def _untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
-    """``ufunc(a, b)`` computed by NumPy directly when the Function would record nothing and
-    compute the same: no mode that changes ``apply`` is on (a trace, vmap, forward mode,
-    inference), grad mode is off or no operand requires grad, and the operands are floating
-    tensors of one dtype, or a real floating tensor with a Python int or float (where
-    :func:`arrays` hands NumPy the operands unchanged); and NumPy's result has the tensor's
-    dtype, torch's.  Otherwise None: the caller takes the Function's path, which also raises
-    torch's errors.  An op inside ``forward`` or ``backward``, or under ``no_grad``, thus costs
-    about what NumPy's own call costs.  (tests/test_operator_shortcut.py checks it against the
-    Function for every dtype pair and grad mode.)"""
-    modes = _state.modes  # (the thread's flags, fetched once)
-    if modes.special:
-        return None
-    if modes.grad_enabled and (  # (first: a recorded op leaves at once)
-        (isinstance(a, Tensor) and a.requires_grad) or (isinstance(b, Tensor) and b.requires_grad)
-    ):
-        return None
-    x: Any
-    y: Any
-    if isinstance(a, Tensor):
-        x = a.array
-        dt = x.dtype
-        if isinstance(b, Tensor):
-            y = b.array
-            if (y.dtype is not dt and y.dtype != dt) or dt.kind not in "fc":
-                return None
-        elif dt.kind == "f" and (type(b) is float or type(b) is int):
-            y = b
-        else:
-            return None
-    else:  # a number on the left of a tensor (``2.0 - x``)
-        x, y = a, b.array
-        dt = y.dtype
-        if dt.kind != "f" or (type(a) is not float and type(a) is not int):
-            return None
-    try:
-        out = ufunc(x, y)
-    except ValueError:  # (shapes that do not broadcast: the Function raises torch's error)
-        return None
-    return as_tensor(out) if out.dtype == dt else None
-
-
 def add_operator(input: Tensor, other: Any) -> Tensor:
     """``input + other`` (``__add__``; as ``__radd__``, addition commutes, the tensor goes first)."""
     if type(other) not in _PLAIN:
         other = operand(other)
-    out = _untracked(np.add, input, other)
+    out = untracked(np.add, input, other)
     return _add(input, other) if out is None else out
 
 
@@ -733,7 +691,7 @@ def sub_operator(input: Tensor, other: Any) -> Tensor:
     """``input - other`` (``__sub__``)."""
     if type(other) not in _PLAIN:
         other = operand(other)
-    out = _untracked(np.subtract, input, other)
+    out = untracked(np.subtract, input, other)
     return _sub(input, other) if out is None else out
 
 
@@ -741,7 +699,7 @@ def rsub_operator(input: Tensor, other: Any) -> Tensor:
     """``other - input`` (``__rsub__``)."""
     if type(other) not in _PLAIN:
         other = operand(other)
-    out = _untracked(np.subtract, other, input)
+    out = untracked(np.subtract, other, input)
     return _sub(other, input) if out is None else out
 
 
@@ -749,7 +707,7 @@ def mul_operator(input: Tensor, other: Any) -> Tensor:
     """``input * other`` (``__mul__``, ``__rmul__``)."""
     if type(other) not in _PLAIN:
         other = operand(other)
-    out = _untracked(np.multiply, input, other)
+    out = untracked(np.multiply, input, other)
     return _mul(input, other) if out is None else out
 
 
@@ -757,7 +715,7 @@ def truediv_operator(input: Tensor, other: Any) -> Tensor:
     """``input / other`` (``__truediv__``)."""
     if type(other) not in _PLAIN:
         other = operand(other)
-    out = _untracked(np.true_divide, input, other)
+    out = untracked(np.true_divide, input, other)
     return _div(input, other) if out is None else out
 
 
@@ -765,7 +723,7 @@ def rtruediv_operator(input: Tensor, other: Any) -> Tensor:
     """``other / input`` (``__rtruediv__``)."""
     if type(other) not in _PLAIN:
         other = operand(other)
-    out = _untracked(np.true_divide, other, input)
+    out = untracked(np.true_divide, other, input)
     return _div(other, input) if out is None else out
 
 
