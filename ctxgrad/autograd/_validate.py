@@ -163,7 +163,7 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
             # The common case, one argument: check it without building tuples.
             e = edges[0]
             data = result._data
-            if e is not None and data.shape == e[2] and data.dtype == e[3]:
+            if e is not None and data.shape == e[2] and (data.dtype is e[3] or data.dtype == e[3]):
                 return [result if e[0] is not None else None]
         result = (result,)
     n = len(edges)
@@ -179,7 +179,12 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
             out.append(None)
             continue
         e = edges[i]
-        if e is not None and isinstance(g, Tensor) and (d := g._data).shape == e[2] and d.dtype == e[3]:
+        if (
+            e is not None
+            and isinstance(g, Tensor)
+            and (d := g._data).shape == e[2]
+            and (d.dtype is e[3] or d.dtype == e[3])  # (``is`` first: no comparison call for the same dtype)
+        ):
             out.append(g if e[0] is not None else None)
         else:
             out.append(_fit(node, i, g, e))

@@ -250,11 +250,10 @@ class BackwardCFunction(CtxFields, Node):
         hooks = self._hooks
         if hooks is not None and hooks.pre:
             grads = run_prehooks(hooks.pre, grads)
-        if self._materialize:
-            for g in grads:
-                if g is None:  # zeros for the outputs that got no gradient
-                    grads = [zero_of(m) if g is None and m else g for g, m in zip(grads, self._out_meta)]
-                    break
+        for g in grads:
+            if g is None and self._materialize:  # zeros for the outputs that got no gradient
+                grads = [zero_of(m) if g is None and m else g for g, m in zip(grads, self._out_meta)]
+                break
         if cls.holomorphic and has_complex(grads):
             result = conjugate(cls._backward_impl(self, *conjugate(tuple(grads))))
         else:
