@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxgrad._state import _state
+from ctxgrad._state import _state, special_modes
 from ctxgrad._tensor import Tensor, as_tensor
 
 __all__ = ["untracked"]
@@ -35,24 +35,33 @@ def untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
     has the tensor's dtype, torch's.  Otherwise None: the caller takes the Function's path,
     which also raises torch's errors.  An op inside ``forward`` or ``backward``, or under
     ``no_grad``, thus costs about what NumPy's own call costs."""
-    modes = _state.modes  # (the thread's flags, fetched once)
-    if modes.special:
+    # The thread's flags (a ``threading.local`` read, the dearest step here) are read only when
+    # they decide: when some thread has a special mode on, or when an operand requires grad.
+    # An op on tensors that need no gradient, as in most backward formulas, never reads them.
+    modes = _state.modes if special_modes else None
+    if modes is not None and modes.special:
         return None
     x: Any
     y: Any
     if isinstance(a, Tensor):
         t = a  # (t and u hold tensors: TensorBase in the compiled core, _shortcut.pxd)
         # (a view re-reads its base's flag first: the property, for views only)
-        if modes.grad_enabled and (t._requires_grad if t._base is None else t.requires_grad):
-            return None  # a recorded op: the Function's path
+        if t._requires_grad if t._base is None else t.requires_grad:
+            if modes is None:
+                modes = _state.modes
+            if modes.grad_enabled:
+                return None  # a recorded op: the Function's path
         x = t._data
         if type(x) is not _ndarray:  # (a tensor whose class computes its array: a vmap's, escaped)
             return None
         dt = x.dtype
         if isinstance(b, Tensor):
             u = b
-            if modes.grad_enabled and (u._requires_grad if u._base is None else u.requires_grad):
-                return None
+            if u._requires_grad if u._base is None else u.requires_grad:
+                if modes is None:
+                    modes = _state.modes
+                if modes.grad_enabled:
+                    return None
             y = u._data
             if type(y) is not _ndarray or (y.dtype is not dt and y.dtype != dt) or dt.kind not in "fc":
                 return None
@@ -62,8 +71,11 @@ def untracked(ufunc: Any, a: Any, b: Any) -> Tensor | None:
             return None
     else:  # a number on the left of a tensor (``2.0 - x``)
         u = b
-        if modes.grad_enabled and (u._requires_grad if u._base is None else u.requires_grad):
-            return None
+        if u._requires_grad if u._base is None else u.requires_grad:
+            if modes is None:
+                modes = _state.modes
+            if modes.grad_enabled:
+                return None
         x, y = a, u._data
         if type(y) is not _ndarray:
             return None

@@ -167,6 +167,40 @@ def test_no_grad_leaves_nothing_to_record() -> None:
     assert x.grad is not None and x.grad.tolist() == [2.0, 2.0]
 
 
+def test_a_special_mode_in_another_thread_changes_nothing_here() -> None:
+    """The shortcut reads the thread's flags only when some thread has a special mode on or an
+    operand requires grad: with another thread inside ``inference_mode``, this thread's
+    operators still record (or not) by its own flags, and that thread's make inference tensors."""
+    import threading
+
+    entered, done = threading.Event(), threading.Event()
+    results: dict[str, Any] = {}
+
+    def in_inference() -> None:
+        with ctxgrad.inference_mode():
+            entered.set()
+            done.wait(30)
+            v = ctxgrad.tensor([1.0, 2.0])
+            results["other"] = v * 2.0
+
+    worker = threading.Thread(target=in_inference)
+    worker.start()
+    try:
+        assert entered.wait(30)
+        x = ctxgrad.tensor([1.0, 2.0], requires_grad=True)
+        plain = ctxgrad.tensor([1.0, 2.0]) * 2.0
+        recorded = x * 2.0
+        assert not plain.is_inference() and plain.tolist() == [2.0, 4.0] and plain.grad_fn is None
+        assert recorded.grad_fn is not None and recorded.grad_fn.name() == "MulBackward0"
+        with ctxgrad.no_grad():
+            untracked = x * 2.0
+        assert untracked.grad_fn is None and not untracked.requires_grad and not untracked.is_inference()
+    finally:
+        done.set()
+        worker.join(30)
+    assert results["other"].is_inference() and results["other"].tolist() == [2.0, 4.0]
+
+
 OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 
 
