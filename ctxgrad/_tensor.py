@@ -511,13 +511,22 @@ class Tensor(TensorBase):
         array, ``from_numpy(a[::-1])``, reports them.)
         """
         data = self._data
+        strides = tuple(s // data.itemsize for s in data.strides)
+        if not data.size and not any(strides):
+            # (NumPy 2 gives an empty array zero strides: torch's are a new tensor's, each the
+            # product of the sizes after it, a size 0 counted as 1)
+            step, reversed_strides = 1, []
+            for n in reversed(data.shape):
+                reversed_strides.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(reversed_strides))
         if dim is None:
-            return tuple(s // data.itemsize for s in data.strides)
+            return strides
         if isinstance(dim, (bool, float)) or not hasattr(dim, "__index__"):
             raise TypeError(f"stride(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
         if not data.ndim:
             raise IndexError(f"Dimension specified as {int(dim)} but tensor has no dimensions")
-        return data.strides[_wrap_dim(dim, data.ndim)] // data.itemsize
+        return strides[_wrap_dim(dim, data.ndim)]
 
     def storage_offset(self) -> int:
         """Where this tensor's first element sits in the memory it shares with the tensor (or

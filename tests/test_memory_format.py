@@ -182,3 +182,26 @@ def test_a_weights_grad_is_row_major_and_flattens_as_torchs() -> None:
         seen.append((strides, layer.weight.grad.stride(), flat.detach().numpy()))
     assert seen[0][:2] == seen[1][:2] == ((4, 1), (4, 1))
     np.testing.assert_allclose(seen[0][2], seen[1][2], rtol=1e-12)
+
+
+EMPTY_MAKERS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("zeros(0, 3)", lambda m: m.zeros(0, 3)),
+    ("zeros(3, 0)", lambda m: m.zeros(3, 0)),
+    ("empty(2, 0, 3)", lambda m: m.empty(2, 0, 3)),
+    ("tensor([])", lambda m: m.tensor([])),
+    ("ones(0)", lambda m: m.ones(0)),
+    ("zeros(0, 1, 5)", lambda m: m.zeros(0, 1, 5, dtype=m.float64)),
+    ("empty rows of a matrix", lambda m: m.arange(12.0).reshape(4, 3)[:0]),
+    ("clone of empty rows", lambda m: m.arange(12.0).reshape(4, 3)[:0].clone()),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), EMPTY_MAKERS, ids=[n for n, _ in EMPTY_MAKERS])
+def test_an_empty_tensor_has_torch_s_strides(name: str, make: Any) -> None:
+    """NumPy 2 gives an empty array zero strides; torch gives a new empty tensor the strides of
+    its shape with each size 0 counted as 1 (``zeros(0, 3).stride() == (3, 1)``)."""
+    ours, theirs = make(ctxgrad), make(torch)
+    assert ours.stride() == theirs.stride()
+    assert [ours.stride(d) for d in range(-ours.dim(), ours.dim())] == [
+        theirs.stride(d) for d in range(-theirs.dim(), theirs.dim())
+    ]

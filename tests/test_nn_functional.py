@@ -409,14 +409,53 @@ def test_nll_loss_target_out_of_bounds(torch: Any) -> None:
 @pytest.mark.parametrize("bad", [-1, -101, 3, 127])
 def test_a_target_out_of_bounds_on_either_side_is_refused_as_torch(torch: Any, loss: str, dtype: str, bad: int) -> None:
     """A negative target other than ``ignore_index``, or one past the last class, is torch's
-    IndexError, for every integer dtype of the targets (the check reads a signed target as
-    unsigned, so one reduction finds both sides)."""
+    IndexError, for both dtypes torch takes for targets (int64, and uint8 for inputs of at most
+    two dimensions; the check reads a signed target as unsigned, so one reduction finds both
+    sides); a target of another integer dtype is torch's RuntimeError, before any bound."""
     targets = np.array([0, bad, 1]).astype(dtype)  # (uint8 wraps -1 to 255 and -101 to 155)
     bad = int(targets[1])
-    with pytest.raises(IndexError, match=rf"Target {bad} is out of bounds\."):
+    if dtype in ("int64", "uint8"):
+        error, message = IndexError, rf"Target {bad} is out of bounds\."
+    else:
+        error, message = RuntimeError, r"expected target dtype to be Long or Byte, but got (Int|Char)$"
+    with pytest.raises(error, match=message):
         getattr(F, loss)(ctxgrad.zeros(3, 3, requires_grad=True), ctxgrad.from_numpy(targets))
-    with pytest.raises(IndexError, match=rf"Target {bad} is out of bounds\."):
-        getattr(torch.nn.functional, loss)(torch.zeros(3, 3, requires_grad=True), torch.from_numpy(targets).long())
+    with pytest.raises(error, match=message):
+        getattr(torch.nn.functional, loss)(torch.zeros(3, 3, requires_grad=True), torch.from_numpy(targets))
+
+
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool", "float32", "float64"])
+@pytest.mark.parametrize("input_shape", [(4,), (3, 4), (2, 4, 2), (2, 4, 2, 2)])
+def test_the_dtypes_of_class_targets_are_torch_s(
+    torch: Any, loss: str, dtype: str, input_shape: tuple[int, ...]
+) -> None:
+    """int64 targets, and uint8 ones for inputs of at most two dimensions (torch's ``nll_loss``
+    kernel; larger inputs go through ``nll_loss2d``, which takes int64 only): anything else is
+    torch's RuntimeError with torch's words, and an integer target shaped like the input is
+    refused as class probabilities."""
+    target_shape = input_shape[:1] + input_shape[2:] if len(input_shape) > 1 else ()
+    targets = (np.arange(int(np.prod(target_shape))) % 3).reshape(target_shape).astype(dtype)
+    logits = RNG.standard_normal(input_shape).astype(np.float32)
+
+    def run(lib: Any) -> Any:
+        try:
+            return float(getattr(lib.nn.functional, loss)(lib.from_numpy(logits), lib.from_numpy(targets)))
+        except (RuntimeError, IndexError) as exc:
+            return type(exc), str(exc)
+
+    expected, got = run(torch), run(ctxgrad)
+    if isinstance(expected, float):
+        assert got == pytest.approx(expected, rel=1e-5)
+    else:
+        assert got == expected
+    if loss == "cross_entropy" and dtype == "int64":
+        same_shape = np.zeros(input_shape, dtype=np.int64)
+        for lib in (torch, ctxgrad):
+            with pytest.raises(
+                RuntimeError, match=r"^Expected floating point type for target with class probabilities, got Long$"
+            ):
+                lib.nn.functional.cross_entropy(lib.from_numpy(logits), lib.from_numpy(same_shape))
 
 
 @pytest.mark.parametrize("reduction", ["mean", "none"])

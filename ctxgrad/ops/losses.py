@@ -193,8 +193,7 @@ def _check_nll_target(input: Tensor, target: Tensor, weight: Tensor | None, igno
         raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({tshape[0]}).")
     if tshape != expected:
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(tshape)}")
-    if tdata.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    _check_target_dtype(target, len(shape))
     if weight is not None and tuple(weight.shape) != (n_classes,):
         raise RuntimeError(
             f"weight tensor should be defined either for all {n_classes} classes or no classes but got weight "
@@ -261,8 +260,7 @@ def _nll_loss_of_batch(
     targets' values (bounds) cannot run on a batch: an out-of-range target fails in ``gather``."""
     from ctxgrad.ops.pointwise import where
 
-    if target.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    _check_target_dtype(target, input.ndim - 1)  # (one dimension of each sample is the vmap's)
     ignored = target == ignore_index
     safe = where(ignored, 0, target)
     picked = -input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
@@ -274,6 +272,18 @@ def _nll_loss_of_batch(
     if reduction == "sum":
         return loss.sum()
     return loss.sum() / w.sum()
+
+
+def _check_target_dtype(target: Tensor, input_ndim: int) -> None:
+    """torch's rule for class-index targets: int64, or uint8 where the input has at most two
+    dimensions (its ``nll_loss`` kernel; inputs of more go through ``nll_loss2d``, which takes
+    int64 only)."""
+    dt = target.array.dtype
+    if dt == np.int64 or (dt == np.uint8 and input_ndim <= 2):
+        return
+    if dt == np.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
+    raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
 
 
 def _type_name(t: Tensor) -> str:
@@ -303,7 +313,7 @@ def cross_entropy(
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if label_smoothing == 0.0 and weight is None and reduction != "none" and not _under_vmap(input, target):
         data, tdata = input.array, target.array
-        if data.ndim == 2 and data.dtype.kind == "f" and tdata.dtype.kind != "f":
+        if data.ndim == 2 and data.dtype.kind == "f" and tdata.shape != data.shape:
             # The common case, fused into one Function; the target gets nll_loss's checks first.
             ignored = _check_nll_target(input, target, None, ignore_index)
             if ignored is None:
@@ -317,11 +327,10 @@ def cross_entropy(
     logp = input.log_softmax(cdim)
     wshape = [1] * input.ndim
     wshape[cdim] = n_classes
-    if target.is_floating_point():
-        if target.shape != input.shape:
+    if target.shape == input.shape:  # (torch tells class probabilities from indices by the shape alone)
+        if not target.is_floating_point():
             raise RuntimeError(
-                f"Expected floating point type target to have the same shape as input, got {list(target.shape)} "
-                f"and {list(input.shape)}"
+                f"Expected floating point type for target with class probabilities, got {_type_name(target)}"
             )
         if label_smoothing > 0.0:
             target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
