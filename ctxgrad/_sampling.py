@@ -34,6 +34,7 @@ from ctxgrad.autograd._batched_tensor import (
 )
 from ctxgrad.autograd._views import write_in_place
 from ctxgrad.autograd.function import Function
+from ctxgrad.ops._util import broadcast_error, write_out
 
 __all__ = [
     "bernoulli",
@@ -375,18 +376,25 @@ def normal(
     size: Sequence[int] | None = None,
     *,
     generator: Any = None,
+    out: Tensor | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """Samples from ``N(mean, std**2)``: ``mean`` and ``std`` tensors (broadcast together), a
-    tensor and a number, or two numbers and a ``size``.
+    tensor and a number, or two numbers and a ``size``.  With ``out=``, drawn in ``out``'s
+    dtype and written into it.
 
     >>> import ctxgrad
     >>> _ = ctxgrad.manual_seed(0)
     >>> ctxgrad.normal(2.0, 3.0, size=(2, 3)).shape
     ctxgrad.Size([2, 3])
+    >>> out = ctxgrad.empty(3, dtype=ctxgrad.float64)
+    >>> ctxgrad.normal(ctxgrad.zeros(3), 1.0, out=out) is out, out.dtype
+    (True, ctxgrad.float64)
     """
+    if out is not None:
+        return _normal_out(mean, std, size, out, generator, dtype=dtype, device=device, requires_grad=requires_grad)
     rng = _rng(generator, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
@@ -442,14 +450,94 @@ def _checked_std(s: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return s
 
 
+def _normal_out(mean: Any, std: Any, size: Any, out: Tensor, generator: Any, **factory_kwargs: Any) -> Tensor:
+    """``normal(..., out=out)``, checked in torch's order."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        return _normal_numbers_out(mean, std, size, out=out, generator=generator, **factory_kwargs)
+    _check_out("normal", out)
+    if size is not None:
+        raise TypeError("normal(): with out=, a mean or std tensor takes no size (the samples have their shape)")
+
+    def compute() -> Tensor:
+        if isinstance(std, Tensor):
+            if std.array.dtype.kind == "c":
+                raise RuntimeError("normal expects standard deviation to be non-complex")
+            _checked_std(std.array)
+        elif float(std) < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+        m = mean
+        if isinstance(mean, Tensor):
+            # torch's shape: the mean's broadcast with the std's, or with out's for a number std
+            other = std if isinstance(std, Tensor) else out
+            try:
+                shape = np.broadcast_shapes(mean.array.shape, other.array.shape)
+            except ValueError:
+                raise broadcast_error(mean.array, other.array) from None
+            m = mean if other is std else mean.expand(shape)
+        _floating("normal", out, "normal_kernel_cpu")
+        # torch draws in out's dtype and adds the mean there
+        dt = out.array.dtype
+        for t in (mean, std):
+            if isinstance(t, Tensor) and not _dtypes.can_cast(t.array.dtype, dt):
+                raise RuntimeError(
+                    f"result type {_dtypes.short_name(t.array.dtype)} can't be cast to the desired output type "
+                    f"{_dtypes.short_name(dt)}"
+                )
+        in_dt = [t.to(dt) if isinstance(t, Tensor) else t for t in (m, std)]
+        return normal(in_dt[0], in_dt[1], generator=generator)
+
+    return write_out("normal", out, (mean, std), compute)
+
+
+def _normal_numbers(
+    mean: float,
+    std: float,
+    size: Sequence[int] | None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``normal``'s number/number overload, refusing a dtype it cannot draw in (``dtype``:
+    out's, as :func:`_factories.takes_out` passes it)."""
+    dt = _dtypes.to_dtype(dtype)
+    if size is not None and float(std) >= 0 and dt.kind not in "fc":  # (otherwise normal's own error comes first)
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtypes.short_name(dt)}'")
+    return normal(mean, std, size, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+# torch's number/number overload is a factory: out's dtype (a dtype= must be it), out resized
+# without a warning, requires_grad= honoured, and its own message for an out that requires grad
+_normal_numbers_out = _factories.takes_out("normal")(_normal_numbers)
+
+
+def _check_out(name: str, out: Any) -> None:
+    if not isinstance(out, Tensor):  # (write_out would take a list: an out for several results)
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+
+
+def _resized_silently(out: Tensor, result: Tensor) -> Tensor:
+    """``result``, with ``out`` given its shape first: torch's ``bernoulli`` and
+    ``multinomial`` resize their out without the warning of other ``out=`` ops."""
+    if out.array.shape != result.array.shape:
+        out.set_(as_tensor(np.empty(result.array.shape, out.array.dtype)))
+    return result
+
+
 @replayed_whole
-def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
-    """1 with probability ``input`` (elementwise; or the number ``p``), else 0, in ``input``'s dtype.
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Tensor | None = None) -> Tensor:
+    """1 with probability ``input`` (elementwise; or the number ``p``), else 0, in ``input``'s
+    dtype (with ``out=``: in ``out``'s, which may be any but complex).
 
     >>> import ctxgrad
     >>> ctxgrad.bernoulli(ctxgrad.tensor([0.0, 1.0])).tolist()
     [0.0, 1.0]
+    >>> ctxgrad.bernoulli(ctxgrad.tensor([0.0, 1.0]), out=ctxgrad.empty(2, dtype=ctxgrad.int64))
+    tensor([0, 1])
     """
+    if out is not None:
+        return _bernoulli_out(input, p, generator, out)
     rng = _rng(generator, "bernoulli")
     data = input.array
     if p is not None:
@@ -466,6 +554,21 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     if data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtypes.short_name(data.dtype)}'")
     return _sample(Bernoulli, lambda data, *carrier: _bernoulli_draw(rng, data, *carrier), input)
+
+
+def _bernoulli_out(input: Tensor, p: Any, generator: Any, out: Tensor) -> Tensor:
+    if p is not None:
+        raise TypeError("bernoulli(): out= cannot be combined with p= (torch has no bernoulli(input, p, out=))")
+    _check_out("bernoulli", out)
+
+    def compute() -> Tensor:
+        dt = out.array.dtype
+        if dt.kind == "c":
+            raise NotImplementedError(f"\"bernoulli_tensor_cpu_self_\" not implemented for '{_dtypes.short_name(dt)}'")
+        # torch writes the 0/1 samples in out's dtype, so any out dtype takes them exactly
+        return _resized_silently(out, bernoulli(input, generator=generator).to(dt))
+
+    return write_out("bernoulli", out, (input,), compute)
 
 
 def _bernoulli_draw(
@@ -547,9 +650,12 @@ def _binomial_draw(
 
 
 @replayed_whole
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+def multinomial(
+    input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None, out: Tensor | None = None
+) -> Tensor:
     """``num_samples`` category indices drawn with the (unnormalised) weights ``input``, per
-    row of a matrix; without ``replacement`` each category at most once.
+    row of a matrix; without ``replacement`` each category at most once.  An ``out=`` must be
+    int64.
 
     >>> import ctxgrad
     >>> ctxgrad.multinomial(ctxgrad.tensor([0.0, 1.0, 0.0]), 2, replacement=True).tolist()
@@ -563,14 +669,38 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError(
             f"multinomial only supports floating-point dtypes for input, got: {_dtypes.short_name(data.dtype)}"
         )
+    if out is not None:  # (torch checks it here, between the input's checks and the count's)
+        _check_out("multinomial", out)
+        if out.array.dtype != np.int64:
+            raise RuntimeError(f"multinomial expects Long tensor out, got: {_dtypes.short_name(out.array.dtype)}")
     n = int(num_samples)
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     categories = data.shape[-1]
     if not replacement and n > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    out: Tensor = _sample(Multinomial, _multinomial_draw(rng, n, bool(replacement)), input)
-    return out
+    draw = _multinomial_draw(rng, n, bool(replacement))
+    if out is not None:
+        # (not differentiable, so torch takes an input that requires grad)
+        return write_out("multinomial", out, (), lambda: _resized_silently(out, _sample(Multinomial, draw, input)))
+    samples: Tensor = _sample(Multinomial, draw, input)
+    return samples
+
+
+# The methods: torch's ``Tensor.bernoulli`` and ``Tensor.multinomial`` take no ``out=``.
+def bernoulli_method(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    """``Tensor.bernoulli``: :func:`bernoulli` of this tensor."""
+    return bernoulli(self, p, generator=generator)
+
+
+def multinomial_method(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """``Tensor.multinomial``: :func:`multinomial` of this tensor's weights."""
+    return multinomial(self, num_samples, replacement, generator=generator)
+
+
+# (named as the methods, as torch's errors name them: "multinomial() got an unexpected keyword argument 'out'")
+bernoulli_method.__name__ = bernoulli_method.__qualname__ = "bernoulli"
+multinomial_method.__name__ = multinomial_method.__qualname__ = "multinomial"
 
 
 def _multinomial_draw(rng: np.random.Generator, n: int, replacement: bool) -> Callable[..., np.ndarray[Any, Any]]:

@@ -52,8 +52,8 @@ METHODS: dict[str, Callable[..., Any]] = {
     "log_normal_": _sampling.log_normal_,
     "geometric_": _sampling.geometric_,
     "cauchy_": _sampling.cauchy_,
-    "bernoulli": _sampling.bernoulli,
-    "multinomial": _sampling.multinomial,
+    "bernoulli": _sampling.bernoulli_method,
+    "multinomial": _sampling.multinomial_method,
     # NumPy's dispatch: np.exp(t) runs ctxgrad.exp, np.sum(t, axis=0) ctxgrad.sum (_numpy.py)
     "__array_ufunc__": _numpy.array_ufunc,
     "__array_function__": _numpy.array_function,
