@@ -669,7 +669,7 @@ from ctxgrad.ops.joining import (  # noqa: E402
     split_with_sizes,
     vsplit,
 )
-from ctxgrad.ops.linalg import (  # noqa: E402
+from ctxgrad.ops.linalg_composed import (  # noqa: E402
     cdist,
     dist,
     logdet,

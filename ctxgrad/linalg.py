@@ -54,6 +54,7 @@ from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.ops import decompositions as _dec
 from ctxgrad.ops import householder as _householder
 from ctxgrad.ops import linalg as _ops
+from ctxgrad.ops import linalg_composed as _composed
 from ctxgrad.ops import reduction as _reduction
 from ctxgrad.ops._util import numpy_dim, numpy_keepdim
 from ctxgrad.ops.linalg import LinAlgError
@@ -121,7 +122,7 @@ matrix_rank = _dec.matrix_rank
 lstsq = _dec.lstsq
 inv_ex = _dec.inv_ex
 solve_ex = _dec.solve_ex
-matrix_power = _ops.matrix_power
+matrix_power = _composed.matrix_power
 householder_product = _householder.householder_product
 
 
@@ -408,7 +409,7 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (batch dimensions broadcast)."""
-    return _ops.cross(input, other, dim)
+    return _composed.cross(input, other, dim)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:

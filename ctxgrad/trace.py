@@ -90,7 +90,7 @@ from ctxgrad.autograd._validate import check_grads
 from ctxgrad.autograd.grad_mode import enable_grad
 from ctxgrad.func import vmap
 from ctxgrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
-from ctxgrad.ops.linalg import trace as _matrix_trace
+from ctxgrad.ops.linalg_composed import trace as _matrix_trace
 
 __all__ = ["Graph", "Step", "Traced", "TracedFunction", "TracerWarning", "trace"]
 

@@ -386,7 +386,6 @@ _SHAPE_CALLS: dict[str, Callable[[Any, Any], Any]] = {
 #: Ops whose node keeps other values than torch's (or keeps them under other names): each is
 #: checked to still differ, so that the entry is removed when it is fixed.
 _SAVED_DIFFER = {
-    **dict.fromkeys(["addmv", "addr", "baddbmm"], "composed of mm and add: an AddBackward0 node"),
     **dict.fromkeys(["cross-3", "chain_matmul", "ldexp", "quantile", "nanquantile"], "composed of other ops"),
     **dict.fromkeys(
         ["var", "std", "norm", "nansum"], "keeps the dims it reduced and the correction it used, not the arguments"

@@ -15,7 +15,6 @@ Unlike ``@`` (which promotes), the named products require operands of one dtype,
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -30,7 +29,6 @@ from ctxgrad.autograd.saved import READ_BY_OTHER, save_for_gradients
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._util import broadcast_error, tangent_sum
 from ctxgrad.ops.joining import Cat
-from ctxgrad.ops.reordering import Flip
 
 
 class LinAlgError(RuntimeError):
@@ -1014,181 +1012,161 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return Addmm.apply(input, mat1, mat2, beta, alpha)
 
 
+class _ScaledProduct(Function[Tensor]):
+    """``beta * input + alpha * product(a, b)`` as one node, as torch records its fused ``add*``
+    ops (``Addmm`` is the one of two matrices): ``forward`` computes the product with the op's
+    own Function (its checks and errors), the gradients are ctxgrad ops (differentiable again
+    under ``create_graph``), and ``input``'s is ``beta * grad``, summed down to its shape.  Under
+    ``vmap`` the same ``forward`` and ``backward`` run on batched tensors, whose ops batch."""
+
+    holomorphic = True  # linear in each operand
+    skips_without_gradient = True
+    generate_vmap_rule = True
+
+    @staticmethod
+    def product(a: Tensor, b: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    @staticmethod
+    def gradients(grad: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        """The gradients of ``product(a, b)`` given the product's, ``grad``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def check(input: Tensor, a: Tensor, b: Tensor, product: Tensor) -> None:
+        """The op's own check of ``input`` against the product, before the sum's."""
+
+    @classmethod
+    def forward(cls, ctx: Any, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any) -> Tensor:
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(a, b)
+        product = cls.product(a, b)
+        cls.check(input, a, b, product)
+        return _scaled_sum(input, product, beta, alpha)
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        a, b = ctx.saved_tensors
+        need_input, need_a, need_b = ctx.needs_input_grad[:3]
+        grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if need_input else None
+        if not (need_a or need_b):
+            return grad_input, None, None, None, None
+        grad_a, grad_b = cls.gradients(grad if ctx.alpha == 1 else grad * ctx.alpha, a, b)
+        return grad_input, grad_a if need_a else None, grad_b if need_b else None, None, None
+
+    @classmethod
+    def jvp(cls, ctx: Any, t_input: Tensor, t_a: Tensor, t_b: Tensor, _beta: Any, _alpha: Any) -> Tensor:
+        a, b = ctx.saved_tensors
+        tangent: Tensor = cls.product(t_a, b) + cls.product(a, t_b)
+        if ctx.alpha != 1:
+            tangent = tangent * ctx.alpha
+        return tangent + (t_input if ctx.beta == 1 else t_input * ctx.beta)
+
+
+_SCALARS = {"beta": "beta", "alpha": "alpha"}
+
+
+class Addmv(_ScaledProduct):
+    """``beta * input + alpha * (mat @ vec)``: grad_mat = outer(grad, vec), grad_vec = matᵀ @ grad."""
+
+    node_name = "AddmvBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"mat": 0, "vec": 1, **_SCALARS}
+
+    @staticmethod
+    def product(a: Tensor, b: Tensor) -> Tensor:
+        return Mv.apply(a, b)
+
+    @staticmethod
+    def gradients(grad: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return grad.reshape(-1, 1) * b, Mv.apply(a.mT, grad)
+
+    @staticmethod
+    def check(input: Tensor, a: Tensor, b: Tensor, product: Tensor) -> None:
+        if input.dim() > 1 or (input.dim() == 1 and input.shape[0] not in (1, product.shape[0])):
+            raise RuntimeError(
+                f"size mismatch, got input ({'x'.join(map(str, input.shape))}), "
+                f"mat ({'x'.join(map(str, a.shape))}), vec ({'x'.join(map(str, b.shape))})"
+            )
+
+
+class Addr(_ScaledProduct):
+    """``beta * input + alpha * outer(vec1, vec2)``: grad_vec1 = grad @ vec2, grad_vec2 = gradᵀ @ vec1."""
+
+    node_name = "AddrBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"vec1": 0, "vec2": 1, **_SCALARS}
+
+    @staticmethod
+    def product(a: Tensor, b: Tensor) -> Tensor:
+        return outer(a, b)
+
+    @staticmethod
+    def gradients(grad: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return Mv.apply(grad, b), Mv.apply(grad.mT, a)
+
+
+class Baddbmm(_ScaledProduct):
+    """``beta * input + alpha * bmm(batch1, batch2)``: the gradients of ``bmm``."""
+
+    node_name = "BaddbmmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {"batch1": 0, "batch2": 1, **_SCALARS}
+
+    @staticmethod
+    def product(a: Tensor, b: Tensor) -> Tensor:
+        return Bmm.apply(a, b)
+
+    @staticmethod
+    def gradients(grad: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        return Bmm.apply(grad, b.mT), Bmm.apply(a.mT, grad)
+
+
+class Addbmm(_ScaledProduct):
+    """``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the gradients of ``bmm`` of the
+    gradient repeated along the batch."""
+
+    node_name = "AddbmmBackward0"
+    saved_fields: ClassVar[dict[str, Any]] = {
+        "batch1": 0,
+        "batch2": 1,
+        "batch1_sym_argsize_0": lambda ctx: ctx.saved_tensors[0].shape[0],
+        "batch1_sym_argsize_1": lambda ctx: ctx.saved_tensors[0].shape[1],
+        "batch2_sym_argsize_2": lambda ctx: ctx.saved_tensors[1].shape[2],
+        **_SCALARS,
+    }
+
+    @staticmethod
+    def product(a: Tensor, b: Tensor) -> Tensor:
+        return Bmm.apply(a, b).sum(0)
+
+    @staticmethod
+    def check(input: Tensor, a: Tensor, b: Tensor, product: Tensor) -> None:
+        _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, b)
+
+    @staticmethod
+    def gradients(grad: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        repeated = grad.expand(a.shape[0], *grad.shape)
+        return Bmm.apply(repeated, b.mT), Bmm.apply(a.mT, repeated)
+
+
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` and a 1-D ``vec``."""
     _same_dtype("addmv input tensors must have the same dtype, but got {0}, {1}, and {2}", input, mat, vec)
-    product = Mv.apply(mat, vec)
-    if input.dim() > 1 or (input.dim() == 1 and input.shape[0] not in (1, product.shape[0])):
-        raise RuntimeError(
-            f"size mismatch, got input ({'x'.join(map(str, input.shape))}), "
-            f"mat ({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})"
-        )
-    return _scaled_sum(input, product, beta, alpha)
+    return Addmv.apply(input, mat, vec, beta, alpha)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
+    return Addr.apply(input, vec1, vec2, beta, alpha)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     _same_dtype("Input dtypes must be the same, got: input {c0}, batch1: {c1}, batch2: {c2}", input, batch1, batch2)
-    return _scaled_sum(input, Bmm.apply(batch1, batch2), beta, alpha)
+    return Baddbmm.apply(input, batch1, batch2, beta, alpha)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``."""
-    product = Bmm.apply(batch1, batch2).sum(0)
-    _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, batch2)
-    return _scaled_sum(input, product, beta, alpha)
-
-
-def chain_matmul(*matrices: Tensor) -> Tensor:
-    """The product of 2-D matrices, left to right (deprecated in torch: ``linalg.multi_dot``)."""
-    import warnings
-
-    warnings.warn(
-        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-        "multiple parameters.",
-        UserWarning,
-        stacklevel=2,
-    )
-    if not matrices:
-        raise RuntimeError("chain_matmul(): Expected one or more matrices")
-    if len(matrices) == 1:
-        if matrices[0].dim() != 2:
-            raise RuntimeError(f"chain_matmul(): Tensor 0 must be 2D, got {matrices[0].dim()}D")
-        return matrices[0].clone()
-    return functools.reduce(Mm.apply, matrices)
-
-
-def inner(input: Tensor, other: Tensor) -> Tensor:
-    """The sum of products over the last dimension of both (a product if either is 0-d)."""
-    if input.dim() == 0 or other.dim() == 0:
-        product: Tensor = input * other
-        return product
-    if input.array.dtype != other.array.dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    if input.shape[-1] != other.shape[-1]:
-        raise RuntimeError(
-            "inner() the last dimension must match on both input tensors but got shapes "
-            f"{list(input.shape)} and {list(other.shape)}"
-        )
-    if input.dim() == 1 and other.dim() == 1:
-        return Dot.apply(input, other)
-    return tensordot(input, other, ([-1], [-1]))
-
-
-def kron(input: Tensor, other: Tensor) -> Tensor:
-    """The Kronecker product: each element of ``input`` times the whole of ``other``."""
-    nd = max(input.dim(), other.dim())
-    a_shape = (1,) * (nd - input.dim()) + tuple(input.shape)
-    b_shape = (1,) * (nd - other.dim()) + tuple(other.shape)
-    a = input.reshape([n for s in a_shape for n in (s, 1)])
-    b = other.reshape([n for s in b_shape for n in (1, s)])
-    product: Tensor = a * b
-    return product.reshape([x * y for x, y in zip(a_shape, b_shape)])
-
-
-def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
-    """The cross product of 3-vectors along ``dim`` (without it, torch's deprecated default:
-    the first dimension of size 3, with its warning)."""
-    if input.dim() != other.dim():
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-    if dim is None:
-        import warnings
-
-        warnings.warn(
-            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-            "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-            "with that of linalg.cross in a future release.",
-            UserWarning,
-            stacklevel=2,
-        )
-        sizes = [i for i, s in enumerate(shape) if s == 3]
-        if not sizes:
-            raise RuntimeError("no dimension of size 3 in input")
-        dim = sizes[0]
-    d = _wrap_dim(dim, len(shape))
-    if input.shape[d] != 3 or other.shape[d] != 3:
-        raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
-        )
-    a, b = input.broadcast_to(shape), other.broadcast_to(shape)
-    first, second = as_tensor(np.array([1, 2, 0])), as_tensor(np.array([2, 0, 1]))
-    result: Tensor = a.index_select(d, first) * b.index_select(d, second) - a.index_select(d, second) * b.index_select(
-        d, first
-    )
-    return result
-
-
-def trace(input: Tensor) -> Tensor:
-    """The sum of the main diagonal of a 2-D tensor."""
-    if input.dim() != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    if input.array.dtype == np.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    return input.diagonal().sum()
-
-
-def logdet(input: Tensor) -> Tensor:
-    """``log(det(input))`` of a square matrix (or a batch): NaN for a negative determinant."""
-    if input.dim() < 2:
-        raise RuntimeError("logdet: The input tensor A must have at least 2 dimensions.")
-    if input.array.dtype == np.float16:
-        raise RuntimeError("logdet: Low precision dtypes not supported. Got Half")
-    if input.array.dtype.kind not in "fc":
-        raise RuntimeError(
-            f"logdet: Expected a floating point or complex tensor as input. Got {short_name(input.array.dtype)}"
-        )
-    return LinalgDet.apply(input).log()
-
-
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
-    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
-    if x1.array.dtype.kind != "f":
-        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {short_name(x1.array.dtype)}")
-    if x2.array.dtype.kind != "f":
-        raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {short_name(x2.array.dtype)}")
-    if x1.dim() < 2 or x2.dim() < 2:
-        raise RuntimeError(
-            f"cdist only supports at least 2D tensors, X{1 if x1.dim() < 2 else 2} got: {min(x1.dim(), x2.dim())}D"
-        )
-    if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
-    if p < 0:
-        raise RuntimeError("cdist only supports non-negative p values")
-    difference: Tensor = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return difference.norm(float(p), dim=-1)
-
-
-def matrix_power(input: Tensor, n: int) -> Tensor:
-    """The ``n``-th power of a square matrix (or a batch) by repeated squaring; ``n < 0`` uses the inverse."""
-    if input.dim() < 2:
-        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
-    if input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(
-            "linalg.matrix_power: A must be batches of square matrices, but they are "
-            f"{input.shape[-2]} by {input.shape[-1]} matrices"
-        )
-    if n == 0:
-        eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.array.dtype), tuple(input.shape))
-        return as_tensor(eye.copy())
-    base = LinalgInv.apply(input) if n < 0 else input
-    n = abs(n)
-    result: Tensor | None = None
-    while True:
-        if n & 1:
-            result = base if result is None else matmul(result, base)
-        n >>= 1
-        if not n:
-            break
-        base = matmul(base, base)
-    assert result is not None
-    return result if result is not input else input.clone()
+    return Addbmm.apply(input, batch1, batch2, beta, alpha)
 
 
 def _expm(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -1313,45 +1291,6 @@ def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return _scaled_sum_(input, Bmm.apply(batch1, batch2).sum(0), beta, alpha)
 
 
-def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
-    """The ``p``-norm of ``input - other``."""
-    difference: Tensor = input - other
-    if difference.array.dtype.kind not in "fc":
-        raise RuntimeError(
-            "norm(): input dtype should be either floating point or complex. "
-            f"Got {short_name(difference.array.dtype)} instead."
-        )
-    return difference.norm(float(p))
-
-
-def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
-    """The Vandermonde matrix of the 1-d ``x``: its columns are the powers ``x**(N-1)``, ...,
-    ``x**0`` (``increasing``: from ``x**0`` up), ``N`` of them (default ``len(x)``).
-    Written as torch writes it, a cumulative product of ``x`` after a column of ones (so its
-    gradient at ``x == 0`` is finite), flipped unless ``increasing``; integer and bool
-    inputs give int64.
-
-    >>> import ctxgrad
-    >>> ctxgrad.vander(ctxgrad.tensor([1, 2, 3]), N=3).tolist()
-    [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
-    """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
-    if x.dim() != 1:
-        raise RuntimeError("x must be a one-dimensional tensor.")
-    n = x.shape[0] if N is None else int(N)
-    if n < 0:
-        raise RuntimeError("N must be non-negative.")
-    if x.array.dtype.kind in "biu":
-        x = x.to(np.dtype(np.int64))
-    ones = as_tensor(np.ones((x.shape[0], 1), dtype=x.array.dtype))
-    if n <= 1:
-        out = ones[:, :n]
-    else:
-        out = Cat.apply(1, ones, x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1))
-    return out if increasing else Flip.apply(out, (1,))
-
-
 # --------------------------------------------------------------------------- rows
 ROWS: list[Op] = [
     # ``@`` chooses its Function (dot, mv, mm, a batched product) as torch does
@@ -1366,22 +1305,10 @@ ROWS: list[Op] = [
     Op("inverse", LinalgInv, out=True),
     Op("det", LinalgDet),
     Op("tensordot", tensordot, method=False, out=True),
-    Op("dist", dist),
     Op("addmm", addmm, inplace=addmm_, out=True),
     Op("addmv", addmv, inplace=addmv_, out=True),
     Op("addr", addr, inplace=addr_, out=True),
     Op("baddbmm", baddbmm, inplace=baddbmm_, out=True),
     Op("addbmm", addbmm, inplace=addbmm_, out=True),
-    Op("chain_matmul", chain_matmul, method=False, out=True),
-    Op("inner", inner, out=True),
-    Op("kron", kron, out=True),
-    Op("cross", cross, out=True),
-    # ctxgrad.trace is ctxgrad/trace.py's: a tensor gets this op, a function is traced.
-    Op("trace", trace, function=False),
-    Op("logdet", logdet),
-    Op("cdist", cdist, method=False),
-    Op("matrix_power", matrix_power, out=True),
     Op("matrix_exp", LinalgMatrixExp, args=matrix_exp_args),
-    # torch-surface names (issue 17): tests in tests/test_surface_more.py
-    Op("vander", vander, method=False),
 ]

@@ -50,6 +50,7 @@ from ctxgrad.ops import (
     inplace,
     joining,
     linalg,
+    linalg_composed,
     losses,
     pointwise,
     reduction,
@@ -87,6 +88,7 @@ OPS: list[Op] = [
     *reordering.ROWS,
     # ----------------------------------------------------------------------- linear algebra
     *linalg.ROWS,
+    *linalg_composed.ROWS,
     *einsum.ROWS,
     *decompositions.ROWS,
     *householder.ROWS,
