@@ -26,7 +26,15 @@ from ctxgrad.autograd.values import is_value_dtype
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
 
-__all__ = ["alias", "finish_untracked", "meta_of", "pack_saved", "warn_tensor_attributes", "wire_outputs"]
+__all__ = [
+    "alias",
+    "finish_untracked",
+    "meta_of",
+    "pack_saved",
+    "shared_needs",
+    "warn_tensor_attributes",
+    "wire_outputs",
+]
 
 _Meta = tuple[tuple[tuple[int, ...], np.dtype[Any]]]
 
@@ -47,6 +55,23 @@ def meta_of(arr: np.ndarray[Any, Any]) -> _Meta:
             _METAS.clear()
         meta = _METAS[shape] = ((shape, arr.dtype),)
     return meta
+
+
+# A node's ``needs_input_grad`` is one of few patterns too, ``(True, False)`` for ``y * 2.0``:
+# nodes share one tuple per pattern, which is one object fewer per node for the graph to hold
+# and for the cyclic collector to count.  ``_run`` looks it up by an int, the pattern's bits
+# after a leading 1 (``0b110`` is ``(True, False)``), which it builds without making a tuple.
+_NEEDS: dict[int, tuple[bool, ...]] = {}
+_NEEDS_MAX = 4096
+
+
+def shared_needs(key: int) -> tuple[bool, ...]:
+    """The ``needs_input_grad`` tuple that nodes share for ``key`` (see ``_NEEDS``), made
+    when it is the first of its pattern."""
+    if len(_NEEDS) >= _NEEDS_MAX:
+        _NEEDS.clear()
+    needs = _NEEDS[key] = tuple(bit == "1" for bit in bin(key)[3:])
+    return needs
 
 
 _INTERNAL_ATTRS = frozenset(

@@ -8,8 +8,9 @@ import cython
 from ctxgrad._state cimport Modes
 from ctxgrad._tensor_base cimport TensorBase
 
-# (a dict: its get() is a C call, not a method lookup)
+# (dicts: their get() is a C call, not a method lookup)
 cdef dict _METAS
+cdef dict _NEEDS
 
 @cython.locals(t=TensorBase)
 cpdef _run(cls, ctx, args, Modes state=*)

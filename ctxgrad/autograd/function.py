@@ -62,10 +62,12 @@ from ctxgrad.autograd._legacy_calls import LegacyCalls
 from ctxgrad.autograd._node_api import saved_field_properties
 from ctxgrad.autograd._outputs import (
     _METAS,
+    _NEEDS,
     alias,
     finish_untracked,
     meta_of,
     pack_saved,
+    shared_needs,
     warn_tensor_attributes,
     wire_outputs,
 )
@@ -453,10 +455,10 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
         if t._requires_grad or t._base is not None:
             # (a view's requires_grad re-reads its base: the property, only for views; a loop, as a
             # comprehension is a call of its own before Python 3.12)
-            flags = []
+            key = 1  # (needs_input_grad as bits after a leading 1: nodes share its tuple, shared_needs)
             for b in args:
-                flags.append(isinstance(b, Tensor) and (b._requires_grad if b._base is None else b.requires_grad))
-            needs = tuple(flags)
+                key = key + key + (isinstance(b, Tensor) and (b._requires_grad if b._base is None else b.requires_grad))
+            needs = _NEEDS.get(key) or shared_needs(key)
             break
     else:  # nothing requires grad, as for most ops inside forward and backward: all False
         needs = (False,) * len(args)
