@@ -357,3 +357,46 @@ def test_a_node_keeps_no_attribute_dict_unless_its_function_sets_an_attribute() 
     expected = 2.0 + 1.0 + (1.0 - np.tanh(x.detach().numpy()) ** 2) + 3.0
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-15)
     np.testing.assert_array_equal(y.grad.numpy(), np.ones(5))
+
+
+def test_nodes_of_one_needs_pattern_share_one_tuple() -> None:
+    # A node's needs_input_grad is shared by the nodes of its pattern (an object fewer per node
+    # to hold and for the cyclic collector to count): equal patterns are one object, each
+    # node's values are its own call's, and arguments past 62 (beyond a C long) count too.
+    x = ctxgrad.ones(3, dtype=ctxgrad.float64, requires_grad=True)
+    c = ctxgrad.ones(3, dtype=ctxgrad.float64)
+    first, second, third = x * 2.0, x * 3.0, c * x
+
+    assert first.grad_fn._needs is second.grad_fn._needs
+    assert first.grad_fn._needs == (True, False)
+    assert third.grad_fn._needs == (False, True)
+
+    class Many(Function):
+        seen: list[tuple[bool, ...]] = []
+
+        @staticmethod
+        def forward(ctx: Any, *tensors: Any) -> Any:
+            Many.seen.append(ctx.needs_input_grad)
+            return tensors[0] * 1.0
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            Many.seen.append(ctx.needs_input_grad)
+            return (g,) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+    args = [x if k % 3 == 0 else (c if k % 3 == 1 else 5) for k in range(70)]
+    Many.apply(*args).sum().backward()
+    expected = tuple(k % 3 == 0 for k in range(70))
+    assert Many.seen == [expected, expected]
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones(3))  # (the first argument's gradient only)
+
+
+def test_the_shared_needs_table_starts_again_past_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxgrad.autograd import _outputs
+
+    monkeypatch.setattr(_outputs, "_NEEDS_MAX", 2)
+    _outputs._NEEDS.clear()
+    x = ctxgrad.ones(2, dtype=ctxgrad.float64, requires_grad=True)
+    results = [ctxgrad.add(x, x), x * 2.0, ctxgrad.add(x, x, alpha=2.0), 2.0 * x]
+    assert len(_outputs._NEEDS) <= 2
+    assert [r.grad_fn._needs for r in results] == [(True, True), (True, False), (True, True), (True, False)]
