@@ -367,12 +367,14 @@ def test_the_tutorials_custom_function_fit_runs_unchanged_with_torchs_numbers() 
 # d = -0.0914 from a zero start) within what a start of up to 4 standard deviations moves
 # them (a: 0.15, b: 0.072, c: 0.025, d: 0.011); RMSprop (lr 1e-3, 2000 steps) moves each
 # weight about lr per step, so it brings a and c to 0 but, from the starts far from the
-# least-squares cubic (b = 0.8567, d = -0.0933), has not reached it: over 30 of torch's seeds
-# b ended between 0.590 and 0.857, d between -0.094 and -0.056.
+# least-squares cubic (b = 0.8567, d = -0.0933), has not reached it. Linear(3, 1) starts each
+# weight and the bias uniform within +-1/sqrt(3); from the 16 corners of that box, the farthest
+# starts, b ends between 0.481 and 0.857 and d between -0.0936 and -0.0395 (a band drawn from 30
+# of torch's seeds, b 0.590-0.857 and d -0.094 to -0.056, failed a run that started near a corner).
 RANDOM_START_FITS = {
     "polynomial_autograd.py": ((0.0, 0.15), (0.8431, 0.072), (0.0, 0.025), (-0.0914, 0.011)),
     "polynomial_nn.py": ((0.0, 0.15), (0.8431, 0.072), (0.0, 0.025), (-0.0914, 0.011)),
-    "polynomial_optim.py": ((0.0, 0.01), (0.72, 0.17), (0.0, 0.01), (-0.075, 0.03)),
+    "polynomial_optim.py": ((0.0, 0.01), (0.67, 0.21), (0.0, 0.01), (-0.067, 0.035)),
 }
 
 
