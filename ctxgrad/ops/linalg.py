@@ -1233,13 +1233,7 @@ def _exp_block(a: Tensor, e: Tensor) -> Tensor:
 
 def matrix_exp_args(name: str, input: Tensor) -> tuple[Tensor]:
     """torch's checks of ``matrix_exp``'s input: a (batch of) square floating or complex matrices."""
-    if input.dim() < 2:
-        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
-    if input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(
-            "linalg.matrix_exp: A must be batches of square matrices, but they are "
-            f"{input.shape[-2]} by {input.shape[-1]} matrices"
-        )
+    _check_square(input.array, "linalg.matrix_exp")
     if input.array.dtype.kind not in "fc":
         raise RuntimeError(
             "linalg.matrix_exp: Expected a floating point or complex tensor as input. "

@@ -14,7 +14,7 @@ from ctxgrad._dtypes import short_name
 from ctxgrad._tensor import Tensor, _wrap_dim, as_tensor
 from ctxgrad.ops._row import Op
 from ctxgrad.ops.joining import Cat
-from ctxgrad.ops.linalg import Dot, LinalgDet, LinalgInv, Mm, matmul, tensordot
+from ctxgrad.ops.linalg import Dot, LinalgDet, LinalgInv, Mm, _check_square, matmul, tensordot
 from ctxgrad.ops.reordering import Flip
 
 __all__ = [
@@ -155,13 +155,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """The ``n``-th power of a square matrix (or a batch) by repeated squaring; ``n < 0`` uses the inverse."""
-    if input.dim() < 2:
-        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
-    if input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(
-            "linalg.matrix_power: A must be batches of square matrices, but they are "
-            f"{input.shape[-2]} by {input.shape[-1]} matrices"
-        )
+    _check_square(input.array, "linalg.matrix_power")
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.array.dtype), tuple(input.shape))
         return as_tensor(eye.copy())
