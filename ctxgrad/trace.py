@@ -85,6 +85,7 @@ from ctxgrad._tensor import Tensor, as_tensor
 from ctxgrad._trace_program import Const, Instruction, Meta, Program, lower, ufunc_of
 from ctxgrad.autograd import Function, grad
 from ctxgrad.autograd._dot import new_digraph
+from ctxgrad.autograd._edges import flatten
 from ctxgrad.autograd._outputs import meta_of, pack_saved
 from ctxgrad.autograd._validate import check_grads
 from ctxgrad.autograd.grad_mode import enable_grad
@@ -428,8 +429,8 @@ class _Recorder:
             step.out_meta = meta_of(out._data)
             step.general_backward = cls.boxed_grads_call
             step.needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-            step.edges = tuple(
-                (True if n else None, 0, a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
+            step.edges = flatten(
+                (True if n else None, 0, a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None  # type: ignore[misc]
                 for a, n in zip(args, step.needs)
             )
         step.nested = nested

@@ -113,7 +113,7 @@ class CtxFields:
     def saved_variables(self) -> tuple[Tensor, ...]:
         """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
         over values that are not arrays, see :mod:`.values`)."""
-        if not any(e is not None and is_value_dtype(e[3]) for e in getattr(self, "_edges", ())):
+        if not any(d is not None and is_value_dtype(d) for d in getattr(self, "_edges", ())[3::4]):
             warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 

@@ -31,6 +31,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ctxgrad.autograd._edges import WIDTH, edge_count
 from ctxgrad.autograd.hooks import RemovableHandle, _NodeHooks
 
 if TYPE_CHECKING:
@@ -107,12 +108,12 @@ class NodeAPI:
             if g is not None and not isinstance(g, Tensor):
                 raise TypeError(f"argument {i} is not a Variable")
         if getattr(self, "skips_without_gradient", False) and all(g is None for g in grads):
-            out: list[Tensor | None] = [None] * len(self._edges)  # no gradient in, none out (as the engine)
+            out: list[Tensor | None] = [None] * edge_count(self._edges)  # no gradient in, none out (as the engine)
         else:
             out = self._run(list(grads))
         if self.name() == "AccumulateGrad":
             return ()
-        slots = [g for g, e in zip(out, self._edges) if e is not None]
+        slots = [g for g, shape in zip(out, self._edges[2::4]) if shape is not None]  # (tensor arguments)
         return slots[0] if len(slots) == 1 else tuple(slots)
 
     # ------------------------------------------------------------------ saved values by name
@@ -153,7 +154,7 @@ def _saved_value(node: Any, spec: Any, raw: bool) -> Any:
         return getattr(node, spec)
     if isinstance(spec, tuple):
         kind, k = spec
-        shape = tuple(node._edges[k][2])
+        shape = tuple(node._edges[WIDTH * k + 2])
         return shape if kind == "sizes" else math.prod(shape)
     return spec(node)
 

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ctxgrad._tensor import Tensor, _wrap, summed_to_shape
+from ctxgrad.autograd._edges import Edge, edge_at, edges_of
 from ctxgrad.autograd.errors import GradientTypeError
 from ctxgrad.autograd.grad_mode import is_recording
 from ctxgrad.autograd.values import is_value_dtype, value_type_of
 
 if TYPE_CHECKING:
     from ctxgrad.autograd.function import BackwardCFunction, Function
-    from ctxgrad.autograd.graph import Edge
 
 __all__ = [
     "GradientTypeError",
@@ -157,18 +157,18 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
     it to the input's dtype.  Extra trailing Nones are allowed.  Gradients for tensors that
     do not require grad are checked too, then dropped.
     """
-    edges = node._edges
+    edges = node._edges  # (node, output_nr, shape, dtype for each argument: _edges.py)
+    n = len(edges) // 4
     if type(result) is not tuple:
-        if len(edges) == 1 and type(result) is Tensor:
+        if n == 1 and type(result) is Tensor:
             # The common case, one argument: check it without building tuples.
-            e = edges[0]
             data = result._data
-            if e is not None and data.shape == e[2] and (data.dtype is e[3] or data.dtype == e[3]):
-                return [result if e[0] is not None else None]
+            shape, dtype = edges[2], edges[3]
+            if shape is not None and data.shape == shape and (data.dtype is dtype or data.dtype == dtype):
+                return [result if edges[0] is not None else None]
         result = (result,)
-    n = len(edges)
     if len(result) != n:
-        count = _count_problem(node._forward_cls, node.name(), edges, result)
+        count = _count_problem(node._forward_cls, node.name(), edges_of(node), result)
         if count is not None:
             raise count.error()
         result = result[:n]  # extra trailing Nones
@@ -178,16 +178,16 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
         if g is None:
             out.append(None)
             continue
-        e = edges[i]
+        shape, dtype = edges[4 * i + 2], edges[4 * i + 3]
         if (
-            e is not None
+            shape is not None
             and isinstance(g, Tensor)
-            and (d := g._data).shape == e[2]
-            and (d.dtype is e[3] or d.dtype == e[3])  # (``is`` first: no comparison call for the same dtype)
+            and (d := g._data).shape == shape
+            and (d.dtype is dtype or d.dtype == dtype)  # (``is`` first: no comparison call for the same dtype)
         ):
-            out.append(g if e[0] is not None else None)
+            out.append(g if edges[4 * i] is not None else None)
         else:
-            out.append(_fit(node, i, g, e))
+            out.append(_fit(node, i, g, edge_at(edges, i)))
     return out
 
 
@@ -254,7 +254,7 @@ def gradient_problems(
             (None, 0, a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args
         )
     else:
-        cls, node_name, edges = fn._forward_cls, fn.name(), fn._edges
+        cls, node_name, edges = fn._forward_cls, fn.name(), edges_of(fn)
     grads = result if type(result) is tuple else (result,)
     problems: list[Problem] = []
     count = _count_problem(cls, node_name, edges, grads)

@@ -38,6 +38,7 @@ from ctxgrad._state import _state, refuse_inference_write
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd._batched import batch_flat_positions, flat_positions_rule, unary_rule
 from ctxgrad.autograd._batched_tensor import BatchedTensor
+from ctxgrad.autograd._edges import WIDTH
 from ctxgrad.autograd._mutation import before_in_place_write
 from ctxgrad.autograd._outputs import check_view_change, move_retained_grad
 from ctxgrad.autograd._readonly import explain_read_only
@@ -685,10 +686,10 @@ def record_base_write(view: Tensor, old_fn: Any = None, old_nr: int = 0) -> None
     positions = _base_positions(view, base)
     node = view._grad_fn
     if old_fn is not None and base._requires_grad and node is not None:
-        edges = list(node._edges)
-        for k, e in enumerate(edges):
-            if e is not None and e[0] is old_fn and e[1] == old_nr:
-                edges[k] = (_read_view(view, base, positions)._grad_fn, 0, e[2], e[3])
+        edges = list(node._edges)  # (node, output_nr, shape, dtype per argument: _edges.py)
+        for k in range(0, len(edges), WIDTH):
+            if edges[k] is old_fn and edges[k + 1] == old_nr:
+                edges[k : k + 2] = (_read_view(view, base, positions)._grad_fn, 0)
                 node._edges = tuple(edges)
                 break
     vc = view._get_vc()

@@ -7,5 +7,5 @@ import cython
 @cython.locals(deps=dict, stack=list)
 cpdef _count_dependencies(roots)
 
-@cython.locals(buffers=dict, deps=dict, ready=list, captures=dict, visit=set, runnable=set)
+@cython.locals(buffers=dict, deps=dict, ready=list, captures=dict, visit=set, runnable=set, edges=tuple, i=Py_ssize_t)
 cpdef _execute(run, keep_graph)

@@ -61,10 +61,7 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     deps: dict[Node, int] = dict.fromkeys(roots, 0)
     stack = list(roots)
     while stack:
-        for e in stack.pop()._edges:
-            if e is None:
-                continue
-            child = e[0]
+        for child in stack.pop()._edges[::4]:  # (each argument's node: four entries each, _edges.py)
             if child is None:
                 continue
             n = deps.get(child)
@@ -85,15 +82,14 @@ def _nodes_leading_to(deps: dict[Node, int], roots: list[Node], targets: set[Nod
     while stack:
         node = stack.pop()
         order.append(node)
-        for e in node._edges:
-            if e is not None and e[0] is not None:
-                child = e[0]
+        for child in node._edges[::4]:
+            if child is not None:
                 remaining[child] -= 1
                 if remaining[child] == 0:
                     stack.append(child)
     leading: set[Node] = set()
     for node in reversed(order):
-        if node in targets or any(e is not None and e[0] in leading for e in node._edges):
+        if node in targets or any(child in leading for child in node._edges[::4]):
             leading.add(node)
     return leading
 
@@ -177,7 +173,7 @@ def _prepare(
         if accumulate:
             targets |= {n for t in inputs for n in [_input_edge(t)[0]] if isinstance(n, AccumulateGrad)}
         run.visit = visit = _nodes_leading_to(deps, root_nodes, targets)
-        run.runnable = {n for n in visit if any(e is not None and e[0] in visit for e in n._edges)}
+        run.runnable = {n for n in visit if any(child in visit for child in n._edges[::4])}
         if accumulate:
             run.runnable |= {n for n in targets if isinstance(n, AccumulateGrad)}
     run.ready = [(-n._seq, id(n), n) for n in root_nodes if deps[n] == 0]
@@ -210,19 +206,22 @@ def _execute(run: _Run, keep_graph: bool) -> None:
             continue
         grads: list[Tensor | None]
         if not run_it:
-            grads, run_it = [None] * len(node._edges), True
+            grads, run_it = [None] * (len(node._edges) // 4), True
         else:
             grads = node._run(buf) if runner is None else runner(node, buf)  # (anomaly mode, trace)
         if not keep_graph:
             node._release()
-        for e, g in zip(node._edges, grads):
-            if e is None or (child := e[0]) is None:
+        edges = node._edges  # (node, output_nr, shape, dtype for each argument: _edges.py)
+        for i in range(len(grads)):
+            child = edges[4 * i]
+            if child is None:
                 continue
+            g = grads[i]
             if g is not None:
                 cbuf = buffers.get(child)
                 if cbuf is None:
                     cbuf = buffers[child] = [None] * len(child._out_meta)
-                nr = e[1]
+                nr = edges[4 * i + 1]
                 prev = cbuf[nr]
                 cbuf[nr] = g if prev is None else prev + g
             n = deps[child] - 1

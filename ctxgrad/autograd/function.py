@@ -58,6 +58,7 @@ from ctxgrad.autograd._batched import NOT_BATCHED, apply_batched
 from ctxgrad.autograd._binding import Plan
 from ctxgrad.autograd._ctx_fields import CtxFields
 from ctxgrad.autograd._dual import apply_dual
+from ctxgrad.autograd._edges import NO_EDGE, edges_of
 from ctxgrad.autograd._legacy_calls import LegacyCalls
 from ctxgrad.autograd._node_api import saved_field_properties
 from ctxgrad.autograd._outputs import (
@@ -510,7 +511,7 @@ class NestedIOFunction(Function):
 def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], out: Any, state: Modes) -> Any:
     """Make ``ctx`` the node of this call: edges to the inputs, ``grad_fn`` on the outputs,
     saved tensors packed with their versions."""
-    edges: list[Any] = []
+    edges: list[Any] = []  # (flat, four entries per argument: node, output_nr, shape, dtype; _edges.py)
     for a in args:
         if isinstance(a, Tensor):
             t = a  # (typed in the compiled core: function.pxd)
@@ -522,13 +523,13 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
                 meta = meta_of(data)
             shape, dtype = meta[0]
             if not t._requires_grad:
-                edges.append((None, 0, shape, dtype))
+                edges.extend((None, 0, shape, dtype))
             elif (fn := t._grad_fn) is None:
-                edges.append((_accumulator_of(t), 0, shape, dtype))
+                edges.extend((_accumulator_of(t), 0, shape, dtype))
             else:
-                edges.append((fn, t._output_nr, shape, dtype))
+                edges.extend((fn, t._output_nr, shape, dtype))
         else:
-            edges.append(None)
+            edges.extend(NO_EDGE)
     ctx._edges = tuple(edges)
     ctx._seq = next(_sequence)
 
@@ -625,7 +626,7 @@ def once_differentiable(fn: Callable[..., _T]) -> Callable[..., _T]:
         if not positions:
             return outputs
         links = [g for g in args if isinstance(g, Tensor) and g._requires_grad]
-        inputs = [e for e in getattr(ctx, "_edges", ()) if e is not None and e[0] is not None]
+        inputs = [e for e in edges_of(ctx) if e is not None and e[0] is not None]
         if not links and inputs:
             _state.modes.once_dropped = ctx.name()
             watch = _state.modes.once_watch

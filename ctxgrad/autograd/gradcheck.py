@@ -59,6 +59,7 @@ import numpy as np
 
 from ctxgrad._tensor import Tensor, _wrap
 from ctxgrad.autograd import forward_ad as fwAD
+from ctxgrad.autograd._edges import edges_of
 from ctxgrad.autograd._grad import as_tuple, grad
 from ctxgrad.autograd._readonly import _locks, relock, writable
 from ctxgrad.autograd.errors import NoJvpError, OnceDifferentiableError
@@ -385,7 +386,7 @@ def _check_backward_gradient_dtypes(outputs: list[Tensor]) -> None:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        edges = getattr(node, "_edges", ())
+        edges = edges_of(node)
         stack.extend(e[0] for e in edges if e is not None and e[0] is not None)
         if not isinstance(node, BackwardCFunction) or node._forward_cls.__module__.startswith("ctxgrad."):
             continue

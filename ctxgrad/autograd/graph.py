@@ -15,9 +15,10 @@ gradients flow; nothing points the other way, so a graph is freed by reference c
 as soon as its last output is dropped.  A leaf refers to its ``AccumulateGrad`` only
 weakly for the same reason.
 
-An edge is a tuple ``(node, output_nr, shape, dtype)`` for a tensor argument, with
-``node`` None when that tensor does not require grad, and ``None`` for a non-tensor
-argument.  The shape and dtype let the engine check each gradient a backward returns.
+An edge is ``(node, output_nr, shape, dtype)`` for a tensor argument, with ``node`` None
+when that tensor does not require grad; a non-tensor argument has none.  The shape and
+dtype let the engine check each gradient a backward returns.  A node keeps its edges in one
+flat tuple, four entries per argument (:mod:`._edges` says why).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import numpy as np
 
 from ctxgrad._memory_format import contiguous_format, copied_for_grad
 from ctxgrad._state import _state
+from ctxgrad.autograd._edges import Edge as Edge
+from ctxgrad.autograd._edges import edges_of
 from ctxgrad.autograd._mutation import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
 from ctxgrad.autograd._node_api import NodeAPI
 from ctxgrad.autograd._readonly import is_saved_array_lock_enabled as is_saved_array_lock_enabled
@@ -45,8 +48,6 @@ from ctxgrad.autograd.values import is_value_dtype
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
-
-Edge = tuple["Node | None", int, tuple[int, ...], np.dtype[Any]]
 
 _sequence = itertools.count()
 # AccumulateGrad nodes run as soon as they are ready, as in torch (UINT64_MAX there too).
@@ -65,7 +66,7 @@ class Node(NodeAPI):
 
     __slots__ = ("__dict__", "__weakref__", "_edges", "_seq")
 
-    _edges: tuple[Edge | None, ...]
+    _edges: tuple[Any, ...]  # (four entries per forward argument: node, output_nr, shape, dtype)
     _seq: int
     # Rarely set, so class defaults: a node stores them only once something is registered.
     _hooks: _NodeHooks | None = None
@@ -81,8 +82,7 @@ class Node(NodeAPI):
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
         """``(node, output_nr)`` for each tensor argument of the forward call (empty for
         a ctx whose call recorded nothing)."""
-        edges: tuple[Edge | None, ...] = getattr(self, "_edges", ())
-        return tuple((e[0], e[1]) for e in edges if e is not None)
+        return tuple((e[0], e[1]) for e in edges_of(self) if e is not None)
 
     def _num_outputs(self) -> int:
         raise NotImplementedError

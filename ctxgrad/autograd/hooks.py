@@ -57,7 +57,7 @@ def run_posthooks(
     node: Node, hooks: list[Callable[..., Any]], checked: list[Tensor | None], grads: list[Tensor | None]
 ) -> list[Tensor | None]:
     # Hooks see one gradient per tensor argument, as next_functions lists them.
-    slots = [i for i, e in enumerate(node._edges) if e is not None]
+    slots = [i for i, shape in enumerate(node._edges[2::4]) if shape is not None]  # (tensors: _edges.py)
     grad_inputs = tuple(checked[i] for i in slots)
     for hook in tuple(hooks):
         new = hook(grad_inputs, tuple(grads))

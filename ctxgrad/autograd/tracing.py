@@ -45,6 +45,7 @@ import numpy as np
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
 from ctxgrad.autograd._dot import new_digraph
+from ctxgrad.autograd._edges import edges_of
 from ctxgrad.autograd.anomaly_mode import choose_runner, run_checked
 from ctxgrad.autograd.graph import AccumulateGrad, Node
 from ctxgrad.autograd.printing import param_names
@@ -217,7 +218,7 @@ class trace:
     ) -> None:
         grads_in = tuple(None if g is None else GradInfo.of(g) for g in grads)
         results: list[Result] = []
-        for i, edge in enumerate(node._edges):
+        for i, edge in enumerate(edges_of(node)):
             if edge is None:
                 continue  # not a tensor argument
             g = out[i] if out is not None and i < len(out) else None
