@@ -27,6 +27,7 @@ import pytest
 
 import ctxgrad
 from ctxgrad.autograd import Function
+from ctxgrad.autograd.graph import Node
 
 
 @pytest.fixture(autouse=True)
@@ -400,3 +401,35 @@ def test_the_shared_needs_table_starts_again_past_its_bound(monkeypatch: pytest.
     results = [ctxgrad.add(x, x), x * 2.0, ctxgrad.add(x, x, alpha=2.0), 2.0 * x]
     assert len(_outputs._NEEDS) <= 2
     assert [r.grad_fn._needs for r in results] == [(True, True), (True, False), (True, True), (True, False)]
+
+
+def test_a_nodes_edges_are_one_flat_tuple() -> None:
+    # Four entries per forward argument (node, output_nr, shape, dtype), in one tuple: no tuple
+    # per argument for the cyclic collector to track.  A non-tensor argument's are None, 0,
+    # None, None; the library reads one argument's edge through edge_at and edges_of.
+    from ctxgrad.autograd._edges import edge_at, edges_of, flatten
+
+    x = ctxgrad.ones(5, dtype=ctxgrad.float64, requires_grad=True)
+    c = ctxgrad.ones(5, dtype=ctxgrad.float32)
+
+    class AddScaled(Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any, b: Any, k: float) -> Any:
+            return a + b * k
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g, None, None
+
+    total = AddScaled.apply(x, c, 2.0)
+    node = total.grad_fn
+    acc = node.next_functions[0][0]
+    f64, f32 = np.dtype(np.float64), np.dtype(np.float32)
+    assert node._edges == (acc, 0, (5,), f64, None, 0, (5,), f32, None, 0, None, None)
+    assert not any(type(entry) is tuple and entry and isinstance(entry[0], Node) for entry in node._edges)
+    assert edges_of(node) == ((acc, 0, (5,), f64), (None, 0, (5,), f32), None)
+    assert [edge_at(node._edges, i) for i in range(3)] == list(edges_of(node))
+    assert flatten(edges_of(node)) == node._edges
+    assert node.next_functions == ((acc, 0), (None, 0))
+    total.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones(5))
