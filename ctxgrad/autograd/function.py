@@ -458,7 +458,10 @@ def _run(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], sta
             # comprehension is a call of its own before Python 3.12)
             key = 1  # (needs_input_grad as bits after a leading 1: nodes share its tuple, shared_needs)
             for b in args:
-                key = key + key + (isinstance(b, Tensor) and (b._requires_grad if b._base is None else b.requires_grad))
+                key += key
+                if isinstance(b, Tensor):
+                    t = b
+                    key += t._requires_grad if t._base is None else t.requires_grad
             needs = _NEEDS.get(key) or shared_needs(key)
             break
     else:  # nothing requires grad, as for most ops inside forward and backward: all False
