@@ -102,7 +102,7 @@ _READ_BY_BOTH = ((0, 1), (0, 1), (0, 1))
 
 
 def save_operands(
-    ctx: Any, a: Any, b: Any, out: Tensor | None = None, *, read_by: tuple[tuple[int, ...], ...] = _READ_BY_BOTH
+    ctx: Any, a: Any, b: Any, out: Tensor | None = None, read_by: tuple[tuple[int, ...], ...] = _READ_BY_BOTH
 ) -> None:
     """Save a binary op's tensor operands (and ``out``, if given) for backward, each only
     where a needed gradient reads it (``read_by``, see :func:`save_for_gradients`), keeping a
