@@ -33,7 +33,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from ctxgrad.autograd.values import is_value_dtype
+from ctxgrad.autograd._edges import takes_values
 
 if TYPE_CHECKING:
     from ctxgrad._tensor import Tensor
@@ -113,7 +113,7 @@ class CtxFields:
     def saved_variables(self) -> tuple[Tensor, ...]:
         """Deprecated alias of ``saved_tensors`` (afnio's name: no warning in a Function
         over values that are not arrays, see :mod:`.values`)."""
-        if not any(d is not None and is_value_dtype(d) for d in getattr(self, "_edges", ())[3::4]):
+        if not takes_values(self):
             warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 

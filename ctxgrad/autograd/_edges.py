@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ctxgrad.autograd.values import is_value_dtype
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -53,6 +55,12 @@ def edges_of(node: Any) -> tuple[Edge | None, ...]:
     """A node's edges, one per forward argument (none for a node that recorded nothing)."""
     flat: tuple[Any, ...] = getattr(node, "_edges", ())
     return tuple(edge_at(flat, i) for i in range(edge_count(flat)))
+
+
+def takes_values(node: Any) -> bool:
+    """Whether a tensor argument of the node's call holds a value that is not an array of
+    numbers (a registered value type, :mod:`.values`)."""
+    return any(e is not None and is_value_dtype(e[3]) for e in edges_of(node))
 
 
 def flatten(edges: Iterable[Edge | None]) -> tuple[Any, ...]:

@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ctxgrad.autograd._edges import WIDTH, edge_count
+from ctxgrad.autograd._edges import WIDTH, edge_count, edges_of
 from ctxgrad.autograd.hooks import RemovableHandle, _NodeHooks
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class NodeAPI:
             out = self._run(list(grads))
         if self.name() == "AccumulateGrad":
             return ()
-        slots = [g for g, shape in zip(out, self._edges[2::4]) if shape is not None]  # (tensor arguments)
+        slots = [g for g, e in zip(out, edges_of(self)) if e is not None]
         return slots[0] if len(slots) == 1 else tuple(slots)
 
     # ------------------------------------------------------------------ saved values by name

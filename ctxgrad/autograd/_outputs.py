@@ -18,6 +18,7 @@ import numpy as np
 
 from ctxgrad._state import Modes, _state
 from ctxgrad._tensor import Tensor, _wrap
+from ctxgrad.autograd._edges import takes_values
 from ctxgrad.autograd._mutation import track_saved
 from ctxgrad.autograd._readonly import adopt_view
 from ctxgrad.autograd.saved import LockedSavedTensor, SavedTensor, SavedValue
@@ -352,7 +353,7 @@ def _check_saveable(cls: type[Function], ctx: BackwardCFunction, to_save: tuple[
     values that are not arrays) and inference tensors."""
     for i, t in enumerate(to_save):
         if t is not None and not isinstance(t, Tensor):
-            if any(d is not None and is_value_dtype(d) for d in ctx._edges[3::4]):  # (the dtypes: _edges.py)
+            if takes_values(ctx):
                 continue  # a Function over values that are not arrays may save plain values (afnio's do)
             raise TypeError(
                 f"save_for_backward can only save variables, but argument {i} is of type "

@@ -8,5 +8,5 @@ from ctxgrad._tensor_base cimport TensorBase
 @cython.locals(g=TensorBase)
 cpdef has_complex(grads)
 
-@cython.locals(edges=tuple, n=Py_ssize_t, i=Py_ssize_t)
+@cython.locals(edges=tuple, n=Py_ssize_t, i=Py_ssize_t, k=Py_ssize_t)
 cpdef check_grads(node, result)

@@ -178,14 +178,15 @@ def check_grads(node: BackwardCFunction, result: Any) -> list[Tensor | None]:
         if g is None:
             out.append(None)
             continue
-        shape, dtype = edges[4 * i + 2], edges[4 * i + 3]
+        k = 4 * i
+        shape, dtype = edges[k + 2], edges[k + 3]
         if (
             shape is not None
             and isinstance(g, Tensor)
             and (d := g._data).shape == shape
             and (d.dtype is dtype or d.dtype == dtype)  # (``is`` first: no comparison call for the same dtype)
         ):
-            out.append(g if edges[4 * i] is not None else None)
+            out.append(g if edges[k] is not None else None)
         else:
             out.append(_fit(node, i, g, edge_at(edges, i)))
     return out

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ctxgrad import _dtypes
 from ctxgrad._state import _state
 from ctxgrad._tensor import Tensor
+from ctxgrad.autograd._edges import edges_of
 
 if TYPE_CHECKING:
     from ctxgrad.autograd.graph import Node
@@ -57,7 +58,7 @@ def run_posthooks(
     node: Node, hooks: list[Callable[..., Any]], checked: list[Tensor | None], grads: list[Tensor | None]
 ) -> list[Tensor | None]:
     # Hooks see one gradient per tensor argument, as next_functions lists them.
-    slots = [i for i, shape in enumerate(node._edges[2::4]) if shape is not None]  # (tensors: _edges.py)
+    slots = [i for i, e in enumerate(edges_of(node)) if e is not None]
     grad_inputs = tuple(checked[i] for i in slots)
     for hook in tuple(hooks):
         new = hook(grad_inputs, tuple(grads))
