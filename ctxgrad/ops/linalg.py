@@ -161,14 +161,19 @@ class _MatrixProduct(Function[Tensor]):
 
 
 def _product_gradients(
-    grad: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool, need_b: bool
+    grad: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool, need_b: bool, b_column_major: bool = False
 ) -> tuple[Tensor | None, Tensor | None] | None:
     """The gradients grad @ bᵀ (if ``need_a``) and aᵀ @ grad (if ``need_b``) of the product of
     the matrices ``a`` and ``b`` (each saved only where needed: None otherwise), computed on the
     arrays when nothing records (:func:`~ctxgrad.autograd.grad_mode.is_recording` is False) and all
     have one dtype; else None (the caller then applies ``Mm``).  ``Mm.apply`` would check nothing
     that can fail there and compute ``x @ y`` on the same arrays (a transpose is a view): the
-    same values, without the bookkeeping of four calls."""
+    same values, without the bookkeeping of four calls.
+
+    ``b_column_major`` (``b`` was column-major in forward, as a weight used through ``t()`` in
+    ``linear`` is): b's gradient is computed as ``(gradᵀ @ a)ᵀ``, in b's layout, as torch's
+    ``mm`` backward does, so that the weight's gradient, transposed back, is row-major like the
+    weight and becomes its ``.grad`` by a plain copy."""
     if is_recording():
         return None
     g = grad.array
@@ -176,8 +181,16 @@ def _product_gradients(
         return None
     return (
         as_tensor(g @ b.array.T) if need_a and b is not None else None,
-        as_tensor(a.array.T @ g) if need_b and a is not None else None,
+        (as_tensor((g.T @ a.array).T) if b_column_major else as_tensor(a.array.T @ g))
+        if need_b and a is not None
+        else None,
     )
+
+
+def _column_major(array: np.ndarray[Any, Any]) -> bool:
+    """Whether a matrix is laid out by columns only (a transposed row-major one)."""
+    flags = array.flags
+    return bool(flags.f_contiguous and not flags.c_contiguous)
 
 
 class Mm(_MatrixProduct):
@@ -204,7 +217,8 @@ class Mm(_MatrixProduct):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        on_arrays = _product_gradients(grad, a, b, need_a, need_b)
+        # (b's layout, where b was kept: a node with attributes would cost more than the layout saves)
+        on_arrays = _product_gradients(grad, a, b, need_a, need_b, b is not None and _column_major(b.array))
         return _MatrixProduct.backward(ctx, grad) if on_arrays is None else on_arrays
 
 
@@ -269,6 +283,7 @@ class Addmm(Function[Tensor]):
         if input.array.dtype != y.dtype:
             _same_dtype("self and mat2 must have the same dtype, but got {0} and {1}", input, mat2)
         ctx.beta, ctx.alpha = beta, alpha
+        ctx.mat2_column_major = _column_major(y)
         save_for_gradients(ctx, (mat1, mat2), _READ_BY_THE_OTHER_MATRIX)
         product = x @ y
         result = as_tensor(product)
@@ -286,7 +301,7 @@ class Addmm(Function[Tensor]):
         grad_input = (grad if beta == 1 else grad * beta) if need_input else None
         if alpha != 1 and (need_mat1 or need_mat2):
             grad = grad * alpha
-        on_arrays = _product_gradients(grad, mat1, mat2, need_mat1, need_mat2)
+        on_arrays = _product_gradients(grad, mat1, mat2, need_mat1, need_mat2, ctx.mat2_column_major)
         if on_arrays is not None:
             return grad_input, on_arrays[0], on_arrays[1], None, None
         grad_mat1 = Mm.apply(grad, mat2.mT) if need_mat1 else None

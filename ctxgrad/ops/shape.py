@@ -32,6 +32,7 @@ from ctxgrad.autograd.batching import (
 )
 from ctxgrad.autograd.errors import ReshapeSizeError
 from ctxgrad.autograd.function import Function
+from ctxgrad.autograd.grad_mode import is_recording
 from ctxgrad.ops._row import Op
 from ctxgrad.ops._strided import strided_view
 from ctxgrad.ops._util import UNSET, missing, shape_arg, sizes_arg
@@ -205,6 +206,10 @@ class Permute(Function[Tensor]):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        if not is_recording() and type(grad) is Tensor:
+            # Nothing records: the same view of the gradient's array, without a view op's
+            # bookkeeping (every ``linear`` passes here, through its ``weight.t()``).
+            return as_tensor(grad.array.transpose(ctx.inverse)), None
         return Permute.apply(grad, ctx.inverse), None
 
     @staticmethod
