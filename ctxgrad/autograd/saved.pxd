@@ -25,3 +25,6 @@ cdef class LockedSavedTensor(SavedTensor):
 
 cdef class SavedValue(LockedSavedTensor):
     cdef public object value
+
+# (the lock of every saved tensor's array, taken and given back: C calls)
+from ctxgrad.autograd._readonly cimport lock_array, unlock_array
