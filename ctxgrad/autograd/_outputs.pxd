@@ -5,3 +5,6 @@
 from ctxgrad._state cimport Modes
 
 cpdef pack_saved(cls, ctx, to_save, Modes modes=*)
+
+# (every recorded view op marks its output: a C call from function.py's _record)
+cpdef mark_view(cls, o, i, several, args, grad_enabled)

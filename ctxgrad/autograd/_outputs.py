@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "alias",
     "finish_untracked",
+    "mark_view",
     "meta_of",
     "pack_saved",
     "shared_needs",
@@ -274,7 +275,7 @@ def _finish_untracked_output(
         if o._requires_grad:
             # forward built history with enable_grad; nothing is recorded, so drop it.
             o = o.detach()
-        _mark_view(cls, o, i, several, args, grad_enabled)
+        mark_view(cls, o, i, several, args, grad_enabled)
     if dirty is not None and _among(o, dirty):
         return o  # (changed in place: an ordinary tensor stays ordinary, in inference mode too)
     if o._base is not None:  # a view is of its base's kind, in or out of inference mode, as in torch
@@ -409,7 +410,7 @@ def _wire_output(
                 o = alias(o, ctx._forward_cls, True, i)
                 break
         else:
-            _mark_view(ctx._forward_cls, o, i, several, args, True)
+            mark_view(ctx._forward_cls, o, i, several, args, True)
     old_fn, old_nr = o._grad_fn, o._output_nr
     if differentiable:
         o._grad_fn = ctx
@@ -435,9 +436,7 @@ def move_retained_grad(t: Tensor, old_fn: Any, old_nr: int) -> None:
         t._grad_fn._add_retain_grad(t._output_nr, t)
 
 
-def _mark_view(
-    cls: type[Function], o: Tensor, i: int, several: bool, args: tuple[Any, ...], grad_enabled: bool
-) -> None:
+def mark_view(cls: type[Function], o: Tensor, i: int, several: bool, args: tuple[Any, ...], grad_enabled: bool) -> None:
     """An output whose array is a view of an input's array shares that input's version, and
     is guarded as :func:`view_meta` says (also a view an op inside ``forward`` made)."""
     base_arr = o._data.base

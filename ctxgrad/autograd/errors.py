@@ -23,6 +23,9 @@ This module imports nothing from ctxgrad, so every layer can import it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 __all__ = [
     "GradientTypeError",
     "NoJvpError",
@@ -70,3 +73,13 @@ class SavedArrayWriteError(RuntimeError, ValueError):
     """``forward`` wrote into an argument's array with NumPy while a graph holds that tensor
     for backward (its array is read-only while it is saved).  Also a ValueError, the type
     of NumPy's own refusal, which it replaces."""
+
+
+def raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:
+    """A function that raises ``exc(msg)`` whatever it is called with (stands in for a method
+    a class must not have, or lacks)."""
+
+    def raise_(*args: Any) -> Any:
+        raise exc(msg)
+
+    return raise_

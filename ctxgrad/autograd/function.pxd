@@ -19,5 +19,5 @@ cpdef _run(cls, ctx, args, Modes state=*)
 cpdef _record(cls, ctx, args, out, Modes state)
 
 # (compiled functions of other modules that every recorded call or backward calls: C calls)
-from ctxgrad.autograd._outputs cimport pack_saved
+from ctxgrad.autograd._outputs cimport mark_view, pack_saved
 from ctxgrad.autograd._validate cimport check_grads, has_complex

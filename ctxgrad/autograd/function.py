@@ -66,6 +66,7 @@ from ctxgrad.autograd._outputs import (
     _NEEDS,
     alias,
     finish_untracked,
+    mark_view,
     meta_of,
     pack_saved,
     shared_needs,
@@ -75,7 +76,7 @@ from ctxgrad.autograd._outputs import (
 from ctxgrad.autograd._readonly import explain_read_only
 from ctxgrad.autograd._validate import GradientTypeError, check_all_tensors, check_grads, conjugate, has_complex
 from ctxgrad.autograd.anomaly_mode import record_forward
-from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError
+from ctxgrad.autograd.errors import _FREED_MSG, OnceDifferentiableError, raiser
 from ctxgrad.autograd.grad_mode import run_in_grad_mode
 from ctxgrad.autograd.graph import Node, _accumulator_of, _sequence
 from ctxgrad.autograd.hooks import run_posthooks, run_prehooks
@@ -315,7 +316,7 @@ class FunctionMeta(type):
         has_backward = _overrides(cls, "backward")
         has_vjp = _overrides(cls, "vjp")
         if has_backward and has_vjp:
-            cls._backward_impl = _raiser(
+            cls._backward_impl = raiser(
                 RuntimeError,
                 "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
                 "only implement one of them.",
@@ -325,14 +326,7 @@ class FunctionMeta(type):
         elif has_backward:
             cls._backward_impl = cls.backward  # type: ignore[attr-defined]
         else:
-            cls._backward_impl = _raiser(NotImplementedError, f"{_BACKWARD_MISSING} ({name} defines neither.)")
-
-
-def _raiser(exc: type[Exception], msg: str) -> Callable[..., Any]:
-    def raise_(*args: Any) -> Any:
-        raise exc(msg)
-
-    return raise_
+            cls._backward_impl = raiser(NotImplementedError, f"{_BACKWARD_MISSING} ({name} defines neither.)")
 
 
 class Function(LegacyCalls, Generic[_Out], metaclass=FunctionMeta):
@@ -537,12 +531,15 @@ def _record(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], 
     ctx._seq = next(_sequence)
 
     o = out if type(out) is Tensor else None  # (the output, typed as ``t`` is: function.pxd)
-    if o is not None and not ctx._marked and o._data.base is None:
-        # The common case, one fresh output: its grad_fn is this node.
+    if o is not None and not ctx._marked:
+        # The common case, one output: its grad_fn is this node.
         for a in args:
             if a is out:
                 out = o = alias(out, cls)
                 break
+        else:
+            if o._data.base is not None:  # (a view of an input shares its version counter)
+                mark_view(cls, o, 0, False, args, True)
         data = o._data
         meta = _METAS.get(data.shape)  # ((shape, dtype),), shared between nodes (meta_of, inline)
         if meta is None or meta[0][1] is not data.dtype:
