@@ -34,6 +34,7 @@ COMPILABLE: tuple[str, ...] = (
     "ctxgrad.ops._util",
     "ctxgrad.autograd.saved",
     "ctxgrad.autograd._readonly",
+    "ctxgrad.autograd._arrayflags",
     "ctxgrad.autograd._views",
     "ctxgrad.autograd._grad",
     "ctxgrad.autograd.values",

@@ -116,7 +116,7 @@ def test_compiled_modules_are_not_older_than_their_sources() -> None:
     stale = [
         str(source.name)
         for built, source in _compiled_sources()
-        for dependency in (source, source.with_suffix(".pxd"))
+        for dependency in (source, source.with_suffix(".pxd"), source.with_suffix(".pyx"))
         if dependency.exists() and dependency.stat().st_mtime > built.stat().st_mtime
     ]
     assert stale == [], f"rebuild with tools/build_compiled.py: {stale} changed after the build"

@@ -218,3 +218,43 @@ def test_a_numpy_view_taken_while_saved_stays_read_only_after() -> None:
         during[0] = 3.0
     t.detach().numpy()[0:1][0] = 3.0
     assert t.tolist() == [3.0, 1.0]
+
+
+def test_memory_from_a_writeable_buffer_is_writeable_again_after_the_graph() -> None:
+    # The array that owns the memory views a bytearray: locked while saved, given back after.
+    a = np.frombuffer(bytearray(np.array([1.0, 2.0]).tobytes()), dtype=np.float64)
+    t = ctxgrad.from_numpy(a).requires_grad_()
+    y = (t * t).sum()
+    assert not a.flags.writeable
+    y.backward()
+    assert a.flags.writeable
+    a[0] = 3.0
+    np.testing.assert_array_equal(t.grad.numpy(), [2.0, 4.0])
+
+
+def test_memory_from_a_read_only_buffer_stays_read_only_after_the_graph() -> None:
+    a = np.frombuffer(np.array([1.0, 2.0]).tobytes(), dtype=np.float64)  # (bytes: read-only)
+    t = ctxgrad.from_numpy(a).requires_grad_()
+    y = (t * t).sum()
+    y.backward()
+    assert not a.flags.writeable
+    np.testing.assert_array_equal(t.grad.numpy(), [2.0, 4.0])
+
+
+def test_the_flag_helpers_agree_with_numpy_in_either_build() -> None:
+    # _arrayflags is the lock's access to the write flag: Python here, C in the compiled core.
+    from ctxgrad.autograd import _arrayflags
+
+    a = np.zeros(3)
+    view = a[1:]
+    assert _arrayflags.is_writeable(a) is True
+    _arrayflags.set_read_only(a)
+    assert a.flags.writeable is False and _arrayflags.is_writeable(a) is False
+    assert view.flags.writeable is True  # (a view's flag is its own)
+    _arrayflags.set_writeable(a)
+    assert a.flags.writeable is True
+    _arrayflags.setflags(view, False)
+    assert _arrayflags.is_writeable(view) is False
+    compiled = "ctxgrad.autograd._arrayflags" in ctxgrad.version.compiled_modules
+    with pytest.raises(TypeError if compiled else AttributeError):
+        _arrayflags.is_writeable([0.0])  # type: ignore[arg-type]

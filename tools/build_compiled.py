@@ -45,13 +45,19 @@ DIRECTIVES = {
 _SETUP = """
 import os
 import sys
+import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 root, scratch, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
 jobs = os.cpu_count() or 1
 sys.argv[1:] = ["build_ext", "--build-lib", scratch + "/lib", "--build-temp", scratch + "/temp", "-j", str(jobs)]
-extensions = [Extension(m, [root + "/" + m.replace(".", "/") + ".py"]) for m in modules]
+# (a module with a .pyx beside its .py is built from the .pyx; NumPy's headers for the .pyx that
+# reads an array's C structure)
+def source(m):
+    stem = root + "/" + m.replace(".", "/")
+    return stem + ".pyx" if os.path.exists(stem + ".pyx") else stem + ".py"
+extensions = [Extension(m, [source(m)], include_dirs=[numpy.get_include()]) for m in modules]
 setup(
     name="ctxgrad-compiled-core",
     ext_modules=cythonize(

@@ -24,12 +24,12 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ctxgrad._state import _state
+from ctxgrad.autograd._arrayflags import is_writeable, set_read_only, set_writeable, setflags
 from ctxgrad.autograd._decorator import _ModeSwitch
 from ctxgrad.autograd._validate import arg_label_of
 from ctxgrad.autograd.errors import SavedArrayWriteError
@@ -99,10 +99,6 @@ _locks_guard = threading.Lock()
 _take_guard = _locks_guard.acquire
 _give_guard = _locks_guard.release
 _pending_unlocks: deque[np.ndarray[Any, Any]] = deque()
-# ``setflags`` with the write flag positional (NumPy takes it so; its stubs say keyword-only):
-# a fifth of the cost of setting ``arr.flags.writeable``, which makes a flags object and
-# calls ``setflags`` by keyword.
-_setflags: Callable[[np.ndarray[Any, Any], bool], None] = np.ndarray.setflags  # type: ignore[assignment]
 
 
 def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -110,7 +106,8 @@ def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     (views made of it later are read-only too) and, when ``arr`` is a view, ``arr`` itself
     (given back after its owner).  Returns the owner, to unlock later."""
     # (Every saved tensor comes through here and ``unlock_array``, so both are written for
-    # speed: ``_setflags``, and an explicit acquire/release, half the cost of a ``with`` block.)
+    # speed: the flags through ``_arrayflags`` (C in the compiled core), and an explicit
+    # acquire/release, half the cost of a ``with`` block.)
     owner = arr
     base = arr.base
     while base is not None and isinstance(base, np.ndarray):
@@ -123,14 +120,14 @@ def lock_array(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
             entry = _locks[key]
             entry[1] += 1
         else:
-            writeable = owner.flags.writeable
+            writeable = is_writeable(owner)
             if writeable:
-                _setflags(owner, False)
+                set_read_only(owner)
             _locks[key] = entry = [owner, 1, writeable, None]
         # (an owner that is locked but writeable is in one of ctxgrad's own writes, which
         # gives the flags back itself: the views it lifted are left to it)
-        if owner is not arr and arr.flags.writeable and not owner.flags.writeable:
-            _setflags(arr, False)
+        if owner is not arr and is_writeable(arr) and not is_writeable(owner):
+            set_read_only(arr)
             _give_back_later(entry, arr)
     finally:
         _give_guard()
@@ -208,8 +205,8 @@ def _release(arr: np.ndarray[Any, Any]) -> None:
     else:
         del _locks[key]
         if entry[2]:
-            try:  # (a view whose owner another graph still holds stays read-only)
-                _setflags(arr, True)
+            try:  # (memory of an object that NumPy cannot ask, torch's, stays read-only)
+                set_writeable(arr)
             except ValueError:
                 pass
         if entry[3] is not None:
@@ -217,7 +214,7 @@ def _release(arr: np.ndarray[Any, Any]) -> None:
                 view = ref()
                 try:  # (a view of a read-only view, a broadcast one, stays read-only)
                     if view is not None:
-                        _setflags(view, True)
+                        setflags(view, True)
                 except ValueError:
                     pass
 
@@ -226,7 +223,7 @@ def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
     """Lift the saved-tensor lock from ``arr`` (and the arrays it is a view of) for one of
     ctxgrad's own writes; give the result to :func:`relock` afterwards.  An array that is
     read-only for another reason stays so (NumPy then raises, as it would anyway)."""
-    if arr.flags.writeable:
+    if is_writeable(arr):
         return []
     chain = []
     a: Any = arr
@@ -238,14 +235,14 @@ def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
     flipped = []
     for a in reversed(chain):  # the owner first: a view can be made writeable only after its base
         if not a.flags.writeable:
-            _setflags(a, True)
+            setflags(a, True)
             flipped.append(a)
     return flipped
 
 
 def relock(flipped: list[np.ndarray[Any, Any]]) -> None:
     for a in reversed(flipped):
-        _setflags(a, False)
+        setflags(a, False)
 
 
 def explain_read_only(cls: Any, args: tuple[Any, ...], exc: ValueError) -> None:
