@@ -11,7 +11,9 @@ seconds (the minimum: the machine's load only ever adds time).
 A case runs the op table rows whose names (or aliases) its ``fn`` mentions, or when it names
 none, the dunders of the Python operators it uses (``a + b`` runs ``__add__``).  A row's ratio is its *slowest*
 case's (the cliffs are what this looks for); rows no case mentions are listed at the end.
-Cases torch refuses (the kit's strict xfails) are left out.
+Cases torch refuses (the kit's strict xfails) are left out.  The rows no case of the kit runs are
+timed once each from :data:`ROWS_WITHOUT_CASES` (all but ``cuda``, which raises on a CPU build of
+torch as in ctxgrad), so that every row has a ratio.
 
 Two tables follow: the ``nn.functional`` ops and the sampler that have no op table row (so no
 case of the kit: :data:`FUNCTIONAL` writes them once, for both libraries), and the special
@@ -180,6 +182,100 @@ FUNCTIONAL: list[tuple[str, list[tuple[tuple[int, ...], str]], Callable[..., Any
 ]  # fmt: skip
 
 
+# The op table rows that no case of the kit runs (their cases test errors, dtypes or values
+# without a gradient, or a row is reached only through another name), each timed once here,
+# written once for both libraries as FUNCTIONAL is: ``(row, inputs, fn(m, *tensors))``, with a
+# ``bool`` domain too.  The backward runs when the output requires grad.  ``cuda`` is left out:
+# it raises on a CPU build of torch as it does in ctxgrad.
+ROWS_WITHOUT_CASES: list[tuple[str, list[tuple[tuple[int, ...], str]], Callable[..., Any]]] = [
+    ("__eq__", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: a == b),
+    ("ne", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: m.ne(a, b)),
+    ("ge", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: m.ge(a, b)),
+    ("le", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: m.le(a, b)),
+    ("lt", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: m.lt(a, b)),
+    ("__invert__", [((4, 5), "bool")], lambda m, b: ~b),
+    ("__rand__", [((4, 5), "int:8")], lambda m, i: 3 & i),
+    ("__ror__", [((4, 5), "int:8")], lambda m, i: 3 | i),
+    ("__rxor__", [((4, 5), "int:8")], lambda m, i: 3 ^ i),
+    ("__rlshift__", [((4, 5), "int:8")], lambda m, i: 3 << i),
+    ("__rrshift__", [((4, 5), "int:8")], lambda m, i: 300 >> i),
+    ("__rfloordiv__", [((4, 5), "pos")], lambda m, x: 3.0 // x.detach()),
+    ("__rmod__", [((4, 5), "pos")], lambda m, x: 3.0 % x.detach()),
+    ("__rpow__", [((4, 5), "any")], lambda m, x: 2.0**x),
+    ("__rsub__", [((4, 5), "any")], lambda m, x: 2.0 - x),
+    ("__rtruediv__", [((4, 5), "nz")], lambda m, x: 2.0 / x),
+    ("__rmatmul__", [((4, 5), "any")], lambda m, x: m.ones(3, 4, dtype=m.float64).__matmul__(x)),
+    ("bitwise_and", [((4, 5), "int:8"), ((4, 5), "int:8")], lambda m, i, j: m.bitwise_and(i, j)),
+    ("bitwise_or", [((4, 5), "int:8"), ((4, 5), "int:8")], lambda m, i, j: m.bitwise_or(i, j)),
+    ("bitwise_xor", [((4, 5), "int:8"), ((4, 5), "int:8")], lambda m, i, j: m.bitwise_xor(i, j)),
+    ("bitwise_not", [((4, 5), "int:8")], lambda m, i: m.bitwise_not(i)),
+    ("bitwise_left_shift", [((4, 5), "int:8"), ((4, 5), "int:4")], lambda m, i, j: m.bitwise_left_shift(i, j)),
+    ("bitwise_right_shift", [((4, 5), "int:64"), ((4, 5), "int:4")], lambda m, i, j: m.bitwise_right_shift(i, j)),
+    ("gcd", [((4, 5), "int:64"), ((4, 5), "int:64")], lambda m, i, j: m.gcd(i, j)),
+    ("lcm", [((4, 5), "int:64"), ((4, 5), "int:64")], lambda m, i, j: m.lcm(i, j)),
+    ("argsort", [((4, 5), "distinct")], lambda m, x: m.argsort(x, dim=1)),
+    ("bincount", [((20,), "int:8")], lambda m, i: m.bincount(i)),
+    ("bucketize", [((4, 5), "any")], lambda m, x: m.bucketize(x, m.linspace(-2, 2, 9, dtype=m.float64))),
+    ("searchsorted", [((4, 5), "any")], lambda m, x: m.searchsorted(m.linspace(-2, 2, 9, dtype=m.float64), x)),
+    ("histc", [((40,), "any")], lambda m, x: m.histc(x.detach(), bins=8, min=-2, max=2)),
+    ("histogram", [((40,), "any")], lambda m, x: m.histogram(x.detach(), bins=8).hist),
+    ("histogramdd", [((40, 2), "any")], lambda m, x: m.histogramdd(x.detach(), bins=[4, 4]).hist),
+    ("isin", [((4, 5), "int:8"), ((6,), "int:8")], lambda m, i, j: m.isin(i, j)),
+    ("isneginf", [((4, 5), "any")], lambda m, x: m.isneginf(x)),
+    ("isposinf", [((4, 5), "any")], lambda m, x: m.isposinf(x)),
+    ("signbit", [((4, 5), "any")], lambda m, x: m.signbit(x)),
+    ("sign", [((4, 5), "any")], lambda m, x: m.sign(x)),
+    ("heaviside", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: m.heaviside(a.detach(), b.detach())),
+    ("ceil", [((4, 5), "any")], lambda m, x: m.ceil(x)),
+    ("floor", [((4, 5), "any")], lambda m, x: m.floor(x)),
+    ("trunc", [((4, 5), "any")], lambda m, x: m.trunc(x)),
+    ("frac", [((4, 5), "any")], lambda m, x: m.frac(x)),
+    ("floor_divide", [((4, 5), "any"), ((4, 5), "nz")], lambda m, a, b: m.floor_divide(a.detach(), b.detach())),
+    ("relu", [((4, 5), "any")], lambda m, x: m.relu(x)),
+    ("celu", [((4, 5), "any")], lambda m, x: m.celu(x)),
+    ("selu", [((4, 5), "any")], lambda m, x: m.selu(x)),
+    ("mish", [((4, 5), "any")], lambda m, x: m.nn.functional.mish(x)),
+    ("hardsigmoid", [((4, 5), "any")], lambda m, x: m.nn.functional.hardsigmoid(x)),
+    ("hardswish", [((4, 5), "any")], lambda m, x: m.nn.functional.hardswish(x)),
+    ("hardtanh", [((4, 5), "any")], lambda m, x: m.nn.functional.hardtanh(x)),
+    ("cross_entropy", [((8, 5), "any"), ((8,), "int:5")], lambda m, x, t: m.nn.functional.cross_entropy(x, t)),
+    ("nll_loss", [((8, 5), "any"), ((8,), "int:5")],
+     lambda m, x, t: m.nn.functional.nll_loss(x.log_softmax(1), t)),
+    ("embedding", [((4, 5), "int:10"), ((10, 3), "any")], lambda m, i, w: m.nn.functional.embedding(i, w)),
+    ("igamma", [((4, 5), "pos"), ((4, 5), "pos")], lambda m, a, x: m.igamma(a.detach(), x)),
+    ("igammac", [((4, 5), "pos"), ((4, 5), "pos")], lambda m, a, x: m.igammac(a.detach(), x)),
+    ("polar", [((4, 5), "pos"), ((4, 5), "any")], lambda m, r, t: m.view_as_real(m.polar(r, t))),
+    ("complex", [((4, 5), "any"), ((4, 5), "any")], lambda m, a, b: m.view_as_real(m.complex(a, b))),
+    ("view_as_complex", [((4, 5, 2), "any")], lambda m, x: m.view_as_real(m.view_as_complex(x) * 2)),
+    ("cfloat", [((4, 5), "any")], lambda m, x: m.view_as_real(x.cfloat())),
+    ("is_conj", [((4, 5), "any")], lambda m, x: x * float(x.is_conj())),
+    ("is_neg", [((4, 5), "any")], lambda m, x: x * float(x.is_neg())),
+    ("resolve_neg", [((4, 5), "any")], lambda m, x: x.resolve_neg()),
+    ("bool", [((4, 5), "any")], lambda m, x: x.bool()),
+    ("byte", [((4, 5), "pos")], lambda m, x: x.byte()),
+    ("half", [((4, 5), "any")], lambda m, x: x.half()),
+    ("broadcast_shapes", [((4, 5), "any")], lambda m, x: x.expand(m.broadcast_shapes((1, 5), (4, 1)))),
+    ("as_strided_scatter", [((4, 5), "any"), ((2, 2), "any")],
+     lambda m, x, y: m.as_strided_scatter(x, y, (2, 2), (5, 1))),
+    ("fill_", [((4, 5), "any")], lambda m, x: (x * 1).fill_(2.0)),
+    ("fill_diagonal_", [((5, 5), "any")], lambda m, x: (x * 1).fill_diagonal_(2.0)),
+    ("zero_", [((4, 5), "any")], lambda m, x: (x * 1).zero_()),
+    ("mode", [((4, 5), "int:3")], lambda m, i: m.mode(i, 1).values),
+    ("unique", [((20,), "int:6")], lambda m, i: m.unique(i)),
+    ("unique_consecutive", [((20,), "int:3")], lambda m, i: m.unique_consecutive(i)),
+    ("unravel_index", [((6,), "int:20")], lambda m, i: m.stack(m.unravel_index(i, (4, 5)))),
+    ("nonzero_static", [((4, 5), "int:2")], lambda m, i: m.nonzero_static(i, size=8)),
+    ("tril_indices", [((4, 5), "any")], lambda m, x: x[tuple(m.tril_indices(4, 5))]),
+    ("triu_indices", [((4, 5), "any")], lambda m, x: x[tuple(m.triu_indices(4, 5))]),
+    ("hash_tensor", [((4, 5), "int:8")], lambda m, i: m.hash_tensor(i)),
+    ("geqrf", [((4, 4), "wellcond")], lambda m, x: m.geqrf(x.detach())[0]),
+    ("orgqr", [((4, 4), "wellcond")], lambda m, x: m.orgqr(*m.geqrf(x.detach()))),
+    ("ormqr", [((4, 4), "wellcond"), ((4, 3), "any")],
+     lambda m, x, c: m.ormqr(*m.geqrf(x.detach()), c.detach())),
+    ("lu_unpack", [((4, 4), "wellcond")], lambda m, x: m.lu_unpack(*m.linalg.lu_factor(x))[1]),
+]  # fmt: skip
+
+
 def _functional_inputs(m: Any, specs: list[tuple[tuple[int, ...], str]]) -> list[Any]:
     sys.path.insert(0, str(TESTS))
     from _opcheck import make_inputs
@@ -189,6 +285,8 @@ def _functional_inputs(m: Any, specs: list[tuple[tuple[int, ...], str]]) -> list
     for shape, domain in specs:
         if domain.startswith("int:"):
             made.append(m.tensor(rng.integers(0, int(domain[4:]), shape)))
+        elif domain == "bool":
+            made.append(m.tensor(rng.integers(0, 2, shape).astype(bool)))
         else:
             (array,) = make_inputs([(shape, domain)], 0)
             made.append(m.tensor(array, requires_grad=True))
@@ -199,6 +297,28 @@ def _functional_step(m: Any, fn: Callable[..., Any], specs: list[tuple[tuple[int
     inputs = _functional_inputs(m, specs)
     out = fn(m, *inputs)
     (out * m.ones_like(out)).sum().backward()
+
+
+def _row_step(m: Any, fn: Callable[..., Any], specs: list[tuple[tuple[int, ...], str]]) -> None:
+    out = fn(m, *_functional_inputs(m, specs))
+    if out.requires_grad:
+        (out * m.ones_like(out)).sum().backward()
+
+
+def measure_rows_without_cases(only: str | None, budget: float, repeat: int) -> dict[str, dict[str, Any]]:
+    """:data:`ROWS_WITHOUT_CASES`, each as a row of its own (one case)."""
+    import torch
+
+    rows = {}
+    for name, specs, fn in ROWS_WITHOUT_CASES:
+        if only is not None and only not in name:
+            continue
+        ours = _timed(functools.partial(_row_step, ctxgrad, fn, specs), budget, repeat)
+        theirs = _timed(functools.partial(_row_step, torch, fn, specs), budget, repeat)
+        ratio = ours / theirs
+        rows[name] = {"ratio": ratio, "median_ratio": ratio, "ctxgrad_us": ours * 1e6, "torch_us": theirs * 1e6,
+                      "case": "per_op.py ROWS_WITHOUT_CASES", "cases": 1}  # fmt: skip
+    return rows
 
 
 def measure_functional(only: str | None, budget: float, repeat: int) -> dict[str, dict[str, Any]]:
@@ -272,6 +392,10 @@ def main(argv: list[str] | None = None) -> int:
           f"torch {torch.__version__} (1 thread), float64")  # fmt: skip
     cases = [] if args.no_cases else measure_cases(args.only, args.budget, args.repeat)
     rows = by_row(cases)
+    if not args.no_cases:
+        rows.update(
+            {k: v for k, v in measure_rows_without_cases(args.only, args.budget, args.repeat).items() if k not in rows}
+        )
     print(f"{'row':28} {'ratio':>8} {'median':>7} {'ctxgrad us':>11} {'torch us':>9}  slowest case (of n)")
     for name, row in sorted(rows.items(), key=lambda item: item[1]["ratio"]):
         print(f"{name:28} {row['ratio']:8.1f} {row['median_ratio']:7.1f} {row['ctxgrad_us']:11.1f} "
