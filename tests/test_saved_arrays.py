@@ -257,4 +257,16 @@ def test_the_flag_helpers_agree_with_numpy_in_either_build() -> None:
     assert _arrayflags.is_writeable(view) is False
     compiled = "ctxgrad.autograd._arrayflags" in ctxgrad.version.compiled_modules
     with pytest.raises(TypeError if compiled else AttributeError):
-        _arrayflags.is_writeable([0.0])  # type: ignore[arg-type]
+        _arrayflags.is_writeable([0.0])
+
+
+def test_memory_owned_by_a_torch_tensor_stays_read_only_after_the_graph() -> None:
+    # NumPy cannot ask a torch tensor whether its memory may be written, so it refuses to set
+    # the flag back (docs/guarantees.md): the array stays read-only, and a copy is writeable.
+    torch = pytest.importorskip("torch")
+    a = torch.ones(3, dtype=torch.float64).numpy()
+    t = ctxgrad.from_numpy(a).requires_grad_()
+    (t * t).sum().backward()
+    assert not a.flags.writeable
+    assert np.array(a).flags.writeable
+    np.testing.assert_array_equal(t.grad.numpy(), [2.0, 2.0, 2.0])
