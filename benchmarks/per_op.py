@@ -293,43 +293,29 @@ def _functional_inputs(m: Any, specs: list[tuple[tuple[int, ...], str]]) -> list
     return made
 
 
-def _functional_step(m: Any, fn: Callable[..., Any], specs: list[tuple[tuple[int, ...], str]]) -> None:
-    inputs = _functional_inputs(m, specs)
-    out = fn(m, *inputs)
-    (out * m.ones_like(out)).sum().backward()
-
-
-def _row_step(m: Any, fn: Callable[..., Any], specs: list[tuple[tuple[int, ...], str]]) -> None:
+def _table_step(m: Any, fn: Callable[..., Any], specs: list[tuple[tuple[int, ...], str]]) -> None:
+    """One call of a FUNCTIONAL or ROWS_WITHOUT_CASES entry, and its backward when the output
+    requires grad."""
     out = fn(m, *_functional_inputs(m, specs))
     if out.requires_grad:
         (out * m.ones_like(out)).sum().backward()
 
 
-def measure_rows_without_cases(only: str | None, budget: float, repeat: int) -> dict[str, dict[str, Any]]:
-    """:data:`ROWS_WITHOUT_CASES`, each as a row of its own (one case)."""
+def measure_table(
+    table: list[tuple[str, list[tuple[tuple[int, ...], str]], Callable[..., Any]]],
+    only: str | None,
+    budget: float,
+    repeat: int,
+) -> dict[str, dict[str, Any]]:
+    """Each entry of ``table`` (FUNCTIONAL or ROWS_WITHOUT_CASES) on both libraries."""
     import torch
 
     rows = {}
-    for name, specs, fn in ROWS_WITHOUT_CASES:
+    for name, specs, fn in table:
         if only is not None and only not in name:
             continue
-        ours = _timed(functools.partial(_row_step, ctxgrad, fn, specs), budget, repeat)
-        theirs = _timed(functools.partial(_row_step, torch, fn, specs), budget, repeat)
-        ratio = ours / theirs
-        rows[name] = {"ratio": ratio, "median_ratio": ratio, "ctxgrad_us": ours * 1e6, "torch_us": theirs * 1e6,
-                      "case": "per_op.py ROWS_WITHOUT_CASES", "cases": 1}  # fmt: skip
-    return rows
-
-
-def measure_functional(only: str | None, budget: float, repeat: int) -> dict[str, dict[str, Any]]:
-    import torch
-
-    rows = {}
-    for name, specs, fn in FUNCTIONAL:
-        if only is not None and only not in name:
-            continue
-        ours = _timed(functools.partial(_functional_step, ctxgrad, fn, specs), budget, repeat)
-        theirs = _timed(functools.partial(_functional_step, torch, fn, specs), budget, repeat)
+        ours = _timed(functools.partial(_table_step, ctxgrad, fn, specs), budget, repeat)
+        theirs = _timed(functools.partial(_table_step, torch, fn, specs), budget, repeat)
         rows[name] = {"ratio": ours / theirs, "ctxgrad_us": ours * 1e6, "torch_us": theirs * 1e6}
     return rows
 
@@ -392,10 +378,10 @@ def main(argv: list[str] | None = None) -> int:
           f"torch {torch.__version__} (1 thread), float64")  # fmt: skip
     cases = [] if args.no_cases else measure_cases(args.only, args.budget, args.repeat)
     rows = by_row(cases)
-    if not args.no_cases:
-        rows.update(
-            {k: v for k, v in measure_rows_without_cases(args.only, args.budget, args.repeat).items() if k not in rows}
-        )
+    if not args.no_cases:  # (each entry of ROWS_WITHOUT_CASES a row of one case)
+        for name, row in measure_table(ROWS_WITHOUT_CASES, args.only, args.budget, args.repeat).items():
+            row.update(median_ratio=row["ratio"], case="per_op.py ROWS_WITHOUT_CASES", cases=1)
+            rows.setdefault(name, row)
     print(f"{'row':28} {'ratio':>8} {'median':>7} {'ctxgrad us':>11} {'torch us':>9}  slowest case (of n)")
     for name, row in sorted(rows.items(), key=lambda item: item[1]["ratio"]):
         print(f"{name:28} {row['ratio']:8.1f} {row['median_ratio']:7.1f} {row['ctxgrad_us']:11.1f} "
@@ -411,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only is None and not args.no_cases:
         missing = sorted({op.name for op in OPS} - rows.keys())
         print(f"rows no timed case runs ({len(missing)}): {' '.join(missing)}")
-    functional = measure_functional(args.only, args.budget, args.repeat)
+    functional = measure_table(FUNCTIONAL, args.only, args.budget, args.repeat)
     print("\nwithout an op table row (benchmarks/per_op.py FUNCTIONAL):")
     print(f"{'op':28} {'ratio':>8} {'ctxgrad us':>11} {'torch us':>9}")
     for name, row in sorted(functional.items(), key=lambda item: item[1]["ratio"]):

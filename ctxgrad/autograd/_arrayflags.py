@@ -2,9 +2,8 @@
 writeable, make it read-only, make it writeable again.
 
 These are the readable versions, which a plain install runs.  The compiled core
-(tools/build_compiled.py) uses ``_arrayflags.pxd`` instead: the same functions written on
-NumPy's C structure (its flag bits, through NumPy's own inline accessors), which
-``_readonly``'s compiled module calls as C functions.  Reading ``arr.flags.writeable`` makes a
+(tools/build_compiled.py) builds ``_arrayflags.pyx`` in their place: the same functions written
+on NumPy's C structure (its flag bits, through NumPy's own inline accessors).  Reading ``arr.flags.writeable`` makes a
 flags object and ``setflags`` parses its arguments: together most of the lock's cost.
 """
 

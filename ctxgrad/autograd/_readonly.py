@@ -148,7 +148,7 @@ def adopt_view(view: np.ndarray[Any, Any]) -> None:
     owner's, so that a view taken while a graph held its base is writeable after the graph
     is freed, as the base is.  (A view with a dimension of stride 0, ``expand``'s, is read-only
     for its own sake: it stays so.)"""
-    if not _locks or view.flags.writeable:
+    if not _locks or is_writeable(view):
         return
     if not all(stride != 0 or size <= 1 for stride, size in zip(view.strides, view.shape)):
         return
@@ -234,7 +234,7 @@ def writable(arr: np.ndarray[Any, Any]) -> list[np.ndarray[Any, Any]]:
         return []
     flipped = []
     for a in reversed(chain):  # the owner first: a view can be made writeable only after its base
-        if not a.flags.writeable:
+        if not is_writeable(a):
             setflags(a, True)
             flipped.append(a)
     return flipped
@@ -252,7 +252,7 @@ def explain_read_only(cls: Any, args: tuple[Any, ...], exc: ValueError) -> None:
     for i, a in enumerate(args):
         if (
             isinstance(getattr(a, "_data", None), np.ndarray)
-            and not a._data.flags.writeable
+            and not is_writeable(a._data)
             and (id(a._data) in _locks or id(a._data.base) in _locks)
         ):
             raise SavedArrayWriteError(

@@ -179,12 +179,11 @@ def _product_gradients(
     g = grad.array
     if (a is not None and a.array.dtype != g.dtype) or (b is not None and b.array.dtype != g.dtype):
         return None
-    return (
-        as_tensor(g @ b.array.T) if need_a and b is not None else None,
-        (as_tensor((g.T @ a.array).T) if b_column_major else as_tensor(a.array.T @ g))
-        if need_b and a is not None
-        else None,
-    )
+    grad_a = as_tensor(g @ b.array.T) if need_a and b is not None else None
+    grad_b = None
+    if need_b and a is not None:
+        grad_b = as_tensor((g.T @ a.array).T if b_column_major else a.array.T @ g)
+    return grad_a, grad_b
 
 
 def _column_major(array: np.ndarray[Any, Any]) -> bool:
